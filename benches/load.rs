@@ -1,0 +1,177 @@
+//! Loading speed: a generated ~100 MB GE `ModelDef` text dump, shaped like a real one (tens of
+//! thousands of ops with attributes and tensor descriptions), loaded from disk into the graph.
+//!
+//! The generated file is kept at `target/tmp/skope-bench-modeldef.txt` so peak memory can be
+//! measured on the same input with `/usr/bin/time -v target/release/skope info FILE`.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use skope::load::{LoadOptions, load_file};
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const TARGET_BYTES: usize = 100 << 20;
+
+const TYPES: [(&str, &str, i64); 8] = [
+    ("MatMulV2", "AIC", 24),
+    ("RmsNorm", "AIV", 40),
+    ("Add", "AIV", 40),
+    ("GroupedMatmul", "MIX_AIC", 24),
+    ("DequantSwigluQuant", "AIV", 40),
+    ("Cast", "AIV", 8),
+    ("FusedInferAttentionScore", "MIX_AIC", 24),
+    ("MoeGatingTopK", "AIV", 8),
+];
+
+fn tensor(out: &mut String, indent: &str, kind: &str, name: &str, dims: &[i64]) {
+    let _ = writeln!(out, "{indent}{kind} {{");
+    let _ = writeln!(out, "{indent}  name: \"{name}\"");
+    let _ = writeln!(out, "{indent}  dtype: DT_BF16");
+    let _ = writeln!(out, "{indent}  shape {{");
+    for d in dims {
+        let _ = writeln!(out, "{indent}    dim: {d}");
+    }
+    let _ = writeln!(out, "{indent}  }}");
+    let _ = writeln!(out, "{indent}  layout: \"ND\"");
+    let _ = writeln!(
+        out,
+        "{indent}  attr {{\n{indent}    key: \"origin_format\"\n{indent}    value {{\n{indent}      s: \"ND\"\n{indent}    }}\n{indent}  }}"
+    );
+    let _ = writeln!(
+        out,
+        "{indent}  attr {{\n{indent}    key: \"origin_shape\"\n{indent}    value {{\n{indent}      list {{"
+    );
+    for d in dims {
+        let _ = writeln!(out, "{indent}        i: {d}");
+    }
+    let _ = writeln!(
+        out,
+        "{indent}        val_type: VT_LIST_INT\n{indent}      }}\n{indent}    }}\n{indent}  }}"
+    );
+    let _ = writeln!(
+        out,
+        "{indent}  device_type: \"NPU\"\n{indent}  real_dim_cnt: {}",
+        dims.len()
+    );
+    let _ = writeln!(out, "{indent}}}");
+}
+
+fn attr(out: &mut String, key: &str, value: &str) {
+    let _ = writeln!(
+        out,
+        "    attr {{\n      key: \"{key}\"\n      value {{\n        {value}\n      }}\n    }}"
+    );
+}
+
+/// A `ModelDef` text of about `TARGET_BYTES`, in GE's printer layout.
+fn generate() -> String {
+    let mut out = String::with_capacity(TARGET_BYTES + (1 << 20));
+    out.push_str("graph {\n  name: \"bench_graph\"\n");
+    let mut i = 0usize;
+    while out.len() < TARGET_BYTES {
+        let (ty, core, block_dim) = TYPES[i % TYPES.len()];
+        let layer = i / 40;
+        let _ = writeln!(
+            out,
+            "  op {{\n    name: \"layer{layer}_{ty}_{i}\"\n    type: \"{ty}\""
+        );
+        if i > 0 {
+            let (pty, ..) = TYPES[(i - 1) % TYPES.len()];
+            let _ = writeln!(
+                out,
+                "    input: \"layer{}_{pty}_{}:0\"",
+                (i - 1) / 40,
+                i - 1
+            );
+        }
+        if i > 1 {
+            let (pty, ..) = TYPES[(i - 2) % TYPES.len()];
+            let _ = writeln!(
+                out,
+                "    input: \"layer{}_{pty}_{}:-1\"",
+                (i - 2) / 40,
+                i - 2
+            );
+        }
+        attr(
+            &mut out,
+            "_super_kernel_scope",
+            &format!("s: \"scope_{}\"", layer % 64),
+        );
+        attr(
+            &mut out,
+            "_super_kernel_options",
+            "s: \"stream-fusion=1:early-start=1\"",
+        );
+        attr(
+            &mut out,
+            "_cube_vector_core_type",
+            &format!("s: \"{core}\""),
+        );
+        attr(&mut out, "tvm_blockdim", &format!("i: {block_dim}"));
+        attr(&mut out, "supportSuperKernel", "i: 1");
+        attr(&mut out, "_fe_imply_type", "i: 6");
+        attr(
+            &mut out,
+            "_kernelname",
+            &format!(
+                "s: \"te_{}_{:016x}_kernel0\"",
+                ty.to_lowercase(),
+                i * 2654435761
+            ),
+        );
+        attr(&mut out, "transpose_x2", "b: false");
+        attr(&mut out, "epsilon", "f: 1e-06");
+        attr(
+            &mut out,
+            "_op_compile_strategy",
+            "s: \"{\\\"keep_precision\\\": 1}\"",
+        );
+        attr(
+            &mut out,
+            "_input_name_key",
+            "list {\n          s: \"x1\"\n          s: \"x2\"\n          val_type: VT_LIST_STRING\n        }",
+        );
+        let _ = writeln!(out, "    id: {i}");
+        if i.is_multiple_of(5) {
+            out.push_str("    stream_id: 1\n");
+        }
+        tensor(&mut out, "    ", "input_desc", "x1", &[8, 7168]);
+        tensor(&mut out, "    ", "input_desc", "x2", &[7168, 4096]);
+        tensor(&mut out, "    ", "output_desc", "y", &[8, 4096]);
+        out.push_str("  }\n");
+        i += 1;
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn dump_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-modeldef.txt")
+}
+
+fn bench_load(c: &mut Criterion) {
+    let text = generate();
+    let path = dump_path();
+    std::fs::write(&path, &text).expect("write the generated dump");
+    let dump = load_file(&path, LoadOptions::default()).expect("generated dump loads");
+    eprintln!(
+        "generated {} bytes, {} ops, at {}",
+        text.len(),
+        dump.main().len(),
+        path.display()
+    );
+    drop(dump);
+
+    let mut group = c.benchmark_group("load");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("ge_proto_text_100MB", |b| {
+        b.iter(|| load_file(&path, LoadOptions::default()).expect("loads"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_load);
+criterion_main!(benches);

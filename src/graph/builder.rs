@@ -1,0 +1,215 @@
+//! Building a [`Graph`] from ops read in file order.
+
+use super::{Attrs, EdgeKind, Graph, GraphWarning, Input, Op, OpId, TensorDesc};
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+/// An op as a loader reads it, before its inputs are resolved.
+#[derive(Debug, Clone, Default)]
+pub struct OpBuilder {
+    /// Op name.
+    pub name: String,
+    /// Op type.
+    pub op_type: String,
+    /// GE topo id, if the dump has the field.
+    pub topo_id: Option<i64>,
+    /// GE stream id, if the dump has the field.
+    pub stream: Option<i64>,
+    /// Attributes.
+    pub attrs: Attrs,
+    /// Input tensor descriptions.
+    pub input_descs: Vec<TensorDesc>,
+    /// Output tensor descriptions.
+    pub output_descs: Vec<TensorDesc>,
+    /// Inputs as written: `src:idx`, `src:-1` or `^src` (control), `""` (unconnected).
+    pub inputs: Vec<String>,
+}
+
+/// Collects ops and turns them into a [`Graph`].
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    name: String,
+    ops: Vec<OpBuilder>,
+    streams_assigned: bool,
+    warnings: Vec<GraphWarning>,
+}
+
+enum InputRef<'a> {
+    Data(&'a str, u32),
+    Control(&'a str),
+    Unconnected,
+}
+
+fn parse_input(text: &str) -> InputRef<'_> {
+    if text.is_empty() {
+        return InputRef::Unconnected;
+    }
+    if let Some(src) = text.strip_prefix('^') {
+        return InputRef::Control(src);
+    }
+    match text.rsplit_once(':') {
+        Some((src, "-1")) => InputRef::Control(src),
+        Some((src, idx)) => match idx.parse::<u32>() {
+            Ok(i) => InputRef::Data(src, i),
+            Err(_) => InputRef::Data(text, 0),
+        },
+        None => InputRef::Data(text, 0),
+    }
+}
+
+impl GraphBuilder {
+    /// An empty builder for a graph called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        GraphBuilder {
+            name: name.into(),
+            ..GraphBuilder::default()
+        }
+    }
+
+    /// Sets the graph name (dumps may give it after the ops).
+    pub fn set_name(&mut self, name: impl Into<String>) {
+        self.name = name.into();
+    }
+
+    /// Declares that GE assigned streams when this dump was written, so an op without a
+    /// `stream_id` field is on stream 0 (proto3 omits zero values).
+    pub fn streams_assigned(&mut self, yes: bool) {
+        self.streams_assigned = yes;
+    }
+
+    /// Adds an op in file order.
+    pub fn push(&mut self, op: OpBuilder) {
+        self.ops.push(op);
+    }
+
+    /// Number of ops added so far.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// True before the first op is added.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Records a warning about the dump.
+    pub fn warn(&mut self, op: Option<&str>, message: impl Into<String>) {
+        self.warnings.push(GraphWarning {
+            op: op.map(str::to_string),
+            message: message.into(),
+        });
+    }
+
+    /// Resolves inputs to edges, orders the ops and returns the graph. Dangling inputs and
+    /// duplicate names become warnings.
+    pub fn build(self) -> Graph {
+        let GraphBuilder {
+            name,
+            ops,
+            streams_assigned,
+            mut warnings,
+        } = self;
+        let mut by_name: HashMap<String, OpId> = HashMap::with_capacity(ops.len());
+        for (i, op) in ops.iter().enumerate() {
+            match by_name.entry(op.name.clone()) {
+                Entry::Vacant(v) => {
+                    v.insert(OpId(i as u32));
+                }
+                Entry::Occupied(_) => warnings.push(GraphWarning {
+                    op: Some(op.name.clone()),
+                    message: format!(
+                        "duplicate op name (op #{i} in file order); inputs naming it resolve to the first"
+                    ),
+                }),
+            }
+        }
+        let any_id = ops.iter().any(|o| o.topo_id.is_some());
+        let any_stream = streams_assigned || ops.iter().any(|o| o.stream.is_some());
+
+        let mut edges: DiGraph<(), EdgeKind, u32> =
+            DiGraph::with_capacity(ops.len(), ops.len() * 2);
+        for _ in 0..ops.len() {
+            edges.add_node(());
+        }
+        let mut built = Vec::with_capacity(ops.len());
+        for (i, op) in ops.into_iter().enumerate() {
+            let dst = NodeIndex::new(i);
+            let mut inputs = Vec::with_capacity(op.inputs.len());
+            let mut data_slot = 0u32;
+            for text in &op.inputs {
+                let input = match parse_input(text) {
+                    InputRef::Unconnected => {
+                        data_slot += 1;
+                        Input::Unconnected
+                    }
+                    InputRef::Data(src, out) => {
+                        let slot = data_slot;
+                        data_slot += 1;
+                        match by_name.get(src) {
+                            Some(&s) => {
+                                edges.add_edge(
+                                    NodeIndex::new(s.index()),
+                                    dst,
+                                    EdgeKind::Data { out, input: slot },
+                                );
+                                Input::Data { src: s, out }
+                            }
+                            None => dangling(&mut warnings, &op.name, text),
+                        }
+                    }
+                    InputRef::Control(src) => match by_name.get(src) {
+                        Some(&s) => {
+                            edges.add_edge(NodeIndex::new(s.index()), dst, EdgeKind::Control);
+                            Input::Control { src: s }
+                        }
+                        None => dangling(&mut warnings, &op.name, text),
+                    },
+                };
+                inputs.push(input);
+            }
+            built.push(Op {
+                name: op.name,
+                op_type: op.op_type,
+                topo_id: if any_id {
+                    Some(op.topo_id.unwrap_or(0))
+                } else {
+                    None
+                },
+                stream: if any_stream {
+                    Some(op.stream.unwrap_or(0))
+                } else {
+                    None
+                },
+                attrs: op.attrs,
+                input_descs: op.input_descs,
+                output_descs: op.output_descs,
+                inputs,
+            });
+        }
+        let mut exec_order: Vec<OpId> = (0..built.len() as u32).map(OpId).collect();
+        if any_id {
+            exec_order.sort_by_key(|id| built[id.index()].topo_id);
+        }
+        Graph {
+            name,
+            ops: built,
+            edges,
+            by_name,
+            exec_order,
+            warnings,
+        }
+    }
+}
+
+fn dangling(warnings: &mut Vec<GraphWarning>, op: &str, text: &str) -> Input {
+    warnings.push(GraphWarning {
+        op: Some(op.to_string()),
+        message: format!(
+            "input \"{text}\" names an op that is not in the graph; the edge is dropped"
+        ),
+    });
+    Input::Dangling {
+        text: text.to_string(),
+    }
+}

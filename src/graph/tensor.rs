@@ -1,0 +1,75 @@
+//! Tensor descriptions of op inputs and outputs.
+
+use super::DType;
+
+/// Dimension value GE uses for "unknown size" in a dynamic shape.
+pub const UNKNOWN_DIM: i64 = -1;
+/// Single dimension value GE uses for "unknown rank".
+pub const UNKNOWN_RANK: i64 = -2;
+
+/// One input or output tensor of an op, as the dump describes it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TensorDesc {
+    /// The tensor's name in the op's IR (`x`, `y`, `bias`…); may be empty.
+    pub name: String,
+    /// Element type.
+    pub dtype: DType,
+    /// Dimensions; `-1` is an unknown dim, `[-2]` an unknown rank.
+    pub shape: Vec<i64>,
+    /// Storage format (`ND`, `NZ`, `FRACTAL_NZ`…); may be empty.
+    pub layout: String,
+    /// Shape before format transformation, when the dump records it.
+    pub origin_shape: Option<Vec<i64>>,
+    /// Format before transformation, when the dump records it.
+    pub origin_layout: Option<String>,
+}
+
+impl TensorDesc {
+    /// True when any dimension or the rank is unknown (a dynamic shape).
+    pub fn is_dynamic(&self) -> bool {
+        self.shape.iter().any(|&d| d < 0)
+    }
+
+    /// The shape as text: `[8,16]`, with `?` for unknown dims and `[*]` for unknown rank.
+    pub fn shape_text(&self) -> String {
+        shape_text(&self.shape)
+    }
+}
+
+/// Formats a shape: `[8,16]`, `?` for unknown dims, `[*]` for unknown rank, `[]` for a scalar.
+pub fn shape_text(dims: &[i64]) -> String {
+    if dims == [UNKNOWN_RANK] {
+        return "[*]".to_string();
+    }
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|&d| {
+            if d < 0 {
+                "?".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", parts.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dynamic_dims_are_detected_and_shown() {
+        let mut t = TensorDesc {
+            shape: vec![8, -1, 16],
+            ..TensorDesc::default()
+        };
+        assert!(t.is_dynamic());
+        assert_eq!(t.shape_text(), "[8,?,16]");
+        t.shape = vec![UNKNOWN_RANK];
+        assert_eq!(t.shape_text(), "[*]");
+        t.shape = vec![];
+        assert!(!t.is_dynamic());
+        assert_eq!(t.shape_text(), "[]");
+    }
+}

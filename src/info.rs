@@ -1,0 +1,207 @@
+//! The summary `skope info` prints: format, graphs, op and edge counts, op types, streams,
+//! scopes and warnings.
+
+use crate::graph::{Graph, Input};
+use crate::load::Dump;
+use crate::text::sanitize;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One graph of the dump with its op count.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct GraphEntry {
+    /// Graph name.
+    pub name: String,
+    /// Number of ops.
+    pub ops: usize,
+}
+
+/// Summary of a dump's main graph (plus the list of all graphs).
+#[derive(Debug, Serialize)]
+pub struct Info {
+    /// The file as given.
+    pub file: String,
+    /// Format id (`ge_proto_text`, `graphdef_text`, `torchair_pbtxt`, `ge_onnx_text`, `ge_json`).
+    pub format: &'static str,
+    /// Human description of the format.
+    pub format_description: &'static str,
+    /// Main graph name.
+    pub graph: String,
+    /// Names of all graphs, the main one first.
+    pub graphs: Vec<String>,
+    /// All graphs with their op counts.
+    pub graph_ops: Vec<GraphEntry>,
+    /// Ops in the main graph.
+    pub ops: usize,
+    /// Data edges.
+    pub data_edges: usize,
+    /// Control edges.
+    pub control_edges: usize,
+    /// Input slots with nothing connected.
+    pub unconnected_inputs: usize,
+    /// Whether the dump carries GE topo ids (else execution order is file order).
+    pub has_topo_ids: bool,
+    /// Op count per op type.
+    pub op_types: BTreeMap<String, usize>,
+    /// Op count per GE stream id; empty when the dump predates stream allocation.
+    pub streams: BTreeMap<i64, usize>,
+    /// Op count per user stream label (`npu_stream_switch`).
+    pub stream_labels: BTreeMap<String, usize>,
+    /// Member count per SuperKernel scope.
+    pub scopes: BTreeMap<String, usize>,
+    /// Load warnings of every graph.
+    pub warnings: Vec<String>,
+}
+
+impl Info {
+    /// Summarises `dump`, read from `file`.
+    pub fn of(dump: &Dump, file: &str) -> Info {
+        let g: &Graph = dump.main();
+        let (data_edges, control_edges) = g.edge_counts();
+        let mut info = Info {
+            file: file.to_string(),
+            format: dump.format.id(),
+            format_description: dump.format.describe(),
+            graph: g.name().to_string(),
+            graphs: dump.graphs.iter().map(|g| g.name().to_string()).collect(),
+            graph_ops: dump
+                .graphs
+                .iter()
+                .map(|g| GraphEntry {
+                    name: g.name().to_string(),
+                    ops: g.len(),
+                })
+                .collect(),
+            ops: g.len(),
+            data_edges,
+            control_edges,
+            unconnected_inputs: 0,
+            has_topo_ids: g.has_topo_ids(),
+            op_types: BTreeMap::new(),
+            streams: BTreeMap::new(),
+            stream_labels: BTreeMap::new(),
+            scopes: BTreeMap::new(),
+            warnings: Vec::new(),
+        };
+        for op in g.ops() {
+            *info.op_types.entry(op.op_type.clone()).or_default() += 1;
+            if let Some(s) = op.stream {
+                *info.streams.entry(s).or_default() += 1;
+            }
+            if let Some(label) = op.stream_label() {
+                *info.stream_labels.entry(label.to_string()).or_default() += 1;
+            }
+            if let Some(scope) = op.scope() {
+                *info.scopes.entry(scope.to_string()).or_default() += 1;
+            }
+            info.unconnected_inputs += op
+                .inputs
+                .iter()
+                .filter(|i| matches!(i, Input::Unconnected))
+                .count();
+        }
+        for (i, graph) in dump.graphs.iter().enumerate() {
+            for w in graph.warnings() {
+                info.warnings.push(if i == 0 {
+                    w.to_string()
+                } else {
+                    format!("graph '{}': {w}", graph.name())
+                });
+            }
+        }
+        info
+    }
+
+    /// The summary as text for a terminal; every string from the dump is sanitised.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let s = |t: &str| sanitize(t).into_owned();
+        let _ = writeln!(out, "file      {}", s(&self.file));
+        let _ = writeln!(
+            out,
+            "format    {} [{}]",
+            self.format_description, self.format
+        );
+        let _ = writeln!(out, "graph     {} (main)", s(&self.graph));
+        if self.graph_ops.len() > 1 {
+            let others: Vec<String> = self.graph_ops[1..]
+                .iter()
+                .map(|g| format!("{} ({} ops)", s(&g.name), g.ops))
+                .collect();
+            let _ = writeln!(out, "          also: {}", others.join(", "));
+        }
+        let _ = writeln!(
+            out,
+            "ops       {} · {} data edges · {} control edges · {} unconnected inputs",
+            self.ops, self.data_edges, self.control_edges, self.unconnected_inputs
+        );
+        let _ = writeln!(
+            out,
+            "order     {}",
+            if self.has_topo_ids {
+                "GE topo ids"
+            } else {
+                "file order (the dump has no topo ids)"
+            }
+        );
+        if self.streams.is_empty() {
+            let _ = writeln!(
+                out,
+                "streams   not assigned (dump taken before GE allocated streams)"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "streams   {}",
+                join_counts(self.streams.iter().map(|(k, v)| (k.to_string(), *v)))
+            );
+        }
+        if !self.stream_labels.is_empty() {
+            let _ = writeln!(
+                out,
+                "labels    {}",
+                join_counts(self.stream_labels.iter().map(|(k, v)| (s(k), *v)))
+            );
+        }
+        if self.scopes.is_empty() {
+            let _ = writeln!(out, "scopes    none (no op carries _super_kernel_scope)");
+        } else {
+            let _ = writeln!(
+                out,
+                "scopes    {}",
+                join_counts(self.scopes.iter().map(|(k, v)| (s(k), *v)))
+            );
+        }
+        let mut types: Vec<(&String, &usize)> = self.op_types.iter().collect();
+        types.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let _ = writeln!(out, "op types  {} distinct, by count:", types.len());
+        for (name, count) in types {
+            let _ = writeln!(out, "  {count:>7}  {}", s(name));
+        }
+        if self.warnings.is_empty() {
+            let _ = writeln!(out, "warnings  none");
+        } else {
+            let _ = writeln!(out, "warnings  {}", self.warnings.len());
+            const SHOWN: usize = 20;
+            for w in self.warnings.iter().take(SHOWN) {
+                let _ = writeln!(out, "  ! {}", s(w));
+            }
+            if self.warnings.len() > SHOWN {
+                let _ = writeln!(
+                    out,
+                    "  … and {} more (all of them with --json)",
+                    self.warnings.len() - SHOWN
+                );
+            }
+        }
+        out
+    }
+}
+
+fn join_counts(items: impl Iterator<Item = (String, usize)>) -> String {
+    items
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}

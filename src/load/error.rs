@@ -1,0 +1,126 @@
+//! Errors of loading a dump: each names the file, the position and what to do.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a dump could not be loaded. Callers branch on this (the TUI shows the message and
+/// keeps running; the CLI exits non-zero).
+#[derive(Debug)]
+pub enum LoadErrorKind {
+    /// The file could not be read.
+    Io(std::io::Error),
+    /// The file is empty or only whitespace.
+    Empty,
+    /// The file is larger than the configured limit.
+    TooLarge {
+        /// File size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The file holds binary data (NUL bytes or invalid UTF-8 near its start).
+    Binary {
+        /// Line and column of the first offending byte.
+        line: usize,
+        /// Column of the first offending byte.
+        col: usize,
+    },
+    /// The file is text but none of the known dump formats.
+    UnknownFormat {
+        /// Line of the token that gave it away.
+        line: usize,
+        /// Column of that token.
+        col: usize,
+        /// What was found instead.
+        detail: String,
+    },
+    /// The file is of a known format but malformed at a position.
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (characters).
+        col: usize,
+        /// What was expected and found.
+        message: String,
+    },
+    /// The content is well-formed but does not describe a graph (e.g. wrong JSON shape).
+    Structure {
+        /// Where in the document (a JSON path such as `graph[0].op[3].attr`).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A load failure for one file.
+#[derive(Debug)]
+pub struct LoadError {
+    /// The file (or the name given to in-memory input).
+    pub path: PathBuf,
+    /// What went wrong.
+    pub kind: LoadErrorKind,
+}
+
+const FORMATS: &str =
+    "GE ge_proto_*.txt, GE ge_onnx_*.pbtxt, TorchAir .txt/.pbtxt graph dumps, or atc JSON";
+
+impl LoadError {
+    /// What the user can do about it.
+    pub fn hint(&self) -> String {
+        match &self.kind {
+            LoadErrorKind::Io(_) => "check the path and that the file is readable".into(),
+            LoadErrorKind::Empty => format!("the file has no content; expected one of: {FORMATS}"),
+            LoadErrorKind::TooLarge { .. } => {
+                "raise the limit with --max-size BYTES if the machine has the memory (about 3x the file size)".into()
+            }
+            LoadErrorKind::Binary { .. } => format!(
+                "skope reads text dumps ({FORMATS}); for an .om model run `atc --mode=1 --om=FILE --json=out.json` and open out.json"
+            ),
+            LoadErrorKind::UnknownFormat { .. } => format!("expected one of: {FORMATS}"),
+            LoadErrorKind::Syntax { message, .. } if message.contains("end of input") => {
+                "the file ends early: it was probably truncated while being written or copied; dump or copy it again".into()
+            }
+            LoadErrorKind::Syntax { .. } => {
+                "the file is damaged or was edited by hand at this position; fix it there or dump the graph again".into()
+            }
+            LoadErrorKind::Structure { .. } => format!("expected the layout of one of: {FORMATS}"),
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.kind {
+            LoadErrorKind::Io(e) => write!(f, "{path}: cannot read: {e}")?,
+            LoadErrorKind::Empty => write!(f, "{path}: the file is empty")?,
+            LoadErrorKind::TooLarge { size, limit } => write!(
+                f,
+                "{path}: the file is {size} bytes, above the limit of {limit} bytes"
+            )?,
+            LoadErrorKind::Binary { line, col } => {
+                write!(f, "{path}:{line}:{col}: binary data, not a text graph dump")?
+            }
+            LoadErrorKind::UnknownFormat { line, col, detail } => write!(
+                f,
+                "{path}:{line}:{col}: not a graph dump skope knows: {detail}"
+            )?,
+            LoadErrorKind::Syntax { line, col, message } => {
+                write!(f, "{path}:{line}:{col}: {message}")?
+            }
+            LoadErrorKind::Structure { path: at, message } => {
+                write!(f, "{path}: at {at}: {message}")?
+            }
+        }
+        write!(f, "\n  hint: {}", self.hint())
+    }
+}
+
+impl std::error::Error for LoadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            LoadErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}

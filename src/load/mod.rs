@@ -1,0 +1,220 @@
+//! Loading graph dumps: format detection and one reader per dialect, all producing
+//! [`crate::graph::Graph`].
+
+mod error;
+mod ge_ir;
+mod ge_json;
+mod ge_onnx;
+mod ge_text;
+pub mod sniff;
+pub mod textproto;
+mod torchair_pbtxt;
+
+pub use error::{LoadError, LoadErrorKind};
+
+use crate::graph::Graph;
+use std::io::Read;
+use std::path::Path;
+use textproto::{LineCol, SyntaxError};
+
+/// The dump formats skope reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// GE `ge_proto_*.txt`: protobuf text of `ModelDef`.
+    GeProtoText,
+    /// TorchAir `txt`: protobuf text of a bare `GraphDef`.
+    GraphDefText,
+    /// TorchAir `pbtxt`: NodeDef-like text with embedded GE attribute texts.
+    TorchairPbtxt,
+    /// GE `ge_onnx_*.pbtxt`: ONNX `ModelProto` text.
+    GeOnnxText,
+    /// atc JSON (`--mode=1` / `--mode=5`).
+    GeJson,
+}
+
+impl Format {
+    /// Every format, in the order the docs list them.
+    pub const ALL: [Format; 5] = [
+        Format::GraphDefText,
+        Format::GeProtoText,
+        Format::TorchairPbtxt,
+        Format::GeOnnxText,
+        Format::GeJson,
+    ];
+
+    /// Stable identifier used in JSON output.
+    pub fn id(self) -> &'static str {
+        match self {
+            Format::GeProtoText => "ge_proto_text",
+            Format::GraphDefText => "graphdef_text",
+            Format::TorchairPbtxt => "torchair_pbtxt",
+            Format::GeOnnxText => "ge_onnx_text",
+            Format::GeJson => "ge_json",
+        }
+    }
+
+    /// Human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::GeProtoText => "GE ModelDef text (ge_proto_*.txt)",
+            Format::GraphDefText => "GE GraphDef text (TorchAir txt dump)",
+            Format::TorchairPbtxt => "TorchAir pbtxt dump",
+            Format::GeOnnxText => "GE ONNX text (ge_onnx_*.pbtxt)",
+            Format::GeJson => "atc JSON (ModelDef)",
+        }
+    }
+
+    /// True for dumps written after GE compiled the graph (stream ids, compile flags present).
+    pub fn is_compiled(self) -> bool {
+        matches!(
+            self,
+            Format::GeProtoText | Format::GeOnnxText | Format::GeJson
+        )
+    }
+}
+
+/// A loaded dump: its format and graphs (the first is the main graph).
+#[derive(Debug, Clone)]
+pub struct Dump {
+    /// Detected format.
+    pub format: Format,
+    /// All graphs; never empty.
+    pub graphs: Vec<Graph>,
+}
+
+impl Dump {
+    /// The main graph (the first in the file).
+    pub fn main(&self) -> &Graph {
+        &self.graphs[0]
+    }
+}
+
+/// Options for loading.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// Files larger than this are refused with a clear error.
+    pub max_bytes: u64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { max_bytes: 4 << 30 }
+    }
+}
+
+/// Reads and parses the dump at `path`.
+pub fn load_file(path: &Path, options: LoadOptions) -> Result<Dump, LoadError> {
+    let error = |kind| LoadError {
+        path: path.to_path_buf(),
+        kind,
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| error(LoadErrorKind::Io(e)))?;
+    let size = file
+        .metadata()
+        .map_err(|e| error(LoadErrorKind::Io(e)))?
+        .len();
+    if size > options.max_bytes {
+        return Err(error(LoadErrorKind::TooLarge {
+            size,
+            limit: options.max_bytes,
+        }));
+    }
+    // Look at the head first, so a huge binary file is refused without reading it all.
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    (&mut file)
+        .take(sniff::HEAD_BYTES as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| error(LoadErrorKind::Io(e)))?;
+    if let Err(sniff::SniffError::Binary(offset)) = sniff::check_text(&bytes) {
+        return Err(error(binary_at(&bytes, offset)));
+    }
+    file.read_to_end(&mut bytes)
+        .map_err(|e| error(LoadErrorKind::Io(e)))?;
+    load_bytes(path, &bytes)
+}
+
+/// Parses a dump held in memory; `path` names it in errors and supplies the default graph
+/// name for formats that have none.
+pub fn load_bytes(path: &Path, src: &[u8]) -> Result<Dump, LoadError> {
+    let error = |kind| LoadError {
+        path: path.to_path_buf(),
+        kind,
+    };
+    let src = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(src);
+    let format = sniff::sniff(src).map_err(|e| {
+        error(match e {
+            sniff::SniffError::Empty => LoadErrorKind::Empty,
+            sniff::SniffError::Binary(offset) => binary_at(src, offset),
+            sniff::SniffError::Unknown(offset, detail) => {
+                let at = LineCol::of(src, offset);
+                LoadErrorKind::UnknownFormat {
+                    line: at.line,
+                    col: at.col,
+                    detail,
+                }
+            }
+        })
+    })?;
+    let name = default_graph_name(path);
+    let syntax = |e: SyntaxError| {
+        let at = LineCol::of(src, e.offset);
+        error(LoadErrorKind::Syntax {
+            line: at.line,
+            col: at.col,
+            message: e.message,
+        })
+    };
+    let graphs = match format {
+        Format::GeProtoText => ge_text::load_model_def(src).map_err(syntax)?,
+        Format::GraphDefText => vec![ge_text::load_graph_def(src, &name).map_err(syntax)?],
+        Format::TorchairPbtxt => vec![torchair_pbtxt::load(src, &name).map_err(syntax)?],
+        Format::GeOnnxText => vec![ge_onnx::load(src, &name).map_err(syntax)?],
+        Format::GeJson => {
+            let doc: serde_json::Value = serde_json::from_slice(src).map_err(|e| {
+                error(LoadErrorKind::Syntax {
+                    line: e.line(),
+                    col: e.column(),
+                    message: json_message(&e),
+                })
+            })?;
+            ge_json::load(&doc, &name).map_err(|e| {
+                error(LoadErrorKind::Structure {
+                    path: e.path,
+                    message: e.message,
+                })
+            })?
+        }
+    };
+    if graphs.is_empty() {
+        return Err(error(LoadErrorKind::Structure {
+            path: "graph".into(),
+            message: "the model holds no graph".into(),
+        }));
+    }
+    Ok(Dump { format, graphs })
+}
+
+fn binary_at(src: &[u8], offset: usize) -> LoadErrorKind {
+    let at = LineCol::of(src, offset);
+    LoadErrorKind::Binary {
+        line: at.line,
+        col: at.col,
+    }
+}
+
+/// serde_json's message without its own " at line L column C" suffix (we print ours).
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// The file stem, used as graph name by formats that carry none.
+fn default_graph_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "graph".to_string())
+}

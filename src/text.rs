@@ -1,0 +1,39 @@
+//! Making strings from files and child processes safe to print on a terminal.
+
+use std::borrow::Cow;
+
+/// Replaces control characters (C0, DEL, C1 — so ESC and every escape sequence) with visible
+/// `\u{..}` escapes; tabs become a space. Ordinary text, including non-ASCII, is unchanged.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\t' => out.push(' '),
+            c if is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_controls_become_visible() {
+        assert_eq!(sanitize("MatMul_1"), "MatMul_1");
+        assert_eq!(sanitize("时间"), "时间");
+        assert_eq!(sanitize("a\x1b[31mb"), "a\\u{1b}[31mb");
+        assert_eq!(sanitize("a\nb\tc"), "a\\u{a}b c");
+        assert_eq!(sanitize("x\u{9b}y\u{202e}z"), "x\\u{9b}y\\u{202e}z");
+    }
+}

@@ -1,0 +1,244 @@
+//! Bad input gives a clear error naming the file, the position and what to do; never a panic.
+
+use skope::load::{LoadError, LoadErrorKind, LoadOptions, load_bytes, load_file};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn load(src: &[u8]) -> LoadError {
+    load_bytes(Path::new("dump.txt"), src).expect_err("bad input must not load")
+}
+
+fn message(src: &[u8]) -> String {
+    load(src).to_string()
+}
+
+fn example_bytes() -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt"),
+    )
+    .unwrap()
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skope-bad-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn empty_file() {
+    assert!(matches!(load(b"").kind, LoadErrorKind::Empty));
+    let m = message(b"  \n\n");
+    assert!(m.starts_with("dump.txt: the file is empty"), "{m}");
+    assert!(m.contains("hint: "), "{m}");
+}
+
+#[test]
+fn truncated_file_points_at_the_end_and_says_so() {
+    let full = example_bytes();
+    let cut = &full[..full.len() / 2];
+    let e = load(cut);
+    let LoadErrorKind::Syntax { line, message, .. } = &e.kind else {
+        panic!("{e}")
+    };
+    assert_eq!(*line, cut.iter().filter(|&&c| c == b'\n').count() + 1);
+    assert!(message.contains("end of input"), "{message}");
+    let text = e.to_string();
+    assert!(text.starts_with(&format!("dump.txt:{line}:")), "{text}");
+    assert!(text.contains("truncated"), "{text}");
+}
+
+#[test]
+fn truncated_in_every_format_never_panics() {
+    for name in [
+        "moe_decode.ge_proto.txt",
+        "moe_decode.txt",
+        "moe_decode.pbtxt",
+        "moe_decode.ge_onnx.pbtxt",
+        "moe_decode.json",
+    ] {
+        let full = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("assets/examples")
+                .join(name),
+        )
+        .unwrap();
+        for cut in [1, 7, full.len() / 3, full.len() / 2, full.len() - 2] {
+            match load_bytes(Path::new(name), &full[..cut]) {
+                Ok(_) => {}
+                Err(e) => assert!(e.to_string().contains(name), "{e}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn binary_garbage() {
+    let e = load(b"\x7fELF\x02\x01\x01\x00\x00\x00");
+    assert!(
+        matches!(e.kind, LoadErrorKind::Binary { line: 1, col: 8 }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("atc --mode=1"), "{e}");
+    let e = load(b"op {\n name: \"\xff\xfe\" }");
+    assert!(
+        matches!(e.kind, LoadErrorKind::Binary { line: 2, col: 9 }),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_text_format() {
+    let m = message(b"Hello, this is a README\n");
+    assert!(
+        m.starts_with("dump.txt:1:6: not a graph dump skope knows"),
+        "{m}"
+    );
+    assert!(m.contains("expected one of"), "{m}");
+    let m = message(b"name: \"only a name\"\n");
+    assert!(m.contains("no graph in it"), "{m}");
+}
+
+#[test]
+fn unbalanced_braces() {
+    let m = message(b"graph {\n  op { name: \"a\" }\n}\n}\n");
+    assert!(
+        m.starts_with("dump.txt:4:1: expected a field name, found '}'"),
+        "{m}"
+    );
+    let m = message(b"graph {\n  op { name: \"a\" \n");
+    assert!(
+        m.contains("expected '}' to close the message opened at 2:6"),
+        "{m}"
+    );
+    assert!(m.contains("truncated"), "{m}");
+}
+
+#[test]
+fn bad_escape_names_line_and_column() {
+    let m = message(b"graph {\n  op { name: \"bad\\qname\" }\n}\n");
+    assert!(m.starts_with("dump.txt:2:18: unknown escape '\\q'"), "{m}");
+}
+
+#[test]
+fn integer_overflow() {
+    let m = message(b"graph {\n  op { name: \"a\" id: 123456789012345678901234 }\n}\n");
+    assert!(
+        m.starts_with("dump.txt:2:22: integer 123456789012345678901234 does not fit in 64 bits"),
+        "{m}"
+    );
+}
+
+#[test]
+fn wrong_kind_of_value() {
+    let m = message(b"graph {\n  op { name { x: 1 } }\n}\n");
+    assert!(
+        m.contains("2:8: expected a value for field 'name', found a message"),
+        "{m}"
+    );
+    let m = message(b"graph { op { name: \"a\" input_desc { dtype: DT_NOT_A_TYPE } } }");
+    assert!(m.contains("unknown data type DT_NOT_A_TYPE"), "{m}");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let deep = "graph { ".to_string() + &"op { ".repeat(10_000) + &"}".repeat(10_001);
+    let m = message(deep.as_bytes());
+    assert!(m.contains("nesting deeper than 100 levels"), "{m}");
+    let json = "[".repeat(10_000) + &"]".repeat(10_000);
+    let m = message(json.as_bytes());
+    assert!(m.starts_with("dump.txt:1:"), "{m}");
+    assert!(m.contains("recursion limit"), "{m}");
+}
+
+#[test]
+fn unknown_fields_are_skipped() {
+    let src = b"future_field: 3\ngraph { name: \"g\" brand_new { deep { x: [1,2] } } op { name: \"a\" new_op_field: \"v\" } }";
+    let dump = load_bytes(Path::new("dump.txt"), src).unwrap();
+    assert_eq!(dump.main().len(), 1);
+}
+
+#[test]
+fn pbtxt_errors_inside_embedded_text_name_the_attribute() {
+    let src = b"node {\n    name: \"a\"\n    attr {\n        key: \"k\"\n        value {\n            s: 'i: 12x3\\n'\n        }\n    }\n}\n";
+    let m = message(src);
+    assert!(
+        m.starts_with("dump.txt:5:9: in the text of attribute 'k' at its 1:4: expected an integer"),
+        "{m}"
+    );
+}
+
+#[test]
+fn json_errors_name_line_column_or_path() {
+    let m = message(b"{\"graph\": [\n  {\"op\": [1,]}\n]}");
+    assert!(m.starts_with("dump.txt:2:13: "), "{m}");
+    let m = message(b"{\"graph\": [{\"op\": [{\"name\": 5}]}]}");
+    assert!(
+        m.contains("at graph[0].op[0].name: expected a string, found a number"),
+        "{m}"
+    );
+    let m = message(b"{\"nothing\": 1}");
+    assert!(m.contains("expected a \"graph\" array"), "{m}");
+}
+
+#[test]
+fn missing_file() {
+    let e = load_file(Path::new("/no/such/dump.txt"), LoadOptions::default()).unwrap_err();
+    assert!(matches!(e.kind, LoadErrorKind::Io(_)));
+    assert!(
+        e.to_string().starts_with("/no/such/dump.txt: cannot read"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_1_gb_binary_file_is_refused_without_reading_it_all() {
+    let path = temp_path("huge.txt");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(1 << 30).unwrap(); // sparse: a gigabyte of NUL bytes
+    let start = std::time::Instant::now();
+    let e = load_file(&path, LoadOptions::default()).unwrap_err();
+    assert!(
+        matches!(e.kind, LoadErrorKind::Binary { line: 1, col: 1 }),
+        "{e}"
+    );
+    assert!(
+        start.elapsed().as_secs() < 5,
+        "refusing took {:?}",
+        start.elapsed()
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_file_above_the_size_limit_is_refused_up_front() {
+    let path = temp_path("big.txt");
+    let mut file = std::fs::File::create(&path).unwrap();
+    file.write_all(&example_bytes()).unwrap();
+    let e = load_file(&path, LoadOptions { max_bytes: 1000 }).unwrap_err();
+    assert!(
+        matches!(e.kind, LoadErrorKind::TooLarge { limit: 1000, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("--max-size"), "{e}");
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn random_garbage_never_panics() {
+    // A fixed pseudo-random sequence of printable and structural characters.
+    let alphabet = b"{}<>[]:,;#\"'\\ \n\tabcxyz019.-_op graph node name";
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for round in 0..500 {
+        let len = 1 + round % 200;
+        let src: Vec<u8> = (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                alphabet[(state % alphabet.len() as u64) as usize]
+            })
+            .collect();
+        let _ = load_bytes(Path::new("fuzz.txt"), &src);
+    }
+}

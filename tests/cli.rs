@@ -1,0 +1,126 @@
+//! The `skope` binary: `info` in text and JSON, exit codes, sanitised output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn skope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skope"))
+        .args(args)
+        .output()
+        .expect("run skope")
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/examples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn temp_file(name: &str, content: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+#[test]
+fn info_json_has_the_documented_keys_and_counts() {
+    let out = skope(&["info", &example("moe_decode.ge_proto.txt"), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format"], "ge_proto_text");
+    assert_eq!(v["graph"], "moe_decode");
+    assert_eq!(v["graphs"], serde_json::json!(["moe_decode"]));
+    assert_eq!(v["ops"], 137);
+    assert_eq!(v["data_edges"], 143);
+    assert_eq!(v["control_edges"], 24);
+    assert_eq!(v["op_types"]["GroupedMatmul"], 8);
+    assert_eq!(v["op_types"]["Send"], 8);
+    assert_eq!(v["streams"], serde_json::json!({"0": 117, "1": 20}));
+    assert_eq!(v["scopes"]["moe_1"], 14);
+    assert_eq!(v["scopes"]["attn_2"], 8);
+    assert_eq!(v["warnings"], serde_json::json!([]));
+}
+
+#[test]
+fn info_json_of_every_format_names_its_format() {
+    for (file, format, ops) in [
+        ("moe_decode.txt", "graphdef_text", 121),
+        ("moe_decode.pbtxt", "torchair_pbtxt", 121),
+        ("moe_decode.ge_onnx.pbtxt", "ge_onnx_text", 137),
+        ("moe_decode.json", "ge_json", 137),
+    ] {
+        let out = skope(&["info", &example(file), "--json"]);
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["format"], format, "{file}");
+        assert_eq!(v["ops"], ops, "{file}");
+        assert_eq!(v["scopes"].as_object().map(|s| s.len()), Some(8), "{file}");
+    }
+}
+
+#[test]
+fn info_text_lists_types_streams_and_scopes() {
+    let out = skope(&["info", &example("moe_decode.ge_proto.txt")]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("format    GE ModelDef text (ge_proto_*.txt) [ge_proto_text]"),
+        "{text}"
+    );
+    assert!(text.contains("streams   0: 117 · 1: 20"), "{text}");
+    assert!(text.contains("moe_0: 12"), "{text}");
+    assert!(text.contains("       29  Const"), "{text}");
+}
+
+#[test]
+fn no_argument_opens_the_bundled_example() {
+    let out = skope(&[]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("assets/examples/moe_decode.ge_proto.txt"),
+        "{text}"
+    );
+    assert!(text.contains("ops       137"), "{text}");
+}
+
+#[test]
+fn a_bad_file_exits_non_zero_with_position_and_hint() {
+    let path = temp_file("broken.txt", b"graph {\n  op { name: \"a\"\n");
+    let out = skope(&["info", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!(
+            "error: {}:3:1: unexpected end of input",
+            path.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("hint: the file ends early"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn control_characters_from_the_dump_never_reach_the_terminal() {
+    let path = temp_file("evil.txt", b"name: \"g\\033]0;pwned\\007\"\nop { name: \"a\\033[2J\" type: \"Add\\r\" input: \"gone\\033[31m:0\" }\n");
+    let out = skope(&["info", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(
+        !out.stdout.contains(&0x1b) && !out.stdout.contains(&b'\r') && !out.stdout.contains(&0x07)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("g\\u{1b}]0;pwned\\u{7}"), "{text}");
+    assert!(text.contains("op 'a\\u{1b}[2J'"), "{text}");
+}
