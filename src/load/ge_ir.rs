@@ -4,6 +4,7 @@
 
 use super::textproto::{Reader, Result, Scalar, SyntaxError, Value};
 use crate::graph::{AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
+use std::borrow::Cow;
 
 /// Reads the fields of a `GraphDef` (already opened, or the whole input at top level) into
 /// `builder`. Unknown fields are skipped.
@@ -52,17 +53,32 @@ pub fn read_op_def(r: &mut Reader<'_>) -> Result<OpBuilder> {
 
 /// Reads an opened `map<string, AttrDef>` entry: `{ key: "…" value { … } }`.
 pub fn read_attr_entry(r: &mut Reader<'_>) -> Result<(String, AttrValue)> {
-    let mut key = String::new();
-    let mut value = AttrValue::Empty;
+    let (key, value) = read_attr_entry_if(r, |_| true)?;
+    Ok((key.into_owned(), value.unwrap_or(AttrValue::Empty)))
+}
+
+/// Reads an opened map entry, building the value only when `wanted(key)`; otherwise the value
+/// is skipped (GE prints the key first, so unwanted values cost no allocation).
+fn read_attr_entry_if<'a>(
+    r: &mut Reader<'a>,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<(Cow<'a, str>, Option<AttrValue>)> {
+    let mut key: Option<Cow<'a, str>> = None;
+    let mut value = None;
     while let Some(f) = r.next_field()? {
         match f.name {
-            "key" => key = f.scalar()?.text()?.into_owned(),
+            "key" => key = Some(f.scalar()?.text()?),
+            "value" if key.as_deref().is_some_and(|k| !wanted(k)) => r.skip(&f)?,
             "value" => {
                 f.expect_message()?;
-                value = read_attr_def(r)?;
+                value = Some(read_attr_def(r)?);
             }
             _ => r.skip(&f)?,
         }
+    }
+    let key = key.unwrap_or_default();
+    if !wanted(&key) {
+        value = None;
     }
     Ok((key, value))
 }
@@ -185,13 +201,19 @@ pub fn read_tensor_desc(r: &mut Reader<'_>) -> Result<TensorDesc> {
             ("layout", Value::Scalar(s)) => td.layout = s.text()?.into_owned(),
             ("shape", Value::Message) => td.shape = read_shape(r)?,
             ("attr", Value::Message) => {
-                let (key, value) = read_attr_entry(r)?;
-                apply_tensor_attr(&mut td, &key, value);
+                if let (key, Some(value)) = read_attr_entry_if(r, is_kept_tensor_attr)? {
+                    apply_tensor_attr(&mut td, &key, value);
+                }
             }
             _ => r.skip(&f)?,
         }
     }
     Ok(td)
+}
+
+/// The tensor attributes skope keeps.
+fn is_kept_tensor_attr(key: &str) -> bool {
+    matches!(key, "origin_shape" | "origin_format")
 }
 
 /// Keeps the tensor attributes skope shows (origin shape and format); drops the rest.
