@@ -191,7 +191,8 @@ impl<'a> Reader<'a> {
                     value,
                 }))
             }
-            Some(b'[') if had_colon => {
+            // `name: [1, 2]`, and for messages also `name [{…}, {…}]` without a colon.
+            Some(b'[') => {
                 let open = self.pos;
                 self.pos += 1;
                 self.push(Frame::List {

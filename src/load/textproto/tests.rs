@@ -36,7 +36,7 @@ fn every_printer_form_reads_the_same() {
 
 #[test]
 fn lists_comments_and_extensions() {
-    let src = "# header\ndim: [1, -2, 0x10] # trailing\nm: [{a: 1}, <a: 2>]\n[ext.pkg.name] { v: x }\nempty: []";
+    let src = "# header\ndim: [1, -2, 0x10] # trailing\nm: [{a: 1}, <a: 2>]\n[ext.pkg.name] { v: x }\nempty: []\nn [{b: 3}]";
     assert_eq!(
         flatten(src).unwrap(),
         vec![
@@ -45,7 +45,8 @@ fn lists_comments_and_extensions() {
             "dim=0x10",
             "m.a=1",
             "m.a=2",
-            "ext.pkg.name.v=x"
+            "ext.pkg.name.v=x",
+            "n.b=3"
         ]
     );
 }
