@@ -53,26 +53,6 @@ impl AttrValue {
             _ => None,
         }
     }
-
-    /// Short kind name for display (`str`, `int`, `list<int>`…).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AttrValue::Str(_) => "str",
-            AttrValue::Int(_) => "int",
-            AttrValue::Float(_) => "float",
-            AttrValue::Bool(_) => "bool",
-            AttrValue::DType(_) => "dtype",
-            AttrValue::Tensor(_) => "tensor_desc",
-            AttrValue::List(_) => "list",
-            AttrValue::ListListInt(_) => "list<list<int>>",
-            AttrValue::ListListFloat(_) => "list<list<float>>",
-            AttrValue::Func(_) => "func",
-            AttrValue::Graph(_) => "graph",
-            AttrValue::Bytes(_) => "bytes",
-            AttrValue::Expression(_) => "expression",
-            AttrValue::Empty => "empty",
-        }
-    }
 }
 
 impl std::fmt::Display for AttrValue {

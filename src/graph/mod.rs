@@ -12,7 +12,7 @@ mod tensor;
 pub use attr::{AttrValue, Attrs};
 pub use builder::{GraphBuilder, OpBuilder};
 pub use dtype::DType;
-pub use tensor::{TensorDesc, UNKNOWN_DIM, UNKNOWN_RANK, shape_text};
+pub use tensor::{TensorDesc, UNKNOWN_RANK, shape_text};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::HashMap;

@@ -2,8 +2,6 @@
 
 use super::DType;
 
-/// Dimension value GE uses for "unknown size" in a dynamic shape.
-pub const UNKNOWN_DIM: i64 = -1;
 /// Single dimension value GE uses for "unknown rank".
 pub const UNKNOWN_RANK: i64 = -2;
 

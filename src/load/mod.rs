@@ -33,15 +33,6 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in the order the docs list them.
-    pub const ALL: [Format; 5] = [
-        Format::GraphDefText,
-        Format::GeProtoText,
-        Format::TorchairPbtxt,
-        Format::GeOnnxText,
-        Format::GeJson,
-    ];
-
     /// Stable identifier used in JSON output.
     pub fn id(self) -> &'static str {
         match self {
@@ -62,14 +53,6 @@ impl Format {
             Format::GeOnnxText => "GE ONNX text (ge_onnx_*.pbtxt)",
             Format::GeJson => "atc JSON (ModelDef)",
         }
-    }
-
-    /// True for dumps written after GE compiled the graph (stream ids, compile flags present).
-    pub fn is_compiled(self) -> bool {
-        matches!(
-            self,
-            Format::GeProtoText | Format::GeOnnxText | Format::GeJson
-        )
     }
 }
 

@@ -120,11 +120,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The input this reader walks.
-    pub fn source(&self) -> &'a [u8] {
-        self.src
-    }
-
     /// The current byte offset.
     pub fn offset(&self) -> usize {
         self.pos

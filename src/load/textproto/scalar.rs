@@ -51,16 +51,6 @@ impl<'a> Scalar<'a> {
         self.offset
     }
 
-    /// The token as written (quotes and escapes included).
-    pub fn raw(&self) -> &'a [u8] {
-        self.raw
-    }
-
-    /// True for quoted string tokens.
-    pub fn is_string(&self) -> bool {
-        self.kind == Kind::Str
-    }
-
     /// The identifier, when the token is one (an enum value name, for example).
     pub fn ident(&self) -> Option<&'a str> {
         match self.kind {
