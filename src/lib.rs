@@ -4,6 +4,7 @@
 //! [`graph::Graph`]; [`info`] summarises a loaded dump. Front ends (the `skope` binary) are
 //! thin layers over it.
 
+pub mod fusion;
 pub mod graph;
 pub mod info;
 pub mod load;

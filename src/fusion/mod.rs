@@ -1,0 +1,21 @@
+//! SuperKernel fusion: the options schema, the rules table, per-op verdicts, kernel types and
+//! the plan (segments, breaks, warnings) GE's SuperKernel pass would produce.
+//!
+//! Facts: reference/ascend_superkernel.md §2–§5. Everything here is plain data and functions.
+
+pub mod kernel;
+pub mod options;
+pub mod rules;
+pub mod verdict;
+
+use serde::Serialize;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The build fails (or GE rejects the input).
+    Error,
+    /// Worth knowing; the build goes on.
+    Warning,
+}

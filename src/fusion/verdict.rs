@@ -1,0 +1,401 @@
+//! Per-op verdicts: can GE's SuperKernel pass fuse this op, why not, and how do we know.
+//!
+//! GE's rule (reference/ascend_superkernel.md §4.1 step 2): ignored types are skipped; a
+//! scoped op is unsupported if `(supportSuperKernel != 1 || local_memory_size > 0 ||
+//! (tiling may run on AI CPU && !_tiling_sink_op && _op_ensure_reuse_binary)) && !_hccl`.
+//! Dump attributes decide when the dump has them (evidence `dump`); otherwise the rules
+//! table does (`rules`); otherwise the op is assumed fusible (`assumed`).
+
+use super::rules::RuleSet;
+use crate::graph::{Graph, Op};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// Why an op cannot be fused. A fixed vocabulary, shared by the UI, the report and the rules
+/// files (as the snake_case codes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// `supportSuperKernel` ≠ 1: a TBE, TIK or AI CPU kernel.
+    #[serde(rename = "not_ascendc")]
+    NotAscendC,
+    /// An AscendC type on the SuperKernel blacklist (MoeInitRoutingV2/V3/Quant on v220).
+    Blacklisted,
+    /// A SIMT op (`local_memory_size` > 0).
+    Simt,
+    /// Its tiling may run on AI CPU (no `_tiling_sink_op`, `_op_ensure_reuse_binary` set).
+    TilingOnAicpu,
+    /// A communication op outside the AllReduce/ReduceScatter/AllGather/AlltoAll whitelist.
+    CommNotSupported,
+}
+
+impl Reason {
+    /// Every code, as written in rules files and JSON.
+    pub const CODES: &[&str] = &[
+        "not_ascendc",
+        "blacklisted",
+        "simt",
+        "tiling_on_aicpu",
+        "comm_not_supported",
+    ];
+
+    /// The code, as written in rules files and JSON.
+    pub fn code(self) -> &'static str {
+        match self {
+            Reason::NotAscendC => "not_ascendc",
+            Reason::Blacklisted => "blacklisted",
+            Reason::Simt => "simt",
+            Reason::TilingOnAicpu => "tiling_on_aicpu",
+            Reason::CommNotSupported => "comm_not_supported",
+        }
+    }
+
+    /// The reason in words.
+    pub fn text(self) -> &'static str {
+        match self {
+            Reason::NotAscendC => "not an AscendC kernel (TBE/TIK/AI CPU)",
+            Reason::Blacklisted => "type not adapted to SuperKernel",
+            Reason::Simt => "SIMT op (local_memory_size > 0)",
+            Reason::TilingOnAicpu => "tiling may run on AI CPU",
+            Reason::CommNotSupported => {
+                "communication op outside the AllReduce/ReduceScatter/AllGather/AlltoAll whitelist"
+            }
+        }
+    }
+
+    /// What the user can do about it.
+    pub fn suggestion(self) -> &'static str {
+        match self {
+            Reason::NotAscendC => {
+                "replace it with an AscendC implementation of the op, or move it out of the scope"
+            }
+            Reason::Blacklisted => "move it out of the scope; this type cannot be fused on A2/A3",
+            Reason::Simt => "move it out of the scope; SIMT ops cannot be fused",
+            Reason::TilingOnAicpu => {
+                "let its tiling sink to the device (_tiling_sink_op), or move it out of the scope"
+            }
+            Reason::CommNotSupported => {
+                "move it out of the scope; only AllReduce, ReduceScatter, AllGather and AlltoAll fuse"
+            }
+        }
+    }
+}
+
+/// What GE's SuperKernel pass does with an op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// Can be a sub-op of a SuperKernel.
+    Fusible,
+    /// Skipped by the pass: never a member, never a cut (Data, Const, Send/Recv…).
+    Ignored,
+    /// Cannot be fused; inside a scope it cuts the scope.
+    Unsupported(Reason),
+}
+
+impl Verdict {
+    /// `fusible`, `ignored` or `unsupported`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Fusible => "fusible",
+            Verdict::Ignored => "ignored",
+            Verdict::Unsupported(_) => "unsupported",
+        }
+    }
+
+    /// The reason, for an unsupported verdict.
+    pub fn reason(self) -> Option<Reason> {
+        match self {
+            Verdict::Unsupported(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// How a verdict is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Evidence {
+    /// An attribute in the dump.
+    Dump,
+    /// The rules table has the op type.
+    Rules,
+    /// Nothing is known; the detail says what was assumed.
+    Assumed,
+}
+
+impl Evidence {
+    /// `dump`, `rules` or `assumed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::Dump => "dump",
+            Evidence::Rules => "rules",
+            Evidence::Assumed => "assumed",
+        }
+    }
+}
+
+/// The verdict on one op, with its evidence and the facts it rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpVerdict {
+    /// What the pass does with the op.
+    pub verdict: Verdict,
+    /// How we know.
+    pub evidence: Evidence,
+    /// The facts, in words (attribute values, rule source, or what was assumed).
+    pub detail: Cow<'static, str>,
+}
+
+/// Verdicts for every op of a graph, indexed by `OpId`.
+#[derive(Debug, Clone)]
+pub struct Verdicts {
+    per_op: Vec<OpVerdict>,
+    compiled: bool,
+}
+
+/// Attribute written by the AscendC compile; 1 means the kernel can be a sub-kernel.
+pub const ATTR_SUPPORT_SK: &str = "supportSuperKernel";
+const ATTR_HCCL: &str = "_hccl";
+const ATTR_LOCAL_MEMORY: &str = "local_memory_size";
+const ATTR_TILING_SINK: &str = "_tiling_sink_op";
+const ATTR_ENSURE_REUSE_BINARY: &str = "_op_ensure_reuse_binary";
+
+impl Verdicts {
+    /// Judges every op of `graph`. A graph where any op carries `supportSuperKernel` is taken
+    /// as compiled: there a missing attribute means the kernel was not built by the AscendC
+    /// compiler.
+    pub fn compute(graph: &Graph, rules: &RuleSet) -> Verdicts {
+        let compiled = graph
+            .ops()
+            .iter()
+            .any(|op| op.attrs.get(ATTR_SUPPORT_SK).is_some());
+        let per_op = graph
+            .ops()
+            .iter()
+            .map(|op| judge(op, rules, compiled))
+            .collect();
+        Verdicts { per_op, compiled }
+    }
+
+    /// The verdict on op `id`.
+    pub fn get(&self, id: crate::graph::OpId) -> &OpVerdict {
+        &self.per_op[id.index()]
+    }
+
+    /// True when the dump was taken after the kernels were compiled (it has
+    /// `supportSuperKernel`), so dump attributes decide.
+    pub fn compiled(&self) -> bool {
+        self.compiled
+    }
+}
+
+fn judge(op: &Op, rules: &RuleSet, compiled: bool) -> OpVerdict {
+    let rule = rules.get(&op.op_type);
+    let from_rule = |rule: &super::rules::Rule| OpVerdict {
+        verdict: rule.verdict,
+        evidence: Evidence::Rules,
+        detail: Cow::Owned(match &rule.detail {
+            Some(d) => format!("{}: {d} (source: {})", rule.file, rule.source),
+            None => format!("{}: {}", rule.file, rule.source),
+        }),
+    };
+    if let Some(rule) = rule.filter(|r| r.verdict == Verdict::Ignored) {
+        return from_rule(rule);
+    }
+    let dump = |verdict, detail: Cow<'static, str>| OpVerdict {
+        verdict,
+        evidence: Evidence::Dump,
+        detail,
+    };
+    if op.attrs.get_int(ATTR_HCCL) == Some(1) {
+        return dump(
+            Verdict::Fusible,
+            Cow::Borrowed("_hccl = true: a communication op the pass accepts"),
+        );
+    }
+    if let Some(size) = op.attrs.get_int(ATTR_LOCAL_MEMORY).filter(|s| *s > 0) {
+        return dump(
+            Verdict::Unsupported(Reason::Simt),
+            Cow::Owned(format!("local_memory_size = {size}")),
+        );
+    }
+    let support = op.attrs.get_int(ATTR_SUPPORT_SK);
+    if support == Some(1) {
+        let reuse = op.attrs.get_int(ATTR_ENSURE_REUSE_BINARY) == Some(1);
+        let sink = op.attrs.get_int(ATTR_TILING_SINK) == Some(1);
+        if reuse && !sink {
+            return dump(
+                Verdict::Unsupported(Reason::TilingOnAicpu),
+                Cow::Borrowed(
+                    "_op_ensure_reuse_binary = true without _tiling_sink_op; GE also requires \
+                     the tiling to be able to run on AI CPU, which the dump does not record \
+                     (assumed)",
+                ),
+            );
+        }
+        return dump(Verdict::Fusible, Cow::Borrowed("supportSuperKernel = 1"));
+    }
+    if support.is_some() || compiled {
+        let fact = match support {
+            Some(v) => format!("supportSuperKernel = {v}"),
+            None => {
+                "no supportSuperKernel (the AscendC compiler did not build this kernel)".to_string()
+            }
+        };
+        let reason = match rule.and_then(|r| r.verdict.reason()) {
+            Some(r) => r,
+            None if op.attrs.get_int(ATTR_HCCL) == Some(0) => Reason::CommNotSupported,
+            None => Reason::NotAscendC,
+        };
+        let detail = match rule.filter(|r| r.verdict.reason().is_some()) {
+            Some(r) => format!(
+                "{fact}; {} lists {} (source: {})",
+                r.file, r.op_type, r.source
+            ),
+            None if reason == Reason::CommNotSupported => format!("{fact}; _hccl = false"),
+            None => fact,
+        };
+        return dump(Verdict::Unsupported(reason), Cow::Owned(detail));
+    }
+    match rule {
+        Some(rule) => from_rule(rule),
+        None => OpVerdict {
+            verdict: Verdict::Fusible,
+            evidence: Evidence::Assumed,
+            detail: Cow::Borrowed(
+                "assumed an AscendC kernel: the dump predates compilation (no \
+                 supportSuperKernel) and the rules table has no entry for this type",
+            ),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{AttrValue, GraphBuilder, OpBuilder};
+
+    fn graph(ops: &[(&str, &[(&str, AttrValue)])]) -> Graph {
+        let mut b = GraphBuilder::new("g");
+        for (i, (ty, attrs)) in ops.iter().enumerate() {
+            let mut op = OpBuilder {
+                name: format!("op{i}"),
+                op_type: ty.to_string(),
+                ..OpBuilder::default()
+            };
+            for (k, v) in attrs.iter() {
+                op.attrs.insert(k.to_string(), v.clone());
+            }
+            b.push(op);
+        }
+        b.build()
+    }
+
+    fn verdicts(g: &Graph) -> Vec<(Verdict, Evidence)> {
+        let v = Verdicts::compute(g, &RuleSet::bundled());
+        (0..g.len())
+            .map(|i| {
+                let o = v.get(crate::graph::OpId(i as u32));
+                (o.verdict, o.evidence)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compiled_dump_attributes_decide() {
+        use AttrValue::{Bool, Int};
+        let g = graph(&[
+            ("MatMulV2", &[("supportSuperKernel", Int(1))]),
+            ("Cast", &[]),
+            ("MoeInitRoutingV2", &[("supportSuperKernel", Int(0))]),
+            (
+                "ScatterNdUpdate",
+                &[
+                    ("supportSuperKernel", Int(1)),
+                    ("local_memory_size", Int(8192)),
+                ],
+            ),
+            ("HcomAllReduce", &[("_hccl", Bool(true))]),
+            ("HcomBroadcast", &[("_hccl", Bool(false))]),
+            (
+                "Foo",
+                &[
+                    ("supportSuperKernel", Int(1)),
+                    ("_op_ensure_reuse_binary", Bool(true)),
+                ],
+            ),
+            (
+                "Foo",
+                &[
+                    ("supportSuperKernel", Int(1)),
+                    ("_op_ensure_reuse_binary", Bool(true)),
+                    ("_tiling_sink_op", Bool(true)),
+                ],
+            ),
+            ("Const", &[]),
+            ("Bar", &[("supportSuperKernel", Int(2))]),
+        ]);
+        use Evidence::*;
+        use Verdict::*;
+        assert_eq!(
+            verdicts(&g),
+            vec![
+                (Fusible, Dump),
+                (Unsupported(Reason::NotAscendC), Dump),
+                (Unsupported(Reason::Blacklisted), Dump),
+                (Unsupported(Reason::Simt), Dump),
+                (Fusible, Dump),
+                (Unsupported(Reason::CommNotSupported), Dump),
+                (Unsupported(Reason::TilingOnAicpu), Dump),
+                (Fusible, Dump),
+                (Ignored, Rules),
+                (Unsupported(Reason::NotAscendC), Dump),
+            ]
+        );
+        let v = Verdicts::compute(&g, &RuleSet::bundled());
+        assert!(v.compiled());
+        assert_eq!(
+            v.get(crate::graph::OpId(9)).detail,
+            "supportSuperKernel = 2"
+        );
+        assert!(
+            v.get(crate::graph::OpId(2))
+                .detail
+                .contains("MoeInitRoutingV2")
+        );
+    }
+
+    #[test]
+    fn precompile_dump_uses_rules_then_assumes() {
+        use AttrValue::Int;
+        let g = graph(&[
+            ("MatMulV2", &[]),
+            ("MoeInitRoutingV3", &[]),
+            ("HcomAllGather", &[]),
+            ("HcomBroadcast", &[]),
+            ("ScatterNdUpdate", &[("local_memory_size", Int(64))]),
+            ("Data", &[]),
+        ]);
+        use Evidence::*;
+        use Verdict::*;
+        assert_eq!(
+            verdicts(&g),
+            vec![
+                (Fusible, Assumed),
+                (Unsupported(Reason::Blacklisted), Rules),
+                (Fusible, Rules),
+                (Unsupported(Reason::CommNotSupported), Rules),
+                (Unsupported(Reason::Simt), Dump),
+                (Ignored, Rules),
+            ]
+        );
+    }
+
+    #[test]
+    fn reason_codes_round_trip() {
+        for code in Reason::CODES {
+            let r: Reason = serde_json::from_str(&format!("\"{code}\"")).unwrap();
+            assert_eq!(r.code(), *code);
+            assert!(!r.text().is_empty() && !r.suggestion().is_empty());
+        }
+    }
+}
