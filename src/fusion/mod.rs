@@ -4,7 +4,9 @@
 //! Facts: reference/ascend_superkernel.md §2–§5. Everything here is plain data and functions.
 
 pub mod kernel;
+pub mod marks;
 pub mod options;
+pub mod plan;
 pub mod rules;
 pub mod verdict;
 

@@ -223,14 +223,15 @@ fn judge(op: &Op, rules: &RuleSet, compiled: bool) -> OpVerdict {
         let reuse = op.attrs.get_int(ATTR_ENSURE_REUSE_BINARY) == Some(1);
         let sink = op.attrs.get_int(ATTR_TILING_SINK) == Some(1);
         if reuse && !sink {
-            return dump(
-                Verdict::Unsupported(Reason::TilingOnAicpu),
-                Cow::Borrowed(
-                    "_op_ensure_reuse_binary = true without _tiling_sink_op; GE also requires \
-                     the tiling to be able to run on AI CPU, which the dump does not record \
-                     (assumed)",
+            return OpVerdict {
+                verdict: Verdict::Unsupported(Reason::TilingOnAicpu),
+                evidence: Evidence::Assumed,
+                detail: Cow::Borrowed(
+                    "_op_ensure_reuse_binary = true without _tiling_sink_op; GE also asks the \
+                     op's registered implementation whether its tiling can run on AI CPU, which \
+                     the dump does not record: assumed it can",
                 ),
-            );
+            };
         }
         return dump(Verdict::Fusible, Cow::Borrowed("supportSuperKernel = 1"));
     }
@@ -345,7 +346,7 @@ mod tests {
                 (Unsupported(Reason::Simt), Dump),
                 (Fusible, Dump),
                 (Unsupported(Reason::CommNotSupported), Dump),
-                (Unsupported(Reason::TilingOnAicpu), Dump),
+                (Unsupported(Reason::TilingOnAicpu), Assumed),
                 (Fusible, Dump),
                 (Ignored, Rules),
                 (Unsupported(Reason::NotAscendC), Dump),

@@ -1,0 +1,91 @@
+//! Which op belongs to which scope, with which options: the part of the plan's input a user
+//! edits. Read from the dump's `_super_kernel_scope` / `_super_kernel_options` attributes.
+
+use crate::graph::{Graph, OpId};
+use std::collections::HashMap;
+
+/// Index of a scope in [`Marks::scopes`].
+pub type ScopeIdx = u32;
+
+/// How one op is marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpMark {
+    /// In no scope.
+    Unscoped,
+    /// Explicitly kept out of fusion (what `super_kernel(None)` does inside a scope).
+    DoNotFuse,
+    /// A member of a scope, with its options string (index into [`Marks::options_text`]).
+    Member {
+        /// The scope.
+        scope: ScopeIdx,
+        /// The options string the op carries.
+        options: u32,
+    },
+}
+
+/// Scope membership and options of every op of a graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marks {
+    scopes: Vec<String>,
+    options: Vec<String>,
+    per_op: Vec<OpMark>,
+}
+
+impl Marks {
+    /// The marks the dump carries. Scopes are numbered in order of first appearance in the
+    /// execution order.
+    pub fn from_graph(graph: &Graph) -> Marks {
+        let mut scopes: Vec<String> = Vec::new();
+        let mut scope_index: HashMap<&str, ScopeIdx> = HashMap::new();
+        let mut options: Vec<String> = Vec::new();
+        let mut options_index: HashMap<&str, u32> = HashMap::new();
+        let mut per_op = vec![OpMark::Unscoped; graph.len()];
+        for &id in graph.exec_order() {
+            let op = graph.op(id);
+            let Some(scope) = op.scope() else { continue };
+            let scope = *scope_index.entry(scope).or_insert_with(|| {
+                scopes.push(scope.to_string());
+                (scopes.len() - 1) as ScopeIdx
+            });
+            let text = op.sk_options().unwrap_or("");
+            let opt = *options_index.entry(text).or_insert_with(|| {
+                options.push(text.to_string());
+                (options.len() - 1) as u32
+            });
+            per_op[id.index()] = OpMark::Member {
+                scope,
+                options: opt,
+            };
+        }
+        Marks {
+            scopes,
+            options,
+            per_op,
+        }
+    }
+
+    /// Scope names, by [`ScopeIdx`].
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
+    /// How op `id` is marked.
+    pub fn get(&self, id: OpId) -> OpMark {
+        self.per_op[id.index()]
+    }
+
+    /// The options string with index `index`.
+    pub fn options_text(&self, index: u32) -> &str {
+        &self.options[index as usize]
+    }
+
+    /// Number of distinct options strings.
+    pub fn options_count(&self) -> usize {
+        self.options.len()
+    }
+
+    /// Marks op `id` as kept out of fusion.
+    pub fn set_do_not_fuse(&mut self, id: OpId) {
+        self.per_op[id.index()] = OpMark::DoNotFuse;
+    }
+}

@@ -1,0 +1,853 @@
+//! The plan: which segments GE's SuperKernel pass forms from each scope, which ops break the
+//! scopes and why, and what to warn about. Facts: reference/ascend_superkernel.md §4.1.
+//!
+//! [`Context`] holds everything that depends only on the graph (streams, verdicts, kernel
+//! info), built once; [`plan`] turns it and the current [`Marks`] into a [`Plan`] and is cheap
+//! enough to run after every edit.
+
+use super::Severity;
+use super::kernel::{self, SkKernel, SubKernel};
+use super::marks::{Marks, OpMark, ScopeIdx};
+use super::options::{SkOptions, StrictScopeCheck};
+use super::rules::RuleSet;
+use super::verdict::{Evidence, Reason, Verdict, Verdicts};
+use crate::graph::{Graph, OpId};
+use std::collections::HashMap;
+
+/// One stream of the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamInfo {
+    /// GE's stream id; for dumps without stream ids, a number given in order of appearance
+    /// (0 = ops without a stream label).
+    pub id: i64,
+    /// The `_user_stream_label` the stream was derived from, when inferred.
+    pub label: Option<String>,
+}
+
+/// A tensor whose shape is not fully known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamicTensor {
+    /// The op.
+    pub op: OpId,
+    /// `input 0`, `output 1`…
+    pub slot: String,
+    /// The shape as text (`[?,7168]`).
+    pub shape: String,
+}
+
+/// Everything the planner needs that does not change when scopes or options are edited.
+#[derive(Debug)]
+pub struct Context<'g> {
+    graph: &'g Graph,
+    verdicts: Verdicts,
+    streams: Vec<StreamInfo>,
+    streams_inferred: bool,
+    op_stream: Vec<u32>,
+    /// Non-ignored ops per stream, in execution order.
+    by_stream: Vec<Vec<OpId>>,
+    /// Position of each op in its stream list (`u32::MAX` for ignored ops).
+    stream_pos: Vec<u32>,
+    /// Topo id per op (execution position when the dump has none).
+    topo: Vec<i64>,
+    sub_kernels: Vec<Option<SubKernel>>,
+    hccl: Vec<bool>,
+    dynamic: Option<DynamicTensor>,
+    superkernel_nodes: usize,
+}
+
+const NO_POS: u32 = u32::MAX;
+
+impl<'g> Context<'g> {
+    /// Prepares `graph` for planning with `rules`.
+    pub fn new(graph: &'g Graph, rules: &RuleSet) -> Context<'g> {
+        let verdicts = Verdicts::compute(graph, rules);
+        let n = graph.len();
+        let mut topo = vec![0i64; n];
+        for (pos, &id) in graph.exec_order().iter().enumerate() {
+            topo[id.index()] = graph.op(id).topo_id.unwrap_or(pos as i64);
+        }
+        let (streams, op_stream, streams_inferred) = assign_streams(graph);
+        let mut by_stream = vec![Vec::new(); streams.len()];
+        let mut stream_pos = vec![NO_POS; n];
+        for &id in graph.exec_order() {
+            if verdicts.get(id).verdict == Verdict::Ignored {
+                continue;
+            }
+            let list = &mut by_stream[op_stream[id.index()] as usize];
+            stream_pos[id.index()] = list.len() as u32;
+            list.push(id);
+        }
+        let ops = graph.ops();
+        Context {
+            graph,
+            streams,
+            streams_inferred,
+            op_stream,
+            by_stream,
+            stream_pos,
+            topo,
+            sub_kernels: ops.iter().map(SubKernel::of).collect(),
+            hccl: ops
+                .iter()
+                .map(|op| op.attrs.get_int("_hccl") == Some(1) || op.op_type.starts_with("Hcom"))
+                .collect(),
+            dynamic: find_dynamic(graph),
+            superkernel_nodes: ops.iter().filter(|op| op.op_type == "SuperKernel").count(),
+            verdicts,
+        }
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &'g Graph {
+        self.graph
+    }
+
+    /// The verdict on every op.
+    pub fn verdicts(&self) -> &Verdicts {
+        &self.verdicts
+    }
+
+    /// The streams, by index.
+    pub fn streams(&self) -> &[StreamInfo] {
+        &self.streams
+    }
+
+    /// The stream index of op `id`.
+    pub fn stream_of(&self, id: OpId) -> u32 {
+        self.op_stream[id.index()]
+    }
+
+    /// The topo id of op `id` (its execution position when the dump has no ids).
+    pub fn topo(&self, id: OpId) -> i64 {
+        self.topo[id.index()]
+    }
+}
+
+/// Streams from GE stream ids when the dump has them, else from `_user_stream_label`
+/// (inferred: GE puts each label on its own stream; unlabelled ops get stream 0, labels 1, 2…
+/// in order of appearance), else one stream.
+fn assign_streams(graph: &Graph) -> (Vec<StreamInfo>, Vec<u32>, bool) {
+    let mut streams: Vec<StreamInfo> = Vec::new();
+    let mut index: HashMap<(i64, Option<&str>), u32> = HashMap::new();
+    let has_ids = graph.has_streams();
+    let mut op_stream = vec![0u32; graph.len()];
+    let mut labels = 0i64;
+    for &id in graph.exec_order() {
+        let op = graph.op(id);
+        let key = if has_ids {
+            (op.stream.unwrap_or(0), None)
+        } else {
+            (0, op.stream_label())
+        };
+        let idx = *index.entry(key).or_insert_with(|| {
+            let id = match key {
+                (id, None) => id,
+                (_, Some(_)) => {
+                    labels += 1;
+                    labels
+                }
+            };
+            streams.push(StreamInfo {
+                id,
+                label: key.1.map(str::to_string),
+            });
+            (streams.len() - 1) as u32
+        });
+        op_stream[id.index()] = idx;
+    }
+    if streams.is_empty() {
+        streams.push(StreamInfo { id: 0, label: None });
+    }
+    (streams, op_stream, labels > 0)
+}
+
+fn find_dynamic(graph: &Graph) -> Option<DynamicTensor> {
+    for &id in graph.exec_order() {
+        let op = graph.op(id);
+        let sides = [("input", &op.input_descs), ("output", &op.output_descs)];
+        for (side, descs) in sides {
+            if let Some((i, d)) = descs.iter().enumerate().find(|(_, d)| d.is_dynamic()) {
+                return Some(DynamicTensor {
+                    op: id,
+                    slot: format!("{side} {i}"),
+                    shape: d.shape_text(),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// Why an op breaks a scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakCause {
+    /// A member the pass cannot fuse.
+    Unsupported(Reason),
+    /// An op of another scope between members on the same stream.
+    OtherScope(ScopeIdx),
+    /// An op without a scope between members on the same stream.
+    Unscoped,
+    /// An op kept out of fusion (`super_kernel(None)`) between members on the same stream.
+    DoNotFuse,
+}
+
+impl BreakCause {
+    /// A stable code for JSON: a [`Reason`] code, `other_scope`, `unscoped` or `do_not_fuse`.
+    pub fn code(self) -> &'static str {
+        match self {
+            BreakCause::Unsupported(r) => r.code(),
+            BreakCause::OtherScope(_) => "other_scope",
+            BreakCause::Unscoped => "unscoped",
+            BreakCause::DoNotFuse => "do_not_fuse",
+        }
+    }
+}
+
+/// An op that cuts a scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Break {
+    /// The op.
+    pub op: OpId,
+    /// Its stream index.
+    pub stream: u32,
+    /// Why it breaks the scope.
+    pub cause: BreakCause,
+    /// True when its topo id cuts the scope. False for an unsupported member alone on its
+    /// stream (left out, nothing to split) and, under strict-scope-check, for an op that only
+    /// trips the check.
+    pub cuts: bool,
+    /// True when it lies between the scope's first and last kept member on its stream (with
+    /// strict-scope-check, such an op trips the check).
+    pub in_range: bool,
+    /// The scope's nearest fusible member before it on the same stream.
+    pub before: Option<OpId>,
+    /// The scope's nearest fusible member after it on the same stream.
+    pub after: Option<OpId>,
+}
+
+/// One fused run: the ops that become one SuperKernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// GE's name for it: `<scope>_split_<a>_<b>`, or the scope name when the scope is not cut.
+    pub name: String,
+    /// The SuperKernel node's name: `sk_<name>_start_<first op>_end_<last op>`.
+    pub fused_node: String,
+    /// Stream index the SuperKernel runs on.
+    pub stream: u32,
+    /// Sub-ops in topo order.
+    pub ops: Vec<OpId>,
+    /// The options string of the first sub-op (the one the SuperKernel is compiled with).
+    pub options: String,
+    /// Kernel type and block dim.
+    pub kernel: KernelInfo,
+    /// True when a sub-op's AIC:AIV ratio was assumed (the dump said only "mixed").
+    pub ratio_assumed: bool,
+}
+
+/// A segment's SuperKernel kernel type and block dim, as far as the dump tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelInfo {
+    /// Computed from every sub-op's core type and block dim.
+    Known(SkKernel),
+    /// A sub-op lacks `_cube_vector_core_type` or a block dim (dump taken before compiling).
+    Unknown,
+    /// The compiler rejects the debug core counts; the message is the compiler's.
+    Fails(String),
+}
+
+impl KernelInfo {
+    /// The kernel, when known.
+    pub fn known(&self) -> Option<&SkKernel> {
+        match self {
+            KernelInfo::Known(k) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+/// What GE does with a scope as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeStatus {
+    /// All members fuse into one SuperKernel.
+    Fused,
+    /// Breaks cut the scope; the segments are what is left.
+    Split,
+    /// No member can be fused.
+    Unfused,
+    /// `strict-scope-check=bypass` and a break: the scope gets no SuperKernel.
+    Dropped,
+    /// `strict-scope-check=abort` and a break: the build fails.
+    Aborted,
+    /// The graph is dynamic-shape: GE skips SuperKernel entirely.
+    Skipped,
+}
+
+impl ScopeStatus {
+    /// One word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScopeStatus::Fused => "fused",
+            ScopeStatus::Split => "split",
+            ScopeStatus::Unfused => "unfused",
+            ScopeStatus::Dropped => "dropped",
+            ScopeStatus::Aborted => "aborted",
+            ScopeStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// Something the user should know about a scope or the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// `Error` when the build fails.
+    pub severity: Severity,
+    /// The op concerned, if any.
+    pub op: Option<OpId>,
+    /// What happens, in words.
+    pub message: String,
+}
+
+/// The plan of one scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopePlan {
+    /// Scope index in the marks.
+    pub index: ScopeIdx,
+    /// The scope name.
+    pub name: String,
+    /// The options string of its first op.
+    pub options: String,
+    /// Members (ops marked with the scope that the pass does not ignore), in execution order.
+    pub members: Vec<OpId>,
+    /// What happens to it.
+    pub status: ScopeStatus,
+    /// The fused runs, in topo order of their first op.
+    pub segments: Vec<Segment>,
+    /// The ops that cut it, in execution order.
+    pub breaks: Vec<Break>,
+    /// Warnings and errors about it.
+    pub findings: Vec<Finding>,
+}
+
+/// The plan of a graph: every scope's segments, breaks and findings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// Scopes in order of first appearance.
+    pub scopes: Vec<ScopePlan>,
+    /// Findings about the graph as a whole.
+    pub findings: Vec<Finding>,
+}
+
+impl Plan {
+    /// Number of segments.
+    pub fn segment_count(&self) -> usize {
+        self.scopes.iter().map(|s| s.segments.len()).sum()
+    }
+
+    /// Number of breaks.
+    pub fn break_count(&self) -> usize {
+        self.scopes.iter().map(|s| s.breaks.len()).sum()
+    }
+
+    /// Every finding: the graph's, then each scope's.
+    pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .chain(self.scopes.iter().flat_map(|s| s.findings.iter()))
+    }
+}
+
+/// Plans every scope of `marks` on the graph of `cx`.
+pub fn plan(cx: &Context, marks: &Marks) -> Plan {
+    let graph = cx.graph;
+    let mut members: Vec<Vec<OpId>> = vec![Vec::new(); marks.scopes().len()];
+    for &id in graph.exec_order() {
+        if let OpMark::Member { scope, .. } = marks.get(id)
+            && cx.verdicts.get(id).verdict != Verdict::Ignored
+        {
+            members[scope as usize].push(id);
+        }
+    }
+    let strict: Vec<Option<StrictScopeCheck>> = (0..marks.options_count())
+        .map(|i| SkOptions::parse(marks.options_text(i as u32)).strict_scope_check())
+        .collect();
+    let scopes = members
+        .into_iter()
+        .enumerate()
+        .map(|(i, members)| plan_scope(cx, marks, &strict, i as ScopeIdx, members))
+        .collect();
+    Plan {
+        scopes,
+        findings: graph_findings(cx, marks),
+    }
+}
+
+fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
+    let graph = cx.graph;
+    let mut out = Vec::new();
+    let mut warn = |op, message| {
+        out.push(Finding {
+            severity: Severity::Warning,
+            op,
+            message,
+        })
+    };
+    if let Some(d) = &cx.dynamic {
+        warn(
+            Some(d.op),
+            format!(
+                "the graph is dynamic-shape ({} {} of {} has shape {}): GE skips SuperKernel for \
+                 the whole graph, so no scope is fused",
+                graph.op(d.op).op_type,
+                d.slot,
+                graph.op(d.op).name,
+                d.shape
+            ),
+        );
+    }
+    if cx.superkernel_nodes > 0 {
+        warn(
+            None,
+            format!(
+                "the graph already holds {} SuperKernel node(s) (an AfterSkGraph dump?): compare \
+                 it with the pre-fusion dump using `skope report PRE_FUSION --verify THIS_FILE`",
+                cx.superkernel_nodes
+            ),
+        );
+    }
+    if marks.scopes().is_empty() {
+        return out;
+    }
+    if !graph.has_topo_ids() {
+        warn(
+            None,
+            "the dump has no topo ids (taken before GE compiles): split names use execution \
+             positions and will differ from the names GE gives"
+                .to_string(),
+        );
+    }
+    if cx.streams_inferred {
+        warn(
+            None,
+            "the dump has no stream ids: streams are inferred from _user_stream_label (one \
+             stream per label)"
+                .to_string(),
+        );
+    }
+    let assumed = graph
+        .exec_order()
+        .iter()
+        .filter(|&&id| {
+            matches!(marks.get(id), OpMark::Member { .. })
+                && cx.verdicts.get(id).evidence == Evidence::Assumed
+        })
+        .count();
+    if assumed > 0 {
+        warn(
+            None,
+            format!(
+                "{assumed} scoped op(s) are assumed fusible: the dump has no supportSuperKernel and \
+                 the rules table does not list their types (add them with --rules FILE)"
+            ),
+        );
+    }
+    out
+}
+
+fn plan_scope(
+    cx: &Context,
+    marks: &Marks,
+    strict: &[Option<StrictScopeCheck>],
+    index: ScopeIdx,
+    members: Vec<OpId>,
+) -> ScopePlan {
+    let name = marks.scopes()[index as usize].clone();
+    let first_options = members
+        .first()
+        .map(|&id| options_of(marks, id))
+        .unwrap_or("");
+    let options = SkOptions::parse(first_options);
+    let mut findings = option_findings(marks, &members, first_options, &options);
+    let mut scope = ScopePlan {
+        index,
+        name,
+        options: first_options.to_string(),
+        members,
+        status: ScopeStatus::Fused,
+        segments: Vec::new(),
+        breaks: Vec::new(),
+        findings: Vec::new(),
+    };
+    if cx.dynamic.is_some() {
+        scope.status = ScopeStatus::Skipped;
+        scope.findings = findings;
+        return scope;
+    }
+    // GE keeps the value of the last member whose options set strict-scope-check.
+    let check = scope
+        .members
+        .iter()
+        .rev()
+        .find_map(|&id| own_check(marks, strict, id));
+    let found = find_breaks(cx, marks, strict, index, check.is_some(), &scope.members);
+    scope.breaks = found.breaks;
+    let first_trigger = scope.breaks.iter().find(|b| b.in_range);
+    let mut kept = found.kept;
+    if let (Some(check), Some(trigger)) = (check, first_trigger) {
+        let op = cx.graph.op(trigger.op);
+        let what = describe_cause(marks, trigger.cause);
+        let cuts = scope.breaks.iter().any(|b| b.cuts);
+        if check == StrictScopeCheck::Abort {
+            findings.push(Finding {
+                severity: Severity::Error,
+                op: Some(trigger.op),
+                message: format!(
+                    "strict-scope-check=abort: the build fails at {} ({}): {what}",
+                    op.name, op.op_type
+                ),
+            });
+            scope.status = ScopeStatus::Aborted;
+            scope.findings = findings;
+            return scope;
+        }
+        if !cuts {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                op: Some(trigger.op),
+                message: format!(
+                    "strict-scope-check=bypass: GE drops the whole scope because of {} ({}): \
+                     {what}; none of its ops is fused",
+                    op.name, op.op_type
+                ),
+            });
+            scope.status = ScopeStatus::Dropped;
+            scope.findings = findings;
+            return scope;
+        }
+        findings.push(Finding {
+            severity: Severity::Warning,
+            op: Some(trigger.op),
+            message: format!(
+                "strict-scope-check=bypass would drop the scope because of {} ({}), but GE \
+                 already removed unsupported members without the option, so it splits the scope \
+                 at those only (inferred from GE's code)",
+                op.name, op.op_type
+            ),
+        });
+    } else if check.is_none() {
+        kept.retain(|&id| cx.verdicts.get(id).verdict == Verdict::Fusible);
+    }
+    let cut_ids: Vec<i64> = scope
+        .breaks
+        .iter()
+        .filter(|b| b.cuts)
+        .map(|b| cx.topo(b.op))
+        .collect();
+    scope.segments = split(cx, marks, &scope.name, &kept, &cut_ids);
+    scope.status = if scope.segments.is_empty() {
+        ScopeStatus::Unfused
+    } else if scope.breaks.is_empty() {
+        ScopeStatus::Fused
+    } else {
+        ScopeStatus::Split
+    };
+    if scope.status == ScopeStatus::Unfused && !scope.members.is_empty() {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            op: None,
+            message: "no member can be fused: the scope gets no SuperKernel".to_string(),
+        });
+    }
+    for seg in &scope.segments {
+        findings.extend(segment_findings(seg));
+    }
+    scope.findings = findings;
+    scope
+}
+
+/// The `strict-scope-check` value in op `id`'s own options.
+fn own_check(
+    marks: &Marks,
+    strict: &[Option<StrictScopeCheck>],
+    id: OpId,
+) -> Option<StrictScopeCheck> {
+    match marks.get(id) {
+        OpMark::Member { options, .. } => strict[options as usize],
+        _ => None,
+    }
+}
+
+fn options_of(marks: &Marks, id: OpId) -> &str {
+    match marks.get(id) {
+        OpMark::Member { options, .. } => marks.options_text(options),
+        _ => "",
+    }
+}
+
+fn option_findings(
+    marks: &Marks,
+    members: &[OpId],
+    first_options: &str,
+    options: &SkOptions,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = options
+        .diagnostics()
+        .iter()
+        .map(|d| Finding {
+            severity: d.severity,
+            op: members.first().copied(),
+            message: format!(
+                "options \"{first_options}\": {} (GE: {})",
+                d.message, d.ge_message
+            ),
+        })
+        .collect();
+    let differing: Vec<OpId> = members
+        .iter()
+        .copied()
+        .filter(|&id| options_of(marks, id) != first_options)
+        .collect();
+    if let Some(&example) = differing.first() {
+        out.push(Finding {
+            severity: Severity::Warning,
+            op: Some(example),
+            message: format!(
+                "{} member(s) carry options different from the first op's (\"{first_options}\"), \
+                 e.g. \"{}\"; each SuperKernel is compiled with the options of its first op",
+                differing.len(),
+                options_of(marks, example)
+            ),
+        });
+    }
+    out
+}
+
+/// The members GE keeps in the scope, and the breaks.
+struct Found {
+    kept: Vec<OpId>,
+    breaks: Vec<Break>,
+}
+
+/// GE's collect and select steps for one scope. An unsupported member loses its scope unless
+/// its own options set strict-scope-check; its topo id is a cut on every stream where the scope
+/// keeps members. Then, per stream, every non-ignored op between the first and last kept
+/// member that is not a fusible kept member is a cut — or, with strict-scope-check, trips the
+/// check instead (and adds no cut of its own).
+fn find_breaks(
+    cx: &Context,
+    marks: &Marks,
+    strict: &[Option<StrictScopeCheck>],
+    index: ScopeIdx,
+    strict_scope: bool,
+    members: &[OpId],
+) -> Found {
+    let mut kept = Vec::with_capacity(members.len());
+    let mut removed = Vec::new();
+    // Positions of kept members per stream, ascending (members are in execution order).
+    let mut positions: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &id in members {
+        let unsupported = cx.verdicts.get(id).verdict != Verdict::Fusible;
+        if unsupported && own_check(marks, strict, id).is_none() {
+            removed.push(id);
+            continue;
+        }
+        kept.push(id);
+        positions
+            .entry(cx.stream_of(id))
+            .or_default()
+            .push(cx.stream_pos[id.index()]);
+    }
+    let removed_at: HashMap<OpId, usize> =
+        removed.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let mut breaks: Vec<Break> = removed
+        .iter()
+        .map(|&id| {
+            let stream = cx.stream_of(id);
+            Break {
+                op: id,
+                stream,
+                cause: cause_of(cx, marks, index, id),
+                cuts: positions.contains_key(&stream),
+                in_range: false,
+                before: None,
+                after: None,
+            }
+        })
+        .collect();
+    for (&stream, pos) in &positions {
+        let list = &cx.by_stream[stream as usize];
+        let (first, last) = (pos[0] as usize, pos[pos.len() - 1] as usize);
+        for &other in &list[first..=last] {
+            let fusible_member = matches!(marks.get(other), OpMark::Member { scope, .. } if scope == index)
+                && cx.verdicts.get(other).verdict == Verdict::Fusible;
+            if fusible_member {
+                continue;
+            }
+            match removed_at.get(&other) {
+                Some(&i) => breaks[i].in_range = true,
+                None => breaks.push(Break {
+                    op: other,
+                    stream,
+                    cause: cause_of(cx, marks, index, other),
+                    cuts: !strict_scope,
+                    in_range: true,
+                    before: None,
+                    after: None,
+                }),
+            }
+        }
+    }
+    for b in &mut breaks {
+        if let Some(pos) = positions.get(&b.stream) {
+            let at = cx.stream_pos[b.op.index()];
+            let list = &cx.by_stream[b.stream as usize];
+            let split = pos.partition_point(|&p| p < at);
+            b.before = split.checked_sub(1).map(|i| list[pos[i] as usize]);
+            b.after = pos[split..]
+                .iter()
+                .find(|&&p| p != at)
+                .map(|&p| list[p as usize]);
+        }
+    }
+    breaks.sort_by_key(|b| (cx.topo(b.op), b.op));
+    Found { kept, breaks }
+}
+
+fn cause_of(cx: &Context, marks: &Marks, index: ScopeIdx, id: OpId) -> BreakCause {
+    match marks.get(id) {
+        OpMark::Member { scope, .. } if scope == index => match cx.verdicts.get(id).verdict {
+            Verdict::Unsupported(r) => BreakCause::Unsupported(r),
+            // Unreachable for members the scan skips; keep a sensible answer anyway.
+            _ => BreakCause::Unscoped,
+        },
+        OpMark::Member { scope, .. } => BreakCause::OtherScope(scope),
+        OpMark::Unscoped => BreakCause::Unscoped,
+        OpMark::DoNotFuse => BreakCause::DoNotFuse,
+    }
+}
+
+/// Splits the kept members by the cut topo ids (GE's `AutomaticSplitScope`): sentinels first
+/// id − 1 and last id + 1, members strictly between two consecutive cuts form a segment named
+/// `<scope>_split_<a>_<b>`; a scope without cuts keeps its name.
+fn split(cx: &Context, marks: &Marks, scope: &str, kept: &[OpId], cut_ids: &[i64]) -> Vec<Segment> {
+    if kept.is_empty() {
+        return Vec::new();
+    }
+    let mut by_topo: Vec<OpId> = kept.to_vec();
+    by_topo.sort_by_key(|&id| (cx.topo(id), id));
+    if cut_ids.is_empty() {
+        return vec![segment(cx, marks, scope.to_string(), by_topo)];
+    }
+    let first = cx.topo(by_topo[0]);
+    let last = cx.topo(by_topo[by_topo.len() - 1]);
+    let mut cuts: Vec<i64> = cut_ids.to_vec();
+    cuts.push(first - 1);
+    cuts.push(last + 1);
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut segments = Vec::new();
+    let mut rest = by_topo.as_slice();
+    for pair in cuts.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let skip = rest.partition_point(|&id| cx.topo(id) <= a);
+        rest = &rest[skip..];
+        let take = rest.partition_point(|&id| cx.topo(id) < b);
+        if take > 0 {
+            let name = format!("{scope}_split_{a}_{b}");
+            segments.push(segment(cx, marks, name, rest[..take].to_vec()));
+        }
+        rest = &rest[take..];
+    }
+    segments
+}
+
+fn segment(cx: &Context, marks: &Marks, name: String, ops: Vec<OpId>) -> Segment {
+    let graph = cx.graph;
+    let first = graph.op(ops[0]);
+    let last = graph.op(ops[ops.len() - 1]);
+    let fused_node = format!("sk_{name}_start_{}_end_{}", first.name, last.name);
+    let stream = superkernel_stream(cx, &ops);
+    let options = options_of(marks, ops[0]).to_string();
+    let subs: Option<Vec<SubKernel>> = ops.iter().map(|id| cx.sub_kernels[id.index()]).collect();
+    let ratio_assumed = subs
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|k| k.ratio_assumed));
+    let kernel = match subs {
+        None => KernelInfo::Unknown,
+        Some(s) => match kernel::superkernel(&s, &SkOptions::parse(&options)) {
+            Ok(k) => KernelInfo::Known(k),
+            Err(e) => KernelInfo::Fails(e),
+        },
+    };
+    Segment {
+        name,
+        fused_node,
+        stream,
+        ops,
+        options,
+        kernel,
+        ratio_assumed,
+    }
+}
+
+/// GE runs the SuperKernel on its first sub-op's stream; when that op is a communication op,
+/// on the first stream (ascending id) whose first sub-op is not one.
+fn superkernel_stream(cx: &Context, ops: &[OpId]) -> u32 {
+    let first = cx.stream_of(ops[0]);
+    if !cx.hccl[ops[0].index()] {
+        return first;
+    }
+    let mut firsts: Vec<(i64, OpId)> = Vec::new();
+    for &id in ops {
+        let id_of = cx.streams[cx.stream_of(id) as usize].id;
+        if !firsts.iter().any(|(s, _)| *s == id_of) {
+            firsts.push((id_of, id));
+        }
+    }
+    firsts.sort_unstable();
+    firsts
+        .iter()
+        .find(|(_, op)| !cx.hccl[op.index()])
+        .map_or(first, |(_, op)| cx.stream_of(*op))
+}
+
+fn segment_findings(seg: &Segment) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if seg.ops.len() == 1 {
+        out.push(Finding {
+            severity: Severity::Warning,
+            op: Some(seg.ops[0]),
+            message: format!(
+                "segment {} has a single op: fusing it saves nothing",
+                seg.name
+            ),
+        });
+    }
+    if let KernelInfo::Fails(e) = &seg.kernel {
+        out.push(Finding {
+            severity: Severity::Error,
+            op: Some(seg.ops[0]),
+            message: format!("segment {}: the SuperKernel compile fails: {e}", seg.name),
+        });
+    }
+    out
+}
+
+/// The cause of a break in words, naming the other scope where there is one.
+pub fn describe_cause(marks: &Marks, cause: BreakCause) -> String {
+    match cause {
+        BreakCause::Unsupported(r) => r.text().to_string(),
+        BreakCause::OtherScope(s) => format!(
+            "op of scope {} between this scope's ops on the same stream",
+            marks.scopes()[s as usize]
+        ),
+        BreakCause::Unscoped => {
+            "op without a scope between this scope's ops on the same stream".to_string()
+        }
+        BreakCause::DoNotFuse => {
+            "op marked do-not-fuse between this scope's ops on the same stream".to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
