@@ -2,8 +2,12 @@
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use skope::fusion::marks::Marks;
+use skope::fusion::plan::{Context, ScopeStatus, plan};
+use skope::fusion::rules::RuleSet;
 use skope::info::Info;
 use skope::load::{self, Dump, LoadOptions};
+use skope::report::Report;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -39,13 +43,38 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Predict GE's SuperKernel segments for every scope and explain every break.
+    Report {
+        /// The dump file.
+        file: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// A rules file that extends or overrides the bundled rules (repeatable; later files
+        /// win).
+        #[arg(long = "rules", value_name = "FILE")]
+        rules: Vec<PathBuf>,
+        /// Exit with status 1 when any scope does not fuse whole (`splits`) or when there is any
+        /// warning or error (`warnings`).
+        #[arg(long, value_enum)]
+        deny: Option<Deny>,
+    },
+}
+
+/// What `--deny` turns into a failing exit status.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Deny {
+    /// Any scope that is split, dropped, aborted, skipped or left unfused.
+    Splits,
+    /// Any warning or error in the plan.
+    Warnings,
 }
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", skope::text::sanitize(&format!("{e:#}")));
+            eprintln!("error: {}", skope::text::sanitize_lines(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }
@@ -65,12 +94,60 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 print!("{}", info.to_text());
             }
         }
+        Some(Command::Report {
+            file,
+            json,
+            rules,
+            deny,
+        }) => return report(&file, options, &rules, json, deny),
         None => {
             let (dump, name) = open(cli.file.as_deref(), options)?;
             print!("{}", Info::of(&dump, &name).to_text());
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `skope report`: prints the plan and returns the exit status `--deny` asks for.
+fn report(
+    file: &Path,
+    options: LoadOptions,
+    rule_files: &[PathBuf],
+    json: bool,
+    deny: Option<Deny>,
+) -> Result<ExitCode> {
+    let mut rules = RuleSet::bundled();
+    for path in rule_files {
+        rules.add_file(path)?;
+    }
+    let dump = load::load_file(file, options)?;
+    let graph = dump.main();
+    let cx = Context::new(graph, &rules);
+    let marks = Marks::from_graph(graph);
+    let plan = plan(&cx, &marks);
+    let report = Report::new(
+        &cx,
+        &marks,
+        &plan,
+        &file.to_string_lossy(),
+        dump.format.id(),
+        rules.files(),
+    );
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.to_text());
+    }
+    let denied = match deny {
+        None => false,
+        Some(Deny::Splits) => plan.scopes.iter().any(|s| s.status != ScopeStatus::Fused),
+        Some(Deny::Warnings) => plan.all_findings().next().is_some(),
+    };
+    Ok(if denied {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Loads `file`, or the bundled example when none is given.

@@ -19,6 +19,12 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Like [`sanitize`], but keeps line breaks: each line is sanitised on its own (so a `\r` or
+/// an escape sequence inside a line is still made visible).
+pub fn sanitize_lines(s: &str) -> String {
+    s.lines().map(sanitize).collect::<Vec<_>>().join("\n")
+}
+
 fn is_unsafe(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
@@ -35,5 +41,14 @@ mod tests {
         assert_eq!(sanitize("a\x1b[31mb"), "a\\u{1b}[31mb");
         assert_eq!(sanitize("a\nb\tc"), "a\\u{a}b c");
         assert_eq!(sanitize("x\u{9b}y\u{202e}z"), "x\\u{9b}y\\u{202e}z");
+    }
+
+    #[test]
+    fn multiline_text_keeps_its_line_breaks_only() {
+        assert_eq!(
+            sanitize_lines("a: bad\n  hint: x\x1b[2J"),
+            "a: bad\n  hint: x\\u{1b}[2J"
+        );
+        assert_eq!(sanitize_lines("a\r\nb\rc"), "a\nb\\u{d}c");
     }
 }

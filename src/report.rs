@@ -1,0 +1,398 @@
+//! The `skope report` output: a plan in words an engineer can act on, as text or JSON.
+//!
+//! Every string taken from the dump is sanitised in the text form; the JSON form carries the
+//! strings as they are (JSON escaping makes them safe).
+
+use crate::fusion::Severity;
+use crate::fusion::marks::Marks;
+use crate::fusion::plan::{Break, BreakCause, Context, Finding, KernelInfo, Plan, describe_cause};
+use crate::fusion::verdict::Verdict;
+use crate::graph::OpId;
+use crate::text::sanitize;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The whole report.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The dump file.
+    pub file: String,
+    /// Its format id.
+    pub format: String,
+    /// The graph name.
+    pub graph: String,
+    /// Ops in the graph.
+    pub ops: usize,
+    /// True when the dump was taken after the kernels were compiled.
+    pub compiled: bool,
+    /// Rules files in effect, in order.
+    pub rules: Vec<String>,
+    /// Counts.
+    pub summary: Summary,
+    /// One entry per scope.
+    pub scopes: Vec<ScopeReport>,
+    /// Findings about the graph as a whole.
+    pub warnings: Vec<FindingReport>,
+}
+
+/// Counts over the plan.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// Scopes.
+    pub scopes: usize,
+    /// Segments (SuperKernels).
+    pub segments: usize,
+    /// Breaks.
+    pub breaks: usize,
+    /// Findings that fail the build.
+    pub errors: usize,
+    /// Other findings.
+    pub warnings: usize,
+}
+
+/// One scope.
+#[derive(Debug, Serialize)]
+pub struct ScopeReport {
+    /// Scope name.
+    pub name: String,
+    /// Options string of its first op.
+    pub options: String,
+    /// `fused`, `split`, `unfused`, `dropped`, `aborted` or `skipped`.
+    pub status: &'static str,
+    /// Number of members.
+    pub members: usize,
+    /// Its segments.
+    pub segments: Vec<SegmentReport>,
+    /// Its breaks.
+    pub breaks: Vec<BreakReport>,
+    /// Its findings.
+    pub warnings: Vec<FindingReport>,
+}
+
+/// One segment.
+#[derive(Debug, Serialize)]
+pub struct SegmentReport {
+    /// GE's name (`<scope>_split_<a>_<b>` or the scope name).
+    pub name: String,
+    /// The SuperKernel node name.
+    pub fused_node: String,
+    /// The stream id it runs on.
+    pub stream: i64,
+    /// Sub-op names in order.
+    pub ops: Vec<String>,
+    /// Options it is compiled with.
+    pub options: String,
+    /// `MIX_AIC_1_2` etc.; `null` when unknown or failing.
+    pub kernel_type: Option<&'static str>,
+    /// Block dim; `null` when unknown or failing.
+    pub block_dim: Option<u64>,
+    /// Why the kernel type is unknown or fails, when it is.
+    pub kernel_note: Option<String>,
+}
+
+/// One break.
+#[derive(Debug, Serialize)]
+pub struct BreakReport {
+    /// Op name.
+    pub op: String,
+    /// Op type.
+    #[serde(rename = "type")]
+    pub op_type: String,
+    /// Stream id.
+    pub stream: i64,
+    /// The reason in words.
+    pub reason: String,
+    /// A stable code for the reason.
+    pub reason_code: &'static str,
+    /// `dump`, `rules` or `assumed`.
+    pub evidence: &'static str,
+    /// The facts behind it.
+    pub detail: String,
+    /// What to do about it.
+    pub suggestion: String,
+    /// False when the op is left out without splitting the scope.
+    pub cuts: bool,
+    /// The scope's op before it on the same stream.
+    pub before: Option<String>,
+    /// The scope's op after it on the same stream.
+    pub after: Option<String>,
+}
+
+/// One finding.
+#[derive(Debug, Serialize)]
+pub struct FindingReport {
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// The op concerned.
+    pub op: Option<String>,
+    /// What happens.
+    pub message: String,
+}
+
+impl Report {
+    /// Builds the report of `plan`.
+    pub fn new(
+        cx: &Context,
+        marks: &Marks,
+        plan: &Plan,
+        file: &str,
+        format: &str,
+        rules: &[String],
+    ) -> Report {
+        let graph = cx.graph();
+        let name = |id: OpId| graph.op(id).name.clone();
+        let stream_id = |s: u32| cx.streams()[s as usize].id;
+        let findings =
+            |f: &[Finding]| -> Vec<FindingReport> { f.iter().map(|f| finding(cx, f)).collect() };
+        let scopes = plan
+            .scopes
+            .iter()
+            .map(|s| ScopeReport {
+                name: s.name.clone(),
+                options: s.options.clone(),
+                status: s.status.name(),
+                members: s.members.len(),
+                segments: s
+                    .segments
+                    .iter()
+                    .map(|seg| {
+                        let (kernel_type, block_dim, kernel_note) = match &seg.kernel {
+                            KernelInfo::Known(k) => (
+                                Some(k.kernel_type.name()),
+                                Some(k.block_dim),
+                                seg.ratio_assumed.then(|| {
+                                    "a sub-op's core type is only \"mixed\": AIC:AIV 1:2 assumed"
+                                        .to_string()
+                                }),
+                            ),
+                            KernelInfo::Unknown => (
+                                None,
+                                None,
+                                Some(
+                                    "unknown: a sub-op has no _cube_vector_core_type or block dim"
+                                        .to_string(),
+                                ),
+                            ),
+                            KernelInfo::Fails(e) => (None, None, Some(e.clone())),
+                        };
+                        SegmentReport {
+                            name: seg.name.clone(),
+                            fused_node: seg.fused_node.clone(),
+                            stream: stream_id(seg.stream),
+                            ops: seg.ops.iter().map(|&id| name(id)).collect(),
+                            options: seg.options.clone(),
+                            kernel_type,
+                            block_dim,
+                            kernel_note,
+                        }
+                    })
+                    .collect(),
+                breaks: s
+                    .breaks
+                    .iter()
+                    .map(|b| break_report(cx, marks, &s.name, b))
+                    .collect(),
+                warnings: findings(&s.findings),
+            })
+            .collect();
+        let errors = plan
+            .all_findings()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        Report {
+            file: file.to_string(),
+            format: format.to_string(),
+            graph: graph.name().to_string(),
+            ops: graph.len(),
+            compiled: cx.verdicts().compiled(),
+            rules: rules.to_vec(),
+            summary: Summary {
+                scopes: plan.scopes.len(),
+                segments: plan.segment_count(),
+                breaks: plan.break_count(),
+                errors,
+                warnings: plan.all_findings().count() - errors,
+            },
+            scopes,
+            warnings: findings(&plan.findings),
+        }
+    }
+
+    /// The report as text for a terminal, every dump string sanitised.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let s = &self.summary;
+        let _ = writeln!(
+            out,
+            "{} · {} · graph {} · {} ops ({})",
+            sanitize(&self.file),
+            self.format,
+            sanitize(&self.graph),
+            self.ops,
+            if self.compiled {
+                "compiled: dump attributes decide"
+            } else {
+                "not compiled: the rules table decides"
+            }
+        );
+        let _ = writeln!(
+            out,
+            "{} scopes → {} segments · {} breaks · {} errors · {} warnings",
+            s.scopes, s.segments, s.breaks, s.errors, s.warnings
+        );
+        let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
+        write_findings(&mut out, "", &self.warnings);
+        for scope in &self.scopes {
+            out.push('\n');
+            write_scope(&mut out, scope);
+        }
+        out
+    }
+}
+
+fn write_scope(out: &mut String, scope: &ScopeReport) {
+    let options = if scope.options.is_empty() {
+        "no options".to_string()
+    } else {
+        format!("options \"{}\"", sanitize(&scope.options))
+    };
+    let _ = writeln!(
+        out,
+        "scope {}: {} · {} members · {} segment(s) · {}",
+        sanitize(&scope.name),
+        scope.status,
+        scope.members,
+        scope.segments.len(),
+        options
+    );
+    for seg in &scope.segments {
+        let kernel = match (seg.kernel_type, seg.block_dim) {
+            (Some(t), Some(b)) => format!("{t} × {b}"),
+            _ => "kernel type unknown".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  ┃ segment {} · stream {} · {} · {} op(s) → {}",
+            sanitize(&seg.name),
+            seg.stream,
+            kernel,
+            seg.ops.len(),
+            sanitize(&seg.fused_node)
+        );
+        let _ = writeln!(out, "      {}", sanitize(&op_list(&seg.ops)));
+        if let Some(note) = &seg.kernel_note {
+            let _ = writeln!(out, "      note: {}", sanitize(note));
+        }
+    }
+    for b in &scope.breaks {
+        let _ = writeln!(
+            out,
+            "  ✗ break {} ({}) · stream {}: {}{}",
+            sanitize(&b.op),
+            sanitize(&b.op_type),
+            b.stream,
+            sanitize(&b.reason),
+            if b.cuts { "" } else { " (left out; no cut)" }
+        );
+        let _ = writeln!(
+            out,
+            "      evidence: {} — {}",
+            b.evidence,
+            sanitize(&b.detail)
+        );
+        if b.before.is_some() || b.after.is_some() {
+            let _ = writeln!(
+                out,
+                "      between: {} … {}",
+                sanitize(b.before.as_deref().unwrap_or("(start)")),
+                sanitize(b.after.as_deref().unwrap_or("(end)"))
+            );
+        }
+        let _ = writeln!(out, "      fix: {}", sanitize(&b.suggestion));
+    }
+    write_findings(out, "  ", &scope.warnings);
+}
+
+fn write_findings(out: &mut String, indent: &str, findings: &[FindingReport]) {
+    for f in findings {
+        let mark = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let _ = writeln!(out, "{indent}! {mark}: {}", sanitize(&f.message));
+    }
+}
+
+/// Names joined by ", ", shortened in the middle for long segments.
+fn op_list(ops: &[String]) -> String {
+    const HEAD: usize = 5;
+    const TAIL: usize = 2;
+    if ops.len() <= HEAD + TAIL + 1 {
+        return ops.join(", ");
+    }
+    format!(
+        "{}, … ({} more) …, {}",
+        ops[..HEAD].join(", "),
+        ops.len() - HEAD - TAIL,
+        ops[ops.len() - TAIL..].join(", ")
+    )
+}
+
+fn finding(cx: &Context, f: &Finding) -> FindingReport {
+    FindingReport {
+        severity: f.severity,
+        op: f.op.map(|id| cx.graph().op(id).name.clone()),
+        message: f.message.clone(),
+    }
+}
+
+fn break_report(cx: &Context, marks: &Marks, scope: &str, b: &Break) -> BreakReport {
+    let graph = cx.graph();
+    let op = graph.op(b.op);
+    let stream = cx.streams()[b.stream as usize].id;
+    let verdict = cx.verdicts().get(b.op);
+    let (evidence, detail) = match b.cause {
+        BreakCause::Unsupported(_) => (verdict.evidence.name(), verdict.detail.to_string()),
+        BreakCause::OtherScope(_) | BreakCause::Unscoped => (
+            "dump",
+            match op.scope() {
+                Some(s) => format!("_super_kernel_scope = \"{s}\""),
+                None => "no _super_kernel_scope".to_string(),
+            },
+        ),
+        BreakCause::DoNotFuse => ("dump", "kept out of fusion".to_string()),
+    };
+    let suggestion = match b.cause {
+        BreakCause::Unsupported(r) => r.suggestion().to_string(),
+        BreakCause::Unscoped => match verdict.verdict {
+            Verdict::Unsupported(r) => format!(
+                "it cannot be fused ({}): move it before or after {scope}'s ops on stream {stream}",
+                r.text()
+            ),
+            _ => format!(
+                "add it to scope {scope}, or move it before or after {scope}'s ops on stream {stream}"
+            ),
+        },
+        BreakCause::OtherScope(other) => format!(
+            "scopes {scope} and {} interleave on stream {stream}: merge them, or keep their ops apart",
+            marks.scopes()[other as usize]
+        ),
+        BreakCause::DoNotFuse => {
+            "it is kept out of fusion on purpose: drop the exclusion or accept the split"
+                .to_string()
+        }
+    };
+    BreakReport {
+        op: op.name.clone(),
+        op_type: op.op_type.clone(),
+        stream,
+        reason: describe_cause(marks, b.cause),
+        reason_code: b.cause.code(),
+        evidence,
+        detail,
+        suggestion,
+        cuts: b.cuts,
+        before: b.before.map(|id| graph.op(id).name.clone()),
+        after: b.after.map(|id| graph.op(id).name.clone()),
+    }
+}
