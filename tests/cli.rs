@@ -124,3 +124,109 @@ fn control_characters_from_the_dump_never_reach_the_terminal() {
     assert!(text.contains("g\\u{1b}]0;pwned\\u{7}"), "{text}");
     assert!(text.contains("op 'a\\u{1b}[2J'"), "{text}");
 }
+
+#[test]
+fn report_json_has_the_documented_shape() {
+    let out = skope(&["report", &example("moe_decode.ge_proto.txt"), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let scope = &v["scopes"][1];
+    assert_eq!(scope["name"], "moe_0");
+    assert_eq!(scope["options"], "stream-fusion=1");
+    let seg = &scope["segments"][0];
+    for key in [
+        "name",
+        "fused_node",
+        "stream",
+        "ops",
+        "kernel_type",
+        "block_dim",
+    ] {
+        assert!(seg.get(key).is_some(), "segment lacks {key}");
+    }
+    assert_eq!(
+        seg["fused_node"],
+        "sk_moe_0_split_17_22_start_layer0_post_rmsnorm_end_layer0_gating_topk"
+    );
+    assert_eq!(seg["kernel_type"], "MIX_AIC_1_2");
+    let b = &scope["breaks"][0];
+    assert_eq!(b["op"], "layer0_init_routing");
+    assert_eq!(b["type"], "MoeInitRoutingV2");
+    assert_eq!(b["reason_code"], "blacklisted");
+    assert_eq!(b["evidence"], "dump");
+    assert!(v["warnings"].is_array() && scope["warnings"].is_array());
+    assert_eq!(v["summary"]["segments"], 13);
+}
+
+#[test]
+fn report_deny_turns_splits_and_warnings_into_exit_status_1() {
+    let file = example("moe_decode.ge_proto.txt");
+    assert_eq!(skope(&["report", &file]).status.code(), Some(0));
+    assert_eq!(
+        skope(&["report", &file, "--deny", "splits"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        skope(&["report", &file, "--deny", "warnings"])
+            .status
+            .code(),
+        Some(1)
+    );
+    let whole = temp_file(
+        "whole.txt",
+        b"op { name: \"a\" type: \"MatMulV2\" attr { key: \"_super_kernel_scope\" value { s: \"s\" } } }\n\
+          op { name: \"b\" type: \"Add\" attr { key: \"_super_kernel_scope\" value { s: \"s\" } } }\n",
+    );
+    let whole = whole.to_string_lossy();
+    assert_eq!(
+        skope(&["report", &whole, "--deny", "splits"]).status.code(),
+        Some(0)
+    );
+    // Assumed verdicts are a warning.
+    assert_eq!(
+        skope(&["report", &whole, "--deny", "warnings"])
+            .status
+            .code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn report_rejects_a_bad_rules_file_with_its_position() {
+    let rules = temp_file(
+        "bad_rules.json",
+        b"{\"rules\": [\n  {\"op_type\": \"Cast\", \"verdict\": \"nope\", \"source\": \"x\"}]}",
+    );
+    let out = skope(&[
+        "report",
+        &example("moe_decode.txt"),
+        "--rules",
+        &rules.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad_rules.json:2:"), "{err}");
+    assert!(err.contains("unknown variant `nope`"), "{err}");
+    assert!(err.contains("\n  hint: "), "{err}");
+}
+
+#[test]
+fn report_text_sanitises_names_from_the_dump() {
+    let evil = temp_file(
+        "evil.txt",
+        b"op { name: \"a\\033[2J\" type: \"MatMulV2\" attr { key: \"_super_kernel_scope\" value { s: \"s\\033]0;x\\007\" } } }\n",
+    );
+    let out = skope(&["report", &evil.to_string_lossy()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
+    assert!(text.contains("scope s\\u{1b}]0;x\\u{7}: fused"), "{text}");
+}
