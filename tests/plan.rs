@@ -153,8 +153,11 @@ fn plan_graph(graph: &Graph, rules: &RuleSet) -> Plan {
     plan(&Context::new(graph, rules), &Marks::from_graph(graph))
 }
 
-/// (segment name, op names) per scope.
-fn shape(graph: &Graph, plan: &Plan) -> Vec<(String, &'static str, Vec<(String, Vec<String>)>)> {
+/// (segment name, op names) of each segment of a scope.
+type Segments = Vec<(String, Vec<String>)>;
+
+/// (scope name, status, segments) per scope.
+fn shape(graph: &Graph, plan: &Plan) -> Vec<(String, &'static str, Segments)> {
     plan.scopes
         .iter()
         .map(|s| {
