@@ -50,12 +50,38 @@ pub struct Context<'g> {
     /// Topo id per op (execution position when the dump has none).
     topo: Vec<i64>,
     sub_kernels: Vec<Option<SubKernel>>,
+    /// The verdict of each op in one byte, so a re-plan does not walk the verdict structs.
+    class: Vec<Class>,
     hccl: Vec<bool>,
     dynamic: Option<DynamicTensor>,
     superkernel_nodes: usize,
 }
 
 const NO_POS: u32 = u32::MAX;
+
+/// A verdict reduced to what the planner branches on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Fusible,
+    FusibleAssumed,
+    Ignored,
+    Unsupported,
+}
+
+impl Class {
+    fn of(v: &super::verdict::OpVerdict) -> Class {
+        match (v.verdict, v.evidence) {
+            (Verdict::Fusible, Evidence::Assumed) => Class::FusibleAssumed,
+            (Verdict::Fusible, _) => Class::Fusible,
+            (Verdict::Ignored, _) => Class::Ignored,
+            (Verdict::Unsupported(_), _) => Class::Unsupported,
+        }
+    }
+
+    fn fusible(self) -> bool {
+        matches!(self, Class::Fusible | Class::FusibleAssumed)
+    }
+}
 
 impl<'g> Context<'g> {
     /// Prepares `graph` for planning with `rules`.
@@ -87,6 +113,9 @@ impl<'g> Context<'g> {
             stream_pos,
             topo,
             sub_kernels: ops.iter().map(SubKernel::of).collect(),
+            class: (0..n)
+                .map(|i| Class::of(verdicts.get(OpId(i as u32))))
+                .collect(),
             hccl: ops
                 .iter()
                 .map(|op| op.attrs.get_int("_hccl") == Some(1) || op.op_type.starts_with("Hcom"))
@@ -362,18 +391,19 @@ pub fn plan(cx: &Context, marks: &Marks) -> Plan {
     let mut members: Vec<Vec<OpId>> = vec![Vec::new(); marks.scopes().len()];
     for &id in graph.exec_order() {
         if let OpMark::Member { scope, .. } = marks.get(id)
-            && cx.verdicts.get(id).verdict != Verdict::Ignored
+            && cx.class[id.index()] != Class::Ignored
         {
             members[scope as usize].push(id);
         }
     }
-    let strict: Vec<Option<StrictScopeCheck>> = (0..marks.options_count())
-        .map(|i| SkOptions::parse(marks.options_text(i as u32)).strict_scope_check())
+    // Each distinct options string is parsed once per plan.
+    let parsed: Vec<SkOptions> = (0..marks.options_count())
+        .map(|i| SkOptions::parse(marks.options_text(i as u32)))
         .collect();
     let scopes = members
         .into_iter()
         .enumerate()
-        .map(|(i, members)| plan_scope(cx, marks, &strict, i as ScopeIdx, members))
+        .map(|(i, members)| plan_scope(cx, marks, &parsed, i as ScopeIdx, members))
         .collect();
     Plan {
         scopes,
@@ -438,7 +468,7 @@ fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
         .iter()
         .filter(|&&id| {
             matches!(marks.get(id), OpMark::Member { .. })
-                && cx.verdicts.get(id).evidence == Evidence::Assumed
+                && cx.class[id.index()] == Class::FusibleAssumed
         })
         .count();
     if assumed > 0 {
@@ -456,7 +486,7 @@ fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
 fn plan_scope(
     cx: &Context,
     marks: &Marks,
-    strict: &[Option<StrictScopeCheck>],
+    parsed: &[SkOptions],
     index: ScopeIdx,
     members: Vec<OpId>,
 ) -> ScopePlan {
@@ -465,8 +495,11 @@ fn plan_scope(
         .first()
         .map(|&id| options_of(marks, id))
         .unwrap_or("");
-    let options = SkOptions::parse(first_options);
-    let mut findings = option_findings(marks, &members, first_options, &options);
+    let options = members
+        .first()
+        .and_then(|&id| options_index(marks, id))
+        .map(|i| &parsed[i as usize]);
+    let mut findings = option_findings(marks, &members, first_options, options);
     let mut scope = ScopePlan {
         index,
         name,
@@ -487,8 +520,8 @@ fn plan_scope(
         .members
         .iter()
         .rev()
-        .find_map(|&id| own_check(marks, strict, id));
-    let found = find_breaks(cx, marks, strict, index, check.is_some(), &scope.members);
+        .find_map(|&id| own_check(marks, parsed, id));
+    let found = find_breaks(cx, marks, parsed, index, check.is_some(), &scope.members);
     scope.breaks = found.breaks;
     let first_trigger = scope.breaks.iter().find(|b| b.in_range);
     let mut kept = found.kept;
@@ -534,7 +567,7 @@ fn plan_scope(
             ),
         });
     } else if check.is_none() {
-        kept.retain(|&id| cx.verdicts.get(id).verdict == Verdict::Fusible);
+        kept.retain(|&id| cx.class[id.index()].fusible());
     }
     let cut_ids: Vec<i64> = scope
         .breaks
@@ -542,7 +575,7 @@ fn plan_scope(
         .filter(|b| b.cuts)
         .map(|b| cx.topo(b.op))
         .collect();
-    scope.segments = split(cx, marks, &scope.name, &kept, &cut_ids);
+    scope.segments = split(cx, marks, parsed, &scope.name, &kept, &cut_ids);
     scope.status = if scope.segments.is_empty() {
         ScopeStatus::Unfused
     } else if scope.breaks.is_empty() {
@@ -565,13 +598,14 @@ fn plan_scope(
 }
 
 /// The `strict-scope-check` value in op `id`'s own options.
-fn own_check(
-    marks: &Marks,
-    strict: &[Option<StrictScopeCheck>],
-    id: OpId,
-) -> Option<StrictScopeCheck> {
+fn own_check(marks: &Marks, parsed: &[SkOptions], id: OpId) -> Option<StrictScopeCheck> {
+    options_index(marks, id).and_then(|i| parsed[i as usize].strict_scope_check())
+}
+
+/// The index of op `id`'s options string, for a member.
+fn options_index(marks: &Marks, id: OpId) -> Option<u32> {
     match marks.get(id) {
-        OpMark::Member { options, .. } => strict[options as usize],
+        OpMark::Member { options, .. } => Some(options),
         _ => None,
     }
 }
@@ -587,10 +621,11 @@ fn option_findings(
     marks: &Marks,
     members: &[OpId],
     first_options: &str,
-    options: &SkOptions,
+    options: Option<&SkOptions>,
 ) -> Vec<Finding> {
     let mut out: Vec<Finding> = options
-        .diagnostics()
+        .map(SkOptions::diagnostics)
+        .unwrap_or_default()
         .iter()
         .map(|d| Finding {
             severity: d.severity,
@@ -601,10 +636,11 @@ fn option_findings(
             ),
         })
         .collect();
+    let first_index = members.first().and_then(|&id| options_index(marks, id));
     let differing: Vec<OpId> = members
         .iter()
         .copied()
-        .filter(|&id| options_of(marks, id) != first_options)
+        .filter(|&id| options_index(marks, id) != first_index)
         .collect();
     if let Some(&example) = differing.first() {
         out.push(Finding {
@@ -621,6 +657,27 @@ fn option_findings(
     out
 }
 
+/// Positions of a scope's kept members per stream (ascending), for the few streams a scope
+/// touches: a small vector beats a hash map here.
+#[derive(Default)]
+struct StreamPositions(Vec<(u32, Vec<u32>)>);
+
+impl StreamPositions {
+    fn push(&mut self, stream: u32, pos: u32) {
+        match self.0.iter_mut().find(|(s, _)| *s == stream) {
+            Some((_, list)) => list.push(pos),
+            None => self.0.push((stream, vec![pos])),
+        }
+    }
+
+    fn get(&self, stream: u32) -> Option<&[u32]> {
+        self.0
+            .iter()
+            .find(|(s, _)| *s == stream)
+            .map(|(_, l)| l.as_slice())
+    }
+}
+
 /// The members GE keeps in the scope, and the breaks.
 struct Found {
     kept: Vec<OpId>,
@@ -635,7 +692,7 @@ struct Found {
 fn find_breaks(
     cx: &Context,
     marks: &Marks,
-    strict: &[Option<StrictScopeCheck>],
+    parsed: &[SkOptions],
     index: ScopeIdx,
     strict_scope: bool,
     members: &[OpId],
@@ -643,18 +700,15 @@ fn find_breaks(
     let mut kept = Vec::with_capacity(members.len());
     let mut removed = Vec::new();
     // Positions of kept members per stream, ascending (members are in execution order).
-    let mut positions: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut positions = StreamPositions::default();
     for &id in members {
-        let unsupported = cx.verdicts.get(id).verdict != Verdict::Fusible;
-        if unsupported && own_check(marks, strict, id).is_none() {
+        let unsupported = !cx.class[id.index()].fusible();
+        if unsupported && own_check(marks, parsed, id).is_none() {
             removed.push(id);
             continue;
         }
         kept.push(id);
-        positions
-            .entry(cx.stream_of(id))
-            .or_default()
-            .push(cx.stream_pos[id.index()]);
+        positions.push(cx.stream_of(id), cx.stream_pos[id.index()]);
     }
     let removed_at: HashMap<OpId, usize> =
         removed.iter().enumerate().map(|(i, &id)| (id, i)).collect();
@@ -666,19 +720,20 @@ fn find_breaks(
                 op: id,
                 stream,
                 cause: cause_of(cx, marks, index, id),
-                cuts: positions.contains_key(&stream),
+                cuts: positions.get(stream).is_some(),
                 in_range: false,
                 before: None,
                 after: None,
             }
         })
         .collect();
-    for (&stream, pos) in &positions {
+    for (stream, pos) in &positions.0 {
+        let stream = *stream;
         let list = &cx.by_stream[stream as usize];
         let (first, last) = (pos[0] as usize, pos[pos.len() - 1] as usize);
         for &other in &list[first..=last] {
             let fusible_member = matches!(marks.get(other), OpMark::Member { scope, .. } if scope == index)
-                && cx.verdicts.get(other).verdict == Verdict::Fusible;
+                && cx.class[other.index()].fusible();
             if fusible_member {
                 continue;
             }
@@ -697,7 +752,7 @@ fn find_breaks(
         }
     }
     for b in &mut breaks {
-        if let Some(pos) = positions.get(&b.stream) {
+        if let Some(pos) = positions.get(b.stream) {
             let at = cx.stream_pos[b.op.index()];
             let list = &cx.by_stream[b.stream as usize];
             let split = pos.partition_point(|&p| p < at);
@@ -728,14 +783,21 @@ fn cause_of(cx: &Context, marks: &Marks, index: ScopeIdx, id: OpId) -> BreakCaus
 /// Splits the kept members by the cut topo ids (GE's `AutomaticSplitScope`): sentinels first
 /// id − 1 and last id + 1, members strictly between two consecutive cuts form a segment named
 /// `<scope>_split_<a>_<b>`; a scope without cuts keeps its name.
-fn split(cx: &Context, marks: &Marks, scope: &str, kept: &[OpId], cut_ids: &[i64]) -> Vec<Segment> {
+fn split(
+    cx: &Context,
+    marks: &Marks,
+    parsed: &[SkOptions],
+    scope: &str,
+    kept: &[OpId],
+    cut_ids: &[i64],
+) -> Vec<Segment> {
     if kept.is_empty() {
         return Vec::new();
     }
     let mut by_topo: Vec<OpId> = kept.to_vec();
     by_topo.sort_by_key(|&id| (cx.topo(id), id));
     if cut_ids.is_empty() {
-        return vec![segment(cx, marks, scope.to_string(), by_topo)];
+        return vec![segment(cx, marks, parsed, scope.to_string(), by_topo)];
     }
     let first = cx.topo(by_topo[0]);
     let last = cx.topo(by_topo[by_topo.len() - 1]);
@@ -753,14 +815,20 @@ fn split(cx: &Context, marks: &Marks, scope: &str, kept: &[OpId], cut_ids: &[i64
         let take = rest.partition_point(|&id| cx.topo(id) < b);
         if take > 0 {
             let name = format!("{scope}_split_{a}_{b}");
-            segments.push(segment(cx, marks, name, rest[..take].to_vec()));
+            segments.push(segment(cx, marks, parsed, name, rest[..take].to_vec()));
         }
         rest = &rest[take..];
     }
     segments
 }
 
-fn segment(cx: &Context, marks: &Marks, name: String, ops: Vec<OpId>) -> Segment {
+fn segment(
+    cx: &Context,
+    marks: &Marks,
+    parsed: &[SkOptions],
+    name: String,
+    ops: Vec<OpId>,
+) -> Segment {
     let graph = cx.graph;
     let first = graph.op(ops[0]);
     let last = graph.op(ops[ops.len() - 1]);
@@ -773,10 +841,14 @@ fn segment(cx: &Context, marks: &Marks, name: String, ops: Vec<OpId>) -> Segment
         .is_some_and(|s| s.iter().any(|k| k.ratio_assumed));
     let kernel = match subs {
         None => KernelInfo::Unknown,
-        Some(s) => match kernel::superkernel(&s, &SkOptions::parse(&options)) {
-            Ok(k) => KernelInfo::Known(k),
-            Err(e) => KernelInfo::Fails(e),
-        },
+        Some(s) => {
+            let empty = SkOptions::default();
+            let opts = options_index(marks, ops[0]).map_or(&empty, |i| &parsed[i as usize]);
+            match kernel::superkernel(&s, opts) {
+                Ok(k) => KernelInfo::Known(k),
+                Err(e) => KernelInfo::Fails(e),
+            }
+        }
     };
     Segment {
         name,
