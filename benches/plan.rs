@@ -45,14 +45,14 @@ fn graph() -> Graph {
             0 => op.op_type = "Const".into(),
             1 => op.op_type = "Send".into(),
             _ => {
-                let support = i64::from(!(block % 3 == 0 && at == 20));
+                let support = i64::from(!(block.is_multiple_of(3) && at == 20));
                 attrs.insert("supportSuperKernel".into(), AttrValue::Int(support));
                 attrs.insert("_cube_vector_core_type".into(), AttrValue::Str(core.into()));
                 attrs.insert("tvm_blockdim".into(), AttrValue::Int(dim));
             }
         }
         // Every fifth block leaves one op in the middle unscoped.
-        if at > 1 && !(block % 5 == 0 && at == 30) {
+        if at > 1 && !(block.is_multiple_of(5) && at == 30) {
             attrs.insert(
                 "_super_kernel_scope".into(),
                 AttrValue::Str(format!("scope_{block}")),
