@@ -5,9 +5,11 @@ use clap::{Parser, Subcommand};
 use skope::fusion::marks::Marks;
 use skope::fusion::plan::{Context, ScopeStatus, plan};
 use skope::fusion::rules::RuleSet;
+use skope::fusion::verify::verify;
+use skope::graph::Graph;
 use skope::info::Info;
 use skope::load::{self, Dump, LoadOptions};
-use skope::report::Report;
+use skope::report::{Report, verification_text};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -58,6 +60,11 @@ enum Command {
         /// warning or error (`warnings`).
         #[arg(long, value_enum)]
         deny: Option<Deny>,
+        /// GE's AfterSkGraph dump (and any super_kernel_sub_graph dumps) of the same model:
+        /// compare the SuperKernels GE made with the prediction; exit with status 1 on any
+        /// difference.
+        #[arg(long, value_name = "AFTER_SK_DUMP", num_args = 1..)]
+        verify: Vec<PathBuf>,
     },
 }
 
@@ -99,7 +106,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
             rules,
             deny,
-        }) => return report(&file, options, &rules, json, deny),
+            verify,
+        }) => {
+            let args = ReportArgs {
+                rules,
+                json,
+                deny,
+                verify,
+            };
+            return report(&file, options, &args);
+        }
         None => {
             let (dump, name) = open(cli.file.as_deref(), options)?;
             print!("{}", Info::of(&dump, &name).to_text());
@@ -108,16 +124,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `skope report`: prints the plan and returns the exit status `--deny` asks for.
-fn report(
-    file: &Path,
-    options: LoadOptions,
-    rule_files: &[PathBuf],
+/// Options of `skope report` besides the file.
+struct ReportArgs {
+    rules: Vec<PathBuf>,
     json: bool,
     deny: Option<Deny>,
-) -> Result<ExitCode> {
+    verify: Vec<PathBuf>,
+}
+
+/// `skope report`: prints the plan (and the comparison with GE's result) and returns the exit
+/// status `--deny` / `--verify` ask for.
+fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCode> {
     let mut rules = RuleSet::bundled();
-    for path in rule_files {
+    for path in &args.rules {
         rules.add_file(path)?;
     }
     let dump = load::load_file(file, options)?;
@@ -133,16 +152,34 @@ fn report(
         dump.format.id(),
         rules.files(),
     );
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let after: Vec<Dump> = args
+        .verify
+        .iter()
+        .map(|path| load::load_file(path, options))
+        .collect::<Result<_, _>>()?;
+    let verification = (!after.is_empty()).then(|| {
+        let graphs: Vec<&Graph> = after.iter().flat_map(|d| d.graphs.iter()).collect();
+        verify(&cx, &plan, &graphs)
+    });
+    if args.json {
+        let mut value = serde_json::to_value(&report)?;
+        if let (Some(v), Some(object)) = (&verification, value.as_object_mut()) {
+            object.insert("verify".to_string(), serde_json::to_value(v)?);
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print!("{}", report.to_text());
+        if let Some(v) = &verification {
+            print!("\n{}", verification_text(v));
+        }
     }
-    let denied = match deny {
-        None => false,
-        Some(Deny::Splits) => plan.scopes.iter().any(|s| s.status != ScopeStatus::Fused),
-        Some(Deny::Warnings) => plan.all_findings().next().is_some(),
-    };
+    let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
+    let denied = mismatched
+        || match args.deny {
+            None => false,
+            Some(Deny::Splits) => plan.scopes.iter().any(|s| s.status != ScopeStatus::Fused),
+            Some(Deny::Warnings) => plan.all_findings().next().is_some(),
+        };
     Ok(if denied {
         ExitCode::from(1)
     } else {

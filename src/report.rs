@@ -7,6 +7,7 @@ use crate::fusion::Severity;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Break, BreakCause, Context, Finding, KernelInfo, Plan, describe_cause};
 use crate::fusion::verdict::Verdict;
+use crate::fusion::verify::{Mismatch, Verification};
 use crate::graph::OpId;
 use crate::text::sanitize;
 use serde::Serialize;
@@ -395,4 +396,37 @@ fn break_report(cx: &Context, marks: &Marks, scope: &str, b: &Break) -> BreakRep
         before: b.before.map(|id| graph.op(id).name.clone()),
         after: b.after.map(|id| graph.op(id).name.clone()),
     }
+}
+
+/// The comparison with GE's result as text, every name sanitised.
+pub fn verification_text(v: &Verification) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "verify: GE made {} SuperKernel(s); {} predicted exactly, {} difference(s)",
+        v.actual.len(),
+        v.matched,
+        v.mismatches.len()
+    );
+    for m in &v.mismatches {
+        let line = match m {
+            Mismatch::NotFused { fused_node, ops } => format!(
+                "  ✗ predicted {fused_node} ({}) but GE did not fuse these ops together",
+                op_list(ops)
+            ),
+            Mismatch::Unexpected { fused_node, ops } => format!(
+                "  ✗ GE made {fused_node} ({}) which was not predicted",
+                op_list(ops)
+            ),
+            Mismatch::Renamed { predicted, actual } => {
+                format!("  ✗ same ops, but GE named it {actual} (predicted {predicted})")
+            }
+            Mismatch::Unresolved { fused_node } => format!(
+                "  ? cannot tell which ops GE fused into {fused_node}: pass its \
+                 super_kernel_sub_graph dump too, or check that FILE is the pre-fusion graph"
+            ),
+        };
+        let _ = writeln!(out, "{}", sanitize(&line));
+    }
+    out
 }

@@ -230,3 +230,40 @@ fn report_text_sanitises_names_from_the_dump() {
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
     assert!(text.contains("scope s\\u{1b}]0;x\\u{7}: fused"), "{text}");
 }
+
+#[test]
+fn report_verify_exits_1_on_differences_and_adds_json() {
+    let after = example("moe_decode.after_sk.ge_proto.txt");
+    let ok = skope(&[
+        "report",
+        &example("moe_decode.ge_proto.txt"),
+        "--verify",
+        &after,
+    ]);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("13 predicted exactly, 0 difference(s)"));
+    let out = skope(&[
+        "report",
+        &example("moe_decode.txt"),
+        "--json",
+        "--verify",
+        &after,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = v["verify"]["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"not_fused") && kinds.contains(&"renamed"),
+        "{kinds:?}"
+    );
+}

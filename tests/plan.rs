@@ -439,3 +439,82 @@ fn torchair_dumps_with_site_rules_fuse_the_same_ops_as_ge() {
             .any(|f| f.message.contains("are assumed fusible"))
     );
 }
+
+fn verify_against_after_sk(dump: &Dump, rules: &RuleSet) -> skope::fusion::verify::Verification {
+    let after = example("moe_decode.after_sk.ge_proto.txt");
+    let g = dump.main();
+    let cx = Context::new(g, rules);
+    let p = plan(&cx, &Marks::from_graph(g));
+    let graphs: Vec<&Graph> = after.graphs.iter().collect();
+    skope::fusion::verify::verify(&cx, &p, &graphs)
+}
+
+#[test]
+fn verify_matches_ge_after_sk_graph_for_the_compiled_dump() {
+    let v = verify_against_after_sk(&example("moe_decode.ge_proto.txt"), &RuleSet::bundled());
+    assert_eq!((v.actual.len(), v.matched), (13, 13));
+    assert!(v.mismatches.is_empty(), "{:?}", v.mismatches);
+    // The AfterSkGraph holds no sub-graphs: sub-ops were recovered from the node names.
+    assert!(v.actual.iter().all(|a| !a.from_sub_graphs));
+    let moe0 = v
+        .actual
+        .iter()
+        .find(|a| a.fused_node.starts_with("sk_moe_0_split_22_34"))
+        .unwrap();
+    assert_eq!(moe0.ops.len(), 8);
+}
+
+#[test]
+fn verify_lists_every_difference() {
+    use skope::fusion::verify::Mismatch;
+    let txt = example("moe_decode.txt");
+    // With the site rules only the names differ (positions instead of GE topo ids).
+    let v = verify_against_after_sk(&txt, &site_rules());
+    assert!(
+        v.mismatches
+            .iter()
+            .all(|m| matches!(m, Mismatch::Renamed { .. })),
+        "{:?}",
+        v.mismatches
+    );
+    assert_eq!(v.matched + v.mismatches.len(), 13);
+    // Without them the TBE Cast is assumed fusible: moe_1 is predicted wrongly.
+    let v = verify_against_after_sk(&txt, &RuleSet::bundled());
+    let not_fused: Vec<&Vec<String>> = v
+        .mismatches
+        .iter()
+        .filter_map(|m| match m {
+            Mismatch::NotFused { ops, .. } => Some(ops),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(not_fused.len(), 1);
+    assert!(not_fused[0].contains(&"layer1_expert_ids_cast".to_string()));
+    let unexpected = v
+        .mismatches
+        .iter()
+        .filter(|m| matches!(m, Mismatch::Unexpected { .. }))
+        .count();
+    assert_eq!(unexpected, 2);
+}
+
+#[test]
+fn verify_reads_sub_ops_from_sub_graph_dumps() {
+    let pre = "graph {\n name: \"g\"\n\
+        op { name: \"a\" type: \"MatMulV2\" attr { key: \"_super_kernel_scope\" value { s: \"s\" } } attr { key: \"supportSuperKernel\" value { i: 1 } } id: 1 }\n\
+        op { name: \"b\" type: \"Add\" attr { key: \"_super_kernel_scope\" value { s: \"s\" } } attr { key: \"supportSuperKernel\" value { i: 1 } } id: 2 }\n}\n";
+    let after = "graph {\n name: \"g\"\n op { name: \"sk_s_start_a_end_b\" type: \"SuperKernel\" id: 1 }\n}\n\
+        graph {\n name: \"super_kernel_sub_graph0\"\n\
+        op { name: \"a\" type: \"MatMulV2\" attr { key: \"sk_parent_node_name\" value { s: \"sk_s_start_a_end_b\" } } id: 1 }\n\
+        op { name: \"b\" type: \"Add\" attr { key: \"sk_parent_node_name\" value { s: \"sk_s_start_a_end_b\" } } id: 2 }\n}\n";
+    let pre = load::load_bytes(Path::new("pre.txt"), pre.as_bytes()).unwrap();
+    let after = load::load_bytes(Path::new("after.txt"), after.as_bytes()).unwrap();
+    let g = pre.main();
+    let cx = Context::new(g, &RuleSet::bundled());
+    let p = plan(&cx, &Marks::from_graph(g));
+    let graphs: Vec<&Graph> = after.graphs.iter().collect();
+    let v = skope::fusion::verify::verify(&cx, &p, &graphs);
+    assert_eq!(v.matched, 1, "{v:?}");
+    assert!(v.actual[0].from_sub_graphs);
+    assert_eq!(v.actual[0].ops, ["a", "b"]);
+}

@@ -11,6 +11,9 @@ The graph is defined once below; each writer follows the syntax of the real tool
   moe_decode.txt            TorchAir txt: GraphDef text before GE compiles (no ids, streams,
                             compile flags or Send/Recv)
   moe_decode.pbtxt          TorchAir pbtxt of that same graph
+  moe_decode.after_sk.ge_proto.txt
+                            GE AfterSkGraph of the compiled graph: segments replaced by
+                            SuperKernel nodes (GE's split rule, implemented in segments() below)
   prof_result/{no_sk_model,sk_model}/.../ASCEND_PROFILER_OUTPUT/{op_statistic,kernel_details}.csv
 
 Deliberate breaks (what a planner should find):
@@ -435,27 +438,93 @@ def fusible(o):
 
 
 def segments():
-    """GE's split rule (reference §4.1) on the example: cut ids per scope over all streams."""
+    """GE's split rule (reference §4.1, SuperKernelPass): unsupported members lose their scope
+    and cut it on every stream where it keeps members; per stream, every non-ignored op between
+    the first and last kept member that is not a fusible member cuts it; the cut topo ids plus
+    sentinels (first - 1, last + 1) split the kept members. Returns (segment name, ops)."""
     scope_of = {o["name"]: o["attrs"].get("_super_kernel_scope", ("s", None))[1] for o in ops}
     topo = {o["name"]: i for i, o in enumerate(ops)}
     result = []
-    for scope in sorted({s for s in scope_of.values() if s}):
-        members = [o for o in ops if scope_of[o["name"]] == scope]
-        cuts = {topo[o["name"]] for o in members if not fusible(o)}
-        for stream in sorted({o["stream"] for o in members}):
-            ids = [topo[o["name"]] for o in members if o["stream"] == stream]
+    scopes = []
+    for o in ops:
+        s = scope_of[o["name"]]
+        if s and s not in scopes:
+            scopes.append(s)
+    for scope in scopes:
+        members = [o for o in ops if scope_of[o["name"]] == scope and o["type"] not in IGNORED]
+        kept = [o for o in members if fusible(o)]
+        if not kept:
+            continue
+        streams = {o["stream"] for o in kept}
+        cuts = {topo[o["name"]] for o in members if not fusible(o) and o["stream"] in streams}
+        for stream in streams:
+            ids = [topo[o["name"]] for o in kept if o["stream"] == stream]
             for o in ops:
                 t = topo[o["name"]]
                 if o["stream"] == stream and ids[0] < t < ids[-1] and o["type"] not in IGNORED \
-                        and scope_of[o["name"]] != scope:
+                        and not (scope_of[o["name"]] == scope and fusible(o)):
                     cuts.add(t)
-        fused = [o for o in members if topo[o["name"]] not in cuts]
-        bounds = sorted(cuts | {min(topo[o["name"]] for o in members) - 1, max(topo[o["name"]] for o in members) + 1})
+        if not cuts:
+            result.append((scope, kept))
+            continue
+        bounds = sorted(cuts | {topo[kept[0]["name"]] - 1, topo[kept[-1]["name"]] + 1})
         for a, b in zip(bounds, bounds[1:]):
-            part = [o for o in fused if a < topo[o["name"]] < b]
+            part = [o for o in kept if a < topo[o["name"]] < b]
             if part:
-                result.append(part)
+                result.append(("%s_split_%d_%d" % (scope, a, b), part))
     return result
+
+
+def fused_node(name, part):
+    return "sk_%s_start_%s_end_%s" % (name, part[0]["name"], part[-1]["name"])
+
+
+def write_after_sk(path):
+    """GE's AfterSkGraph dump: each segment replaced by a SuperKernel node (id and stream of its
+    first sub-op); the sub-ops themselves live in separately dumped sub-graphs."""
+    absorbed = {}
+    first_of = {}
+    for name, part in segments():
+        node = fused_node(name, part)
+        for o in part:
+            absorbed[o["name"]] = node
+        first_of[part[0]["name"]] = (node, part)
+    lines = ["graph {", '  name: "moe_decode"']
+    for topo, o in enumerate(ops):
+        if o["name"] in first_of:
+            node, part = first_of[o["name"]]
+            inside = {x["name"] for x in part}
+            inputs = []
+            for x in part:
+                for i in visible_inputs(x, True):
+                    src = i.rsplit(":", 1)[0]
+                    if src not in inside:
+                        i = absorbed.get(src, src) + ":" + i.rsplit(":", 1)[1] if src in absorbed else i
+                        if i not in inputs:
+                            inputs.append(i)
+            lines += ["  op {", "    name: " + q(node), '    type: "SuperKernel"']
+            lines += ["    input: " + q(i) for i in inputs]
+            lines += attr_lines("_fe_imply_type", "i", 6, 4)
+            lines.append("    id: %d" % topo)
+            if o["stream"]:
+                lines.append("    stream_id: %d" % o["stream"])
+            lines.append("  }")
+            continue
+        if o["name"] in absorbed:
+            continue
+        body = op_def_lines(o, topo, True, 2)
+        out = []
+        for line in body:
+            stripped = line.strip()
+            if stripped.startswith("input: "):
+                src, idx = stripped[len("input: ") + 1:-1].rsplit(":", 1)
+                if src in absorbed:
+                    line = line[:line.index("input: ")] + "input: " + q(absorbed[src] + ":" + idx)
+            out.append(line)
+        lines += out
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def write_profiles():
@@ -465,7 +534,7 @@ def write_profiles():
     core = {o["name"]: ("COMMUNICATION" if o["type"].startswith("Hcom") else CORE[o["compiled"]["_cube_vector_core_type"][1]])
             for o in compute}
     segs = segments()
-    in_seg = {o["name"]: i for i, seg in enumerate(segs) for o in seg}
+    in_seg = {o["name"]: i for i, (_, seg) in enumerate(segs) for o in seg}
 
     def rows_for(sk):
         rows, seen, t = [], set(), 1736413971558000.0
@@ -476,11 +545,10 @@ def write_profiles():
                 if i in seen:
                     continue
                 seen.add(i)
-                seg = segs[i]
+                seg_name, seg = segs[i]
                 total = sum(dur[x["name"]] for x in seg) - LAUNCH_SAVED * (len(seg) - 1)
                 has_cube = any(core[x["name"]] in ("AI_CORE", "MIX_AIC") for x in seg)
-                scope = seg[0]["attrs"]["_super_kernel_scope"][1]
-                name = "sk_%s_start_%s_end_%s" % (scope, seg[0]["name"], seg[-1]["name"])
+                name = fused_node(seg_name, seg)
                 bd = max(x["compiled"]["tvm_blockdim"][1] for x in seg)
                 rows.append((name, "SuperKernel", "MIX_AIC" if has_cube else "MIX_AIV", t, round(total, 3), bd))
                 t += total + 1.0
@@ -518,6 +586,7 @@ def main():
     write_pbtxt(os.path.join(HERE, "moe_decode.pbtxt"))
     write_onnx(os.path.join(HERE, "moe_decode.ge_onnx.pbtxt"))
     write_json(os.path.join(HERE, "moe_decode.json"))
+    write_after_sk(os.path.join(HERE, "moe_decode.after_sk.ge_proto.txt"))
     write_profiles()
 
 

@@ -9,6 +9,7 @@ pub mod options;
 pub mod plan;
 pub mod rules;
 pub mod verdict;
+pub mod verify;
 
 use serde::Serialize;
 
