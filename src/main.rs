@@ -66,6 +66,12 @@ enum Command {
         #[arg(long, value_name = "AFTER_SK_DUMP", num_args = 1..)]
         verify: Vec<PathBuf>,
     },
+    /// List every SuperKernel option, or check an options string (`k1=v1:k2=v2`) the way the
+    /// compiler does and print its canonical form; exits with status 1 when it has an error.
+    Options {
+        /// The options string to check.
+        text: Option<String>,
+    },
 }
 
 /// What `--deny` turns into a failing exit status.
@@ -115,6 +121,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 verify,
             };
             return report(&file, options, &args);
+        }
+        Some(Command::Options { text }) => {
+            let (out, ok) = match text {
+                Some(text) => skope::report::options_check_text(&text),
+                None => (skope::report::options_schema_text(), true),
+            };
+            print!("{out}");
+            if !ok {
+                return Ok(ExitCode::from(1));
+            }
         }
         None => {
             let (dump, name) = open(cli.file.as_deref(), options)?;

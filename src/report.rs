@@ -5,6 +5,7 @@
 
 use crate::fusion::Severity;
 use crate::fusion::marks::Marks;
+use crate::fusion::options::{OptionKind, SCHEMA, SkOptions};
 use crate::fusion::plan::{Break, BreakCause, Context, Finding, KernelInfo, Plan, describe_cause};
 use crate::fusion::verdict::Verdict;
 use crate::fusion::verify::{Mismatch, Verification};
@@ -429,4 +430,58 @@ pub fn verification_text(v: &Verification) -> String {
         let _ = writeln!(out, "{}", sanitize(&line));
     }
     out
+}
+
+/// Every SuperKernel option with its values, default and meaning, from the schema.
+pub fn options_schema_text() -> String {
+    let mut out = String::new();
+    for spec in SCHEMA {
+        let values = match spec.kind {
+            OptionKind::Choice(choices) => choices
+                .iter()
+                .map(|c| format!("{} = {}", c.value, c.meaning))
+                .collect::<Vec<_>>()
+                .join("; "),
+            OptionKind::Alignment => "0 or a power of two ≥ 2".to_string(),
+            OptionKind::SplitCount => "1 to 64".to_string(),
+            OptionKind::CoreCount => "a positive core count".to_string(),
+            OptionKind::List => "comma-separated list".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{}{}\n    values: {values}\n    default: {}\n    {}",
+            spec.key,
+            if spec.documented {
+                ""
+            } else {
+                "  (code only: not in the CANN documentation)"
+            },
+            spec.default,
+            spec.meaning
+        );
+    }
+    out
+}
+
+/// Checks an options string: every problem with GE's own wording, then the canonical form.
+/// The flag is false when the SuperKernel compile would fail.
+pub fn options_check_text(text: &str) -> (String, bool) {
+    let options = SkOptions::parse(text);
+    let mut out = String::new();
+    for d in options.diagnostics() {
+        let severity = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let part = text.get(d.span.clone()).unwrap_or("").trim();
+        let _ = writeln!(
+            out,
+            "{severity}: {}: {}\n    GE: {}",
+            sanitize(part),
+            sanitize(&d.message),
+            sanitize(&d.ge_message)
+        );
+    }
+    let _ = writeln!(out, "canonical: {}", sanitize(&options.canonical()));
+    (out, options.first_error().is_none())
 }

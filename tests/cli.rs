@@ -267,3 +267,35 @@ fn report_verify_exits_1_on_differences_and_adds_json() {
         "{kinds:?}"
     );
 }
+
+#[test]
+fn options_lists_the_schema_and_checks_a_string() {
+    let list = skope(&["options"]);
+    assert!(list.status.success());
+    let text = String::from_utf8_lossy(&list.stdout);
+    for key in [
+        "stream-fusion",
+        "strict-scope-check",
+        "early-start",
+        "func-align",
+        "compile-options",
+    ] {
+        assert!(
+            text.contains(&format!("{key}\n")) || text.contains(&format!("{key}  (code only")),
+            "{key}"
+        );
+    }
+    let good = skope(&["options", " early-start=0 :stream-fusion=1"]);
+    assert_eq!(good.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&good.stdout),
+        "canonical: stream-fusion=1:early-start=0\n"
+    );
+    let bad = skope(&["options", "stream-funsion=1"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&bad.stdout);
+    assert!(text.contains("did you mean stream-fusion?"), "{text}");
+    assert!(text.contains(
+        "GE: [Super Kernel] Invalid compile option: stream-funsion option is not supported."
+    ));
+}
