@@ -144,6 +144,9 @@ fn by_name<'a>(
             let segment = &head[..start_at];
             let scope = base_scope(segment);
             let (lo, hi) = (position[first], position[last]);
+            if lo > hi {
+                continue;
+            }
             let ops = pre.exec_order()[lo..=hi]
                 .iter()
                 .map(|&id| pre.op(id))
@@ -231,6 +234,34 @@ pub fn verify(cx: &Context, plan: &Plan, after: &[&Graph]) -> Verification {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_do_not_resolve_are_reported_not_guessed() {
+        use crate::graph::{GraphBuilder, OpBuilder};
+        let mut pre = GraphBuilder::new("pre");
+        for (i, name) in ["b", "a"].iter().enumerate() {
+            pre.push(OpBuilder {
+                name: name.to_string(),
+                op_type: "Add".into(),
+                topo_id: Some(i as i64),
+                ..OpBuilder::default()
+            });
+        }
+        let pre = pre.build();
+        let mut after = GraphBuilder::new("after");
+        for name in ["sk_s_start_a_end_b", "sk_s_start_x_end_y"] {
+            after.push(OpBuilder {
+                name: name.into(),
+                op_type: SUPERKERNEL_TYPE.into(),
+                ..OpBuilder::default()
+            });
+        }
+        let after = after.build();
+        // "a" runs after "b", and x/y do not exist: neither node resolves.
+        let (found, unresolved) = actual_segments(&[&after], &pre);
+        assert!(found.is_empty());
+        assert_eq!(unresolved, ["sk_s_start_a_end_b", "sk_s_start_x_end_y"]);
+    }
 
     #[test]
     fn split_suffix_is_stripped_only_when_it_is_two_ids() {
