@@ -317,11 +317,12 @@ fn write_scope(out: &mut String, scope: &ScopeReport) {
 
 fn write_findings(out: &mut String, indent: &str, findings: &[FindingReport]) {
     for f in findings {
-        let mark = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        let _ = writeln!(out, "{indent}! {mark}: {}", sanitize(&f.message));
+        let _ = writeln!(
+            out,
+            "{indent}! {}: {}",
+            f.severity.name(),
+            sanitize(&f.message)
+        );
     }
 }
 
@@ -469,10 +470,7 @@ pub fn options_check_text(text: &str) -> (String, bool) {
     let options = SkOptions::parse(text);
     let mut out = String::new();
     for d in options.diagnostics() {
-        let severity = match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
+        let severity = d.severity.name();
         let part = text.get(d.span.clone()).unwrap_or("").trim();
         let _ = writeln!(
             out,

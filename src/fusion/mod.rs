@@ -22,3 +22,13 @@ pub enum Severity {
     /// Worth knowing; the build goes on.
     Warning,
 }
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}

@@ -93,15 +93,6 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// `fusible`, `ignored` or `unsupported`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Fusible => "fusible",
-            Verdict::Ignored => "ignored",
-            Verdict::Unsupported(_) => "unsupported",
-        }
-    }
-
     /// The reason, for an unsupported verdict.
     pub fn reason(self) -> Option<Reason> {
         match self {

@@ -55,6 +55,7 @@ pub struct Context<'g> {
     hccl: Vec<bool>,
     dynamic: Option<DynamicTensor>,
     superkernel_nodes: usize,
+    has_topo_ids: bool,
 }
 
 const NO_POS: u32 = u32::MAX;
@@ -121,7 +122,11 @@ impl<'g> Context<'g> {
                 .map(|op| op.attrs.get_int("_hccl") == Some(1) || op.op_type.starts_with("Hcom"))
                 .collect(),
             dynamic: find_dynamic(graph),
-            superkernel_nodes: ops.iter().filter(|op| op.op_type == "SuperKernel").count(),
+            superkernel_nodes: ops
+                .iter()
+                .filter(|op| op.op_type == super::verify::SUPERKERNEL_TYPE)
+                .count(),
+            has_topo_ids: graph.has_topo_ids(),
             verdicts,
         }
     }
@@ -447,7 +452,7 @@ fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
     if marks.scopes().is_empty() {
         return out;
     }
-    if !graph.has_topo_ids() {
+    if !cx.has_topo_ids {
         warn(
             None,
             "the dump has no topo ids (taken before GE compiles): split names use execution \
