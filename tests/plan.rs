@@ -356,13 +356,13 @@ fn bundled_example_plan_is_the_hand_checked_one() {
             "layer0_moe_add"
         ]
     );
+    let cx = Context::new(g, &RuleSet::bundled());
     let breaks: Vec<(String, &str, &str)> = p
         .scopes
         .iter()
         .flat_map(|s| {
             s.breaks.iter().map(|b| {
-                let v = Context::new(g, &RuleSet::bundled());
-                let evidence = v.verdicts().get(b.op).evidence.name();
+                let evidence = cx.verdicts().get(b.op).evidence.name();
                 (g.op(b.op).name.clone(), b.cause.code(), evidence)
             })
         })

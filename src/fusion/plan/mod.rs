@@ -117,6 +117,8 @@ impl<'g> Context<'g> {
             class: (0..n)
                 .map(|i| Class::of(verdicts.get(OpId(i as u32))))
                 .collect(),
+            // GE looks at `_hccl` only; dumps taken before compilation lack it, so the Hcom
+            // op types count too.
             hccl: ops
                 .iter()
                 .map(|op| op.attrs.get_int("_hccl") == Some(1) || op.op_type.starts_with("Hcom"))
@@ -344,8 +346,6 @@ pub struct Finding {
 /// The plan of one scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScopePlan {
-    /// Scope index in the marks.
-    pub index: ScopeIdx,
     /// The scope name.
     pub name: String,
     /// The options string of its first op.
@@ -365,7 +365,7 @@ pub struct ScopePlan {
 /// The plan of a graph: every scope's segments, breaks and findings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
-    /// Scopes in order of first appearance.
+    /// Scopes in order of first appearance: `scopes[i]` is scope `i` of the marks.
     pub scopes: Vec<ScopePlan>,
     /// Findings about the graph as a whole.
     pub findings: Vec<Finding>,
@@ -506,7 +506,6 @@ fn plan_scope(
         .map(|i| &parsed[i as usize]);
     let mut findings = option_findings(marks, &members, first_options, options);
     let mut scope = ScopePlan {
-        index,
         name,
         options: first_options.to_string(),
         members,
@@ -529,7 +528,9 @@ fn plan_scope(
     let found = find_breaks(cx, marks, parsed, index, check.is_some(), &scope.members);
     scope.breaks = found.breaks;
     let first_trigger = scope.breaks.iter().find(|b| b.in_range);
-    let mut kept = found.kept;
+    // Without strict-scope-check every kept member is fusible; with it, an unsupported member
+    // that keeps its scope trips the check, so it reaches a segment only in the bypass split.
+    let kept = found.kept;
     if let (Some(check), Some(trigger)) = (check, first_trigger) {
         let op = cx.graph.op(trigger.op);
         let what = describe_cause(marks, trigger.cause);
@@ -571,8 +572,6 @@ fn plan_scope(
                 op.name, op.op_type
             ),
         });
-    } else if check.is_none() {
-        kept.retain(|&id| cx.class[id.index()].fusible());
     }
     let cut_ids: Vec<i64> = scope
         .breaks
