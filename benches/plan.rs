@@ -11,6 +11,7 @@ use skope::fusion::plan::{Context, plan};
 use skope::fusion::rules::RuleSet;
 use skope::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use std::hint::black_box;
+use std::sync::Arc;
 
 const OPS: usize = 100_000;
 const SCOPE_LEN: usize = 50;
@@ -68,12 +69,12 @@ fn graph() -> Graph {
 }
 
 fn bench(c: &mut Criterion) {
-    let g = graph();
+    let g = Arc::new(graph());
     let rules = RuleSet::bundled();
     c.bench_function("plan/context_100k", |b| {
-        b.iter(|| black_box(Context::new(&g, &rules)))
+        b.iter(|| black_box(Context::new(Arc::clone(&g), &rules)))
     });
-    let cx = Context::new(&g, &rules);
+    let cx = Context::new(Arc::clone(&g), &rules);
     let marks = Marks::from_graph(&g);
     let first = plan(&cx, &marks);
     eprintln!(

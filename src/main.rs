@@ -156,16 +156,16 @@ fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCo
         rules.add_file(path)?;
     }
     let dump = load::load_file(file, options)?;
-    let graph = dump.main();
-    let cx = Context::new(graph, &rules);
-    let marks = Marks::from_graph(graph);
+    let format = dump.format;
+    let cx = Context::new(dump.into_main(), &rules);
+    let marks = Marks::from_graph(cx.graph());
     let plan = plan(&cx, &marks);
     let report = Report::new(
         &cx,
         &marks,
         &plan,
         &file.to_string_lossy(),
-        dump.format.id(),
+        format.id(),
         rules.files(),
     );
     let after: Vec<Dump> = args

@@ -150,7 +150,10 @@ fn every_format(ops: &[T]) -> Vec<(&'static str, Dump)> {
 }
 
 fn plan_graph(graph: &Graph, rules: &RuleSet) -> Plan {
-    plan(&Context::new(graph, rules), &Marks::from_graph(graph))
+    plan(
+        &Context::new(graph.clone(), rules),
+        &Marks::from_graph(graph),
+    )
 }
 
 /// (segment name, op names) of each segment of a scope.
@@ -356,7 +359,7 @@ fn bundled_example_plan_is_the_hand_checked_one() {
             "layer0_moe_add"
         ]
     );
-    let cx = Context::new(g, &RuleSet::bundled());
+    let cx = Context::new(g.clone(), &RuleSet::bundled());
     let breaks: Vec<(String, &str, &str)> = p
         .scopes
         .iter()
@@ -395,7 +398,7 @@ fn bundled_example_plan_is_the_hand_checked_one() {
 /// JSON reports without the file and format lines.
 fn report_json(dump: &Dump, rules: &RuleSet) -> serde_json::Value {
     let g = dump.main();
-    let cx = Context::new(g, rules);
+    let cx = Context::new(g.clone(), rules);
     let marks = Marks::from_graph(g);
     let p = plan(&cx, &marks);
     let mut v =
@@ -443,7 +446,7 @@ fn torchair_dumps_with_site_rules_fuse_the_same_ops_as_ge() {
 fn verify_against_after_sk(dump: &Dump, rules: &RuleSet) -> skope::fusion::verify::Verification {
     let after = example("moe_decode.after_sk.ge_proto.txt");
     let g = dump.main();
-    let cx = Context::new(g, rules);
+    let cx = Context::new(g.clone(), rules);
     let p = plan(&cx, &Marks::from_graph(g));
     let graphs: Vec<&Graph> = after.graphs.iter().collect();
     skope::fusion::verify::verify(&cx, &p, &graphs)
@@ -510,7 +513,7 @@ fn verify_reads_sub_ops_from_sub_graph_dumps() {
     let pre = load::load_bytes(Path::new("pre.txt"), pre.as_bytes()).unwrap();
     let after = load::load_bytes(Path::new("after.txt"), after.as_bytes()).unwrap();
     let g = pre.main();
-    let cx = Context::new(g, &RuleSet::bundled());
+    let cx = Context::new(g.clone(), &RuleSet::bundled());
     let p = plan(&cx, &Marks::from_graph(g));
     let graphs: Vec<&Graph> = after.graphs.iter().collect();
     let v = skope::fusion::verify::verify(&cx, &p, &graphs);

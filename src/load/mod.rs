@@ -70,6 +70,14 @@ impl Dump {
     pub fn main(&self) -> &Graph {
         &self.graphs[0]
     }
+
+    /// The main graph, taking it out of the dump.
+    pub fn into_main(self) -> Graph {
+        self.graphs
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| crate::graph::GraphBuilder::new("graph").build())
+    }
 }
 
 /// Options for loading.

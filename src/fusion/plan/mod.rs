@@ -13,6 +13,7 @@ use super::rules::RuleSet;
 use super::verdict::{Evidence, Reason, Verdict, Verdicts};
 use crate::graph::{Graph, OpId};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One stream of the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +38,8 @@ pub struct DynamicTensor {
 
 /// Everything the planner needs that does not change when scopes or options are edited.
 #[derive(Debug)]
-pub struct Context<'g> {
-    graph: &'g Graph,
+pub struct Context {
+    graph: Arc<Graph>,
     verdicts: Verdicts,
     streams: Vec<StreamInfo>,
     streams_inferred: bool,
@@ -84,9 +85,11 @@ impl Class {
     }
 }
 
-impl<'g> Context<'g> {
+impl Context {
     /// Prepares `graph` for planning with `rules`.
-    pub fn new(graph: &'g Graph, rules: &RuleSet) -> Context<'g> {
+    pub fn new(graph: impl Into<Arc<Graph>>, rules: &RuleSet) -> Context {
+        let shared: Arc<Graph> = graph.into();
+        let graph: &Graph = &shared;
         let verdicts = Verdicts::compute(graph, rules);
         let n = graph.len();
         let mut topo = vec![0i64; n];
@@ -106,7 +109,7 @@ impl<'g> Context<'g> {
         }
         let ops = graph.ops();
         Context {
-            graph,
+            graph: Arc::clone(&shared),
             streams,
             streams_inferred,
             op_stream,
@@ -134,8 +137,8 @@ impl<'g> Context<'g> {
     }
 
     /// The graph.
-    pub fn graph(&self) -> &'g Graph {
-        self.graph
+    pub fn graph(&self) -> &Graph {
+        &self.graph
     }
 
     /// The verdict on every op.
@@ -392,7 +395,7 @@ impl Plan {
 
 /// Plans every scope of `marks` on the graph of `cx`.
 pub fn plan(cx: &Context, marks: &Marks) -> Plan {
-    let graph = cx.graph;
+    let graph = cx.graph();
     let mut members: Vec<Vec<OpId>> = vec![Vec::new(); marks.scopes().len()];
     for &id in graph.exec_order() {
         if let OpMark::Member { scope, .. } = marks.get(id)
@@ -417,7 +420,7 @@ pub fn plan(cx: &Context, marks: &Marks) -> Plan {
 }
 
 fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
-    let graph = cx.graph;
+    let graph = cx.graph();
     let mut out = Vec::new();
     let mut warn = |op, message| {
         out.push(Finding {
@@ -532,7 +535,7 @@ fn plan_scope(
     // that keeps its scope trips the check, so it reaches a segment only in the bypass split.
     let kept = found.kept;
     if let (Some(check), Some(trigger)) = (check, first_trigger) {
-        let op = cx.graph.op(trigger.op);
+        let op = cx.graph().op(trigger.op);
         let what = describe_cause(marks, trigger.cause);
         let cuts = scope.breaks.iter().any(|b| b.cuts);
         if check == StrictScopeCheck::Abort {
@@ -833,7 +836,7 @@ fn segment(
     name: String,
     ops: Vec<OpId>,
 ) -> Segment {
-    let graph = cx.graph;
+    let graph = cx.graph();
     let first = graph.op(ops[0]);
     let last = graph.op(ops[ops.len() - 1]);
     let fused_node = format!("sk_{name}_start_{}_end_{}", first.name, last.name);

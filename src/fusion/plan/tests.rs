@@ -84,7 +84,7 @@ fn graph(ops: Vec<T>) -> Graph {
 }
 
 fn plan_of(g: &Graph) -> Plan {
-    let cx = Context::new(g, &RuleSet::bundled());
+    let cx = Context::new(g.clone(), &RuleSet::bundled());
     plan(&cx, &Marks::from_graph(g))
 }
 
@@ -229,7 +229,7 @@ fn interleaved_scopes_cut_each_other() {
 #[test]
 fn do_not_fuse_cuts_like_a_foreign_op() {
     let g = graph(vec![op("a", 0, 0, S), op("x", 1, 0, S), op("b", 2, 0, S)]);
-    let cx = Context::new(&g, &RuleSet::bundled());
+    let cx = Context::new(g.clone(), &RuleSet::bundled());
     let mut marks = Marks::from_graph(&g);
     marks.set_do_not_fuse(OpId(1));
     let p = plan(&cx, &marks);
@@ -432,7 +432,7 @@ fn the_superkernel_runs_on_the_first_non_hccl_stream() {
     let p = plan_of(&g);
     let seg = &p.scopes[0].segments[0];
     assert_eq!(names(&g, &seg.ops), ["allreduce", "add"]);
-    let cx = Context::new(&g, &RuleSet::bundled());
+    let cx = Context::new(g.clone(), &RuleSet::bundled());
     assert_eq!(cx.streams()[seg.stream as usize].id, 1);
 }
 
@@ -454,7 +454,7 @@ fn precompile_dumps_use_positions_labels_and_rules() {
     );
     let b = &p.scopes[0].breaks[0];
     assert_eq!(b.cause, BreakCause::Unsupported(Reason::Blacklisted));
-    let cx = Context::new(&g, &RuleSet::bundled());
+    let cx = Context::new(g.clone(), &RuleSet::bundled());
     assert_eq!(cx.verdicts().get(b.op).evidence, Evidence::Rules);
     assert_eq!(cx.streams()[cx.stream_of(OpId(1)) as usize].id, 1);
     assert_eq!(cx.streams()[cx.stream_of(OpId(0)) as usize].id, 0);
