@@ -191,12 +191,17 @@ impl GraphBuilder {
         if any_id {
             exec_order.sort_by_key(|id| built[id.index()].topo_id);
         }
+        let mut exec_position = vec![0u32; built.len()];
+        for (pos, id) in exec_order.iter().enumerate() {
+            exec_position[id.index()] = pos as u32;
+        }
         Graph {
             name,
             ops: built,
             edges,
             by_name,
             exec_order,
+            exec_position,
             warnings,
         }
     }

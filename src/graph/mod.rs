@@ -137,6 +137,7 @@ pub struct Graph {
     edges: DiGraph<(), EdgeKind, u32>,
     by_name: HashMap<String, OpId>,
     exec_order: Vec<OpId>,
+    exec_position: Vec<u32>,
     warnings: Vec<GraphWarning>,
 }
 
@@ -174,6 +175,11 @@ impl Graph {
     /// Op ids in execution order (topo id order when the dump has ids, else file order).
     pub fn exec_order(&self) -> &[OpId] {
         &self.exec_order
+    }
+
+    /// The position of op `id` in [`Graph::exec_order`].
+    pub fn exec_position(&self, id: OpId) -> usize {
+        self.exec_position[id.index()] as usize
     }
 
     /// Problems found while building the graph (dangling inputs, duplicate names…).

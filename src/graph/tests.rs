@@ -54,6 +54,8 @@ fn execution_order_follows_topo_ids_and_omitted_id_means_zero() {
         .collect();
     assert_eq!(names, ["a", "b", "c"]);
     assert_eq!(g.op(OpId(1)).topo_id, Some(0));
+    let positions: Vec<_> = (0..3).map(|i| g.exec_position(OpId(i))).collect();
+    assert_eq!(positions, [2, 0, 1]);
 }
 
 #[test]
