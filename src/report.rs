@@ -6,10 +6,11 @@
 use crate::fusion::Severity;
 use crate::fusion::marks::Marks;
 use crate::fusion::options::{OptionKind, SCHEMA, SkOptions};
-use crate::fusion::plan::{Break, BreakCause, Context, Finding, KernelInfo, Plan, describe_cause};
+use crate::fusion::plan::{
+    Break, BreakCause, Context, Finding, KernelInfo, Plan, Segment, describe_cause,
+};
 use crate::fusion::verdict::Verdict;
 use crate::fusion::verify::{Mismatch, Verification};
-use crate::graph::OpId;
 use crate::text::sanitize;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -120,6 +121,42 @@ pub struct BreakReport {
     pub after: Option<String>,
 }
 
+impl SegmentReport {
+    /// Segment `seg` in words.
+    pub fn new(cx: &Context, seg: &Segment) -> SegmentReport {
+        let (kernel_type, block_dim, kernel_note) = match &seg.kernel {
+            KernelInfo::Known(k) => (
+                Some(k.kernel_type.name()),
+                Some(k.block_dim),
+                seg.ratio_assumed.then(|| {
+                    "a sub-op's core type is only \"mixed\": AIC:AIV 1:2 assumed".to_string()
+                }),
+            ),
+            KernelInfo::Unknown => (
+                None,
+                None,
+                Some("unknown: a sub-op has no _cube_vector_core_type or block dim".to_string()),
+            ),
+            KernelInfo::Fails(e) => (None, None, Some(e.clone())),
+        };
+        let graph = cx.graph();
+        SegmentReport {
+            name: seg.name.clone(),
+            fused_node: seg.fused_node.clone(),
+            stream: cx.streams()[seg.stream as usize].id,
+            ops: seg
+                .ops
+                .iter()
+                .map(|&id| graph.op(id).name.clone())
+                .collect(),
+            options: seg.options.clone(),
+            kernel_type,
+            block_dim,
+            kernel_note,
+        }
+    }
+}
+
 /// One finding.
 #[derive(Debug, Serialize)]
 pub struct FindingReport {
@@ -142,8 +179,6 @@ impl Report {
         rules: &[String],
     ) -> Report {
         let graph = cx.graph();
-        let name = |id: OpId| graph.op(id).name.clone();
-        let stream_id = |s: u32| cx.streams()[s as usize].id;
         let findings =
             |f: &[Finding]| -> Vec<FindingReport> { f.iter().map(|f| finding(cx, f)).collect() };
         let scopes = plan
@@ -157,42 +192,12 @@ impl Report {
                 segments: s
                     .segments
                     .iter()
-                    .map(|seg| {
-                        let (kernel_type, block_dim, kernel_note) = match &seg.kernel {
-                            KernelInfo::Known(k) => (
-                                Some(k.kernel_type.name()),
-                                Some(k.block_dim),
-                                seg.ratio_assumed.then(|| {
-                                    "a sub-op's core type is only \"mixed\": AIC:AIV 1:2 assumed"
-                                        .to_string()
-                                }),
-                            ),
-                            KernelInfo::Unknown => (
-                                None,
-                                None,
-                                Some(
-                                    "unknown: a sub-op has no _cube_vector_core_type or block dim"
-                                        .to_string(),
-                                ),
-                            ),
-                            KernelInfo::Fails(e) => (None, None, Some(e.clone())),
-                        };
-                        SegmentReport {
-                            name: seg.name.clone(),
-                            fused_node: seg.fused_node.clone(),
-                            stream: stream_id(seg.stream),
-                            ops: seg.ops.iter().map(|&id| name(id)).collect(),
-                            options: seg.options.clone(),
-                            kernel_type,
-                            block_dim,
-                            kernel_note,
-                        }
-                    })
+                    .map(|seg| SegmentReport::new(cx, seg))
                     .collect(),
                 breaks: s
                     .breaks
                     .iter()
-                    .map(|b| break_report(cx, marks, &s.name, b))
+                    .map(|b| BreakReport::new(cx, marks, &s.name, b))
                     .collect(),
                 warnings: findings(&s.findings),
             })
@@ -349,54 +354,57 @@ fn finding(cx: &Context, f: &Finding) -> FindingReport {
     }
 }
 
-fn break_report(cx: &Context, marks: &Marks, scope: &str, b: &Break) -> BreakReport {
-    let graph = cx.graph();
-    let op = graph.op(b.op);
-    let stream = cx.streams()[b.stream as usize].id;
-    let verdict = cx.verdicts().get(b.op);
-    let (evidence, detail) = match b.cause {
-        BreakCause::Unsupported(_) => (verdict.evidence.name(), verdict.detail.to_string()),
-        BreakCause::OtherScope(_) | BreakCause::Unscoped => (
-            "dump",
-            match op.scope() {
-                Some(s) => format!("_super_kernel_scope = \"{s}\""),
-                None => "no _super_kernel_scope".to_string(),
+impl BreakReport {
+    /// Break `b` of scope `scope` in words: the same words in every front end.
+    pub fn new(cx: &Context, marks: &Marks, scope: &str, b: &Break) -> BreakReport {
+        let graph = cx.graph();
+        let op = graph.op(b.op);
+        let stream = cx.streams()[b.stream as usize].id;
+        let verdict = cx.verdicts().get(b.op);
+        let (evidence, detail) = match b.cause {
+            BreakCause::Unsupported(_) => (verdict.evidence.name(), verdict.detail.to_string()),
+            BreakCause::OtherScope(_) | BreakCause::Unscoped => (
+                "dump",
+                match op.scope() {
+                    Some(s) => format!("_super_kernel_scope = \"{s}\""),
+                    None => "no _super_kernel_scope".to_string(),
+                },
+            ),
+            BreakCause::DoNotFuse => ("dump", "kept out of fusion".to_string()),
+        };
+        let suggestion = match b.cause {
+            BreakCause::Unsupported(r) => r.suggestion().to_string(),
+            BreakCause::Unscoped => match verdict.verdict {
+                Verdict::Unsupported(r) => format!(
+                    "it cannot be fused ({}): move it before or after {scope}'s ops on stream {stream}",
+                    r.text()
+                ),
+                _ => format!(
+                    "add it to scope {scope}, or move it before or after {scope}'s ops on stream {stream}"
+                ),
             },
-        ),
-        BreakCause::DoNotFuse => ("dump", "kept out of fusion".to_string()),
-    };
-    let suggestion = match b.cause {
-        BreakCause::Unsupported(r) => r.suggestion().to_string(),
-        BreakCause::Unscoped => match verdict.verdict {
-            Verdict::Unsupported(r) => format!(
-                "it cannot be fused ({}): move it before or after {scope}'s ops on stream {stream}",
-                r.text()
+            BreakCause::OtherScope(other) => format!(
+                "scopes {scope} and {} interleave on stream {stream}: merge them, or keep their ops apart",
+                marks.scopes()[other as usize]
             ),
-            _ => format!(
-                "add it to scope {scope}, or move it before or after {scope}'s ops on stream {stream}"
-            ),
-        },
-        BreakCause::OtherScope(other) => format!(
-            "scopes {scope} and {} interleave on stream {stream}: merge them, or keep their ops apart",
-            marks.scopes()[other as usize]
-        ),
-        BreakCause::DoNotFuse => {
-            "it is kept out of fusion on purpose: drop the exclusion or accept the split"
-                .to_string()
+            BreakCause::DoNotFuse => {
+                "it is kept out of fusion on purpose: drop the exclusion or accept the split"
+                    .to_string()
+            }
+        };
+        BreakReport {
+            op: op.name.clone(),
+            op_type: op.op_type.clone(),
+            stream,
+            reason: describe_cause(marks, b.cause),
+            reason_code: b.cause.code(),
+            evidence,
+            detail,
+            suggestion,
+            cuts: b.cuts,
+            before: b.before.map(|id| graph.op(id).name.clone()),
+            after: b.after.map(|id| graph.op(id).name.clone()),
         }
-    };
-    BreakReport {
-        op: op.name.clone(),
-        op_type: op.op_type.clone(),
-        stream,
-        reason: describe_cause(marks, b.cause),
-        reason_code: b.cause.code(),
-        evidence,
-        detail,
-        suggestion,
-        cuts: b.cuts,
-        before: b.before.map(|id| graph.op(id).name.clone()),
-        after: b.after.map(|id| graph.op(id).name.clone()),
     }
 }
 
