@@ -11,3 +11,5 @@ pub mod info;
 pub mod load;
 pub mod report;
 pub mod text;
+pub mod tui;
+pub mod workspace;

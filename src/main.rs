@@ -10,6 +10,8 @@ use skope::graph::Graph;
 use skope::info::Info;
 use skope::load::{self, Dump, LoadOptions};
 use skope::report::{Report, verification_text};
+use skope::tui::loader::Input;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -25,9 +27,19 @@ const EXAMPLE: &[u8] = include_bytes!("../assets/examples/moe_decode.ge_proto.tx
     about = "Predict and explain Ascend SuperKernel fusion on graph dumps"
 )]
 struct Cli {
-    /// Graph dump to open (GE ge_proto_*.txt / ge_onnx_*.pbtxt, TorchAir .txt / .pbtxt, atc
-    /// JSON); the bundled example when omitted.
+    /// Graph dump to open in the explorer (GE ge_proto_*.txt / ge_onnx_*.pbtxt, TorchAir .txt /
+    /// .pbtxt, atc JSON); the bundled example when omitted.
     file: Option<PathBuf>,
+    /// A rules file that extends or overrides the bundled rules (repeatable; later files win).
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// Key bindings and theme for the explorer (default: ~/.config/skope/config.toml; see
+    /// `skope config`).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Leave the mouse to the terminal (its own text selection) instead of clicks and wheel.
+    #[arg(long)]
+    no_mouse: bool,
     /// Refuse dumps larger than this many bytes.
     #[arg(long, global = true, default_value_t = LoadOptions::default().max_bytes)]
     max_size: u64,
@@ -66,6 +78,9 @@ enum Command {
         #[arg(long, value_name = "AFTER_SK_DUMP", num_args = 1..)]
         verify: Vec<PathBuf>,
     },
+    /// Print a config file with every key binding and theme style at its default, to copy to
+    /// ~/.config/skope/config.toml and edit.
+    Config,
     /// List every SuperKernel option, or check an options string (`k1=v1:k2=v2`) the way the
     /// compiler does and print its canonical form; exits with status 1 when it has an error.
     Options {
@@ -132,10 +147,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return Ok(ExitCode::from(1));
             }
         }
-        None => {
-            let (dump, name) = open(cli.file.as_deref(), options)?;
-            print!("{}", Info::of(&dump, &name).to_text());
-        }
+        Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
+        None => explore(cli, options)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -203,16 +216,32 @@ fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCo
     })
 }
 
-/// Loads `file`, or the bundled example when none is given.
-fn open(file: Option<&Path>, options: LoadOptions) -> Result<(Dump, String)> {
-    Ok(match file {
-        Some(path) => (
-            load::load_file(path, options)?,
-            path.to_string_lossy().into_owned(),
-        ),
-        None => (
-            load::load_bytes(Path::new(EXAMPLE_NAME), EXAMPLE)?,
-            EXAMPLE_NAME.to_string(),
-        ),
+/// `skope [FILE]`: the explorer on FILE, or on the bundled example.
+fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
+    let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let config = skope::tui::config::load(cli.config.as_deref(), no_colour)?;
+    if !std::io::stdout().is_terminal() {
+        anyhow::bail!(
+            "the explorer needs a terminal, and stdout is not one\n  hint: for text output use \
+             `skope info FILE` or `skope report FILE`"
+        );
+    }
+    let mut rules = RuleSet::bundled();
+    for path in &cli.rules {
+        rules.add_file(path)?;
+    }
+    let input = match cli.file {
+        Some(path) => Input::File(path),
+        None => Input::Bundled {
+            name: EXAMPLE_NAME,
+            bytes: EXAMPLE,
+        },
+    };
+    skope::tui::run(skope::tui::Options {
+        input,
+        load: options,
+        rules,
+        config,
+        mouse: !cli.no_mouse,
     })
 }

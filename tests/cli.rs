@@ -84,15 +84,30 @@ fn info_text_lists_types_streams_and_scopes() {
 }
 
 #[test]
-fn no_argument_opens_the_bundled_example() {
+fn the_explorer_without_a_terminal_says_what_to_use_instead() {
+    // Output captured by the test is not a terminal (tests/terminal.rs runs it in one).
     let out = skope(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8(out.stderr).unwrap();
+    assert!(text.contains("the explorer needs a terminal"), "{text}");
+    assert!(text.contains("skope report FILE"), "{text}");
+}
+
+#[test]
+fn config_prints_every_default_and_a_bad_config_is_refused_with_its_place() {
+    let out = skope(&["config"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("next_break = [\"]\"]"), "{text}");
+    assert!(text.contains("segment_bands = ["), "{text}");
+    let path = temp_file("bad_config.toml", b"[keys]\nquit = \"hyper-q\"\n");
+    let out = skope(&["--config", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        text.contains("assets/examples/moe_decode.ge_proto.txt"),
-        "{text}"
+        err.contains("bad_config.toml:2:8: unknown key \"hyper-q\""),
+        "{err}"
     );
-    assert!(text.contains("ops       137"), "{text}");
 }
 
 #[test]

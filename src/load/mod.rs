@@ -95,6 +95,19 @@ impl Default for LoadOptions {
 
 /// Reads and parses the dump at `path`.
 pub fn load_file(path: &Path, options: LoadOptions) -> Result<Dump, LoadError> {
+    load_file_reporting(path, options, &mut |_, _| {})
+}
+
+/// Size of the pieces a file is read in, so that reading can report progress.
+const READ_CHUNK: u64 = 4 << 20;
+
+/// [`load_file`], calling `on_read(bytes read, file size)` as the file is read (before it is
+/// parsed).
+pub fn load_file_reporting(
+    path: &Path,
+    options: LoadOptions,
+    on_read: &mut dyn FnMut(u64, u64),
+) -> Result<Dump, LoadError> {
     let error = |kind| LoadError {
         path: path.to_path_buf(),
         kind,
@@ -119,8 +132,16 @@ pub fn load_file(path: &Path, options: LoadOptions) -> Result<Dump, LoadError> {
     if let Err(sniff::SniffError::Binary(offset)) = sniff::check_text(&bytes) {
         return Err(error(binary_at(&bytes, offset)));
     }
-    file.read_to_end(&mut bytes)
-        .map_err(|e| error(LoadErrorKind::Io(e)))?;
+    loop {
+        on_read(bytes.len() as u64, size);
+        let got = (&mut file)
+            .take(READ_CHUNK)
+            .read_to_end(&mut bytes)
+            .map_err(|e| error(LoadErrorKind::Io(e)))?;
+        if got == 0 {
+            break;
+        }
+    }
     load_bytes(path, &bytes)
 }
 

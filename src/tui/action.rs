@@ -1,0 +1,236 @@
+//! What a user can ask the explorer to do. Keys map to these (see [`super::keymap`]); the
+//! config file names them in snake_case; the help overlay and the key bar describe them.
+
+use serde::Deserialize;
+
+/// A user command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Move the selection up one row.
+    Up,
+    /// Move the selection down one row.
+    Down,
+    /// Move the selection up one page.
+    PageUp,
+    /// Move the selection down one page.
+    PageDown,
+    /// Go to the first row.
+    Top,
+    /// Go to the last row.
+    Bottom,
+    /// In the scopes tree: close the node, or go to its parent.
+    Collapse,
+    /// In the scopes tree: open the node.
+    Expand,
+    /// In the scopes tree: open or close the node.
+    Toggle,
+    /// Focus the next pane.
+    NextPane,
+    /// Focus the previous pane.
+    PrevPane,
+    /// Jump to the next break.
+    NextBreak,
+    /// Jump to the previous break.
+    PrevBreak,
+    /// Jump to the first op of the next segment.
+    NextSegment,
+    /// Jump to the first op of the previous segment.
+    PrevSegment,
+    /// Type a search (name, type, scope, reason).
+    Search,
+    /// Go to the next search match.
+    SearchNext,
+    /// Go to the previous search match.
+    SearchPrev,
+    /// Type a filter: the op list keeps only matching ops.
+    Filter,
+    /// Show only ops that break a scope, or all ops again.
+    BreaksOnly,
+    /// Drop the filter and the breaks-only view.
+    ClearFilter,
+    /// Show or hide the help overlay.
+    Help,
+    /// Close the overlay or prompt, or clear the search.
+    Back,
+    /// Leave skope.
+    Quit,
+}
+
+/// Groups of actions, in the order the help overlay shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// Moving the selection.
+    Move,
+    /// Panes and the scopes tree.
+    Panes,
+    /// Walking the plan.
+    Plan,
+    /// Search and filter.
+    Find,
+    /// Everything else.
+    General,
+}
+
+impl Group {
+    /// Every group, in display order.
+    pub const ALL: [Group; 5] = [
+        Group::Move,
+        Group::Panes,
+        Group::Plan,
+        Group::Find,
+        Group::General,
+    ];
+
+    /// The group's heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Move => "Move",
+            Group::Panes => "Panes and tree",
+            Group::Plan => "Plan",
+            Group::Find => "Search and filter",
+            Group::General => "General",
+        }
+    }
+}
+
+impl Action {
+    /// Every action, in help order.
+    pub const ALL: [Action; 24] = [
+        Action::Up,
+        Action::Down,
+        Action::PageUp,
+        Action::PageDown,
+        Action::Top,
+        Action::Bottom,
+        Action::NextPane,
+        Action::PrevPane,
+        Action::Collapse,
+        Action::Expand,
+        Action::Toggle,
+        Action::NextBreak,
+        Action::PrevBreak,
+        Action::NextSegment,
+        Action::PrevSegment,
+        Action::Search,
+        Action::SearchNext,
+        Action::SearchPrev,
+        Action::Filter,
+        Action::BreaksOnly,
+        Action::ClearFilter,
+        Action::Help,
+        Action::Back,
+        Action::Quit,
+    ];
+
+    /// The name used in the config file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Up => "up",
+            Action::Down => "down",
+            Action::PageUp => "page_up",
+            Action::PageDown => "page_down",
+            Action::Top => "top",
+            Action::Bottom => "bottom",
+            Action::Collapse => "collapse",
+            Action::Expand => "expand",
+            Action::Toggle => "toggle",
+            Action::NextPane => "next_pane",
+            Action::PrevPane => "prev_pane",
+            Action::NextBreak => "next_break",
+            Action::PrevBreak => "prev_break",
+            Action::NextSegment => "next_segment",
+            Action::PrevSegment => "prev_segment",
+            Action::Search => "search",
+            Action::SearchNext => "search_next",
+            Action::SearchPrev => "search_prev",
+            Action::Filter => "filter",
+            Action::BreaksOnly => "breaks_only",
+            Action::ClearFilter => "clear_filter",
+            Action::Help => "help",
+            Action::Back => "back",
+            Action::Quit => "quit",
+        }
+    }
+
+    /// What it does, for the help overlay.
+    pub fn description(self) -> &'static str {
+        match self {
+            Action::Up => "move up",
+            Action::Down => "move down",
+            Action::PageUp => "page up",
+            Action::PageDown => "page down",
+            Action::Top => "first row",
+            Action::Bottom => "last row",
+            Action::Collapse => "close node / go to parent",
+            Action::Expand => "open node",
+            Action::Toggle => "open or close node / show op",
+            Action::NextPane => "next pane",
+            Action::PrevPane => "previous pane",
+            Action::NextBreak => "next break",
+            Action::PrevBreak => "previous break",
+            Action::NextSegment => "next segment",
+            Action::PrevSegment => "previous segment",
+            Action::Search => "search name, type, scope, reason",
+            Action::SearchNext => "next match",
+            Action::SearchPrev => "previous match",
+            Action::Filter => "filter the op list",
+            Action::BreaksOnly => "show only breaks (toggle)",
+            Action::ClearFilter => "clear filter and breaks-only",
+            Action::Help => "this help",
+            Action::Back => "close / cancel / clear search",
+            Action::Quit => "quit",
+        }
+    }
+
+    /// Its group in the help overlay.
+    pub fn group(self) -> Group {
+        match self {
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => Group::Move,
+            Action::NextPane
+            | Action::PrevPane
+            | Action::Collapse
+            | Action::Expand
+            | Action::Toggle => Group::Panes,
+            Action::NextBreak | Action::PrevBreak | Action::NextSegment | Action::PrevSegment => {
+                Group::Plan
+            }
+            Action::Search
+            | Action::SearchNext
+            | Action::SearchPrev
+            | Action::Filter
+            | Action::BreaksOnly
+            | Action::ClearFilter => Group::Find,
+            Action::Help | Action::Back | Action::Quit => Group::General,
+        }
+    }
+
+    /// The action named `name` in the config file.
+    pub fn from_name(name: &str) -> Option<Action> {
+        Action::ALL.into_iter().find(|a| a.name() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip_through_serde() {
+        for a in Action::ALL {
+            assert_eq!(Action::from_name(a.name()), Some(a));
+            let parsed: Action = serde_json::from_str(&format!("\"{}\"", a.name())).unwrap();
+            assert_eq!(parsed, a);
+            assert!(!a.description().is_empty());
+        }
+        let mut names: Vec<&str> = Action::ALL.iter().map(|a| a.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Action::ALL.len());
+    }
+}

@@ -1,0 +1,563 @@
+//! The whole UI state and its one entry point, [`App::handle`]: every key, mouse event, resize,
+//! tick and worker message goes through it. Drawing reads the state and never changes it.
+
+use super::action::Action;
+use super::config::Config;
+use super::explorer::{Direction, Explorer, Pane};
+use super::layout::{self, Areas};
+use super::query::Query;
+use super::tree::TreeId;
+use crate::workspace::Workspace;
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::{Position, Rect};
+use std::time::Duration;
+
+/// Everything the event loop feeds the app.
+#[derive(Debug)]
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// Text pasted into the terminal.
+    Paste(String),
+    /// The terminal has a new size.
+    Resize(u16, u16),
+    /// Time passed (drives the spinner and the elapsed time while loading).
+    Tick(Duration),
+    /// The loader reached a new stage.
+    Progress(Stage),
+    /// The loader finished: the workspace, or the loader's message.
+    Loaded(Result<Box<Workspace>, String>),
+    /// A signal asked skope to stop.
+    Stop,
+}
+
+/// What the loader is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading the file: bytes read so far, of `total`.
+    Reading {
+        /// Bytes read.
+        done: u64,
+        /// File size.
+        total: u64,
+    },
+    /// Parsing `bytes` bytes.
+    Parsing {
+        /// File size.
+        bytes: u64,
+    },
+    /// Planning a graph of `ops` ops.
+    Planning {
+        /// Ops in the graph.
+        ops: usize,
+    },
+}
+
+/// The loading screen's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loading {
+    /// The file being loaded, as named by the user.
+    pub file: String,
+    /// The current stage.
+    pub stage: Option<Stage>,
+    /// Time since loading started.
+    pub elapsed: Duration,
+}
+
+/// Which screen is up.
+#[derive(Debug)]
+pub enum Screen {
+    /// A graph is being loaded.
+    Loading(Loading),
+    /// Loading failed.
+    Failed {
+        /// The file.
+        file: String,
+        /// The loader's message.
+        message: String,
+    },
+    /// A graph is loaded.
+    Explorer(Box<Explorer>),
+}
+
+/// A text prompt at the bottom line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// What the text is for.
+    pub kind: PromptKind,
+    /// The text typed so far.
+    pub input: String,
+    /// The row, search and filter before the prompt opened (restored on cancel).
+    before_row: usize,
+    before_text: Option<String>,
+}
+
+/// What a prompt's text is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// A search: the selection jumps to matches.
+    Search,
+    /// A filter: the list keeps only matches.
+    Filter,
+}
+
+/// A one-line message shown in place of the key bar until the next key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The message.
+    pub text: String,
+    /// True for a problem, false for information.
+    pub problem: bool,
+}
+
+/// The UI state.
+#[derive(Debug)]
+pub struct App {
+    /// Keys and theme.
+    pub config: Config,
+    /// The terminal's size.
+    pub size: Rect,
+    /// The current screen.
+    pub screen: Screen,
+    /// The help overlay's scroll position, when it is open.
+    pub help: Option<usize>,
+    /// The prompt, when one is open.
+    pub prompt: Option<Prompt>,
+    /// The last message.
+    pub status: Option<Status>,
+    /// Ticks seen, for the spinner.
+    pub ticks: usize,
+    /// True once the user (or a signal) asked to quit.
+    pub quit: bool,
+}
+
+impl App {
+    /// An app loading `file` in a terminal of `size`.
+    pub fn new(config: Config, size: Rect, file: &str) -> App {
+        App {
+            config,
+            size,
+            screen: Screen::Loading(Loading {
+                file: file.to_string(),
+                stage: None,
+                elapsed: Duration::ZERO,
+            }),
+            help: None,
+            prompt: None,
+            status: None,
+            ticks: 0,
+            quit: false,
+        }
+    }
+
+    /// The explorer, once a graph is loaded.
+    pub fn explorer(&self) -> Option<&Explorer> {
+        match &self.screen {
+            Screen::Explorer(ex) => Some(ex),
+            _ => None,
+        }
+    }
+
+    /// The screen areas for the current size and graph.
+    pub fn areas(&self) -> Areas {
+        let streams = self
+            .explorer()
+            .map_or(1, |ex| ex.ws.context().streams().len());
+        layout::areas(self.size, streams)
+    }
+
+    /// True while something on screen moves by itself (the loading spinner).
+    pub fn animating(&self) -> bool {
+        matches!(self.screen, Screen::Loading(_))
+    }
+
+    /// Applies one message.
+    pub fn handle(&mut self, msg: Msg) {
+        match msg {
+            Msg::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
+            Msg::Key(_) => {}
+            Msg::Mouse(mouse) => self.mouse(mouse),
+            Msg::Paste(text) => {
+                if let Some(prompt) = &mut self.prompt {
+                    prompt
+                        .input
+                        .extend(text.chars().filter(|c| !c.is_control()));
+                    self.prompt_changed();
+                }
+            }
+            Msg::Resize(w, h) => {
+                self.size = Rect::new(0, 0, w, h);
+                let areas = self.areas();
+                if let Screen::Explorer(ex) = &mut self.screen {
+                    ex.set_areas(areas);
+                }
+            }
+            Msg::Tick(elapsed) => {
+                self.ticks = self.ticks.wrapping_add(1);
+                if let Screen::Loading(l) = &mut self.screen {
+                    l.elapsed = elapsed;
+                }
+            }
+            Msg::Progress(stage) => {
+                if let Screen::Loading(l) = &mut self.screen {
+                    l.stage = Some(stage);
+                }
+            }
+            Msg::Loaded(result) => {
+                let file = match &self.screen {
+                    Screen::Loading(l) => l.file.clone(),
+                    _ => return,
+                };
+                self.screen = match result {
+                    Ok(ws) => {
+                        let streams = ws.context().streams().len();
+                        let areas = layout::areas(self.size, streams);
+                        Screen::Explorer(Box::new(Explorer::new(*ws, &self.config.theme, areas)))
+                    }
+                    Err(message) => Screen::Failed { file, message },
+                };
+            }
+            Msg::Stop => self.quit = true,
+        }
+    }
+
+    fn key(&mut self, key: KeyEvent) {
+        self.status = None;
+        if self.prompt.is_some() {
+            self.prompt_key(key);
+            return;
+        }
+        let Some(action) = self.config.keymap.action(key) else {
+            return;
+        };
+        if let Some(scroll) = self.help {
+            self.help = match action {
+                Action::Help | Action::Back => None,
+                Action::Quit => {
+                    self.quit = true;
+                    None
+                }
+                Action::Down => Some(scroll + 1),
+                Action::Up => Some(scroll.saturating_sub(1)),
+                Action::PageDown => Some(scroll + 10),
+                Action::PageUp => Some(scroll.saturating_sub(10)),
+                Action::Top => Some(0),
+                _ => Some(scroll),
+            };
+            return;
+        }
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.help = Some(0),
+            _ => self.explorer_action(action),
+        }
+    }
+
+    fn explorer_action(&mut self, action: Action) {
+        let theme = &self.config.theme;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let page = |ex: &Explorer| match ex.focus {
+            Pane::Scopes => ex.tree_height(),
+            _ => ex.list_height(),
+        } as isize;
+        let mut problem: Option<String> = None;
+        let mut hidden = false;
+        match action {
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                let step = match action {
+                    Action::Up => -1,
+                    Action::Down => 1,
+                    Action::PageUp => -page(ex),
+                    _ => page(ex),
+                };
+                match ex.focus {
+                    Pane::Ops => ex.move_cursor(step, theme),
+                    Pane::Scopes => hidden = !ex.move_tree(step),
+                    Pane::Details => {
+                        ex.details_scroll = ex.details_scroll.saturating_add_signed(step)
+                    }
+                }
+            }
+            Action::Top | Action::Bottom => {
+                let top = action == Action::Top;
+                match ex.focus {
+                    Pane::Ops => ex.select_row(if top { 0 } else { usize::MAX }, theme),
+                    Pane::Scopes => {
+                        let height = ex.tree_height();
+                        ex.tree.select_row(if top { 0 } else { usize::MAX }, height);
+                        hidden = !ex.follow_tree();
+                    }
+                    Pane::Details => ex.details_scroll = if top { 0 } else { usize::MAX / 2 },
+                }
+            }
+            Action::Collapse | Action::Expand => {
+                let open = action == Action::Expand;
+                match ex.focus {
+                    Pane::Scopes => {
+                        let height = ex.tree_height();
+                        ex.tree.set_open(open, &ex.ws, theme, height);
+                        hidden = !ex.follow_tree();
+                    }
+                    Pane::Ops => ex.focus = if open { Pane::Details } else { Pane::Scopes },
+                    Pane::Details if !open => ex.focus = Pane::Ops,
+                    Pane::Details => {}
+                }
+            }
+            Action::Toggle => match ex.focus {
+                Pane::Scopes => match ex.tree.selected() {
+                    [.., TreeId::Op(_)] | [_, TreeId::Break(_)] => {
+                        hidden = !ex.follow_tree();
+                        if !hidden {
+                            ex.focus = Pane::Ops;
+                        }
+                    }
+                    _ => {
+                        let height = ex.tree_height();
+                        ex.tree.toggle(&ex.ws, theme, height);
+                    }
+                },
+                Pane::Ops => ex.focus = Pane::Details,
+                Pane::Details => ex.focus = Pane::Ops,
+            },
+            Action::NextPane | Action::PrevPane => {
+                ex.focus = ex.focus.cycle(action == Action::NextPane);
+            }
+            Action::NextBreak | Action::PrevBreak => {
+                let forward = action == Action::NextBreak;
+                if !ex.jump_to_break(direction(forward), theme) {
+                    problem = Some(format!(
+                        "no break {} in the list",
+                        if forward { "below" } else { "above" }
+                    ));
+                }
+            }
+            Action::NextSegment | Action::PrevSegment => {
+                let forward = action == Action::NextSegment;
+                if !ex.jump_to_segment(direction(forward), theme) {
+                    problem = Some(format!(
+                        "no segment starts {} in the list",
+                        if forward { "below" } else { "above" }
+                    ));
+                }
+            }
+            Action::SearchNext | Action::SearchPrev => {
+                match ex.search_step(direction(action == Action::SearchNext), theme) {
+                    None => problem = Some("no search: press / to search".to_string()),
+                    Some(false) => problem = Some("no op matches the search".to_string()),
+                    Some(true) => {}
+                }
+            }
+            Action::Search | Action::Filter => {
+                let kind = if action == Action::Search {
+                    PromptKind::Search
+                } else {
+                    PromptKind::Filter
+                };
+                let before_text = match kind {
+                    PromptKind::Search => ex.search().map(|q| q.text().to_string()),
+                    PromptKind::Filter => ex.filter().map(|q| q.text().to_string()),
+                };
+                self.prompt = Some(Prompt {
+                    kind,
+                    input: before_text.clone().unwrap_or_default(),
+                    before_row: ex.cursor(),
+                    before_text,
+                });
+            }
+            Action::BreaksOnly => {
+                let filter = ex.filter().cloned();
+                let on = !ex.breaks_only();
+                ex.set_filter(filter, on, theme);
+            }
+            Action::ClearFilter => ex.set_filter(None, false, theme),
+            Action::Back => {
+                if ex.search().is_some() {
+                    ex.set_search(None, 0, theme);
+                }
+            }
+            Action::Help | Action::Quit => {}
+        }
+        if hidden {
+            problem = Some(format!(
+                "that op is hidden by the filter: {} clears it",
+                self.config.keymap.label(Action::ClearFilter)
+            ));
+        }
+        if let Some(text) = problem {
+            self.status = Some(Status {
+                text,
+                problem: true,
+            });
+        }
+    }
+
+    fn prompt_key(&mut self, key: KeyEvent) {
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => {
+                self.cancel_prompt();
+                return;
+            }
+            KeyCode::Enter => {
+                self.prompt = None;
+                return;
+            }
+            KeyCode::Backspace => {
+                prompt.input.pop();
+            }
+            KeyCode::Char('u') if ctrl => prompt.input.clear(),
+            KeyCode::Char('w') if ctrl => {
+                let trimmed = prompt.input.trim_end().len();
+                let cut = prompt.input[..trimmed]
+                    .rfind(char::is_whitespace)
+                    .map_or(0, |i| i + 1);
+                prompt.input.truncate(cut);
+            }
+            KeyCode::Char('c') if ctrl => {
+                self.cancel_prompt();
+                return;
+            }
+            KeyCode::Char(c) if !ctrl => prompt.input.push(c),
+            _ => return,
+        }
+        self.prompt_changed();
+    }
+
+    /// Applies the prompt's text as it is typed.
+    fn prompt_changed(&mut self) {
+        let theme = &self.config.theme;
+        let (Some(prompt), Screen::Explorer(ex)) = (&self.prompt, &mut self.screen) else {
+            return;
+        };
+        let query = Query::parse(&prompt.input);
+        match prompt.kind {
+            PromptKind::Search => {
+                if !ex.set_search(query, prompt.before_row, theme) {
+                    ex.select_row(prompt.before_row, theme);
+                }
+            }
+            PromptKind::Filter => {
+                let breaks_only = ex.breaks_only();
+                ex.set_filter(query, breaks_only, theme);
+            }
+        }
+    }
+
+    fn cancel_prompt(&mut self) {
+        let theme = &self.config.theme;
+        let Some(prompt) = self.prompt.take() else {
+            return;
+        };
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let query = prompt.before_text.as_deref().and_then(Query::parse);
+        match prompt.kind {
+            PromptKind::Search => {
+                ex.set_search(query, prompt.before_row, theme);
+                ex.select_row(prompt.before_row, theme);
+            }
+            PromptKind::Filter => {
+                let breaks_only = ex.breaks_only();
+                ex.set_filter(query, breaks_only, theme);
+            }
+        }
+    }
+
+    fn mouse(&mut self, mouse: MouseEvent) {
+        let theme = &self.config.theme;
+        if self.help.is_some() || self.prompt.is_some() {
+            return;
+        }
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let at = Position::new(mouse.column, mouse.row);
+        let areas = ex.areas;
+        let pane = [
+            (areas.scopes, Pane::Scopes),
+            (areas.ops, Pane::Ops),
+            (areas.details, Pane::Details),
+        ]
+        .into_iter()
+        .find(|(r, _)| r.contains(at))
+        .map(|(_, p)| p);
+        match mouse.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let delta = if mouse.kind == MouseEventKind::ScrollDown {
+                    3
+                } else {
+                    -3
+                };
+                match pane {
+                    Some(Pane::Ops) => ex.scroll_list(delta, theme),
+                    Some(Pane::Scopes) => {
+                        let height = ex.tree_height();
+                        ex.tree.scroll(delta, height);
+                    }
+                    Some(Pane::Details) => {
+                        ex.details_scroll = ex.details_scroll.saturating_add_signed(delta)
+                    }
+                    None => {}
+                }
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                if areas.strip.contains(at) {
+                    if let Some(row) = super::views::strip::row_at(ex, areas.strip, at.x) {
+                        ex.select_row(row, theme);
+                    }
+                    return;
+                }
+                let Some(pane) = pane else { return };
+                ex.focus = pane;
+                let inner = layout::inner(match pane {
+                    Pane::Scopes => areas.scopes,
+                    Pane::Ops => areas.ops,
+                    Pane::Details => areas.details,
+                });
+                let line = usize::from(at.y.saturating_sub(inner.y));
+                match pane {
+                    Pane::Ops if at.y > inner.y && inner.contains(at) => {
+                        ex.select_row(ex.offset() + line - 1, theme);
+                    }
+                    Pane::Scopes if inner.contains(at) => {
+                        let row = ex.tree.offset() + line;
+                        if row < ex.tree.row_count() {
+                            let height = ex.tree_height();
+                            if ex.tree.selected_row() == Some(row) {
+                                ex.tree.toggle(&ex.ws, theme, height);
+                            } else {
+                                ex.tree.select_row(row, height);
+                            }
+                            if !ex.follow_tree() {
+                                self.status = Some(Status {
+                                    text: "that op is hidden by the filter".to_string(),
+                                    problem: true,
+                                });
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn direction(forward: bool) -> Direction {
+    if forward {
+        Direction::Forward
+    } else {
+        Direction::Backward
+    }
+}

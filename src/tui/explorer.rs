@@ -1,0 +1,475 @@
+//! The explorer's state once a graph is loaded: the op list (rows, filter, cursor), the scopes
+//! tree, what the details pane shows, the search. Every change keeps list, tree and details in
+//! step: selecting an op in one selects it in the other.
+
+use super::layout::{Areas, inner};
+use super::query::Query;
+use super::theme::Theme;
+use super::tree::{ScopeTree, TreeId, TreePath};
+use crate::fusion::index::SegmentRef;
+use crate::fusion::marks::OpMark;
+use crate::graph::OpId;
+use crate::workspace::Workspace;
+
+/// A pane that can have the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// The scopes tree.
+    Scopes,
+    /// The op list.
+    Ops,
+    /// The details pane.
+    Details,
+}
+
+impl Pane {
+    /// The next pane in tab order, or the previous one.
+    pub fn cycle(self, forward: bool) -> Pane {
+        match (self, forward) {
+            (Pane::Scopes, true) | (Pane::Details, false) => Pane::Ops,
+            (Pane::Ops, true) | (Pane::Scopes, false) => Pane::Details,
+            (Pane::Details, true) | (Pane::Ops, false) => Pane::Scopes,
+        }
+    }
+}
+
+/// What the details pane describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// Nothing (an empty graph).
+    Nothing,
+    /// An op (with the breaks it causes, its segment…).
+    Op(OpId),
+    /// A segment.
+    Segment(SegmentRef),
+    /// A scope.
+    Scope(u32),
+}
+
+/// Which way to step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Towards the end of the list.
+    Forward,
+    /// Towards the start.
+    Backward,
+}
+
+/// The widest texts of the op list's columns over the whole graph (capped), measured once per
+/// graph so the columns do not jump while scrolling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Widest {
+    /// Op names.
+    pub name: usize,
+    /// Op types.
+    pub op_type: usize,
+    /// Scope names.
+    pub scope: usize,
+    /// Core types with block dims.
+    pub core: usize,
+}
+
+impl Widest {
+    fn of(ws: &Workspace) -> Widest {
+        let width = |s: &str, cap: usize| s.chars().count().min(cap);
+        let mut w = Widest::default();
+        for op in ws.graph().ops() {
+            w.name = w.name.max(width(&op.name, 48));
+            w.op_type = w.op_type.max(width(&op.op_type, 28));
+            w.scope = w.scope.max(op.scope().map_or(0, |s| width(s, 24)));
+            w.core = w.core.max(core_text(op).map_or(0, |s| width(&s, 14)));
+        }
+        w
+    }
+}
+
+/// An op's core type and block dim as the dump gives them (`AIC 24`), if it does.
+pub fn core_text(op: &crate::graph::Op) -> Option<String> {
+    let core = op.attrs.get_str(crate::fusion::kernel::ATTR_CORE_TYPE)?;
+    Some(match op.attrs.get_int("tvm_blockdim") {
+        Some(dim) => format!("{core} {dim}"),
+        None => core.to_string(),
+    })
+}
+
+/// The state of the explorer screen.
+#[derive(Debug)]
+pub struct Explorer {
+    /// The loaded graph and its plan.
+    pub ws: Workspace,
+    /// The focused pane.
+    pub focus: Pane,
+    /// The ops the list shows, in execution order.
+    rows: Vec<OpId>,
+    filter: Option<Query>,
+    breaks_only: bool,
+    search: Option<Query>,
+    /// Index in `rows` of the selected op.
+    cursor: usize,
+    /// First row drawn.
+    offset: usize,
+    /// The scopes tree.
+    pub tree: ScopeTree,
+    subject: Subject,
+    /// First line of the details pane drawn.
+    pub details_scroll: usize,
+    /// The screen areas the last resize gave.
+    pub areas: Areas,
+    /// Column widths of the op list.
+    pub widest: Widest,
+}
+
+impl Explorer {
+    /// The explorer on `ws`, laid out in `areas`, with the first op selected.
+    pub fn new(ws: Workspace, theme: &Theme, areas: Areas) -> Explorer {
+        let tree = ScopeTree::new(&ws, theme);
+        let rows = ws.graph().exec_order().to_vec();
+        let widest = Widest::of(&ws);
+        let mut ex = Explorer {
+            widest,
+            ws,
+            focus: Pane::Ops,
+            rows,
+            filter: None,
+            breaks_only: false,
+            search: None,
+            cursor: 0,
+            offset: 0,
+            tree,
+            subject: Subject::Nothing,
+            details_scroll: 0,
+            areas,
+        };
+        ex.select_row(0, theme);
+        if ex.tree.selected().is_empty() && !ex.ws.plan().scopes.is_empty() {
+            ex.tree.reveal(vec![TreeId::Scope(0)], &ex.ws, theme, 1);
+        }
+        ex
+    }
+
+    /// The ops the list shows.
+    pub fn rows(&self) -> &[OpId] {
+        &self.rows
+    }
+
+    /// The selected row.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// The first row drawn.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The selected op, if the list is not empty.
+    pub fn selected_op(&self) -> Option<OpId> {
+        self.rows.get(self.cursor).copied()
+    }
+
+    /// What the details pane describes.
+    pub fn subject(&self) -> Subject {
+        self.subject
+    }
+
+    /// The filter, if any.
+    pub fn filter(&self) -> Option<&Query> {
+        self.filter.as_ref()
+    }
+
+    /// True when the list shows only breaks.
+    pub fn breaks_only(&self) -> bool {
+        self.breaks_only
+    }
+
+    /// The search, if any.
+    pub fn search(&self) -> Option<&Query> {
+        self.search.as_ref()
+    }
+
+    /// Rows of op list the screen shows.
+    pub fn list_height(&self) -> usize {
+        usize::from(inner(self.areas.ops).height)
+            .saturating_sub(1)
+            .max(1)
+    }
+
+    /// Rows of the scopes tree the screen shows.
+    pub fn tree_height(&self) -> usize {
+        usize::from(inner(self.areas.scopes).height).max(1)
+    }
+
+    /// Lays the explorer out again (after a resize).
+    pub fn set_areas(&mut self, areas: Areas) {
+        self.areas = areas;
+        self.scroll_list_into_view();
+        let height = self.tree_height();
+        self.tree.scroll(0, height);
+    }
+
+    /// Selects row `row` (clamped) of the op list; the tree and details follow.
+    pub fn select_row(&mut self, row: usize, theme: &Theme) {
+        if self.rows.is_empty() {
+            self.cursor = 0;
+            self.offset = 0;
+            self.subject = Subject::Nothing;
+            return;
+        }
+        self.cursor = row.min(self.rows.len() - 1);
+        self.scroll_list_into_view();
+        let id = self.rows[self.cursor];
+        self.set_subject(Subject::Op(id));
+        let path = self.tree_path_of(id);
+        let height = self.tree_height();
+        self.tree.reveal(path, &self.ws, theme, height);
+    }
+
+    /// Moves the list selection by `delta` rows.
+    pub fn move_cursor(&mut self, delta: isize, theme: &Theme) {
+        let row = self.cursor.saturating_add_signed(delta);
+        self.select_row(row, theme);
+    }
+
+    /// Scrolls the list by `delta` rows, keeping the selection when it stays visible.
+    pub fn scroll_list(&mut self, delta: isize, theme: &Theme) {
+        let height = self.list_height();
+        let max = self.rows.len().saturating_sub(height);
+        self.offset = self.offset.saturating_add_signed(delta).min(max);
+        if self.cursor < self.offset {
+            self.select_row(self.offset, theme);
+        } else if self.cursor >= self.offset + height {
+            self.select_row(self.offset + height - 1, theme);
+        }
+    }
+
+    fn scroll_list_into_view(&mut self) {
+        let height = self.list_height();
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + height {
+            self.offset = self.cursor + 1 - height;
+        }
+        self.offset = self.offset.min(self.rows.len().saturating_sub(height));
+    }
+
+    fn set_subject(&mut self, subject: Subject) {
+        if subject != self.subject {
+            self.subject = subject;
+            self.details_scroll = 0;
+        }
+    }
+
+    /// The tree node that shows op `id`: its segment's op, the break it causes, or the scope
+    /// member; empty for an op outside every scope.
+    pub fn tree_path_of(&self, id: OpId) -> TreePath {
+        let index = self.ws.index();
+        if let Some(seg) = index.segment_of(id) {
+            return vec![
+                TreeId::Scope(seg.scope),
+                TreeId::Segment(seg.index),
+                TreeId::Op(id),
+            ];
+        }
+        if let Some(b) = index.breaks_of(id).next() {
+            return vec![TreeId::Scope(b.scope), TreeId::Break(b.index)];
+        }
+        match self.ws.marks().get(id) {
+            OpMark::Member { scope, .. } => vec![TreeId::Scope(scope), TreeId::Op(id)],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The row of op `id` in the list, if the filter shows it.
+    pub fn row_of(&self, id: OpId) -> Option<usize> {
+        let graph = self.ws.graph();
+        let pos = graph.exec_position(id);
+        self.rows
+            .binary_search_by_key(&pos, |&r| graph.exec_position(r))
+            .ok()
+    }
+
+    /// After the tree selection changed: show the node in the details pane and select its op
+    /// in the list. Returns false when that op is hidden by the filter.
+    pub fn follow_tree(&mut self) -> bool {
+        let plan = self.ws.plan();
+        let (subject, op) = match self.tree.selected() {
+            [TreeId::Scope(s)] => {
+                let scope = &plan.scopes[*s as usize];
+                let first = scope
+                    .segments
+                    .first()
+                    .and_then(|seg| seg.ops.first())
+                    .or(scope.members.first())
+                    .copied();
+                (Subject::Scope(*s), first)
+            }
+            [TreeId::Scope(s), TreeId::Segment(k)] => {
+                let r = SegmentRef {
+                    scope: *s,
+                    index: *k,
+                };
+                let first = plan.scopes[*s as usize].segments[*k as usize]
+                    .ops
+                    .first()
+                    .copied();
+                (Subject::Segment(r), first)
+            }
+            [TreeId::Scope(s), TreeId::Break(k)] => {
+                let op = plan.scopes[*s as usize].breaks[*k as usize].op;
+                (Subject::Op(op), Some(op))
+            }
+            [.., TreeId::Op(id)] => (Subject::Op(*id), Some(*id)),
+            _ => return true,
+        };
+        self.set_subject(subject);
+        let Some(op) = op else { return true };
+        match self.row_of(op) {
+            Some(row) => {
+                self.cursor = row;
+                self.scroll_list_into_view();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves the tree selection by `delta` rows.
+    pub fn move_tree(&mut self, delta: isize) -> bool {
+        let height = self.tree_height();
+        let row = self
+            .tree
+            .selected_row()
+            .map_or(0, |r| r.saturating_add_signed(delta));
+        self.tree.select_row(row, height);
+        self.follow_tree()
+    }
+
+    /// Selects the next (or previous) row after the selection whose op satisfies `pred`;
+    /// false when there is none.
+    pub fn jump_to(
+        &mut self,
+        direction: Direction,
+        theme: &Theme,
+        pred: impl Fn(&Explorer, OpId) -> bool,
+    ) -> bool {
+        let found = match direction {
+            Direction::Forward => {
+                (self.cursor + 1..self.rows.len()).find(|&r| pred(self, self.rows[r]))
+            }
+            Direction::Backward => (0..self.cursor).rev().find(|&r| pred(self, self.rows[r])),
+        };
+        match found {
+            Some(row) => {
+                self.select_row(row, theme);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Selects the next (or previous) op that breaks a scope.
+    pub fn jump_to_break(&mut self, direction: Direction, theme: &Theme) -> bool {
+        self.jump_to(direction, theme, |ex, id| ex.ws.index().is_break(id))
+    }
+
+    /// Selects the first op of the next (or previous) segment.
+    pub fn jump_to_segment(&mut self, direction: Direction, theme: &Theme) -> bool {
+        let current = self
+            .selected_op()
+            .and_then(|id| self.ws.index().segment_ordinal(id));
+        self.jump_to(direction, theme, |ex, id| {
+            let index = ex.ws.index();
+            match index.segment_ordinal(id) {
+                Some(o) if Some(o) != current => {
+                    let r = index.segments()[o];
+                    crate::fusion::index::segment_at(ex.ws.plan(), r)
+                        .ops
+                        .first()
+                        == Some(&id)
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// Sets the search; the selection moves to the first match at or after row `from`
+    /// (wrapping). Returns false when nothing matches.
+    pub fn set_search(&mut self, query: Option<Query>, from: usize, theme: &Theme) -> bool {
+        self.search = query;
+        let Some(q) = &self.search else { return true };
+        let n = self.rows.len();
+        let found = (0..n)
+            .map(|i| (from + i) % n)
+            .find(|&r| q.matches(&self.ws, self.rows[r]));
+        match found {
+            Some(row) => {
+                self.select_row(row, theme);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Selects the next (or previous) search match, wrapping at the ends. Returns `None`
+    /// without a search, `Some(false)` when nothing matches, `Some(true)` otherwise.
+    pub fn search_step(&mut self, direction: Direction, theme: &Theme) -> Option<bool> {
+        let q = self.search.clone()?;
+        let n = self.rows.len();
+        let found = (1..=n)
+            .map(|i| match direction {
+                Direction::Forward => (self.cursor + i) % n,
+                Direction::Backward => (self.cursor + n - i % n) % n,
+            })
+            .find(|&r| q.matches(&self.ws, self.rows[r]));
+        Some(match found {
+            Some(row) => {
+                self.select_row(row, theme);
+                true
+            }
+            None => false,
+        })
+    }
+
+    /// Number of rows matching the search.
+    pub fn search_matches(&self) -> usize {
+        self.search.as_ref().map_or(0, |q| {
+            self.rows
+                .iter()
+                .filter(|&&id| q.matches(&self.ws, id))
+                .count()
+        })
+    }
+
+    /// True when op `id` matches the search.
+    pub fn is_match(&self, id: OpId) -> bool {
+        self.search
+            .as_ref()
+            .is_some_and(|q| q.matches(&self.ws, id))
+    }
+
+    /// Sets the filter and the breaks-only switch and rebuilds the rows, keeping the selected
+    /// op when it stays visible (else the next visible op after it).
+    pub fn set_filter(&mut self, filter: Option<Query>, breaks_only: bool, theme: &Theme) {
+        let keep = self
+            .selected_op()
+            .map(|id| self.ws.graph().exec_position(id));
+        self.filter = filter;
+        self.breaks_only = breaks_only;
+        let ws = &self.ws;
+        let index = ws.index();
+        self.rows = ws
+            .graph()
+            .exec_order()
+            .iter()
+            .copied()
+            .filter(|&id| !breaks_only || index.is_break(id))
+            .filter(|&id| self.filter.as_ref().is_none_or(|q| q.matches(ws, id)))
+            .collect();
+        let graph = self.ws.graph();
+        let row = keep.map_or(0, |pos| {
+            self.rows.partition_point(|&r| graph.exec_position(r) < pos)
+        });
+        self.offset = 0;
+        self.select_row(row, theme);
+    }
+}

@@ -1,0 +1,116 @@
+//! Where each pane goes for a terminal size. A pure function of the size and the stream count,
+//! used by rendering and by the update (page sizes, mouse hit-testing), so both agree.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+/// The smallest terminal the explorer draws in; below it a "too small" notice is shown.
+pub const MIN_WIDTH: u16 = 60;
+/// See [`MIN_WIDTH`].
+pub const MIN_HEIGHT: u16 = 16;
+/// Streams drawn on the fusion strip (on short terminals, two); more are summarised on the
+/// ruler line.
+pub const MAX_STRIP_STREAMS: usize = 4;
+
+/// The areas of the explorer screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Areas {
+    /// The one-line header.
+    pub header: Rect,
+    /// The fusion strip: one row per stream and a ruler row.
+    pub strip: Rect,
+    /// The scopes tree, with its border.
+    pub scopes: Rect,
+    /// The op list, with its border.
+    pub ops: Rect,
+    /// The details pane, with its border.
+    pub details: Rect,
+    /// The bottom line: key bar, prompt or status.
+    pub bar: Rect,
+}
+
+/// True when the terminal is big enough for the explorer.
+pub fn fits(area: Rect) -> bool {
+    area.width >= MIN_WIDTH && area.height >= MIN_HEIGHT
+}
+
+/// The areas for a terminal of size `area` showing `streams` streams on the strip. Wide
+/// terminals get three columns; otherwise the details pane sits under the op list.
+pub fn areas(area: Rect, streams: usize) -> Areas {
+    let strip_rows = strip_streams(area, streams) as u16 + 1;
+    let [header, strip, body, bar] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(strip_rows),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let [scopes, ops, details] = if area.width >= 160 {
+        Layout::horizontal([
+            Constraint::Length(34),
+            Constraint::Min(0),
+            Constraint::Length(48),
+        ])
+        .areas(body)
+    } else {
+        let scopes_width = if area.width >= 120 { 32 } else { 24 };
+        let [scopes, right] =
+            Layout::horizontal([Constraint::Length(scopes_width), Constraint::Min(0)]).areas(body);
+        let details_height = (body.height * 2 / 5).max(6);
+        let [ops, details] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(details_height)]).areas(right);
+        [scopes, ops, details]
+    };
+    Areas {
+        header,
+        strip,
+        scopes,
+        ops,
+        details,
+        bar,
+    }
+}
+
+/// How many streams the fusion strip draws, one row each.
+pub fn strip_streams(area: Rect, streams: usize) -> usize {
+    let cap = if area.height >= 30 {
+        MAX_STRIP_STREAMS
+    } else {
+        2
+    };
+    streams.clamp(1, cap)
+}
+
+/// The inside of a bordered pane.
+pub fn inner(pane: Rect) -> Rect {
+    Rect {
+        x: pane.x.saturating_add(1),
+        y: pane.y.saturating_add(1),
+        width: pane.width.saturating_sub(2),
+        height: pane.height.saturating_sub(2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panes_tile_the_screen_at_every_supported_size() {
+        for (w, h) in [(60, 16), (80, 24), (120, 40), (160, 50), (300, 100)] {
+            let area = Rect::new(0, 0, w, h);
+            assert!(fits(area));
+            for streams in [1, 2, 9] {
+                let a = areas(area, streams);
+                let cells: u32 = [a.header, a.strip, a.scopes, a.ops, a.details, a.bar]
+                    .iter()
+                    .map(|r| u32::from(r.width) * u32::from(r.height))
+                    .sum();
+                assert_eq!(cells, u32::from(w) * u32::from(h), "{w}×{h}, {streams}");
+                assert!(a.ops.height >= 5 && a.ops.width >= 30, "{w}×{h}: {a:?}");
+                assert!(a.details.height >= 5, "{w}×{h}: {a:?}");
+            }
+        }
+        assert!(!fits(Rect::new(0, 0, 59, 40)));
+        assert!(!fits(Rect::new(0, 0, 200, 15)));
+    }
+}

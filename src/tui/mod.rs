@@ -1,0 +1,126 @@
+//! The explorer: a full-screen terminal UI over a [`crate::workspace::Workspace`].
+//!
+//! One [`app::App`] holds all state and changes only in [`app::App::handle`]; the views in
+//! [`views`] draw it without changing it. The event loop below gets terminal input, signals,
+//! ticks and the loader's messages from one channel, applies everything pending, then draws
+//! once.
+
+pub mod action;
+pub mod app;
+pub mod config;
+pub mod explorer;
+pub mod keymap;
+pub mod layout;
+pub mod loader;
+pub mod query;
+pub mod terminal;
+pub mod theme;
+pub mod tree;
+pub mod views;
+
+use crate::fusion::rules::RuleSet;
+use crate::load::LoadOptions;
+use anyhow::{Context as _, Result};
+use app::{App, Msg};
+use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use ratatui::layout::Rect;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+/// How often the loading spinner moves.
+const TICK: Duration = Duration::from_millis(100);
+
+/// What the explorer opens and how.
+#[derive(Debug)]
+pub struct Options {
+    /// The dump to open.
+    pub input: loader::Input,
+    /// Limits for loading.
+    pub load: LoadOptions,
+    /// The rules to judge ops with.
+    pub rules: RuleSet,
+    /// Keys and theme.
+    pub config: config::Config,
+    /// Capture the mouse (clicks and wheel); off leaves the terminal's own text selection.
+    pub mouse: bool,
+}
+
+/// Runs the explorer until the user quits.
+pub fn run(options: Options) -> Result<()> {
+    let (tx, rx) = mpsc::channel();
+    spawn_input(tx.clone());
+    spawn_signals(tx.clone())?;
+    let name = options.input.name();
+    loader::spawn(options.input, options.load, options.rules, tx);
+    let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
+    let result = (|| -> Result<()> {
+        let size = terminal.size()?;
+        let mut app = App::new(
+            options.config,
+            Rect::new(0, 0, size.width, size.height),
+            &name,
+        );
+        let start = Instant::now();
+        loop {
+            ratatui::crossterm::execute!(std::io::stdout(), BeginSynchronizedUpdate)?;
+            terminal.draw(|frame| views::render(&app, frame))?;
+            ratatui::crossterm::execute!(std::io::stdout(), EndSynchronizedUpdate)?;
+            let first = if app.animating() {
+                match rx.recv_timeout(TICK) {
+                    Ok(msg) => msg,
+                    Err(RecvTimeoutError::Timeout) => Msg::Tick(start.elapsed()),
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                match rx.recv() {
+                    Ok(msg) => msg,
+                    Err(_) => break,
+                }
+            };
+            app.handle(first);
+            while let Ok(msg) = rx.try_recv() {
+                app.handle(msg);
+            }
+            if app.quit {
+                break;
+            }
+        }
+        Ok(())
+    })();
+    terminal::restore();
+    result
+}
+
+/// Reads terminal events on their own thread.
+fn spawn_input(tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        loop {
+            let msg = match event::read() {
+                Ok(Event::Key(key)) => Msg::Key(key),
+                Ok(Event::Mouse(mouse)) => Msg::Mouse(mouse),
+                Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
+                Ok(Event::Paste(text)) => Msg::Paste(text),
+                Ok(_) => continue,
+                Err(_) => Msg::Stop,
+            };
+            let stop = matches!(msg, Msg::Stop);
+            if tx.send(msg).is_err() || stop {
+                return;
+            }
+        }
+    });
+}
+
+/// Turns SIGTERM, SIGHUP, SIGINT and SIGQUIT into a clean stop (the terminal is restored).
+fn spawn_signals(tx: Sender<Msg>) -> Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
+        .context("cannot install signal handlers")?;
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            let _ = tx.send(Msg::Stop);
+        }
+    });
+    Ok(())
+}

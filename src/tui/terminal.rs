@@ -1,0 +1,44 @@
+//! Taking the terminal over and giving it back — also when skope panics.
+
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use std::io::{self, Stdout, stdout};
+
+/// The terminal type the explorer draws on.
+pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Enters raw mode and the alternate screen, with mouse capture when `mouse` is true, and
+/// installs a panic hook that restores the terminal before the panic message is printed.
+pub fn enter(mouse: bool) -> io::Result<Term> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+    enable_raw_mode()?;
+    execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    if mouse {
+        execute!(stdout(), EnableMouseCapture)?;
+    }
+    Terminal::new(CrosstermBackend::new(stdout()))
+}
+
+/// Gives the terminal back: mouse capture and bracketed paste off, main screen, cursor shown,
+/// raw mode off. Safe to call more than once.
+pub fn restore() {
+    let _ = execute!(
+        stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+}

@@ -1,0 +1,355 @@
+//! The details pane: everything about the selected op, segment or scope. The words about
+//! breaks and segments are the report's ([`BreakReport`], [`SegmentReport`]), so the pane, the
+//! text report and the JSON report never disagree.
+
+use super::{focused, pane_block};
+use crate::fusion::Severity;
+use crate::fusion::index::{break_at, segment_at};
+use crate::fusion::marks::OpMark;
+use crate::fusion::plan::{Finding, ScopeStatus};
+use crate::fusion::verdict::Verdict;
+use crate::graph::{Input, OpId, TensorDesc};
+use crate::report::{BreakReport, SegmentReport};
+use crate::text::sanitize;
+use crate::tui::explorer::{Explorer, Pane, Subject, core_text};
+use crate::tui::theme::{Role, Theme};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+/// Longest attribute value shown; longer ones are cut with their length given.
+const MAX_VALUE: usize = 160;
+
+/// Draws the details pane.
+pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let title = match ex.subject() {
+        Subject::Nothing => " Details ",
+        Subject::Op(_) => " Op ",
+        Subject::Segment(_) => " Segment ",
+        Subject::Scope(_) => " Scope ",
+    };
+    let lines = lines(ex, theme);
+    let scroll = ex.details_scroll.min(lines.len().saturating_sub(1));
+    let block = pane_block(title, focused(ex, Pane::Details), theme);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+        area,
+    );
+}
+
+/// The pane's lines for the current subject.
+pub fn lines(ex: &Explorer, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = Lines {
+        lines: Vec::new(),
+        theme,
+    };
+    match ex.subject() {
+        Subject::Nothing => out.dim("the graph has no ops"),
+        Subject::Op(id) => op(ex, &mut out, id),
+        Subject::Segment(r) => {
+            let seg = segment_at(ex.ws.plan(), r);
+            let scope = &ex.ws.plan().scopes[r.scope as usize];
+            out.title(&seg.name);
+            out.field(
+                "scope",
+                format!(
+                    "{} · segment {} of {}",
+                    scope.name,
+                    r.index + 1,
+                    scope.segments.len()
+                ),
+            );
+            segment(ex, &mut out, r);
+            out.heading(&format!("sub-ops ({})", seg.ops.len()));
+            for &id in &seg.ops {
+                let op = ex.ws.graph().op(id);
+                out.plain(format!(
+                    "  {} {}",
+                    sanitize(&op.name),
+                    sanitize(&op.op_type)
+                ));
+            }
+        }
+        Subject::Scope(s) => scope(ex, &mut out, s),
+    }
+    out.lines
+}
+
+struct Lines<'t> {
+    lines: Vec<Line<'static>>,
+    theme: &'t Theme,
+}
+
+impl Lines<'_> {
+    fn title(&mut self, text: &str) {
+        self.lines.push(Line::from(Span::styled(
+            sanitize(text).into_owned(),
+            self.theme.get(Role::Title),
+        )));
+    }
+
+    fn heading(&mut self, text: &str) {
+        self.lines.push(Line::from(""));
+        self.lines.push(Line::from(Span::styled(
+            text.to_string(),
+            self.theme.get(Role::Title),
+        )));
+    }
+
+    fn styled(&mut self, text: String, style: Style) {
+        self.lines.push(Line::from(Span::styled(
+            sanitize(&text).into_owned(),
+            style,
+        )));
+    }
+
+    fn plain(&mut self, text: String) {
+        self.styled(text, self.theme.get(Role::Text));
+    }
+
+    fn dim(&mut self, text: &str) {
+        self.styled(text.to_string(), self.theme.get(Role::Dim));
+    }
+
+    /// `label  value`, the label dim and padded.
+    fn field(&mut self, label: &str, value: String) {
+        self.lines.push(Line::from(vec![
+            Span::styled(format!("{label:<9} "), self.theme.get(Role::Dim)),
+            Span::raw(sanitize(&value).into_owned()),
+        ]));
+    }
+
+    fn findings(&mut self, findings: &[&Finding]) {
+        for f in findings {
+            let role = match f.severity {
+                Severity::Error => Role::Error,
+                Severity::Warning => Role::Warning,
+            };
+            self.styled(
+                format!("! {}: {}", f.severity.name(), f.message),
+                self.theme.get(role),
+            );
+        }
+    }
+}
+
+fn op(ex: &Explorer, out: &mut Lines, id: OpId) {
+    let ws = &ex.ws;
+    let graph = ws.graph();
+    let cx = ws.context();
+    let op = graph.op(id);
+    out.title(&op.name);
+    let stream = &cx.streams()[cx.stream_of(id) as usize];
+    let stream_text = match &stream.label {
+        Some(label) => format!("stream {} (label {label}, inferred)", stream.id),
+        None => format!("stream {}", stream.id),
+    };
+    let topo = match op.topo_id {
+        Some(t) => format!("topo id {t}"),
+        None => format!("position {} (no topo ids)", cx.topo(id)),
+    };
+    out.plain(format!(
+        "{} · {stream_text} · #{} · {topo}",
+        op.op_type,
+        graph.exec_position(id)
+    ));
+    // Breaks it causes, in the report's words.
+    for r in ws.index().breaks_of(id) {
+        let scope = &ws.plan().scopes[r.scope as usize];
+        let b = BreakReport::new(cx, ws.marks(), &scope.name, break_at(ws.plan(), r));
+        out.lines.push(Line::from(""));
+        out.styled(
+            format!(
+                "✗ breaks scope {}{}",
+                scope.name,
+                if b.cuts { "" } else { " (left out; no cut)" }
+            ),
+            out.theme.get(Role::Break),
+        );
+        out.field("reason", b.reason);
+        out.field("evidence", format!("{} — {}", b.evidence, b.detail));
+        if b.before.is_some() || b.after.is_some() {
+            out.field(
+                "between",
+                format!(
+                    "{} … {}",
+                    b.before.as_deref().unwrap_or("(start)"),
+                    b.after.as_deref().unwrap_or("(end)")
+                ),
+            );
+        }
+        out.field("fix", b.suggestion);
+    }
+    out.lines.push(Line::from(""));
+    if let Some(r) = ws.index().segment_of(id) {
+        let seg = segment_at(ws.plan(), r);
+        let ordinal = ws.index().segment_ordinal(id).unwrap_or_default();
+        let at = seg.ops.iter().position(|&o| o == id).unwrap_or_default();
+        out.lines.push(Line::from(vec![
+            Span::styled("┃ ", Style::new().fg(out.theme.band(ordinal))),
+            Span::raw(format!(
+                "sub-op {} of {} in segment {}",
+                at + 1,
+                seg.ops.len(),
+                sanitize(&seg.name)
+            )),
+        ]));
+        segment(ex, out, r);
+    } else {
+        match ws.marks().get(id) {
+            OpMark::Member { scope, .. } => {
+                let plan = &ws.plan().scopes[scope as usize];
+                let why = match plan.status {
+                    ScopeStatus::Fused | ScopeStatus::Split => "",
+                    ScopeStatus::Dropped => " (the scope is dropped)",
+                    ScopeStatus::Aborted => " (the build fails)",
+                    ScopeStatus::Skipped => " (dynamic-shape graph)",
+                    ScopeStatus::Unfused => " (no member can be fused)",
+                };
+                out.field("scope", format!("{} · not fused{why}", plan.name));
+            }
+            OpMark::DoNotFuse => out.field("scope", "kept out of fusion".to_string()),
+            OpMark::Unscoped => out.dim("· outside every scope"),
+        }
+    }
+    let verdict = cx.verdicts().get(id);
+    let word = match verdict.verdict {
+        Verdict::Fusible => "fusible".to_string(),
+        Verdict::Ignored => "ignored by the pass".to_string(),
+        Verdict::Unsupported(r) => format!("unsupported: {}", r.text()),
+    };
+    out.field("verdict", word);
+    out.field(
+        "evidence",
+        format!("{} — {}", verdict.evidence.name(), verdict.detail),
+    );
+    if let Some(core) = core_text(op) {
+        out.field("core", core);
+    }
+    let findings: Vec<&Finding> = ws
+        .plan()
+        .all_findings()
+        .filter(|f| f.op == Some(id))
+        .collect();
+    if !findings.is_empty() {
+        out.lines.push(Line::from(""));
+        out.findings(&findings);
+    }
+    out.heading(&format!("inputs ({})", op.inputs.len()));
+    let mut data = 0;
+    for input in &op.inputs {
+        let text = match input {
+            Input::Data { src, out: slot } => {
+                let desc = op.input_descs.get(data).map(tensor).unwrap_or_default();
+                data += 1;
+                format!("  {} ← {}:{slot} {desc}", data - 1, graph.op(*src).name)
+            }
+            Input::Control { src } => format!("  ctrl ← {}", graph.op(*src).name),
+            Input::Unconnected => {
+                data += 1;
+                format!("  {} (unconnected)", data - 1)
+            }
+            Input::Dangling { text } => format!("  ? {text} (not in the graph)"),
+        };
+        out.plain(text);
+    }
+    out.heading(&format!("outputs ({})", op.output_descs.len()));
+    for (i, desc) in op.output_descs.iter().enumerate() {
+        let users = graph
+            .successors(id)
+            .filter(|(_, kind)| {
+                matches!(kind, crate::graph::EdgeKind::Data { out, .. } if *out as usize == i)
+            })
+            .count();
+        out.plain(format!("  {i} {} → {users} consumer(s)", tensor(desc)));
+    }
+    out.heading(&format!("attributes ({})", op.attrs.len()));
+    for (key, value) in op.attrs.iter() {
+        let mut text = value.to_string();
+        if text.chars().count() > MAX_VALUE {
+            let total = text.chars().count();
+            text = text.chars().take(MAX_VALUE).collect::<String>() + &format!("… ({total} chars)");
+        }
+        out.field(key, text);
+    }
+}
+
+fn segment(ex: &Explorer, out: &mut Lines, r: crate::fusion::index::SegmentRef) {
+    let ws = &ex.ws;
+    let seg = segment_at(ws.plan(), r);
+    let report = SegmentReport::new(ws.context(), seg);
+    out.field("fused as", report.fused_node);
+    let kernel = match (report.kernel_type, report.block_dim) {
+        (Some(t), Some(b)) => format!("{t} × {b}"),
+        _ => "unknown".to_string(),
+    };
+    out.field("kernel", kernel);
+    if let Some(note) = report.kernel_note {
+        out.field("note", note);
+    }
+    out.field("stream", report.stream.to_string());
+    out.field("options", options_text(&report.options));
+}
+
+fn scope(ex: &Explorer, out: &mut Lines, s: u32) {
+    let ws = &ex.ws;
+    let scope = &ws.plan().scopes[s as usize];
+    out.title(&scope.name);
+    out.field("status", scope.status.name().to_string());
+    out.field("members", scope.members.len().to_string());
+    out.field("segments", scope.segments.len().to_string());
+    out.field("breaks", scope.breaks.len().to_string());
+    out.field("options", options_text(&scope.options));
+    let findings: Vec<&Finding> = scope.findings.iter().collect();
+    if !findings.is_empty() {
+        out.lines.push(Line::from(""));
+        out.findings(&findings);
+    }
+    if !scope.segments.is_empty() {
+        out.heading("segments");
+        for seg in &scope.segments {
+            let report = SegmentReport::new(ws.context(), seg);
+            let kernel = match (report.kernel_type, report.block_dim) {
+                (Some(t), Some(b)) => format!(" · {t} × {b}"),
+                _ => String::new(),
+            };
+            out.plain(format!(
+                "  ┃ {} · {} op(s){kernel}",
+                seg.name,
+                seg.ops.len()
+            ));
+        }
+    }
+    if !scope.breaks.is_empty() {
+        out.heading("breaks");
+        for b in &scope.breaks {
+            let report = BreakReport::new(ws.context(), ws.marks(), &scope.name, b);
+            out.styled(
+                format!("  ✗ {} ({}): {}", report.op, report.op_type, report.reason),
+                out.theme.get(Role::Break),
+            );
+        }
+    }
+}
+
+fn options_text(options: &str) -> String {
+    if options.is_empty() {
+        "(none)".to_string()
+    } else {
+        format!("\"{options}\"")
+    }
+}
+
+fn tensor(desc: &TensorDesc) -> String {
+    let mut text = format!("{} {}", desc.dtype, desc.shape_text());
+    if !desc.layout.is_empty() {
+        text.push(' ');
+        text.push_str(&desc.layout);
+    }
+    text
+}

@@ -1,0 +1,96 @@
+//! The help overlay: every action with its keys, grouped, read from the keymap (so it shows
+//! the user's own bindings), and what the glyphs mean.
+
+use crate::tui::action::{Action, Group};
+use crate::tui::keymap::Keymap;
+use crate::tui::theme::{Role, Theme};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
+
+/// What each glyph of the op list, tree and strip means.
+pub const LEGEND: &[(&str, &str)] = &[
+    ("┃", "op fused in a segment (colour: its segment)"),
+    (
+        "✗",
+        "break: the op cuts a scope (reason in the last column)",
+    ),
+    ("!", "a warning names the op"),
+    ("○", "ignored by the pass (Data, Const, Send/Recv…)"),
+    ("┆", "in a scope that is not fused (dropped, aborted…)"),
+    ("·", "outside every scope"),
+    ("✓ ? ⊘", "verdict: fusible · assumed fusible · unsupported"),
+    (
+        "█ ▓",
+        "strip: segments (alternating), ━ the list's view, ▲ the selected op",
+    ),
+];
+
+/// The overlay's lines.
+pub fn lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let width = Action::ALL
+        .iter()
+        .map(|a| keymap.label(*a).chars().count())
+        .max()
+        .unwrap_or(0);
+    for group in Group::ALL {
+        out.push(Line::from(Span::styled(
+            group.title(),
+            theme.get(Role::Title),
+        )));
+        for action in Action::ALL.into_iter().filter(|a| a.group() == group) {
+            out.push(Line::from(vec![
+                Span::styled(
+                    format!("  {:<width$}  ", keymap.label(action)),
+                    theme.get(Role::Key),
+                ),
+                Span::raw(action.description()),
+            ]));
+        }
+        out.push(Line::from(""));
+    }
+    out.push(Line::from(Span::styled("Glyphs", theme.get(Role::Title))));
+    for (glyph, meaning) in LEGEND {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {glyph:<6} "), theme.get(Role::Key)),
+            Span::raw(*meaning),
+        ]));
+    }
+    out.push(Line::from(""));
+    out.push(Line::from(Span::styled(
+        "Mouse: click to select, wheel to scroll, click the strip to jump. Keys and colours: `skope config`.",
+        theme.get(Role::Dim),
+    )));
+    out
+}
+
+/// Draws the overlay over `area`, scrolled by `scroll` lines.
+pub fn render(keymap: &Keymap, theme: &Theme, scroll: usize, frame: &mut Frame, area: Rect) {
+    let lines = lines(keymap, theme);
+    let width = area.width.saturating_sub(4).min(84);
+    let height = area.height.saturating_sub(2).min(lines.len() as u16 + 2);
+    let popup = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    let scroll = scroll.min(
+        lines
+            .len()
+            .saturating_sub(usize::from(height.saturating_sub(2))),
+    );
+    let block = Block::bordered()
+        .border_type(BorderType::Double)
+        .border_style(theme.get(Role::BorderFocused))
+        .title(Span::styled(" Help — esc closes ", theme.get(Role::Title)));
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
+        popup,
+    );
+}

@@ -1,0 +1,81 @@
+//! Drawing: one module per part of the screen, each a function of the app state that writes
+//! into the frame and changes nothing else.
+
+pub mod bar;
+pub mod details;
+pub mod header;
+pub mod help;
+pub mod ops;
+pub mod scopes;
+pub mod screens;
+pub mod strip;
+
+use super::app::{App, Screen};
+use super::explorer::Pane;
+use super::layout;
+use super::theme::{Role, Theme};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::style::Style;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, BorderType};
+
+/// Draws the whole screen.
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let theme = &app.config.theme;
+    if !layout::fits(area) {
+        screens::too_small(theme, frame, area);
+        return;
+    }
+    match &app.screen {
+        Screen::Loading(loading) => screens::loading(loading, app.ticks, theme, frame, area),
+        Screen::Failed { file, message } => screens::failed(file, message, app, frame, area),
+        Screen::Explorer(ex) => {
+            let areas = ex.areas;
+            header::render(ex, theme, frame, areas.header);
+            strip::render(ex, theme, frame, areas.strip);
+            scopes::render(ex, theme, frame, areas.scopes);
+            ops::render(ex, theme, frame, areas.ops);
+            details::render(ex, theme, frame, areas.details);
+            bar::render(app, frame, areas.bar);
+        }
+    }
+    if let Some(scroll) = app.help {
+        help::render(&app.config.keymap, theme, scroll, frame, area);
+    }
+}
+
+/// A bordered pane with a title; the focused pane's border stands out (bold and coloured,
+/// and drawn thick so it shows without colour too).
+pub fn pane_block<'a>(title: impl Into<Span<'a>>, focused: bool, theme: &Theme) -> Block<'a> {
+    let (border, kind) = if focused {
+        (theme.get(Role::BorderFocused), BorderType::Thick)
+    } else {
+        (theme.get(Role::Border), BorderType::Plain)
+    };
+    Block::bordered()
+        .border_type(kind)
+        .border_style(border)
+        .title(title.into().style(theme.get(Role::Title)))
+}
+
+/// True when `pane` has the focus.
+pub fn focused(ex: &super::explorer::Explorer, pane: Pane) -> bool {
+    ex.focus == pane
+}
+
+/// Writes `text` at (`x`, `y`) in at most `width` columns; a text that does not fit ends in
+/// `…`. Returns the column after the text.
+pub fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, text: &str, style: Style) -> u16 {
+    if width == 0 {
+        return x;
+    }
+    let (end, _) = buf.set_stringn(x, y, text, usize::from(width), style);
+    if Span::raw(text).width() > usize::from(width) {
+        let last = x + width - 1;
+        buf.set_stringn(last, y, "…", 1, style);
+        return x + width;
+    }
+    end
+}

@@ -1,0 +1,324 @@
+//! The op list: every op in execution order (or the filtered ones), one row each, built only
+//! for the visible rows. Columns: position, stream, glyph, name, type, core, scope, segment or
+//! break reason, verdict. Narrow panes drop core, scope and type, in that order.
+
+use super::{focused, pane_block, put};
+use crate::fusion::index::segment_at;
+use crate::fusion::marks::OpMark;
+use crate::fusion::verdict::{Evidence, Verdict};
+use crate::graph::OpId;
+use crate::text::sanitize;
+use crate::tui::explorer::{Explorer, Pane, core_text};
+use crate::tui::query::reasons;
+use crate::tui::theme::{Role, Theme};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+/// A column of the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Name,
+    Type,
+    Core,
+    Scope,
+    Last,
+}
+
+/// Column widths for an inner width; 0 means the column is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Widths {
+    pos: u16,
+    stream: u16,
+    name: u16,
+    op_type: u16,
+    core: u16,
+    scope: u16,
+    last: u16,
+}
+
+impl Widths {
+    fn of(ex: &Explorer, width: u16) -> Widths {
+        let digits = |n: usize| n.max(1).to_string().len() as u16;
+        let pos = digits(ex.ws.graph().len().saturating_sub(1));
+        let stream = 1 + ex
+            .ws
+            .context()
+            .streams()
+            .iter()
+            .map(|s| s.id.to_string().len() as u16)
+            .max()
+            .unwrap_or(1);
+        // pos, stream, glyph and verdict with a space after each but the last.
+        let fixed = pos + 1 + stream + 1 + 2 + 2;
+        let avail = width.saturating_sub(fixed);
+        // A column is shown when every shown column can have its comfortable width; then
+        // names and types widen to their longest, and the reason column takes the rest.
+        let comfortable = |c: Column| match c {
+            Column::Name => 20,
+            Column::Last => 24,
+            Column::Type => 14,
+            Column::Scope => 10,
+            Column::Core => 7,
+        };
+        let mut chosen = vec![Column::Name, Column::Last];
+        for c in [Column::Type, Column::Scope, Column::Core] {
+            let need: u16 = chosen.iter().chain([&c]).map(|&c| comfortable(c) + 1).sum();
+            if need <= avail {
+                chosen.push(c);
+            }
+        }
+        let mut w = Widths {
+            pos,
+            stream,
+            name: 0,
+            op_type: 0,
+            core: 0,
+            scope: 0,
+            last: 0,
+        };
+        let widest = ex.widest;
+        let room = avail.saturating_sub(chosen.len() as u16);
+        if chosen.len() == 2 {
+            w.name = room * 2 / 5;
+            w.last = room - w.name;
+            return w;
+        }
+        let mut left = room;
+        for c in &chosen {
+            let width = match c {
+                Column::Scope => comfortable(*c).min(widest.scope as u16),
+                Column::Core => comfortable(*c).min(widest.core as u16),
+                _ => comfortable(*c),
+            };
+            *w.slot(*c) = width;
+            left -= width;
+        }
+        for (c, want) in [
+            (Column::Name, widest.name.min(32) as u16),
+            (Column::Type, widest.op_type.min(24) as u16),
+            (Column::Scope, widest.scope as u16),
+            (Column::Core, widest.core as u16),
+        ] {
+            if chosen.contains(&c) {
+                let slot = w.slot(c);
+                let extra = want.saturating_sub(*slot).min(left);
+                *slot += extra;
+                left -= extra;
+            }
+        }
+        w.last += left;
+        w
+    }
+
+    fn slot(&mut self, c: Column) -> &mut u16 {
+        match c {
+            Column::Name => &mut self.name,
+            Column::Type => &mut self.op_type,
+            Column::Core => &mut self.core,
+            Column::Scope => &mut self.scope,
+            Column::Last => &mut self.last,
+        }
+    }
+}
+
+/// Draws the op list.
+pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let is_focused = focused(ex, Pane::Ops);
+    let total = ex.ws.graph().len();
+    let mut title = if ex.rows().len() == total {
+        format!(" Ops (execution order) {total} ")
+    } else {
+        format!(" Ops {} of {total} ", ex.rows().len())
+    };
+    if let Some(f) = ex.filter() {
+        title.push_str(&format!("· filter \"{}\" ", sanitize(f.text())));
+    }
+    if ex.breaks_only() {
+        title.push_str("· breaks only ");
+    }
+    if let Some(s) = ex.search() {
+        title.push_str(&format!("· search \"{}\" ", sanitize(s.text())));
+    }
+    let block = pane_block(title, is_focused, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+    let w = Widths::of(ex, inner.width);
+    let buf = frame.buffer_mut();
+    let dim = theme.get(Role::Dim);
+    let header = Row {
+        pos: "#".into(),
+        stream: "s".into(),
+        glyph: (" ", dim),
+        name: ("op".into(), dim),
+        op_type: "type".into(),
+        core: "core".into(),
+        scope: "scope".into(),
+        last: ("segment / break reason".into(), dim),
+        verdict: (" ", dim),
+        style: dim,
+    };
+    header.draw(buf, inner.x, inner.y, &w);
+    if ex.rows().is_empty() {
+        put(
+            buf,
+            inner.x,
+            inner.y + 1,
+            inner.width,
+            "no op matches: F clears the filter",
+            dim,
+        );
+        return;
+    }
+    let height = usize::from(inner.height - 1);
+    let end = (ex.offset() + height).min(ex.rows().len());
+    for (i, row) in (ex.offset()..end).enumerate() {
+        let id = ex.rows()[row];
+        let y = inner.y + 1 + i as u16;
+        Row::of(ex, theme, id).draw(buf, inner.x, y, &w);
+        if row == ex.cursor() {
+            let selection = if is_focused {
+                theme.get(Role::Selection)
+            } else {
+                theme.get(Role::SelectionInactive)
+            };
+            buf.set_style(Rect::new(inner.x, y, inner.width, 1), selection);
+        }
+    }
+}
+
+/// The texts and styles of one row.
+struct Row {
+    pos: String,
+    stream: String,
+    glyph: (&'static str, Style),
+    name: (String, Style),
+    op_type: String,
+    core: String,
+    scope: String,
+    last: (String, Style),
+    verdict: (&'static str, Style),
+    style: Style,
+}
+
+impl Row {
+    fn of(ex: &Explorer, theme: &Theme, id: OpId) -> Row {
+        let ws = &ex.ws;
+        let graph = ws.graph();
+        let op = graph.op(id);
+        let index = ws.index();
+        let verdict = ws.context().verdicts().get(id);
+        let mark = ws.marks().get(id);
+        let member_scope = match mark {
+            OpMark::Member { scope, .. } => Some(scope),
+            _ => None,
+        };
+        let segment = index.segment_ordinal(id);
+        let is_break = index.is_break(id);
+        let band = |o: usize| Style::new().fg(theme.band(o));
+        let glyph = if is_break {
+            ("✗", theme.get(Role::Break))
+        } else if index.finding_count(id) > 0 {
+            ("!", theme.get(Role::Warning))
+        } else if let Some(o) = segment {
+            ("┃", band(o))
+        } else if verdict.verdict == Verdict::Ignored {
+            ("○", theme.get(Role::Ignored))
+        } else if member_scope.is_some() {
+            ("┆", theme.get(Role::Warning))
+        } else {
+            ("·", theme.get(Role::Dim))
+        };
+        let style = if verdict.verdict == Verdict::Ignored {
+            theme.get(Role::Ignored)
+        } else if member_scope.is_none() && !is_break {
+            theme.get(Role::Dim)
+        } else {
+            theme.get(Role::Text)
+        };
+        let mut name_style = if is_break {
+            theme.get(Role::Break)
+        } else {
+            style
+        };
+        if ex.is_match(id) {
+            name_style = name_style.patch(theme.get(Role::Match));
+        }
+        let last = if is_break {
+            let all = reasons(ws, id);
+            let more = if all.len() > 1 {
+                format!(" (+{})", all.len() - 1)
+            } else {
+                String::new()
+            };
+            (
+                format!("✗ {}{more}", all.first().map_or("", String::as_str)),
+                theme.get(Role::Break),
+            )
+        } else if let Some(o) = segment {
+            let seg = segment_at(ws.plan(), index.segments()[o]);
+            (sanitize(&seg.name).into_owned(), band(o))
+        } else if let Some(s) = member_scope
+            && verdict.verdict != Verdict::Ignored
+        {
+            let status = ws.plan().scopes[s as usize].status.name();
+            (
+                format!("not fused: scope {status}"),
+                theme.get(Role::Warning),
+            )
+        } else if let Some(r) = verdict.verdict.reason() {
+            (format!("not fusible: {}", r.text()), theme.get(Role::Dim))
+        } else {
+            (String::new(), style)
+        };
+        let verdict_glyph = match (verdict.verdict, verdict.evidence) {
+            (Verdict::Fusible, Evidence::Assumed) => ("?", theme.get(Role::Dim)),
+            (Verdict::Fusible, _) => ("✓", style),
+            (Verdict::Ignored, _) => ("○", theme.get(Role::Ignored)),
+            (Verdict::Unsupported(_), _) => ("⊘", theme.get(Role::Break)),
+        };
+        Row {
+            pos: graph.exec_position(id).to_string(),
+            stream: format!(
+                "s{}",
+                ws.context().streams()[ws.context().stream_of(id) as usize].id
+            ),
+            glyph,
+            name: (sanitize(&op.name).into_owned(), name_style),
+            op_type: sanitize(&op.op_type).into_owned(),
+            core: core_text(op)
+                .map(|c| sanitize(&c).into_owned())
+                .unwrap_or_default(),
+            scope: op
+                .scope()
+                .map(|s| sanitize(s).into_owned())
+                .unwrap_or_default(),
+            last,
+            verdict: verdict_glyph,
+            style,
+        }
+    }
+
+    fn draw(&self, buf: &mut ratatui::buffer::Buffer, x: u16, y: u16, w: &Widths) {
+        let pos_text = format!("{:>width$}", self.pos, width = usize::from(w.pos));
+        let mut at = x;
+        let mut cell = |buf: &mut ratatui::buffer::Buffer, width: u16, text: &str, style| {
+            if width > 0 {
+                put(buf, at, y, width, text, style);
+                at += width + 1;
+            }
+        };
+        cell(buf, w.pos, &pos_text, self.style);
+        cell(buf, w.stream, &self.stream, self.style);
+        cell(buf, 1, self.glyph.0, self.glyph.1);
+        cell(buf, w.name, &self.name.0, self.name.1);
+        cell(buf, w.op_type, &self.op_type, self.style);
+        cell(buf, w.core, &self.core, self.style);
+        cell(buf, w.scope, &self.scope, self.style);
+        cell(buf, w.last, &self.last.0, self.last.1);
+        cell(buf, 1, self.verdict.0, self.verdict.1);
+    }
+}
