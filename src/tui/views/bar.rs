@@ -10,15 +10,20 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-/// The key bar's entries: actions (shown with their first key each) and a label.
-const BAR: &[(&[Action], &str)] = &[
-    (&[Action::Help], "help"),
-    (&[Action::Search], "search"),
-    (&[Action::Filter], "filter"),
-    (&[Action::BreaksOnly], "breaks only"),
-    (&[Action::NextBreak, Action::PrevBreak], "next/prev break"),
-    (&[Action::NextPane], "pane"),
-    (&[Action::Quit], "quit"),
+/// The key bar's entries: actions (shown with their first key each), a label, and a rank —
+/// when the line is too narrow, entries of the highest rank go first.
+const BAR: &[(&[Action], &str, u8)] = &[
+    (&[Action::Help], "help", 0),
+    (&[Action::Search], "search", 1),
+    (&[Action::Filter], "filter", 3),
+    (&[Action::BreaksOnly], "breaks only", 4),
+    (
+        &[Action::NextBreak, Action::PrevBreak],
+        "next/prev break",
+        2,
+    ),
+    (&[Action::NextPane], "pane", 3),
+    (&[Action::Quit], "quit", 0),
 ];
 
 /// Draws the bottom line.
@@ -62,19 +67,30 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ))
     } else {
         let keymap = &app.config.keymap;
-        let mut spans = Vec::new();
-        for (actions, label) in BAR {
-            let keys: Vec<String> = actions
+        let entries: Vec<(String, &str, u8)> = BAR
+            .iter()
+            .filter_map(|(actions, label, rank)| {
+                let keys: Vec<String> = actions
+                    .iter()
+                    .filter_map(|a| keymap.first(*a).map(|k| k.to_string()))
+                    .collect();
+                (!keys.is_empty()).then(|| (keys.join("/"), *label, *rank))
+            })
+            .collect();
+        let width = |max_rank: u8| -> usize {
+            entries
                 .iter()
-                .filter_map(|a| keymap.first(*a).map(|k| k.to_string()))
-                .collect();
-            if keys.is_empty() {
-                continue;
-            }
-            spans.push(Span::styled(
-                format!(" {}", keys.join("/")),
-                theme.get(Role::Key),
-            ));
+                .filter(|e| e.2 <= max_rank)
+                .map(|(k, l, _)| k.chars().count() + l.chars().count() + 3)
+                .sum()
+        };
+        let max_rank = (0..=4)
+            .rev()
+            .find(|&r| width(r) <= usize::from(area.width))
+            .unwrap_or(0);
+        let mut spans = Vec::new();
+        for (keys, label, _) in entries.iter().filter(|e| e.2 <= max_rank) {
+            spans.push(Span::styled(format!(" {keys}"), theme.get(Role::Key)));
             spans.push(Span::styled(format!(" {label} "), theme.get(Role::Dim)));
         }
         Line::from(spans)

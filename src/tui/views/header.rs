@@ -21,43 +21,56 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     let warnings = plan.all_findings().count() - errors;
     let breaks = plan.break_count();
     let sep = || Span::styled(" · ", theme.get(Role::Dim));
-    let mut spans = vec![
-        sep(),
-        Span::raw(format!("{} ops", ws.graph().len())),
-        sep(),
-        Span::raw(format!(
-            "{} scope{} → {} segment{}",
-            plan.scopes.len(),
-            plural(plan.scopes.len()),
-            plan.segment_count(),
-            plural(plan.segment_count())
-        )),
-        sep(),
-        Span::styled(
+    let long = counts(
+        &[
+            format!("{} ops", ws.graph().len()),
+            format!(
+                "{} scope{} → {} segment{}",
+                plan.scopes.len(),
+                plural(plan.scopes.len()),
+                plan.segment_count(),
+                plural(plan.segment_count())
+            ),
             format!("✗ {breaks} break{}", plural(breaks)),
-            if breaks > 0 {
-                theme.get(Role::Break)
-            } else {
-                theme.get(Role::Text)
-            },
-        ),
-        sep(),
-        Span::styled(
             format!("! {warnings} warning{}", plural(warnings)),
-            if warnings > 0 {
-                theme.get(Role::Warning)
-            } else {
-                theme.get(Role::Text)
-            },
-        ),
-    ];
-    if errors > 0 {
-        spans.push(sep());
-        spans.push(Span::styled(
             format!("{errors} error{}", plural(errors)),
-            theme.get(Role::Error),
-        ));
-    }
+        ],
+        errors,
+    );
+    let short = counts(
+        &[
+            format!("{} ops", ws.graph().len()),
+            format!(
+                "{} scopes → {} seg",
+                plan.scopes.len(),
+                plan.segment_count()
+            ),
+            format!("✗{breaks}"),
+            format!("!{warnings}"),
+            format!("{errors} err"),
+        ],
+        errors,
+    );
+    let styled = |texts: Vec<String>| -> Vec<Span<'static>> {
+        let mut spans = Vec::new();
+        for (i, text) in texts.into_iter().enumerate() {
+            let role = match i {
+                2 if breaks > 0 => Role::Break,
+                3 if warnings > 0 => Role::Warning,
+                4 => Role::Error,
+                _ => Role::Text,
+            };
+            spans.push(sep());
+            spans.push(Span::styled(text, theme.get(role)));
+        }
+        spans
+    };
+    let long_width: usize = styled(long.clone()).iter().map(Span::width).sum();
+    let mut spans = if long_width + 40 <= usize::from(area.width) {
+        styled(long)
+    } else {
+        styled(short)
+    };
     if !ws.context().verdicts().compiled() {
         spans.push(sep());
         spans.push(Span::styled(
@@ -91,6 +104,12 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     ];
     line.extend(spans);
     frame.render_widget(Paragraph::new(Line::from(line)), area);
+}
+
+/// The count texts to show: the error count only when there are errors.
+fn counts(texts: &[String; 5], errors: usize) -> Vec<String> {
+    let n = if errors > 0 { 5 } else { 4 };
+    texts[..n].to_vec()
 }
 
 fn plural(n: usize) -> &'static str {

@@ -27,20 +27,23 @@ pub const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
-/// The overlay's lines.
-pub fn lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
+/// The lines for `groups`: a heading each, then every action with its keys.
+fn group_lines(keymap: &Keymap, theme: &Theme, groups: &[Group]) -> Vec<Line<'static>> {
     let width = Action::ALL
         .iter()
         .map(|a| keymap.label(*a).chars().count())
         .max()
         .unwrap_or(0);
-    for group in Group::ALL {
+    let mut out = Vec::new();
+    for group in groups {
+        if !out.is_empty() {
+            out.push(Line::from(""));
+        }
         out.push(Line::from(Span::styled(
             group.title(),
             theme.get(Role::Title),
         )));
-        for action in Action::ALL.into_iter().filter(|a| a.group() == group) {
+        for action in Action::ALL.into_iter().filter(|a| a.group() == *group) {
             out.push(Line::from(vec![
                 Span::styled(
                     format!("  {:<width$}  ", keymap.label(action)),
@@ -49,8 +52,30 @@ pub fn lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
                 Span::raw(action.description()),
             ]));
         }
-        out.push(Line::from(""));
     }
+    out
+}
+
+/// The overlay's lines for an inside width of `width`: the key groups in two columns when
+/// there is room, then the glyph legend.
+pub fn lines(keymap: &Keymap, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let mut out = if width >= 90 {
+        let left = group_lines(keymap, theme, &Group::ALL[..3]);
+        let right = group_lines(keymap, theme, &Group::ALL[3..]);
+        let half = usize::from(width / 2);
+        (0..left.len().max(right.len()))
+            .map(|i| {
+                let mut spans = left.get(i).cloned().unwrap_or_default().spans;
+                let used: usize = spans.iter().map(Span::width).sum();
+                spans.push(Span::raw(" ".repeat(half.saturating_sub(used))));
+                spans.extend(right.get(i).cloned().unwrap_or_default().spans);
+                Line::from(spans)
+            })
+            .collect()
+    } else {
+        group_lines(keymap, theme, &Group::ALL)
+    };
+    out.push(Line::from(""));
     out.push(Line::from(Span::styled("Glyphs", theme.get(Role::Title))));
     for (glyph, meaning) in LEGEND {
         out.push(Line::from(vec![
@@ -68,8 +93,8 @@ pub fn lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
 
 /// Draws the overlay over `area`, scrolled by `scroll` lines.
 pub fn render(keymap: &Keymap, theme: &Theme, scroll: usize, frame: &mut Frame, area: Rect) {
-    let lines = lines(keymap, theme);
-    let width = area.width.saturating_sub(4).min(84);
+    let width = area.width.saturating_sub(4).min(112);
+    let lines = lines(keymap, theme, width.saturating_sub(2));
     let height = area.height.saturating_sub(2).min(lines.len() as u16 + 2);
     let popup = Rect::new(
         area.x + (area.width - width) / 2,
@@ -77,15 +102,17 @@ pub fn render(keymap: &Keymap, theme: &Theme, scroll: usize, frame: &mut Frame, 
         width,
         height,
     );
-    let scroll = scroll.min(
-        lines
-            .len()
-            .saturating_sub(usize::from(height.saturating_sub(2))),
-    );
+    let visible = usize::from(height.saturating_sub(2));
+    let scroll = scroll.min(lines.len().saturating_sub(visible));
+    let title = if lines.len() > visible {
+        " Help — j/k scroll · esc closes "
+    } else {
+        " Help — esc closes "
+    };
     let block = Block::bordered()
         .border_type(BorderType::Double)
         .border_style(theme.get(Role::BorderFocused))
-        .title(Span::styled(" Help — esc closes ", theme.get(Role::Title)));
+        .title(Span::styled(title, theme.get(Role::Title)));
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines)

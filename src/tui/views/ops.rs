@@ -80,7 +80,7 @@ impl Widths {
         let widest = ex.widest;
         let room = avail.saturating_sub(chosen.len() as u16);
         if chosen.len() == 2 {
-            w.name = room * 2 / 5;
+            w.name = room * 11 / 20;
             w.last = room - w.name;
             return w;
         }

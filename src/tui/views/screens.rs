@@ -81,18 +81,6 @@ fn mb(bytes: u64) -> String {
 /// The screen after a failed load: the loader's message, whole.
 pub fn failed(file: &str, message: &str, app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
-    let popup = centred(
-        area,
-        area.width.saturating_sub(8).min(100),
-        area.height.saturating_sub(4).min(16),
-    );
-    let block = Block::bordered()
-        .border_type(BorderType::Thick)
-        .border_style(theme.get(Role::Error))
-        .title(Span::styled(
-            format!(" cannot open {} ", crate::text::sanitize(file)),
-            theme.get(Role::Error),
-        ));
     let mut lines: Vec<Line> = sanitize_lines(message)
         .lines()
         .map(|l| Line::from(l.to_string()))
@@ -105,6 +93,21 @@ pub fn failed(file: &str, message: &str, app: &App, frame: &mut Frame, area: Rec
         ),
         theme.get(Role::Dim),
     )));
+    let width = area.width.saturating_sub(8).min(100);
+    let inner = usize::from(width.saturating_sub(2)).max(1);
+    // Word wrapping may take a row more than the width alone says.
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.width().max(1).div_ceil(inner) + usize::from(l.width() > inner))
+        .sum();
+    let popup = centred(area, width, (rows + 2).min(usize::from(u16::MAX)) as u16);
+    let block = Block::bordered()
+        .border_type(BorderType::Thick)
+        .border_style(theme.get(Role::Error))
+        .title(Span::styled(
+            format!(" cannot open {} ", crate::text::sanitize(file)),
+            theme.get(Role::Error),
+        ));
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)

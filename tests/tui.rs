@@ -1,0 +1,492 @@
+//! The explorer's screens on the bundled example, drawn with ratatui's `TestBackend`: insta
+//! snapshots of every view at 120×40 and 80×24, and the behaviour behind them (list and tree
+//! in step, break jumps, search, filter, mouse, resize, sanitising, NO_COLOR).
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers, MouseButton, MouseEvent,
+    MouseEventKind,
+};
+use ratatui::layout::Rect;
+use ratatui::style::Color;
+use skope::fusion::rules::RuleSet;
+use skope::load::LoadOptions;
+use skope::tui::app::{App, Msg, Screen, Stage};
+use skope::tui::config::Config;
+use skope::tui::explorer::{Pane, Subject};
+use skope::tui::loader::{Input, load};
+use skope::tui::tree::TreeId;
+use skope::tui::views;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
+
+/// An app that has loaded `file` in a `w`×`h` terminal.
+fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
+    let mut app = App::new(config, Rect::new(0, 0, w, h), file);
+    let input = Input::File(PathBuf::from(file));
+    let result = load(
+        &input,
+        LoadOptions::default(),
+        &RuleSet::bundled(),
+        &mut |_| {},
+    );
+    app.handle(Msg::Loaded(result.map(Box::new)));
+    app
+}
+
+fn app(w: u16, h: u16) -> App {
+    app_on(EXAMPLE, w, h, Config::default())
+}
+
+fn buffer(app: &App) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    terminal.draw(|f| views::render(app, f)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+/// The screen as text, one line per row.
+fn screen(app: &App) -> String {
+    let buf = buffer(app);
+    (0..buf.area.height)
+        .map(|y| {
+            let mut line = String::new();
+            for x in 0..buf.area.width {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            line.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    let modifiers = match code {
+        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+        _ => KeyModifiers::NONE,
+    };
+    app.handle(Msg::Key(KeyEvent {
+        code,
+        modifiers,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }));
+}
+
+fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+}
+
+fn click(app: &mut App, column: u16, row: u16, kind: MouseEventKind) {
+    app.handle(Msg::Mouse(MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
+}
+
+fn selected_name(app: &App) -> String {
+    let ex = app.explorer().unwrap();
+    ex.ws.graph().op(ex.selected_op().unwrap()).name.clone()
+}
+
+/// Snapshots one view at both sizes; `setup` brings the app to the view.
+fn snapshot_both(name: &str, setup: impl Fn(&mut App)) {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut app = app(w, h);
+        setup(&mut app);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(&app));
+    }
+}
+
+#[test]
+fn snapshot_start() {
+    snapshot_both("start", |_| {});
+}
+
+#[test]
+fn snapshot_first_break() {
+    snapshot_both("first_break", |app| press(app, KeyCode::Char(']')));
+}
+
+#[test]
+fn snapshot_scope_selected_in_the_tree() {
+    snapshot_both("scope_in_tree", |app| {
+        press(app, KeyCode::BackTab);
+        press(app, KeyCode::Down);
+        press(app, KeyCode::Down);
+    });
+}
+
+#[test]
+fn snapshot_segment_opened_in_the_tree() {
+    snapshot_both("segment_in_tree", |app| {
+        press(app, KeyCode::BackTab);
+        press(app, KeyCode::Down);
+        press(app, KeyCode::Enter);
+        press(app, KeyCode::Down);
+    });
+}
+
+#[test]
+fn snapshot_help() {
+    snapshot_both("help", |app| press(app, KeyCode::Char('?')));
+}
+
+#[test]
+fn snapshot_search_prompt() {
+    snapshot_both("search", |app| {
+        press(app, KeyCode::Char('/'));
+        keys(app, "type:Cast");
+    });
+}
+
+#[test]
+fn snapshot_breaks_only() {
+    snapshot_both("breaks_only", |app| press(app, KeyCode::Char('b')));
+}
+
+#[test]
+fn snapshot_loading() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut app = App::new(Config::default(), Rect::new(0, 0, w, h), "big.ge_proto.txt");
+        app.handle(Msg::Progress(Stage::Reading {
+            done: 40_000_000,
+            total: 100_000_000,
+        }));
+        app.handle(Msg::Tick(Duration::from_millis(1500)));
+        insta::assert_snapshot!(format!("loading_{w}x{h}"), screen(&app));
+    }
+}
+
+#[test]
+fn snapshot_load_error() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let app = app_on("tests/no_such_dump.txt", w, h, Config::default());
+        assert!(matches!(app.screen, Screen::Failed { .. }));
+        insta::assert_snapshot!(format!("load_error_{w}x{h}"), screen(&app));
+    }
+}
+
+#[test]
+fn snapshot_too_small() {
+    let app = app(50, 12);
+    insta::assert_snapshot!("too_small_50x12", screen(&app));
+}
+
+#[test]
+fn list_and_tree_select_the_same_op_both_ways() {
+    let mut app = app(120, 40);
+    // In the list: the first break is moe_0's MoeInitRoutingV2; the tree selects that break.
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(selected_name(&app), "layer0_init_routing");
+    let ex = app.explorer().unwrap();
+    assert_eq!(ex.tree.selected(), [TreeId::Scope(1), TreeId::Break(0)]);
+    // Down to a fused op: the tree opens its segment and selects it there.
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(selected_name(&app), "layer0_gmm_up");
+    let ex = app.explorer().unwrap();
+    let id = ex.selected_op().unwrap();
+    assert_eq!(
+        ex.tree.selected(),
+        [TreeId::Scope(1), TreeId::Segment(1), TreeId::Op(id)]
+    );
+    assert_eq!(ex.subject(), Subject::Op(id));
+    // In the tree: moving up selects the break again, and the list follows.
+    press(&mut app, KeyCode::BackTab);
+    assert_eq!(app.explorer().unwrap().focus, Pane::Scopes);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Up);
+    assert_eq!(
+        app.explorer().unwrap().tree.selected(),
+        [TreeId::Scope(1), TreeId::Break(0)]
+    );
+    assert_eq!(selected_name(&app), "layer0_init_routing");
+    // A scope node shows the scope and puts the list on its first fused op.
+    press(&mut app, KeyCode::Char('h'));
+    press(&mut app, KeyCode::Char('h'));
+    let ex = app.explorer().unwrap();
+    assert_eq!(ex.tree.selected(), [TreeId::Scope(1)]);
+    assert_eq!(ex.subject(), Subject::Scope(1));
+    assert_eq!(selected_name(&app), "layer0_post_rmsnorm");
+}
+
+#[test]
+fn break_jumps_visit_every_break_in_order_and_say_when_there_is_none() {
+    let mut app = app(120, 40);
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Char(']'));
+        seen.push(selected_name(&app));
+    }
+    assert_eq!(
+        seen,
+        [
+            "layer0_init_routing",
+            "layer1_expert_ids_cast",
+            "layer1_expert_broadcast",
+            "layer2_mask_fill",
+            "layer3_kv_scatter"
+        ]
+    );
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(selected_name(&app), "layer3_kv_scatter");
+    let status = app.status.clone().unwrap();
+    assert!(
+        status.problem && status.text.contains("no break below"),
+        "{status:?}"
+    );
+    assert!(screen(&app).contains("no break below"));
+    press(&mut app, KeyCode::Char('['));
+    assert_eq!(selected_name(&app), "layer2_mask_fill");
+    assert_eq!(app.status, None);
+    // Segments: from the top, `}` lands on each segment's first op.
+    press(&mut app, KeyCode::Char('g'));
+    press(&mut app, KeyCode::Char('}'));
+    assert_eq!(selected_name(&app), "layer0_input_rmsnorm");
+    press(&mut app, KeyCode::Char('}'));
+    assert_eq!(selected_name(&app), "layer0_post_rmsnorm");
+    press(&mut app, KeyCode::Char('}'));
+    assert_eq!(selected_name(&app), "layer0_gmm_up");
+}
+
+#[test]
+fn search_jumps_to_matches_and_cancel_restores_the_selection() {
+    let mut app = app(120, 40);
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "rmsnorm");
+    assert_eq!(selected_name(&app), "layer0_input_rmsnorm");
+    assert!(screen(&app).contains("/rmsnorm▏  9 match(es)"));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.prompt, None);
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(selected_name(&app), "layer0_post_rmsnorm");
+    press(&mut app, KeyCode::Char('N'));
+    press(&mut app, KeyCode::Char('N'));
+    // Wraps to the last match.
+    assert_eq!(selected_name(&app), "final_rmsnorm");
+    // Fields and smart case: reason: finds the SIMT break; an upper-case term is exact.
+    press(&mut app, KeyCode::Char('/'));
+    press(&mut app, KeyCode::Backspace);
+    for _ in 0..10 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    keys(&mut app, "reason:simt");
+    assert_eq!(selected_name(&app), "layer3_kv_scatter");
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(selected_name(&app), "final_rmsnorm");
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "type:CAST");
+    assert!(screen(&app).contains("0 match(es)"));
+}
+
+#[test]
+fn filter_and_breaks_only_narrow_the_list_and_clear_again() {
+    let mut app = app(120, 40);
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.explorer().unwrap().rows().len(), 5);
+    press(&mut app, KeyCode::Char('f'));
+    keys(&mut app, "scope:moe");
+    press(&mut app, KeyCode::Enter);
+    let names: Vec<String> = {
+        let ex = app.explorer().unwrap();
+        ex.rows()
+            .iter()
+            .map(|&id| ex.ws.graph().op(id).name.clone())
+            .collect()
+    };
+    assert_eq!(
+        names,
+        [
+            "layer0_init_routing",
+            "layer1_expert_ids_cast",
+            "layer1_expert_broadcast"
+        ]
+    );
+    assert!(screen(&app).contains("Ops 3 of 137 · filter \"scope:moe\" · breaks only"));
+    press(&mut app, KeyCode::Char('F'));
+    assert_eq!(app.explorer().unwrap().rows().len(), 137);
+    // A filter that matches nothing says how to get the ops back.
+    press(&mut app, KeyCode::Char('f'));
+    keys(&mut app, "zzz");
+    assert!(screen(&app).contains("no op matches: F clears the filter"));
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.explorer().unwrap().rows().len(), 137);
+}
+
+#[test]
+fn mouse_selects_scrolls_and_jumps_from_the_strip() {
+    let mut app = app(120, 40);
+    let areas = app.explorer().unwrap().areas;
+    // Click the fourth op row (below the border and the column header).
+    click(
+        &mut app,
+        areas.ops.x + 10,
+        areas.ops.y + 2 + 3,
+        MouseEventKind::Down(MouseButton::Left),
+    );
+    assert_eq!(selected_name(&app), "layer0_w_o");
+    assert_eq!(app.explorer().unwrap().focus, Pane::Ops);
+    for _ in 0..4 {
+        click(
+            &mut app,
+            areas.ops.x + 10,
+            areas.ops.y + 5,
+            MouseEventKind::ScrollDown,
+        );
+    }
+    let ex = app.explorer().unwrap();
+    assert_eq!(ex.offset(), 12);
+    assert!(ex.cursor() >= ex.offset());
+    // The strip: a click at its right end selects an op near the end of the graph.
+    let strip = areas.strip;
+    click(
+        &mut app,
+        strip.x + strip.width - 3,
+        strip.y,
+        MouseEventKind::Down(MouseButton::Left),
+    );
+    let ex = app.explorer().unwrap();
+    assert!(ex.cursor() > 130, "{}", ex.cursor());
+    // A click in the tree focuses it and selects the clicked node.
+    click(
+        &mut app,
+        areas.scopes.x + 5,
+        areas.scopes.y + 1,
+        MouseEventKind::Down(MouseButton::Left),
+    );
+    let ex = app.explorer().unwrap();
+    assert_eq!(ex.focus, Pane::Scopes);
+    assert_eq!(ex.tree.selected(), [TreeId::Scope(0)]);
+}
+
+#[test]
+fn every_size_draws_without_panicking_and_resize_relayouts() {
+    let mut app = app(120, 40);
+    press(&mut app, KeyCode::Char(']'));
+    for (w, h) in [
+        (1, 1),
+        (0, 0),
+        (10, 3),
+        (59, 40),
+        (60, 16),
+        (61, 17),
+        (300, 90),
+        (80, 24),
+    ] {
+        app.handle(Msg::Resize(w, h));
+        let text = screen(&app);
+        if w < 60 || h < 16 {
+            assert!(
+                w < 20 || text.contains("terminal too small"),
+                "{w}×{h}\n{text}"
+            );
+        } else {
+            assert!(text.contains("layer0_init_routing"), "{w}×{h}\n{text}");
+        }
+    }
+    // The selection stays visible after shrinking.
+    let ex = app.explorer().unwrap();
+    assert!(ex.cursor() >= ex.offset() && ex.cursor() < ex.offset() + ex.list_height());
+}
+
+#[test]
+fn no_color_draws_no_colour_but_keeps_the_glyphs() {
+    let config = Config {
+        theme: skope::tui::theme::Theme::default().without_colour(),
+        ..Config::default()
+    };
+    let mut app = app_on(EXAMPLE, 120, 40, config);
+    press(&mut app, KeyCode::Char(']'));
+    let buf = buffer(&app);
+    for cell in buf.content() {
+        assert_eq!(cell.fg, Color::Reset, "{cell:?}");
+        assert_eq!(cell.bg, Color::Reset, "{cell:?}");
+    }
+    let text = screen(&app);
+    assert!(text.contains("22 s0 ✗ layer0_init_routing"), "{text}");
+    assert!(text.contains("✗ type not adapted"), "{text}");
+}
+
+#[test]
+fn breaks_have_a_glyph_a_colour_and_their_reason() {
+    let mut app = app(120, 40);
+    press(&mut app, KeyCode::Char(']'));
+    let buf = buffer(&app);
+    let text = screen(&app);
+    let row = text
+        .lines()
+        .position(|l| l.contains("22 s0 ✗ layer0_init_routing"))
+        .unwrap() as u16;
+    let line: String = (0..buf.area.width)
+        .map(|x| buf[(x, row)].symbol().to_string())
+        .collect();
+    let glyph_x = line.find('✗').map(|b| line[..b].chars().count()).unwrap() as u16;
+    assert_eq!(buf[(glyph_x, row)].fg, Color::Red);
+    assert!(line.contains("✗ type not adapted to"), "{line}");
+}
+
+#[test]
+fn strings_from_the_dump_cannot_reach_the_terminal_raw() {
+    let dir = std::env::temp_dir().join(format!("skope-tui-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("evil.txt");
+    std::fs::write(
+        &path,
+        "graph {\n  name: \"g\"\n  op { name: \"evil\\033[2J\\007op\" type: \"Add\\033]0;pwned\\007\" id: 0\n    attr { key: \"_super_kernel_scope\" value { s: \"s\\033[31m\" } } }\n}\n",
+    )
+    .unwrap();
+    let mut app = app_on(path.to_str().unwrap(), 120, 40, Config::default());
+    assert!(app.explorer().is_some(), "{:?}", app.screen);
+    let text = screen(&app);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text}"
+    );
+    assert!(text.contains("evil\\u{1b}[2J\\u{7}op"), "{text}");
+    press(&mut app, KeyCode::BackTab);
+    let text = screen(&app);
+    assert!(text.contains("s\\u{1b}[31m"), "{text}");
+}
+
+#[test]
+fn a_graph_without_scopes_says_how_to_mark_them() {
+    let dir = std::env::temp_dir().join(format!("skope-tui-plain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("plain.txt");
+    std::fs::write(
+        &path,
+        "graph {\n  name: \"g\"\n  op { name: \"a\" type: \"Add\" id: 0 }\n  op { name: \"b\" type: \"Mul\" id: 1 input: \"a:0\" }\n}\n",
+    )
+    .unwrap();
+    let mut app = app_on(path.to_str().unwrap(), 80, 24, Config::default());
+    let text = screen(&app);
+    assert!(text.contains("no scope in this"), "{text}");
+    press(&mut app, KeyCode::Char(']'));
+    assert!(screen(&app).contains("no break below"));
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected_name(&app), "a");
+}
+
+#[test]
+fn a_damaged_dump_shows_the_loaders_message_with_its_place() {
+    let dir = std::env::temp_dir().join(format!("skope-tui-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("truncated.txt");
+    std::fs::write(&path, "graph {\n  op { name: \"a\" type: \"Add\"\n").unwrap();
+    let mut app = app_on(path.to_str().unwrap(), 120, 40, Config::default());
+    let text = screen(&app);
+    assert!(text.contains("cannot open"), "{text}");
+    assert!(text.contains("truncated.txt:3:1:"), "{text}");
+    assert!(text.contains("hint:"), "{text}");
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+}
