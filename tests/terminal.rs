@@ -1,0 +1,121 @@
+//! The real `skope` binary in a real pseudo-terminal: keys go in as bytes, the screen is read
+//! back through a terminal emulator. Covers what snapshots of the drawing code cannot: raw
+//! mode, the alternate screen, the event loop, resize (SIGWINCH), quitting and signals.
+
+mod pty;
+
+use pty::Session;
+use std::path::Path;
+use std::time::Duration;
+
+const LONG: Duration = Duration::from_secs(20);
+
+fn skope(args: &[&str], cols: u16, rows: u16) -> Session {
+    Session::spawn(
+        Path::new(env!("CARGO_BIN_EXE_skope")),
+        args,
+        &[],
+        cols,
+        rows,
+    )
+}
+
+/// The details pane's first line: the selected op's name.
+fn details_title(screen: &str) -> Option<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("┌ Op ─") || l.contains("┏ Op ━"))?;
+    let line = lines.get(at + 1)?;
+    let start = line
+        .rfind("││")
+        .map(|i| i + "││".len())
+        .or_else(|| line.rfind('┃').map(|i| i + 3))?;
+    Some(line[start..].trim_end_matches(['│', '┃', ' ']).to_string())
+}
+
+#[test]
+fn navigate_search_jump_help_resize_and_quit_in_a_real_terminal() {
+    let mut s = skope(&[], 120, 40);
+    s.wait_for("the bundled example", LONG, |t| {
+        t.contains("moe_decode.ge_proto.txt") && t.contains("Ops (execution order) 137")
+    });
+    // Navigate: five rows down lands on the first fused op.
+    s.send(b"jjjjj");
+    s.wait_for("layer0_input_rmsnorm selected", LONG, |t| {
+        details_title(t).as_deref() == Some("layer0_input_rmsnorm")
+    });
+    // Jump to the first break: the details pane explains it.
+    s.send(b"]");
+    let screen = s.wait_for("the first break", LONG, |t| {
+        t.contains("✗ breaks scope moe_0")
+    });
+    assert!(
+        screen.contains("reason    type not adapted to SuperKernel"),
+        "{screen}"
+    );
+    // Search by type.
+    s.send(b"/type:Cast");
+    s.wait_for("one match", LONG, |t| {
+        t.contains("/type:Cast▏  1 match(es)")
+    });
+    s.send(b"\r");
+    s.wait_for("the Cast selected", LONG, |t| {
+        details_title(t).as_deref() == Some("layer1_expert_ids_cast")
+    });
+    // Arrow keys work like vim keys.
+    s.send(b"\x1b[B");
+    s.wait_for("the next op", LONG, |t| {
+        details_title(t).as_deref() == Some("layer1_init_routing")
+    });
+    // Help opens over the screen and Esc closes it.
+    s.send(b"?");
+    s.wait_for("help", LONG, |t| {
+        t.contains("Help — ") && t.contains("next break")
+    });
+    s.send(b"\x1b");
+    s.wait_for("help closed", LONG, |t| !t.contains("Help — "));
+    // Resize: the layout follows at once; too small says so; back again.
+    s.resize(80, 24);
+    s.wait_for("the 80×24 layout", LONG, |t| {
+        t.contains("8 scopes → 13 seg · ✗5")
+    });
+    s.resize(40, 10);
+    s.wait_for("too small", LONG, |t| t.contains("terminal too small"));
+    s.resize(120, 40);
+    s.wait_for("the 120×40 layout", LONG, |t| {
+        t.contains("13 segments · ✗ 5 breaks")
+    });
+    // Quit: exit status 0 and the terminal given back.
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
+
+#[test]
+fn sigterm_stops_it_cleanly_and_restores_the_terminal() {
+    let mut s = skope(&[], 100, 30);
+    s.wait_for("the explorer", LONG, |t| {
+        t.contains("Ops (execution order)")
+    });
+    let pid = s.pid().expect("skope runs");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
+
+#[test]
+fn a_missing_file_is_reported_in_the_ui_not_as_a_crash() {
+    let mut s = skope(&["no/such/dump.txt"], 100, 30);
+    let screen = s.wait_for("the error", LONG, |t| {
+        t.contains("cannot open no/such/dump.txt")
+    });
+    assert!(screen.contains("No such file or directory"), "{screen}");
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
