@@ -1,72 +1,17 @@
 //! Planning speed on a 100k-op graph: building the planning context once, and re-planning
 //! after a scope edit (the planner re-plans the whole graph; this measures that it is cheap
-//! enough to do on every edit).
-//!
-//! The graph is shaped like a decoder stack: two streams (the second holds every eighth op),
-//! 2,000 scopes of ~48 ops, an unscoped op and a TBE op inside some scopes, Send/Const ops.
+//! enough to do on every edit). The graph is `common::graph()`.
 
+mod common;
+
+use common::{OPS, graph};
 use criterion::{Criterion, criterion_group, criterion_main};
 use skope::fusion::marks::Marks;
 use skope::fusion::plan::{Context, plan};
 use skope::fusion::rules::RuleSet;
-use skope::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
+use skope::graph::OpId;
 use std::hint::black_box;
 use std::sync::Arc;
-
-const OPS: usize = 100_000;
-const SCOPE_LEN: usize = 50;
-
-fn graph() -> Graph {
-    let mut b = GraphBuilder::new("bench");
-    b.streams_assigned(true);
-    for i in 0..OPS {
-        let block = i / SCOPE_LEN;
-        let at = i % SCOPE_LEN;
-        let (op_type, core, dim) = match i % 5 {
-            0 => ("MatMulV2", "AIC", 24),
-            1 => ("RmsNorm", "AIV", 40),
-            2 => ("GroupedMatmul", "MIX_AIC", 24),
-            3 => ("Add", "AIV", 40),
-            _ => ("MoeGatingTopK", "AIV", 8),
-        };
-        let mut op = OpBuilder {
-            name: format!("op_{i}"),
-            op_type: op_type.into(),
-            topo_id: Some(i as i64),
-            stream: Some(i64::from(i % 8 == 7)),
-            inputs: if i > 0 {
-                vec![format!("op_{}:0", i - 1)]
-            } else {
-                vec![]
-            },
-            ..OpBuilder::default()
-        };
-        let attrs = &mut op.attrs;
-        match at {
-            0 => op.op_type = "Const".into(),
-            1 => op.op_type = "Send".into(),
-            _ => {
-                let support = i64::from(!(block.is_multiple_of(3) && at == 20));
-                attrs.insert("supportSuperKernel".into(), AttrValue::Int(support));
-                attrs.insert("_cube_vector_core_type".into(), AttrValue::Str(core.into()));
-                attrs.insert("tvm_blockdim".into(), AttrValue::Int(dim));
-            }
-        }
-        // Every fifth block leaves one op in the middle unscoped.
-        if at > 1 && !(block.is_multiple_of(5) && at == 30) {
-            attrs.insert(
-                "_super_kernel_scope".into(),
-                AttrValue::Str(format!("scope_{block}")),
-            );
-            attrs.insert(
-                "_super_kernel_options".into(),
-                AttrValue::Str("stream-fusion=1".into()),
-            );
-        }
-        b.push(op);
-    }
-    b.build()
-}
 
 fn bench(c: &mut Criterion) {
     let g = Arc::new(graph());

@@ -3,6 +3,7 @@
 //! step: selecting an op in one selects it in the other.
 
 use super::layout::{Areas, inner};
+use super::minimap::Minimap;
 use super::query::Query;
 use super::theme::Theme;
 use super::tree::{ScopeTree, TreeId, TreePath};
@@ -117,6 +118,10 @@ pub struct Explorer {
     pub areas: Areas,
     /// Column widths of the op list.
     pub widest: Widest,
+    /// The fusion strip's cells for the current width.
+    pub minimap: Minimap,
+    /// Rows matching the search.
+    search_matches: usize,
 }
 
 impl Explorer {
@@ -127,6 +132,8 @@ impl Explorer {
         let widest = Widest::of(&ws);
         let mut ex = Explorer {
             widest,
+            minimap: Minimap::default(),
+            search_matches: 0,
             ws,
             focus: Pane::Ops,
             rows,
@@ -140,6 +147,7 @@ impl Explorer {
             details_scroll: 0,
             areas,
         };
+        ex.minimap = ex.minimap_for(areas);
         ex.select_row(0, theme);
         if ex.tree.selected().is_empty() && !ex.ws.plan().scopes.is_empty() {
             ex.tree.reveal(vec![TreeId::Scope(0)], &ex.ws, theme, 1);
@@ -199,8 +207,20 @@ impl Explorer {
         usize::from(inner(self.areas.scopes).height).max(1)
     }
 
+    fn minimap_for(&self, areas: Areas) -> Minimap {
+        let cells = areas
+            .strip
+            .width
+            .saturating_sub(Minimap::label_width(&self.ws) + 1);
+        let streams = usize::from(areas.strip.height.saturating_sub(1));
+        Minimap::new(&self.ws, usize::from(cells), streams)
+    }
+
     /// Lays the explorer out again (after a resize).
     pub fn set_areas(&mut self, areas: Areas) {
+        if areas.strip != self.areas.strip {
+            self.minimap = self.minimap_for(areas);
+        }
         self.areas = areas;
         self.scroll_list_into_view();
         let height = self.tree_height();
@@ -396,6 +416,7 @@ impl Explorer {
     /// (wrapping). Returns false when nothing matches.
     pub fn set_search(&mut self, query: Option<Query>, from: usize, theme: &Theme) -> bool {
         self.search = query;
+        self.count_matches();
         let Some(q) = &self.search else { return true };
         let n = self.rows.len();
         let found = (0..n)
@@ -432,12 +453,16 @@ impl Explorer {
 
     /// Number of rows matching the search.
     pub fn search_matches(&self) -> usize {
-        self.search.as_ref().map_or(0, |q| {
+        self.search_matches
+    }
+
+    fn count_matches(&mut self) {
+        self.search_matches = self.search.as_ref().map_or(0, |q| {
             self.rows
                 .iter()
                 .filter(|&&id| q.matches(&self.ws, id))
                 .count()
-        })
+        });
     }
 
     /// True when op `id` matches the search.
@@ -465,6 +490,7 @@ impl Explorer {
             .filter(|&id| !breaks_only || index.is_break(id))
             .filter(|&id| self.filter.as_ref().is_none_or(|q| q.matches(ws, id)))
             .collect();
+        self.count_matches();
         let graph = self.ws.graph();
         let row = keep.map_or(0, |pos| {
             self.rows.partition_point(|&r| graph.exec_position(r) < pos)

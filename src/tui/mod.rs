@@ -12,6 +12,7 @@ pub mod explorer;
 pub mod keymap;
 pub mod layout;
 pub mod loader;
+pub mod minimap;
 pub mod query;
 pub mod terminal;
 pub mod theme;

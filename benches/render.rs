@@ -1,0 +1,114 @@
+//! Explorer speed on a 100k-op graph (`common::graph()`), in a 160×50 terminal drawn with
+//! ratatui's `TestBackend`: drawing one frame, and handling a key then drawing (what a user
+//! waits for after each key press).
+
+mod common;
+
+use common::graph;
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::layout::Rect;
+use skope::fusion::rules::RuleSet;
+use skope::load::Format;
+use skope::tui::app::{App, Msg};
+use skope::tui::config::Config;
+use skope::tui::views;
+use skope::workspace::Workspace;
+
+const WIDTH: u16 = 160;
+const HEIGHT: u16 = 50;
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent {
+        code,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    })
+}
+
+fn bench(c: &mut Criterion) {
+    let ws = Workspace::new(
+        graph(),
+        Format::GeProtoText,
+        "bench.txt",
+        &RuleSet::bundled(),
+    );
+    let mut app = App::new(
+        Config::default(),
+        Rect::new(0, 0, WIDTH, HEIGHT),
+        "bench.txt",
+    );
+    app.handle(Msg::Loaded(Ok(Box::new(ws))));
+    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+    // Somewhere in the middle, with the tree following the list.
+    app.handle(key(KeyCode::Char('G')));
+    app.handle(key(KeyCode::PageUp));
+
+    c.bench_function("render/frame_100k", |b| {
+        b.iter(|| {
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    c.bench_function("render/key_down_and_frame_100k", |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(key(if n % 2000 < 1000 {
+                KeyCode::Up
+            } else {
+                KeyCode::Down
+            }));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    c.bench_function("render/next_break_and_frame_100k", |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(key(if n % 1000 < 500 {
+                KeyCode::Char(']')
+            } else {
+                KeyCode::Char('[')
+            }));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    c.bench_function("render/breaks_only_toggle_and_frame_100k", |b| {
+        b.iter(|| {
+            app.handle(key(KeyCode::Char('b')));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    // Typing into the search: every key searches all 100k ops from the selection.
+    app.handle(key(KeyCode::Char('/')));
+    for ch in "op_7".chars() {
+        app.handle(key(KeyCode::Char(ch)));
+    }
+    c.bench_function("render/search_keystroke_and_frame_100k", |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(key(if n.is_multiple_of(2) {
+                KeyCode::Backspace
+            } else {
+                KeyCode::Char('9')
+            }));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    app.handle(key(KeyCode::Esc));
+    // The tree: open and close a scope (the items are rebuilt each time).
+    app.handle(key(KeyCode::BackTab));
+    c.bench_function("render/tree_toggle_and_frame_100k", |b| {
+        b.iter(|| {
+            app.handle(key(KeyCode::Enter));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
