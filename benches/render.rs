@@ -8,7 +8,7 @@ use common::graph;
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use skope::fusion::rules::RuleSet;
 use skope::load::Format;
@@ -19,15 +19,6 @@ use skope::workspace::Workspace;
 
 const WIDTH: u16 = 160;
 const HEIGHT: u16 = 50;
-
-fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent {
-        code,
-        modifiers: KeyModifiers::NONE,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    })
-}
 
 fn bench(c: &mut Criterion) {
     let ws = Workspace::new(
@@ -44,8 +35,8 @@ fn bench(c: &mut Criterion) {
     app.handle(Msg::Loaded(Ok(Box::new(ws))));
     let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
     // Somewhere in the middle, with the tree following the list.
-    app.handle(key(KeyCode::Char('G')));
-    app.handle(key(KeyCode::PageUp));
+    app.handle(Msg::key(KeyCode::Char('G')));
+    app.handle(Msg::key(KeyCode::PageUp));
 
     c.bench_function("render/frame_100k", |b| {
         b.iter(|| {
@@ -56,7 +47,7 @@ fn bench(c: &mut Criterion) {
         let mut n = 0u32;
         b.iter(|| {
             n += 1;
-            app.handle(key(if n % 2000 < 1000 {
+            app.handle(Msg::key(if n % 2000 < 1000 {
                 KeyCode::Up
             } else {
                 KeyCode::Down
@@ -68,7 +59,7 @@ fn bench(c: &mut Criterion) {
         let mut n = 0u32;
         b.iter(|| {
             n += 1;
-            app.handle(key(if n % 1000 < 500 {
+            app.handle(Msg::key(if n % 1000 < 500 {
                 KeyCode::Char(']')
             } else {
                 KeyCode::Char('[')
@@ -78,20 +69,20 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("render/breaks_only_toggle_and_frame_100k", |b| {
         b.iter(|| {
-            app.handle(key(KeyCode::Char('b')));
+            app.handle(Msg::key(KeyCode::Char('b')));
             terminal.draw(|f| views::render(&app, f)).unwrap();
         })
     });
     // Typing into the search: every key searches all 100k ops from the selection.
-    app.handle(key(KeyCode::Char('/')));
+    app.handle(Msg::key(KeyCode::Char('/')));
     for ch in "op_7".chars() {
-        app.handle(key(KeyCode::Char(ch)));
+        app.handle(Msg::key(KeyCode::Char(ch)));
     }
     c.bench_function("render/search_keystroke_and_frame_100k", |b| {
         let mut n = 0u32;
         b.iter(|| {
             n += 1;
-            app.handle(key(if n.is_multiple_of(2) {
+            app.handle(Msg::key(if n.is_multiple_of(2) {
                 KeyCode::Backspace
             } else {
                 KeyCode::Char('9')
@@ -99,12 +90,12 @@ fn bench(c: &mut Criterion) {
             terminal.draw(|f| views::render(&app, f)).unwrap();
         })
     });
-    app.handle(key(KeyCode::Esc));
+    app.handle(Msg::key(KeyCode::Esc));
     // The tree: open and close a scope (the items are rebuilt each time).
-    app.handle(key(KeyCode::BackTab));
+    app.handle(Msg::key(KeyCode::BackTab));
     c.bench_function("render/tree_toggle_and_frame_100k", |b| {
         b.iter(|| {
-            app.handle(key(KeyCode::Enter));
+            app.handle(Msg::key(KeyCode::Enter));
             terminal.draw(|f| views::render(&app, f)).unwrap();
         })
     });

@@ -5,10 +5,7 @@
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers, MouseButton, MouseEvent,
-    MouseEventKind,
-};
+use ratatui::crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 use ratatui::style::Color;
 use skope::fusion::rules::RuleSet;
@@ -64,16 +61,7 @@ fn screen(app: &App) -> String {
 }
 
 fn press(app: &mut App, code: KeyCode) {
-    let modifiers = match code {
-        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
-        _ => KeyModifiers::NONE,
-    };
-    app.handle(Msg::Key(KeyEvent {
-        code,
-        modifiers,
-        kind: KeyEventKind::Press,
-        state: KeyEventState::NONE,
-    }));
+    app.handle(Msg::key(code));
 }
 
 fn keys(app: &mut App, text: &str) {

@@ -35,6 +35,23 @@ pub enum Msg {
     Stop,
 }
 
+impl Msg {
+    /// A press of `code` without modifiers (capital letters carry Shift, as terminals send
+    /// them).
+    pub fn key(code: KeyCode) -> Msg {
+        let modifiers = match code {
+            KeyCode::Char(c) if c.is_uppercase() => KeyModifiers::SHIFT,
+            _ => KeyModifiers::NONE,
+        };
+        Msg::Key(KeyEvent {
+            code,
+            modifiers,
+            kind: KeyEventKind::Press,
+            state: ratatui::crossterm::event::KeyEventState::NONE,
+        })
+    }
+}
+
 /// What the loader is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
