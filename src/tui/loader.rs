@@ -31,14 +31,32 @@ impl Input {
     }
 }
 
-/// Starts loading `input` on a new thread; progress and the result arrive on `tx`.
+/// Starts loading `input` on a new thread; progress and the result arrive on `tx`. A panic
+/// while loading arrives as an error too, so the screen never waits forever.
 pub fn spawn(input: Input, options: LoadOptions, rules: RuleSet, tx: Sender<Msg>) {
     std::thread::spawn(move || {
-        let result = load(&input, options, &rules, &mut |stage| {
-            let _ = tx.send(Msg::Progress(stage));
-        });
+        let progress = tx.clone();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            load(&input, options, &rules, &mut |stage| {
+                let _ = progress.send(Msg::Progress(stage));
+            })
+        }))
+        .unwrap_or_else(|payload| Err(internal_error(&input, payload.as_ref())));
         let _ = tx.send(Msg::Loaded(result.map(Box::new)));
     });
+}
+
+/// The message for a panic while loading `input`.
+fn internal_error(input: &Input, payload: &(dyn std::any::Any + Send)) -> String {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    format!(
+        "{}: internal error while loading: {what}\n  hint: this is a bug in skope; please report it with the dump (or the first lines of `skope info` on it)",
+        input.name()
+    )
 }
 
 /// Loads and plans `input`, calling `progress` at each stage. The error is the loader's
@@ -70,4 +88,48 @@ pub fn load(
     let graph = dump.into_main();
     progress(Stage::Planning { ops: graph.len() });
     Ok(Workspace::new(graph, format, &name, rules))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_while_loading_becomes_an_error_message() {
+        let input = Input::File(PathBuf::from("dump.txt"));
+        let payload = std::panic::catch_unwind(|| panic!("index out of range")).unwrap_err();
+        let message = internal_error(&input, payload.as_ref());
+        assert!(
+            message.starts_with("dump.txt: internal error while loading: index out of range"),
+            "{message}"
+        );
+        assert!(message.contains("hint: this is a bug"), "{message}");
+    }
+
+    #[test]
+    fn stages_are_reported_in_order() {
+        let mut stages = Vec::new();
+        let input = Input::File(PathBuf::from("assets/examples/moe_decode.pbtxt"));
+        let ws = load(
+            &input,
+            LoadOptions::default(),
+            &RuleSet::bundled(),
+            &mut |s| stages.push(s),
+        )
+        .unwrap();
+        assert_eq!(ws.graph().len(), 121);
+        // 79.6 kB: the first 64 KiB are read (and checked for binary content) before the rest.
+        assert_eq!(
+            stages[0],
+            Stage::Reading {
+                done: 65_536,
+                total: 79_594
+            }
+        );
+        assert!(
+            matches!(stages[stages.len() - 2], Stage::Parsing { .. }),
+            "{stages:?}"
+        );
+        assert_eq!(stages.last(), Some(&Stage::Planning { ops: 121 }));
+    }
 }

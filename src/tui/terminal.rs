@@ -15,12 +15,17 @@ use std::io::{self, Stdout, stdout};
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
 /// Enters raw mode and the alternate screen, with mouse capture when `mouse` is true, and
-/// installs a panic hook that restores the terminal before the panic message is printed.
+/// installs a panic hook: a panic on this (the UI) thread restores the terminal before the
+/// message is printed; a panic on a worker thread prints nothing over the screen (the worker
+/// catches it and reports it to the UI, see [`super::loader`]).
 pub fn enter(mouse: bool) -> io::Result<Term> {
     let previous = std::panic::take_hook();
+    let ui = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
-        restore();
-        previous(info);
+        if std::thread::current().id() == ui {
+            restore();
+            previous(info);
+        }
     }));
     enable_raw_mode()?;
     execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
