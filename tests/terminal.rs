@@ -119,3 +119,38 @@ fn a_missing_file_is_reported_in_the_ui_not_as_a_crash() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());
 }
+
+#[test]
+fn ctrl_z_gives_the_terminal_back_to_the_shell_and_fg_takes_it_again() {
+    let mut s = Session::spawn(
+        Path::new("/bin/bash"),
+        &["--norc", "--noprofile", "-i"],
+        &[("PS1", "$ ")],
+        100,
+        30,
+    );
+    let prompt = |t: &str| t.lines().rev().find(|l| !l.is_empty()) == Some("$");
+    s.wait_for("the prompt", LONG, prompt);
+    s.send(format!("{}\r", env!("CARGO_BIN_EXE_skope")).as_bytes());
+    s.wait_for("the explorer", LONG, |t| {
+        t.contains("Ops (execution order)")
+    });
+    assert!(!s.terminal_restored());
+    s.send(b"\x1a");
+    s.wait_for("the shell's job report", LONG, |t| t.contains("Stopped"));
+    assert!(s.terminal_restored(), "{}", s.screen());
+    s.send(b"fg\r");
+    s.wait_for("the explorer again", LONG, |t| {
+        t.contains("Ops (execution order)") && !t.contains("Stopped")
+    });
+    assert!(!s.terminal_restored());
+    s.send(b"]");
+    s.wait_for("keys work after resuming", LONG, |t| {
+        t.contains("✗ breaks scope moe_0")
+    });
+    s.send(b"q");
+    s.wait_for("the prompt again", LONG, prompt);
+    assert!(s.terminal_restored());
+    s.send(b"exit\r");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+}

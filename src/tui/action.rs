@@ -53,6 +53,8 @@ pub enum Action {
     Help,
     /// Close the overlay or prompt, or clear the search.
     Back,
+    /// Hand the terminal back to the shell and stop (resume with `fg`).
+    Suspend,
     /// Leave skope.
     Quit,
 }
@@ -96,7 +98,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 24] = [
+    pub const ALL: [Action; 25] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -120,6 +122,7 @@ impl Action {
         Action::ClearFilter,
         Action::Help,
         Action::Back,
+        Action::Suspend,
         Action::Quit,
     ];
 
@@ -149,6 +152,7 @@ impl Action {
             Action::ClearFilter => "clear_filter",
             Action::Help => "help",
             Action::Back => "back",
+            Action::Suspend => "suspend",
             Action::Quit => "quit",
         }
     }
@@ -179,6 +183,7 @@ impl Action {
             Action::ClearFilter => "clear filter and breaks-only",
             Action::Help => "this help",
             Action::Back => "close / cancel / clear search",
+            Action::Suspend => "suspend to the shell (fg resumes)",
             Action::Quit => "quit",
         }
     }
@@ -206,7 +211,7 @@ impl Action {
             | Action::Filter
             | Action::BreaksOnly
             | Action::ClearFilter => Group::Find,
-            Action::Help | Action::Back | Action::Quit => Group::General,
+            Action::Help | Action::Back | Action::Suspend | Action::Quit => Group::General,
         }
     }
 

@@ -150,6 +150,9 @@ pub struct App {
     pub ticks: usize,
     /// True once the user (or a signal) asked to quit.
     pub quit: bool,
+    /// True when the user asked to suspend: the event loop gives the terminal back, stops the
+    /// process, and takes the terminal again when it resumes.
+    pub suspend: bool,
 }
 
 impl App {
@@ -168,6 +171,7 @@ impl App {
             status: None,
             ticks: 0,
             quit: false,
+            suspend: false,
         }
     }
 
@@ -269,6 +273,7 @@ impl App {
         }
         match action {
             Action::Quit => self.quit = true,
+            Action::Suspend => self.suspend = true,
             Action::Help => self.help = Some(0),
             _ => self.explorer_action(action),
         }
@@ -398,7 +403,7 @@ impl App {
                     ex.set_search(None, 0, theme);
                 }
             }
-            Action::Help | Action::Quit => {}
+            Action::Help | Action::Quit | Action::Suspend => {}
         }
         if hidden {
             problem = Some(format!(

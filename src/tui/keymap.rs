@@ -155,6 +155,7 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::ClearFilter, &["F"]),
     (Action::Help, &["?", "f1"]),
     (Action::Back, &["esc"]),
+    (Action::Suspend, &["ctrl-z"]),
     (Action::Quit, &["q", "ctrl-c"]),
 ];
 

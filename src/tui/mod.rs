@@ -86,6 +86,19 @@ pub fn run(options: Options) -> Result<()> {
             if app.quit {
                 break;
             }
+            if std::mem::take(&mut app.suspend) {
+                terminal::restore();
+                signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)
+                    .context("cannot suspend")?;
+                // Resumed (`fg`): take the terminal again and draw everything anew. (A fresh
+                // `Terminal` rather than `Terminal::clear`, which asks the terminal for the
+                // cursor position while the input thread owns the terminal's replies.)
+                terminal =
+                    terminal::take(options.mouse).context("cannot take the terminal back")?;
+                // The terminal may have been resized meanwhile.
+                let size = terminal.size()?;
+                app.handle(Msg::Resize(size.width, size.height));
+            }
         }
         Ok(())
     })();

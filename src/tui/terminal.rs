@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use std::io::{self, Stdout, stdout};
 
@@ -27,8 +27,20 @@ pub fn enter(mouse: bool) -> io::Result<Term> {
             previous(info);
         }
     }));
+    take(mouse)
+}
+
+/// Takes the terminal (again, after a suspend): raw mode, alternate screen (cleared), bracketed
+/// paste, and mouse capture when `mouse` is true. The returned `Terminal` is fresh, so its first
+/// frame draws every cell.
+pub fn take(mouse: bool) -> io::Result<Term> {
     enable_raw_mode()?;
-    execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste)?;
+    execute!(
+        stdout(),
+        EnterAlternateScreen,
+        Clear(ClearType::All),
+        EnableBracketedPaste
+    )?;
     if mouse {
         execute!(stdout(), EnableMouseCapture)?;
     }
