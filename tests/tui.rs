@@ -35,6 +35,15 @@ fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
     app
 }
 
+/// Writes a dump named `name` holding `text` to a temporary directory; returns its path.
+fn temp_dump(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("skope-tui-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 fn app(w: u16, h: u16) -> App {
     app_on(EXAMPLE, w, h, Config::default())
 }
@@ -422,15 +431,11 @@ fn breaks_have_a_glyph_a_colour_and_their_reason() {
 
 #[test]
 fn strings_from_the_dump_cannot_reach_the_terminal_raw() {
-    let dir = std::env::temp_dir().join(format!("skope-tui-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("evil.txt");
-    std::fs::write(
-        &path,
+    let path = temp_dump(
+        "evil.txt",
         "graph {\n  name: \"g\"\n  op { name: \"evil\\033[2J\\007op\" type: \"Add\\033]0;pwned\\007\" id: 0\n    attr { key: \"_super_kernel_scope\" value { s: \"s\\033[31m\" } } }\n}\n",
-    )
-    .unwrap();
-    let mut app = app_on(path.to_str().unwrap(), 120, 40, Config::default());
+    );
+    let mut app = app_on(&path, 120, 40, Config::default());
     assert!(app.explorer().is_some(), "{:?}", app.screen);
     let text = screen(&app);
     assert!(
@@ -445,15 +450,11 @@ fn strings_from_the_dump_cannot_reach_the_terminal_raw() {
 
 #[test]
 fn a_graph_without_scopes_says_how_to_mark_them() {
-    let dir = std::env::temp_dir().join(format!("skope-tui-plain-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("plain.txt");
-    std::fs::write(
-        &path,
+    let path = temp_dump(
+        "plain.txt",
         "graph {\n  name: \"g\"\n  op { name: \"a\" type: \"Add\" id: 0 }\n  op { name: \"b\" type: \"Mul\" id: 1 input: \"a:0\" }\n}\n",
-    )
-    .unwrap();
-    let mut app = app_on(path.to_str().unwrap(), 80, 24, Config::default());
+    );
+    let mut app = app_on(&path, 80, 24, Config::default());
     let text = screen(&app);
     assert!(text.contains("no scope in this"), "{text}");
     press(&mut app, KeyCode::Char(']'));
@@ -466,11 +467,11 @@ fn a_graph_without_scopes_says_how_to_mark_them() {
 
 #[test]
 fn a_damaged_dump_shows_the_loaders_message_with_its_place() {
-    let dir = std::env::temp_dir().join(format!("skope-tui-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("truncated.txt");
-    std::fs::write(&path, "graph {\n  op { name: \"a\" type: \"Add\"\n").unwrap();
-    let mut app = app_on(path.to_str().unwrap(), 120, 40, Config::default());
+    let path = temp_dump(
+        "truncated.txt",
+        "graph {\n  op { name: \"a\" type: \"Add\"\n",
+    );
+    let mut app = app_on(&path, 120, 40, Config::default());
     let text = screen(&app);
     assert!(text.contains("cannot open"), "{text}");
     assert!(text.contains("truncated.txt:3:1:"), "{text}");

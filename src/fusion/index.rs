@@ -165,38 +165,19 @@ mod tests {
     use crate::fusion::marks::Marks;
     use crate::fusion::plan::{Context, plan};
     use crate::fusion::rules::RuleSet;
-    use crate::graph::{AttrValue, GraphBuilder, OpBuilder};
+    use crate::fusion::testing::{graph, op};
 
-    /// a0 a1 [Cast] a2 · b0 x b1 — scope a split by a TBE Cast, scope b split by unscoped x;
-    /// b1 also trips nothing else.
+    /// a0 a1 [Cast] a2 · b0 x b1 — scope a split by a TBE Cast, scope b split by unscoped x.
     fn example() -> Graph {
-        let mut g = GraphBuilder::new("g");
-        let ops: &[(&str, &str, Option<&str>, i64)] = &[
-            ("a0", "MatMulV2", Some("a"), 1),
-            ("a1", "Add", Some("a"), 1),
-            ("cast", "Cast", Some("a"), 0),
-            ("a2", "Add", Some("a"), 1),
-            ("b0", "Add", Some("b"), 1),
-            ("x", "Mul", None, 1),
-            ("b1", "Add", Some("b"), 1),
-        ];
-        for (i, (name, ty, scope, support)) in ops.iter().enumerate() {
-            let mut op = OpBuilder {
-                name: name.to_string(),
-                op_type: ty.to_string(),
-                topo_id: Some(i as i64),
-                stream: Some(0),
-                ..OpBuilder::default()
-            };
-            op.attrs
-                .insert("supportSuperKernel".into(), AttrValue::Int(*support));
-            if let Some(s) = scope {
-                op.attrs
-                    .insert("_super_kernel_scope".into(), AttrValue::Str(s.to_string()));
-            }
-            g.push(op);
-        }
-        g.build()
+        graph(vec![
+            op("a0", 0, 0, Some("a")),
+            op("a1", 1, 0, Some("a")),
+            op("cast", 2, 0, Some("a")).ty("Cast").unsupported(),
+            op("a2", 3, 0, Some("a")),
+            op("b0", 4, 0, Some("b")),
+            op("x", 5, 0, None),
+            op("b1", 6, 0, Some("b")),
+        ])
     }
 
     #[test]
@@ -234,30 +215,13 @@ mod tests {
     #[test]
     fn an_op_between_two_interleaved_scopes_breaks_both() {
         // a0 b0 u a1 b1: u (unscoped) lies inside both ranges; b0 cuts a, a1 cuts b.
-        let mut g = GraphBuilder::new("g");
-        for (i, (name, scope)) in [
-            ("a0", Some("a")),
-            ("b0", Some("b")),
-            ("u", None),
-            ("a1", Some("a")),
-            ("b1", Some("b")),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let mut op = OpBuilder {
-                name: name.into(),
-                op_type: "Add".into(),
-                topo_id: Some(i as i64),
-                ..OpBuilder::default()
-            };
-            if let Some(s) = scope {
-                op.attrs
-                    .insert("_super_kernel_scope".into(), AttrValue::Str(s.into()));
-            }
-            g.push(op);
-        }
-        let g = g.build();
+        let g = graph(vec![
+            op("a0", 0, 0, Some("a")),
+            op("b0", 1, 0, Some("b")),
+            op("u", 2, 0, None),
+            op("a1", 3, 0, Some("a")),
+            op("b1", 4, 0, Some("b")),
+        ]);
         let cx = Context::new(g.clone(), &RuleSet::bundled());
         let p = plan(&cx, &Marks::from_graph(&g));
         let ix = PlanIndex::new(&g, &p);

@@ -12,6 +12,9 @@ pub mod rules;
 pub mod verdict;
 pub mod verify;
 
+#[cfg(test)]
+pub(crate) mod testing;
+
 use serde::Serialize;
 
 /// How bad a finding is.

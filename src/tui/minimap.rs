@@ -101,40 +101,23 @@ impl Minimap {
 mod tests {
     use super::*;
     use crate::fusion::rules::RuleSet;
-    use crate::graph::{AttrValue, GraphBuilder, OpBuilder};
+    use crate::fusion::testing::{graph, op};
     use crate::load::Format;
 
     #[test]
     fn breaks_win_over_segments_and_cells_cover_every_position() {
         // s0: a0 a1 cast a2 (scope a, cast not AscendC), u (no scope), s1: b0 b1 (scope b).
-        let mut g = GraphBuilder::new("g");
-        let ops: &[(&str, &str, Option<&str>, i64, i64)] = &[
-            ("a0", "Add", Some("a"), 1, 0),
-            ("a1", "Add", Some("a"), 1, 0),
-            ("cast", "Cast", Some("a"), 0, 0),
-            ("a2", "Add", Some("a"), 1, 0),
-            ("u", "Add", None, 1, 0),
-            ("b0", "Add", Some("b"), 1, 1),
-            ("b1", "Add", Some("b"), 1, 1),
-            ("u2", "Add", None, 1, 0),
-        ];
-        for (i, (name, ty, scope, support, stream)) in ops.iter().enumerate() {
-            let mut op = OpBuilder {
-                name: name.to_string(),
-                op_type: ty.to_string(),
-                topo_id: Some(i as i64),
-                stream: Some(*stream),
-                ..OpBuilder::default()
-            };
-            op.attrs
-                .insert("supportSuperKernel".into(), AttrValue::Int(*support));
-            if let Some(s) = scope {
-                op.attrs
-                    .insert("_super_kernel_scope".into(), AttrValue::Str(s.to_string()));
-            }
-            g.push(op);
-        }
-        let ws = Workspace::new(g.build(), Format::GeProtoText, "g", &RuleSet::bundled());
+        let g = graph(vec![
+            op("a0", 0, 0, Some("a")),
+            op("a1", 1, 0, Some("a")),
+            op("cast", 2, 0, Some("a")).ty("Cast").unsupported(),
+            op("a2", 3, 0, Some("a")),
+            op("u", 4, 0, None),
+            op("b0", 5, 1, Some("b")),
+            op("b1", 6, 1, Some("b")),
+            op("u2", 7, 0, None),
+        ]);
+        let ws = Workspace::new(g, Format::GeProtoText, "g", &RuleSet::bundled());
         // One cell per op.
         let m = Minimap::new(&ws, 100, 4);
         assert_eq!(m.cells(), 8);

@@ -1,87 +1,8 @@
 //! Hand-checked plans for every rule, on small graphs.
 
 use super::*;
+use crate::fusion::testing::{T, graph, op};
 use crate::graph::{AttrValue, GraphBuilder, OpBuilder, TensorDesc};
-
-/// A test op: name, type, topo id, stream, scope, options, extra attributes.
-struct T {
-    name: &'static str,
-    ty: &'static str,
-    topo: Option<i64>,
-    stream: Option<i64>,
-    scope: Option<&'static str>,
-    options: &'static str,
-    attrs: Vec<(&'static str, AttrValue)>,
-}
-
-/// A fusible AscendC op (compiled dump) with core type and block dim.
-fn op(name: &'static str, topo: i64, stream: i64, scope: Option<&'static str>) -> T {
-    T {
-        name,
-        ty: "MatMulV2",
-        topo: Some(topo),
-        stream: Some(stream),
-        scope,
-        options: "",
-        attrs: vec![
-            ("supportSuperKernel", AttrValue::Int(1)),
-            ("_cube_vector_core_type", AttrValue::Str("AIV".into())),
-            ("tvm_blockdim", AttrValue::Int(8)),
-        ],
-    }
-}
-
-impl T {
-    fn ty(mut self, ty: &'static str) -> T {
-        self.ty = ty;
-        self
-    }
-    fn unsupported(mut self) -> T {
-        self.attrs[0].1 = AttrValue::Int(0);
-        self
-    }
-    fn options(mut self, options: &'static str) -> T {
-        self.options = options;
-        self
-    }
-    fn attr(mut self, key: &'static str, value: AttrValue) -> T {
-        self.attrs.retain(|(k, _)| *k != key);
-        self.attrs.push((key, value));
-        self
-    }
-    fn precompile(mut self) -> T {
-        self.topo = None;
-        self.stream = None;
-        self.attrs.clear();
-        self
-    }
-}
-
-fn graph(ops: Vec<T>) -> Graph {
-    let mut b = GraphBuilder::new("g");
-    for t in ops {
-        let mut op = OpBuilder {
-            name: t.name.into(),
-            op_type: t.ty.into(),
-            topo_id: t.topo,
-            stream: t.stream,
-            ..OpBuilder::default()
-        };
-        if let Some(scope) = t.scope {
-            op.attrs
-                .insert("_super_kernel_scope".into(), AttrValue::Str(scope.into()));
-            op.attrs.insert(
-                "_super_kernel_options".into(),
-                AttrValue::Str(t.options.into()),
-            );
-        }
-        for (k, v) in t.attrs {
-            op.attrs.insert(k.into(), v);
-        }
-        b.push(op);
-    }
-    b.build()
-}
 
 fn plan_of(g: &Graph) -> Plan {
     let cx = Context::new(g.clone(), &RuleSet::bundled());
