@@ -1,16 +1,18 @@
 //! Explorer speed on a 100k-op graph (`common::graph()`), in a 160×50 terminal drawn with
 //! ratatui's `TestBackend`: drawing one frame, and handling a key then drawing (what a user
-//! waits for after each key press).
+//! waits for after each key press). Also a graph whose 100k ops are all in one scope
+//! (`one_scope_graph()`), where the scopes tree's child lists are long.
 
 mod common;
 
-use common::graph;
+use common::{OPS, graph};
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use skope::fusion::rules::RuleSet;
+use skope::graph::{AttrValue, Graph, GraphBuilder, OpBuilder};
 use skope::load::Format;
 use skope::tui::app::{App, Msg};
 use skope::tui::config::Config;
@@ -101,5 +103,70 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+/// A 100,000-op graph in one scope: every 1,000th op is a TBE op, so the scope splits into 100
+/// segments of ~1,000 ops — long child lists in the scopes tree.
+pub fn one_scope_graph() -> Graph {
+    let mut b = GraphBuilder::new("one_scope");
+    b.streams_assigned(true);
+    for i in 0..OPS {
+        let mut op = OpBuilder {
+            name: format!("op_{i}"),
+            op_type: "MatMulV2".into(),
+            topo_id: Some(i as i64),
+            stream: Some(0),
+            ..OpBuilder::default()
+        };
+        let support = i64::from(i % 1000 != 999);
+        op.attrs
+            .insert("supportSuperKernel".into(), AttrValue::Int(support));
+        op.attrs
+            .insert("_super_kernel_scope".into(), AttrValue::Str("all".into()));
+        b.push(op);
+    }
+    b.build()
+}
+
+fn bench_one_scope(c: &mut Criterion) {
+    let ws = Workspace::new(
+        one_scope_graph(),
+        Format::GeProtoText,
+        "one_scope.txt",
+        &RuleSet::bundled(),
+    );
+    let mut app = App::new(
+        Config::default(),
+        Rect::new(0, 0, WIDTH, HEIGHT),
+        "one_scope.txt",
+    );
+    app.handle(Msg::Loaded(Ok(Box::new(ws))));
+    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+    app.handle(Msg::key(KeyCode::Char('G')));
+    // `}` walks from segment to segment: the tree moves its windows and rebuilds each time.
+    c.bench_function("render/one_scope_next_segment_and_frame_100k", |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(Msg::key(if n % 200 < 100 {
+                KeyCode::Char('{')
+            } else {
+                KeyCode::Char('}')
+            }));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    c.bench_function("render/one_scope_key_down_and_frame_100k", |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(Msg::key(if n % 2000 < 1000 {
+                KeyCode::Up
+            } else {
+                KeyCode::Down
+            }));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+}
+
+criterion_group!(benches, bench, bench_one_scope);
 criterion_main!(benches);

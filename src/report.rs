@@ -274,7 +274,7 @@ fn write_scope(out: &mut String, scope: &ScopeReport) {
     );
     for seg in &scope.segments {
         let kernel = match (seg.kernel_type, seg.block_dim) {
-            (Some(t), Some(b)) => format!("{t} × {b}"),
+            (Some(t), Some(b)) => crate::fusion::kernel::label(t, b),
             _ => "kernel type unknown".to_string(),
         };
         let _ = writeln!(

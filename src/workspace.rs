@@ -15,8 +15,6 @@ pub struct Source {
     pub file: String,
     /// Its detected format.
     pub format: Format,
-    /// Rules files in effect, in order.
-    pub rules: Vec<String>,
 }
 
 /// A loaded graph and its current plan.
@@ -40,7 +38,6 @@ impl Workspace {
             source: Source {
                 file: file.to_string(),
                 format,
-                rules: rules.files().to_vec(),
             },
             cx,
             marks,

@@ -93,6 +93,33 @@ fn navigate_search_jump_help_resize_and_quit_in_a_real_terminal() {
 }
 
 #[test]
+fn no_color_in_the_environment_draws_without_colour() {
+    let mut s = Session::spawn(
+        Path::new(env!("CARGO_BIN_EXE_skope")),
+        &[],
+        &[("NO_COLOR", "1")],
+        120,
+        40,
+    );
+    s.wait_for("the explorer", LONG, |t| {
+        t.contains("Ops (execution order)")
+    });
+    s.send(b"]");
+    s.wait_for("a break", LONG, |t| t.contains("✗ breaks scope moe_0"));
+    assert_eq!(s.coloured_cells(), 0, "{}", s.screen());
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    // And with colour, as a check that the count sees colour at all.
+    let mut s = skope(&[], 120, 40);
+    s.wait_for("the explorer", LONG, |t| {
+        t.contains("Ops (execution order)")
+    });
+    assert!(s.coloured_cells() > 100, "{}", s.coloured_cells());
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+}
+
+#[test]
 fn sigterm_stops_it_cleanly_and_restores_the_terminal() {
     let mut s = skope(&[], 100, 30);
     s.wait_for("the explorer", LONG, |t| {

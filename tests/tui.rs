@@ -115,7 +115,9 @@ fn snapshot_first_break() {
 #[test]
 fn snapshot_scope_selected_in_the_tree() {
     snapshot_both("scope_in_tree", |app| {
+        // The first key selects the first row (the list's op is outside every scope).
         press(app, KeyCode::BackTab);
+        press(app, KeyCode::Down);
         press(app, KeyCode::Down);
         press(app, KeyCode::Down);
     });
@@ -125,6 +127,7 @@ fn snapshot_scope_selected_in_the_tree() {
 fn snapshot_segment_opened_in_the_tree() {
     snapshot_both("segment_in_tree", |app| {
         press(app, KeyCode::BackTab);
+        press(app, KeyCode::Down);
         press(app, KeyCode::Down);
         press(app, KeyCode::Enter);
         press(app, KeyCode::Down);
@@ -340,7 +343,7 @@ fn mouse_selects_scrolls_and_jumps_from_the_strip() {
     }
     let ex = app.explorer().unwrap();
     assert_eq!(ex.offset(), 12);
-    assert!(ex.cursor() >= ex.offset());
+    assert!(ex.cursor() >= ex.offset() && ex.cursor() < ex.offset() + ex.list_height());
     // The strip: a click at its right end selects an op near the end of the graph.
     let strip = areas.strip;
     click(
@@ -388,6 +391,10 @@ fn every_size_draws_without_panicking_and_resize_relayouts() {
             assert!(text.contains("layer0_init_routing"), "{w}×{h}\n{text}");
         }
     }
+    // Drawing before the resize message arrives (the terminal shrank meanwhile) must not
+    // write outside the smaller frame.
+    let mut terminal = Terminal::new(TestBackend::new(70, 18)).unwrap();
+    terminal.draw(|f| views::render(&app, f)).unwrap();
     // The selection stays visible after shrinking.
     let ex = app.explorer().unwrap();
     assert!(ex.cursor() >= ex.offset() && ex.cursor() < ex.offset() + ex.list_height());
@@ -431,18 +438,38 @@ fn breaks_have_a_glyph_a_colour_and_their_reason() {
 
 #[test]
 fn strings_from_the_dump_cannot_reach_the_terminal_raw() {
+    // An op with escape sequences in its name and type and an attribute key with a bidi
+    // override; an op of another scope, whose name has an escape, between two members: its
+    // break reason names that scope.
     let path = temp_dump(
         "evil.txt",
-        "graph {\n  name: \"g\"\n  op { name: \"evil\\033[2J\\007op\" type: \"Add\\033]0;pwned\\007\" id: 0\n    attr { key: \"_super_kernel_scope\" value { s: \"s\\033[31m\" } } }\n}\n",
+        concat!(
+            "graph {\n  name: \"g\"\n",
+            "  op { name: \"evil\\033[2J\\007op\" type: \"Add\\033]0;pwned\\007\" id: 0\n",
+            "    attr { key: \"_super_kernel_scope\" value { s: \"s\\033[31m\" } }\n",
+            "    attr { key: \"k\\342\\200\\256ey\" value { i: 1 } } }\n",
+            "  op { name: \"between\" type: \"Add\" id: 1\n",
+            "    attr { key: \"_super_kernel_scope\" value { s: \"t\\033[1m\" } } }\n",
+            "  op { name: \"last\" type: \"Add\" id: 2\n",
+            "    attr { key: \"_super_kernel_scope\" value { s: \"s\\033[31m\" } } }\n",
+            "}\n"
+        ),
     );
     let mut app = app_on(&path, 120, 40, Config::default());
     assert!(app.explorer().is_some(), "{:?}", app.screen);
     let text = screen(&app);
-    assert!(
-        !text.contains('\u{1b}') && !text.contains('\u{7}'),
-        "{text}"
-    );
     assert!(text.contains("evil\\u{1b}[2J\\u{7}op"), "{text}");
+    // The attributes are at the end of the details.
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('G'));
+    let text = screen(&app);
+    assert!(text.contains("k\\u{202e}ey"), "{text}");
+    assert!(!text.contains('\u{202e}'), "{text}");
+    press(&mut app, KeyCode::Tab);
+    // The break of the first scope: its reason names the other scope, escaped.
+    press(&mut app, KeyCode::Char(']'));
+    let text = screen(&app);
+    assert!(text.contains("op of scope t\\u{1b}[1m between"), "{text}");
     press(&mut app, KeyCode::BackTab);
     let text = screen(&app);
     assert!(text.contains("s\\u{1b}[31m"), "{text}");
@@ -459,10 +486,36 @@ fn a_graph_without_scopes_says_how_to_mark_them() {
     assert!(text.contains("no scope in this"), "{text}");
     press(&mut app, KeyCode::Char(']'));
     assert!(screen(&app).contains("no break below"));
+    // The tree has nothing to select; keys there change nothing and break nothing.
     press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
     assert_eq!(selected_name(&app), "a");
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(selected_name(&app), "b");
+    // Breaks only, on a graph without breaks, says so and how to get the ops back.
+    press(&mut app, KeyCode::Char('b'));
+    let text = screen(&app);
+    assert!(
+        text.contains("no op breaks a scope: b shows all ops again"),
+        "{text}"
+    );
+    assert!(text.contains("no op in the list"), "{text}");
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(selected_name(&app), "b");
+}
+
+#[test]
+fn an_empty_graph_opens_and_says_so() {
+    let path = temp_dump("empty.txt", "graph {\n  name: \"g\"\n}\n");
+    let mut app = app_on(&path, 80, 24, Config::default());
+    let text = screen(&app);
+    assert!(text.contains("the graph has no ops"), "{text}");
+    for key in ['j', 'G', ']', '}', 'n', 'b', '?'] {
+        press(&mut app, KeyCode::Char(key));
+        screen(&app);
+    }
 }
 
 #[test]
@@ -478,4 +531,140 @@ fn a_damaged_dump_shows_the_loaders_message_with_its_place() {
     assert!(text.contains("hint:"), "{text}");
     press(&mut app, KeyCode::Char('q'));
     assert!(app.quit);
+}
+
+#[test]
+fn prompt_editing_handles_words_wide_spaces_and_pasted_lines() {
+    let mut app = app(120, 40);
+    press(&mut app, KeyCode::Char('/'));
+    // A full-width space (U+3000) and a no-break space are whitespace of several bytes.
+    keys(&mut app, "type:Cast\u{3000}moe\u{a0}x");
+    app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('w'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(
+        app.prompt.as_ref().unwrap().input,
+        "type:Cast\u{3000}moe\u{a0}"
+    );
+    app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('w'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(app.prompt.as_ref().unwrap().input, "type:Cast\u{3000}");
+    app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('u'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(app.prompt.as_ref().unwrap().input, "");
+    // Pasted text is one line: breaks and tabs become spaces, escapes are dropped.
+    app.handle(Msg::Paste("type:Cast\nscope:moe\t\u{1b}".to_string()));
+    assert_eq!(app.prompt.as_ref().unwrap().input, "type:Cast scope:moe ");
+    assert_eq!(selected_name(&app), "layer1_expert_ids_cast");
+}
+
+#[test]
+fn the_tree_never_shows_one_op_while_the_list_shows_another() {
+    let mut app = app(120, 40);
+    // Filter to moe ops, then pick a break of attn_2 in the tree: the list cannot show it.
+    press(&mut app, KeyCode::Char('f'));
+    keys(&mut app, "scope:moe");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected_name(&app), "layer0_post_rmsnorm");
+    press(&mut app, KeyCode::BackTab);
+    // Walk the tree to the row above the attn_2 break (the MaskedFill, an unscoped op).
+    let break_path = [TreeId::Scope(4), TreeId::Break(0)];
+    let mut before = (String::new(), Subject::Nothing);
+    for _ in 0..40 {
+        before = (selected_name(&app), app.explorer().unwrap().subject());
+        press(&mut app, KeyCode::Down);
+        if app.explorer().unwrap().tree.selected() == break_path {
+            break;
+        }
+    }
+    let ex = app.explorer().unwrap();
+    assert_eq!(ex.tree.selected(), break_path, "{}", screen(&app));
+    // The list and the details stay on the op they showed.
+    assert_eq!((selected_name(&app), ex.subject()), before);
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("hidden by the filter: F clears it")
+    );
+    // A scope node with visible ops moves the list to its first visible op.
+    press(&mut app, KeyCode::Char('g'));
+    for _ in 0..40 {
+        press(&mut app, KeyCode::Down);
+        if app.explorer().unwrap().tree.selected() == [TreeId::Scope(1)] {
+            break;
+        }
+    }
+    assert_eq!(selected_name(&app), "layer0_post_rmsnorm");
+    assert_eq!(app.explorer().unwrap().subject(), Subject::Scope(1));
+}
+
+#[test]
+fn scrolling_stops_at_the_end_of_the_text() {
+    let mut app = app(120, 40);
+    press(&mut app, KeyCode::Char(']'));
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.explorer().unwrap().focus, Pane::Details);
+    press(&mut app, KeyCode::Char('G'));
+    let bottom = app.explorer().unwrap().details_scroll;
+    assert!(bottom > 0);
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Char('j'));
+    }
+    assert_eq!(app.explorer().unwrap().details_scroll, bottom);
+    press(&mut app, KeyCode::Char('k'));
+    assert_eq!(app.explorer().unwrap().details_scroll, bottom - 1);
+    assert!(screen(&app).contains("attributes ("));
+    // Help: at 80×24 it scrolls, and not past its last line.
+    let mut small = self::app(80, 24);
+    press(&mut small, KeyCode::Char('?'));
+    press(&mut small, KeyCode::Char('G'));
+    let end = small.help.unwrap();
+    assert!(end > 0);
+    press(&mut small, KeyCode::Char('j'));
+    assert_eq!(small.help, Some(end));
+    assert!(screen(&small).contains("click the strip to jump"));
+}
+
+#[test]
+fn an_op_between_interleaved_scopes_shows_every_break_and_an_ignored_member_its_scope() {
+    // a0 b0 u a1 b1 c: u (no scope) lies inside both scopes; c is a Const marked with scope a.
+    let op = |name: &str, ty: &str, id: u32, scope: Option<&str>| {
+        let attr = scope.map_or(String::new(), |s| {
+            format!(" attr {{ key: \"_super_kernel_scope\" value {{ s: \"{s}\" }} }}")
+        });
+        format!("  op {{ name: \"{name}\" type: \"{ty}\" id: {id}{attr} }}\n")
+    };
+    let text = [
+        "graph {\n  name: \"g\"\n".to_string(),
+        op("a0", "Add", 0, Some("a")),
+        op("b0", "Add", 1, Some("b")),
+        op("u", "Mul", 2, None),
+        op("a1", "Add", 3, Some("a")),
+        op("b1", "Add", 4, Some("b")),
+        op("c", "Const", 5, Some("a")),
+        "}\n".to_string(),
+    ]
+    .concat();
+    let path = temp_dump("interleaved.txt", &text);
+    let mut app = app_on(&path, 120, 40, Config::default());
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "name:u");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected_name(&app), "u");
+    let text = screen(&app);
+    assert!(text.contains("✗ breaks scope a"), "{text}");
+    assert!(text.contains("✗ breaks scope b"), "{text}");
+    assert!(text.contains("✗×2 op without a scope"), "{text}");
+    press(&mut app, KeyCode::Char('G'));
+    assert_eq!(selected_name(&app), "c");
+    let ex = app.explorer().unwrap();
+    assert_eq!(ex.tree.selected(), [TreeId::Scope(0)]);
+    assert!(screen(&app).contains("ignored by the pass"));
 }

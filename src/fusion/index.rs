@@ -110,11 +110,6 @@ impl PlanIndex {
         &self.segments
     }
 
-    /// Every break, in execution order of its op.
-    pub fn breaks(&self) -> &[(OpId, BreakRef)] {
-        &self.breaks
-    }
-
     /// The ordinal (in [`PlanIndex::segments`]) of the segment op `id` is fused into.
     pub fn segment_ordinal(&self, id: OpId) -> Option<usize> {
         some(self.places[id.index()].segment)
@@ -209,7 +204,6 @@ mod tests {
         let x_breaks: Vec<BreakRef> = ix.breaks_of(id("x")).collect();
         assert_eq!(x_breaks, [BreakRef { scope: 1, index: 0 }]);
         assert_eq!(ix.breaks_of(id("a0")).count(), 0);
-        assert_eq!(ix.breaks().len(), 2);
     }
 
     #[test]

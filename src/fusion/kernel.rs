@@ -114,6 +114,18 @@ pub struct SkKernel {
     pub forced: bool,
 }
 
+impl SkKernel {
+    /// `MIX_AIC_1_2 × 24`.
+    pub fn label(&self) -> String {
+        label(self.kernel_type.name(), self.block_dim)
+    }
+}
+
+/// A kernel type and block dim as shown to users: `MIX_AIC_1_2 × 24`.
+pub fn label(kernel_type: &str, block_dim: u64) -> String {
+    format!("{kernel_type} × {block_dim}")
+}
+
 const ERROR_PREFIX: &str = "[Super Kernel][ERROR]: ";
 
 /// The SuperKernel's kernel type and block dim from its sub-ops, as the compiler computes it

@@ -1,11 +1,8 @@
 //! What a user can ask the explorer to do. Keys map to these (see [`super::keymap`]); the
 //! config file names them in snake_case; the help overlay and the key bar describe them.
 
-use serde::Deserialize;
-
 /// A user command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
     /// Move the selection up one row.
     Up,
@@ -19,11 +16,13 @@ pub enum Action {
     Top,
     /// Go to the last row.
     Bottom,
-    /// In the scopes tree: close the node, or go to its parent.
+    /// In the scopes tree: close the node, or go to its parent; elsewhere, focus the pane
+    /// to the left.
     Collapse,
-    /// In the scopes tree: open the node.
+    /// In the scopes tree: open the node; in the op list, focus the details.
     Expand,
-    /// In the scopes tree: open or close the node.
+    /// In the scopes tree: open or close the node, or show its op in the list; in the list and
+    /// the details, switch between them.
     Toggle,
     /// Focus the next pane.
     NextPane,
@@ -226,11 +225,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_and_round_trip_through_serde() {
+    fn names_are_unique_and_round_trip() {
         for a in Action::ALL {
             assert_eq!(Action::from_name(a.name()), Some(a));
-            let parsed: Action = serde_json::from_str(&format!("\"{}\"", a.name())).unwrap();
-            assert_eq!(parsed, a);
             assert!(!a.description().is_empty());
         }
         let mut names: Vec<&str> = Action::ALL.iter().map(|a| a.name()).collect();

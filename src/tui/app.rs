@@ -7,6 +7,7 @@ use super::explorer::{Direction, Explorer, Pane};
 use super::layout::{self, Areas};
 use super::query::Query;
 use super::tree::TreeId;
+use super::views;
 use crate::workspace::Workspace;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -108,8 +109,8 @@ pub struct Prompt {
     pub kind: PromptKind,
     /// The text typed so far.
     pub input: String,
-    /// The row, search and filter before the prompt opened (restored on cancel).
-    before_row: usize,
+    /// The selected op and the prompt's query before it opened (restored on cancel).
+    before_op: Option<crate::graph::OpId>,
     before_text: Option<String>,
 }
 
@@ -204,9 +205,12 @@ impl App {
             Msg::Mouse(mouse) => self.mouse(mouse),
             Msg::Paste(text) => {
                 if let Some(prompt) = &mut self.prompt {
-                    prompt
-                        .input
-                        .extend(text.chars().filter(|c| !c.is_control()));
+                    // One line: line breaks and tabs become spaces, other controls go.
+                    prompt.input.extend(
+                        text.chars()
+                            .map(|c| if c.is_whitespace() { ' ' } else { c })
+                            .filter(|c| !c.is_control()),
+                    );
                     self.prompt_changed();
                 }
             }
@@ -256,6 +260,7 @@ impl App {
             return;
         };
         if let Some(scroll) = self.help {
+            let max = views::help::max_scroll(&self.config.keymap, &self.config.theme, self.size);
             self.help = match action {
                 Action::Help | Action::Back => None,
                 Action::Quit => {
@@ -267,8 +272,10 @@ impl App {
                 Action::PageDown => Some(scroll + 10),
                 Action::PageUp => Some(scroll.saturating_sub(10)),
                 Action::Top => Some(0),
+                Action::Bottom => Some(max),
                 _ => Some(scroll),
-            };
+            }
+            .map(|s| s.min(max));
             return;
         }
         match action {
@@ -286,7 +293,8 @@ impl App {
         };
         let page = |ex: &Explorer| match ex.focus {
             Pane::Scopes => ex.tree_height(),
-            _ => ex.list_height(),
+            Pane::Ops => ex.list_height(),
+            Pane::Details => usize::from(layout::inner(ex.areas.details).height),
         } as isize;
         let mut problem: Option<String> = None;
         let mut hidden = false;
@@ -301,9 +309,7 @@ impl App {
                 match ex.focus {
                     Pane::Ops => ex.move_cursor(step, theme),
                     Pane::Scopes => hidden = !ex.move_tree(step),
-                    Pane::Details => {
-                        ex.details_scroll = ex.details_scroll.saturating_add_signed(step)
-                    }
+                    Pane::Details => ex.scroll_details(step, theme),
                 }
             }
             Action::Top | Action::Bottom => {
@@ -315,7 +321,9 @@ impl App {
                         ex.tree.select_row(if top { 0 } else { usize::MAX }, height);
                         hidden = !ex.follow_tree();
                     }
-                    Pane::Details => ex.details_scroll = if top { 0 } else { usize::MAX / 2 },
+                    Pane::Details => {
+                        ex.scroll_details(if top { isize::MIN } else { isize::MAX }, theme)
+                    }
                 }
             }
             Action::Collapse | Action::Expand => {
@@ -388,16 +396,16 @@ impl App {
                 self.prompt = Some(Prompt {
                     kind,
                     input: before_text.clone().unwrap_or_default(),
-                    before_row: ex.cursor(),
+                    before_op: ex.selected_op(),
                     before_text,
                 });
             }
             Action::BreaksOnly => {
                 let filter = ex.filter().cloned();
                 let on = !ex.breaks_only();
-                ex.set_filter(filter, on, theme);
+                ex.set_filter(filter, on, None, theme);
             }
-            Action::ClearFilter => ex.set_filter(None, false, theme),
+            Action::ClearFilter => ex.set_filter(None, false, None, theme),
             Action::Back => {
                 if ex.search().is_some() {
                     ex.set_search(None, 0, theme);
@@ -406,10 +414,7 @@ impl App {
             Action::Help | Action::Quit | Action::Suspend => {}
         }
         if hidden {
-            problem = Some(format!(
-                "that op is hidden by the filter: {} clears it",
-                self.config.keymap.label(Action::ClearFilter)
-            ));
+            problem = Some(self.hidden_message());
         }
         if let Some(text) = problem {
             self.status = Some(Status {
@@ -438,11 +443,13 @@ impl App {
             }
             KeyCode::Char('u') if ctrl => prompt.input.clear(),
             KeyCode::Char('w') if ctrl => {
-                let trimmed = prompt.input.trim_end().len();
-                let cut = prompt.input[..trimmed]
-                    .rfind(char::is_whitespace)
-                    .map_or(0, |i| i + 1);
-                prompt.input.truncate(cut);
+                // Drop the last word and the whitespace after it (any whitespace, any width).
+                let keep = prompt
+                    .input
+                    .trim_end()
+                    .trim_end_matches(|c: char| !c.is_whitespace())
+                    .len();
+                prompt.input.truncate(keep);
             }
             KeyCode::Char('c') if ctrl => {
                 self.cancel_prompt();
@@ -461,15 +468,19 @@ impl App {
             return;
         };
         let query = Query::parse(&prompt.input);
+        let before_row = ex.row_near(prompt.before_op);
         match prompt.kind {
             PromptKind::Search => {
-                if !ex.set_search(query, prompt.before_row, theme) {
-                    ex.select_row(prompt.before_row, theme);
+                // No match (or no search left): back where the prompt started.
+                if query.is_none() || !ex.set_search(query.clone(), before_row, theme) {
+                    ex.set_search(query, before_row, theme);
+                    ex.select_row(before_row, theme);
                 }
             }
             PromptKind::Filter => {
+                // Each key filters again around the op selected when the prompt opened.
                 let breaks_only = ex.breaks_only();
-                ex.set_filter(query, breaks_only, theme);
+                ex.set_filter(query, breaks_only, prompt.before_op, theme);
             }
         }
     }
@@ -483,16 +494,14 @@ impl App {
             return;
         };
         let query = prompt.before_text.as_deref().and_then(Query::parse);
-        match prompt.kind {
-            PromptKind::Search => {
-                ex.set_search(query, prompt.before_row, theme);
-                ex.select_row(prompt.before_row, theme);
-            }
-            PromptKind::Filter => {
-                let breaks_only = ex.breaks_only();
-                ex.set_filter(query, breaks_only, theme);
-            }
+        if prompt.kind == PromptKind::Search {
+            ex.set_search(query, 0, theme);
+        } else {
+            let breaks_only = ex.breaks_only();
+            ex.set_filter(query, breaks_only, prompt.before_op, theme);
         }
+        let row = ex.row_near(prompt.before_op);
+        ex.select_row(row, theme);
     }
 
     fn mouse(&mut self, mouse: MouseEvent) {
@@ -526,15 +535,13 @@ impl App {
                         let height = ex.tree_height();
                         ex.tree.scroll(delta, height);
                     }
-                    Some(Pane::Details) => {
-                        ex.details_scroll = ex.details_scroll.saturating_add_signed(delta)
-                    }
+                    Some(Pane::Details) => ex.scroll_details(delta, theme),
                     None => {}
                 }
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 if areas.strip.contains(at) {
-                    if let Some(row) = super::views::strip::row_at(ex, areas.strip, at.x) {
+                    if let Some(row) = super::views::strip::row_at(ex, areas.strip, at) {
                         ex.select_row(row, theme);
                     }
                     return;
@@ -549,7 +556,11 @@ impl App {
                 let line = usize::from(at.y.saturating_sub(inner.y));
                 match pane {
                     Pane::Ops if at.y > inner.y && inner.contains(at) => {
-                        ex.select_row(ex.offset() + line - 1, theme);
+                        // Below the last row there is nothing to select.
+                        let row = ex.offset() + line - 1;
+                        if row < ex.rows().len() {
+                            ex.select_row(row, theme);
+                        }
                     }
                     Pane::Scopes if inner.contains(at) => {
                         let row = ex.tree.offset() + line;
@@ -561,8 +572,9 @@ impl App {
                                 ex.tree.select_row(row, height);
                             }
                             if !ex.follow_tree() {
+                                let text = self.hidden_message();
                                 self.status = Some(Status {
-                                    text: "that op is hidden by the filter".to_string(),
+                                    text,
                                     problem: true,
                                 });
                             }
@@ -573,6 +585,16 @@ impl App {
             }
             _ => {}
         }
+    }
+}
+
+impl App {
+    /// The message for a tree node whose op the filter hides, with the key that clears it.
+    fn hidden_message(&self) -> String {
+        format!(
+            "that op is hidden by the filter: {} clears it",
+            self.config.keymap.hint(Action::ClearFilter)
+        )
     }
 }
 

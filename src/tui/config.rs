@@ -365,6 +365,22 @@ mod tests {
     }
 
     #[test]
+    fn no_colour_removes_colours_from_the_user_theme_too() {
+        let dir = std::env::temp_dir().join(format!("skope-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        std::fs::write(&path, "[theme]\nbreak = \"magenta bold\"\n").unwrap();
+        let config = load(Some(&path), true).unwrap();
+        assert_eq!(
+            config.theme.get(Role::Break),
+            Style::new().add_modifier(Modifier::BOLD)
+        );
+        assert_eq!(config.file.as_deref(), Some(path.as_path()));
+        let config = load(Some(&path), false).unwrap();
+        assert_eq!(config.theme.get(Role::Break).fg, Some(Color::Magenta));
+    }
+
+    #[test]
     fn a_missing_explicit_file_is_an_error_that_names_it() {
         let err = load(Some(Path::new("/nonexistent/skope.toml")), false).unwrap_err();
         let text = err.to_string();

@@ -7,8 +7,9 @@ use super::minimap::Minimap;
 use super::query::Query;
 use super::theme::Theme;
 use super::tree::{ScopeTree, TreeId, TreePath};
-use crate::fusion::index::SegmentRef;
+use crate::fusion::index::{SegmentRef, segment_at};
 use crate::fusion::marks::OpMark;
+use crate::fusion::verdict::Verdict;
 use crate::graph::OpId;
 use crate::workspace::Workspace;
 
@@ -37,7 +38,7 @@ impl Pane {
 /// What the details pane describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Subject {
-    /// Nothing (an empty graph).
+    /// Nothing (the list is empty).
     Nothing,
     /// An op (with the breaks it causes, its segment…).
     Op(OpId),
@@ -122,6 +123,9 @@ pub struct Explorer {
     pub minimap: Minimap,
     /// Rows matching the search.
     search_matches: usize,
+    /// The op last selected, kept while a filter leaves the list empty so that the selection
+    /// comes back with the ops.
+    anchor: Option<OpId>,
 }
 
 impl Explorer {
@@ -134,6 +138,7 @@ impl Explorer {
             widest,
             minimap: Minimap::default(),
             search_matches: 0,
+            anchor: None,
             ws,
             focus: Pane::Ops,
             rows,
@@ -149,9 +154,6 @@ impl Explorer {
         };
         ex.minimap = ex.minimap_for(areas);
         ex.select_row(0, theme);
-        if ex.tree.selected().is_empty() && !ex.ws.plan().scopes.is_empty() {
-            ex.tree.reveal(vec![TreeId::Scope(0)], &ex.ws, theme, 1);
-        }
         ex
     }
 
@@ -224,7 +226,7 @@ impl Explorer {
         self.areas = areas;
         self.scroll_list_into_view();
         let height = self.tree_height();
-        self.tree.scroll(0, height);
+        self.tree.keep_in_view(height);
     }
 
     /// Selects row `row` (clamped) of the op list; the tree and details follow.
@@ -238,6 +240,7 @@ impl Explorer {
         self.cursor = row.min(self.rows.len() - 1);
         self.scroll_list_into_view();
         let id = self.rows[self.cursor];
+        self.anchor = Some(id);
         self.set_subject(Subject::Op(id));
         let path = self.tree_path_of(id);
         let height = self.tree_height();
@@ -294,9 +297,37 @@ impl Explorer {
             return vec![TreeId::Scope(b.scope), TreeId::Break(b.index)];
         }
         match self.ws.marks().get(id) {
-            OpMark::Member { scope, .. } => vec![TreeId::Scope(scope), TreeId::Op(id)],
+            // Listed under its scope only when the scope fuses nothing; an op the pass ignores
+            // is never listed, so its scope stands for it.
+            OpMark::Member { scope, .. } => {
+                let plan = &self.ws.plan().scopes[scope as usize];
+                let ignored = self.ws.context().verdicts().get(id).verdict == Verdict::Ignored;
+                if plan.segments.is_empty() && !ignored {
+                    vec![TreeId::Scope(scope), TreeId::Op(id)]
+                } else {
+                    vec![TreeId::Scope(scope)]
+                }
+            }
             _ => Vec::new(),
         }
+    }
+
+    /// The row of op `id`, or when the filter hides it (or there is none) the row of the next
+    /// listed op after it (clamped to the last row).
+    pub fn row_near(&self, id: Option<OpId>) -> usize {
+        let graph = self.ws.graph();
+        id.map_or(0, |id| {
+            let pos = graph.exec_position(id);
+            self.rows
+                .partition_point(|&r| graph.exec_position(r) < pos)
+                .min(self.rows.len().saturating_sub(1))
+        })
+    }
+
+    /// Scrolls the details pane by `delta` lines, within its text.
+    pub fn scroll_details(&mut self, delta: isize, theme: &Theme) {
+        let max = crate::tui::views::details::max_scroll(self, theme, self.areas.details);
+        self.details_scroll = self.details_scroll.saturating_add_signed(delta).min(max);
     }
 
     /// The row of op `id` in the list, if the filter shows it.
@@ -309,48 +340,39 @@ impl Explorer {
     }
 
     /// After the tree selection changed: show the node in the details pane and select its op
-    /// in the list. Returns false when that op is hidden by the filter.
+    /// in the list (for a scope or segment, its first op the list shows). Returns false when
+    /// the list cannot show it (the filter hides it); an op the list cannot show is not shown
+    /// in the details either, so list and details stay on the same op.
     pub fn follow_tree(&mut self) -> bool {
         let plan = self.ws.plan();
-        let (subject, op) = match self.tree.selected() {
+        let (subject, ops): (Subject, Vec<OpId>) = match self.tree.selected() {
             [TreeId::Scope(s)] => {
                 let scope = &plan.scopes[*s as usize];
-                let first = scope
-                    .segments
-                    .first()
-                    .and_then(|seg| seg.ops.first())
-                    .or(scope.members.first())
-                    .copied();
-                (Subject::Scope(*s), first)
+                (Subject::Scope(*s), scope.members.clone())
             }
             [TreeId::Scope(s), TreeId::Segment(k)] => {
                 let r = SegmentRef {
                     scope: *s,
                     index: *k,
                 };
-                let first = plan.scopes[*s as usize].segments[*k as usize]
-                    .ops
-                    .first()
-                    .copied();
-                (Subject::Segment(r), first)
+                (Subject::Segment(r), segment_at(plan, r).ops.clone())
             }
             [TreeId::Scope(s), TreeId::Break(k)] => {
                 let op = plan.scopes[*s as usize].breaks[*k as usize].op;
-                (Subject::Op(op), Some(op))
+                (Subject::Op(op), vec![op])
             }
-            [.., TreeId::Op(id)] => (Subject::Op(*id), Some(*id)),
+            [.., TreeId::Op(id)] => (Subject::Op(*id), vec![*id]),
             _ => return true,
         };
-        self.set_subject(subject);
-        let Some(op) = op else { return true };
-        match self.row_of(op) {
-            Some(row) => {
-                self.cursor = row;
-                self.scroll_list_into_view();
-                true
-            }
-            None => false,
+        let row = ops.iter().find_map(|&id| self.row_of(id));
+        if let Some(row) = row {
+            self.cursor = row;
+            self.scroll_list_into_view();
         }
+        if row.is_some() || !matches!(subject, Subject::Op(_)) {
+            self.set_subject(subject);
+        }
+        row.is_some() || ops.is_empty()
     }
 
     /// Moves the tree selection by `delta` rows.
@@ -472,12 +494,21 @@ impl Explorer {
             .is_some_and(|q| q.matches(&self.ws, id))
     }
 
-    /// Sets the filter and the breaks-only switch and rebuilds the rows, keeping the selected
-    /// op when it stays visible (else the next visible op after it).
-    pub fn set_filter(&mut self, filter: Option<Query>, breaks_only: bool, theme: &Theme) {
-        let keep = self
-            .selected_op()
+    /// Sets the filter and the breaks-only switch and rebuilds the rows, keeping op `keep`
+    /// (default: the selected one) when it stays visible, else selecting the next visible op
+    /// after it.
+    pub fn set_filter(
+        &mut self,
+        filter: Option<Query>,
+        breaks_only: bool,
+        keep: Option<OpId>,
+        theme: &Theme,
+    ) {
+        let keep = keep
+            .or(self.selected_op())
+            .or(self.anchor)
             .map(|id| self.ws.graph().exec_position(id));
+        let screen_row = self.cursor.saturating_sub(self.offset);
         self.filter = filter;
         self.breaks_only = breaks_only;
         let ws = &self.ws;
@@ -495,7 +526,8 @@ impl Explorer {
         let row = keep.map_or(0, |pos| {
             self.rows.partition_point(|&r| graph.exec_position(r) < pos)
         });
-        self.offset = 0;
+        // The kept op stays on the same screen row when it can.
+        self.offset = row.saturating_sub(screen_row);
         self.select_row(row, theme);
     }
 }

@@ -231,6 +231,13 @@ impl Keymap {
     pub fn first(&self, action: Action) -> Option<Key> {
         self.keys(action).first().copied()
     }
+
+    /// The first key of `action` as text, for hints in messages; `(unbound)` when it has
+    /// none.
+    pub fn hint(&self, action: Action) -> String {
+        self.first(action)
+            .map_or_else(|| "(unbound)".to_string(), |k| k.to_string())
+    }
 }
 
 impl Default for Keymap {

@@ -55,7 +55,7 @@ pub fn areas(area: Rect, streams: usize) -> Areas {
         let scopes_width = if area.width >= 120 { 32 } else { 24 };
         let [scopes, right] =
             Layout::horizontal([Constraint::Length(scopes_width), Constraint::Min(0)]).areas(body);
-        let details_height = (body.height * 2 / 5).max(6);
+        let details_height = (body.height / 5 * 2).max(6);
         let [ops, details] =
             Layout::vertical([Constraint::Min(0), Constraint::Length(details_height)]).areas(right);
         [scopes, ops, details]
@@ -96,16 +96,24 @@ mod tests {
 
     #[test]
     fn panes_tile_the_screen_at_every_supported_size() {
-        for (w, h) in [(60, 16), (80, 24), (120, 40), (160, 50), (300, 100)] {
+        for (w, h) in [
+            (60, 16),
+            (80, 24),
+            (120, 40),
+            (160, 50),
+            (300, 100),
+            (100, 40_000),
+            (u16::MAX, u16::MAX),
+        ] {
             let area = Rect::new(0, 0, w, h);
             assert!(fits(area));
             for streams in [1, 2, 9] {
                 let a = areas(area, streams);
-                let cells: u32 = [a.header, a.strip, a.scopes, a.ops, a.details, a.bar]
+                let cells: u64 = [a.header, a.strip, a.scopes, a.ops, a.details, a.bar]
                     .iter()
-                    .map(|r| u32::from(r.width) * u32::from(r.height))
+                    .map(|r| u64::from(r.width) * u64::from(r.height))
                     .sum();
-                assert_eq!(cells, u32::from(w) * u32::from(h), "{w}×{h}, {streams}");
+                assert_eq!(cells, u64::from(w) * u64::from(h), "{w}×{h}, {streams}");
                 assert!(a.ops.height >= 5 && a.ops.width >= 30, "{w}×{h}: {a:?}");
                 assert!(a.details.height >= 5, "{w}×{h}: {a:?}");
             }

@@ -118,13 +118,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ws.graph().len(), 121);
-        // 79.6 kB: the first 64 KiB are read (and checked for binary content) before the rest.
-        assert_eq!(
-            stages[0],
-            Stage::Reading {
-                done: 65_536,
-                total: 79_594
-            }
+        // Larger than the 64 KiB head, which is read (and checked for binary content) first.
+        assert!(
+            matches!(stages[0], Stage::Reading { done, total } if done > 0 && done < total),
+            "{stages:?}"
         );
         assert!(
             matches!(stages[stages.len() - 2], Stage::Parsing { .. }),

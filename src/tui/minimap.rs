@@ -11,7 +11,7 @@ pub enum Cell {
     Empty,
     /// Only ops outside every segment.
     Outside,
-    /// The first segment (by ordinal) met in the cell.
+    /// The first segment met in the cell, in execution order (by its ordinal).
     Segment(usize),
     /// An op that breaks a scope.
     Break,

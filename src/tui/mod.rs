@@ -23,7 +23,7 @@ use crate::fusion::rules::RuleSet;
 use crate::load::LoadOptions;
 use anyhow::{Context as _, Result};
 use app::{App, Msg};
-use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::event::{self, Event, MouseEventKind};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::layout::Rect;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -63,7 +63,13 @@ pub fn run(options: Options) -> Result<()> {
             &name,
         );
         let start = Instant::now();
+        let mut last_tick = start;
         loop {
+            // The terminal may have changed size since the last resize event was handled.
+            let size = terminal.size()?;
+            if (size.width, size.height) != (app.size.width, app.size.height) {
+                app.handle(Msg::Resize(size.width, size.height));
+            }
             ratatui::crossterm::execute!(std::io::stdout(), BeginSynchronizedUpdate)?;
             terminal.draw(|frame| views::render(&app, frame))?;
             ratatui::crossterm::execute!(std::io::stdout(), EndSynchronizedUpdate)?;
@@ -82,6 +88,11 @@ pub fn run(options: Options) -> Result<()> {
             app.handle(first);
             while let Ok(msg) = rx.try_recv() {
                 app.handle(msg);
+            }
+            // Progress messages must not starve the spinner and the clock.
+            if app.animating() && last_tick.elapsed() >= TICK {
+                last_tick = Instant::now();
+                app.handle(Msg::Tick(start.elapsed()));
             }
             if app.quit {
                 break;
@@ -106,23 +117,30 @@ pub fn run(options: Options) -> Result<()> {
     result
 }
 
-/// Reads terminal events on their own thread.
+/// Reads terminal events on their own thread. Mouse motion is dropped (nothing uses it, and
+/// it would cost a frame per pixel). If reading fails or the thread panics, the UI is told to
+/// stop, so it never waits for input that cannot come.
 fn spawn_input(tx: Sender<Msg>) {
     std::thread::spawn(move || {
-        loop {
-            let msg = match event::read() {
-                Ok(Event::Key(key)) => Msg::Key(key),
-                Ok(Event::Mouse(mouse)) => Msg::Mouse(mouse),
-                Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
-                Ok(Event::Paste(text)) => Msg::Paste(text),
-                Ok(_) => continue,
-                Err(_) => Msg::Stop,
-            };
-            let stop = matches!(msg, Msg::Stop);
-            if tx.send(msg).is_err() || stop {
-                return;
+        let stop = tx.clone();
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            loop {
+                let msg = match event::read() {
+                    Ok(Event::Key(key)) => Msg::Key(key),
+                    Ok(Event::Mouse(mouse)) if mouse.kind != MouseEventKind::Moved => {
+                        Msg::Mouse(mouse)
+                    }
+                    Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
+                    Ok(Event::Paste(text)) => Msg::Paste(text),
+                    Ok(_) => continue,
+                    Err(_) => return,
+                };
+                if tx.send(msg).is_err() {
+                    return;
+                }
             }
-        }
+        }));
+        let _ = stop.send(Msg::Stop);
     });
 }
 
@@ -132,8 +150,10 @@ fn spawn_signals(tx: Sender<Msg>) -> Result<()> {
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
         .context("cannot install signal handlers")?;
     std::thread::spawn(move || {
-        if signals.forever().next().is_some() {
-            let _ = tx.send(Msg::Stop);
+        for _ in signals.forever() {
+            if tx.send(Msg::Stop).is_err() {
+                return;
+            }
         }
     });
     Ok(())

@@ -68,10 +68,11 @@ impl Query {
                     .into_iter()
                     .find_map(|f| word.strip_prefix(f.prefix()).map(|rest| (Some(f), rest)))
                     .unwrap_or((None, word));
+                let case_sensitive = rest.chars().any(char::is_uppercase);
                 (!rest.is_empty()).then(|| Term {
                     field,
-                    case_sensitive: rest.chars().any(char::is_uppercase),
-                    text: if rest.chars().any(char::is_uppercase) {
+                    case_sensitive,
+                    text: if case_sensitive {
                         rest.to_string()
                     } else {
                         rest.to_lowercase()

@@ -16,8 +16,9 @@ pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
 /// Enters raw mode and the alternate screen, with mouse capture when `mouse` is true, and
 /// installs a panic hook: a panic on this (the UI) thread restores the terminal before the
-/// message is printed; a panic on a worker thread prints nothing over the screen (the worker
-/// catches it and reports it to the UI, see [`super::loader`]).
+/// message is printed; a panic on another thread prints nothing over the screen (each thread
+/// catches its panics and tells the UI: the loader reports a load error, the input thread
+/// asks the UI to stop).
 pub fn enter(mouse: bool) -> io::Result<Term> {
     let previous = std::panic::take_hook();
     let ui = std::thread::current().id();
@@ -34,6 +35,11 @@ pub fn enter(mouse: bool) -> io::Result<Term> {
 /// paste, and mouse capture when `mouse` is true. The returned `Terminal` is fresh, so its first
 /// frame draws every cell.
 pub fn take(mouse: bool) -> io::Result<Term> {
+    take_modes(mouse).inspect_err(|_| restore())?;
+    Terminal::new(CrosstermBackend::new(stdout()))
+}
+
+fn take_modes(mouse: bool) -> io::Result<()> {
     enable_raw_mode()?;
     execute!(
         stdout(),
@@ -44,7 +50,7 @@ pub fn take(mouse: bool) -> io::Result<Term> {
     if mouse {
         execute!(stdout(), EnableMouseCapture)?;
     }
-    Terminal::new(CrosstermBackend::new(stdout()))
+    Ok(())
 }
 
 /// Gives the terminal back: mouse capture and bracketed paste off, main screen, cursor shown,

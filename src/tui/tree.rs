@@ -2,20 +2,21 @@
 //! is open, what is selected and where the view starts. The items for `tui-tree-widget` are
 //! built here, on changes only, never while drawing.
 //!
-//! Nodes are built lazily so a 100k-op graph stays instant: a closed scope or segment carries
-//! one empty child that is never drawn (the widget draws a node as openable only when it has
-//! children); its real children are built when it opens.
+//! The tree stays small whatever the graph: a closed scope or segment carries one empty child
+//! that is never drawn (the widget draws a node as openable only when it has children), and an
+//! open node shows at most [`WINDOW`] children at a time, with `⋯ N earlier` / `⋯ N later`
+//! rows that move the window. Revealing an op moves the windows on its path to it.
 
 use super::theme::{Role, Theme};
 use crate::fusion::index::SegmentRef;
-use crate::fusion::marks::OpMark;
-use crate::fusion::plan::{ScopePlan, ScopeStatus};
+use crate::fusion::plan::{ScopePlan, ScopeStatus, describe_cause};
+use crate::fusion::verdict::Verdict;
 use crate::graph::OpId;
 use crate::text::sanitize;
 use crate::workspace::Workspace;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tui_tree_widget::TreeItem;
 
 /// One node of the tree. A path (scope first) identifies a node.
@@ -29,6 +30,8 @@ pub enum TreeId {
     Break(u32),
     /// An op.
     Op(OpId),
+    /// `⋯ N earlier` (false) or `⋯ N later` (true): children outside the window.
+    More(bool),
     /// The undrawn child of a closed node.
     Unbuilt,
 }
@@ -39,13 +42,39 @@ pub type TreePath = Vec<TreeId>;
 /// Scopes with at most this many are open when a graph is loaded.
 const OPEN_ALL_UP_TO: usize = 16;
 
+/// Most children an open node shows at once.
+pub const WINDOW: usize = 200;
+
+/// A child of a scope node, in execution order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Child {
+    Segment(u32),
+    Break(u32),
+    /// A member listed directly (scopes without segments).
+    Member(OpId),
+}
+
+impl Child {
+    fn id(self) -> TreeId {
+        match self {
+            Child::Segment(k) => TreeId::Segment(k),
+            Child::Break(k) => TreeId::Break(k),
+            Child::Member(id) => TreeId::Op(id),
+        }
+    }
+}
+
 /// The scopes tree's state.
 #[derive(Debug, Default)]
 pub struct ScopeTree {
     items: Vec<TreeItem<'static, TreeId>>,
+    /// Each scope's children, in execution order (per plan).
+    children: Vec<Vec<Child>>,
     opened: HashSet<TreePath>,
     /// Nodes opened to reveal the list's op, closed again when the list moves elsewhere.
     auto_opened: Vec<TreePath>,
+    /// First child shown, for nodes whose window was moved.
+    windows: HashMap<TreePath, usize>,
     selected: TreePath,
     offset: usize,
     visible: Vec<TreePath>,
@@ -55,12 +84,15 @@ impl ScopeTree {
     /// The tree of `ws`'s plan; every scope is open when there are few.
     pub fn new(ws: &Workspace, theme: &Theme) -> ScopeTree {
         let scopes = ws.plan().scopes.len();
-        let mut tree = ScopeTree::default();
+        let mut tree = ScopeTree {
+            children: (0..scopes).map(|s| scope_children(ws, s)).collect(),
+            ..ScopeTree::default()
+        };
         if scopes <= OPEN_ALL_UP_TO {
-            tree.opened = (0..scopes as u32).map(|s| vec![TreeId::Scope(s)]).collect();
-        }
-        if scopes > 0 {
-            tree.selected = vec![TreeId::Scope(0)];
+            tree.opened = (0..scopes as u32)
+                .map(|s| vec![TreeId::Scope(s)])
+                .filter(|p| tree.has_children(ws, p))
+                .collect();
         }
         tree.rebuild(ws, theme);
         tree
@@ -96,12 +128,7 @@ impl ScopeTree {
         self.visible.iter().position(|p| *p == self.selected)
     }
 
-    /// The node drawn at `row`.
-    pub fn path_at(&self, row: usize) -> Option<&TreePath> {
-        self.visible.get(row)
-    }
-
-    /// Builds the items again from the plan and the open nodes.
+    /// Builds the items again from the plan, the open nodes and the windows.
     pub fn rebuild(&mut self, ws: &Workspace, theme: &Theme) {
         self.items = (0..ws.plan().scopes.len() as u32)
             .map(|s| self.scope_item(ws, theme, s))
@@ -118,14 +145,14 @@ impl ScopeTree {
         }
     }
 
-    /// Selects the node at `row` and scrolls it into a view of `height` rows.
+    /// Selects the node at `row` (clamped) and scrolls it into a view of `height` rows.
     pub fn select_row(&mut self, row: usize, height: usize) {
         if let Some(path) = self
             .visible
             .get(row.min(self.visible.len().saturating_sub(1)))
         {
             self.selected = path.clone();
-            self.scroll_into_view(height);
+            self.keep_in_view(height);
         }
     }
 
@@ -136,15 +163,26 @@ impl ScopeTree {
     }
 
     /// Opens the selected node (`open` true) or closes it; closing a closed node selects its
-    /// parent. Returns true when the open nodes changed.
+    /// parent. On a `⋯` row, moves its parent's window instead. Returns true when the tree
+    /// changed.
     pub fn set_open(&mut self, open: bool, ws: &Workspace, theme: &Theme, height: usize) -> bool {
         let path = self.selected.clone();
+        if let [parent @ .., TreeId::More(later)] = path.as_slice() {
+            if open {
+                self.shift_window(parent, *later, ws, theme);
+                self.keep_in_view(height);
+                return true;
+            }
+            self.selected.pop();
+            self.keep_in_view(height);
+            return false;
+        }
         if path.is_empty() {
             return false;
         }
         self.auto_opened.retain(|p| *p != path);
         let changed = if open {
-            has_children(ws, &path) && self.opened.insert(path.clone())
+            self.has_children(ws, &path) && self.opened.insert(path.clone())
         } else if self.opened.remove(&path) {
             true
         } else {
@@ -156,18 +194,20 @@ impl ScopeTree {
         if changed {
             self.rebuild(ws, theme);
         }
-        self.scroll_into_view(height);
+        self.keep_in_view(height);
         changed
     }
 
-    /// Opens or closes the selected node.
+    /// Opens or closes the selected node (or moves the window, on a `⋯` row).
     pub fn toggle(&mut self, ws: &Workspace, theme: &Theme, height: usize) -> bool {
-        let open = !self.opened.contains(&self.selected);
+        let open = matches!(self.selected.last(), Some(TreeId::More(_)))
+            || !self.opened.contains(&self.selected);
         self.set_open(open, ws, theme, height)
     }
 
-    /// Selects `path` (empty: nothing), opening its ancestors; ancestors opened this way for
-    /// an earlier reveal are closed again unless they lead to `path` too.
+    /// Selects `path` (empty: nothing), opening its ancestors and moving their windows to it;
+    /// ancestors opened this way for an earlier reveal are closed again unless they lead to
+    /// `path` too.
     pub fn reveal(&mut self, path: TreePath, ws: &Workspace, theme: &Theme, height: usize) {
         if path == self.selected {
             return;
@@ -181,20 +221,24 @@ impl ScopeTree {
                 changed |= self.opened.remove(&old);
             }
         }
-        for ancestor in keep {
+        for ancestor in &keep {
             if self.opened.insert(ancestor.clone()) {
-                self.auto_opened.push(ancestor);
+                self.auto_opened.push(ancestor.clone());
                 changed = true;
             }
+        }
+        for n in 1..path.len() {
+            changed |= self.show_child(ws, &path[..n], path[n]);
         }
         self.selected = path;
         if changed {
             self.rebuild(ws, theme);
         }
-        self.scroll_into_view(height);
+        self.keep_in_view(height);
     }
 
-    fn scroll_into_view(&mut self, height: usize) {
+    /// Keeps the selected row inside a view of `height` rows, and the view inside the tree.
+    pub fn keep_in_view(&mut self, height: usize) {
         let height = height.max(1);
         if let Some(row) = self.selected_row() {
             if row < self.offset {
@@ -206,105 +250,208 @@ impl ScopeTree {
         self.offset = self.offset.min(self.visible.len().saturating_sub(height));
     }
 
+    /// The children node `path` has, as tree ids, in order.
+    fn child_ids(&self, ws: &Workspace, path: &[TreeId]) -> Vec<TreeId> {
+        match path {
+            [TreeId::Scope(s)] => self.children[*s as usize].iter().map(|c| c.id()).collect(),
+            [TreeId::Scope(s), TreeId::Segment(k)] => ws.plan().scopes[*s as usize].segments
+                [*k as usize]
+                .ops
+                .iter()
+                .map(|&id| TreeId::Op(id))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn has_children(&self, ws: &Workspace, path: &[TreeId]) -> bool {
+        match path {
+            [TreeId::Scope(s)] => !self.children[*s as usize].is_empty(),
+            [TreeId::Scope(s), TreeId::Segment(k)] => !ws.plan().scopes[*s as usize].segments
+                [*k as usize]
+                .ops
+                .is_empty(),
+            _ => false,
+        }
+    }
+
+    /// The window start of node `path` with `len` children.
+    fn window(&self, path: &[TreeId], len: usize) -> usize {
+        self.windows
+            .get(path)
+            .copied()
+            .unwrap_or(0)
+            .min(len.saturating_sub(WINDOW))
+    }
+
+    /// Moves the window of `parent` so that `child` is shown; true when it moved.
+    fn show_child(&mut self, ws: &Workspace, parent: &[TreeId], child: TreeId) -> bool {
+        let ids = self.child_ids(ws, parent);
+        let Some(at) = ids.iter().position(|&c| c == child) else {
+            return false;
+        };
+        let start = self.window(parent, ids.len());
+        if (start..start + WINDOW).contains(&at) {
+            return false;
+        }
+        self.windows
+            .insert(parent.to_vec(), at.saturating_sub(WINDOW / 2));
+        true
+    }
+
+    /// Moves the window of `parent` by half a window, and selects the first child that came
+    /// into view.
+    fn shift_window(&mut self, parent: &[TreeId], later: bool, ws: &Workspace, theme: &Theme) {
+        let ids = self.child_ids(ws, parent);
+        let start = self.window(parent, ids.len());
+        let (new_start, first_new) = if later {
+            let s = (start + WINDOW / 2).min(ids.len().saturating_sub(WINDOW));
+            (s, (start + WINDOW).min(ids.len().saturating_sub(1)))
+        } else {
+            let s = start.saturating_sub(WINDOW / 2);
+            (s, start.saturating_sub(1))
+        };
+        self.windows.insert(parent.to_vec(), new_start);
+        self.rebuild(ws, theme);
+        if let Some(&id) = ids.get(first_new) {
+            let mut path = parent.to_vec();
+            path.push(id);
+            self.selected = path;
+        }
+    }
+
     fn scope_item(&self, ws: &Workspace, theme: &Theme, s: u32) -> TreeItem<'static, TreeId> {
         let scope = &ws.plan().scopes[s as usize];
         let path = vec![TreeId::Scope(s)];
         let text = scope_line(scope, theme);
-        if !has_children(ws, &path) {
+        let children = &self.children[s as usize];
+        if children.is_empty() {
             return TreeItem::new_leaf(TreeId::Scope(s), text);
         }
-        let children = if self.opened.contains(&path) {
-            scope_children(ws, theme, s, &self.opened)
+        let items = if self.opened.contains(&path) {
+            let start = self.window(&path, children.len());
+            windowed(children.len(), start, theme, |k| {
+                self.child_item(ws, theme, s, children[k])
+            })
         } else {
             vec![unbuilt()]
         };
-        TreeItem::new(TreeId::Scope(s), text, children)
-            .unwrap_or_else(|_| TreeItem::new_leaf(TreeId::Scope(s), scope_line(scope, theme)))
+        tree_item(TreeId::Scope(s), text, items)
     }
+
+    fn child_item(
+        &self,
+        ws: &Workspace,
+        theme: &Theme,
+        s: u32,
+        child: Child,
+    ) -> TreeItem<'static, TreeId> {
+        let scope = &ws.plan().scopes[s as usize];
+        match child {
+            Child::Segment(k) => {
+                let seg = &scope.segments[k as usize];
+                let path = vec![TreeId::Scope(s), TreeId::Segment(k)];
+                let text = segment_line(ws, theme, SegmentRef { scope: s, index: k });
+                let ops = if self.opened.contains(&path) {
+                    let start = self.window(&path, seg.ops.len());
+                    windowed(seg.ops.len(), start, theme, |i| {
+                        TreeItem::new_leaf(
+                            TreeId::Op(seg.ops[i]),
+                            op_line(ws, theme, seg.ops[i], ""),
+                        )
+                    })
+                } else {
+                    vec![unbuilt()]
+                };
+                tree_item(TreeId::Segment(k), text, ops)
+            }
+            Child::Break(k) => {
+                let b = &scope.breaks[k as usize];
+                let op = ws.graph().op(b.op);
+                let reason = describe_cause(ws.marks(), b.cause);
+                let text = Line::from(vec![
+                    Span::styled("✗ ", theme.get(Role::Break)),
+                    Span::styled(sanitize(&op.name).into_owned(), theme.get(Role::Break)),
+                    Span::styled(format!(" — {}", sanitize(&reason)), theme.get(Role::Dim)),
+                ]);
+                TreeItem::new_leaf(TreeId::Break(k), text)
+            }
+            Child::Member(id) => TreeItem::new_leaf(TreeId::Op(id), op_line(ws, theme, id, "┆ ")),
+        }
+    }
+}
+
+/// The items of children `start..start + WINDOW` of `len`, with `⋯` rows for the rest.
+fn windowed(
+    len: usize,
+    start: usize,
+    theme: &Theme,
+    item: impl Fn(usize) -> TreeItem<'static, TreeId>,
+) -> Vec<TreeItem<'static, TreeId>> {
+    let end = (start + WINDOW).min(len);
+    let mut out = Vec::with_capacity(end - start + 2);
+    let more = |later: bool, n: usize| {
+        TreeItem::new_leaf(
+            TreeId::More(later),
+            Line::from(Span::styled(
+                format!("⋯ {n} {}", if later { "later" } else { "earlier" }),
+                theme.get(Role::Dim),
+            )),
+        )
+    };
+    if start > 0 {
+        out.push(more(false, start));
+    }
+    out.extend((start..end).map(item));
+    if end < len {
+        out.push(more(true, len - end));
+    }
+    out
 }
 
 fn unbuilt() -> TreeItem<'static, TreeId> {
     TreeItem::new_leaf(TreeId::Unbuilt, "")
 }
 
-/// The node's children exist (a scope with segments, breaks or members; a segment).
-fn has_children(ws: &Workspace, path: &[TreeId]) -> bool {
-    match path {
-        [TreeId::Scope(s)] => {
-            let scope = &ws.plan().scopes[*s as usize];
-            !(scope.segments.is_empty() && scope.breaks.is_empty() && scope.members.is_empty())
-        }
-        [TreeId::Scope(_), TreeId::Segment(_)] => true,
-        _ => false,
-    }
+/// A node with children; the ids are unique by construction.
+fn tree_item(
+    id: TreeId,
+    text: Line<'static>,
+    children: Vec<TreeItem<'static, TreeId>>,
+) -> TreeItem<'static, TreeId> {
+    TreeItem::new(id, text.clone(), children).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
 }
 
-fn scope_children(
-    ws: &Workspace,
-    theme: &Theme,
-    s: u32,
-    opened: &HashSet<TreePath>,
-) -> Vec<TreeItem<'static, TreeId>> {
-    let plan = ws.plan();
+/// The children of scope `s`: its segments and breaks in execution order of their (first) op;
+/// for a scope that fuses nothing (dropped, aborted, skipped), its members instead of segments.
+fn scope_children(ws: &Workspace, s: usize) -> Vec<Child> {
     let graph = ws.graph();
-    let scope = &plan.scopes[s as usize];
-    // Segments and breaks in execution order of their (first) op.
-    let mut children: Vec<(usize, TreeItem<'static, TreeId>)> = Vec::new();
+    let scope = &ws.plan().scopes[s];
+    let mut children: Vec<(usize, Child)> = Vec::new();
     for (k, seg) in scope.segments.iter().enumerate() {
-        let Some(&first) = seg.ops.first() else {
-            continue;
-        };
-        let r = SegmentRef {
-            scope: s,
-            index: k as u32,
-        };
-        let path = vec![TreeId::Scope(s), TreeId::Segment(k as u32)];
-        let ops = if opened.contains(&path) {
-            seg.ops
-                .iter()
-                .map(|&id| TreeItem::new_leaf(TreeId::Op(id), op_line(ws, theme, id, "")))
-                .collect()
-        } else {
-            vec![unbuilt()]
-        };
-        let text = segment_line(ws, theme, r);
-        let item = TreeItem::new(TreeId::Segment(k as u32), text, ops)
-            .unwrap_or_else(|_| TreeItem::new_leaf(TreeId::Segment(k as u32), ""));
-        children.push((graph.exec_position(first), item));
+        if let Some(&first) = seg.ops.first() {
+            children.push((graph.exec_position(first), Child::Segment(k as u32)));
+        }
     }
     for (k, b) in scope.breaks.iter().enumerate() {
-        let op = graph.op(b.op);
-        let reason = crate::fusion::plan::describe_cause(ws.marks(), b.cause);
-        let text = Line::from(vec![
-            Span::styled("✗ ", theme.get(Role::Break)),
-            Span::styled(sanitize(&op.name).into_owned(), theme.get(Role::Break)),
-            Span::styled(format!(" — {}", sanitize(&reason)), theme.get(Role::Dim)),
-        ]);
-        children.push((
-            graph.exec_position(b.op),
-            TreeItem::new_leaf(TreeId::Break(k as u32), text),
-        ));
+        children.push((graph.exec_position(b.op), Child::Break(k as u32)));
     }
     if scope.segments.is_empty() {
-        // Nothing fused (dropped, aborted, skipped): list the members themselves.
         for &id in &scope.members {
             if !ws.index().is_break(id) {
-                children.push((
-                    graph.exec_position(id),
-                    TreeItem::new_leaf(TreeId::Op(id), op_line(ws, theme, id, "┆ ")),
-                ));
+                children.push((graph.exec_position(id), Child::Member(id)));
             }
         }
     }
     children.sort_by_key(|(pos, _)| *pos);
-    children.into_iter().map(|(_, item)| item).collect()
+    children.into_iter().map(|(_, c)| c).collect()
 }
 
 fn scope_line(scope: &ScopePlan, theme: &Theme) -> Line<'static> {
     let mut spans = vec![
         Span::styled(sanitize(&scope.name).into_owned(), theme.get(Role::Title)),
         Span::styled(
-            format!("  {} seg", scope.segments.len(),),
+            format!("  {} seg", scope.segments.len()),
             theme.get(Role::Dim),
         ),
     ];
@@ -334,7 +481,11 @@ fn scope_line(scope: &ScopePlan, theme: &Theme) -> Line<'static> {
 fn segment_line(ws: &Workspace, theme: &Theme, r: SegmentRef) -> Line<'static> {
     let scope = &ws.plan().scopes[r.scope as usize];
     let seg = &scope.segments[r.index as usize];
-    let ordinal = ws.index().segment_ordinal(seg.ops[0]).unwrap_or_default();
+    let ordinal = seg
+        .ops
+        .first()
+        .and_then(|&id| ws.index().segment_ordinal(id))
+        .unwrap_or_default();
     let short = seg
         .name
         .strip_prefix(scope.name.as_str())
@@ -342,8 +493,8 @@ fn segment_line(ws: &Workspace, theme: &Theme, r: SegmentRef) -> Line<'static> {
         .unwrap_or(&seg.name);
     let kernel = seg
         .kernel
-        .known()
-        .map(|k| format!(" {}×{}", k.kernel_type.name(), k.block_dim))
+        .label()
+        .map(|k| format!(" {k}"))
         .unwrap_or_default();
     Line::from(vec![
         Span::styled("┃ ", Style::new().fg(theme.band(ordinal))),
@@ -361,9 +512,10 @@ fn segment_line(ws: &Workspace, theme: &Theme, r: SegmentRef) -> Line<'static> {
 
 fn op_line(ws: &Workspace, theme: &Theme, id: OpId, glyph: &'static str) -> Line<'static> {
     let op = ws.graph().op(id);
-    let dim = match ws.marks().get(id) {
-        OpMark::Member { .. } => theme.get(Role::Dim),
-        _ => theme.get(Role::Ignored),
+    let dim = if ws.context().verdicts().get(id).verdict == Verdict::Ignored {
+        theme.get(Role::Ignored)
+    } else {
+        theme.get(Role::Dim)
     };
     Line::from(vec![
         Span::styled(glyph, dim),
@@ -386,5 +538,79 @@ fn flatten(
             flatten(item.children(), opened, prefix, out);
         }
         prefix.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fusion::rules::RuleSet;
+    use crate::fusion::testing::{graph, op};
+    use crate::load::Format;
+
+    /// One scope of `n` ops in one segment, then a scope of `n` ops each cut by a TBE op.
+    fn big(n: usize) -> Workspace {
+        let mut ops = Vec::new();
+        let name = |prefix: &str, i: usize| -> &'static str {
+            Box::leak(format!("{prefix}{i}").into_boxed_str())
+        };
+        for i in 0..n {
+            ops.push(op(name("a", i), i as i64, 0, Some("a")));
+        }
+        for i in 0..n {
+            let at = (n + 2 * i) as i64;
+            ops.push(op(name("b", i), at, 0, Some("b")));
+            ops.push(
+                op(name("cast", i), at + 1, 0, Some("b"))
+                    .ty("Cast")
+                    .unsupported(),
+            );
+        }
+        Workspace::new(graph(ops), Format::GeProtoText, "g", &RuleSet::bundled())
+    }
+
+    #[test]
+    fn long_child_lists_show_a_window_that_follows_reveals_and_moves_on_request() {
+        let ws = big(500);
+        let theme = Theme::default();
+        let mut tree = ScopeTree::new(&ws, &theme);
+        // Both scopes open; b has 500 segments and 500 breaks: a window of 200 and `⋯ 800 later`.
+        let shown = rows_ref(&tree, &[TreeId::Scope(1)]);
+        assert_eq!(shown.len(), 1 + WINDOW + 1);
+        assert_eq!(
+            shown.last().map(|p| p.as_slice()),
+            Some(&[TreeId::Scope(1), TreeId::More(true)][..])
+        );
+        // Revealing op a[400] opens a's segment with a window around it.
+        let a400 = ws.graph().find("a400").unwrap();
+        let path = vec![TreeId::Scope(0), TreeId::Segment(0), TreeId::Op(a400)];
+        tree.reveal(path.clone(), &ws, &theme, 20);
+        assert_eq!(tree.selected(), path);
+        assert!(tree.selected_row().is_some());
+        let seg = [TreeId::Scope(0), TreeId::Segment(0)];
+        let ops: Vec<&TreePath> = rows_ref(&tree, &seg[..]);
+        // The segment's row, `⋯ 300 earlier`, then a300…a499.
+        assert_eq!(ops.len(), 1 + 1 + WINDOW);
+        assert_eq!(
+            ops[1].as_slice(),
+            [TreeId::Scope(0), TreeId::Segment(0), TreeId::More(false)]
+        );
+        // Enter on `⋯ earlier` moves the window back by half and selects the first new op.
+        tree.select_row(tree.visible.iter().position(|p| *p == *ops[1]).unwrap(), 20);
+        assert!(tree.toggle(&ws, &theme, 20));
+        let a299 = ws.graph().find("a299").unwrap();
+        assert_eq!(
+            tree.selected(),
+            [TreeId::Scope(0), TreeId::Segment(0), TreeId::Op(a299)]
+        );
+        // The tree stays small: both scopes, a window each, the open segment's window.
+        assert!(tree.row_count() < 3 * (WINDOW + 4), "{}", tree.row_count());
+    }
+
+    fn rows_ref<'t>(tree: &'t ScopeTree, prefix: &[TreeId]) -> Vec<&'t TreePath> {
+        tree.visible
+            .iter()
+            .filter(|p| p.starts_with(prefix))
+            .collect()
     }
 }

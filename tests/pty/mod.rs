@@ -190,6 +190,21 @@ impl Session {
         }
     }
 
+    /// Number of cells on screen drawn with a foreground or background colour.
+    pub fn coloured_cells(&self) -> usize {
+        let parser = lock(&self.parser);
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let (rows, cols) = (rows.get(), cols.get());
+        (0..rows)
+            .flat_map(|r| (0..cols).map(move |c| (r, c)))
+            .filter_map(|(r, c)| screen.cell(r, c))
+            .filter(|cell| {
+                cell.fgcolor() != vt100::Color::Default || cell.bgcolor() != vt100::Color::Default
+            })
+            .count()
+    }
+
     /// True when the program has put the terminal back: not in the alternate screen, cursor
     /// visible (from the emulator's state).
     pub fn terminal_restored(&self) -> bool {

@@ -302,6 +302,11 @@ impl KernelInfo {
             _ => None,
         }
     }
+
+    /// `MIX_AIC_1_2 × 24`, when known.
+    pub fn label(&self) -> Option<String> {
+        self.known().map(SkKernel::label)
+    }
 }
 
 /// What GE does with a scope as a whole.

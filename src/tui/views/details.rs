@@ -2,11 +2,11 @@
 //! breaks and segments are the report's ([`BreakReport`], [`SegmentReport`]), so the pane, the
 //! text report and the JSON report never disagree.
 
-use super::{focused, pane_block};
+use super::pane_block;
 use crate::fusion::Severity;
 use crate::fusion::index::{break_at, segment_at};
 use crate::fusion::marks::OpMark;
-use crate::fusion::plan::{Finding, ScopeStatus};
+use crate::fusion::plan::{Finding, ScopeStatus, describe_cause};
 use crate::fusion::verdict::Verdict;
 use crate::graph::{Input, OpId, TensorDesc};
 use crate::report::{BreakReport, SegmentReport};
@@ -21,6 +21,22 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 /// Longest attribute value shown; longer ones are cut with their length given.
 const MAX_VALUE: usize = 160;
+/// Most sub-ops, segments or breaks listed; the rest are counted.
+const MAX_LISTED: usize = 100;
+
+/// The details pane's text as drawn in a pane of `area`: wrapped to its width.
+fn paragraph(ex: &Explorer, theme: &Theme) -> Paragraph<'static> {
+    Paragraph::new(lines(ex, theme)).wrap(Wrap { trim: false })
+}
+
+/// The furthest the details pane drawn in `area` can scroll: its wrapped rows less the rows it
+/// shows.
+pub fn max_scroll(ex: &Explorer, theme: &Theme, area: Rect) -> usize {
+    let inner = crate::tui::layout::inner(area);
+    paragraph(ex, theme)
+        .line_count(inner.width)
+        .saturating_sub(usize::from(inner.height))
+}
 
 /// Draws the details pane.
 pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
@@ -30,13 +46,11 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         Subject::Segment(_) => " Segment ",
         Subject::Scope(_) => " Scope ",
     };
-    let lines = lines(ex, theme);
-    let scroll = ex.details_scroll.min(lines.len().saturating_sub(1));
-    let block = pane_block(title, focused(ex, Pane::Details), theme);
+    let scroll = ex.details_scroll.min(max_scroll(ex, theme, area));
+    let block = pane_block(title, ex.focus == Pane::Details, theme);
     frame.render_widget(
-        Paragraph::new(lines)
+        paragraph(ex, theme)
             .block(block)
-            .wrap(Wrap { trim: false })
             .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
         area,
     );
@@ -49,7 +63,8 @@ pub fn lines(ex: &Explorer, theme: &Theme) -> Vec<Line<'static>> {
         theme,
     };
     match ex.subject() {
-        Subject::Nothing => out.dim("the graph has no ops"),
+        Subject::Nothing if ex.ws.graph().is_empty() => out.dim("the graph has no ops"),
+        Subject::Nothing => out.dim("no op in the list"),
         Subject::Op(id) => op(ex, &mut out, id),
         Subject::Segment(r) => {
             let seg = segment_at(ex.ws.plan(), r);
@@ -66,14 +81,11 @@ pub fn lines(ex: &Explorer, theme: &Theme) -> Vec<Line<'static>> {
             );
             segment(ex, &mut out, r);
             out.heading(&format!("sub-ops ({})", seg.ops.len()));
-            for &id in &seg.ops {
+            for &id in seg.ops.iter().take(MAX_LISTED) {
                 let op = ex.ws.graph().op(id);
-                out.plain(format!(
-                    "  {} {}",
-                    sanitize(&op.name),
-                    sanitize(&op.op_type)
-                ));
+                out.plain(format!("  {} {}", op.name, op.op_type));
             }
+            out.more(seg.ops.len(), "the list and the tree show them all");
         }
         Subject::Scope(s) => scope(ex, &mut out, s),
     }
@@ -119,9 +131,19 @@ impl Lines<'_> {
     /// `label  value`, the label dim and padded.
     fn field(&mut self, label: &str, value: String) {
         self.lines.push(Line::from(vec![
-            Span::styled(format!("{label:<9} "), self.theme.get(Role::Dim)),
+            Span::styled(
+                format!("{:<9} ", sanitize(label)),
+                self.theme.get(Role::Dim),
+            ),
             Span::raw(sanitize(&value).into_owned()),
         ]));
+    }
+
+    /// `… and N more (where)` when a list of `total` was cut at [`MAX_LISTED`].
+    fn more(&mut self, total: usize, place: &str) {
+        if total > MAX_LISTED {
+            self.dim(&format!("  … and {} more: {place}", total - MAX_LISTED));
+        }
     }
 
     fn findings(&mut self, findings: &[&Finding]) {
@@ -284,11 +306,10 @@ fn segment(ex: &Explorer, out: &mut Lines, r: crate::fusion::index::SegmentRef) 
     let seg = segment_at(ws.plan(), r);
     let report = SegmentReport::new(ws.context(), seg);
     out.field("fused as", report.fused_node);
-    let kernel = match (report.kernel_type, report.block_dim) {
-        (Some(t), Some(b)) => format!("{t} × {b}"),
-        _ => "unknown".to_string(),
-    };
-    out.field("kernel", kernel);
+    out.field(
+        "kernel",
+        seg.kernel.label().unwrap_or_else(|| "unknown".to_string()),
+    );
     if let Some(note) = report.kernel_note {
         out.field("note", note);
     }
@@ -312,28 +333,35 @@ fn scope(ex: &Explorer, out: &mut Lines, s: u32) {
     }
     if !scope.segments.is_empty() {
         out.heading("segments");
-        for seg in &scope.segments {
-            let report = SegmentReport::new(ws.context(), seg);
-            let kernel = match (report.kernel_type, report.block_dim) {
-                (Some(t), Some(b)) => format!(" · {t} × {b}"),
-                _ => String::new(),
-            };
+        for seg in scope.segments.iter().take(MAX_LISTED) {
+            let kernel = seg
+                .kernel
+                .label()
+                .map(|k| format!(" · {k}"))
+                .unwrap_or_default();
             out.plain(format!(
                 "  ┃ {} · {} op(s){kernel}",
                 seg.name,
                 seg.ops.len()
             ));
         }
+        out.more(scope.segments.len(), "the tree shows them all");
     }
     if !scope.breaks.is_empty() {
         out.heading("breaks");
-        for b in &scope.breaks {
-            let report = BreakReport::new(ws.context(), ws.marks(), &scope.name, b);
+        for b in scope.breaks.iter().take(MAX_LISTED) {
+            let op = ws.graph().op(b.op);
             out.styled(
-                format!("  ✗ {} ({}): {}", report.op, report.op_type, report.reason),
+                format!(
+                    "  ✗ {} ({}): {}",
+                    op.name,
+                    op.op_type,
+                    describe_cause(ws.marks(), b.cause)
+                ),
                 out.theme.get(Role::Break),
             );
         }
+        out.more(scope.breaks.len(), "the tree shows them all");
     }
 }
 

@@ -91,23 +91,45 @@ pub fn lines(keymap: &Keymap, theme: &Theme, width: u16) -> Vec<Line<'static>> {
     out
 }
 
-/// Draws the overlay over `area`, scrolled by `scroll` lines.
-pub fn render(keymap: &Keymap, theme: &Theme, scroll: usize, frame: &mut Frame, area: Rect) {
+/// The overlay's box on a screen of `area` and its lines.
+fn layout(keymap: &Keymap, theme: &Theme, area: Rect) -> (Rect, Vec<Line<'static>>) {
     let width = area.width.saturating_sub(4).min(112);
     let lines = lines(keymap, theme, width.saturating_sub(2));
-    let height = area.height.saturating_sub(2).min(lines.len() as u16 + 2);
+    let height = area
+        .height
+        .saturating_sub(2)
+        .min(u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
     let popup = Rect::new(
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
         width,
         height,
     );
-    let visible = usize::from(height.saturating_sub(2));
-    let scroll = scroll.min(lines.len().saturating_sub(visible));
-    let title = if lines.len() > visible {
-        " Help — j/k scroll · esc closes "
+    (popup, lines)
+}
+
+/// The furthest the overlay can scroll on a screen of `area`.
+pub fn max_scroll(keymap: &Keymap, theme: &Theme, area: Rect) -> usize {
+    let (popup, lines) = layout(keymap, theme, area);
+    lines
+        .len()
+        .saturating_sub(usize::from(popup.height.saturating_sub(2)))
+}
+
+/// Draws the overlay over `area`, scrolled by `scroll` lines.
+pub fn render(keymap: &Keymap, theme: &Theme, scroll: usize, frame: &mut Frame, area: Rect) {
+    let (popup, lines) = layout(keymap, theme, area);
+    let max = max_scroll(keymap, theme, area);
+    let scroll = scroll.min(max);
+    let title = if max > 0 {
+        format!(
+            " Help — {}/{} scroll · {} closes ",
+            keymap.hint(Action::Down),
+            keymap.hint(Action::Up),
+            keymap.hint(Action::Back)
+        )
     } else {
-        " Help — esc closes "
+        format!(" Help — {} closes ", keymap.hint(Action::Back))
     };
     let block = Block::bordered()
         .border_type(BorderType::Double)

@@ -11,7 +11,6 @@ pub mod screens;
 pub mod strip;
 
 use super::app::{App, Screen};
-use super::explorer::Pane;
 use super::layout;
 use super::theme::{Role, Theme};
 use ratatui::Frame;
@@ -25,18 +24,19 @@ pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
     let theme = &app.config.theme;
     if !layout::fits(area) {
-        screens::too_small(theme, frame, area);
+        screens::too_small(&app.config.keymap, theme, frame, area);
         return;
     }
     match &app.screen {
-        Screen::Loading(loading) => screens::loading(loading, app.ticks, theme, frame, area),
+        Screen::Loading(loading) => screens::loading(loading, app, frame, area),
         Screen::Failed { file, message } => screens::failed(file, message, app, frame, area),
         Screen::Explorer(ex) => {
-            let areas = ex.areas;
+            // Laid out for the frame itself: the state's areas may be a resize behind.
+            let areas = layout::areas(area, ex.ws.context().streams().len());
             header::render(ex, theme, frame, areas.header);
             strip::render(ex, theme, frame, areas.strip);
             scopes::render(ex, theme, frame, areas.scopes);
-            ops::render(ex, theme, frame, areas.ops);
+            ops::render(ex, &app.config.keymap, theme, frame, areas.ops);
             details::render(ex, theme, frame, areas.details);
             bar::render(app, frame, areas.bar);
         }
@@ -58,11 +58,6 @@ pub fn pane_block<'a>(title: impl Into<Span<'a>>, focused: bool, theme: &Theme) 
         .border_type(kind)
         .border_style(border)
         .title(title.into().style(theme.get(Role::Title)))
-}
-
-/// True when `pane` has the focus.
-pub fn focused(ex: &super::explorer::Explorer, pane: Pane) -> bool {
-    ex.focus == pane
 }
 
 /// Writes `text` at (`x`, `y`) in at most `width` columns; a text that does not fit ends in

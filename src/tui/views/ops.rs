@@ -2,13 +2,15 @@
 //! for the visible rows. Columns: position, stream, glyph, name, type, core, scope, segment or
 //! break reason, verdict. Narrow panes drop core, scope and type, in that order.
 
-use super::{focused, pane_block, put};
+use super::{pane_block, put};
 use crate::fusion::index::segment_at;
 use crate::fusion::marks::OpMark;
 use crate::fusion::verdict::{Evidence, Verdict};
 use crate::graph::OpId;
 use crate::text::sanitize;
+use crate::tui::action::Action;
 use crate::tui::explorer::{Explorer, Pane, core_text};
+use crate::tui::keymap::Keymap;
 use crate::tui::query::reasons;
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
@@ -64,9 +66,10 @@ impl Widths {
         let mut chosen = vec![Column::Name, Column::Last];
         for c in [Column::Type, Column::Scope, Column::Core] {
             let need: u16 = chosen.iter().chain([&c]).map(|&c| comfortable(c) + 1).sum();
-            if need <= avail {
-                chosen.push(c);
+            if need > avail {
+                break;
             }
+            chosen.push(c);
         }
         let mut w = Widths {
             pos,
@@ -123,8 +126,8 @@ impl Widths {
 }
 
 /// Draws the op list.
-pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let is_focused = focused(ex, Pane::Ops);
+pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let is_focused = ex.focus == Pane::Ops;
     let total = ex.ws.graph().len();
     let mut title = if ex.rows().len() == total {
         format!(" Ops (execution order) {total} ")
@@ -163,14 +166,20 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     };
     header.draw(buf, inner.x, inner.y, &w);
     if ex.rows().is_empty() {
-        put(
-            buf,
-            inner.x,
-            inner.y + 1,
-            inner.width,
-            "no op matches: F clears the filter",
-            dim,
-        );
+        let why = if ex.ws.graph().is_empty() {
+            "the graph has no ops".to_string()
+        } else if ex.breaks_only() && ex.filter().is_none() {
+            format!(
+                "no op breaks a scope: {} shows all ops again",
+                keymap.hint(Action::BreaksOnly)
+            )
+        } else {
+            format!(
+                "no op matches: {} clears the filter",
+                keymap.hint(Action::ClearFilter)
+            )
+        };
+        put(buf, inner.x, inner.y + 1, inner.width, &why, dim);
         return;
     }
     let height = usize::from(inner.height - 1);
@@ -248,14 +257,16 @@ impl Row {
             name_style = name_style.patch(theme.get(Role::Match));
         }
         let last = if is_break {
+            // An op that breaks several scopes says how many up front, where it cannot be cut.
             let all = reasons(ws, id);
-            let more = if all.len() > 1 {
-                format!(" (+{})", all.len() - 1)
+            let count = if all.len() > 1 {
+                format!("×{}", all.len())
             } else {
                 String::new()
             };
+            let first = all.first().map_or("", String::as_str);
             (
-                format!("✗ {}{more}", all.first().map_or("", String::as_str)),
+                format!("✗{count} {}", sanitize(first)),
                 theme.get(Role::Break),
             )
         } else if let Some(o) = segment {

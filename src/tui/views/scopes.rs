@@ -1,6 +1,6 @@
 //! The scopes tree pane, drawn with `tui-tree-widget` from the tree model.
 
-use super::{focused, pane_block};
+use super::pane_block;
 use crate::tui::explorer::{Explorer, Pane};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
@@ -11,7 +11,7 @@ use tui_tree_widget::{Tree, TreeState};
 
 /// Draws the scopes tree.
 pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let is_focused = focused(ex, Pane::Scopes);
+    let is_focused = ex.focus == Pane::Scopes;
     let title = format!(" Scopes {} ", ex.ws.plan().scopes.len());
     let block = pane_block(title, is_focused, theme);
     let tree = &ex.tree;

@@ -3,6 +3,7 @@
 use crate::text::sanitize_lines;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Loading, Stage};
+use crate::tui::keymap::Keymap;
 use crate::tui::layout::{MIN_HEIGHT, MIN_WIDTH};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
@@ -25,7 +26,9 @@ fn centred(area: Rect, width: u16, height: u16) -> Rect {
 }
 
 /// The loading screen: file, stage, a gauge while reading, a spinner and the time spent.
-pub fn loading(l: &Loading, ticks: usize, theme: &Theme, frame: &mut Frame, area: Rect) {
+pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.config.theme;
+    let ticks = app.ticks;
     let popup = centred(area, 64, 8);
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
@@ -71,7 +74,11 @@ pub fn loading(l: &Loading, ticks: usize, theme: &Theme, frame: &mut Frame, area
             gauge,
         );
     }
-    frame.render_widget(Paragraph::new("q quits").style(theme.get(Role::Dim)), hint);
+    frame.render_widget(
+        Paragraph::new(format!("{} quits", app.config.keymap.hint(Action::Quit)))
+            .style(theme.get(Role::Dim)),
+        hint,
+    );
 }
 
 fn mb(bytes: u64) -> String {
@@ -89,7 +96,7 @@ pub fn failed(file: &str, message: &str, app: &App, frame: &mut Frame, area: Rec
     lines.push(Line::from(Span::styled(
         format!(
             "{} quits · run `skope FILE` with another dump, or `skope info FILE` for the same message in text",
-            app.config.keymap.label(Action::Quit)
+            app.config.keymap.hint(Action::Quit)
         ),
         theme.get(Role::Dim),
     )));
@@ -117,14 +124,17 @@ pub fn failed(file: &str, message: &str, app: &App, frame: &mut Frame, area: Rec
 }
 
 /// The notice for a terminal below the minimum size.
-pub fn too_small(theme: &Theme, frame: &mut Frame, area: Rect) {
+pub fn too_small(keymap: &Keymap, theme: &Theme, frame: &mut Frame, area: Rect) {
     let text = vec![
         Line::from(Span::styled("terminal too small", theme.get(Role::Warning))),
         Line::from(format!(
             "{}×{}, need {MIN_WIDTH}×{MIN_HEIGHT}",
             area.width, area.height
         )),
-        Line::from(Span::styled("enlarge it, or q quits", theme.get(Role::Dim))),
+        Line::from(Span::styled(
+            format!("enlarge it, or {} quits", keymap.hint(Action::Quit)),
+            theme.get(Role::Dim),
+        )),
     ];
     let box_area = centred(area, 26, 3);
     frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), box_area);

@@ -8,7 +8,7 @@ use crate::tui::explorer::Explorer;
 use crate::tui::minimap::{Cell, Minimap};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 
 /// Draws the strip.
@@ -66,18 +66,27 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     }
 }
 
-/// The op list row to select for a click at column `x` of a strip drawn in `area`: the first
-/// listed op at or after the clicked cell's first position.
-pub fn row_at(ex: &Explorer, area: Rect, x: u16) -> Option<usize> {
+/// The op list row to select for a click at `at` on a strip drawn in `area`: the first listed
+/// op at or after the clicked cell's first position — on the clicked stream's row, an op of
+/// that stream when the list has one there.
+pub fn row_at(ex: &Explorer, area: Rect, at: Position) -> Option<usize> {
     let map = &ex.minimap;
-    let c = usize::from(x.checked_sub(area.x + Minimap::label_width(&ex.ws))?);
+    let c = usize::from(at.x.checked_sub(area.x + Minimap::label_width(&ex.ws))?);
     if c >= map.cells() || ex.rows().is_empty() {
         return None;
     }
     let start = map.first_position(c);
     let graph = ex.ws.graph();
-    let row = ex
-        .rows()
-        .partition_point(|&id| graph.exec_position(id) < start);
-    Some(row.min(ex.rows().len() - 1))
+    let cx = ex.ws.context();
+    let rows = ex.rows();
+    let first = rows.partition_point(|&id| graph.exec_position(id) < start);
+    let stream = usize::from(at.y.saturating_sub(area.y));
+    let on_stream = (stream < map.streams())
+        .then(|| {
+            rows[first..]
+                .iter()
+                .position(|&id| cx.stream_of(id) as usize == stream)
+        })
+        .flatten();
+    Some((first + on_stream.unwrap_or(0)).min(rows.len() - 1))
 }
