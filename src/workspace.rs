@@ -1,12 +1,16 @@
-//! The state a front end works on: one loaded graph with its planning context, the scope marks,
-//! and the plan of those marks with its index. Plain data; no terminal, no threads.
+//! The state a front end works on: one loaded graph with its planning context, the scope marks
+//! (which the user edits), and the plan of those marks with its index; the edit history with
+//! undo and redo; and what the last change did to the plan. Plain data; no terminal, no
+//! threads.
 
+use crate::edit::{self, Edit, EditError, Undo};
 use crate::fusion::index::PlanIndex;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan, plan};
 use crate::fusion::rules::RuleSet;
-use crate::graph::Graph;
+use crate::graph::{Graph, OpId};
 use crate::load::Format;
+use std::collections::{HashMap, HashSet};
 
 /// Where the graph came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +21,98 @@ pub struct Source {
     pub format: Format,
 }
 
-/// A loaded graph and its current plan.
+/// What the last edit, undo or redo did to one op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpChange {
+    /// It breaks a scope now and did not before.
+    NewBreak,
+    /// It broke a scope before and does not now.
+    Healed,
+    /// It is in a segment that did not exist before.
+    NewSegment,
+}
+
+/// What the last edit, undo or redo did to the plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    per_op: HashMap<OpId, OpChange>,
+    /// Segments (fused node names) that are new.
+    pub added_segments: Vec<String>,
+    /// Segments (fused node names) that are gone.
+    pub removed_segments: Vec<String>,
+}
+
+impl Changes {
+    /// What happened to op `id`, if anything.
+    pub fn of(&self, id: OpId) -> Option<OpChange> {
+        self.per_op.get(&id).copied()
+    }
+
+    /// Number of ops with `change`.
+    pub fn count(&self, change: OpChange) -> usize {
+        self.per_op.values().filter(|c| **c == change).count()
+    }
+
+    /// True when the plan did not change.
+    pub fn is_empty(&self) -> bool {
+        self.per_op.is_empty() && self.added_segments.is_empty() && self.removed_segments.is_empty()
+    }
+
+    fn between(graph: &Graph, old: (&Plan, &PlanIndex), new: (&Plan, &PlanIndex)) -> Changes {
+        let mut per_op = HashMap::new();
+        for i in 0..graph.len() {
+            let id = OpId(i as u32);
+            match (old.1.is_break(id), new.1.is_break(id)) {
+                (false, true) => {
+                    per_op.insert(id, OpChange::NewBreak);
+                }
+                (true, false) => {
+                    per_op.insert(id, OpChange::Healed);
+                }
+                _ => {}
+            }
+        }
+        let nodes = |p: &Plan| -> HashSet<String> {
+            p.scopes
+                .iter()
+                .flat_map(|s| s.segments.iter().map(|seg| seg.fused_node.clone()))
+                .collect()
+        };
+        let (before, after) = (nodes(old.0), nodes(new.0));
+        let mut added_segments: Vec<String> = after.difference(&before).cloned().collect();
+        let mut removed_segments: Vec<String> = before.difference(&after).cloned().collect();
+        added_segments.sort();
+        removed_segments.sort();
+        for scope in &new.0.scopes {
+            for seg in &scope.segments {
+                if !before.contains(&seg.fused_node) {
+                    for &id in &seg.ops {
+                        per_op.entry(id).or_insert(OpChange::NewSegment);
+                    }
+                }
+            }
+        }
+        Changes {
+            per_op,
+            added_segments,
+            removed_segments,
+        }
+    }
+}
+
+/// One step of the history.
+#[derive(Debug, Clone)]
+struct Step {
+    edit: Edit,
+    undo: Undo,
+    /// Steps with the same key in a row are one step (e.g. typing an options value).
+    key: Option<u64>,
+    /// The version before and after the step.
+    before: u64,
+    after: u64,
+}
+
+/// A loaded graph, its marks and plan, and the edit history.
 #[derive(Debug)]
 pub struct Workspace {
     source: Source,
@@ -25,6 +120,12 @@ pub struct Workspace {
     marks: Marks,
     plan: Plan,
     index: PlanIndex,
+    done: Vec<Step>,
+    undone: Vec<Step>,
+    version: u64,
+    next_version: u64,
+    saved_version: u64,
+    changes: Changes,
 }
 
 impl Workspace {
@@ -43,6 +144,12 @@ impl Workspace {
             marks,
             plan,
             index,
+            done: Vec::new(),
+            undone: Vec::new(),
+            version: 0,
+            next_version: 1,
+            saved_version: 0,
+            changes: Changes::default(),
         }
     }
 
@@ -74,5 +181,100 @@ impl Workspace {
     /// The current plan's index.
     pub fn index(&self) -> &PlanIndex {
         &self.index
+    }
+
+    /// What the last edit, undo or redo did to the plan.
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    /// Applies `edit` and plans again. Consecutive edits with the same `key` are one step of
+    /// the history (undone together).
+    pub fn apply(&mut self, edit: Edit, key: Option<u64>) -> Result<(), EditError> {
+        let undo = edit::apply(&mut self.marks, &self.plan, &edit)?;
+        self.undone.clear();
+        let after = self.new_version();
+        match self.done.last_mut() {
+            Some(top) if key.is_some() && top.key == key && top.after == self.version => {
+                // One step: keep the oldest undo (the marks before the first of them).
+                top.edit = edit;
+                top.after = after;
+            }
+            _ => self.done.push(Step {
+                edit,
+                undo,
+                key,
+                before: self.version,
+                after,
+            }),
+        }
+        self.version = after;
+        self.replan();
+        Ok(())
+    }
+
+    /// Undoes the last step; returns it, or `None` when there is nothing to undo.
+    pub fn undo(&mut self) -> Option<&Edit> {
+        let step = self.done.pop()?;
+        step.undo.restore(&mut self.marks);
+        self.version = step.before;
+        self.undone.push(step);
+        self.replan();
+        self.undone.last().map(|s| &s.edit)
+    }
+
+    /// Redoes the last undone step; returns it, or `None` when there is nothing to redo.
+    pub fn redo(&mut self) -> Option<&Edit> {
+        let mut step = self.undone.pop()?;
+        // The marks are as they were when the step was first made, so it applies again.
+        step.undo = edit::apply(&mut self.marks, &self.plan, &step.edit).ok()?;
+        self.version = step.after;
+        self.done.push(step);
+        self.replan();
+        self.done.last().map(|s| &s.edit)
+    }
+
+    /// Steps that can be undone, and redone.
+    pub fn history_len(&self) -> (usize, usize) {
+        (self.done.len(), self.undone.len())
+    }
+
+    /// The edits made since loading, oldest first.
+    pub fn edits(&self) -> impl Iterator<Item = &Edit> {
+        self.done.iter().map(|s| &s.edit)
+    }
+
+    /// True when the marks differ from the last save (or the dump, before any save).
+    pub fn is_dirty(&self) -> bool {
+        self.version != self.saved_version
+    }
+
+    /// Records that the current marks are saved.
+    pub fn mark_saved(&mut self) {
+        self.saved_version = self.version;
+    }
+
+    /// Starts over from `marks` (read from a plan file): no history, and saved.
+    pub fn reset_marks(&mut self, marks: Marks) {
+        self.marks = marks;
+        self.done.clear();
+        self.undone.clear();
+        self.version = self.new_version();
+        self.saved_version = self.version;
+        self.replan();
+    }
+
+    fn new_version(&mut self) -> u64 {
+        self.next_version += 1;
+        self.next_version - 1
+    }
+
+    fn replan(&mut self) {
+        let plan = plan(&self.cx, &self.marks);
+        let index = PlanIndex::new(self.cx.graph(), &plan);
+        self.changes =
+            Changes::between(self.cx.graph(), (&self.plan, &self.index), (&plan, &index));
+        self.plan = plan;
+        self.index = index;
     }
 }

@@ -88,4 +88,51 @@ impl Marks {
     pub fn set_do_not_fuse(&mut self, id: OpId) {
         self.per_op[id.index()] = OpMark::DoNotFuse;
     }
+
+    /// Sets how op `id` is marked.
+    pub fn set(&mut self, id: OpId, mark: OpMark) {
+        self.per_op[id.index()] = mark;
+    }
+
+    /// The scope named `name`. Names are never removed, so a scope that marks no op any more
+    /// is still found.
+    pub fn scope_named(&self, name: &str) -> Option<ScopeIdx> {
+        self.scopes
+            .iter()
+            .position(|s| s == name)
+            .map(|i| i as ScopeIdx)
+    }
+
+    /// The scope named `name`, added when there is none.
+    pub fn intern_scope(&mut self, name: &str) -> ScopeIdx {
+        self.scope_named(name).unwrap_or_else(|| {
+            self.scopes.push(name.to_string());
+            (self.scopes.len() - 1) as ScopeIdx
+        })
+    }
+
+    /// Renames scope `scope` (the caller makes sure no other scope in use has the name).
+    pub fn rename_scope(&mut self, scope: ScopeIdx, name: &str) {
+        self.scopes[scope as usize] = name.to_string();
+    }
+
+    /// The index of options string `text`, added when new.
+    pub fn intern_options(&mut self, text: &str) -> u32 {
+        match self.options.iter().position(|o| o == text) {
+            Some(i) => i as u32,
+            None => {
+                self.options.push(text.to_string());
+                (self.options.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Every op marked as a member of `scope`.
+    pub fn members(&self, scope: ScopeIdx) -> impl Iterator<Item = OpId> + '_ {
+        self.per_op
+            .iter()
+            .enumerate()
+            .filter(move |(_, m)| matches!(m, OpMark::Member { scope: s, .. } if *s == scope))
+            .map(|(i, _)| OpId(i as u32))
+    }
 }

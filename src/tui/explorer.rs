@@ -300,12 +300,15 @@ impl Explorer {
             // Listed under its scope only when the scope fuses nothing; an op the pass ignores
             // is never listed, so its scope stands for it.
             OpMark::Member { scope, .. } => {
-                let plan = &self.ws.plan().scopes[scope as usize];
+                let Some(s) = self.ws.plan().scope_of_mark(scope) else {
+                    return Vec::new();
+                };
+                let plan = &self.ws.plan().scopes[s];
                 let ignored = self.ws.context().verdicts().get(id).verdict == Verdict::Ignored;
                 if plan.segments.is_empty() && !ignored {
-                    vec![TreeId::Scope(scope), TreeId::Op(id)]
+                    vec![TreeId::Scope(s as u32), TreeId::Op(id)]
                 } else {
-                    vec![TreeId::Scope(scope)]
+                    vec![TreeId::Scope(s as u32)]
                 }
             }
             _ => Vec::new(),

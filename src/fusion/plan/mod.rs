@@ -354,6 +354,8 @@ pub struct Finding {
 /// The plan of one scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScopePlan {
+    /// The scope's index in the marks.
+    pub mark: ScopeIdx,
     /// The scope name.
     pub name: String,
     /// The options string of its first op.
@@ -371,15 +373,35 @@ pub struct ScopePlan {
 }
 
 /// The plan of a graph: every scope's segments, breaks and findings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Eq)]
 pub struct Plan {
-    /// Scopes in order of first appearance: `scopes[i]` is scope `i` of the marks.
+    /// For each scope of the marks, its index in `scopes` (`NO_SCOPE` when it marks no op).
+    by_mark: Vec<u32>,
+    /// The scopes that mark at least one op, in order of their first marked op.
+    /// [`Plan::scope_of_mark`] finds a scope of the marks here; [`ScopePlan::mark`] goes back.
     pub scopes: Vec<ScopePlan>,
     /// Findings about the graph as a whole.
     pub findings: Vec<Finding>,
 }
 
+/// Plans are equal when their scopes and findings are (the lookup from marks follows from the
+/// scopes; the marks' name table may hold names no op uses any more).
+impl PartialEq for Plan {
+    fn eq(&self, other: &Plan) -> bool {
+        self.scopes == other.scopes && self.findings == other.findings
+    }
+}
+
 impl Plan {
+    /// The index in [`Plan::scopes`] of the scope with index `mark` in the marks, when it
+    /// marks any op.
+    pub fn scope_of_mark(&self, mark: ScopeIdx) -> Option<usize> {
+        self.by_mark
+            .get(mark as usize)
+            .filter(|&&i| i != NO_SCOPE)
+            .map(|&i| i as usize)
+    }
+
     /// Number of segments.
     pub fn segment_count(&self) -> usize {
         self.scopes.iter().map(|s| s.segments.len()).sum()
@@ -398,33 +420,51 @@ impl Plan {
     }
 }
 
-/// Plans every scope of `marks` on the graph of `cx`.
+/// Plans every scope of `marks` on the graph of `cx`: the scopes that mark at least one op,
+/// in order of their first marked op.
 pub fn plan(cx: &Context, marks: &Marks) -> Plan {
     let graph = cx.graph();
     let mut members: Vec<Vec<OpId>> = vec![Vec::new(); marks.scopes().len()];
+    let mut order: Vec<ScopeIdx> = Vec::new();
+    let mut seen = vec![false; marks.scopes().len()];
+    let mut options_used = vec![false; marks.options_count()];
     for &id in graph.exec_order() {
-        if let OpMark::Member { scope, .. } = marks.get(id)
-            && cx.class[id.index()] != Class::Ignored
-        {
-            members[scope as usize].push(id);
+        if let OpMark::Member { scope, options } = marks.get(id) {
+            if !std::mem::replace(&mut seen[scope as usize], true) {
+                order.push(scope);
+            }
+            options_used[options as usize] = true;
+            if cx.class[id.index()] != Class::Ignored {
+                members[scope as usize].push(id);
+            }
         }
     }
-    // Each distinct options string is parsed once per plan.
-    let parsed: Vec<SkOptions> = (0..marks.options_count())
-        .map(|i| SkOptions::parse(marks.options_text(i as u32)))
-        .collect();
-    let scopes = members
-        .into_iter()
+    // Each distinct options string in use is parsed once per plan.
+    let parsed: Vec<Option<SkOptions>> = options_used
+        .iter()
         .enumerate()
-        .map(|(i, members)| plan_scope(cx, marks, &parsed, i as ScopeIdx, members))
+        .map(|(i, used)| used.then(|| SkOptions::parse(marks.options_text(i as u32))))
         .collect();
+    let mut by_mark = vec![NO_SCOPE; marks.scopes().len()];
+    let scopes = order
+        .iter()
+        .enumerate()
+        .map(|(at, &mark)| {
+            by_mark[mark as usize] = at as u32;
+            let members = std::mem::take(&mut members[mark as usize]);
+            plan_scope(cx, marks, &parsed, mark, members)
+        })
+        .collect::<Vec<_>>();
     Plan {
+        findings: graph_findings(cx, marks, !scopes.is_empty()),
         scopes,
-        findings: graph_findings(cx, marks),
+        by_mark,
     }
 }
 
-fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
+const NO_SCOPE: u32 = u32::MAX;
+
+fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> {
     let graph = cx.graph();
     let mut out = Vec::new();
     let mut warn = |op, message| {
@@ -457,7 +497,7 @@ fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
             ),
         );
     }
-    if marks.scopes().is_empty() {
+    if !any_scope {
         return out;
     }
     if !cx.has_topo_ids {
@@ -499,7 +539,7 @@ fn graph_findings(cx: &Context, marks: &Marks) -> Vec<Finding> {
 fn plan_scope(
     cx: &Context,
     marks: &Marks,
-    parsed: &[SkOptions],
+    parsed: &[Option<SkOptions>],
     index: ScopeIdx,
     members: Vec<OpId>,
 ) -> ScopePlan {
@@ -511,9 +551,10 @@ fn plan_scope(
     let options = members
         .first()
         .and_then(|&id| options_index(marks, id))
-        .map(|i| &parsed[i as usize]);
+        .and_then(|i| parsed[i as usize].as_ref());
     let mut findings = option_findings(marks, &members, first_options, options);
     let mut scope = ScopePlan {
+        mark: index,
         name,
         options: first_options.to_string(),
         members,
@@ -610,8 +651,8 @@ fn plan_scope(
 }
 
 /// The `strict-scope-check` value in op `id`'s own options.
-fn own_check(marks: &Marks, parsed: &[SkOptions], id: OpId) -> Option<StrictScopeCheck> {
-    options_index(marks, id).and_then(|i| parsed[i as usize].strict_scope_check())
+fn own_check(marks: &Marks, parsed: &[Option<SkOptions>], id: OpId) -> Option<StrictScopeCheck> {
+    options_index(marks, id).and_then(|i| parsed[i as usize].as_ref()?.strict_scope_check())
 }
 
 /// The index of op `id`'s options string, for a member.
@@ -704,7 +745,7 @@ struct Found {
 fn find_breaks(
     cx: &Context,
     marks: &Marks,
-    parsed: &[SkOptions],
+    parsed: &[Option<SkOptions>],
     index: ScopeIdx,
     strict_scope: bool,
     members: &[OpId],
@@ -798,7 +839,7 @@ fn cause_of(cx: &Context, marks: &Marks, index: ScopeIdx, id: OpId) -> BreakCaus
 fn split(
     cx: &Context,
     marks: &Marks,
-    parsed: &[SkOptions],
+    parsed: &[Option<SkOptions>],
     scope: &str,
     kept: &[OpId],
     cut_ids: &[i64],
@@ -837,7 +878,7 @@ fn split(
 fn segment(
     cx: &Context,
     marks: &Marks,
-    parsed: &[SkOptions],
+    parsed: &[Option<SkOptions>],
     name: String,
     ops: Vec<OpId>,
 ) -> Segment {
@@ -855,7 +896,9 @@ fn segment(
         None => KernelInfo::Unknown,
         Some(s) => {
             let empty = SkOptions::default();
-            let opts = options_index(marks, ops[0]).map_or(&empty, |i| &parsed[i as usize]);
+            let opts = options_index(marks, ops[0])
+                .and_then(|i| parsed[i as usize].as_ref())
+                .unwrap_or(&empty);
             match kernel::superkernel(&s, opts) {
                 Ok(k) => KernelInfo::Known(k),
                 Err(e) => KernelInfo::Fails(e),

@@ -225,7 +225,10 @@ fn op(ex: &Explorer, out: &mut Lines, id: OpId) {
     } else {
         match ws.marks().get(id) {
             OpMark::Member { scope, .. } => {
-                let plan = &ws.plan().scopes[scope as usize];
+                let Some(plan) = ws.plan().scope_of_mark(scope).map(|i| &ws.plan().scopes[i])
+                else {
+                    return;
+                };
                 let why = match plan.status {
                     ScopeStatus::Fused | ScopeStatus::Split => "",
                     ScopeStatus::Dropped => " (the scope is dropped)",

@@ -275,7 +275,10 @@ impl Row {
         } else if let Some(s) = member_scope
             && verdict.verdict != Verdict::Ignored
         {
-            let status = ws.plan().scopes[s as usize].status.name();
+            let plan = ws.plan();
+            let status = plan
+                .scope_of_mark(s)
+                .map_or("?", |i| plan.scopes[i].status.name());
             (
                 format!("not fused: scope {status}"),
                 theme.get(Role::Warning),
