@@ -6,10 +6,12 @@
 //! binary) are thin layers over it.
 
 pub mod edit;
+pub mod export;
 pub mod fusion;
 pub mod graph;
 pub mod info;
 pub mod load;
+pub mod planfile;
 pub mod report;
 pub mod text;
 pub mod tui;

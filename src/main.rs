@@ -1,16 +1,17 @@
 //! The `skope` command line.
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
-use skope::fusion::marks::Marks;
-use skope::fusion::plan::{Context, ScopeStatus, plan};
+use skope::fusion::plan::ScopeStatus;
 use skope::fusion::rules::RuleSet;
 use skope::fusion::verify::verify;
 use skope::graph::Graph;
 use skope::info::Info;
 use skope::load::{self, Dump, LoadOptions};
+use skope::planfile::PlanFile;
 use skope::report::{Report, verification_text};
 use skope::tui::loader::Input;
+use skope::workspace::Workspace;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -77,6 +78,27 @@ enum Command {
         /// difference.
         #[arg(long, value_name = "AFTER_SK_DUMP", num_args = 1..)]
         verify: Vec<PathBuf>,
+        /// A plan file (saved with `w` in the explorer) whose scopes replace the dump's.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+    },
+    /// Write the scopes as code for the model: a plan file, TorchAir `super_kernel` blocks, or
+    /// the `aclskScopeBegin/End` C form.
+    Export {
+        /// The dump file.
+        file: PathBuf,
+        /// A plan file whose scopes replace the dump's.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+        /// What to write.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Torchair)]
+        format: ExportFormat,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// A rules file that extends or overrides the bundled rules (repeatable).
+        #[arg(long = "rules", value_name = "FILE")]
+        rules: Vec<PathBuf>,
     },
     /// Print a config file with every key binding and theme style at its default, to copy to
     /// ~/.config/skope/config.toml and edit.
@@ -87,6 +109,17 @@ enum Command {
         /// The options string to check.
         text: Option<String>,
     },
+}
+
+/// What `skope export` writes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ExportFormat {
+    /// The plan file (JSON), as `w` saves it.
+    Plan,
+    /// Python: `with torchair.scope.super_kernel(...)` blocks.
+    Torchair,
+    /// C: `aclskScopeBegin/End` around each scope.
+    Acl,
 }
 
 /// What `--deny` turns into a failing exit status.
@@ -128,12 +161,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rules,
             deny,
             verify,
+            plan,
         }) => {
             let args = ReportArgs {
                 rules,
                 json,
                 deny,
                 verify,
+                plan,
             };
             return report(&file, options, &args);
         }
@@ -145,6 +180,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{out}");
             if !ok {
                 return Ok(ExitCode::from(1));
+            }
+        }
+        Some(Command::Export {
+            file,
+            plan,
+            format,
+            output,
+            rules,
+        }) => {
+            let ws = workspace(&file, options, &rules, plan.as_deref())?;
+            let text = match format {
+                ExportFormat::Plan => PlanFile::of(&ws).to_json(),
+                ExportFormat::Torchair => skope::export::torchair(&ws),
+                ExportFormat::Acl => skope::export::acl(&ws),
+            };
+            match output {
+                Some(path) => skope::planfile::write_atomically(&path, text.as_bytes())
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+                None => print!("{text}"),
             }
         }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
@@ -159,27 +213,53 @@ struct ReportArgs {
     json: bool,
     deny: Option<Deny>,
     verify: Vec<PathBuf>,
+    plan: Option<PathBuf>,
+}
+
+/// Loads `file`, judges it with the bundled rules and `rules`, and applies the plan file
+/// `plan` when given (what it cannot apply is listed on stderr).
+fn workspace(
+    file: &Path,
+    options: LoadOptions,
+    rules: &[PathBuf],
+    plan: Option<&Path>,
+) -> Result<Workspace> {
+    let mut set = RuleSet::bundled();
+    for path in rules {
+        set.add_file(path)?;
+    }
+    let dump = load::load_file(file, options)?;
+    let format = dump.format;
+    let mut ws = Workspace::new(dump.into_main(), format, &file.to_string_lossy(), &set);
+    if let Some(path) = plan {
+        let plan = PlanFile::read(path)?;
+        let (marks, mismatch) = plan.marks_for(ws.graph());
+        for line in mismatch.lines(20) {
+            eprintln!(
+                "warning: {}: {}",
+                path.display(),
+                skope::text::sanitize(&line)
+            );
+        }
+        ws.reset_marks(marks);
+    }
+    Ok(ws)
 }
 
 /// `skope report`: prints the plan (and the comparison with GE's result) and returns the exit
 /// status `--deny` / `--verify` ask for.
 fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCode> {
-    let mut rules = RuleSet::bundled();
-    for path in &args.rules {
-        rules.add_file(path)?;
-    }
-    let dump = load::load_file(file, options)?;
-    let format = dump.format;
-    let cx = Context::new(dump.into_main(), &rules);
-    let marks = Marks::from_graph(cx.graph());
-    let plan = plan(&cx, &marks);
+    let ws = workspace(file, options, &args.rules, args.plan.as_deref())?;
+    let (cx, plan) = (ws.context(), ws.plan());
+    let mut rule_files = RuleSet::bundled().files().to_vec();
+    rule_files.extend(args.rules.iter().map(|p| p.to_string_lossy().into_owned()));
     let report = Report::new(
-        &cx,
-        &marks,
-        &plan,
+        cx,
+        ws.marks(),
+        plan,
         &file.to_string_lossy(),
-        format.id(),
-        rules.files(),
+        ws.source().format.id(),
+        &rule_files,
     );
     let after: Vec<Dump> = args
         .verify
@@ -188,7 +268,7 @@ fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCo
         .collect::<Result<_, _>>()?;
     let verification = (!after.is_empty()).then(|| {
         let graphs: Vec<&Graph> = after.iter().flat_map(|d| d.graphs.iter()).collect();
-        verify(&cx, &plan, &graphs)
+        verify(cx, plan, &graphs)
     });
     if args.json {
         let mut value = serde_json::to_value(&report)?;

@@ -314,3 +314,70 @@ fn options_lists_the_schema_and_checks_a_string() {
         "GE: [Super Kernel] Invalid compile option: stream-funsion option is not supported."
     ));
 }
+
+#[test]
+fn export_writes_a_plan_that_report_reads_back() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let plan = temp_file("exported.json", b"");
+    let out = skope(&[
+        "export",
+        &dump,
+        "--format",
+        "plan",
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&plan).unwrap();
+    assert!(text.contains("\"skope_plan\": 1"), "{text}");
+    let plain = skope(&["report", &dump, "--json"]);
+    let with_plan = skope(&["report", &dump, "--json", "--plan", plan.to_str().unwrap()]);
+    assert!(with_plan.status.success());
+    assert_eq!(plain.stdout, with_plan.stdout);
+    for (format, needle) in [
+        (
+            "torchair",
+            "with torchair.scope.super_kernel(\"moe_1\", \"stream-fusion=1\"):",
+        ),
+        ("acl", "aclskScopeBegin(\"moe_1\", stream);"),
+    ] {
+        let out = skope(&["export", &dump, "--format", format]);
+        assert!(out.status.success());
+        assert!(
+            String::from_utf8(out.stdout).unwrap().contains(needle),
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn a_plan_for_another_dump_warns_and_a_bad_plan_is_an_error() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let plan = temp_file("for_ge.json", b"");
+    let out = skope(&[
+        "export",
+        &dump,
+        "--format",
+        "plan",
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let pbtxt = example("moe_decode.pbtxt");
+    let out = skope(&["report", &pbtxt, "--plan", plan.to_str().unwrap()]);
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("applied by op name"), "{err}");
+    let bad = temp_file("bad_plan.json", b"{ nope");
+    let out = skope(&["report", &dump, "--plan", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("bad_plan.json:1:3: not a skope plan file"),
+        "{err}"
+    );
+}

@@ -64,6 +64,15 @@ impl Marks {
         }
     }
 
+    /// Marks for `ops` ops, none of them in a scope.
+    pub fn unmarked(ops: usize) -> Marks {
+        Marks {
+            scopes: Vec::new(),
+            options: Vec::new(),
+            per_op: vec![OpMark::Unscoped; ops],
+        }
+    }
+
     /// Scope names, by [`ScopeIdx`].
     pub fn scopes(&self) -> &[String] {
         &self.scopes

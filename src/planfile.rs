@@ -1,0 +1,452 @@
+//! Plan files and the edit journal.
+//!
+//! A plan file holds the scope marks of a graph — scope names, options and member op names —
+//! as JSON, with a fingerprint of the graph it was made for. It is written atomically and
+//! applied back as far as the graph allows: ops it names that the graph lacks are listed, not
+//! silently dropped. The journal records every edit, undo and redo of a session, one JSON line
+//! each, so a session that did not end cleanly can be replayed.
+
+use crate::edit::Edit;
+use crate::fusion::marks::{Marks, OpMark};
+use crate::graph::{Graph, OpId};
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The plan file format version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// Which graph a plan was made for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphId {
+    /// The graph name.
+    pub name: String,
+    /// Its op count.
+    pub ops: usize,
+    /// FNV-1a hash of every op's name and type, in execution order.
+    pub fingerprint: String,
+}
+
+impl GraphId {
+    /// The id of `graph`.
+    pub fn of(graph: &Graph) -> GraphId {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for &id in graph.exec_order() {
+            let op = graph.op(id);
+            for byte in op
+                .name
+                .bytes()
+                .chain([0])
+                .chain(op.op_type.bytes())
+                .chain([0])
+            {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        GraphId {
+            name: graph.name().to_string(),
+            ops: graph.len(),
+            fingerprint: format!("{hash:016x}"),
+        }
+    }
+}
+
+/// One scope of a plan file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeEntry {
+    /// The scope name.
+    pub name: String,
+    /// The options string its ops carry.
+    pub options: String,
+    /// Its ops, by name, in execution order.
+    pub ops: Vec<String>,
+    /// Ops of the scope whose options differ from `options`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub op_options: BTreeMap<String, String>,
+}
+
+/// A plan file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanFile {
+    /// The format version ([`VERSION`]).
+    pub skope_plan: u32,
+    /// The graph it was made for.
+    pub graph: GraphId,
+    /// Every scope, in order of its first op.
+    pub scopes: Vec<ScopeEntry>,
+    /// Ops kept out of fusion.
+    #[serde(default)]
+    pub do_not_fuse: Vec<String>,
+}
+
+/// What applying a plan file to a graph could not do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The plan was made for another graph (another fingerprint): `(made for, this one)`.
+    pub other_graph: Option<(GraphId, GraphId)>,
+    /// Ops the plan names that the graph does not have, with the scope that named them
+    /// (`None` for do-not-fuse).
+    pub missing_ops: Vec<(String, Option<String>)>,
+}
+
+impl Mismatch {
+    /// True when the plan applied in full.
+    pub fn is_empty(&self) -> bool {
+        self.other_graph.is_none() && self.missing_ops.is_empty()
+    }
+
+    /// The mismatch in words, one line each (at most `max` missing ops, then a count).
+    pub fn lines(&self, max: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some((made, this)) = &self.other_graph {
+            out.push(format!(
+                "the plan was made for graph {} ({} ops, fingerprint {}); this is {} ({} ops, \
+                 fingerprint {}): applied by op name",
+                made.name, made.ops, made.fingerprint, this.name, this.ops, this.fingerprint
+            ));
+        }
+        for (op, scope) in self.missing_ops.iter().take(max) {
+            out.push(match scope {
+                Some(s) => format!("op {op} of scope {s} is not in this graph"),
+                None => format!("op {op} (kept out of fusion) is not in this graph"),
+            });
+        }
+        if self.missing_ops.len() > max {
+            out.push(format!(
+                "… and {} more ops not in this graph",
+                self.missing_ops.len() - max
+            ));
+        }
+        out
+    }
+}
+
+impl PlanFile {
+    /// The plan file of the workspace's current marks.
+    pub fn of(ws: &Workspace) -> PlanFile {
+        let graph = ws.graph();
+        let marks = ws.marks();
+        let mut scopes: Vec<ScopeEntry> = ws
+            .plan()
+            .scopes
+            .iter()
+            .map(|s| ScopeEntry {
+                name: s.name.clone(),
+                options: s.options.clone(),
+                ops: Vec::new(),
+                op_options: BTreeMap::new(),
+            })
+            .collect();
+        let mut do_not_fuse = Vec::new();
+        for &id in graph.exec_order() {
+            let name = &graph.op(id).name;
+            match marks.get(id) {
+                OpMark::Member { scope, options } => {
+                    let Some(entry) = ws.plan().scope_of_mark(scope).map(|i| &mut scopes[i]) else {
+                        continue;
+                    };
+                    entry.ops.push(name.clone());
+                    let text = marks.options_text(options);
+                    if text != entry.options {
+                        entry.op_options.insert(name.clone(), text.to_string());
+                    }
+                }
+                OpMark::DoNotFuse => do_not_fuse.push(name.clone()),
+                OpMark::Unscoped => {}
+            }
+        }
+        PlanFile {
+            skope_plan: VERSION,
+            graph: GraphId::of(graph),
+            scopes,
+            do_not_fuse,
+        }
+    }
+
+    /// The marks this plan gives `graph`, and what did not fit.
+    pub fn marks_for(&self, graph: &Graph) -> (Marks, Mismatch) {
+        let mut marks = Marks::unmarked(graph.len());
+        let mut mismatch = Mismatch::default();
+        let this = GraphId::of(graph);
+        if this.fingerprint != self.graph.fingerprint {
+            mismatch.other_graph = Some((self.graph.clone(), this));
+        }
+        for entry in &self.scopes {
+            let scope = marks.intern_scope(&entry.name);
+            let options = marks.intern_options(&entry.options);
+            for name in &entry.ops {
+                let Some(id) = graph.find(name) else {
+                    mismatch
+                        .missing_ops
+                        .push((name.clone(), Some(entry.name.clone())));
+                    continue;
+                };
+                let options = match entry.op_options.get(name) {
+                    Some(text) => marks.intern_options(text),
+                    None => options,
+                };
+                marks.set(id, OpMark::Member { scope, options });
+            }
+        }
+        for name in &self.do_not_fuse {
+            match graph.find(name) {
+                Some(id) => marks.set(id, OpMark::DoNotFuse),
+                None => mismatch.missing_ops.push((name.clone(), None)),
+            }
+        }
+        (marks, mismatch)
+    }
+
+    /// The plan as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+
+    /// Reads the plan file at `path`.
+    pub fn read(path: &Path) -> Result<PlanFile, PlanFileError> {
+        let error = |kind| PlanFileError {
+            path: path.to_path_buf(),
+            kind,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| error(PlanFileErrorKind::Io(e)))?;
+        let plan: PlanFile = serde_json::from_str(&text).map_err(|e| {
+            error(PlanFileErrorKind::Syntax {
+                line: e.line(),
+                col: e.column(),
+                message: e.to_string(),
+            })
+        })?;
+        if plan.skope_plan != VERSION {
+            return Err(error(PlanFileErrorKind::Version(plan.skope_plan)));
+        }
+        Ok(plan)
+    }
+
+    /// Writes the plan to `path` atomically: a temporary file in the same directory, flushed
+    /// to disk, then renamed over `path`.
+    pub fn write(&self, path: &Path) -> Result<(), PlanFileError> {
+        write_atomically(path, self.to_json().as_bytes()).map_err(|e| PlanFileError {
+            path: path.to_path_buf(),
+            kind: PlanFileErrorKind::Io(e),
+        })
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a crash leaves either
+/// the old file or the new one.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "plan".to_string());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A plan file that cannot be read.
+#[derive(Debug)]
+pub struct PlanFileError {
+    /// The file.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub kind: PlanFileErrorKind,
+}
+
+/// What went wrong with a plan file.
+#[derive(Debug)]
+pub enum PlanFileErrorKind {
+    /// Reading or writing failed.
+    Io(std::io::Error),
+    /// Not a plan file's JSON.
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// serde_json's message.
+        message: String,
+    },
+    /// Written by another version of the format.
+    Version(u32),
+}
+
+impl fmt::Display for PlanFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
+        match &self.kind {
+            PlanFileErrorKind::Io(e) => write!(
+                f,
+                "{path}: {e}\n  hint: check the path and that its directory is writable"
+            ),
+            PlanFileErrorKind::Syntax { line, col, message } => {
+                let message = message
+                    .rfind(" at line ")
+                    .map_or(message.as_str(), |i| &message[..i]);
+                write!(
+                    f,
+                    "{path}:{line}:{col}: not a skope plan file: {message}\n  hint: plan files \
+                     are written by skope (`w` in the explorer, `skope export --format plan`)"
+                )
+            }
+            PlanFileErrorKind::Version(v) => write!(
+                f,
+                "{path}: plan file format {v}, this skope reads format {VERSION}\n  hint: save \
+                 the plan again with the skope that wrote it, or upgrade"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PlanFileError {}
+
+/// One line of the journal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JournalEntry {
+    /// An edit, with its coalescing key.
+    Edit {
+        /// The edit, ops by name.
+        edit: Edit<String>,
+        /// Steps with the same key in a row are one step.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<u64>,
+    },
+    /// An undo.
+    Undo,
+    /// A redo.
+    Redo,
+}
+
+/// The journal next to a plan file: `<plan>.journal`.
+pub fn journal_path(plan: &Path) -> PathBuf {
+    let mut name = plan.as_os_str().to_owned();
+    name.push(".journal");
+    PathBuf::from(name)
+}
+
+/// Appends entries to a journal file, flushing each.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl Journal {
+    /// Starts an empty journal at `path` (replacing an old one).
+    pub fn create(path: &Path) -> std::io::Result<Journal> {
+        Ok(Journal {
+            path: path.to_path_buf(),
+            file: std::fs::File::create(path)?,
+        })
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `entry` and flushes it to disk.
+    pub fn append(&mut self, entry: &JournalEntry) -> std::io::Result<()> {
+        let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
+        writeln!(self.file, "{line}")?;
+        self.file.sync_data()
+    }
+
+    /// Empties the journal (after a save: the plan file holds the edits now).
+    pub fn clear(&mut self) -> std::io::Result<()> {
+        self.file = std::fs::File::create(&self.path)?;
+        Ok(())
+    }
+
+    /// Deletes the journal (after a clean exit).
+    pub fn remove(self) -> std::io::Result<()> {
+        std::fs::remove_file(&self.path)
+    }
+}
+
+/// What replaying a journal did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Replay {
+    /// Entries applied.
+    pub applied: usize,
+    /// Entries that could not be applied, with why (an op the graph lacks, an edit that no
+    /// longer applies, a damaged line).
+    pub skipped: Vec<String>,
+}
+
+/// Reads the journal at `path`: its entries, and the lines that are not entries (a line cut
+/// short by a crash, say) with their line numbers.
+pub fn read_journal(path: &Path) -> std::io::Result<(Vec<JournalEntry>, Vec<String>)> {
+    let text = std::fs::read_to_string(path)?;
+    let mut entries = Vec::new();
+    let mut bad = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(entry) => entries.push(entry),
+            Err(e) => bad.push(format!("journal line {}: {e}", i + 1)),
+        }
+    }
+    Ok((entries, bad))
+}
+
+/// Replays journal `entries` on `ws`.
+pub fn replay(ws: &mut Workspace, entries: &[JournalEntry]) -> Replay {
+    let mut out = Replay::default();
+    for entry in entries {
+        let done = match entry {
+            JournalEntry::Edit { edit, key } => {
+                let graph = ws.graph();
+                match edit.clone().map_ops(|name| graph.find(&name).ok_or(name)) {
+                    Ok(edit) => ws.apply(edit, *key).map_err(|e| e.to_string()),
+                    Err(name) => Err(format!("op {name} is not in this graph")),
+                }
+            }
+            JournalEntry::Undo => ws
+                .undo()
+                .map(|_| ())
+                .ok_or_else(|| "nothing to undo".into()),
+            JournalEntry::Redo => ws
+                .redo()
+                .map(|_| ())
+                .ok_or_else(|| "nothing to redo".into()),
+        };
+        match done {
+            Ok(()) => out.applied += 1,
+            Err(why) => out.skipped.push(why),
+        }
+    }
+    out
+}
+
+/// `edit` with its ops named, for the journal.
+pub fn named(graph: &Graph, edit: &Edit) -> Edit<String> {
+    match edit
+        .clone()
+        .map_ops(|id: OpId| Ok::<_, std::convert::Infallible>(graph.op(id).name.clone()))
+    {
+        Ok(named) => named,
+        Err(never) => match never {},
+    }
+}

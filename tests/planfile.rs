@@ -1,0 +1,238 @@
+//! Plan files, the edit journal and the exported code, on the bundled example.
+
+use skope::edit::Edit;
+use skope::fusion::rules::RuleSet;
+use skope::graph::OpId;
+use skope::load::load_file;
+use skope::planfile::{self, JournalEntry, PlanFile, PlanFileErrorKind};
+use skope::workspace::Workspace;
+use std::path::{Path, PathBuf};
+
+fn open(file: &str) -> Workspace {
+    let dump = load_file(Path::new(file), Default::default()).unwrap();
+    let format = dump.format;
+    Workspace::new(dump.into_main(), format, file, &RuleSet::bundled())
+}
+
+fn example() -> Workspace {
+    open("assets/examples/moe_decode.ge_proto.txt")
+}
+
+fn id(ws: &Workspace, name: &str) -> OpId {
+    ws.graph().find(name).unwrap()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skope-planfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// A few edits of every kind that changes ops and options.
+fn edited() -> Workspace {
+    let mut ws = example();
+    let fill = id(&ws, "layer2_mask_fill");
+    let rope = id(&ws, "layer0_rope");
+    let gate = id(&ws, "layer3_gate");
+    let edits = vec![
+        Edit::Assign {
+            ops: vec![fill],
+            scope: "attn_2".into(),
+        },
+        Edit::DoNotFuse { ops: vec![rope] },
+        Edit::NewScope {
+            ops: vec![gate],
+            scope: "router \"3\"".into(),
+            options: "early-start=0".into(),
+        },
+        Edit::SetOptions {
+            scope: "moe_1".into(),
+            options: "stream-fusion=1:strict-scope-check=bypass".into(),
+        },
+    ];
+    for edit in edits {
+        ws.apply(edit, None).unwrap();
+    }
+    ws
+}
+
+#[test]
+fn a_saved_plan_gives_the_same_plan_back() {
+    let ws = edited();
+    let path = temp("round_trip.json");
+    PlanFile::of(&ws).write(&path).unwrap();
+    let read = PlanFile::read(&path).unwrap();
+    assert_eq!(read, PlanFile::of(&ws));
+    let mut fresh = example();
+    let (marks, mismatch) = read.marks_for(fresh.graph());
+    assert!(mismatch.is_empty(), "{mismatch:?}");
+    fresh.reset_marks(marks);
+    assert_eq!(fresh.plan(), ws.plan());
+    assert!(!fresh.is_dirty());
+    // The member of moe_3 whose options differ keeps them.
+    let moe3 = read.scopes.iter().find(|s| s.name == "moe_3").unwrap();
+    assert_eq!(moe3.op_options.len(), 1);
+    assert!(read.do_not_fuse.contains(&"layer0_rope".to_string()));
+}
+
+#[test]
+fn a_plan_for_another_graph_applies_by_name_and_lists_what_is_missing() {
+    let mut ws = edited();
+    // Send/Recv exist only in GE's dump.
+    let send = id(&ws, "layer0_send_shared");
+    ws.apply(Edit::DoNotFuse { ops: vec![send] }, None).unwrap();
+    let plan = PlanFile::of(&ws);
+    // The TorchAir dump of the same model, taken before GE added Send/Recv.
+    let mut other = open("assets/examples/moe_decode.pbtxt");
+    let (marks, mismatch) = plan.marks_for(other.graph());
+    let (made, this) = mismatch.other_graph.clone().unwrap();
+    assert_eq!(made.ops, 137);
+    assert_eq!(this.ops, 121);
+    let lines = mismatch.lines(3);
+    assert!(lines[0].contains("applied by op name"), "{lines:?}");
+    assert_eq!(
+        mismatch.missing_ops,
+        [("layer0_send_shared".to_string(), None)]
+    );
+    assert!(lines[1].contains("layer0_send_shared (kept out of fusion) is not in this graph"));
+    other.reset_marks(marks);
+    assert!(other.plan().scopes.iter().any(|s| s.name == "router \"3\""));
+    // Every op the plan names is either applied or listed.
+    let named: usize =
+        plan.scopes.iter().map(|s| s.ops.len()).sum::<usize>() + plan.do_not_fuse.len();
+    let applied = (0..other.graph().len())
+        .filter(|&i| {
+            !matches!(
+                other.marks().get(OpId(i as u32)),
+                skope::fusion::marks::OpMark::Unscoped
+            )
+        })
+        .count();
+    assert_eq!(applied + mismatch.missing_ops.len(), named);
+}
+
+#[test]
+fn bad_plan_files_say_where_and_what_to_do() {
+    let path = temp("broken.json");
+    std::fs::write(&path, "{\n  \"skope_plan\": 1,\n  \"graph\": [\n").unwrap();
+    let err = PlanFile::read(&path).unwrap_err();
+    assert!(
+        matches!(err.kind, PlanFileErrorKind::Syntax { line: 4, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("broken.json:4:"), "{err}");
+    assert!(err.to_string().contains("hint:"), "{err}");
+    let path = temp("future.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&PlanFile::of(&example()).to_json()).unwrap();
+    json["skope_plan"] = 2.into();
+    std::fs::write(&path, json.to_string()).unwrap();
+    let err = PlanFile::read(&path).unwrap_err();
+    assert!(err.to_string().contains("plan file format 2"), "{err}");
+    let missing = Path::new("/nonexistent/dir/plan.json");
+    let err = PlanFile::of(&example()).write(missing).unwrap_err();
+    assert!(
+        err.to_string().starts_with("/nonexistent/dir/plan.json:"),
+        "{err}"
+    );
+    assert!(!missing.exists());
+}
+
+#[test]
+fn the_journal_replays_a_session_and_survives_a_cut_last_line() {
+    let mut ws = example();
+    let path = temp("session.json.journal");
+    let mut journal = planfile::Journal::create(&path).unwrap();
+    let fill = id(&ws, "layer2_mask_fill");
+    let steps = [
+        Edit::Assign {
+            ops: vec![fill],
+            scope: "attn_2".into(),
+        },
+        Edit::Delete {
+            scope: "moe_3".into(),
+        },
+    ];
+    for edit in steps {
+        journal
+            .append(&JournalEntry::Edit {
+                edit: planfile::named(ws.graph(), &edit),
+                key: None,
+            })
+            .unwrap();
+        ws.apply(edit, None).unwrap();
+    }
+    ws.undo();
+    journal.append(&JournalEntry::Undo).unwrap();
+    // A crash in the middle of writing the next line.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"{\"edit\":{\"edit\":\"rem"))
+        .unwrap();
+    let (entries, bad) = planfile::read_journal(&path).unwrap();
+    assert_eq!(entries.len(), 3);
+    assert_eq!(bad.len(), 1);
+    assert!(bad[0].starts_with("journal line 4:"), "{bad:?}");
+    let mut replayed = example();
+    let replay = planfile::replay(&mut replayed, &entries);
+    assert_eq!(replay.applied, 3);
+    assert!(replay.skipped.is_empty());
+    assert_eq!(replayed.plan(), ws.plan());
+    // Redo still works after a replay: the history came back too.
+    assert!(replayed.redo().is_some());
+    journal.remove().unwrap();
+    assert!(!path.exists());
+}
+
+#[test]
+fn exported_torchair_code_is_python_that_names_every_scope_and_break() {
+    let ws = edited();
+    let code = skope::export::torchair(&ws);
+    assert!(code.contains("with torchair.scope.super_kernel(\"moe_0\", \"stream-fusion=1\"):"));
+    assert!(
+        code.contains("with torchair.scope.super_kernel(\"router \\\"3\\\"\", \"early-start=0\"):")
+    );
+    assert!(code.contains(
+        "    # ✗ layer0_init_routing  (MoeInitRoutingV2) cannot be fused (type not adapted to SuperKernel) and splits the scope here"
+    ));
+    assert!(code.contains(
+        "    with torchair.scope.super_kernel(None):  # kept out of fusion\n        # layer0_rope  (ApplyRotaryPosEmb)\n        pass\n"
+    ));
+    // Python reads it, and reads the scope names back exactly.
+    let path = temp("scopes.py");
+    std::fs::write(&path, &code).unwrap();
+    let check = "import ast,sys\n\
+                 t=ast.parse(open(sys.argv[1]).read())\n\
+                 print('\\n'.join(w.items[0].context_expr.args[0].value for w in t.body if isinstance(w, ast.With)))";
+    let out = std::process::Command::new("python3")
+        .args(["-c", check, path.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let expected: Vec<String> = ws.plan().scopes.iter().map(|s| s.name.clone()).collect();
+    assert_eq!(names, expected);
+}
+
+#[test]
+fn exported_acl_code_brackets_each_scope_and_maps_options() {
+    let ws = edited();
+    let code = skope::export::acl(&ws);
+    let begins = code.matches("aclskScopeBegin(").count();
+    let ends = code.matches("aclskScopeEnd(").count();
+    assert_eq!(begins, ws.plan().scopes.len());
+    assert_eq!(ends, begins);
+    assert!(code.contains("/*   option stream-fusion=1 → aclskOptionType STREAM_FUSION (2) */"));
+    assert!(code.contains("option strict-scope-check=bypass has no aclskOptionType"));
+    assert!(code.contains("aclskScopeBegin(\"router \\\"3\\\"\", stream);"));
+    assert!(code.contains("inferred"));
+}
