@@ -16,8 +16,10 @@ use skope::graph::{AttrValue, Graph, GraphBuilder, OpBuilder};
 use skope::load::Format;
 use skope::tui::app::{App, Msg};
 use skope::tui::config::Config;
+use skope::tui::loader::Loaded;
 use skope::tui::views;
 use skope::workspace::Workspace;
+use std::path::PathBuf;
 
 const WIDTH: u16 = 160;
 const HEIGHT: u16 = 50;
@@ -33,8 +35,9 @@ fn bench(c: &mut Criterion) {
         Config::default(),
         Rect::new(0, 0, WIDTH, HEIGHT),
         "bench.txt",
+        PathBuf::from("bench.txt.skope.json"),
     );
-    app.handle(Msg::Loaded(Ok(Box::new(ws))));
+    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
     let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
     // Somewhere in the middle, with the tree following the list.
     app.handle(Msg::key(KeyCode::Char('G')));
@@ -137,8 +140,9 @@ fn bench_one_scope(c: &mut Criterion) {
         Config::default(),
         Rect::new(0, 0, WIDTH, HEIGHT),
         "one_scope.txt",
+        PathBuf::from("one_scope.txt.skope.json"),
     );
-    app.handle(Msg::Loaded(Ok(Box::new(ws))));
+    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
     let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
     app.handle(Msg::key(KeyCode::Char('G')));
     // `}` walks from segment to segment: the tree moves its windows and rebuilds each time.

@@ -10,7 +10,7 @@ use skope::info::Info;
 use skope::load::{self, Dump, LoadOptions};
 use skope::planfile::PlanFile;
 use skope::report::{Report, verification_text};
-use skope::tui::loader::Input;
+use skope::tui::loader::{Input, PlanPath};
 use skope::workspace::Workspace;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -41,6 +41,11 @@ struct Cli {
     /// Leave the mouse to the terminal (its own text selection) instead of clicks and wheel.
     #[arg(long)]
     no_mouse: bool,
+    /// The plan file whose scopes the explorer opens with, and where `w` saves them (default:
+    /// `<dump name>.skope.json` in the current directory, not read unless an unfinished
+    /// session left its journal).
+    #[arg(long, value_name = "PLAN")]
+    plan: Option<PathBuf>,
     /// Refuse dumps larger than this many bytes.
     #[arg(long, global = true, default_value_t = LoadOptions::default().max_bytes)]
     max_size: u64,
@@ -317,8 +322,22 @@ fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
             bytes: EXAMPLE,
         },
     };
+    let plan = match cli.plan {
+        Some(path) => PlanPath { path, given: true },
+        None => {
+            let name = input.name();
+            let stem = Path::new(&name)
+                .file_stem()
+                .map_or_else(|| "graph".into(), |s| s.to_string_lossy().into_owned());
+            PlanPath {
+                path: PathBuf::from(format!("{stem}.skope.json")),
+                given: false,
+            }
+        }
+    };
     skope::tui::run(skope::tui::Options {
         input,
+        plan,
         load: options,
         rules,
         config,

@@ -351,11 +351,15 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Starts an empty journal at `path` (replacing an old one).
-    pub fn create(path: &Path) -> std::io::Result<Journal> {
+    /// Opens the journal at `path` for appending, creating it when missing.
+    pub fn append_to(path: &Path) -> std::io::Result<Journal> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
         Ok(Journal {
             path: path.to_path_buf(),
-            file: std::fs::File::create(path)?,
+            file,
         })
     }
 

@@ -4,8 +4,8 @@
 //! strings as they are (JSON escaping makes them safe).
 
 use crate::fusion::Severity;
-use crate::fusion::marks::Marks;
-use crate::fusion::options::{OptionKind, SCHEMA, SkOptions};
+use crate::fusion::marks::{Marks, OpMark};
+use crate::fusion::options::{OptionKind, OptionSpec, SCHEMA, SkOptions};
 use crate::fusion::plan::{
     Break, BreakCause, Context, Finding, KernelInfo, Plan, Segment, describe_cause,
 };
@@ -107,7 +107,7 @@ pub struct BreakReport {
     pub reason: String,
     /// A stable code for the reason.
     pub reason_code: &'static str,
-    /// `dump`, `rules` or `assumed`.
+    /// `dump`, `rules`, `assumed`, or `edit` when an edit of the scopes decided.
     pub evidence: &'static str,
     /// The facts behind it.
     pub detail: String,
@@ -361,16 +361,30 @@ impl BreakReport {
         let op = graph.op(b.op);
         let stream = cx.streams()[b.stream as usize].id;
         let verdict = cx.verdicts().get(b.op);
+        // Scope marks come from the dump unless an edit changed them.
+        let mark = marks.get(b.op);
+        let from_dump = match (mark, op.scope()) {
+            (OpMark::Member { .. }, Some(dump)) => marks.scope_of(b.op) == Some(dump),
+            (OpMark::Unscoped, None) => true,
+            _ => false,
+        };
         let (evidence, detail) = match b.cause {
             BreakCause::Unsupported(_) => (verdict.evidence.name(), verdict.detail.to_string()),
-            BreakCause::OtherScope(_) | BreakCause::Unscoped => (
+            BreakCause::OtherScope(_) | BreakCause::Unscoped if from_dump => (
                 "dump",
                 match op.scope() {
                     Some(s) => format!("_super_kernel_scope = \"{s}\""),
                     None => "no _super_kernel_scope".to_string(),
                 },
             ),
-            BreakCause::DoNotFuse => ("dump", "kept out of fusion".to_string()),
+            BreakCause::OtherScope(_) | BreakCause::Unscoped | BreakCause::DoNotFuse => (
+                "edit",
+                match marks.scope_of(b.op) {
+                    Some(s) => format!("put into scope \"{s}\" by an edit"),
+                    None if mark == OpMark::DoNotFuse => "kept out of fusion".to_string(),
+                    None => "taken out of its scope by an edit".to_string(),
+                },
+            ),
         };
         let suggestion = match b.cause {
             BreakCause::Unsupported(r) => r.suggestion().to_string(),
@@ -441,21 +455,26 @@ pub fn verification_text(v: &Verification) -> String {
     out
 }
 
+/// The values option `spec` takes, in words.
+pub fn values_text(spec: &OptionSpec) -> String {
+    match spec.kind {
+        OptionKind::Choice(choices) => choices
+            .iter()
+            .map(|c| format!("{} = {}", c.value, c.meaning))
+            .collect::<Vec<_>>()
+            .join("; "),
+        OptionKind::Alignment => "0 or a power of two ≥ 2".to_string(),
+        OptionKind::SplitCount => "1 to 64".to_string(),
+        OptionKind::CoreCount => "a positive core count".to_string(),
+        OptionKind::List => "comma-separated list".to_string(),
+    }
+}
+
 /// Every SuperKernel option with its values, default and meaning, from the schema.
 pub fn options_schema_text() -> String {
     let mut out = String::new();
     for spec in SCHEMA {
-        let values = match spec.kind {
-            OptionKind::Choice(choices) => choices
-                .iter()
-                .map(|c| format!("{} = {}", c.value, c.meaning))
-                .collect::<Vec<_>>()
-                .join("; "),
-            OptionKind::Alignment => "0 or a power of two ≥ 2".to_string(),
-            OptionKind::SplitCount => "1 to 64".to_string(),
-            OptionKind::CoreCount => "a positive core count".to_string(),
-            OptionKind::List => "comma-separated list".to_string(),
-        };
+        let values = values_text(spec);
         let _ = writeln!(
             out,
             "{}{}\n    values: {values}\n    default: {}\n    {}",

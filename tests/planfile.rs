@@ -142,7 +142,8 @@ fn bad_plan_files_say_where_and_what_to_do() {
 fn the_journal_replays_a_session_and_survives_a_cut_last_line() {
     let mut ws = example();
     let path = temp("session.json.journal");
-    let mut journal = planfile::Journal::create(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let mut journal = planfile::Journal::append_to(&path).unwrap();
     let fill = id(&ws, "layer2_mask_fill");
     let steps = [
         Edit::Assign {

@@ -13,7 +13,7 @@ use skope::load::LoadOptions;
 use skope::tui::app::{App, Msg, Screen, Stage};
 use skope::tui::config::Config;
 use skope::tui::explorer::{Pane, Subject};
-use skope::tui::loader::{Input, load};
+use skope::tui::loader::{Input, Loaded, load};
 use skope::tui::tree::TreeId;
 use skope::tui::views;
 use std::path::PathBuf;
@@ -21,9 +21,16 @@ use std::time::Duration;
 
 const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
 
+/// A plan file path of its own for each app (tests run in parallel).
+fn scratch_plan() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("skope-tui-{}-{n}.skope.json", std::process::id()))
+}
+
 /// An app that has loaded `file` in a `w`×`h` terminal.
 fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
-    let mut app = App::new(config, Rect::new(0, 0, w, h), file);
+    let mut app = App::new(config, Rect::new(0, 0, w, h), file, scratch_plan());
     let input = Input::File(PathBuf::from(file));
     let result = load(
         &input,
@@ -31,7 +38,7 @@ fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
         &RuleSet::bundled(),
         &mut |_| {},
     );
-    app.handle(Msg::Loaded(result.map(Box::new)));
+    app.handle(Msg::Loaded(result.map(|ws| Box::new(Loaded::new(ws)))));
     app
 }
 
@@ -155,7 +162,12 @@ fn snapshot_breaks_only() {
 #[test]
 fn snapshot_loading() {
     for (w, h) in [(120, 40), (80, 24)] {
-        let mut app = App::new(Config::default(), Rect::new(0, 0, w, h), "big.ge_proto.txt");
+        let mut app = App::new(
+            Config::default(),
+            Rect::new(0, 0, w, h),
+            "big.ge_proto.txt",
+            PathBuf::from("big.ge_proto.txt.skope.json"),
+        );
         app.handle(Msg::Progress(Stage::Reading {
             done: 40_000_000,
             total: 100_000_000,
@@ -414,7 +426,7 @@ fn no_color_draws_no_colour_but_keeps_the_glyphs() {
         assert_eq!(cell.bg, Color::Reset, "{cell:?}");
     }
     let text = screen(&app);
-    assert!(text.contains("22 s0 ✗ layer0_init_routing"), "{text}");
+    assert!(text.contains("22 s0   ✗ layer0_init_routing"), "{text}");
     assert!(text.contains("✗ type not adapted"), "{text}");
 }
 
@@ -426,7 +438,7 @@ fn breaks_have_a_glyph_a_colour_and_their_reason() {
     let text = screen(&app);
     let row = text
         .lines()
-        .position(|l| l.contains("22 s0 ✗ layer0_init_routing"))
+        .position(|l| l.contains("22 s0   ✗ layer0_init_routing"))
         .unwrap() as u16;
     let line: String = (0..buf.area.width)
         .map(|x| buf[(x, row)].symbol().to_string())

@@ -14,7 +14,7 @@ use skope::fusion::rules::RuleSet;
 use skope::load::LoadOptions;
 use skope::tui::app::{App, Msg, Stage};
 use skope::tui::config::Config;
-use skope::tui::loader::{Input, load};
+use skope::tui::loader::{Input, Loaded, load};
 use skope::tui::views;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -103,7 +103,12 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(out).context("cannot create screenshots/")?;
     for view in VIEWS {
         let (w, h) = view.size;
-        let mut app = App::new(Config::default(), Rect::new(0, 0, w, h), EXAMPLE);
+        let mut app = App::new(
+            Config::default(),
+            Rect::new(0, 0, w, h),
+            EXAMPLE,
+            PathBuf::from("screenshots.skope.json"),
+        );
         let input = Input::File(PathBuf::from(EXAMPLE));
         let ws = load(
             &input,
@@ -112,7 +117,7 @@ fn main() -> Result<()> {
             &mut |_| {},
         )
         .map_err(anyhow::Error::msg)?;
-        app.handle(Msg::Loaded(Ok(Box::new(ws))));
+        app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
         for key in view.keys {
             app.handle(Msg::key(*key));
         }
@@ -122,6 +127,7 @@ fn main() -> Result<()> {
         Config::default(),
         Rect::new(0, 0, 100, 24),
         "ge_proto_00000042_Build.txt",
+        PathBuf::from("ge_proto_00000042_Build.txt.skope.json"),
     );
     app.handle(Msg::Progress(Stage::Reading {
         done: 61_000_000,
@@ -129,7 +135,12 @@ fn main() -> Result<()> {
     }));
     app.handle(Msg::Tick(Duration::from_millis(300)));
     write(&app, out, "loading", "Loading a large dump")?;
-    let mut app = App::new(Config::default(), Rect::new(0, 0, 100, 24), "broken.txt");
+    let mut app = App::new(
+        Config::default(),
+        Rect::new(0, 0, 100, 24),
+        "broken.txt",
+        PathBuf::from("broken.txt.skope.json"),
+    );
     app.handle(Msg::Loaded(Err(
         "broken.txt:3:1: unexpected end of file inside message `op` (opened at 2:3)\n  hint: the file is truncated; dump the graph again".to_string(),
     )));

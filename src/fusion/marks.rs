@@ -78,6 +78,14 @@ impl Marks {
         &self.scopes
     }
 
+    /// The name of the scope op `id` is a member of, if any.
+    pub fn scope_of(&self, id: OpId) -> Option<&str> {
+        match self.get(id) {
+            OpMark::Member { scope, .. } => Some(&self.scopes[scope as usize]),
+            _ => None,
+        }
+    }
+
     /// How op `id` is marked.
     pub fn get(&self, id: OpId) -> OpMark {
         self.per_op[id.index()]

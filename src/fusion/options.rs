@@ -230,6 +230,32 @@ pub const SCHEMA: &[OptionSpec] = &[
 /// Keys the compiler reads internally but has no parser for, so giving them is an error.
 const UNSETTABLE: &[&str] = &["link-mode", "preload-data"];
 
+/// `text` with option `key` set to `value`, or removed when `value` is `None`. The other parts
+/// stay as written (in order, even ones with problems); a new option goes at the end.
+pub fn set_option(text: &str, key: &str, value: Option<&str>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut found = false;
+    for part in text.split(':') {
+        let trimmed = part.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let part_key = trimmed.split_once('=').map_or(trimmed, |(k, _)| k).trim();
+        if unquote(part_key) == key {
+            if let (Some(v), false) = (value, found) {
+                parts.push(format!("{key}={v}"));
+            }
+            found = true;
+        } else {
+            parts.push(trimmed.to_string());
+        }
+    }
+    if let (Some(v), false) = (value, found) {
+        parts.push(format!("{key}={v}"));
+    }
+    parts.join(":")
+}
+
 /// The schema entry for `key`.
 pub fn spec(key: &str) -> Option<&'static OptionSpec> {
     SCHEMA.iter().find(|s| s.key == key)
@@ -469,7 +495,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// Checks `value` against `spec`, returning the typed value or (our message, GE's message).
-fn check_value(spec: &'static OptionSpec, value: &str) -> Result<OptionValue, (String, String)> {
+/// Checks `value` for option `spec` as the compiler does: the value, or our message and the
+/// compiler's own wording.
+pub fn check_value(
+    spec: &'static OptionSpec,
+    value: &str,
+) -> Result<OptionValue, (String, String)> {
     let key = spec.key;
     // Returns the number (saturated: more digits than u64 holds is still "a digit" to the
     // compiler, just too large) and its text as the compiler prints it (no leading zeros).
@@ -555,6 +586,41 @@ fn check_value(spec: &'static OptionSpec, value: &str) -> Result<OptionValue, (S
                 .map(str::to_string)
                 .collect(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod set_tests {
+    use super::*;
+
+    #[test]
+    fn setting_an_option_keeps_the_rest_as_written() {
+        assert_eq!(set_option("", "early-start", Some("0")), "early-start=0");
+        assert_eq!(
+            set_option(
+                "stream-fusion=1: bogus :early-start=1",
+                "early-start",
+                Some("0")
+            ),
+            "stream-fusion=1:bogus:early-start=0"
+        );
+        assert_eq!(
+            set_option("early-start=1:stream-fusion=1", "early-start", None),
+            "stream-fusion=1"
+        );
+        assert_eq!(
+            set_option("stream-fusion=1", "split-mode", Some("4")),
+            "stream-fusion=1:split-mode=4"
+        );
+        // A duplicate is collapsed into the one value set.
+        assert_eq!(
+            set_option("early-start=1:early-start=2", "early-start", Some("0")),
+            "early-start=0"
+        );
+        assert_eq!(
+            set_option("\"early-start\"=1", "early-start", Some("2")),
+            "early-start=2"
+        );
     }
 }
 

@@ -48,6 +48,34 @@ pub enum Action {
     BreaksOnly,
     /// Drop the filter and the breaks-only view.
     ClearFilter,
+    /// Start or stop selecting a range of ops in the list.
+    VisualSelect,
+    /// Extend the selected range up one row.
+    ExtendUp,
+    /// Extend the selected range down one row.
+    ExtendDown,
+    /// Put the selected ops into a scope (picked from a list).
+    AssignScope,
+    /// Make a new scope of the selected ops.
+    NewScope,
+    /// Take the selected ops out of their scope.
+    RemoveFromScope,
+    /// Keep the selected ops out of fusion (`super_kernel(None)`).
+    DoNotFuse,
+    /// Rename the scope.
+    RenameScope,
+    /// Merge the scope into another.
+    MergeScope,
+    /// Delete the scope (its ops stay, outside any scope).
+    DeleteScope,
+    /// Edit the scope's options.
+    EditOptions,
+    /// Undo the last edit.
+    Undo,
+    /// Redo the last undone edit.
+    Redo,
+    /// Save the scopes to the plan file.
+    Save,
     /// Show or hide the help overlay.
     Help,
     /// Close the overlay or prompt, or clear the search.
@@ -69,17 +97,20 @@ pub enum Group {
     Plan,
     /// Search and filter.
     Find,
+    /// Editing scopes.
+    Edit,
     /// Everything else.
     General,
 }
 
 impl Group {
     /// Every group, in display order.
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Move,
         Group::Panes,
         Group::Plan,
         Group::Find,
+        Group::Edit,
         Group::General,
     ];
 
@@ -90,6 +121,7 @@ impl Group {
             Group::Panes => "Panes and tree",
             Group::Plan => "Plan",
             Group::Find => "Search and filter",
+            Group::Edit => "Edit scopes",
             Group::General => "General",
         }
     }
@@ -97,7 +129,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 25] = [
+    pub const ALL: [Action; 39] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -119,6 +151,20 @@ impl Action {
         Action::Filter,
         Action::BreaksOnly,
         Action::ClearFilter,
+        Action::VisualSelect,
+        Action::ExtendUp,
+        Action::ExtendDown,
+        Action::AssignScope,
+        Action::NewScope,
+        Action::RemoveFromScope,
+        Action::DoNotFuse,
+        Action::RenameScope,
+        Action::MergeScope,
+        Action::DeleteScope,
+        Action::EditOptions,
+        Action::Undo,
+        Action::Redo,
+        Action::Save,
         Action::Help,
         Action::Back,
         Action::Suspend,
@@ -149,6 +195,20 @@ impl Action {
             Action::Filter => "filter",
             Action::BreaksOnly => "breaks_only",
             Action::ClearFilter => "clear_filter",
+            Action::VisualSelect => "visual_select",
+            Action::ExtendUp => "extend_up",
+            Action::ExtendDown => "extend_down",
+            Action::AssignScope => "assign_scope",
+            Action::NewScope => "new_scope",
+            Action::RemoveFromScope => "remove_from_scope",
+            Action::DoNotFuse => "do_not_fuse",
+            Action::RenameScope => "rename_scope",
+            Action::MergeScope => "merge_scope",
+            Action::DeleteScope => "delete_scope",
+            Action::EditOptions => "edit_options",
+            Action::Undo => "undo",
+            Action::Redo => "redo",
+            Action::Save => "save",
             Action::Help => "help",
             Action::Back => "back",
             Action::Suspend => "suspend",
@@ -180,6 +240,20 @@ impl Action {
             Action::Filter => "filter the op list",
             Action::BreaksOnly => "show only breaks (toggle)",
             Action::ClearFilter => "clear filter and breaks-only",
+            Action::VisualSelect => "select a range of ops (toggle)",
+            Action::ExtendUp => "extend the range up",
+            Action::ExtendDown => "extend the range down",
+            Action::AssignScope => "put the ops into a scope",
+            Action::NewScope => "new scope of the ops",
+            Action::RemoveFromScope => "take the ops out of their scope",
+            Action::DoNotFuse => "keep the ops out of fusion",
+            Action::RenameScope => "rename the scope",
+            Action::MergeScope => "merge the scope into another",
+            Action::DeleteScope => "delete the scope",
+            Action::EditOptions => "edit the scope's options",
+            Action::Undo => "undo",
+            Action::Redo => "redo",
+            Action::Save => "save the plan file",
             Action::Help => "this help",
             Action::Back => "close / cancel / clear search",
             Action::Suspend => "suspend to the shell (fg resumes)",
@@ -210,6 +284,20 @@ impl Action {
             | Action::Filter
             | Action::BreaksOnly
             | Action::ClearFilter => Group::Find,
+            Action::VisualSelect
+            | Action::ExtendUp
+            | Action::ExtendDown
+            | Action::AssignScope
+            | Action::NewScope
+            | Action::RemoveFromScope
+            | Action::DoNotFuse
+            | Action::RenameScope
+            | Action::MergeScope
+            | Action::DeleteScope
+            | Action::EditOptions
+            | Action::Undo
+            | Action::Redo
+            | Action::Save => Group::Edit,
             Action::Help | Action::Back | Action::Suspend | Action::Quit => Group::General,
         }
     }

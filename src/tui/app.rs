@@ -1,18 +1,20 @@
 //! The whole UI state and its one entry point, [`App::handle`]: every key, mouse event, resize,
 //! tick and worker message goes through it. Drawing reads the state and never changes it.
 
-use super::action::Action;
+use super::action::{Action, Group};
 use super::config::Config;
+use super::editing::{Dialog, Session};
 use super::explorer::{Direction, Explorer, Pane};
 use super::layout::{self, Areas};
+use super::loader::Loaded;
 use super::query::Query;
 use super::tree::TreeId;
 use super::views;
-use crate::workspace::Workspace;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Everything the event loop feeds the app.
@@ -31,7 +33,7 @@ pub enum Msg {
     /// The loader reached a new stage.
     Progress(Stage),
     /// The loader finished: the workspace, or the loader's message.
-    Loaded(Result<Box<Workspace>, String>),
+    Loaded(Result<Box<Loaded>, String>),
     /// A signal asked skope to stop.
     Stop,
 }
@@ -114,13 +116,29 @@ pub struct Prompt {
     before_text: Option<String>,
 }
 
+impl Prompt {
+    /// A prompt for `kind` starting with `input`.
+    pub fn new(kind: PromptKind, input: String) -> Prompt {
+        Prompt {
+            kind,
+            input,
+            before_op: None,
+            before_text: None,
+        }
+    }
+}
+
 /// What a prompt's text is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PromptKind {
     /// A search: the selection jumps to matches.
     Search,
     /// A filter: the list keeps only matches.
     Filter,
+    /// The name of a new scope of these ops.
+    NewScope(Vec<crate::graph::OpId>),
+    /// A new name for this scope.
+    Rename(String),
 }
 
 /// A one-line message shown in place of the key bar until the next key.
@@ -154,11 +172,17 @@ pub struct App {
     /// True when the user asked to suspend: the event loop gives the terminal back, stops the
     /// process, and takes the terminal again when it resumes.
     pub suspend: bool,
+    /// The question or picker shown over the screen, if any.
+    pub dialog: Option<Dialog>,
+    /// The plan file and the journal.
+    pub session: Session,
+    /// Options editors opened so far (each gets its own undo-step key).
+    pub(super) editor_sessions: u64,
 }
 
 impl App {
-    /// An app loading `file` in a terminal of `size`.
-    pub fn new(config: Config, size: Rect, file: &str) -> App {
+    /// An app loading `file` in a terminal of `size`, saving edits to `plan_path`.
+    pub fn new(config: Config, size: Rect, file: &str, plan_path: PathBuf) -> App {
         App {
             config,
             size,
@@ -173,6 +197,9 @@ impl App {
             ticks: 0,
             quit: false,
             suspend: false,
+            dialog: None,
+            session: Session::new(plan_path),
+            editor_sessions: 0,
         }
     }
 
@@ -237,14 +264,35 @@ impl App {
                     Screen::Loading(l) => l.file.clone(),
                     _ => return,
                 };
-                self.screen = match result {
-                    Ok(ws) => {
+                match result {
+                    Ok(loaded) => {
+                        let Loaded {
+                            ws,
+                            notes,
+                            journal,
+                            damaged,
+                        } = *loaded;
                         let streams = ws.context().streams().len();
                         let areas = layout::areas(self.size, streams);
-                        Screen::Explorer(Box::new(Explorer::new(*ws, &self.config.theme, areas)))
+                        let ex = Explorer::new(ws, &self.config.theme, areas);
+                        self.screen = Screen::Explorer(Box::new(ex));
+                        if let Some(first) = notes.first() {
+                            let more = notes.len() - 1;
+                            self.status = Some(Status {
+                                text: if more > 0 {
+                                    format!("{first} (and {more} more: see skope report --plan)")
+                                } else {
+                                    first.clone()
+                                },
+                                problem: true,
+                            });
+                        }
+                        if !journal.is_empty() {
+                            self.offer_recovery(journal, damaged);
+                        }
                     }
-                    Err(message) => Screen::Failed { file, message },
-                };
+                    Err(message) => self.screen = Screen::Failed { file, message },
+                }
             }
             Msg::Stop => self.quit = true,
         }
@@ -256,6 +304,13 @@ impl App {
             self.prompt_key(key);
             return;
         }
+        if self.dialog.is_some() {
+            self.dialog_key(key);
+            return;
+        }
+        if self.help.is_none() && self.options_key(key) {
+            return;
+        }
         let Some(action) = self.config.keymap.action(key) else {
             return;
         };
@@ -264,7 +319,7 @@ impl App {
             self.help = match action {
                 Action::Help | Action::Back => None,
                 Action::Quit => {
-                    self.quit = true;
+                    self.request_quit();
                     None
                 }
                 Action::Down => Some(scroll + 1),
@@ -279,7 +334,7 @@ impl App {
             return;
         }
         match action {
-            Action::Quit => self.quit = true,
+            Action::Quit => self.request_quit(),
             Action::Suspend => self.suspend = true,
             Action::Help => self.help = Some(0),
             _ => self.explorer_action(action),
@@ -287,6 +342,10 @@ impl App {
     }
 
     fn explorer_action(&mut self, action: Action) {
+        if action.group() == Group::Edit {
+            self.edit_action(action);
+            return;
+        }
         let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
@@ -389,9 +448,10 @@ impl App {
                 } else {
                     PromptKind::Filter
                 };
-                let before_text = match kind {
-                    PromptKind::Search => ex.search().map(|q| q.text().to_string()),
-                    PromptKind::Filter => ex.filter().map(|q| q.text().to_string()),
+                let before_text = if kind == PromptKind::Search {
+                    ex.search().map(|q| q.text().to_string())
+                } else {
+                    ex.filter().map(|q| q.text().to_string())
                 };
                 self.prompt = Some(Prompt {
                     kind,
@@ -406,12 +466,10 @@ impl App {
                 ex.set_filter(filter, on, None, theme);
             }
             Action::ClearFilter => ex.set_filter(None, false, None, theme),
-            Action::Back => {
-                if ex.search().is_some() {
-                    ex.set_search(None, 0, theme);
-                }
+            Action::Back if !ex.clear_range() && ex.search().is_some() => {
+                ex.set_search(None, 0, theme);
             }
-            Action::Help | Action::Quit | Action::Suspend => {}
+            _ => {}
         }
         if hidden {
             problem = Some(self.hidden_message());
@@ -435,7 +493,9 @@ impl App {
                 return;
             }
             KeyCode::Enter => {
-                self.prompt = None;
+                if let Some(prompt) = self.prompt.take() {
+                    self.submit_name(prompt.kind, prompt.input);
+                }
                 return;
             }
             KeyCode::Backspace => {
@@ -469,7 +529,7 @@ impl App {
         };
         let query = Query::parse(&prompt.input);
         let before_row = ex.row_near(prompt.before_op);
-        match prompt.kind {
+        match &prompt.kind {
             PromptKind::Search => {
                 // No match (or no search left): back where the prompt started.
                 if query.is_none() || !ex.set_search(query.clone(), before_row, theme) {
@@ -482,6 +542,7 @@ impl App {
                 let breaks_only = ex.breaks_only();
                 ex.set_filter(query, breaks_only, prompt.before_op, theme);
             }
+            PromptKind::NewScope(_) | PromptKind::Rename(_) => {}
         }
     }
 
@@ -494,19 +555,23 @@ impl App {
             return;
         };
         let query = prompt.before_text.as_deref().and_then(Query::parse);
-        if prompt.kind == PromptKind::Search {
-            ex.set_search(query, 0, theme);
-        } else {
-            let breaks_only = ex.breaks_only();
-            ex.set_filter(query, breaks_only, prompt.before_op, theme);
-        }
+        match prompt.kind {
+            PromptKind::Search => ex.set_search(query, 0, theme),
+            PromptKind::Filter => {
+                let breaks_only = ex.breaks_only();
+                ex.set_filter(query, breaks_only, prompt.before_op, theme);
+                true
+            }
+            // Naming prompts change nothing until enter.
+            PromptKind::NewScope(_) | PromptKind::Rename(_) => return,
+        };
         let row = ex.row_near(prompt.before_op);
         ex.select_row(row, theme);
     }
 
     fn mouse(&mut self, mouse: MouseEvent) {
         let theme = &self.config.theme;
-        if self.help.is_some() || self.prompt.is_some() {
+        if self.help.is_some() || self.prompt.is_some() || self.dialog.is_some() {
             return;
         }
         let Screen::Explorer(ex) = &mut self.screen else {

@@ -4,6 +4,7 @@
 
 use super::layout::{Areas, inner};
 use super::minimap::Minimap;
+use super::options_editor::OptionsEditor;
 use super::query::Query;
 use super::theme::Theme;
 use super::tree::{ScopeTree, TreeId, TreePath};
@@ -74,15 +75,28 @@ pub struct Widest {
 impl Widest {
     fn of(ws: &Workspace) -> Widest {
         let width = |s: &str, cap: usize| s.chars().count().min(cap);
-        let mut w = Widest::default();
+        let mut w = Widest {
+            scope: scope_width(ws),
+            ..Widest::default()
+        };
         for op in ws.graph().ops() {
             w.name = w.name.max(width(&op.name, 48));
             w.op_type = w.op_type.max(width(&op.op_type, 28));
-            w.scope = w.scope.max(op.scope().map_or(0, |s| width(s, 24)));
+
             w.core = w.core.max(core_text(op).map_or(0, |s| width(&s, 14)));
         }
         w
     }
+}
+
+/// The widest scope name of the plan (capped).
+fn scope_width(ws: &Workspace) -> usize {
+    ws.plan()
+        .scopes
+        .iter()
+        .map(|s| s.name.chars().count().min(24))
+        .max()
+        .unwrap_or(0)
 }
 
 /// An op's core type and block dim as the dump gives them (`AIC 24`), if it does.
@@ -126,6 +140,10 @@ pub struct Explorer {
     /// The op last selected, kept while a filter leaves the list empty so that the selection
     /// comes back with the ops.
     anchor: Option<OpId>,
+    /// Where a selected range of ops starts (the other end is the cursor), when selecting.
+    range_start: Option<OpId>,
+    /// The options editor, when open (drawn in place of the details).
+    pub options: Option<OptionsEditor>,
 }
 
 impl Explorer {
@@ -139,6 +157,8 @@ impl Explorer {
             minimap: Minimap::default(),
             search_matches: 0,
             anchor: None,
+            range_start: None,
+            options: None,
             ws,
             focus: Pane::Ops,
             rows,
@@ -532,5 +552,94 @@ impl Explorer {
         // The kept op stays on the same screen row when it can.
         self.offset = row.saturating_sub(screen_row);
         self.select_row(row, theme);
+    }
+
+    /// Starts (or stops) selecting a range of ops at the selected op.
+    pub fn toggle_range(&mut self) {
+        self.range_start = match self.range_start {
+            Some(_) => None,
+            None => self.selected_op(),
+        };
+    }
+
+    /// Starts a range at the selected op unless one is being selected.
+    pub fn start_range(&mut self) {
+        if self.range_start.is_none() {
+            self.range_start = self.selected_op();
+        }
+    }
+
+    /// Stops selecting a range; true when one was being selected.
+    pub fn clear_range(&mut self) -> bool {
+        self.range_start.take().is_some()
+    }
+
+    /// The rows of the selected range (the selected op alone when no range is selected), as
+    /// a start and an end row (inclusive).
+    pub fn range_rows(&self) -> Option<(usize, usize)> {
+        if self.rows.is_empty() {
+            return None;
+        }
+        let start = self
+            .range_start
+            .map_or(self.cursor, |op| self.row_near(Some(op)));
+        Some((start.min(self.cursor), start.max(self.cursor)))
+    }
+
+    /// True when a range is being selected.
+    pub fn selecting(&self) -> bool {
+        self.range_start.is_some()
+    }
+
+    /// The ops an edit applies to: the selected range, else the selected op.
+    pub fn edit_ops(&self) -> Vec<OpId> {
+        self.range_rows()
+            .map(|(a, b)| self.rows[a..=b].to_vec())
+            .unwrap_or_default()
+    }
+
+    /// The scope an edit of a whole scope applies to: the tree's scope when the tree has the
+    /// focus, else the scope of the selected op.
+    pub fn current_scope(&self) -> Option<String> {
+        let plan = self.ws.plan();
+        let index = match (self.focus, self.tree.selected().first()) {
+            (Pane::Scopes, Some(TreeId::Scope(s))) => Some(*s as usize),
+            _ => {
+                let id = self.selected_op()?;
+                match self.ws.marks().get(id) {
+                    OpMark::Member { scope, .. } => plan.scope_of_mark(scope),
+                    _ => None,
+                }
+            }
+        };
+        index.map(|i| plan.scopes[i].name.clone())
+    }
+
+    /// After the workspace's plan changed (an edit, undo or redo): rebuild what depends on it,
+    /// keeping the selected op, the filter and the open scopes.
+    pub fn refresh(&mut self, theme: &Theme) {
+        self.tree.refresh(&self.ws, theme);
+        self.minimap = self.minimap_for(self.areas);
+        self.widest.scope = scope_width(&self.ws);
+        if matches!(self.subject, Subject::Segment(_) | Subject::Scope(_)) {
+            self.subject = Subject::Nothing;
+        }
+        let keep = self.selected_op();
+        let filter = self.filter.clone();
+        let breaks_only = self.breaks_only;
+        self.set_filter(filter, breaks_only, keep, theme);
+        if let Some(editor) = &mut self.options {
+            // The scope may be gone (deleted, merged) or renamed by an undo.
+            match self
+                .ws
+                .plan()
+                .scopes
+                .iter()
+                .find(|s| s.name == editor.scope)
+            {
+                Some(scope) => editor.text = scope.options.clone(),
+                None => self.options = None,
+            }
+        }
     }
 }

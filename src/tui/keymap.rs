@@ -25,8 +25,9 @@ impl Key {
             KeyCode::Tab if event.modifiers.contains(KeyModifiers::SHIFT) => KeyCode::BackTab,
             code => code,
         };
-        if code == KeyCode::BackTab {
-            modifiers.remove(KeyModifiers::SHIFT);
+        // Shift is part of a character (`G`) and of backtab; for other keys it counts.
+        if !matches!(code, KeyCode::Char(_) | KeyCode::BackTab) {
+            modifiers |= event.modifiers & KeyModifiers::SHIFT;
         }
         Key { code, modifiers }
     }
@@ -34,7 +35,8 @@ impl Key {
     /// Parses the config-file notation: a single character (`j`, `?`, `G`), a key name (`up`,
     /// `down`, `left`, `right`, `enter`, `esc`, `tab`, `backtab`, `space`, `backspace`,
     /// `delete`, `insert`, `home`, `end`, `pageup`, `pagedown`, `f1`…`f12`), optionally
-    /// prefixed by `ctrl-`, `alt-` or `shift-` (only `shift-tab`).
+    /// prefixed by `ctrl-`, `alt-` or `shift-` (`shift-` only for keys that are not
+    /// characters: `shift-up`, `shift-tab`).
     pub fn parse(text: &str) -> Result<Key, String> {
         let mut modifiers = KeyModifiers::NONE;
         let mut rest = text;
@@ -51,6 +53,9 @@ impl Key {
                     code: KeyCode::BackTab,
                     modifiers,
                 });
+            } else if rest.chars().count() > 1 && lower.starts_with("shift-") {
+                modifiers |= KeyModifiers::SHIFT;
+                rest = &rest[6..];
             } else {
                 break;
             }
@@ -94,6 +99,11 @@ impl Key {
                 },
             },
         };
+        if modifiers.contains(KeyModifiers::SHIFT) && matches!(code, KeyCode::Char(_)) {
+            return Err(format!(
+                "unknown key \"{text}\": write a shifted character as itself (G, not shift-g)"
+            ));
+        }
         Ok(Key { code, modifiers })
     }
 }
@@ -105,6 +115,9 @@ impl fmt::Display for Key {
         }
         if self.modifiers.contains(KeyModifiers::ALT) {
             f.write_str("alt-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            f.write_str("shift-")?;
         }
         match self.code {
             KeyCode::Char(' ') => f.write_str("space"),
@@ -153,6 +166,20 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::Filter, &["f"]),
     (Action::BreaksOnly, &["b"]),
     (Action::ClearFilter, &["F"]),
+    (Action::VisualSelect, &["v"]),
+    (Action::ExtendUp, &["shift-up"]),
+    (Action::ExtendDown, &["shift-down"]),
+    (Action::AssignScope, &["a"]),
+    (Action::NewScope, &["s"]),
+    (Action::RemoveFromScope, &["x"]),
+    (Action::DoNotFuse, &["d"]),
+    (Action::RenameScope, &["r"]),
+    (Action::MergeScope, &["m"]),
+    (Action::DeleteScope, &["D"]),
+    (Action::EditOptions, &["o"]),
+    (Action::Undo, &["u"]),
+    (Action::Redo, &["ctrl-r"]),
+    (Action::Save, &["w"]),
     (Action::Help, &["?", "f1"]),
     (Action::Back, &["esc"]),
     (Action::Suspend, &["ctrl-z"]),

@@ -3,9 +3,32 @@
 use super::app::{Msg, Stage};
 use crate::fusion::rules::RuleSet;
 use crate::load::{self, LoadOptions};
+use crate::planfile::{self, JournalEntry, PlanFile};
 use crate::workspace::Workspace;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
+
+/// Where the plan comes from and goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanPath {
+    /// The plan file.
+    pub path: PathBuf,
+    /// True when the user named it (`--plan`): it is applied when it exists.
+    pub given: bool,
+}
+
+/// A loaded workspace and what the user should know about it.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The graph with the dump's scopes, or the plan file's.
+    pub ws: Workspace,
+    /// Problems applying the plan file, in words.
+    pub notes: Vec<String>,
+    /// Journal entries an unfinished session left (empty when there is nothing to recover).
+    pub journal: Vec<JournalEntry>,
+    /// Journal lines that could not be read.
+    pub damaged: usize,
+}
 
 /// What to load.
 #[derive(Debug, Clone)]
@@ -31,19 +54,67 @@ impl Input {
     }
 }
 
-/// Starts loading `input` on a new thread; progress and the result arrive on `tx`. A panic
-/// while loading arrives as an error too, so the screen never waits forever.
-pub fn spawn(input: Input, options: LoadOptions, rules: RuleSet, tx: Sender<Msg>) {
+/// Starts loading `input` (and the plan at `plan`) on a new thread; progress and the result
+/// arrive on `tx`. A panic while loading arrives as an error too, so the screen never waits
+/// forever.
+pub fn spawn(input: Input, plan: PlanPath, options: LoadOptions, rules: RuleSet, tx: Sender<Msg>) {
     std::thread::spawn(move || {
         let progress = tx.clone();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            load(&input, options, &rules, &mut |stage| {
+            let ws = load(&input, options, &rules, &mut |stage| {
                 let _ = progress.send(Msg::Progress(stage));
-            })
+            })?;
+            Ok(with_plan(ws, &plan))
         }))
         .unwrap_or_else(|payload| Err(internal_error(&input, payload.as_ref())));
         let _ = tx.send(Msg::Loaded(result.map(Box::new)));
     });
+}
+
+impl Loaded {
+    /// `ws` as it is: no plan file, nothing to recover.
+    pub fn new(ws: Workspace) -> Loaded {
+        Loaded {
+            ws,
+            notes: Vec::new(),
+            journal: Vec::new(),
+            damaged: 0,
+        }
+    }
+}
+
+/// Applies the plan file when the user named it, or when an unfinished session left a journal
+/// next to it (the journal continues from the plan file); reads that journal.
+pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Loaded {
+    let mut notes = Vec::new();
+    let journal_path = planfile::journal_path(&plan.path);
+    let (journal, bad) = planfile::read_journal(&journal_path).unwrap_or_default();
+    let recovering = !journal.is_empty() || !bad.is_empty();
+    if (plan.given || recovering) && plan.path.exists() {
+        match PlanFile::read(&plan.path) {
+            Ok(file) => {
+                let (marks, mismatch) = file.marks_for(ws.graph());
+                notes.extend(mismatch.lines(20).into_iter().map(|l| format!("plan: {l}")));
+                ws.reset_marks(marks);
+            }
+            Err(e) => notes.push(e.to_string().replace('\n', " ")),
+        }
+    } else if plan.given {
+        notes.push(format!(
+            "{} does not exist yet: w saves the scopes there",
+            display(&plan.path)
+        ));
+    }
+    Loaded {
+        notes,
+        journal,
+        damaged: bad.len(),
+        ..Loaded::new(ws)
+    }
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
 }
 
 /// The message for a panic while loading `input`.

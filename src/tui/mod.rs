@@ -8,11 +8,13 @@
 pub mod action;
 pub mod app;
 pub mod config;
+pub mod editing;
 pub mod explorer;
 pub mod keymap;
 pub mod layout;
 pub mod loader;
 pub mod minimap;
+pub mod options_editor;
 pub mod query;
 pub mod terminal;
 pub mod theme;
@@ -37,6 +39,8 @@ const TICK: Duration = Duration::from_millis(100);
 pub struct Options {
     /// The dump to open.
     pub input: loader::Input,
+    /// The plan file to apply and to save to.
+    pub plan: loader::PlanPath,
     /// Limits for loading.
     pub load: LoadOptions,
     /// The rules to judge ops with.
@@ -53,7 +57,8 @@ pub fn run(options: Options) -> Result<()> {
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
     let name = options.input.name();
-    loader::spawn(options.input, options.load, options.rules, tx);
+    let plan_path = options.plan.path.clone();
+    loader::spawn(options.input, options.plan, options.load, options.rules, tx);
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
     let result = (|| -> Result<()> {
         let size = terminal.size()?;
@@ -61,6 +66,7 @@ pub fn run(options: Options) -> Result<()> {
             options.config,
             Rect::new(0, 0, size.width, size.height),
             &name,
+            plan_path,
         );
         let start = Instant::now();
         let mut last_tick = start;

@@ -98,7 +98,7 @@ impl Query {
             let want = |f: Field| term.field.is_none_or(|t| t == f);
             (want(Field::Name) && term.matches(&op.name))
                 || (want(Field::Type) && term.matches(&op.op_type))
-                || (want(Field::Scope) && op.scope().is_some_and(|s| term.matches(s)))
+                || (want(Field::Scope) && ws.marks().scope_of(id).is_some_and(|s| term.matches(s)))
                 || (want(Field::Reason) && reasons(ws, id).iter().any(|r| term.matches(r)))
         })
     }

@@ -38,11 +38,15 @@ pub enum Role {
     Match,
     /// The op list's viewport on the fusion strip.
     Viewport,
+    /// Ops in the range being selected for an edit.
+    Range,
+    /// What the last edit changed (new or healed breaks, new segments).
+    Changed,
 }
 
 impl Role {
     /// Every role, in config-file order.
-    pub const ALL: [Role; 15] = [
+    pub const ALL: [Role; 17] = [
         Role::Text,
         Role::Dim,
         Role::Title,
@@ -58,6 +62,8 @@ impl Role {
         Role::Header,
         Role::Match,
         Role::Viewport,
+        Role::Range,
+        Role::Changed,
     ];
 
     /// The key in the config file's `[theme]` table.
@@ -78,6 +84,8 @@ impl Role {
             Role::Header => "header",
             Role::Match => "match",
             Role::Viewport => "viewport",
+            Role::Range => "range",
+            Role::Changed => "changed",
         }
     }
 
@@ -99,6 +107,8 @@ impl Role {
             Role::Header => "the header line",
             Role::Match => "search matches",
             Role::Viewport => "the op list's place on the fusion strip",
+            Role::Range => "ops selected for an edit",
+            Role::Changed => "what the last edit changed",
         }
     }
 
@@ -117,6 +127,10 @@ impl Role {
             Role::Break | Role::Error => fg(Color::Red).add_modifier(bold),
             Role::Warning => fg(Color::Yellow).add_modifier(bold),
             Role::Match => fg(Color::Yellow).add_modifier(Modifier::UNDERLINED),
+            Role::Range => Style::new()
+                .bg(Color::DarkGray)
+                .add_modifier(Modifier::UNDERLINED),
+            Role::Changed => fg(Color::LightYellow).add_modifier(bold),
         }
     }
 }

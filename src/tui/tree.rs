@@ -70,6 +70,8 @@ pub struct ScopeTree {
     items: Vec<TreeItem<'static, TreeId>>,
     /// Each scope's children, in execution order (per plan).
     children: Vec<Vec<Child>>,
+    /// Each scope's name (per plan), to keep scopes open across plans.
+    names: Vec<String>,
     opened: HashSet<TreePath>,
     /// Nodes opened to reveal the list's op, closed again when the list moves elsewhere.
     auto_opened: Vec<TreePath>,
@@ -86,6 +88,7 @@ impl ScopeTree {
         let scopes = ws.plan().scopes.len();
         let mut tree = ScopeTree {
             children: (0..scopes).map(|s| scope_children(ws, s)).collect(),
+            names: ws.plan().scopes.iter().map(|s| s.name.clone()).collect(),
             ..ScopeTree::default()
         };
         if scopes <= OPEN_ALL_UP_TO {
@@ -126,6 +129,36 @@ impl ScopeTree {
     /// The row of the selected node.
     pub fn selected_row(&self) -> Option<usize> {
         self.visible.iter().position(|p| *p == self.selected)
+    }
+
+    /// Follows a new plan of the same graph: the scopes open before stay open (by name);
+    /// segments close and windows reset, as their numbering changed; nothing is selected.
+    pub fn refresh(&mut self, ws: &Workspace, theme: &Theme) {
+        let open: Vec<String> = self
+            .opened
+            .iter()
+            .filter(|p| p.len() == 1 && !self.auto_opened.contains(p))
+            .filter_map(|p| match p[0] {
+                TreeId::Scope(s) => self.names.get(s as usize).cloned(),
+                _ => None,
+            })
+            .collect();
+        let plan = ws.plan();
+        self.children = (0..plan.scopes.len())
+            .map(|s| scope_children(ws, s))
+            .collect();
+        self.names = plan.scopes.iter().map(|s| s.name.clone()).collect();
+        self.opened = self
+            .names
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| open.contains(name))
+            .map(|(s, _)| vec![TreeId::Scope(s as u32)])
+            .collect();
+        self.auto_opened.clear();
+        self.windows.clear();
+        self.selected.clear();
+        self.rebuild(ws, theme);
     }
 
     /// Builds the items again from the plan, the open nodes and the windows.

@@ -23,6 +23,11 @@ const BAR: &[(&[Action], &str, u8)] = &[
         2,
     ),
     (&[Action::NextPane], "pane", 3),
+    (&[Action::VisualSelect], "select", 4),
+    (&[Action::AssignScope], "assign", 4),
+    (&[Action::EditOptions], "options", 4),
+    (&[Action::Undo], "undo", 4),
+    (&[Action::Save], "save", 3),
     (&[Action::Quit], "quit", 0),
 ];
 
@@ -30,30 +35,37 @@ const BAR: &[(&[Action], &str, u8)] = &[
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
     let line = if let Some(prompt) = &app.prompt {
-        let (sigil, what) = match prompt.kind {
-            PromptKind::Search => ("/", "search"),
-            PromptKind::Filter => ("filter: ", "filter"),
-        };
-        let count = match (&app.screen, prompt.kind) {
-            (Screen::Explorer(ex), PromptKind::Search) if ex.search().is_some() => {
-                format!("  {} match(es)", ex.search_matches())
-            }
-            (Screen::Explorer(ex), PromptKind::Filter) => {
-                format!("  {} of {} ops", ex.rows().len(), ex.ws.graph().len())
-            }
-            _ => String::new(),
+        let (sigil, hint, count) = match (&prompt.kind, &app.screen) {
+            (PromptKind::Search, Screen::Explorer(ex)) => (
+                "/",
+                "enter keep · esc cancel · search name, type, scope, reason; name: type: scope: reason: limit a term",
+                ex.search()
+                    .map(|_| format!("  {} match(es)", ex.search_matches()))
+                    .unwrap_or_default(),
+            ),
+            (PromptKind::Filter, Screen::Explorer(ex)) => (
+                "filter: ",
+                "enter keep · esc cancel · filter by name, type, scope, reason; name: type: scope: reason: limit a term",
+                format!("  {} of {} ops", ex.rows().len(), ex.ws.graph().len()),
+            ),
+            (PromptKind::NewScope(ops), _) => (
+                "new scope name: ",
+                "enter create · esc cancel",
+                format!("  {} op(s)", ops.len()),
+            ),
+            (PromptKind::Rename(scope), _) => (
+                "rename to: ",
+                "enter rename · esc cancel",
+                format!("  (was {})", sanitize(scope)),
+            ),
+            _ => ("", "", String::new()),
         };
         Line::from(vec![
             Span::styled(sigil, theme.get(Role::Key)),
             Span::raw(sanitize(&prompt.input).into_owned()),
             Span::styled("▏", theme.get(Role::Key)),
             Span::styled(count, theme.get(Role::Dim)),
-            Span::styled(
-                format!(
-                    "   enter keep · esc cancel · {what} name, type, scope, reason; name: type: scope: reason: limit a term"
-                ),
-                theme.get(Role::Dim),
-            ),
+            Span::styled(format!("   {hint}"), theme.get(Role::Dim)),
         ])
     } else if let Some(status) = &app.status {
         let role = if status.problem {

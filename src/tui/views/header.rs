@@ -71,6 +71,10 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     } else {
         styled(short)
     };
+    if ws.is_dirty() {
+        spans.push(sep());
+        spans.push(Span::styled("● unsaved", theme.get(Role::Changed)));
+    }
     if !ws.context().verdicts().compiled() {
         spans.push(sep());
         spans.push(Span::styled(

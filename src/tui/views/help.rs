@@ -22,6 +22,10 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("·", "outside every scope"),
     ("✓ ? ⊘", "verdict: fusible · assumed fusible · unsupported"),
     (
+        "+ − *",
+        "the last edit: a new break · a healed break · a new segment",
+    ),
+    (
         "█ ▓",
         "strip: segments (alternating), ━ the list's view, ▲ the selected op",
     ),

@@ -3,9 +3,11 @@
 
 pub mod bar;
 pub mod details;
+pub mod dialog;
 pub mod header;
 pub mod help;
 pub mod ops;
+pub mod options;
 pub mod scopes;
 pub mod screens;
 pub mod strip;
@@ -37,9 +39,15 @@ pub fn render(app: &App, frame: &mut Frame) {
             strip::render(ex, theme, frame, areas.strip);
             scopes::render(ex, theme, frame, areas.scopes);
             ops::render(ex, &app.config.keymap, theme, frame, areas.ops);
-            details::render(ex, theme, frame, areas.details);
+            match &ex.options {
+                Some(editor) => options::render(editor, theme, frame, areas.details),
+                None => details::render(ex, theme, frame, areas.details),
+            }
             bar::render(app, frame, areas.bar);
         }
+    }
+    if let Some(dialog) = &app.dialog {
+        dialog::render(dialog, theme, frame, area);
     }
     if let Some(scroll) = app.help {
         help::render(&app.config.keymap, theme, scroll, frame, area);

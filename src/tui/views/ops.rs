@@ -13,6 +13,7 @@ use crate::tui::explorer::{Explorer, Pane, core_text};
 use crate::tui::keymap::Keymap;
 use crate::tui::query::reasons;
 use crate::tui::theme::{Role, Theme};
+use crate::workspace::OpChange;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -51,8 +52,8 @@ impl Widths {
             .map(|s| s.id.to_string().len() as u16)
             .max()
             .unwrap_or(1);
-        // pos, stream, glyph and verdict with a space after each but the last.
-        let fixed = pos + 1 + stream + 1 + 2 + 2;
+        // pos, stream, change, glyph and verdict with a space after each but the last.
+        let fixed = pos + 1 + stream + 1 + 1 + 2 + 2;
         let avail = width.saturating_sub(fixed);
         // A column is shown when every shown column can have its comfortable width; then
         // names and types widen to their longest, and the reason column takes the rest.
@@ -155,6 +156,7 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
     let header = Row {
         pos: "#".into(),
         stream: "s".into(),
+        change: (" ", dim),
         glyph: (" ", dim),
         name: ("op".into(), dim),
         op_type: "type".into(),
@@ -184,10 +186,17 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
     }
     let height = usize::from(inner.height - 1);
     let end = (ex.offset() + height).min(ex.rows().len());
+    let range = ex.selecting().then(|| ex.range_rows()).flatten();
     for (i, row) in (ex.offset()..end).enumerate() {
         let id = ex.rows()[row];
         let y = inner.y + 1 + i as u16;
         Row::of(ex, theme, id).draw(buf, inner.x, y, &w);
+        if range.is_some_and(|(a, b)| (a..=b).contains(&row)) {
+            buf.set_style(
+                Rect::new(inner.x, y, inner.width, 1),
+                theme.get(Role::Range),
+            );
+        }
         if row == ex.cursor() {
             let selection = if is_focused {
                 theme.get(Role::Selection)
@@ -203,6 +212,7 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
 struct Row {
     pos: String,
     stream: String,
+    change: (&'static str, Style),
     glyph: (&'static str, Style),
     name: (String, Style),
     op_type: String,
@@ -294,7 +304,14 @@ impl Row {
             (Verdict::Ignored, _) => ("○", theme.get(Role::Ignored)),
             (Verdict::Unsupported(_), _) => ("⊘", theme.get(Role::Break)),
         };
+        let change = match ws.changes().of(id) {
+            Some(OpChange::NewBreak) => "+",
+            Some(OpChange::Healed) => "−",
+            Some(OpChange::NewSegment) => "*",
+            None => " ",
+        };
         Row {
+            change: (change, theme.get(Role::Changed)),
             pos: graph.exec_position(id).to_string(),
             stream: format!(
                 "s{}",
@@ -306,8 +323,9 @@ impl Row {
             core: core_text(op)
                 .map(|c| sanitize(&c).into_owned())
                 .unwrap_or_default(),
-            scope: op
-                .scope()
+            scope: ws
+                .marks()
+                .scope_of(id)
                 .map(|s| sanitize(s).into_owned())
                 .unwrap_or_default(),
             last,
@@ -327,6 +345,7 @@ impl Row {
         };
         cell(buf, w.pos, &pos_text, self.style);
         cell(buf, w.stream, &self.stream, self.style);
+        cell(buf, 1, self.change.0, self.change.1);
         cell(buf, 1, self.glyph.0, self.glyph.1);
         cell(buf, w.name, &self.name.0, self.name.1);
         cell(buf, w.op_type, &self.op_type, self.style);

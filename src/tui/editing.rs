@@ -1,0 +1,645 @@
+//! Editing in the explorer: the edit actions, the scope picker and the yes/no questions, the
+//! options editor's keys, undo and redo, saving the plan file, the journal that protects edits
+//! against a crash, and quitting with unsaved edits.
+
+use super::action::Action;
+use super::app::{App, Prompt, PromptKind, Screen, Status};
+use super::explorer::Pane;
+use super::options_editor::OptionsEditor;
+use crate::edit::Edit;
+use crate::graph::OpId;
+use crate::planfile::{self, Journal, JournalEntry, PlanFile};
+use crate::workspace::OpChange;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::path::PathBuf;
+
+/// Where edits are saved, and the journal of this session.
+#[derive(Debug)]
+pub struct Session {
+    /// The plan file `w` writes.
+    pub plan_path: PathBuf,
+    journal: Option<Journal>,
+    /// Journal entries an unfinished session left, while the user decides what to do.
+    pending: Vec<JournalEntry>,
+}
+
+impl Session {
+    /// A session saving to `plan_path`.
+    pub fn new(plan_path: PathBuf) -> Session {
+        Session {
+            plan_path,
+            journal: None,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Appends `entry` to the journal, starting it on the first edit. Returns a problem to
+    /// show when the journal cannot be written.
+    fn record(&mut self, entry: &JournalEntry) -> Option<String> {
+        let path = planfile::journal_path(&self.plan_path);
+        if self.journal.is_none() {
+            match Journal::append_to(&path) {
+                Ok(j) => self.journal = Some(j),
+                Err(e) => {
+                    return Some(format!(
+                        "cannot write the journal {}: {e}; edits are not kept if skope stops",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        let journal = self.journal.as_mut()?;
+        journal.append(entry).err().map(|e| {
+            format!(
+                "cannot write the journal {}: {e}; edits are not kept if skope stops",
+                path.display()
+            )
+        })
+    }
+
+    /// Ends the session cleanly: the journal goes.
+    fn end(&mut self) {
+        if let Some(journal) = self.journal.take() {
+            let _ = journal.remove();
+        }
+    }
+}
+
+/// A modal question over the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dialog {
+    /// Pick a scope from a list.
+    Pick(Picker),
+    /// Answer a question with one key.
+    Confirm(Confirm),
+}
+
+/// What a picked scope is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickFor {
+    /// Put these ops into it (or into a new scope).
+    Assign(Vec<OpId>),
+    /// Merge this scope into it.
+    Merge(String),
+}
+
+/// A list of scopes to pick from, narrowed by typing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picker {
+    /// What the pick is for.
+    pub purpose: PickFor,
+    /// Every choice.
+    pub choices: Vec<String>,
+    /// The text typed to narrow the choices.
+    pub filter: String,
+    /// The selected row among the shown choices.
+    pub selected: usize,
+}
+
+/// The first choice of the assign picker: a new scope instead of an existing one.
+pub const NEW_SCOPE_CHOICE: &str = "+ new scope…";
+
+impl Picker {
+    /// The choices the filter keeps; "new scope" is first while nothing is typed, last
+    /// after the matches once something is.
+    pub fn shown(&self) -> Vec<&str> {
+        let filter = self.filter.to_lowercase();
+        let new = self.choices.iter().any(|c| c == NEW_SCOPE_CHOICE);
+        let mut out: Vec<&str> = self
+            .choices
+            .iter()
+            .map(String::as_str)
+            .filter(|c| *c != NEW_SCOPE_CHOICE && c.to_lowercase().contains(&filter))
+            .collect();
+        if new {
+            if filter.is_empty() {
+                out.insert(0, NEW_SCOPE_CHOICE);
+            } else {
+                out.push(NEW_SCOPE_CHOICE);
+            }
+        }
+        out
+    }
+}
+
+/// What a question's answer does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Delete the scope.
+    Delete(String),
+    /// Save, then quit.
+    SaveAndQuit,
+    /// Quit without saving (the edits are lost).
+    QuitWithoutSaving,
+    /// Replay the journal an unfinished session left.
+    Recover,
+    /// Delete that journal.
+    Discard,
+    /// Do nothing.
+    Cancel,
+}
+
+/// A question with one-key answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    /// The question, one or more lines.
+    pub question: String,
+    /// The answers: key, words, what it does.
+    pub answers: Vec<(char, String, Answer)>,
+}
+
+/// A one-line summary of what the last change did to the plan.
+fn change_summary(app: &App) -> String {
+    let Some(ex) = app.explorer() else {
+        return String::new();
+    };
+    let changes = ex.ws.changes();
+    if changes.is_empty() {
+        return "the plan did not change".to_string();
+    }
+    let mut parts = Vec::new();
+    let breaks = changes.count(OpChange::NewBreak);
+    let healed = changes.count(OpChange::Healed);
+    if breaks > 0 {
+        parts.push(format!("+{breaks} break(s)"));
+    }
+    if healed > 0 {
+        parts.push(format!("{healed} break(s) healed"));
+    }
+    if !changes.added_segments.is_empty() || !changes.removed_segments.is_empty() {
+        parts.push(format!(
+            "segments +{} −{}",
+            changes.added_segments.len(),
+            changes.removed_segments.len()
+        ));
+    }
+    if parts.is_empty() {
+        parts.push("plan changed".to_string());
+    }
+    parts.join(", ")
+}
+
+impl App {
+    fn info(&mut self, text: String) {
+        self.status = Some(Status {
+            text,
+            problem: false,
+        });
+    }
+
+    fn problem(&mut self, text: String) {
+        self.status = Some(Status {
+            text,
+            problem: true,
+        });
+    }
+
+    /// Applies `edit` (steps with the same `key` in a row are one undo step), records it in
+    /// the journal and shows what it did.
+    pub(super) fn apply_edit(&mut self, edit: Edit, key: Option<u64>) {
+        let theme = &self.config.theme;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let words = edit.describe();
+        let entry = JournalEntry::Edit {
+            edit: planfile::named(ex.ws.graph(), &edit),
+            key,
+        };
+        match ex.ws.apply(edit, key) {
+            Ok(()) => {
+                ex.clear_range();
+                ex.refresh(theme);
+                let journal = self.session.record(&entry);
+                let summary = change_summary(self);
+                match journal {
+                    Some(problem) => self.problem(problem),
+                    None => self.info(format!("{words}: {summary}")),
+                }
+            }
+            Err(e) => self.problem(format!("{words}: {e}")),
+        }
+    }
+
+    /// Undoes (`redo` false) or redoes the last step.
+    pub(super) fn step_history(&mut self, redo: bool) {
+        let theme = &self.config.theme;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let step = if redo { ex.ws.redo() } else { ex.ws.undo() }.map(|e| e.describe());
+        let Some(words) = step else {
+            let what = if redo { "redo" } else { "undo" };
+            self.problem(format!("nothing to {what}"));
+            return;
+        };
+        ex.refresh(theme);
+        let entry = if redo {
+            JournalEntry::Redo
+        } else {
+            JournalEntry::Undo
+        };
+        let journal = self.session.record(&entry);
+        let summary = change_summary(self);
+        let verb = if redo { "redone" } else { "undone" };
+        match journal {
+            Some(problem) => self.problem(problem),
+            None => self.info(format!("{verb}: {words}: {summary}")),
+        }
+    }
+
+    /// Saves the plan file; true when it was written.
+    pub(super) fn save(&mut self) -> bool {
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return false;
+        };
+        let path = self.session.plan_path.clone();
+        let plan = PlanFile::of(&ex.ws);
+        match plan.write(&path) {
+            Ok(()) => {
+                ex.ws.mark_saved();
+                // The plan file holds the edits now: a replay would start from it.
+                if let Some(journal) = &mut self.session.journal {
+                    let _ = journal.clear();
+                }
+                self.info(format!(
+                    "saved {} scope(s) to {}",
+                    plan.scopes.len(),
+                    path.display()
+                ));
+                true
+            }
+            Err(e) => {
+                self.problem(e.to_string().replace('\n', " "));
+                false
+            }
+        }
+    }
+
+    /// Quits, asking first when there are unsaved edits.
+    pub(super) fn request_quit(&mut self) {
+        let dirty = self.explorer().is_some_and(|ex| ex.ws.is_dirty());
+        if !dirty {
+            self.session.end();
+            self.quit = true;
+            return;
+        }
+        let path = self.session.plan_path.display().to_string();
+        self.dialog = Some(Dialog::Confirm(Confirm {
+            question: format!("The scopes have unsaved edits. Save them to {path}?"),
+            answers: vec![
+                ('s', "save and quit".into(), Answer::SaveAndQuit),
+                ('q', "quit without saving".into(), Answer::QuitWithoutSaving),
+                ('c', "stay".into(), Answer::Cancel),
+            ],
+        }));
+    }
+
+    /// Offers to replay `entries`, the journal an unfinished session left.
+    pub(super) fn offer_recovery(&mut self, entries: Vec<JournalEntry>, damaged: usize) {
+        let path = planfile::journal_path(&self.session.plan_path);
+        let mut question = format!(
+            "The last session did not end cleanly. Its journal {} holds {} edit(s) not in the plan file.",
+            path.display(),
+            entries.len()
+        );
+        if damaged > 0 {
+            question.push_str(&format!(" {damaged} damaged line(s) will be skipped."));
+        }
+        self.session.pending = entries;
+        self.dialog = Some(Dialog::Confirm(Confirm {
+            question,
+            answers: vec![
+                ('r', "recover them".into(), Answer::Recover),
+                ('d', "discard them".into(), Answer::Discard),
+            ],
+        }));
+    }
+
+    fn answer(&mut self, answer: Answer) {
+        self.dialog = None;
+        match answer {
+            Answer::Delete(scope) => self.apply_edit(Edit::Delete { scope }, None),
+            Answer::SaveAndQuit => {
+                if self.save() {
+                    self.session.end();
+                    self.quit = true;
+                }
+            }
+            Answer::QuitWithoutSaving => {
+                self.session.end();
+                self.quit = true;
+            }
+            Answer::Recover => {
+                let theme = &self.config.theme;
+                let entries = std::mem::take(&mut self.session.pending);
+                let Screen::Explorer(ex) = &mut self.screen else {
+                    return;
+                };
+                let replay = planfile::replay(&mut ex.ws, &entries);
+                ex.refresh(theme);
+                let path = planfile::journal_path(&self.session.plan_path);
+                self.session.journal = Journal::append_to(&path).ok();
+                if replay.skipped.is_empty() {
+                    self.info(format!("recovered {} edit(s)", replay.applied));
+                } else {
+                    self.problem(format!(
+                        "recovered {} edit(s); {} skipped, the first: {}",
+                        replay.applied,
+                        replay.skipped.len(),
+                        replay.skipped[0]
+                    ));
+                }
+            }
+            Answer::Discard => {
+                self.session.pending.clear();
+                let _ = std::fs::remove_file(planfile::journal_path(&self.session.plan_path));
+                self.info("discarded the journal of the last session".to_string());
+            }
+            Answer::Cancel => {}
+        }
+    }
+
+    /// Keys while a dialog is open.
+    pub(super) fn dialog_key(&mut self, key: KeyEvent) {
+        let Some(dialog) = &mut self.dialog else {
+            return;
+        };
+        match dialog {
+            Dialog::Confirm(confirm) => {
+                let chosen = match key.code {
+                    KeyCode::Char(c) => confirm
+                        .answers
+                        .iter()
+                        .find(|(k, _, _)| *k == c.to_ascii_lowercase())
+                        .map(|(_, _, a)| a.clone()),
+                    // Esc answers the last (the safe) choice.
+                    KeyCode::Esc => confirm.answers.last().map(|(_, _, a)| a.clone()),
+                    _ => None,
+                };
+                if let Some(answer) = chosen {
+                    self.answer(answer);
+                }
+            }
+            Dialog::Pick(picker) => {
+                let shown = picker.shown().len();
+                match key.code {
+                    KeyCode::Esc => self.dialog = None,
+                    KeyCode::Up => picker.selected = picker.selected.saturating_sub(1),
+                    KeyCode::Down => {
+                        picker.selected = (picker.selected + 1).min(shown.saturating_sub(1))
+                    }
+                    KeyCode::Backspace => {
+                        picker.filter.pop();
+                        picker.selected = 0;
+                    }
+                    KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                        picker.filter.push(c);
+                        picker.selected = 0;
+                    }
+                    KeyCode::Enter => {
+                        let choice = picker.shown().get(picker.selected).map(|s| s.to_string());
+                        let purpose = picker.purpose.clone();
+                        self.dialog = None;
+                        match (choice, purpose) {
+                            (None, _) => self.problem("no scope matches".to_string()),
+                            (Some(c), PickFor::Assign(ops)) if c == NEW_SCOPE_CHOICE => {
+                                self.ask_new_scope(ops)
+                            }
+                            (Some(scope), PickFor::Assign(ops)) => {
+                                self.apply_edit(Edit::Assign { ops, scope }, None)
+                            }
+                            (Some(into), PickFor::Merge(scope)) => {
+                                self.apply_edit(Edit::Merge { scope, into }, None)
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Opens the prompt for a new scope's name, with a free name typed in.
+    fn ask_new_scope(&mut self, ops: Vec<OpId>) {
+        let Some(ex) = self.explorer() else { return };
+        let taken = |name: &str| ex.ws.plan().scopes.iter().any(|s| s.name == name);
+        let name = (1..)
+            .map(|k| format!("scope_{k}"))
+            .find(|n| !taken(n))
+            .unwrap_or_default();
+        self.prompt = Some(Prompt::new(PromptKind::NewScope(ops), name));
+    }
+
+    /// Finishes a name prompt: makes the new scope, or renames.
+    pub(super) fn submit_name(&mut self, kind: PromptKind, name: String) {
+        match kind {
+            PromptKind::NewScope(ops) => self.apply_edit(
+                Edit::NewScope {
+                    ops,
+                    scope: name,
+                    options: String::new(),
+                },
+                None,
+            ),
+            PromptKind::Rename(scope) => self.apply_edit(Edit::Rename { scope, to: name }, None),
+            PromptKind::Search | PromptKind::Filter => {}
+        }
+    }
+
+    /// The edit actions (the ones in the help's "Edit scopes" group).
+    pub(super) fn edit_action(&mut self, action: Action) {
+        let Some(ex) = self.explorer() else { return };
+        let ops = ex.edit_ops();
+        let scope = ex.current_scope();
+        let scopes: Vec<String> = ex.ws.plan().scopes.iter().map(|s| s.name.clone()).collect();
+        let need_scope = |app: &mut App| {
+            app.problem("select a scope in the tree, or an op of a scope in the list".to_string())
+        };
+        match action {
+            Action::VisualSelect | Action::ExtendUp | Action::ExtendDown => {
+                let Screen::Explorer(ex) = &mut self.screen else {
+                    return;
+                };
+                ex.focus = Pane::Ops;
+                match action {
+                    Action::VisualSelect => ex.toggle_range(),
+                    _ => {
+                        ex.start_range();
+                        let step = if action == Action::ExtendUp { -1 } else { 1 };
+                        ex.move_cursor(step, &self.config.theme);
+                    }
+                }
+            }
+            Action::AssignScope => {
+                let mut choices = vec![NEW_SCOPE_CHOICE.to_string()];
+                choices.extend(scopes);
+                self.dialog = Some(Dialog::Pick(Picker {
+                    purpose: PickFor::Assign(ops),
+                    choices,
+                    filter: String::new(),
+                    selected: 0,
+                }));
+            }
+            Action::NewScope => self.ask_new_scope(ops),
+            Action::RemoveFromScope => self.apply_edit(Edit::Remove { ops }, None),
+            Action::DoNotFuse => self.apply_edit(Edit::DoNotFuse { ops }, None),
+            Action::RenameScope => match scope {
+                Some(scope) => {
+                    self.prompt = Some(Prompt::new(PromptKind::Rename(scope.clone()), scope))
+                }
+                None => need_scope(self),
+            },
+            Action::MergeScope => match scope {
+                Some(scope) => {
+                    let choices: Vec<String> = scopes.into_iter().filter(|s| *s != scope).collect();
+                    if choices.is_empty() {
+                        self.problem(format!("{scope} is the only scope: nothing to merge into"));
+                        return;
+                    }
+                    self.dialog = Some(Dialog::Pick(Picker {
+                        purpose: PickFor::Merge(scope),
+                        choices,
+                        filter: String::new(),
+                        selected: 0,
+                    }));
+                }
+                None => need_scope(self),
+            },
+            Action::DeleteScope => match scope {
+                Some(scope) => {
+                    self.dialog = Some(Dialog::Confirm(Confirm {
+                        question: format!(
+                            "Delete scope {scope}? Its ops stay, outside any scope ({} undoes it).",
+                            self.config.keymap.hint(Action::Undo)
+                        ),
+                        answers: vec![
+                            ('y', "delete".into(), Answer::Delete(scope)),
+                            ('n', "keep".into(), Answer::Cancel),
+                        ],
+                    }))
+                }
+                None => need_scope(self),
+            },
+            Action::EditOptions => match scope {
+                Some(scope) => {
+                    let text = ex
+                        .ws
+                        .plan()
+                        .scopes
+                        .iter()
+                        .find(|s| s.name == scope)
+                        .map(|s| s.options.clone())
+                        .unwrap_or_default();
+                    self.editor_sessions += 1;
+                    let session = self.editor_sessions;
+                    if let Screen::Explorer(ex) = &mut self.screen {
+                        ex.options = Some(OptionsEditor::new(&scope, &text, session));
+                    }
+                }
+                None => need_scope(self),
+            },
+            Action::Undo => self.step_history(false),
+            Action::Redo => self.step_history(true),
+            Action::Save => {
+                self.save();
+            }
+            _ => {}
+        }
+    }
+
+    /// Keys while the options editor is open; false when the key is not the editor's (it then
+    /// works as usual: undo, save, help, quit…).
+    pub(super) fn options_key(&mut self, key: KeyEvent) -> bool {
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return false;
+        };
+        let Some(editor) = &mut ex.options else {
+            return false;
+        };
+        if editor.input.is_some() {
+            let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+            let input = editor.input.as_mut().map(|s| s as &mut String);
+            match (key.code, input) {
+                (KeyCode::Esc, _) => editor.input = None,
+                (KeyCode::Enter, _) => match editor.commit_input() {
+                    Ok(text) if text != editor.text => {
+                        let (scope, step) = (editor.scope.clone(), editor.step_key());
+                        self.apply_edit(
+                            Edit::SetOptions {
+                                scope,
+                                options: text,
+                            },
+                            Some(step),
+                        );
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        self.problem(format!("{} (GE: {})", e.message, e.ge_message));
+                    }
+                },
+                (KeyCode::Backspace, Some(input)) => {
+                    input.pop();
+                }
+                (KeyCode::Char('u'), Some(input)) if ctrl => input.clear(),
+                (KeyCode::Char(c), Some(input)) if !ctrl => input.push(c),
+                _ => {}
+            }
+            return true;
+        }
+        let Some(action) = self.config.keymap.action(key) else {
+            return true;
+        };
+        let new_text = match action {
+            Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
+                let step = match action {
+                    Action::Up => -1,
+                    Action::Down => 1,
+                    Action::PageUp => -8,
+                    _ => 8,
+                };
+                editor.move_by(step);
+                None
+            }
+            Action::Top => {
+                editor.row = 0;
+                None
+            }
+            Action::Bottom => {
+                editor.row = OptionsEditor::ROWS - 1;
+                None
+            }
+            Action::Collapse | Action::Expand => editor.cycle(action == Action::Expand),
+            Action::Toggle => match editor.cycle(true) {
+                Some(text) => Some(text),
+                None => {
+                    editor.begin_input();
+                    None
+                }
+            },
+            Action::RemoveFromScope => editor.unset(),
+            Action::Back => {
+                ex.options = None;
+                None
+            }
+            Action::Undo
+            | Action::Redo
+            | Action::Save
+            | Action::Help
+            | Action::Quit
+            | Action::Suspend => return false,
+            _ => None,
+        };
+        if let (Some(text), Some(editor)) = (new_text, &ex.options) {
+            let (scope, step) = (editor.scope.clone(), editor.step_key());
+            self.apply_edit(
+                Edit::SetOptions {
+                    scope,
+                    options: text,
+                },
+                Some(step),
+            );
+        }
+        true
+    }
+}

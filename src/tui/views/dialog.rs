@@ -1,0 +1,105 @@
+//! Questions over the screen: the scope picker and yes/no-style confirmations.
+
+use crate::text::sanitize;
+use crate::tui::editing::{Dialog, PickFor, Picker};
+use crate::tui::theme::{Role, Theme};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
+
+/// A box of at most `width`×`height` centred in `area`.
+fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    )
+}
+
+fn frame<'a>(title: String, theme: &Theme) -> Block<'a> {
+    Block::bordered()
+        .border_type(BorderType::Double)
+        .border_style(theme.get(Role::BorderFocused))
+        .title(Span::styled(title, theme.get(Role::Title)))
+}
+
+/// Draws `dialog` over `area`.
+pub fn render(dialog: &Dialog, theme: &Theme, frame_: &mut Frame, area: Rect) {
+    match dialog {
+        Dialog::Confirm(confirm) => {
+            let mut lines: Vec<Line> = vec![
+                Line::from(sanitize(&confirm.question).into_owned()),
+                Line::from(""),
+            ];
+            let mut answers = Vec::new();
+            for (key, words, _) in &confirm.answers {
+                answers.push(Span::styled(format!(" {key} "), theme.get(Role::Key)));
+                answers.push(Span::raw(format!("{words}   ")));
+            }
+            lines.push(Line::from(answers));
+            let width = area.width.saturating_sub(8).min(72);
+            let text_rows = confirm.question.chars().count() / usize::from(width.max(10) - 2) + 1;
+            let popup = centred(area, width, text_rows as u16 + 5);
+            frame_.render_widget(Clear, popup);
+            frame_.render_widget(
+                Paragraph::new(lines)
+                    .block(frame(" Question ".into(), theme))
+                    .wrap(Wrap { trim: true }),
+                popup,
+            );
+        }
+        Dialog::Pick(picker) => picker_view(picker, theme, frame_, area),
+    }
+}
+
+fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
+    let title = match &picker.purpose {
+        PickFor::Assign(ops) => format!(" Put {} op(s) into a scope ", ops.len()),
+        PickFor::Merge(scope) => format!(" Merge scope {} into ", sanitize(scope)),
+    };
+    let shown = picker.shown();
+    let width = area.width.saturating_sub(8).min(60);
+    let height = area
+        .height
+        .saturating_sub(4)
+        .min(shown.len() as u16 + 5)
+        .max(6);
+    let popup = centred(area, width, height);
+    let list_rows = usize::from(height.saturating_sub(5)).max(1);
+    let start = picker.selected.saturating_sub(list_rows - 1);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("› ", theme.get(Role::Key)),
+            Span::raw(sanitize(&picker.filter).into_owned()),
+            Span::styled("▏", theme.get(Role::Key)),
+        ]),
+        Line::from(""),
+    ];
+    if shown.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no scope matches",
+            theme.get(Role::Dim),
+        )));
+    }
+    for (i, choice) in shown.iter().enumerate().skip(start).take(list_rows) {
+        let style = if i == picker.selected {
+            theme.get(Role::Selection)
+        } else {
+            theme.get(Role::Text)
+        };
+        lines.push(Line::from(Span::styled(
+            format!(" {} ", sanitize(choice)),
+            style,
+        )));
+    }
+    lines.push(Line::from(Span::styled(
+        "↑/↓ choose · enter pick · esc cancel · type to narrow",
+        theme.get(Role::Dim),
+    )));
+    frame_.render_widget(Clear, popup);
+    frame_.render_widget(Paragraph::new(lines).block(frame(title, theme)), popup);
+}
