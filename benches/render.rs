@@ -19,7 +19,6 @@ use skope::tui::config::Config;
 use skope::tui::loader::Loaded;
 use skope::tui::views;
 use skope::workspace::Workspace;
-use std::path::PathBuf;
 
 const WIDTH: u16 = 160;
 const HEIGHT: u16 = 50;
@@ -35,7 +34,7 @@ fn bench(c: &mut Criterion) {
         Config::default(),
         Rect::new(0, 0, WIDTH, HEIGHT),
         "bench.txt",
-        PathBuf::from("bench.txt.skope.json"),
+        std::env::temp_dir().join("skope-bench.skope.json"),
     );
     app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
     let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
@@ -96,6 +95,21 @@ fn bench(c: &mut Criterion) {
         })
     });
     app.handle(Msg::key(KeyCode::Esc));
+    // An edit: keep the selected op out of fusion, then undo it, in turn; each is an edit,
+    // a re-plan of the 100k ops, the list, tree and strip refreshed, the journal written,
+    // and a frame.
+    c.bench_function("render/edit_or_undo_and_frame_100k", |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(Msg::key(if n % 2 == 1 {
+                KeyCode::Char('d')
+            } else {
+                KeyCode::Char('u')
+            }));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
     // The tree: open and close a scope (the items are rebuilt each time).
     app.handle(Msg::key(KeyCode::BackTab));
     c.bench_function("render/tree_toggle_and_frame_100k", |b| {
@@ -140,7 +154,7 @@ fn bench_one_scope(c: &mut Criterion) {
         Config::default(),
         Rect::new(0, 0, WIDTH, HEIGHT),
         "one_scope.txt",
-        PathBuf::from("one_scope.txt.skope.json"),
+        std::env::temp_dir().join("skope-bench-one.skope.json"),
     );
     app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
     let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();

@@ -6,7 +6,7 @@
 use crate::edit::{self, Edit, EditError, Undo};
 use crate::fusion::index::PlanIndex;
 use crate::fusion::marks::Marks;
-use crate::fusion::plan::{Context, Plan, plan};
+use crate::fusion::plan::{Context, Plan, ScopeStatus, plan};
 use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, OpId};
 use crate::load::Format;
@@ -40,6 +40,11 @@ pub struct Changes {
     pub added_segments: Vec<String>,
     /// Segments (fused node names) that are gone.
     pub removed_segments: Vec<String>,
+    /// Scopes whose status changed: name, status before (`None`: a new scope), status after
+    /// (`None`: the scope is gone).
+    pub statuses: Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)>,
+    /// Errors and warnings before and after.
+    pub findings: (usize, usize),
 }
 
 impl Changes {
@@ -55,7 +60,11 @@ impl Changes {
 
     /// True when the plan did not change.
     pub fn is_empty(&self) -> bool {
-        self.per_op.is_empty() && self.added_segments.is_empty() && self.removed_segments.is_empty()
+        self.per_op.is_empty()
+            && self.added_segments.is_empty()
+            && self.removed_segments.is_empty()
+            && self.statuses.is_empty()
+            && self.findings.0 == self.findings.1
     }
 
     fn between(graph: &Graph, old: (&Plan, &PlanIndex), new: (&Plan, &PlanIndex)) -> Changes {
@@ -92,10 +101,30 @@ impl Changes {
                 }
             }
         }
+        let status = |p: &Plan| -> HashMap<String, ScopeStatus> {
+            p.scopes
+                .iter()
+                .map(|s| (s.name.clone(), s.status))
+                .collect()
+        };
+        let (was, now) = (status(old.0), status(new.0));
+        let mut statuses: Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)> = now
+            .iter()
+            .filter(|(name, s)| was.get(*name) != Some(s))
+            .map(|(name, s)| (name.clone(), was.get(name).copied(), Some(*s)))
+            .chain(
+                was.iter()
+                    .filter(|(name, _)| !now.contains_key(*name))
+                    .map(|(name, s)| (name.clone(), Some(*s), None)),
+            )
+            .collect();
+        statuses.sort_by(|a, b| a.0.cmp(&b.0));
         Changes {
             per_op,
             added_segments,
             removed_segments,
+            statuses,
+            findings: (old.0.all_findings().count(), new.0.all_findings().count()),
         }
     }
 }

@@ -181,3 +181,58 @@ fn ctrl_z_gives_the_terminal_back_to_the_shell_and_fg_takes_it_again() {
     s.send(b"exit\r");
     assert_eq!(s.wait_exit(LONG), Some(0));
 }
+
+#[test]
+fn editing_scopes_and_options_changes_the_plan_on_screen() {
+    let dir = std::env::temp_dir().join(format!("skope-pty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = dir.join("edited.skope.json");
+    let mut s = skope(&["--plan", plan.to_str().unwrap()], 120, 40);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    // Put the unscoped MaskedFill into attn_2: its break goes.
+    s.send(b"/name:layer2_mask_fill\r");
+    s.wait_for("the op", LONG, |t| {
+        details_title(t).as_deref() == Some("layer2_mask_fill")
+    });
+    s.send(b"a");
+    s.wait_for("the picker", LONG, |t| {
+        t.contains("Put 1 op(s) into a scope")
+    });
+    s.send(b"attn_2\r");
+    s.wait_for("the break healed", LONG, |t| {
+        t.contains("✗ 4 breaks") && t.contains("1 break(s) healed") && t.contains("● unsaved")
+    });
+    // Undo brings it back.
+    s.send(b"u");
+    s.wait_for("the break back", LONG, |t| t.contains("✗ 5 breaks"));
+    // An option: strict-scope-check=abort on moe_1 fails the build; undo clears the error.
+    s.send(b"/name:layer1_gate\r");
+    s.wait_for("the op", LONG, |t| {
+        details_title(t).as_deref() == Some("layer1_gate")
+    });
+    s.send(b"ojjll");
+    s.wait_for("the error", LONG, |t| {
+        t.contains("1 error") && t.contains("strict-scope-check=abort")
+    });
+    s.send(b"u");
+    s.wait_for("no error", LONG, |t| !t.contains("1 error"));
+    // Esc alone (a key right after it would read as alt-key).
+    s.send(b"\x1b");
+    s.wait_for("the editor closed", LONG, |t| {
+        !t.contains("Options · scope")
+    });
+    // Save and quit: the plan file is written, nothing is left unsaved.
+    s.send(b"d");
+    s.wait_for("an edit", LONG, |t| t.contains("kept out of fusion"));
+    s.send(b"w");
+    s.wait_for("saved", LONG, |t| t.contains("saved 8 scope(s) to"));
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+    let text = std::fs::read_to_string(&plan).unwrap();
+    assert!(
+        text.contains("\"do_not_fuse\": [\n    \"layer1_gate\""),
+        "{text}"
+    );
+    assert!(!dir.join("edited.skope.json.journal").exists());
+}

@@ -2,103 +2,21 @@
 //! snapshots of every view at 120×40 and 80×24, and the behaviour behind them (list and tree
 //! in step, break jumps, search, filter, mouse, resize, sanitising, NO_COLOR).
 
+mod ui;
+
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEventKind};
 use ratatui::layout::Rect;
 use ratatui::style::Color;
-use skope::fusion::rules::RuleSet;
-use skope::load::LoadOptions;
 use skope::tui::app::{App, Msg, Screen, Stage};
 use skope::tui::config::Config;
 use skope::tui::explorer::{Pane, Subject};
-use skope::tui::loader::{Input, Loaded, load};
 use skope::tui::tree::TreeId;
 use skope::tui::views;
 use std::path::PathBuf;
 use std::time::Duration;
-
-const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
-
-/// A plan file path of its own for each app (tests run in parallel).
-fn scratch_plan() -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("skope-tui-{}-{n}.skope.json", std::process::id()))
-}
-
-/// An app that has loaded `file` in a `w`×`h` terminal.
-fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
-    let mut app = App::new(config, Rect::new(0, 0, w, h), file, scratch_plan());
-    let input = Input::File(PathBuf::from(file));
-    let result = load(
-        &input,
-        LoadOptions::default(),
-        &RuleSet::bundled(),
-        &mut |_| {},
-    );
-    app.handle(Msg::Loaded(result.map(|ws| Box::new(Loaded::new(ws)))));
-    app
-}
-
-/// Writes a dump named `name` holding `text` to a temporary directory; returns its path.
-fn temp_dump(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("skope-tui-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
-}
-
-fn app(w: u16, h: u16) -> App {
-    app_on(EXAMPLE, w, h, Config::default())
-}
-
-fn buffer(app: &App) -> Buffer {
-    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
-    terminal.draw(|f| views::render(app, f)).unwrap();
-    terminal.backend().buffer().clone()
-}
-
-/// The screen as text, one line per row.
-fn screen(app: &App) -> String {
-    let buf = buffer(app);
-    (0..buf.area.height)
-        .map(|y| {
-            let mut line = String::new();
-            for x in 0..buf.area.width {
-                line.push_str(buf[(x, y)].symbol());
-            }
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    app.handle(Msg::key(code));
-}
-
-fn keys(app: &mut App, text: &str) {
-    for c in text.chars() {
-        press(app, KeyCode::Char(c));
-    }
-}
-
-fn click(app: &mut App, column: u16, row: u16, kind: MouseEventKind) {
-    app.handle(Msg::Mouse(MouseEvent {
-        kind,
-        column,
-        row,
-        modifiers: KeyModifiers::NONE,
-    }));
-}
-
-fn selected_name(app: &App) -> String {
-    let ex = app.explorer().unwrap();
-    ex.ws.graph().op(ex.selected_op().unwrap()).name.clone()
-}
+use ui::*;
 
 /// Snapshots one view at both sizes; `setup` brings the app to the view.
 fn snapshot_both(name: &str, setup: impl Fn(&mut App)) {

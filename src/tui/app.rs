@@ -453,9 +453,15 @@ impl App {
                 } else {
                     ex.filter().map(|q| q.text().to_string())
                 };
+                // A search starts empty (esc brings the last one back); a filter starts from
+                // the current one, to be edited.
+                let input = match kind {
+                    PromptKind::Filter => before_text.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
                 self.prompt = Some(Prompt {
                     kind,
-                    input: before_text.clone().unwrap_or_default(),
+                    input,
                     before_op: ex.selected_op(),
                     before_text,
                 });
@@ -604,6 +610,16 @@ impl App {
                     None => {}
                 }
             }
+            MouseEventKind::Drag(MouseButton::Left) if pane == Some(Pane::Ops) => {
+                // Dragging over the list selects a range from where the button went down.
+                let inner = layout::inner(areas.ops);
+                if at.y > inner.y {
+                    let row = (ex.offset() + usize::from(at.y - inner.y) - 1)
+                        .min(ex.rows().len().saturating_sub(1));
+                    ex.start_range();
+                    ex.select_row(row, theme);
+                }
+            }
             MouseEventKind::Down(MouseButton::Left) => {
                 if areas.strip.contains(at) {
                     if let Some(row) = super::views::strip::row_at(ex, areas.strip, at) {
@@ -624,6 +640,7 @@ impl App {
                         // Below the last row there is nothing to select.
                         let row = ex.offset() + line - 1;
                         if row < ex.rows().len() {
+                            ex.clear_range();
                             ex.select_row(row, theme);
                         }
                     }

@@ -173,6 +173,26 @@ fn change_summary(app: &App) -> String {
             changes.removed_segments.len()
         ));
     }
+    for (name, before, after) in changes.statuses.iter().take(2) {
+        let word = |s: &Option<crate::fusion::plan::ScopeStatus>, none: &'static str| {
+            s.map_or(none, |s| s.name())
+        };
+        parts.push(format!(
+            "{name} {} → {}",
+            word(before, "new"),
+            word(after, "gone")
+        ));
+    }
+    if changes.statuses.len() > 2 {
+        parts.push(format!(
+            "{} more scopes changed",
+            changes.statuses.len() - 2
+        ));
+    }
+    let (before, after) = changes.findings;
+    if before != after {
+        parts.push(format!("findings {before} → {after}"));
+    }
     if parts.is_empty() {
         parts.push("plan changed".to_string());
     }

@@ -1,0 +1,131 @@
+//! Driving the explorer in tests: an app on a dump, keys and mouse events, the screen as text.
+
+// Shared by several test files, each of which uses only part of it.
+#![allow(dead_code)]
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
+use skope::fusion::rules::RuleSet;
+use skope::load::LoadOptions;
+use skope::tui::app::{App, Msg};
+use skope::tui::config::Config;
+use skope::tui::loader::{Input, Loaded, load};
+use skope::tui::views;
+use std::path::PathBuf;
+
+/// The bundled example.
+pub const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
+
+/// A plan file path of its own for each app (tests run in parallel).
+pub fn scratch_plan() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("skope-tui-{}-{n}.skope.json", std::process::id()))
+}
+
+/// An app that has loaded `file` in a `w`×`h` terminal.
+pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
+    let mut app = App::new(config, Rect::new(0, 0, w, h), file, scratch_plan());
+    let input = Input::File(PathBuf::from(file));
+    let result = load(
+        &input,
+        LoadOptions::default(),
+        &RuleSet::bundled(),
+        &mut |_| {},
+    );
+    app.handle(Msg::Loaded(result.map(|ws| Box::new(Loaded::new(ws)))));
+    app
+}
+
+/// Writes a dump named `name` holding `text` to a temporary directory; returns its path.
+pub fn temp_dump(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("skope-tui-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// An app on the bundled example.
+pub fn app(w: u16, h: u16) -> App {
+    app_on(EXAMPLE, w, h, Config::default())
+}
+
+/// The app drawn into a buffer of its size.
+pub fn buffer(app: &App) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    terminal.draw(|f| views::render(app, f)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+/// The screen as text, one line per row.
+pub fn screen(app: &App) -> String {
+    let buf = buffer(app);
+    (0..buf.area.height)
+        .map(|y| {
+            let mut line = String::new();
+            for x in 0..buf.area.width {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            line.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Presses one key.
+pub fn press(app: &mut App, code: KeyCode) {
+    app.handle(Msg::key(code));
+}
+
+/// Types `text`, one key per character.
+pub fn keys(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+}
+
+/// A mouse event at (`column`, `row`).
+pub fn click(app: &mut App, column: u16, row: u16, kind: MouseEventKind) {
+    app.handle(Msg::Mouse(MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
+}
+
+/// The name of the op selected in the list.
+pub fn selected_name(app: &App) -> String {
+    let ex = app.explorer().unwrap();
+    ex.ws.graph().op(ex.selected_op().unwrap()).name.clone()
+}
+
+/// An app on the bundled example saving to `plan` (and finding its journal there), as
+/// `skope --plan PLAN` starts.
+pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
+    let mut app = App::new(
+        Config::default(),
+        Rect::new(0, 0, w, h),
+        EXAMPLE,
+        plan.to_path_buf(),
+    );
+    let input = Input::File(PathBuf::from(EXAMPLE));
+    let result = load(
+        &input,
+        LoadOptions::default(),
+        &RuleSet::bundled(),
+        &mut |_| {},
+    );
+    let path = skope::tui::loader::PlanPath {
+        path: plan.to_path_buf(),
+        given: true,
+    };
+    app.handle(Msg::Loaded(
+        result.map(|ws| Box::new(skope::tui::loader::with_plan(ws, &path))),
+    ));
+    app
+}
