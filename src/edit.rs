@@ -169,9 +169,32 @@ impl Undo {
         }
     }
 
-    /// Ops whose marks the edit changed.
-    pub fn ops(&self) -> impl Iterator<Item = OpId> + '_ {
-        self.marks.iter().map(|(id, _)| *id)
+    /// The ops the edit changed, each with the scope it was in before the edit.
+    pub fn changed(&self) -> Vec<(OpId, Option<ScopeIdx>)> {
+        self.marks
+            .iter()
+            .map(|&(id, mark)| match mark {
+                OpMark::Member { scope, .. } => (id, Some(scope)),
+                _ => (id, None),
+            })
+            .collect()
+    }
+
+    /// The ops the edit changed, each with the scope it is in now (when `marks` are the marks
+    /// after the edit): what undoing it changes.
+    pub fn changed_back(&self, marks: &Marks) -> Vec<(OpId, Option<ScopeIdx>)> {
+        self.marks
+            .iter()
+            .map(|&(id, _)| match marks.get(id) {
+                OpMark::Member { scope, .. } => (id, Some(scope)),
+                _ => (id, None),
+            })
+            .collect()
+    }
+
+    /// Scopes the edit renamed.
+    pub fn renamed(&self) -> Vec<ScopeIdx> {
+        self.names.iter().map(|(s, _)| *s).collect()
     }
 }
 

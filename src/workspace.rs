@@ -6,7 +6,8 @@
 use crate::edit::{self, Edit, EditError, Undo};
 use crate::fusion::index::PlanIndex;
 use crate::fusion::marks::Marks;
-use crate::fusion::plan::{Context, Plan, ScopeStatus, plan};
+use crate::fusion::marks::ScopeIdx;
+use crate::fusion::plan::{Context, Plan, ScopeStatus, plan, replan};
 use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, OpId};
 use crate::load::Format;
@@ -67,7 +68,7 @@ impl Changes {
             && self.findings.0 == self.findings.1
     }
 
-    fn between(graph: &Graph, old: (&Plan, &PlanIndex), new: (&Plan, &PlanIndex)) -> Changes {
+    fn between(graph: &Graph, old: (&Summary, &PlanIndex), new: (&Plan, &PlanIndex)) -> Changes {
         let mut per_op = HashMap::new();
         for i in 0..graph.len() {
             let id = OpId(i as u32);
@@ -81,33 +82,24 @@ impl Changes {
                 _ => {}
             }
         }
-        let nodes = |p: &Plan| -> HashSet<String> {
-            p.scopes
-                .iter()
-                .flat_map(|s| s.segments.iter().map(|seg| seg.fused_node.clone()))
-                .collect()
-        };
-        let (before, after) = (nodes(old.0), nodes(new.0));
-        let mut added_segments: Vec<String> = after.difference(&before).cloned().collect();
-        let mut removed_segments: Vec<String> = before.difference(&after).cloned().collect();
+        let before = &old.0;
+        let after = Summary::of(new.0);
+        let mut added_segments: Vec<String> =
+            after.nodes.difference(&before.nodes).cloned().collect();
+        let mut removed_segments: Vec<String> =
+            before.nodes.difference(&after.nodes).cloned().collect();
         added_segments.sort();
         removed_segments.sort();
         for scope in &new.0.scopes {
             for seg in &scope.segments {
-                if !before.contains(&seg.fused_node) {
+                if !before.nodes.contains(&seg.fused_node) {
                     for &id in &seg.ops {
                         per_op.entry(id).or_insert(OpChange::NewSegment);
                     }
                 }
             }
         }
-        let status = |p: &Plan| -> HashMap<String, ScopeStatus> {
-            p.scopes
-                .iter()
-                .map(|s| (s.name.clone(), s.status))
-                .collect()
-        };
-        let (was, now) = (status(old.0), status(new.0));
+        let (was, now) = (&before.statuses, &after.statuses);
         let mut statuses: Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)> = now
             .iter()
             .filter(|(name, s)| was.get(*name) != Some(s))
@@ -124,7 +116,32 @@ impl Changes {
             added_segments,
             removed_segments,
             statuses,
-            findings: (old.0.all_findings().count(), new.0.all_findings().count()),
+            findings: (before.findings, after.findings),
+        }
+    }
+}
+
+/// What [`Changes`] compares of a plan.
+struct Summary {
+    nodes: HashSet<String>,
+    statuses: HashMap<String, ScopeStatus>,
+    findings: usize,
+}
+
+impl Summary {
+    fn of(plan: &Plan) -> Summary {
+        Summary {
+            nodes: plan
+                .scopes
+                .iter()
+                .flat_map(|s| s.segments.iter().map(|seg| seg.fused_node.clone()))
+                .collect(),
+            statuses: plan
+                .scopes
+                .iter()
+                .map(|s| (s.name.clone(), s.status))
+                .collect(),
+            findings: plan.all_findings().count(),
         }
     }
 }
@@ -221,6 +238,7 @@ impl Workspace {
     /// the history (undone together).
     pub fn apply(&mut self, edit: Edit, key: Option<u64>) -> Result<(), EditError> {
         let undo = edit::apply(&mut self.marks, &self.plan, &edit)?;
+        let (changed, touched) = (undo.changed(), undo.renamed());
         self.undone.clear();
         let after = self.new_version();
         match self.done.last_mut() {
@@ -238,17 +256,18 @@ impl Workspace {
             }),
         }
         self.version = after;
-        self.replan();
+        self.replan(&changed, &touched);
         Ok(())
     }
 
     /// Undoes the last step; returns it, or `None` when there is nothing to undo.
     pub fn undo(&mut self) -> Option<&Edit> {
         let step = self.done.pop()?;
+        let (changed, touched) = (step.undo.changed_back(&self.marks), step.undo.renamed());
         step.undo.restore(&mut self.marks);
         self.version = step.before;
         self.undone.push(step);
-        self.replan();
+        self.replan(&changed, &touched);
         self.undone.last().map(|s| &s.edit)
     }
 
@@ -257,9 +276,10 @@ impl Workspace {
         let mut step = self.undone.pop()?;
         // The marks are as they were when the step was first made, so it applies again.
         step.undo = edit::apply(&mut self.marks, &self.plan, &step.edit).ok()?;
+        let (changed, touched) = (step.undo.changed(), step.undo.renamed());
         self.version = step.after;
         self.done.push(step);
-        self.replan();
+        self.replan(&changed, &touched);
         self.done.last().map(|s| &s.edit)
     }
 
@@ -290,7 +310,9 @@ impl Workspace {
         self.undone.clear();
         self.version = self.new_version();
         self.saved_version = self.version;
-        self.replan();
+        let before = Summary::of(&self.plan);
+        let plan = plan(&self.cx, &self.marks);
+        self.set_plan(before, plan);
     }
 
     fn new_version(&mut self) -> u64 {
@@ -298,11 +320,18 @@ impl Workspace {
         self.next_version - 1
     }
 
-    fn replan(&mut self) {
-        let plan = plan(&self.cx, &self.marks);
+    /// Plans again after ops changed their marks (`changed`, with their scopes before) and
+    /// scopes were renamed (`touched`), reusing what the change cannot affect.
+    fn replan(&mut self, changed: &[(OpId, Option<ScopeIdx>)], touched: &[ScopeIdx]) {
+        let before = Summary::of(&self.plan);
+        let old = std::mem::take(&mut self.plan);
+        let plan = replan(&self.cx, &self.marks, old, changed, touched);
+        self.set_plan(before, plan);
+    }
+
+    fn set_plan(&mut self, before: Summary, plan: Plan) {
         let index = PlanIndex::new(self.cx.graph(), &plan);
-        self.changes =
-            Changes::between(self.cx.graph(), (&self.plan, &self.index), (&plan, &index));
+        self.changes = Changes::between(self.cx.graph(), (&before, &self.index), (&plan, &index));
         self.plan = plan;
         self.index = index;
     }

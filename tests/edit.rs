@@ -2,7 +2,7 @@
 //! the errors, and random edit sequences undone to the original plan.
 
 use skope::edit::{Edit, EditError};
-use skope::fusion::plan::{BreakCause, ScopeStatus};
+use skope::fusion::plan::{BreakCause, ScopeStatus, plan};
 use skope::fusion::rules::RuleSet;
 use skope::graph::OpId;
 use skope::load::load_file;
@@ -333,13 +333,16 @@ fn random_edit(ws: &Workspace, rng: &mut Rng, k: usize) -> Edit {
 #[test]
 fn random_edit_sequences_undo_to_the_original_plan_and_redo_to_the_last() {
     let original = example();
-    for seed in 1..=12u64 {
+    for seed in 1..=30u64 {
         let mut ws = example();
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut plans = vec![ws.plan().clone()];
         for k in 0..60 {
             let edit = random_edit(&ws, &mut rng, k);
             if ws.apply(edit, None).is_ok() {
+                // The re-plan that keeps unaffected scopes equals a plan from scratch.
+                let full = plan(ws.context(), ws.marks());
+                assert_eq!(ws.plan(), &full, "seed {seed}, edit {k}");
                 plans.push(ws.plan().clone());
             }
         }
@@ -352,11 +355,14 @@ fn random_edit_sequences_undo_to_the_original_plan_and_redo_to_the_last() {
         for expected in plans.iter().rev().skip(1) {
             ws.undo().unwrap();
             assert_eq!(ws.plan(), expected, "seed {seed}");
+            assert_eq!(ws.plan(), &plan(ws.context(), ws.marks()), "seed {seed}");
         }
         assert!(ws.undo().is_none());
         assert_eq!(ws.plan(), original.plan(), "seed {seed}");
         assert!(!ws.is_dirty());
-        while ws.redo().is_some() {}
+        while ws.redo().is_some() {
+            assert_eq!(ws.plan(), &plan(ws.context(), ws.marks()), "seed {seed}");
+        }
         assert_eq!(ws.plan(), plans.last().unwrap(), "seed {seed}");
     }
 }

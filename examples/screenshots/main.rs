@@ -21,12 +21,13 @@ use std::time::Duration;
 
 const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
 
-/// A view: file name, title, terminal size, and the keys that lead to it.
+/// A view: file name, title, terminal size, and the keys that lead to it, typed as text
+/// (`\r` is enter, `\t` shift-tab, `\x1b` esc, `«` down).
 struct View {
     name: &'static str,
     title: &'static str,
     size: (u16, u16),
-    keys: &'static [KeyCode],
+    keys: &'static str,
 }
 
 const VIEWS: &[View] = &[
@@ -34,69 +35,82 @@ const VIEWS: &[View] = &[
         name: "explorer",
         title: "The explorer on the bundled example",
         size: (140, 42),
-        keys: &[KeyCode::Char('j'); 20],
+        keys: "jjjjjjjjjjjjjjjjjjjj",
     },
     View {
         name: "break",
         title: "A break with its reason, evidence and fix",
         size: (140, 42),
-        keys: &[KeyCode::Char(']'), KeyCode::Char(']')],
+        keys: "]]",
     },
     View {
         name: "wide",
         title: "Three columns on a wide terminal",
         size: (200, 50),
-        keys: &[KeyCode::Char(']'), KeyCode::Char('j')],
+        keys: "]j",
     },
     View {
         name: "scope",
         title: "A scope selected in the tree",
         size: (140, 42),
-        keys: &[
-            KeyCode::BackTab,
-            KeyCode::Down,
-            KeyCode::Down,
-            KeyCode::Down,
-        ],
+        keys: "\t«««",
     },
     View {
         name: "breaks_only",
         title: "Only the breaks",
         size: (140, 42),
-        keys: &[KeyCode::Char('b'), KeyCode::Char('j')],
+        keys: "bj",
     },
     View {
         name: "search",
         title: "Searching by reason",
         size: (140, 42),
-        keys: &[
-            KeyCode::Char('/'),
-            KeyCode::Char('r'),
-            KeyCode::Char('e'),
-            KeyCode::Char('a'),
-            KeyCode::Char('s'),
-            KeyCode::Char('o'),
-            KeyCode::Char('n'),
-            KeyCode::Char(':'),
-            KeyCode::Char('s'),
-            KeyCode::Char('i'),
-            KeyCode::Char('m'),
-            KeyCode::Char('t'),
-        ],
+        keys: "/reason:simt",
     },
     View {
         name: "help",
         title: "Help, generated from the keymap",
         size: (140, 42),
-        keys: &[KeyCode::Char('?')],
+        keys: "?",
     },
     View {
         name: "small",
         title: "An 80×24 terminal",
         size: (80, 24),
-        keys: &[KeyCode::Char(']')],
+        keys: "]",
+    },
+    View {
+        name: "edit",
+        title: "After an edit: the break healed, the changed rows marked",
+        size: (140, 42),
+        keys: "/name:layer2_mask_fill\raattn_2\r",
+    },
+    View {
+        name: "picker",
+        title: "Putting ops into a scope",
+        size: (140, 42),
+        keys: "/name:layer3_gate\rvjaroute",
+    },
+    View {
+        name: "options",
+        title: "The options editor",
+        size: (140, 42),
+        keys: "/name:layer1_gate\rojjl",
     },
 ];
+
+/// The key presses `text` stands for.
+fn presses(text: &str) -> Vec<KeyCode> {
+    text.chars()
+        .map(|c| match c {
+            '\r' => KeyCode::Enter,
+            '\t' => KeyCode::BackTab,
+            '\x1b' => KeyCode::Esc,
+            '«' => KeyCode::Down,
+            c => KeyCode::Char(c),
+        })
+        .collect()
+}
 
 fn main() -> Result<()> {
     let out = Path::new("screenshots");
@@ -107,7 +121,7 @@ fn main() -> Result<()> {
             Config::default(),
             Rect::new(0, 0, w, h),
             EXAMPLE,
-            PathBuf::from("screenshots.skope.json"),
+            std::env::temp_dir().join("skope-screenshots.skope.json"),
         );
         let input = Input::File(PathBuf::from(EXAMPLE));
         let ws = load(
@@ -118,8 +132,8 @@ fn main() -> Result<()> {
         )
         .map_err(anyhow::Error::msg)?;
         app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
-        for key in view.keys {
-            app.handle(Msg::key(*key));
+        for key in presses(view.keys) {
+            app.handle(Msg::key(key));
         }
         write(&app, out, view.name, view.title)?;
     }
@@ -145,6 +159,9 @@ fn main() -> Result<()> {
         "broken.txt:3:1: unexpected end of file inside message `op` (opened at 2:3)\n  hint: the file is truncated; dump the graph again".to_string(),
     )));
     write(&app, out, "load_error", "A load error, in the UI")?;
+    // The edits above went to a journal of their own; it is not needed.
+    let plan = std::env::temp_dir().join("skope-screenshots.skope.json");
+    let _ = std::fs::remove_file(skope::planfile::journal_path(&plan));
     Ok(())
 }
 

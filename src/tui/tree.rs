@@ -64,14 +64,39 @@ impl Child {
     }
 }
 
+/// What a scope's line in the tree shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LineKey {
+    name: String,
+    status: ScopeStatus,
+    segments: usize,
+    breaks: usize,
+    findings: usize,
+    members: usize,
+}
+
+impl LineKey {
+    fn of(scope: &ScopePlan) -> LineKey {
+        LineKey {
+            name: scope.name.clone(),
+            status: scope.status,
+            segments: scope.segments.len(),
+            breaks: scope.breaks.len(),
+            findings: scope.findings.len(),
+            members: scope.members.len(),
+        }
+    }
+}
+
 /// The scopes tree's state.
 #[derive(Debug, Default)]
 pub struct ScopeTree {
     items: Vec<TreeItem<'static, TreeId>>,
-    /// Each scope's children, in execution order (per plan).
-    children: Vec<Vec<Child>>,
-    /// Each scope's name (per plan), to keep scopes open across plans.
-    names: Vec<String>,
+    /// Each scope's children, in execution order (per plan), worked out when it first opens.
+    children: Vec<Option<Vec<Child>>>,
+    /// Each scope's name and what its line shows (per plan): to keep scopes open across plans,
+    /// and to keep the items of closed scopes whose line is the same.
+    lines: Vec<LineKey>,
     opened: HashSet<TreePath>,
     /// Nodes opened to reveal the list's op, closed again when the list moves elsewhere.
     auto_opened: Vec<TreePath>,
@@ -87,8 +112,8 @@ impl ScopeTree {
     pub fn new(ws: &Workspace, theme: &Theme) -> ScopeTree {
         let scopes = ws.plan().scopes.len();
         let mut tree = ScopeTree {
-            children: (0..scopes).map(|s| scope_children(ws, s)).collect(),
-            names: ws.plan().scopes.iter().map(|s| s.name.clone()).collect(),
+            children: vec![None; scopes],
+            lines: ws.plan().scopes.iter().map(LineKey::of).collect(),
             ..ScopeTree::default()
         };
         if scopes <= OPEN_ALL_UP_TO {
@@ -139,26 +164,37 @@ impl ScopeTree {
             .iter()
             .filter(|p| p.len() == 1 && !self.auto_opened.contains(p))
             .filter_map(|p| match p[0] {
-                TreeId::Scope(s) => self.names.get(s as usize).cloned(),
+                TreeId::Scope(s) => self.lines.get(s as usize).map(|l| l.name.clone()),
                 _ => None,
             })
             .collect();
         let plan = ws.plan();
-        self.children = (0..plan.scopes.len())
-            .map(|s| scope_children(ws, s))
-            .collect();
-        self.names = plan.scopes.iter().map(|s| s.name.clone()).collect();
-        self.opened = self
-            .names
+        let lines: Vec<LineKey> = plan.scopes.iter().map(LineKey::of).collect();
+        self.opened = lines
             .iter()
             .enumerate()
-            .filter(|(_, name)| open.contains(name))
+            .filter(|(_, line)| open.contains(&line.name))
             .map(|(s, _)| vec![TreeId::Scope(s as u32)])
             .collect();
         self.auto_opened.clear();
         self.windows.clear();
         self.selected.clear();
-        self.rebuild(ws, theme);
+        self.children = vec![None; plan.scopes.len()];
+        // A closed scope whose line reads the same keeps its item.
+        let mut old = std::mem::take(&mut self.items).into_iter();
+        let old_lines = std::mem::replace(&mut self.lines, lines);
+        let mut items = Vec::with_capacity(plan.scopes.len());
+        for s in 0..plan.scopes.len() {
+            let item = old.next();
+            let same = old_lines.get(s) == self.lines.get(s);
+            let open = self.opened.contains([TreeId::Scope(s as u32)].as_slice());
+            items.push(match item {
+                Some(item) if same && !open => item,
+                _ => self.scope_item(ws, theme, s as u32),
+            });
+        }
+        self.items = items;
+        self.reflatten();
     }
 
     /// Builds the items again from the plan, the open nodes and the windows.
@@ -166,6 +202,30 @@ impl ScopeTree {
         self.items = (0..ws.plan().scopes.len() as u32)
             .map(|s| self.scope_item(ws, theme, s))
             .collect();
+        self.reflatten();
+    }
+
+    /// Builds the items of the scopes whose open nodes or windows changed (the first
+    /// element of each path), and the rows.
+    fn rebuild_scopes(&mut self, ws: &Workspace, theme: &Theme, paths: &[TreePath]) {
+        let mut scopes: Vec<u32> = paths
+            .iter()
+            .filter_map(|p| match p.first() {
+                Some(TreeId::Scope(s)) => Some(*s),
+                _ => None,
+            })
+            .collect();
+        scopes.sort_unstable();
+        scopes.dedup();
+        for s in scopes {
+            if (s as usize) < self.items.len() {
+                self.items[s as usize] = self.scope_item(ws, theme, s);
+            }
+        }
+        self.reflatten();
+    }
+
+    fn reflatten(&mut self) {
         self.visible.clear();
         flatten(
             &self.items,
@@ -225,7 +285,7 @@ impl ScopeTree {
             false
         };
         if changed {
-            self.rebuild(ws, theme);
+            self.rebuild_scopes(ws, theme, std::slice::from_ref(&path));
         }
         self.keep_in_view(height);
         changed
@@ -245,27 +305,30 @@ impl ScopeTree {
         if path == self.selected {
             return;
         }
-        let mut changed = false;
+        // The paths whose open state or window changes.
+        let mut changed: Vec<TreePath> = Vec::new();
         let keep: Vec<TreePath> = (1..path.len()).map(|n| path[..n].to_vec()).collect();
         for old in std::mem::take(&mut self.auto_opened) {
             if keep.contains(&old) {
                 self.auto_opened.push(old);
-            } else {
-                changed |= self.opened.remove(&old);
+            } else if self.opened.remove(&old) {
+                changed.push(old);
             }
         }
         for ancestor in &keep {
             if self.opened.insert(ancestor.clone()) {
                 self.auto_opened.push(ancestor.clone());
-                changed = true;
+                changed.push(ancestor.clone());
             }
         }
         for n in 1..path.len() {
-            changed |= self.show_child(ws, &path[..n], path[n]);
+            if self.show_child(ws, &path[..n], path[n]) {
+                changed.push(path[..n].to_vec());
+            }
         }
         self.selected = path;
-        if changed {
-            self.rebuild(ws, theme);
+        if !changed.is_empty() {
+            self.rebuild_scopes(ws, theme, &changed);
         }
         self.keep_in_view(height);
     }
@@ -284,9 +347,9 @@ impl ScopeTree {
     }
 
     /// The children node `path` has, as tree ids, in order.
-    fn child_ids(&self, ws: &Workspace, path: &[TreeId]) -> Vec<TreeId> {
+    fn child_ids(&mut self, ws: &Workspace, path: &[TreeId]) -> Vec<TreeId> {
         match path {
-            [TreeId::Scope(s)] => self.children[*s as usize].iter().map(|c| c.id()).collect(),
+            [TreeId::Scope(s)] => self.children_of(ws, *s).iter().map(|c| c.id()).collect(),
             [TreeId::Scope(s), TreeId::Segment(k)] => ws.plan().scopes[*s as usize].segments
                 [*k as usize]
                 .ops
@@ -299,7 +362,10 @@ impl ScopeTree {
 
     fn has_children(&self, ws: &Workspace, path: &[TreeId]) -> bool {
         match path {
-            [TreeId::Scope(s)] => !self.children[*s as usize].is_empty(),
+            [TreeId::Scope(s)] => {
+                let scope = &ws.plan().scopes[*s as usize];
+                !(scope.segments.is_empty() && scope.breaks.is_empty() && scope.members.is_empty())
+            }
             [TreeId::Scope(s), TreeId::Segment(k)] => !ws.plan().scopes[*s as usize].segments
                 [*k as usize]
                 .ops
@@ -345,7 +411,7 @@ impl ScopeTree {
             (s, start.saturating_sub(1))
         };
         self.windows.insert(parent.to_vec(), new_start);
-        self.rebuild(ws, theme);
+        self.rebuild_scopes(ws, theme, &[parent.to_vec()]);
         if let Some(&id) = ids.get(first_new) {
             let mut path = parent.to_vec();
             path.push(id);
@@ -353,22 +419,29 @@ impl ScopeTree {
         }
     }
 
-    fn scope_item(&self, ws: &Workspace, theme: &Theme, s: u32) -> TreeItem<'static, TreeId> {
+    /// The children of scope `s`, worked out the first time they are needed.
+    fn children_of(&mut self, ws: &Workspace, s: u32) -> &[Child] {
+        if self.children.len() <= s as usize {
+            self.children.resize(s as usize + 1, None);
+        }
+        self.children[s as usize].get_or_insert_with(|| scope_children(ws, s as usize))
+    }
+
+    fn scope_item(&mut self, ws: &Workspace, theme: &Theme, s: u32) -> TreeItem<'static, TreeId> {
         let scope = &ws.plan().scopes[s as usize];
         let path = vec![TreeId::Scope(s)];
         let text = scope_line(scope, theme);
-        let children = &self.children[s as usize];
-        if children.is_empty() {
+        if !self.has_children(ws, &path) {
             return TreeItem::new_leaf(TreeId::Scope(s), text);
         }
-        let items = if self.opened.contains(&path) {
-            let start = self.window(&path, children.len());
-            windowed(children.len(), start, theme, |k| {
-                self.child_item(ws, theme, s, children[k])
-            })
-        } else {
-            vec![unbuilt()]
-        };
+        if !self.opened.contains(&path) {
+            return closed(TreeId::Scope(s), text);
+        }
+        let children = self.children_of(ws, s).to_vec();
+        let start = self.window(&path, children.len());
+        let items = windowed(children.len(), start, theme, |k| {
+            self.child_item(ws, theme, s, children[k])
+        });
         tree_item(TreeId::Scope(s), text, items)
     }
 
@@ -385,17 +458,13 @@ impl ScopeTree {
                 let seg = &scope.segments[k as usize];
                 let path = vec![TreeId::Scope(s), TreeId::Segment(k)];
                 let text = segment_line(ws, theme, SegmentRef { scope: s, index: k });
-                let ops = if self.opened.contains(&path) {
-                    let start = self.window(&path, seg.ops.len());
-                    windowed(seg.ops.len(), start, theme, |i| {
-                        TreeItem::new_leaf(
-                            TreeId::Op(seg.ops[i]),
-                            op_line(ws, theme, seg.ops[i], ""),
-                        )
-                    })
-                } else {
-                    vec![unbuilt()]
-                };
+                if !self.opened.contains(&path) {
+                    return closed(TreeId::Segment(k), text);
+                }
+                let start = self.window(&path, seg.ops.len());
+                let ops = windowed(seg.ops.len(), start, theme, |i| {
+                    TreeItem::new_leaf(TreeId::Op(seg.ops[i]), op_line(ws, theme, seg.ops[i], ""))
+                });
                 tree_item(TreeId::Segment(k), text, ops)
             }
             Child::Break(k) => {
@@ -442,17 +511,21 @@ fn windowed(
     out
 }
 
-fn unbuilt() -> TreeItem<'static, TreeId> {
-    TreeItem::new_leaf(TreeId::Unbuilt, "")
+/// A closed node: one undrawn child, so the widget draws it as openable.
+fn closed(id: TreeId, text: Line<'static>) -> TreeItem<'static, TreeId> {
+    let mut item = TreeItem::new_leaf(id, text);
+    // The only child cannot clash with another.
+    let _ = item.add_child(TreeItem::new_leaf(TreeId::Unbuilt, ""));
+    item
 }
 
-/// A node with children; the ids are unique by construction.
+/// An open node with its children; their ids are unique by construction.
 fn tree_item(
     id: TreeId,
     text: Line<'static>,
     children: Vec<TreeItem<'static, TreeId>>,
 ) -> TreeItem<'static, TreeId> {
-    TreeItem::new(id, text.clone(), children).unwrap_or_else(|_| TreeItem::new_leaf(id, text))
+    TreeItem::new(id, text, children).unwrap_or_else(|_| TreeItem::new_leaf(id, "?"))
 }
 
 /// The children of scope `s`: its segments and breaks in execution order of their (first) op;

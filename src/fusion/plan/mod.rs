@@ -373,7 +373,7 @@ pub struct ScopePlan {
 }
 
 /// The plan of a graph: every scope's segments, breaks and findings.
-#[derive(Debug, Clone, Eq)]
+#[derive(Debug, Clone, Default, Eq)]
 pub struct Plan {
     /// For each scope of the marks, its index in `scopes` (`NO_SCOPE` when it marks no op).
     by_mark: Vec<u32>,
@@ -423,7 +423,81 @@ impl Plan {
 /// Plans every scope of `marks` on the graph of `cx`: the scopes that mark at least one op,
 /// in order of their first marked op.
 pub fn plan(cx: &Context, marks: &Marks) -> Plan {
+    plan_keeping(cx, marks, Vec::new())
+}
+
+/// Plans again after an edit, keeping the plans of the scopes the edit cannot have changed;
+/// the result equals [`plan`]'s. `changed` lists the ops whose marks changed, each with the
+/// scope it was in before; `touched` the scopes renamed or given new options.
+///
+/// A scope's plan depends on its own members and options, on the ops between its members on
+/// each stream, and (in its findings' words) on the names of the scopes those ops belong to.
+/// So a scope is planned again when it gained or lost a member, was touched, has a changed op
+/// between its first and last member on that op's stream, or is broken by a touched scope.
+pub fn replan(
+    cx: &Context,
+    marks: &Marks,
+    old: Plan,
+    changed: &[(OpId, Option<ScopeIdx>)],
+    touched: &[ScopeIdx],
+) -> Plan {
+    let mut affected = vec![false; marks.scopes().len()];
+    let mut mark = |s: ScopeIdx| {
+        if let Some(a) = affected.get_mut(s as usize) {
+            *a = true;
+        }
+    };
+    touched.iter().for_each(|&s| mark(s));
+    for &(id, before) in changed {
+        before.into_iter().for_each(&mut mark);
+        if let OpMark::Member { scope, .. } = marks.get(id) {
+            mark(scope);
+        }
+    }
     let graph = cx.graph();
+    let at: Vec<(u32, usize)> = changed
+        .iter()
+        .map(|&(id, _)| (cx.stream_of(id), graph.exec_position(id)))
+        .collect();
+    let mut kept: Vec<Option<ScopePlan>> = Vec::new();
+    kept.resize_with(marks.scopes().len(), || None);
+    for scope in old.scopes {
+        let s = scope.mark as usize;
+        let named = scope
+            .breaks
+            .iter()
+            .any(|b| matches!(b.cause, BreakCause::OtherScope(o) if touched.contains(&o)));
+        if named || affected.get(s).copied().unwrap_or(true) {
+            continue;
+        }
+        // The scope's span on each stream it has members on: (stream, first, last).
+        let mut spans: Vec<(u32, usize, usize)> = Vec::new();
+        for &id in &scope.members {
+            let (stream, pos) = (cx.stream_of(id), graph.exec_position(id));
+            match spans.iter_mut().find(|(st, _, _)| *st == stream) {
+                Some(span) => {
+                    span.1 = span.1.min(pos);
+                    span.2 = span.2.max(pos);
+                }
+                None => spans.push((stream, pos, pos)),
+            }
+        }
+        let inside = at.iter().any(|&(stream, pos)| {
+            spans
+                .iter()
+                .any(|&(st, first, last)| st == stream && first < pos && pos < last)
+        });
+        if !inside {
+            kept[s] = Some(scope);
+        }
+    }
+    plan_keeping(cx, marks, kept)
+}
+
+/// [`plan`], taking `kept[mark]` as the plan of scope `mark` where it is given.
+fn plan_keeping(cx: &Context, marks: &Marks, mut kept: Vec<Option<ScopePlan>>) -> Plan {
+    let graph = cx.graph();
+    kept.resize_with(marks.scopes().len(), || None);
     let mut members: Vec<Vec<OpId>> = vec![Vec::new(); marks.scopes().len()];
     let mut order: Vec<ScopeIdx> = Vec::new();
     let mut seen = vec![false; marks.scopes().len()];
@@ -433,9 +507,11 @@ pub fn plan(cx: &Context, marks: &Marks) -> Plan {
             if !std::mem::replace(&mut seen[scope as usize], true) {
                 order.push(scope);
             }
-            options_used[options as usize] = true;
-            if cx.class[id.index()] != Class::Ignored {
-                members[scope as usize].push(id);
+            if kept[scope as usize].is_none() {
+                options_used[options as usize] = true;
+                if cx.class[id.index()] != Class::Ignored {
+                    members[scope as usize].push(id);
+                }
             }
         }
     }
@@ -451,8 +527,10 @@ pub fn plan(cx: &Context, marks: &Marks) -> Plan {
         .enumerate()
         .map(|(at, &mark)| {
             by_mark[mark as usize] = at as u32;
-            let members = std::mem::take(&mut members[mark as usize]);
-            plan_scope(cx, marks, &parsed, mark, members)
+            kept[mark as usize].take().unwrap_or_else(|| {
+                let members = std::mem::take(&mut members[mark as usize]);
+                plan_scope(cx, marks, &parsed, mark, members)
+            })
         })
         .collect::<Vec<_>>();
     Plan {
