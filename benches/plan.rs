@@ -5,9 +5,9 @@
 mod common;
 
 use common::{OPS, graph};
-use criterion::{Criterion, criterion_group, criterion_main};
-use skope::fusion::marks::Marks;
-use skope::fusion::plan::{Context, plan};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use skope::fusion::marks::{Marks, OpMark};
+use skope::fusion::plan::{Context, plan, replan};
 use skope::fusion::rules::RuleSet;
 use skope::graph::OpId;
 use std::hint::black_box;
@@ -37,6 +37,26 @@ fn bench(c: &mut Criterion) {
             edited.set_do_not_fuse(OpId(n));
             plan(&cx, &edited)
         })
+    });
+    // The same edit, re-planned keeping the scopes it cannot change (what an edit in the
+    // explorer does); the old plan is cloned outside the timing.
+    c.bench_function("plan/incremental_replan_after_edit_100k", |b| {
+        let mut n = 0u32;
+        b.iter_batched(
+            || {
+                n = (n + 7919) % OPS as u32;
+                let id = OpId(n);
+                let before = match marks.get(id) {
+                    OpMark::Member { scope, .. } => Some(scope),
+                    _ => None,
+                };
+                let mut edited = marks.clone();
+                edited.set_do_not_fuse(id);
+                (edited, first.clone(), id, before)
+            },
+            |(edited, old, id, before)| replan(&cx, &edited, old, &[(id, before)], &[]),
+            BatchSize::LargeInput,
+        )
     });
 }
 
