@@ -5,6 +5,7 @@
 //! SuperKernel pass makes of it; [`report`] puts the plan in words. Front ends (the `skope`
 //! binary) are thin layers over it.
 
+pub mod codegen;
 pub mod edit;
 pub mod export;
 pub mod fusion;

@@ -105,6 +105,29 @@ enum Command {
         #[arg(long = "rules", value_name = "FILE")]
         rules: Vec<PathBuf>,
     },
+    /// Write the entry code the SuperKernel compiler generates for each segment: one `.cpp`
+    /// per segment and a `.json` beside it (compile flags, kernel type, block dim, the line ↔
+    /// op map).
+    Codegen {
+        /// The dump file.
+        file: PathBuf,
+        /// A plan file whose scopes replace the dump's.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+        /// Only this segment (its name as `skope report` prints it).
+        #[arg(long, value_name = "NAME", conflicts_with = "all")]
+        segment: Option<String>,
+        /// Every segment (the default).
+        #[arg(long)]
+        all: bool,
+        /// The directory to write into (default `<dump name>.codegen`); `-` prints the
+        /// source to stdout instead.
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// A rules file that extends or overrides the bundled rules (repeatable).
+        #[arg(long = "rules", value_name = "FILE")]
+        rules: Vec<PathBuf>,
+    },
     /// Print a config file with every key binding and theme style at its default, to copy to
     /// ~/.config/skope/config.toml and edit.
     Config,
@@ -206,10 +229,85 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 None => print!("{text}"),
             }
         }
+        Some(Command::Codegen {
+            file,
+            plan,
+            segment,
+            all: _,
+            output,
+            rules,
+        }) => {
+            let ws = workspace(&file, options, &rules, plan.as_deref())?;
+            codegen(&ws, &file, segment.as_deref(), output)?;
+        }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
         None => explore(cli, options)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `skope codegen`: generates the entry code of one segment or all and writes it out.
+fn codegen(
+    ws: &Workspace,
+    file: &Path,
+    segment: Option<&str>,
+    output: Option<PathBuf>,
+) -> Result<()> {
+    let segments: Vec<_> = ws.plan().scopes.iter().flat_map(|s| &s.segments).collect();
+    let chosen: Vec<_> = match segment {
+        Some(name) => match segments.iter().find(|s| s.name == name) {
+            Some(s) => vec![*s],
+            None => {
+                let known: Vec<String> = segments
+                    .iter()
+                    .take(10)
+                    .map(|s| skope::text::sanitize(&s.name).into_owned())
+                    .collect();
+                anyhow::bail!(
+                    "{}: no segment named {:?}; segments: {}{} (see `skope report`)",
+                    file.display(),
+                    skope::text::sanitize(name),
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    },
+                    if segments.len() > known.len() {
+                        ", …"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        },
+        None => segments,
+    };
+    let codes: Vec<_> = chosen
+        .iter()
+        .map(|s| skope::codegen::entry(ws.context(), s))
+        .collect();
+    if output.as_deref() == Some(Path::new("-")) {
+        for code in &codes {
+            print!("{}", code.source);
+        }
+        return Ok(());
+    }
+    let dir = output.unwrap_or_else(|| {
+        let stem = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        PathBuf::from(format!(
+            "{}.codegen",
+            stem.unwrap_or_else(|| "skope".into())
+        ))
+    });
+    let written = skope::codegen::files::write_all(&dir, &codes, ws.graph())
+        .with_context(|| format!("cannot write the generated code into {}", dir.display()))?;
+    for path in &written {
+        println!("{}", skope::text::sanitize(&path.to_string_lossy()));
+    }
+    if written.is_empty() {
+        eprintln!("{}: no segments: nothing to generate", file.display());
+    }
+    Ok(())
 }
 
 /// Options of `skope report` besides the file.

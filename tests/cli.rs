@@ -381,3 +381,54 @@ fn a_plan_for_another_dump_warns_and_a_bad_plan_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
+    let dir = std::env::temp_dir().join(format!("skope-cli-codegen-{}", std::process::id()));
+    let dump = example("moe_decode.ge_proto.txt");
+    let out = skope(&["codegen", &dump, "-o", &dir.to_string_lossy()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(listed.lines().count(), 13, "{listed}");
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("moe_0_split_22_34.json")).unwrap())
+            .unwrap();
+    assert_eq!(sidecar["form"], "two_stream");
+    assert_eq!(sidecar["kernel_type"], "MIX_AIC_1_2");
+    assert_eq!(sidecar["block_dim"], 24);
+    assert!(
+        sidecar["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f != "-D__ASCENDC_SUPERKERNEL_EARLY_START_V2")
+    );
+    assert!(
+        sidecar["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["kind"] == "call" && l["op"] == "layer0_gmm_up")
+    );
+    assert!(dir.join("moe_0_split_22_34.cpp").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let out = skope(&["codegen", &dump, "--segment", "attn_0", "-o", "-"]);
+    assert!(out.status.success());
+    let source = String::from_utf8_lossy(&out.stdout);
+    assert!(source.contains("void auto_gen_te_superkernel_attn_0_kernel(void) {"));
+    assert!(!source.contains("moe_0"));
+
+    let out = skope(&["codegen", &dump, "--segment", "nope\x1b[31m"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no segment named") && err.contains("attn_0"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err}");
+}

@@ -136,6 +136,11 @@ impl Context {
         }
     }
 
+    /// The kernel type and block dim of `id`, when its dump attributes give them.
+    pub fn sub_kernel(&self, id: OpId) -> Option<SubKernel> {
+        self.sub_kernels.get(id.index()).copied().flatten()
+    }
+
     /// The graph.
     pub fn graph(&self) -> &Graph {
         &self.graph

@@ -1,0 +1,47 @@
+//! Writes generated source line by line, remembering where each line came from.
+
+use super::Origin;
+
+/// Source text under construction with one [`Origin`] per line.
+#[derive(Debug, Default)]
+pub(crate) struct Writer {
+    text: String,
+    origins: Vec<Origin>,
+    origin: Origin,
+}
+
+impl Writer {
+    /// Lines written from now on come from `origin`.
+    pub(crate) fn from(&mut self, origin: Origin) {
+        self.origin = origin;
+    }
+
+    /// Runs `body` with lines attributed to `origin`, then restores the previous origin.
+    pub(crate) fn within(&mut self, origin: Origin, body: impl FnOnce(&mut Writer)) {
+        let before = std::mem::replace(&mut self.origin, origin);
+        body(self);
+        self.origin = before;
+    }
+
+    /// Writes `text` (one or more lines, without the final newline) at `indent` spaces.
+    pub(crate) fn line(&mut self, indent: usize, text: &str) {
+        for line in text.split('\n') {
+            if !line.is_empty() {
+                self.text.extend(std::iter::repeat_n(' ', indent));
+            }
+            self.text.push_str(line);
+            self.text.push('\n');
+            self.origins.push(self.origin);
+        }
+    }
+
+    /// An empty line.
+    pub(crate) fn blank(&mut self) {
+        self.line(0, "");
+    }
+
+    /// The text and the origin of each of its lines.
+    pub(crate) fn finish(self) -> (String, Vec<Origin>) {
+        (self.text, self.origins)
+    }
+}
