@@ -24,13 +24,6 @@ fn shift(app: &mut App, code: KeyCode) {
     app.handle(Msg::Key(KeyEvent::new(code, KeyModifiers::SHIFT)));
 }
 
-fn find(app: &mut App, name: &str) {
-    press(app, KeyCode::Char('/'));
-    keys(app, &format!("name:{name}"));
-    press(app, KeyCode::Enter);
-    assert_eq!(selected_name(app), name);
-}
-
 fn status(app: &App) -> String {
     app.status
         .as_ref()

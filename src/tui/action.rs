@@ -36,6 +36,12 @@ pub enum Action {
     NextSegment,
     /// Jump to the first op of the previous segment.
     PrevSegment,
+    /// Show or hide the generated entry code of the selected op's segment.
+    CodeView,
+    /// Copy the code shown to the terminal's clipboard (OSC 52).
+    CopyCode,
+    /// Write the code shown (and its JSON sidecar) to a file.
+    WriteCode,
     /// Type a search (name, type, scope, reason).
     Search,
     /// Go to the next search match.
@@ -129,7 +135,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 39] = [
+    pub const ALL: [Action; 42] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -145,6 +151,9 @@ impl Action {
         Action::PrevBreak,
         Action::NextSegment,
         Action::PrevSegment,
+        Action::CodeView,
+        Action::CopyCode,
+        Action::WriteCode,
         Action::Search,
         Action::SearchNext,
         Action::SearchPrev,
@@ -189,6 +198,9 @@ impl Action {
             Action::PrevBreak => "prev_break",
             Action::NextSegment => "next_segment",
             Action::PrevSegment => "prev_segment",
+            Action::CodeView => "code_view",
+            Action::CopyCode => "copy_code",
+            Action::WriteCode => "write_code",
             Action::Search => "search",
             Action::SearchNext => "search_next",
             Action::SearchPrev => "search_prev",
@@ -234,6 +246,9 @@ impl Action {
             Action::PrevBreak => "previous break",
             Action::NextSegment => "next segment",
             Action::PrevSegment => "previous segment",
+            Action::CodeView => "generated code of the segment (toggle)",
+            Action::CopyCode => "copy the code to the clipboard",
+            Action::WriteCode => "write the code to <dump>.codegen/",
             Action::Search => "search name, type, scope, reason",
             Action::SearchNext => "next match",
             Action::SearchPrev => "previous match",
@@ -275,9 +290,13 @@ impl Action {
             | Action::Collapse
             | Action::Expand
             | Action::Toggle => Group::Panes,
-            Action::NextBreak | Action::PrevBreak | Action::NextSegment | Action::PrevSegment => {
-                Group::Plan
-            }
+            Action::NextBreak
+            | Action::PrevBreak
+            | Action::NextSegment
+            | Action::PrevSegment
+            | Action::CodeView
+            | Action::CopyCode
+            | Action::WriteCode => Group::Plan,
             Action::Search
             | Action::SearchNext
             | Action::SearchPrev

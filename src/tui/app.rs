@@ -5,6 +5,7 @@ use super::action::{Action, Group};
 use super::config::Config;
 use super::editing::{Dialog, Session};
 use super::explorer::{Direction, Explorer, Pane};
+use super::highlight::{Highlighted, Highlighter};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
 use super::query::Query;
@@ -34,6 +35,8 @@ pub enum Msg {
     Progress(Stage),
     /// The loader finished: the workspace, or the loader's message.
     Loaded(Result<Box<Loaded>, String>),
+    /// Highlighting of the code view's code arrived.
+    Highlighted(Highlighted),
     /// A signal asked skope to stop.
     Stop,
 }
@@ -178,6 +181,10 @@ pub struct App {
     pub session: Session,
     /// Options editors opened so far (each gets its own undo-step key).
     pub(super) editor_sessions: u64,
+    /// Text for the terminal (an OSC 52 clipboard sequence) that the event loop writes out.
+    pub clipboard: Option<String>,
+    /// The highlighting worker, when running (not in tests that drive the app directly).
+    pub highlighter: Option<Highlighter>,
 }
 
 impl App {
@@ -200,6 +207,8 @@ impl App {
             dialog: None,
             session: Session::new(plan_path),
             editor_sessions: 0,
+            clipboard: None,
+            highlighter: None,
         }
     }
 
@@ -216,7 +225,8 @@ impl App {
         let streams = self
             .explorer()
             .map_or(1, |ex| ex.ws.context().streams().len());
-        layout::areas(self.size, streams)
+        let code = self.explorer().is_some_and(|ex| ex.code.is_some());
+        layout::areas(self.size, streams, code)
     }
 
     /// True while something on screen moves by itself (the loading spinner).
@@ -273,7 +283,7 @@ impl App {
                             damaged,
                         } = *loaded;
                         let streams = ws.context().streams().len();
-                        let areas = layout::areas(self.size, streams);
+                        let areas = layout::areas(self.size, streams, false);
                         let ex = Explorer::new(ws, &self.config.theme, areas);
                         self.screen = Screen::Explorer(Box::new(ex));
                         if let Some(first) = notes.first() {
@@ -294,7 +304,30 @@ impl App {
                     Err(message) => self.screen = Screen::Failed { file, message },
                 }
             }
+            Msg::Highlighted(done) => {
+                if let Screen::Explorer(ex) = &mut self.screen
+                    && let Some(code) = &mut ex.code
+                {
+                    code.highlighted(done);
+                }
+            }
             Msg::Stop => self.quit = true,
+        }
+        self.request_highlight();
+    }
+
+    /// Sends the code view's code to the highlighter when it has not seen this version.
+    fn request_highlight(&mut self) {
+        let (Some(highlighter), Screen::Explorer(ex)) = (&self.highlighter, &mut self.screen)
+        else {
+            return;
+        };
+        if let Some(view) = &mut ex.code
+            && !view.requested
+            && let Some(code) = &view.code
+        {
+            highlighter.request(view.generation, std::sync::Arc::from(code.source.as_str()));
+            view.requested = true;
         }
     }
 
@@ -346,6 +379,13 @@ impl App {
             self.edit_action(action);
             return;
         }
+        if matches!(
+            action,
+            Action::CodeView | Action::CopyCode | Action::WriteCode
+        ) {
+            self.code_action(action);
+            return;
+        }
         let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
@@ -353,6 +393,7 @@ impl App {
         let page = |ex: &Explorer| match ex.focus {
             Pane::Scopes => ex.tree_height(),
             Pane::Ops => ex.list_height(),
+            Pane::Details if ex.code.is_some() => ex.code_height(),
             Pane::Details => usize::from(layout::inner(ex.areas.details).height),
         } as isize;
         let mut problem: Option<String> = None;
@@ -368,6 +409,7 @@ impl App {
                 match ex.focus {
                     Pane::Ops => ex.move_cursor(step, theme),
                     Pane::Scopes => hidden = !ex.move_tree(step),
+                    Pane::Details if ex.code.is_some() => ex.move_code(step, theme),
                     Pane::Details => ex.scroll_details(step, theme),
                 }
             }
@@ -379,6 +421,9 @@ impl App {
                         let height = ex.tree_height();
                         ex.tree.select_row(if top { 0 } else { usize::MAX }, height);
                         hidden = !ex.follow_tree();
+                    }
+                    Pane::Details if ex.code.is_some() => {
+                        ex.move_code(if top { isize::MIN } else { isize::MAX }, theme)
                     }
                     Pane::Details => {
                         ex.scroll_details(if top { isize::MIN } else { isize::MAX }, theme)
@@ -416,6 +461,10 @@ impl App {
             },
             Action::NextPane | Action::PrevPane => {
                 ex.focus = ex.focus.cycle(action == Action::NextPane);
+                if ex.areas.scopes.is_empty() && ex.focus == Pane::Scopes {
+                    // The code view took the tree's place.
+                    ex.focus = ex.focus.cycle(action == Action::NextPane);
+                }
             }
             Action::NextBreak | Action::PrevBreak => {
                 let forward = action == Action::NextBreak;

@@ -200,14 +200,14 @@ fn change_summary(app: &App) -> String {
 }
 
 impl App {
-    fn info(&mut self, text: String) {
+    pub(super) fn info(&mut self, text: String) {
         self.status = Some(Status {
             text,
             problem: false,
         });
     }
 
-    fn problem(&mut self, text: String) {
+    pub(super) fn problem(&mut self, text: String) {
         self.status = Some(Status {
             text,
             problem: true,

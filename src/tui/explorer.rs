@@ -2,6 +2,7 @@
 //! tree, what the details pane shows, the search. Every change keeps list, tree and details in
 //! step: selecting an op in one selects it in the other.
 
+use super::code_view::CodeView;
 use super::layout::{Areas, inner};
 use super::minimap::Minimap;
 use super::options_editor::OptionsEditor;
@@ -144,6 +145,8 @@ pub struct Explorer {
     range_start: Option<OpId>,
     /// The options editor, when open (drawn in place of the details).
     pub options: Option<OptionsEditor>,
+    /// The code view, when on.
+    pub code: Option<CodeView>,
 }
 
 impl Explorer {
@@ -159,6 +162,7 @@ impl Explorer {
             anchor: None,
             range_start: None,
             options: None,
+            code: None,
             ws,
             focus: Pane::Ops,
             rows,
@@ -299,6 +303,57 @@ impl Explorer {
         if subject != self.subject {
             self.subject = subject;
             self.details_scroll = 0;
+            self.sync_code(false);
+        }
+    }
+
+    /// Turns the code view on (showing the selection's segment) or off.
+    pub fn toggle_code(&mut self) {
+        self.code = match self.code {
+            Some(_) => None,
+            None => Some(CodeView::new()),
+        };
+        self.sync_code(false);
+    }
+
+    /// Lines of code the code view shows at once.
+    pub fn code_height(&self) -> usize {
+        usize::from(inner(self.areas.code).height)
+    }
+
+    /// Points the code view at the subject's segment (regenerating it after a plan change).
+    fn sync_code(&mut self, regenerate: bool) {
+        let height = self.code_height();
+        let Some(code) = &mut self.code else {
+            return;
+        };
+        let (segment, op) = match self.subject {
+            Subject::Op(id) => (self.ws.index().segment_of(id), Some(id)),
+            Subject::Segment(at) => (Some(at), None),
+            Subject::Scope(_) | Subject::Nothing => (None, None),
+        };
+        code.show(&self.ws, segment, op, regenerate);
+        code.keep_in_view(height);
+    }
+
+    /// Moves the code view's cursor by `delta` lines; the op list follows to the op the line
+    /// belongs to.
+    pub fn move_code(&mut self, delta: isize, theme: &Theme) {
+        let height = self.code_height();
+        let Some(code) = &mut self.code else {
+            return;
+        };
+        let op = code.move_cursor(delta);
+        code.keep_in_view(height);
+        let (cursor, scroll) = (code.cursor, code.scroll);
+        if let Some(row) = op.and_then(|id| self.row_of(id)) {
+            self.select_row(row, theme);
+            // Selecting the op points the code at its call; the cursor and the scroll stay
+            // where they were moved.
+            if let Some(code) = &mut self.code {
+                code.cursor = cursor;
+                code.scroll = scroll;
+            }
         }
     }
 
@@ -641,5 +696,6 @@ impl Explorer {
                 None => self.options = None,
             }
         }
+        self.sync_code(true);
     }
 }

@@ -24,6 +24,8 @@ pub struct Areas {
     pub ops: Rect,
     /// The details pane, with its border.
     pub details: Rect,
+    /// The code view, with its border (empty when it is off).
+    pub code: Rect,
     /// The bottom line: key bar, prompt or status.
     pub bar: Rect,
 }
@@ -34,8 +36,10 @@ pub fn fits(area: Rect) -> bool {
 }
 
 /// The areas for a terminal of size `area` showing `streams` streams on the strip. Wide
-/// terminals get three columns; otherwise the details pane sits under the op list.
-pub fn areas(area: Rect, streams: usize) -> Areas {
+/// terminals get three columns; otherwise the details pane sits under the op list. With the
+/// code view on (`code`), the code takes the right half over a shorter details pane, and
+/// below 160 columns the scopes tree makes room for it.
+pub fn areas(area: Rect, streams: usize, code: bool) -> Areas {
     let strip_rows = strip_streams(area, streams) as u16 + 1;
     let [header, strip, body, bar] = Layout::vertical([
         Constraint::Length(1),
@@ -44,7 +48,26 @@ pub fn areas(area: Rect, streams: usize) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
-    let [scopes, ops, details] = if area.width >= 160 {
+    let mut code_area = Rect::default();
+    let [scopes, ops, details] = if code {
+        let [scopes, ops, right] = if area.width >= 160 {
+            Layout::horizontal([
+                Constraint::Length(34),
+                Constraint::Min(0),
+                Constraint::Percentage(50),
+            ])
+            .areas(body)
+        } else {
+            let [ops, right] =
+                Layout::horizontal([Constraint::Min(30), Constraint::Percentage(55)]).areas(body);
+            [Rect::default(), ops, right]
+        };
+        let details_height = (right.height / 3).max(6);
+        let [code, details] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(details_height)]).areas(right);
+        code_area = code;
+        [scopes, ops, details]
+    } else if area.width >= 160 {
         Layout::horizontal([
             Constraint::Length(34),
             Constraint::Min(0),
@@ -66,6 +89,7 @@ pub fn areas(area: Rect, streams: usize) -> Areas {
         scopes,
         ops,
         details,
+        code: code_area,
         bar,
     }
 }
@@ -107,9 +131,10 @@ mod tests {
         ] {
             let area = Rect::new(0, 0, w, h);
             assert!(fits(area));
-            for streams in [1, 2, 9] {
-                let a = areas(area, streams);
-                let cells: u64 = [a.header, a.strip, a.scopes, a.ops, a.details, a.bar]
+            for (streams, code) in [(1, false), (2, false), (9, false), (1, true), (9, true)] {
+                let a = areas(area, streams, code);
+                assert_eq!(a.code.is_empty(), !code);
+                let cells: u64 = [a.header, a.strip, a.scopes, a.ops, a.details, a.code, a.bar]
                     .iter()
                     .map(|r| u64::from(r.width) * u64::from(r.height))
                     .sum();

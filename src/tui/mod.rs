@@ -7,9 +7,13 @@
 
 pub mod action;
 pub mod app;
+pub mod clipboard;
+mod code_actions;
+pub mod code_view;
 pub mod config;
 pub mod editing;
 pub mod explorer;
+pub mod highlight;
 pub mod keymap;
 pub mod layout;
 pub mod loader;
@@ -58,6 +62,7 @@ pub fn run(options: Options) -> Result<()> {
     spawn_signals(tx.clone())?;
     let name = options.input.name();
     let plan_path = options.plan.path.clone();
+    let highlighter = highlight::Highlighter::spawn(tx.clone());
     loader::spawn(options.input, options.plan, options.load, options.rules, tx);
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
     let result = (|| -> Result<()> {
@@ -68,6 +73,7 @@ pub fn run(options: Options) -> Result<()> {
             &name,
             plan_path,
         );
+        app.highlighter = Some(highlighter);
         let start = Instant::now();
         let mut last_tick = start;
         loop {
@@ -99,6 +105,12 @@ pub fn run(options: Options) -> Result<()> {
             if app.animating() && last_tick.elapsed() >= TICK {
                 last_tick = Instant::now();
                 app.handle(Msg::Tick(start.elapsed()));
+            }
+            if let Some(sequence) = app.clipboard.take() {
+                use std::io::Write;
+                let mut out = std::io::stdout();
+                out.write_all(sequence.as_bytes())?;
+                out.flush()?;
             }
             if app.quit {
                 break;

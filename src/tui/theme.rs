@@ -42,11 +42,25 @@ pub enum Role {
     Range,
     /// What the last edit changed (new or healed breaks, new segments).
     Changed,
+    /// Comments in generated code.
+    CodeComment,
+    /// Keywords and types in generated code.
+    CodeKeyword,
+    /// String literals in generated code.
+    CodeString,
+    /// Numbers in generated code.
+    CodeNumber,
+    /// Preprocessor lines in generated code.
+    CodePreprocessor,
+    /// Function names in generated code.
+    CodeFunction,
+    /// The lines of generated code that belong to the selected op.
+    CodeFocus,
 }
 
 impl Role {
     /// Every role, in config-file order.
-    pub const ALL: [Role; 17] = [
+    pub const ALL: [Role; 24] = [
         Role::Text,
         Role::Dim,
         Role::Title,
@@ -64,6 +78,13 @@ impl Role {
         Role::Viewport,
         Role::Range,
         Role::Changed,
+        Role::CodeComment,
+        Role::CodeKeyword,
+        Role::CodeString,
+        Role::CodeNumber,
+        Role::CodePreprocessor,
+        Role::CodeFunction,
+        Role::CodeFocus,
     ];
 
     /// The key in the config file's `[theme]` table.
@@ -86,6 +107,13 @@ impl Role {
             Role::Viewport => "viewport",
             Role::Range => "range",
             Role::Changed => "changed",
+            Role::CodeComment => "code_comment",
+            Role::CodeKeyword => "code_keyword",
+            Role::CodeString => "code_string",
+            Role::CodeNumber => "code_number",
+            Role::CodePreprocessor => "code_preprocessor",
+            Role::CodeFunction => "code_function",
+            Role::CodeFocus => "code_focus",
         }
     }
 
@@ -109,6 +137,13 @@ impl Role {
             Role::Viewport => "the op list's place on the fusion strip",
             Role::Range => "ops selected for an edit",
             Role::Changed => "what the last edit changed",
+            Role::CodeComment => "comments in the code view",
+            Role::CodeKeyword => "keywords and types in the code view",
+            Role::CodeString => "strings in the code view",
+            Role::CodeNumber => "numbers in the code view",
+            Role::CodePreprocessor => "preprocessor lines in the code view",
+            Role::CodeFunction => "function names in the code view",
+            Role::CodeFocus => "the selected op's lines in the code view",
         }
     }
 
@@ -131,6 +166,13 @@ impl Role {
                 .bg(Color::DarkGray)
                 .add_modifier(Modifier::UNDERLINED),
             Role::Changed => fg(Color::LightYellow).add_modifier(bold),
+            Role::CodeComment => fg(Color::DarkGray).add_modifier(Modifier::ITALIC),
+            Role::CodeKeyword => fg(Color::Magenta),
+            Role::CodeString => fg(Color::Green),
+            Role::CodeNumber => fg(Color::Cyan),
+            Role::CodePreprocessor => fg(Color::Yellow),
+            Role::CodeFunction => fg(Color::Blue).add_modifier(bold),
+            Role::CodeFocus => Style::new().add_modifier(bold),
         }
     }
 }

@@ -98,6 +98,14 @@ pub fn click(app: &mut App, column: u16, row: u16, kind: MouseEventKind) {
     }));
 }
 
+/// Selects op `name` with a search.
+pub fn find(app: &mut App, name: &str) {
+    press(app, KeyCode::Char('/'));
+    keys(app, &format!("name:{name}"));
+    press(app, KeyCode::Enter);
+    assert_eq!(selected_name(app), name);
+}
+
 /// The name of the op selected in the list.
 pub fn selected_name(app: &App) -> String {
     let ex = app.explorer().unwrap();

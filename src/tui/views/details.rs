@@ -47,7 +47,7 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         Subject::Scope(_) => " Scope ",
     };
     let scroll = ex.details_scroll.min(max_scroll(ex, theme, area));
-    let block = pane_block(title, ex.focus == Pane::Details, theme);
+    let block = pane_block(title, ex.focus == Pane::Details && ex.code.is_none(), theme);
     frame.render_widget(
         paragraph(ex, theme)
             .block(block)

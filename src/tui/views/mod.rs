@@ -2,6 +2,7 @@
 //! into the frame and changes nothing else.
 
 pub mod bar;
+pub mod code;
 pub mod details;
 pub mod dialog;
 pub mod header;
@@ -34,7 +35,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Screen::Failed { file, message } => screens::failed(file, message, app, frame, area),
         Screen::Explorer(ex) => {
             // Laid out for the frame itself: the state's areas may be a resize behind.
-            let areas = layout::areas(area, ex.ws.context().streams().len());
+            let areas = layout::areas(area, ex.ws.context().streams().len(), ex.code.is_some());
             header::render(ex, theme, frame, areas.header);
             strip::render(ex, theme, frame, areas.strip);
             scopes::render(ex, theme, frame, areas.scopes);
@@ -43,6 +44,7 @@ pub fn render(app: &App, frame: &mut Frame) {
                 Some(editor) => options::render(editor, theme, frame, areas.details),
                 None => details::render(ex, theme, frame, areas.details),
             }
+            code::render(ex, theme, frame, areas.code);
             bar::render(app, frame, areas.bar);
         }
     }

@@ -1,0 +1,71 @@
+//! The code view's actions: show or hide it, copy the code to the clipboard, write it out.
+
+use super::action::Action;
+use super::app::{App, Screen};
+use super::clipboard::osc52;
+use super::layout;
+use std::path::PathBuf;
+
+impl App {
+    /// Runs a code-view action.
+    pub(super) fn code_action(&mut self, action: Action) {
+        let size = self.size;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        match action {
+            Action::CodeView => {
+                let streams = ex.ws.context().streams().len();
+                let on = ex.code.is_none();
+                ex.set_areas(layout::areas(size, streams, on));
+                ex.toggle_code();
+            }
+            Action::CopyCode | Action::WriteCode => {
+                let Some(code) = ex.code.as_ref().and_then(|c| c.code.clone()) else {
+                    self.problem("no code shown: press c on an op of a segment".to_string());
+                    return;
+                };
+                if action == Action::CopyCode {
+                    self.clipboard = Some(osc52(&code.source));
+                    let lines = code.origins().len();
+                    self.info(format!(
+                        "copied {} ({lines} lines) to the clipboard (OSC 52: the terminal must allow it)",
+                        code.file_name()
+                    ));
+                    return;
+                }
+                let dir = codegen_dir(&ex.ws.source().file);
+                let written = crate::codegen::files::write_all(
+                    &dir,
+                    std::slice::from_ref(&*code),
+                    ex.ws.graph(),
+                );
+                match written {
+                    Ok(paths) => {
+                        let shown: Vec<String> =
+                            paths.iter().map(|p| p.display().to_string()).collect();
+                        self.info(format!(
+                            "wrote {} and its .json",
+                            crate::text::sanitize(&shown.join(", "))
+                        ));
+                    }
+                    Err(e) => self.problem(format!(
+                        "cannot write into {}: {e}",
+                        crate::text::sanitize(&dir.display().to_string())
+                    )),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where generated code of `dump` goes: `<dump file name>.codegen` in the current directory,
+/// as `skope codegen` writes it.
+pub fn codegen_dir(dump: &str) -> PathBuf {
+    let name = std::path::Path::new(dump)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "skope".to_string());
+    PathBuf::from(format!("{name}.codegen"))
+}

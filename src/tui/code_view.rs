@@ -1,0 +1,207 @@
+//! The code view's state: the entry code generated for the selected op's segment, a line
+//! cursor, and the highlighting that has arrived for it. The code follows the selection (an
+//! op of another segment regenerates it; an op of this one moves the cursor to its call) and
+//! the plan (every edit regenerates it), and moving the cursor selects the op its line comes
+//! from.
+
+use super::highlight::{Highlighted, LineSpans};
+use crate::codegen::{self, EntryCode, Origin};
+use crate::fusion::index::SegmentRef;
+use crate::graph::OpId;
+use crate::workspace::Workspace;
+use std::sync::Arc;
+
+/// Lines shown above an op's call when the view moves to it.
+const CONTEXT_ABOVE: usize = 2;
+
+/// The code view.
+#[derive(Debug, Clone)]
+pub struct CodeView {
+    /// The code shown, when the selection is in a segment (or was, before it moved out).
+    pub code: Option<Arc<EntryCode>>,
+    /// Why no code is shown, or why it may be stale.
+    pub note: Option<String>,
+    /// Line of the cursor (0-based).
+    pub cursor: usize,
+    /// First line drawn.
+    pub scroll: usize,
+    /// Counts the code's versions; highlighting carries the version it was made for.
+    pub generation: u64,
+    /// The highlighting of the current version, once it has arrived.
+    pub highlighted: Option<Arc<Vec<LineSpans>>>,
+    /// True once the current version has been sent to the highlighter.
+    pub requested: bool,
+    /// The op the lines under the cursor belong to, or the selected op.
+    focus_op: Option<OpId>,
+}
+
+impl CodeView {
+    /// An empty view; [`CodeView::show`] fills it.
+    pub fn new() -> CodeView {
+        CodeView {
+            code: None,
+            note: None,
+            cursor: 0,
+            scroll: 0,
+            generation: 0,
+            highlighted: None,
+            requested: false,
+            focus_op: None,
+        }
+    }
+
+    /// Shows the code of `segment` (generated again when `regenerate` or another segment),
+    /// with the cursor on `op`'s call when given.
+    pub fn show(
+        &mut self,
+        ws: &Workspace,
+        segment: Option<SegmentRef>,
+        op: Option<OpId>,
+        regenerate: bool,
+    ) {
+        let Some(at) = segment else {
+            self.note = Some(match op {
+                Some(id) => format!(
+                    "{} is in no segment: the code of the last segment is shown",
+                    crate::text::sanitize(&ws.graph().op(id).name)
+                ),
+                None => "select an op of a segment to see its code".to_string(),
+            });
+            if regenerate {
+                // The plan changed: code of a segment that may be gone is not kept.
+                self.set_code(None);
+            }
+            self.focus_op = op;
+            return;
+        };
+        let Some(plan_segment) = ws
+            .plan()
+            .scopes
+            .get(at.scope as usize)
+            .and_then(|s| s.segments.get(at.index as usize))
+        else {
+            self.set_code(None);
+            return;
+        };
+        let same = self
+            .code
+            .as_ref()
+            .is_some_and(|c| c.segment == plan_segment.name);
+        if regenerate || !same {
+            let code = codegen::entry(ws.context(), plan_segment);
+            self.set_code(Some(Arc::new(code)));
+            if !same {
+                self.cursor = 0;
+                self.scroll = 0;
+            }
+        }
+        self.note = None;
+        self.focus_op = op;
+        if let Some(lines) = op.and_then(|id| self.code.as_ref()?.call_lines(id)) {
+            // The call's first line near the top, its block below it.
+            self.cursor = lines.start;
+            self.scroll = lines.start.saturating_sub(CONTEXT_ABOVE);
+        }
+        self.clamp();
+    }
+
+    fn set_code(&mut self, code: Option<Arc<EntryCode>>) {
+        self.code = code;
+        self.generation += 1;
+        self.highlighted = None;
+        self.requested = false;
+        self.clamp();
+    }
+
+    /// Number of lines of code.
+    pub fn line_count(&self) -> usize {
+        self.code.as_ref().map_or(0, |c| c.origins().len())
+    }
+
+    fn clamp(&mut self) {
+        self.cursor = self.cursor.min(self.line_count().saturating_sub(1));
+    }
+
+    /// Takes highlighting that answers the current version; older answers are dropped.
+    pub fn highlighted(&mut self, done: Highlighted) {
+        if done.generation == self.generation {
+            self.highlighted = Some(done.lines);
+        }
+    }
+
+    /// Moves the cursor by `delta` lines and returns the op its line belongs to.
+    pub fn move_cursor(&mut self, delta: isize) -> Option<OpId> {
+        self.cursor = self.cursor.saturating_add_signed(delta);
+        self.clamp();
+        // A preload belongs to the op it preloads but sits among the previous op's lines:
+        // passing over it does not move the selection.
+        let op = match self.origin_at_cursor() {
+            Origin::Preload(_) => None,
+            origin => origin.op(),
+        };
+        if op.is_some() {
+            self.focus_op = op;
+        }
+        op
+    }
+
+    /// The origin of the cursor's line.
+    pub fn origin_at_cursor(&self) -> Origin {
+        self.code
+            .as_ref()
+            .and_then(|c| c.origins().get(self.cursor).copied())
+            .unwrap_or_default()
+    }
+
+    /// The op whose lines stand out.
+    pub fn focus_op(&self) -> Option<OpId> {
+        self.focus_op
+    }
+
+    /// Scrolls so that the cursor is within `height` lines from the top.
+    pub fn keep_in_view(&mut self, height: usize) {
+        let height = height.max(1);
+        if self.cursor < self.scroll {
+            self.scroll = self.cursor;
+        } else if self.cursor >= self.scroll + height {
+            self.scroll = self.cursor + 1 - height;
+        }
+    }
+}
+
+impl Default for CodeView {
+    fn default() -> Self {
+        CodeView::new()
+    }
+}
+
+/// What the cursor's line does, in words: which op it calls or preloads, or which dependency
+/// a barrier or event serves.
+pub fn describe(ws: &Workspace, origin: Origin) -> String {
+    let graph = ws.graph();
+    let name = |id: OpId| crate::text::sanitize(&graph.op(id).name).into_owned();
+    match origin {
+        Origin::Frame => "set-up shared by every sub-op".to_string(),
+        Origin::Op(id) => format!("calls {} ({})", name(id), graph.op(id).op_type),
+        Origin::Preload(id) => format!("preloads the kernel of {}", name(id)),
+        Origin::Event(id) => {
+            format!(
+                "{} signals or waits for an op outside the segment",
+                name(id)
+            )
+        }
+        Origin::Barrier { from, to } => {
+            let edge = graph.successors(from).any(|(dst, _)| dst == to);
+            format!(
+                "barrier: {} waits for {}{}",
+                name(to),
+                name(from),
+                if edge {
+                    " (it reads its output)"
+                } else {
+                    " (order only: no direct edge)"
+                }
+            )
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! C++ highlighting of generated code with syntect, on a worker thread: the explorer sends
+//! the newest source, the worker skips any request a newer one has replaced, and the result
+//! comes back as a message carrying the request's generation.
+
+use super::app::Msg;
+use super::theme::Role;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxSet};
+use syntect::util::LinesWithEndings;
+
+/// One line's spans: byte ranges of the line and the role that colours them.
+pub type LineSpans = Vec<(Range<usize>, Role)>;
+
+/// Highlighted source: spans per line, for the request `generation`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Highlighted {
+    /// The request it answers.
+    pub generation: u64,
+    /// Spans per line.
+    pub lines: Arc<Vec<LineSpans>>,
+}
+
+/// A request: the source and its generation.
+type Request = (u64, Arc<str>);
+
+/// Sends sources to the highlighting worker.
+#[derive(Debug, Clone)]
+pub struct Highlighter {
+    requests: Sender<Request>,
+}
+
+impl Highlighter {
+    /// Starts the worker; results arrive on `results` as [`Msg::Highlighted`].
+    pub fn spawn(results: Sender<Msg>) -> Highlighter {
+        let (requests, queue) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("skope-highlight".into())
+            .spawn(move || worker(&queue, &results))
+            .map(|_| ())
+            .unwrap_or_default();
+        Highlighter { requests }
+    }
+
+    /// Asks for `source` to be highlighted; an older request still waiting is dropped.
+    pub fn request(&self, generation: u64, source: Arc<str>) {
+        // A stopped worker only means the code stays plain.
+        let _ = self.requests.send((generation, source));
+    }
+}
+
+fn worker(queue: &Receiver<Request>, results: &Sender<Msg>) {
+    let rules = Rules::new();
+    while let Ok(mut request) = queue.recv() {
+        while let Ok(newer) = queue.try_recv() {
+            request = newer;
+        }
+        let (generation, source) = request;
+        let lines = Arc::new(highlight_with(&rules, &source));
+        if results
+            .send(Msg::Highlighted(Highlighted { generation, lines }))
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// The C++ grammar and the scopes each role stands for.
+struct Rules {
+    syntaxes: SyntaxSet,
+    roles: Vec<(Scope, Role)>,
+}
+
+impl Rules {
+    fn new() -> Rules {
+        let roles = [
+            ("comment", Role::CodeComment),
+            ("string", Role::CodeString),
+            ("constant.numeric", Role::CodeNumber),
+            ("meta.preprocessor", Role::CodePreprocessor),
+            ("keyword.control.import", Role::CodePreprocessor),
+            ("entity.name.function", Role::CodeFunction),
+            ("keyword", Role::CodeKeyword),
+            ("storage", Role::CodeKeyword),
+            ("support.type", Role::CodeKeyword),
+            ("constant.language", Role::CodeKeyword),
+        ]
+        .into_iter()
+        .filter_map(|(name, role)| Scope::new(name).ok().map(|s| (s, role)))
+        .collect();
+        Rules {
+            syntaxes: SyntaxSet::load_defaults_newlines(),
+            roles,
+        }
+    }
+
+    /// The role of the innermost scope on `stack` that has one.
+    fn role(&self, stack: &ScopeStack) -> Role {
+        for scope in stack.as_slice().iter().rev() {
+            if let Some((_, role)) = self.roles.iter().find(|(s, _)| s.is_prefix_of(*scope)) {
+                return *role;
+            }
+        }
+        Role::Text
+    }
+}
+
+/// Highlights C++ `source` on the calling thread (the worker's job; also for tests).
+pub fn highlight(source: &str) -> Vec<LineSpans> {
+    highlight_with(&Rules::new(), source)
+}
+
+fn highlight_with(rules: &Rules, source: &str) -> Vec<LineSpans> {
+    let syntax = rules
+        .syntaxes
+        .find_syntax_by_extension("cpp")
+        .unwrap_or_else(|| rules.syntaxes.find_syntax_plain_text());
+    let mut state = ParseState::new(syntax);
+    let mut stack = ScopeStack::new();
+    let mut out = Vec::new();
+    for line in LinesWithEndings::from(source) {
+        let text_len = line.trim_end_matches(['\n', '\r']).len();
+        let mut spans: LineSpans = Vec::new();
+        let mut push = |range: Range<usize>, role: Role| {
+            let range = range.start.min(text_len)..range.end.min(text_len);
+            if range.is_empty() {
+                return;
+            }
+            match spans.last_mut() {
+                Some((last, r)) if *r == role && last.end == range.start => last.end = range.end,
+                _ => spans.push((range, role)),
+            }
+        };
+        let Ok(ops) = state.parse_line(line, &rules.syntaxes) else {
+            // A grammar failure leaves the rest plain rather than stopping.
+            push(0..text_len, Role::Text);
+            out.push(spans);
+            continue;
+        };
+        let mut at = 0;
+        for (offset, op) in ops {
+            if offset > at {
+                push(at..offset, rules.role(&stack));
+                at = offset;
+            }
+            if stack.apply(&op).is_err() {
+                stack = ScopeStack::new();
+            }
+        }
+        push(at..text_len, rules.role(&stack));
+        out.push(spans);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn role_of(source: &str, line: usize, text: &str) -> Role {
+        let spans = highlight(source);
+        let l = source.lines().nth(line).unwrap();
+        let at = l.find(text).unwrap();
+        spans[line]
+            .iter()
+            .find(|(r, _)| r.contains(&at))
+            .map(|(_, role)| *role)
+            .unwrap()
+    }
+
+    #[test]
+    fn comments_keywords_numbers_and_preprocessor_get_their_roles() {
+        let source =
+            "#include \"kernel_operator.h\"\n// begin\nuint64_t x = 42;\nif (x) { f(\"s\"); }\n";
+        assert_eq!(role_of(source, 0, "include"), Role::CodePreprocessor);
+        assert_eq!(role_of(source, 1, "begin"), Role::CodeComment);
+        assert_eq!(role_of(source, 2, "uint64_t"), Role::CodeKeyword);
+        assert_eq!(role_of(source, 2, "42"), Role::CodeNumber);
+        assert_eq!(role_of(source, 3, "if"), Role::CodeKeyword);
+        assert_eq!(role_of(source, 3, "\"s\""), Role::CodeString);
+        assert_eq!(highlight(source).len(), 4);
+    }
+
+    #[test]
+    fn the_worker_answers_the_newest_request() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let h = Highlighter::spawn(tx);
+        h.request(1, Arc::from("int a;\n"));
+        h.request(2, Arc::from("int b;\nint c;\n"));
+        let mut last = None;
+        while let Ok(Msg::Highlighted(done)) = rx.recv_timeout(std::time::Duration::from_secs(20)) {
+            let newest = done.generation == 2;
+            last = Some(done);
+            if newest {
+                break;
+            }
+        }
+        let last = last.unwrap();
+        assert_eq!(last.generation, 2);
+        assert_eq!(last.lines.len(), 2);
+    }
+}

@@ -1,0 +1,117 @@
+//! The code view: the generated entry code of the selected op's segment, highlighted, with
+//! line numbers; the selected op's lines stand out, the cursor line is marked, and the bottom
+//! border says what the cursor's line does (which op it calls, which dependency a barrier
+//! serves).
+
+use super::pane_block;
+use crate::codegen::Form;
+use crate::text::sanitize;
+use crate::tui::code_view::{CodeView, describe};
+use crate::tui::explorer::{Explorer, Pane};
+use crate::tui::theme::{Role, Theme};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// Draws the code view in `area`.
+pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let Some(view) = &ex.code else {
+        return;
+    };
+    let focused = ex.focus == Pane::Details;
+    let title = match &view.code {
+        Some(code) => format!(
+            " Code · {} · {} × {}{} ",
+            sanitize(&code.file_name()),
+            code.kernel.kernel_type.name(),
+            code.kernel.block_dim,
+            match code.form {
+                Form::SingleStream => "",
+                Form::TwoStream => " · two-stream",
+            }
+        ),
+        None => " Code ".to_string(),
+    };
+    let footer = match (&view.note, &view.code) {
+        (Some(note), _) => note.clone(),
+        (None, Some(_)) => describe(&ex.ws, view.origin_at_cursor()),
+        (None, None) => String::new(),
+    };
+    let block = pane_block(title, focused, theme)
+        .title_bottom(Line::styled(format!(" {footer} "), theme.get(Role::Dim)));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(code) = &view.code else {
+        let text = view
+            .note
+            .clone()
+            .unwrap_or_else(|| "select an op of a segment to see its code".to_string());
+        frame.render_widget(
+            Paragraph::new(Line::styled(text, theme.get(Role::Dim))),
+            inner,
+        );
+        return;
+    };
+    let height = usize::from(inner.height);
+    let scroll = view.scroll.min(view.line_count().saturating_sub(height));
+    let gutter = view.line_count().to_string().len();
+    let lines: Vec<Line> = code
+        .source
+        .lines()
+        .enumerate()
+        .skip(scroll)
+        .take(height)
+        .map(|(n, text)| line(view, theme, focused, gutter, n, text))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Line `n` of the code: number, then the text in its highlighting roles, raised when it
+/// belongs to the selected op and marked when the cursor is on it.
+fn line<'a>(
+    view: &CodeView,
+    theme: &Theme,
+    focused: bool,
+    gutter: usize,
+    n: usize,
+    text: &'a str,
+) -> Line<'a> {
+    let origin = view
+        .code
+        .as_ref()
+        .and_then(|c| c.origins().get(n).copied())
+        .unwrap_or_default();
+    let mine = origin.op().is_some() && origin.op() == view.focus_op();
+    let mut extra = Style::new();
+    if mine {
+        extra = extra.patch(theme.get(Role::CodeFocus));
+    }
+    if n == view.cursor {
+        extra = extra.patch(theme.get(if focused {
+            Role::Selection
+        } else {
+            Role::SelectionInactive
+        }));
+    }
+    let marker = if mine { "▌" } else { " " };
+    let mut spans = vec![
+        Span::styled(format!("{:>gutter$}", n + 1), theme.get(Role::Dim)),
+        Span::styled(
+            marker,
+            theme.get(Role::CodeFocus).patch(theme.get(Role::Key)),
+        ),
+    ];
+    match view.highlighted.as_ref().and_then(|h| h.get(n)) {
+        Some(parts) => spans.extend(parts.iter().filter_map(|(range, role)| {
+            text.get(range.clone())
+                .map(|t| Span::styled(t, theme.get(*role).patch(extra)))
+        })),
+        None => spans.push(Span::styled(text, extra)),
+    }
+    if n == view.cursor && text.is_empty() {
+        spans.push(Span::styled(" ", extra));
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,188 @@
+//! The code view: it follows the selected op's segment and call, moving through the code
+//! selects ops, barrier lines say which dependency they serve, option edits regenerate it,
+//! highlighting applies only to its own version, copy and write.
+
+mod ui;
+
+use ratatui::crossterm::event::KeyCode;
+use skope::codegen::Origin;
+use skope::tui::app::{App, Msg};
+use skope::tui::highlight::{Highlighted, highlight};
+use std::sync::Arc;
+use ui::*;
+
+/// The explorer in a `w`×`h` terminal with `op` selected and the code view on.
+fn code_on(w: u16, h: u16, op: &str) -> App {
+    let mut app = app(w, h);
+    find(&mut app, op);
+    press(&mut app, KeyCode::Char('c'));
+    app
+}
+
+/// The code view's state.
+fn view(app: &App) -> &skope::tui::code_view::CodeView {
+    app.explorer().unwrap().code.as_ref().unwrap()
+}
+
+fn cursor_line(app: &App) -> String {
+    let view = view(app);
+    let code = view.code.as_ref().unwrap();
+    code.source.lines().nth(view.cursor).unwrap().to_string()
+}
+
+fn source(app: &App) -> String {
+    let view = app.explorer().unwrap().code.as_ref().unwrap();
+    view.code.as_ref().unwrap().source.clone()
+}
+
+/// Highlights the view's code on this thread, as the worker would.
+fn highlight_now(app: &mut App) {
+    let view = app.explorer().unwrap().code.as_ref().unwrap();
+    let generation = view.generation;
+    let lines = Arc::new(highlight(&view.code.as_ref().unwrap().source));
+    app.handle(Msg::Highlighted(Highlighted { generation, lines }));
+}
+
+#[test]
+fn the_code_follows_the_selected_op_to_its_call() {
+    let mut app = code_on(120, 40, "layer0_rope");
+    let text = screen(&app);
+    assert!(
+        text.contains("Code · attn_0.cpp · MIX_AIC_1_2 × 24"),
+        "{text}"
+    );
+    assert!(cursor_line(&app).contains("begin func call of sub operator"));
+    assert!(
+        cursor_line(&app).contains("op layer0_rope,"),
+        "{}",
+        cursor_line(&app)
+    );
+    // another op of the same segment moves the cursor; one of another segment swaps the code
+    press(&mut app, KeyCode::Char('j'));
+    assert!(cursor_line(&app).contains("op layer0_kv_scatter,"));
+    find(&mut app, "layer0_gate");
+    assert!(screen(&app).contains("Code · moe_0_split_17_22.cpp"));
+    assert!(cursor_line(&app).contains("op layer0_gate,"));
+    // an op in no segment keeps the last code and says why
+    find(&mut app, "layer0_init_routing");
+    let text = screen(&app);
+    assert!(
+        text.contains("layer0_init_routing is in no segment"),
+        "{text}"
+    );
+    assert!(text.contains("Code · moe_0_split_17_22.cpp"), "{text}");
+    // c again closes it and gives the tree its place back
+    press(&mut app, KeyCode::Char('c'));
+    assert!(app.explorer().unwrap().code.is_none());
+    assert!(screen(&app).contains("Scopes"));
+}
+
+#[test]
+fn moving_through_the_code_selects_ops_and_explains_barriers() {
+    let mut app = code_on(200, 50, "layer0_input_rmsnorm");
+    press(&mut app, KeyCode::Tab);
+    let mut saw_barrier = false;
+    let mut selected = vec![selected_name(&app)];
+    for _ in 0..400 {
+        press(&mut app, KeyCode::Char('j'));
+        let view = app.explorer().unwrap().code.as_ref().unwrap();
+        if let Origin::Barrier { .. } = view.origin_at_cursor()
+            && !saw_barrier
+        {
+            saw_barrier = true;
+            let text = screen(&app);
+            assert!(
+                text.contains(
+                    "barrier: layer0_qkv_proj waits for layer0_input_rmsnorm (it reads its output)"
+                ),
+                "{text}"
+            );
+        }
+        let name = selected_name(&app);
+        if selected.last() != Some(&name) {
+            selected.push(name);
+        }
+    }
+    assert!(saw_barrier);
+    assert_eq!(
+        &selected[..3],
+        ["layer0_input_rmsnorm", "layer0_qkv_proj", "layer0_rope"],
+        "{selected:?}"
+    );
+}
+
+#[test]
+fn an_option_edit_regenerates_the_code_and_its_barriers() {
+    let mut app = code_on(120, 40, "layer0_rope");
+    assert!(source(&app).contains("WaitPreTaskEndImpl"));
+    let generation = app.explorer().unwrap().code.as_ref().unwrap().generation;
+    press(&mut app, KeyCode::Char('o'));
+    for _ in 0..9 {
+        press(&mut app, KeyCode::Char('j'));
+    }
+    for _ in 0..3 {
+        if source(&app).contains("EarlyStartDisable") {
+            break;
+        }
+        press(&mut app, KeyCode::Char('l'));
+    }
+    let code = source(&app);
+    assert!(
+        code.contains("// reason2: inter op barrier when EarlyStartDisable"),
+        "{code}"
+    );
+    assert!(!code.contains("WaitPreTaskEndImpl"));
+    assert!(code.contains("early-start=0"));
+    assert!(app.explorer().unwrap().code.as_ref().unwrap().generation > generation);
+    // undo brings the early-start barriers back
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('u'));
+    assert!(source(&app).contains("WaitPreTaskEndImpl"));
+}
+
+#[test]
+fn highlighting_applies_to_its_own_version_only() {
+    let mut app = code_on(120, 40, "layer0_rope");
+    let stale = view(&app).generation.wrapping_sub(1);
+    app.handle(Msg::Highlighted(Highlighted {
+        generation: stale,
+        lines: Arc::new(Vec::new()),
+    }));
+    let highlighted = |app: &App| view(app).highlighted.is_some();
+    assert!(!highlighted(&app));
+    highlight_now(&mut app);
+    assert!(highlighted(&app));
+}
+
+#[test]
+fn snapshot_code_view() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut app = code_on(w, h, "layer0_qkv_proj");
+        highlight_now(&mut app);
+        insta::assert_snapshot!(format!("code_view_{w}x{h}"), screen(&app));
+    }
+}
+
+#[test]
+fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
+    let mut app = app(120, 40);
+    press(&mut app, KeyCode::Char('y'));
+    assert!(app.clipboard.is_none());
+    find(&mut app, "layer0_rope");
+    press(&mut app, KeyCode::Char('c'));
+    press(&mut app, KeyCode::Char('y'));
+    let sequence = app.clipboard.take().unwrap();
+    assert!(sequence.starts_with("\x1b]52;c;") && sequence.ends_with('\x07'));
+    let status = app.status.as_ref().unwrap().text.clone();
+    assert!(status.contains("copied attn_0.cpp"), "{status}");
+
+    let dir = std::path::Path::new("moe_decode.ge_proto.txt.codegen");
+    press(&mut app, KeyCode::Char('W'));
+    let status = app.status.as_ref().unwrap().text.clone();
+    let written = std::fs::read_to_string(dir.join("attn_0.cpp"));
+    let sidecar = dir.join("attn_0.json").exists();
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(status.contains("wrote"), "{status}");
+    assert_eq!(written.unwrap(), source(&app));
+    assert!(sidecar);
+}
