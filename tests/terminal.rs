@@ -236,3 +236,44 @@ fn editing_scopes_and_options_changes_the_plan_on_screen() {
     );
     assert!(!dir.join("edited.skope.json.journal").exists());
 }
+
+#[test]
+fn the_code_view_highlights_and_follows_an_option_change() {
+    let mut s = skope(&[], 120, 40);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    s.send(b"/name:layer0_qkv_proj\r");
+    s.wait_for("the op", LONG, |t| {
+        details_title(t).as_deref() == Some("layer0_qkv_proj")
+    });
+    assert_eq!(s.italic_cells(), 0);
+    s.send(b"c");
+    s.wait_for("the code", LONG, |t| {
+        t.contains("Code · attn_0.cpp") && t.contains("calls layer0_qkv_proj")
+    });
+    // The highlighter's answer arrives on its own: comments are drawn in italics.
+    let deadline = std::time::Instant::now() + LONG;
+    while s.italic_cells() == 0 {
+        assert!(std::time::Instant::now() < deadline, "{}", s.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(s.screen().contains("begin inter ops barrier"));
+    // early-start=0 from the options editor: the barrier becomes a full sync.
+    s.send(b"ojjjjjjjjjl");
+    s.wait_for("the new barrier", LONG, |t| {
+        t.contains("EarlyStartDisable") && !t.contains("begin inter ops barrier")
+    });
+    s.send(b"u");
+    s.wait_for("the barrier back", LONG, |t| {
+        t.contains("begin inter ops barrier")
+    });
+    s.send(b"\x1b");
+    s.wait_for("the editor closed", LONG, |t| {
+        !t.contains("Options · scope")
+    });
+    s.send(b"y");
+    s.wait_for("copied", LONG, |t| t.contains("copied attn_0.cpp"));
+    // The edit was undone: nothing unsaved, q quits at once.
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}

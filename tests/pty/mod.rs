@@ -192,6 +192,17 @@ impl Session {
 
     /// Number of cells on screen drawn with a foreground or background colour.
     pub fn coloured_cells(&self) -> usize {
+        self.count_cells(|cell| {
+            cell.fgcolor() != vt100::Color::Default || cell.bgcolor() != vt100::Color::Default
+        })
+    }
+
+    /// Number of cells on screen drawn in italics.
+    pub fn italic_cells(&self) -> usize {
+        self.count_cells(vt100::Cell::italic)
+    }
+
+    fn count_cells(&self, test: impl Fn(&vt100::Cell) -> bool) -> usize {
         let parser = lock(&self.parser);
         let screen = parser.screen();
         let (rows, cols) = screen.size();
@@ -199,9 +210,7 @@ impl Session {
         (0..rows)
             .flat_map(|r| (0..cols).map(move |c| (r, c)))
             .filter_map(|(r, c)| screen.cell(r, c))
-            .filter(|cell| {
-                cell.fgcolor() != vt100::Color::Default || cell.bgcolor() != vt100::Color::Default
-            })
+            .filter(|cell| test(cell))
             .count()
     }
 
