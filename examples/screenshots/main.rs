@@ -97,6 +97,12 @@ const VIEWS: &[View] = &[
         size: (140, 42),
         keys: "/name:layer1_gate\rojjl",
     },
+    View {
+        name: "code",
+        title: "The generated entry code of the selected op's segment",
+        size: (170, 48),
+        keys: "/name:layer0_qkv_proj\rc",
+    },
 ];
 
 /// The key presses `text` stands for.
@@ -135,6 +141,7 @@ fn main() -> Result<()> {
         for key in presses(view.keys) {
             app.handle(Msg::key(key));
         }
+        highlight_code(&mut app);
         write(&app, out, view.name, view.title)?;
     }
     let mut app = App::new(
@@ -163,6 +170,21 @@ fn main() -> Result<()> {
     let plan = std::env::temp_dir().join("skope-screenshots.skope.json");
     let _ = std::fs::remove_file(skope::planfile::journal_path(&plan));
     Ok(())
+}
+
+/// Highlights the code view's code here, as the worker thread does in the explorer.
+fn highlight_code(app: &mut App) {
+    let Some(view) = app.explorer().and_then(|ex| ex.code.as_ref()) else {
+        return;
+    };
+    let Some(code) = &view.code else {
+        return;
+    };
+    let done = skope::tui::highlight::Highlighted {
+        generation: view.generation,
+        lines: std::sync::Arc::new(skope::tui::highlight::highlight(&code.source)),
+    };
+    app.handle(Msg::Highlighted(done));
 }
 
 fn write(app: &App, dir: &Path, name: &str, title: &str) -> Result<()> {
