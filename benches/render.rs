@@ -186,5 +186,70 @@ fn bench_one_scope(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench, bench_one_scope);
+/// The code view on the one-scope graph: each segment's entry code has ~1,000 sub-op calls
+/// (~30,000 lines).
+fn bench_code_view(c: &mut Criterion) {
+    let ws = Workspace::new(
+        one_scope_graph(),
+        Format::GeProtoText,
+        "one_scope.txt",
+        &RuleSet::bundled(),
+    );
+    let mut app = App::new(
+        Config::default(),
+        Rect::new(0, 0, WIDTH, HEIGHT),
+        "one_scope.txt",
+        std::env::temp_dir().join("skope-bench-code.skope.json"),
+    );
+    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
+    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+    app.handle(Msg::key(KeyCode::Char('G')));
+    app.handle(Msg::key(KeyCode::Char('{')));
+    app.handle(Msg::key(KeyCode::Char('c')));
+    // `}`/`{`: another segment, so its code is generated again.
+    c.bench_function(
+        "render/code_view_next_segment_and_frame_1000_op_segment",
+        |b| {
+            let mut n = 0u32;
+            b.iter(|| {
+                n += 1;
+                app.handle(Msg::key(if n % 20 < 10 {
+                    KeyCode::Char('{')
+                } else {
+                    KeyCode::Char('}')
+                }));
+                terminal.draw(|f| views::render(&app, f)).unwrap();
+            })
+        },
+    );
+    // ↓ in the list within a segment: the code view moves to the op's call.
+    c.bench_function("render/code_view_key_down_and_frame_1000_op_segment", |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(Msg::key(if n % 1000 < 500 {
+                KeyCode::Down
+            } else {
+                KeyCode::Up
+            }));
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    let source = app
+        .explorer()
+        .and_then(|ex| ex.code.as_ref())
+        .and_then(|view| view.code.as_ref())
+        .map(|code| code.source.clone())
+        .unwrap_or_default();
+    let middle = source.lines().count() / 2;
+    let mut group = c.benchmark_group("highlight");
+    group.sample_size(20);
+    // What the worker does when the view moves: the 38 lines shown and 100 either side.
+    group.bench_function("highlight/cpp_window_238_lines", |b| {
+        b.iter(|| skope::tui::highlight::highlight_lines(&source, middle..middle + 238))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_one_scope, bench_code_view);
 criterion_main!(benches);

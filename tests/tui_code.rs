@@ -8,7 +8,6 @@ use ratatui::crossterm::event::KeyCode;
 use skope::codegen::Origin;
 use skope::tui::app::{App, Msg};
 use skope::tui::highlight::{Highlighted, highlight};
-use std::sync::Arc;
 use ui::*;
 
 /// The explorer in a `w`×`h` terminal with `op` selected and the code view on.
@@ -39,8 +38,12 @@ fn source(app: &App) -> String {
 fn highlight_now(app: &mut App) {
     let view = app.explorer().unwrap().code.as_ref().unwrap();
     let generation = view.generation;
-    let lines = Arc::new(highlight(&view.code.as_ref().unwrap().source));
-    app.handle(Msg::Highlighted(Highlighted { generation, lines }));
+    let lines = highlight(&view.code.as_ref().unwrap().source);
+    app.handle(Msg::Highlighted(Highlighted {
+        generation,
+        first: 0,
+        lines,
+    }));
 }
 
 #[test]
@@ -144,11 +147,13 @@ fn an_option_edit_regenerates_the_code_and_its_barriers() {
 fn highlighting_applies_to_its_own_version_only() {
     let mut app = code_on(120, 40, "layer0_rope");
     let stale = view(&app).generation.wrapping_sub(1);
+    let whole = highlight(&view(&app).code.as_ref().unwrap().source);
     app.handle(Msg::Highlighted(Highlighted {
         generation: stale,
-        lines: Arc::new(Vec::new()),
+        first: 0,
+        lines: whole,
     }));
-    let highlighted = |app: &App| view(app).highlighted.is_some();
+    let highlighted = |app: &App| view(app).spans(0).is_some();
     assert!(!highlighted(&app));
     highlight_now(&mut app);
     assert!(highlighted(&app));
@@ -185,4 +190,41 @@ fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
     assert!(status.contains("wrote"), "{status}");
     assert_eq!(written.unwrap(), source(&app));
     assert!(sidecar);
+}
+
+#[test]
+fn the_worker_colours_the_lines_in_view_as_they_come_into_view() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut app = app(120, 40);
+    app.highlighter = Some(skope::tui::highlight::Highlighter::spawn(tx));
+    find(&mut app, "layer0_qkv_proj");
+    press(&mut app, KeyCode::Char('c'));
+    let wait = |rx: &std::sync::mpsc::Receiver<Msg>| {
+        rx.recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the highlighter answers")
+    };
+    let answer = wait(&rx);
+    let Msg::Highlighted(done) = &answer else {
+        panic!("not highlighting");
+    };
+    let (first, count) = (done.first, done.lines.len());
+    let (scroll, height) = (view(&app).scroll, app.explorer().unwrap().code_height());
+    assert!(
+        first <= scroll && scroll + height <= first + count,
+        "{first}+{count}"
+    );
+    assert!(
+        count < view(&app).line_count(),
+        "only a window is highlighted"
+    );
+    app.handle(answer);
+    assert!((scroll..scroll + height).all(|n| view(&app).spans(n).is_some()));
+    // the end of the file is out of the window: going there asks for it
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('G'));
+    let end = view(&app).line_count() - 1;
+    assert!(view(&app).spans(end).is_none());
+    let answer = wait(&rx);
+    app.handle(answer);
+    assert!(view(&app).spans(end).is_some());
 }

@@ -182,7 +182,8 @@ fn highlight_code(app: &mut App) {
     };
     let done = skope::tui::highlight::Highlighted {
         generation: view.generation,
-        lines: std::sync::Arc::new(skope::tui::highlight::highlight(&code.source)),
+        first: 0,
+        lines: skope::tui::highlight::highlight(&code.source),
     };
     app.handle(Msg::Highlighted(done));
 }

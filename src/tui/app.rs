@@ -316,18 +316,19 @@ impl App {
         self.request_highlight();
     }
 
-    /// Sends the code view's code to the highlighter when it has not seen this version.
+    /// Asks the highlighter for the code view's visible lines when they have no colours yet.
     fn request_highlight(&mut self) {
         let (Some(highlighter), Screen::Explorer(ex)) = (&self.highlighter, &mut self.screen)
         else {
             return;
         };
+        let height = ex.code_height();
         if let Some(view) = &mut ex.code
-            && !view.requested
+            && let Some(lines) = view.highlight_request(height)
             && let Some(code) = &view.code
         {
-            highlighter.request(view.generation, std::sync::Arc::from(code.source.as_str()));
-            view.requested = true;
+            let source = std::sync::Arc::from(code.source.as_str());
+            highlighter.request(view.generation, source, lines);
         }
     }
 

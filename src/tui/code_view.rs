@@ -9,10 +9,14 @@ use crate::codegen::{self, EntryCode, Origin};
 use crate::fusion::index::SegmentRef;
 use crate::graph::OpId;
 use crate::workspace::Workspace;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Lines shown above an op's call when the view moves to it.
 const CONTEXT_ABOVE: usize = 2;
+/// Lines highlighted beyond each edge of what is shown, so that scrolling a little finds them
+/// coloured.
+const HIGHLIGHT_MARGIN: usize = 100;
 
 /// The code view.
 #[derive(Debug, Clone)]
@@ -27,10 +31,10 @@ pub struct CodeView {
     pub scroll: usize,
     /// Counts the code's versions; highlighting carries the version it was made for.
     pub generation: u64,
-    /// The highlighting of the current version, once it has arrived.
-    pub highlighted: Option<Arc<Vec<LineSpans>>>,
-    /// True once the current version has been sent to the highlighter.
-    pub requested: bool,
+    /// The highlighting of the current version's lines, as far as it has arrived.
+    highlighted: Vec<Option<LineSpans>>,
+    /// The lines of the current version last sent to the highlighter.
+    requested: Option<Range<usize>>,
     /// The op the lines under the cursor belong to, or the selected op.
     focus_op: Option<OpId>,
 }
@@ -44,8 +48,8 @@ impl CodeView {
             cursor: 0,
             scroll: 0,
             generation: 0,
-            highlighted: None,
-            requested: false,
+            highlighted: Vec::new(),
+            requested: None,
             focus_op: None,
         }
     }
@@ -108,8 +112,8 @@ impl CodeView {
     fn set_code(&mut self, code: Option<Arc<EntryCode>>) {
         self.code = code;
         self.generation += 1;
-        self.highlighted = None;
-        self.requested = false;
+        self.highlighted = vec![None; self.line_count()];
+        self.requested = None;
         self.clamp();
     }
 
@@ -124,9 +128,39 @@ impl CodeView {
 
     /// Takes highlighting that answers the current version; older answers are dropped.
     pub fn highlighted(&mut self, done: Highlighted) {
-        if done.generation == self.generation {
-            self.highlighted = Some(done.lines);
+        if done.generation != self.generation {
+            return;
         }
+        for (n, spans) in done.lines.into_iter().enumerate() {
+            if let Some(slot) = self.highlighted.get_mut(done.first + n) {
+                *slot = Some(spans);
+            }
+        }
+    }
+
+    /// The highlighting of line `n`, once it has arrived.
+    pub fn spans(&self, n: usize) -> Option<&LineSpans> {
+        self.highlighted.get(n)?.as_ref()
+    }
+
+    /// The lines to send to the highlighter so that the `height` lines shown (and a margin
+    /// either side) get colours, unless they have them or were asked for already; marks them
+    /// asked for.
+    pub fn highlight_request(&mut self, height: usize) -> Option<Range<usize>> {
+        let count = self.line_count();
+        let shown = self.scroll..(self.scroll + height).min(count);
+        let missing = shown.clone().any(|n| self.spans(n).is_none());
+        let asked = self
+            .requested
+            .as_ref()
+            .is_some_and(|r| r.start <= shown.start && shown.end <= r.end);
+        if !missing || asked {
+            return None;
+        }
+        let margin = height.max(HIGHLIGHT_MARGIN);
+        let window = shown.start.saturating_sub(margin)..(shown.end + margin).min(count);
+        self.requested = Some(window.clone());
+        Some(window)
     }
 
     /// Moves the cursor by `delta` lines and returns the op its line belongs to.

@@ -1,6 +1,8 @@
-//! C++ highlighting of generated code with syntect, on a worker thread: the explorer sends
-//! the newest source, the worker skips any request a newer one has replaced, and the result
-//! comes back as a message carrying the request's generation.
+//! C++ highlighting of generated code with syntect, on a worker thread. The explorer asks for
+//! the lines around what it shows (syntect's grammar runs at a few thousand lines a second, so a
+//! 30,000-line file is never highlighted whole); the worker skips any request a newer one has
+//! replaced, and the result comes back as a message carrying the request's generation and
+//! first line.
 
 use super::app::Msg;
 use super::theme::Role;
@@ -13,17 +15,19 @@ use syntect::util::LinesWithEndings;
 /// One line's spans: byte ranges of the line and the role that colours them.
 pub type LineSpans = Vec<(Range<usize>, Role)>;
 
-/// Highlighted source: spans per line, for the request `generation`.
+/// Highlighted lines of a source, for the request `generation`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Highlighted {
     /// The request it answers.
     pub generation: u64,
+    /// The line the first entry of `lines` is for.
+    pub first: usize,
     /// Spans per line.
-    pub lines: Arc<Vec<LineSpans>>,
+    pub lines: Vec<LineSpans>,
 }
 
-/// A request: the source and its generation.
-type Request = (u64, Arc<str>);
+/// A request: its generation, the source and the lines wanted.
+type Request = (u64, Arc<str>, Range<usize>);
 
 /// Sends sources to the highlighting worker.
 #[derive(Debug, Clone)]
@@ -43,10 +47,11 @@ impl Highlighter {
         Highlighter { requests }
     }
 
-    /// Asks for `source` to be highlighted; an older request still waiting is dropped.
-    pub fn request(&self, generation: u64, source: Arc<str>) {
+    /// Asks for `lines` of `source` to be highlighted; an older request still waiting is
+    /// dropped.
+    pub fn request(&self, generation: u64, source: Arc<str>, lines: Range<usize>) {
         // A stopped worker only means the code stays plain.
-        let _ = self.requests.send((generation, source));
+        let _ = self.requests.send((generation, source, lines));
     }
 }
 
@@ -56,10 +61,15 @@ fn worker(queue: &Receiver<Request>, results: &Sender<Msg>) {
         while let Ok(newer) = queue.try_recv() {
             request = newer;
         }
-        let (generation, source) = request;
-        let lines = Arc::new(highlight_with(&rules, &source));
+        let (generation, source, range) = request;
+        let first = range.start;
+        let lines = highlight_with(&rules, &source, range);
         if results
-            .send(Msg::Highlighted(Highlighted { generation, lines }))
+            .send(Msg::Highlighted(Highlighted {
+                generation,
+                first,
+                lines,
+            }))
             .is_err()
         {
             return;
@@ -107,20 +117,40 @@ impl Rules {
     }
 }
 
-/// Highlights C++ `source` on the calling thread (the worker's job; also for tests).
+/// Highlights C++ `source` whole on the calling thread (for small files and tests).
 pub fn highlight(source: &str) -> Vec<LineSpans> {
-    highlight_with(&Rules::new(), source)
+    highlight_with(&Rules::new(), source, 0..usize::MAX)
 }
 
-fn highlight_with(rules: &Rules, source: &str) -> Vec<LineSpans> {
+/// Highlights `lines` of `source` on the calling thread, as the worker does for a request.
+pub fn highlight_lines(source: &str, lines: Range<usize>) -> Vec<LineSpans> {
+    highlight_with(&Rules::new(), source, lines)
+}
+
+/// Highlights `lines` of `source`. From line 0 the grammar runs from the start; from elsewhere
+/// it starts as if inside a function body (the generated code keeps comments and strings on
+/// one line, so that is where a mid-file line is).
+fn highlight_with(rules: &Rules, source: &str, lines: Range<usize>) -> Vec<LineSpans> {
     let syntax = rules
         .syntaxes
         .find_syntax_by_extension("cpp")
         .unwrap_or_else(|| rules.syntaxes.find_syntax_plain_text());
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
+    if lines.start > 0 {
+        for op in state
+            .parse_line("void window() {\n", &rules.syntaxes)
+            .unwrap_or_default()
+        {
+            // A failure only means plainer colours.
+            let _ = stack.apply(&op.1);
+        }
+    }
     let mut out = Vec::new();
-    for line in LinesWithEndings::from(source) {
+    let wanted = LinesWithEndings::from(source)
+        .skip(lines.start)
+        .take(lines.end.saturating_sub(lines.start));
+    for line in wanted {
         let text_len = line.trim_end_matches(['\n', '\r']).len();
         let mut spans: LineSpans = Vec::new();
         let mut push = |range: Range<usize>, role: Role| {
@@ -184,11 +214,20 @@ mod tests {
     }
 
     #[test]
+    fn a_window_in_the_middle_reads_like_the_whole() {
+        let source = "void f() {\n    // note\n    if (x < 8) {\n        g(1);\n    }\n}\n";
+        let whole = highlight(source);
+        let window = highlight_with(&Rules::new(), source, 1..4);
+        assert_eq!(window.len(), 3);
+        assert_eq!(window[..], whole[1..4]);
+    }
+
+    #[test]
     fn the_worker_answers_the_newest_request() {
         let (tx, rx) = std::sync::mpsc::channel();
         let h = Highlighter::spawn(tx);
-        h.request(1, Arc::from("int a;\n"));
-        h.request(2, Arc::from("int b;\nint c;\n"));
+        h.request(1, Arc::from("int a;\n"), 0..1);
+        h.request(2, Arc::from("int b;\nint c;\nint d;\n"), 1..3);
         let mut last = None;
         while let Ok(Msg::Highlighted(done)) = rx.recv_timeout(std::time::Duration::from_secs(20)) {
             let newest = done.generation == 2;
@@ -199,6 +238,6 @@ mod tests {
         }
         let last = last.unwrap();
         assert_eq!(last.generation, 2);
-        assert_eq!(last.lines.len(), 2);
+        assert_eq!((last.first, last.lines.len()), (1, 2));
     }
 }

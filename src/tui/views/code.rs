@@ -103,7 +103,7 @@ fn line<'a>(
             theme.get(Role::CodeFocus).patch(theme.get(Role::Key)),
         ),
     ];
-    match view.highlighted.as_ref().and_then(|h| h.get(n)) {
+    match view.spans(n) {
         Some(parts) => spans.extend(parts.iter().filter_map(|(range, role)| {
             text.get(range.clone())
                 .map(|t| Span::styled(t, theme.get(*role).patch(extra)))
