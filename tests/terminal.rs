@@ -246,7 +246,7 @@ fn the_code_view_highlights_and_follows_an_option_change() {
         details_title(t).as_deref() == Some("layer0_qkv_proj")
     });
     assert_eq!(s.italic_cells(), 0);
-    s.send(b"c");
+    s.send(b"e");
     s.wait_for("the code", LONG, |t| {
         t.contains("Code · attn_0.cpp") && t.contains("calls layer0_qkv_proj")
     });

@@ -14,7 +14,7 @@ use ui::*;
 fn code_on(w: u16, h: u16, op: &str) -> App {
     let mut app = app(w, h);
     find(&mut app, op);
-    press(&mut app, KeyCode::Char('c'));
+    press(&mut app, KeyCode::Char('e'));
     app
 }
 
@@ -74,8 +74,8 @@ fn the_code_follows_the_selected_op_to_its_call() {
         "{text}"
     );
     assert!(text.contains("Code · moe_0_split_17_22.cpp"), "{text}");
-    // c again closes it and gives the tree its place back
-    press(&mut app, KeyCode::Char('c'));
+    // e again closes it and gives the tree its place back
+    press(&mut app, KeyCode::Char('e'));
     assert!(app.explorer().unwrap().code.is_none());
     assert!(screen(&app).contains("Scopes"));
 }
@@ -174,7 +174,7 @@ fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
     press(&mut app, KeyCode::Char('y'));
     assert!(app.clipboard.is_none());
     find(&mut app, "layer0_rope");
-    press(&mut app, KeyCode::Char('c'));
+    press(&mut app, KeyCode::Char('e'));
     press(&mut app, KeyCode::Char('y'));
     let sequence = app.clipboard.take().unwrap();
     assert!(sequence.starts_with("\x1b]52;c;") && sequence.ends_with('\x07'));
@@ -198,7 +198,7 @@ fn the_worker_colours_the_lines_in_view_as_they_come_into_view() {
     let mut app = app(120, 40);
     app.highlighter = Some(skope::tui::highlight::Highlighter::spawn(tx));
     find(&mut app, "layer0_qkv_proj");
-    press(&mut app, KeyCode::Char('c'));
+    press(&mut app, KeyCode::Char('e'));
     let wait = |rx: &std::sync::mpsc::Receiver<Msg>| {
         rx.recv_timeout(std::time::Duration::from_secs(60))
             .expect("the highlighter answers")

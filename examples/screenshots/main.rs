@@ -101,7 +101,7 @@ const VIEWS: &[View] = &[
         name: "code",
         title: "The generated entry code of the selected op's segment",
         size: (170, 48),
-        keys: "/name:layer0_qkv_proj\rc",
+        keys: "/name:layer0_qkv_proj\re",
     },
 ];
 

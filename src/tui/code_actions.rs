@@ -22,7 +22,7 @@ impl App {
             }
             Action::CopyCode | Action::WriteCode => {
                 let Some(code) = ex.code.as_ref().and_then(|c| c.code.clone()) else {
-                    self.problem("no code shown: press c on an op of a segment".to_string());
+                    self.problem("no code shown: press e on an op of a segment".to_string());
                     return;
                 };
                 if action == Action::CopyCode {

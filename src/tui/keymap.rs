@@ -160,7 +160,7 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::PrevBreak, &["["]),
     (Action::NextSegment, &["}"]),
     (Action::PrevSegment, &["{"]),
-    (Action::CodeView, &["c"]),
+    (Action::CodeView, &["e"]),
     (Action::CopyCode, &["y"]),
     (Action::WriteCode, &["W"]),
     (Action::Search, &["/"]),
