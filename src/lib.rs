@@ -6,6 +6,7 @@
 //! binary) are thin layers over it.
 
 pub mod codegen;
+pub mod compile;
 pub mod edit;
 pub mod export;
 pub mod fusion;
