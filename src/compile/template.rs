@@ -133,13 +133,13 @@ fn walk<'a>(
         };
         each(Piece::Text(&rest[..at]))?;
         let tail = &rest[at..];
-        if tail.starts_with("{{") {
+        if let Some(after) = tail.strip_prefix("{{") {
             each(Piece::Text("{"))?;
-            rest = &tail[2..];
-        } else if tail.starts_with("}}") {
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix("}}") {
             each(Piece::Text("}"))?;
-            rest = &tail[2..];
-        } else if let (Some(inner), true) = (tail.strip_prefix('{'), tail.starts_with('{')) {
+            rest = after;
+        } else if let Some(inner) = tail.strip_prefix('{') {
             let end = inner.find('}').ok_or(TemplateError::Unbalanced { arg })?;
             let name = &inner[..end];
             if name.contains('{') {
