@@ -1,0 +1,256 @@
+//! One running job: a child process in its own process group, its stdout and stderr read on
+//! their own threads as lines (cut to a bounded length, escape sequences removed), its exit
+//! awaited on another, everything sent to one channel. Cancelling signals the whole group.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc::Sender;
+
+/// Longest line kept, in bytes; the rest of a longer line is dropped and counted.
+pub const MAX_LINE: usize = 4096;
+
+/// Which output a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// What a job reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobEvent {
+    /// A line of output, safe to print (escape sequences and controls removed).
+    Line {
+        /// Its stream.
+        stream: Stream,
+        /// The text.
+        text: String,
+        /// Bytes dropped from a line longer than [`MAX_LINE`].
+        cut: usize,
+    },
+    /// The process ended: its exit code, or the signal that stopped it.
+    Exited(ExitStatus),
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+}
+
+impl ExitStatus {
+    /// True for exit code 0.
+    pub fn success(self) -> bool {
+        self == ExitStatus::Code(0)
+    }
+}
+
+impl std::fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitStatus::Code(c) => write!(f, "exit code {c}"),
+            ExitStatus::Signal(s) => write!(f, "stopped by signal {s}"),
+        }
+    }
+}
+
+/// A started job.
+#[derive(Debug)]
+pub struct Job {
+    pid: i32,
+}
+
+impl Job {
+    /// Starts `argv` in `cwd` with `env` added, in a process group of its own; events go to
+    /// `events` (with `tag`, so one channel can serve several jobs).
+    pub fn spawn<T: Clone + Send + 'static>(
+        argv: &[String],
+        cwd: &Path,
+        env: &[(String, String)],
+        events: Sender<(T, JobEvent)>,
+        tag: T,
+    ) -> std::io::Result<Job> {
+        use std::os::unix::process::CommandExt;
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| std::io::Error::other("the profile's command is empty"))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(cwd)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        let pid = i32::try_from(child.id()).map_err(std::io::Error::other)?;
+        let readers: Vec<_> = [
+            child
+                .stdout
+                .take()
+                .map(|s| (Stream::Stdout, Box::new(s) as Box<dyn Read + Send>)),
+            child
+                .stderr
+                .take()
+                .map(|s| (Stream::Stderr, Box::new(s) as Box<dyn Read + Send>)),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|(stream, source)| {
+            let (events, tag) = (events.clone(), tag.clone());
+            std::thread::spawn(move || read_lines(source, stream, &events, &tag))
+        })
+        .collect();
+        std::thread::spawn(move || {
+            // Every line is sent before the exit.
+            for reader in readers {
+                let _ = reader.join();
+            }
+            let status = match child.wait() {
+                Ok(status) => {
+                    use std::os::unix::process::ExitStatusExt;
+                    match (status.code(), status.signal()) {
+                        (Some(code), _) => ExitStatus::Code(code),
+                        (None, Some(signal)) => ExitStatus::Signal(signal),
+                        (None, None) => ExitStatus::Code(-1),
+                    }
+                }
+                Err(_) => ExitStatus::Code(-1),
+            };
+            let _ = events.send((tag, JobEvent::Exited(status)));
+        });
+        Ok(Job { pid })
+    }
+
+    /// The process id (also the process group id).
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Asks the whole process group to stop (SIGTERM), then forces it (SIGKILL) after
+    /// `grace` on a thread of its own.
+    pub fn cancel(&self, grace: std::time::Duration) {
+        let group = -self.pid;
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory is
+        // involved. The group is the job's own (process_group(0) at spawn).
+        unsafe {
+            libc::kill(group, libc::SIGTERM);
+        }
+        std::thread::spawn(move || {
+            std::thread::sleep(grace);
+            // SAFETY: as above; a group that has already exited makes this fail harmlessly.
+            unsafe {
+                libc::kill(group, libc::SIGKILL);
+            }
+        });
+    }
+}
+
+/// Reads `source` to its end, sending each line (bounded, cleaned) as an event.
+fn read_lines<T: Clone>(
+    mut source: Box<dyn Read + Send>,
+    stream: Stream,
+    events: &Sender<(T, JobEvent)>,
+    tag: &T,
+) {
+    let mut chunk = [0u8; 64 * 1024];
+    let mut line: Vec<u8> = Vec::with_capacity(256);
+    let mut cut = 0usize;
+    let send = |line: &mut Vec<u8>, cut: &mut usize| {
+        let text = clean(&String::from_utf8_lossy(line));
+        let event = JobEvent::Line {
+            stream,
+            text,
+            cut: *cut,
+        };
+        line.clear();
+        *cut = 0;
+        events.send((tag.clone(), event)).is_ok()
+    };
+    loop {
+        let n = match source.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut data = &chunk[..n];
+        while !data.is_empty() {
+            let end = memchr::memchr(b'\n', data);
+            let piece = &data[..end.unwrap_or(data.len())];
+            let room = MAX_LINE.saturating_sub(line.len()).min(piece.len());
+            line.extend_from_slice(&piece[..room]);
+            cut += piece.len() - room;
+            match end {
+                Some(at) => {
+                    if !send(&mut line, &mut cut) {
+                        return;
+                    }
+                    data = &data[at + 1..];
+                }
+                None => data = &[],
+            }
+        }
+    }
+    if !line.is_empty() || cut > 0 {
+        send(&mut line, &mut cut);
+    }
+}
+
+/// `text` without escape sequences (CSI, OSC, other ESC sequences) and with other control
+/// characters made visible; a trailing `\r` goes, tabs become spaces.
+pub fn clean(text: &str) -> String {
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    if !text.contains(['\x1b', '\t']) {
+        return crate::text::sanitize(text).into_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => match chars.next() {
+                // CSI: parameters and intermediates up to a final byte in @..~
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC, DCS, etc.: up to BEL or ST (ESC \)
+                Some(']' | 'P' | '_' | '^' | 'X') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\x07' || (c == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                // A two-character sequence.
+                Some(_) | None => {}
+            },
+            '\t' => out.push(' '),
+            c => out.push_str(&crate::text::sanitize(c.encode_utf8(&mut [0; 4]))),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_go_and_controls_show() {
+        assert_eq!(clean("\x1b[1;31merror\x1b[0m: bad"), "error: bad");
+        assert_eq!(clean("title\x1b]0;pwned\x07 after"), "title after");
+        assert_eq!(clean("osc \x1b]52;c;aGk=\x1b\\ end"), "osc  end");
+        assert_eq!(clean("progress 50%\r"), "progress 50%");
+        assert_eq!(clean("a\rb\x08c\td"), "a\\u{d}b\\u{8}c d");
+        assert_eq!(clean("\x1bc reset"), " reset");
+        assert_eq!(clean("时间 ok"), "时间 ok");
+    }
+}

@@ -1,0 +1,184 @@
+//! Jobs as real subprocesses: output order and streams, a huge output kept bounded, cancelling
+//! a job that never ends (its whole process group, no zombie), a failing job, escape sequences,
+//! and arguments that look like shell syntax or paths out of the directory.
+
+use skope::compile::job::{ExitStatus, Job, JobEvent, MAX_LINE, Stream};
+use skope::compile::log::{Log, LogLine};
+use skope::compile::template::{Values, expand};
+use std::path::Path;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+const LONG: Duration = Duration::from_secs(60);
+
+fn sh(script: &str) -> (Job, Receiver<((), JobEvent)>) {
+    let (tx, rx) = channel();
+    let argv = ["sh".to_string(), "-c".to_string(), script.to_string()];
+    let job = Job::spawn(&argv, Path::new("."), &[], tx, ()).unwrap();
+    (job, rx)
+}
+
+/// Every event until the exit, and the exit.
+fn run_to_end(rx: &Receiver<((), JobEvent)>, log: &mut Log) -> ExitStatus {
+    loop {
+        match rx.recv_timeout(LONG).expect("the job reports").1 {
+            JobEvent::Line { stream, text, cut } => log.push(LogLine { stream, text, cut }),
+            JobEvent::Exited(status) => return status,
+        }
+    }
+}
+
+#[test]
+fn lines_arrive_in_order_with_their_stream() {
+    let (_job, rx) = sh("echo one; echo two >&2; sleep 0.2; echo three; printf 'no newline'");
+    let mut log = Log::new(100);
+    assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
+    let lines: Vec<(Stream, &str)> = log.lines().map(|l| (l.stream, l.text.as_str())).collect();
+    let stdout: Vec<&str> = lines
+        .iter()
+        .filter(|(s, _)| *s == Stream::Stdout)
+        .map(|(_, t)| *t)
+        .collect();
+    assert_eq!(stdout, ["one", "three", "no newline"]);
+    assert!(lines.contains(&(Stream::Stderr, "two")));
+    // stdout's "three" comes after stderr's "two" (it was printed 0.2 s later)
+    let two = lines.iter().position(|l| l.1 == "two").unwrap();
+    let three = lines.iter().position(|l| l.1 == "three").unwrap();
+    assert!(two < three);
+}
+
+#[test]
+fn a_gigabyte_of_output_stays_bounded() {
+    // A 1 GiB line, then 64 MiB in 4 KiB lines: the log keeps its last 1,000 lines of at
+    // most MAX_LINE bytes each. (Cleaning each kept line is what costs time in a debug
+    // build, hence one huge line rather than a quarter million lines of output.)
+    let (_job, rx) = sh("head -c 1073741824 /dev/zero | tr '\\0' x; echo; \
+         head -c 67108864 /dev/zero | tr '\\0' y | fold -w 4095");
+    let mut log = Log::new(1000);
+    assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
+    assert_eq!(log.lines().len(), 1000);
+    assert!(log.total() > 16_000, "{}", log.total());
+    assert!(log.lines().all(|l| l.text.len() <= MAX_LINE));
+    assert!(log.lines().all(|l| l.text.starts_with('y')));
+    // Nothing near the gigabyte was held: the test process's peak memory stays small.
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    assert!(peak_kb < 256 * 1024, "peak {peak_kb} kB");
+}
+
+#[test]
+fn a_huge_single_line_is_cut_and_counted() {
+    let (_job, rx) = sh("head -c 10000000 /dev/zero | tr '\\0' x");
+    let mut log = Log::new(10);
+    assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
+    let line = log.lines().next().unwrap();
+    assert_eq!(line.text.len(), MAX_LINE);
+    assert_eq!(line.cut, 10_000_000 - MAX_LINE);
+}
+
+#[test]
+fn cancelling_stops_the_whole_group_and_leaves_no_zombie() {
+    // The shell starts a grandchild that would outlive a kill of the shell alone.
+    let (job, rx) = sh("sleep 1000 & echo started; wait");
+    let first = rx.recv_timeout(LONG).unwrap().1;
+    assert!(matches!(first, JobEvent::Line { ref text, .. } if text == "started"));
+    job.cancel(Duration::from_millis(500));
+    let mut log = Log::new(10);
+    let status = run_to_end(&rx, &mut log);
+    assert!(!status.success());
+    // Nothing of the group is left: kill(-pgid, 0) fails with ESRCH once all are reaped.
+    let deadline = std::time::Instant::now() + LONG;
+    loop {
+        let alive = std::process::Command::new("sh")
+            .args(["-c", &format!("kill -0 -- -{} 2>/dev/null", job.pid())])
+            .status()
+            .unwrap()
+            .success();
+        if !alive {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the group lives on");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The shell itself was reaped (no zombie): its /proc entry is gone.
+    assert!(!Path::new(&format!("/proc/{}", job.pid())).exists());
+}
+
+#[test]
+fn a_failing_job_reports_its_code_and_first_error() {
+    let (_job, rx) =
+        sh("echo compiling; echo 'a.cpp:3:1: error: expected ;' >&2; echo more; exit 3");
+    let mut log = Log::new(10);
+    assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(3));
+    let (n, line) = log.first_error().unwrap();
+    assert_eq!(line.text, "a.cpp:3:1: error: expected ;");
+    assert_eq!(line.stream, Stream::Stderr);
+    // the streams are read apart, so the line is second or third
+    assert!(n <= 2);
+}
+
+#[test]
+fn escape_sequences_in_the_output_never_come_through() {
+    let (_job, rx) =
+        sh("printf '\\033[31mred\\033[0m \\033]0;title\\007 \\033]52;c;aGk=\\007done\\n'");
+    let mut log = Log::new(10);
+    run_to_end(&rx, &mut log);
+    let text = &log.lines().next().unwrap().text;
+    assert_eq!(text, "red  done");
+    assert!(!text.contains('\x1b') && !text.contains('\x07'));
+}
+
+#[test]
+fn shell_syntax_and_paths_in_values_stay_literal_arguments() {
+    let dir = std::env::temp_dir().join(format!("skope-jobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let values = Values {
+        graph: "a; touch pwned; $(touch pwned2) `touch pwned3` ../../etc/passwd".into(),
+        ..Values::default()
+    };
+    let argv = expand(
+        &[
+            "printf".to_string(),
+            "[%s]\\n".to_string(),
+            "{graph}".to_string(),
+            "--x={graph}".to_string(),
+        ],
+        &values,
+    )
+    .unwrap();
+    let (tx, rx) = channel();
+    let _job = Job::spawn(&argv, &dir, &[], tx, ()).unwrap();
+    let mut log = Log::new(10);
+    assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
+    let lines: Vec<&str> = log.lines().map(|l| l.text.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "[a; touch pwned; $(touch pwned2) `touch pwned3` ../../etc/passwd]",
+            "[--x=a; touch pwned; $(touch pwned2) `touch pwned3` ../../etc/passwd]"
+        ]
+    );
+    for name in ["pwned", "pwned2", "pwned3"] {
+        assert!(!dir.join(name).exists(), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_program_is_an_error_not_a_panic() {
+    let (tx, _rx) = channel::<((), JobEvent)>();
+    let err = Job::spawn(
+        &["skope-no-such-program".to_string()],
+        Path::new("."),
+        &[],
+        tx.clone(),
+        (),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    assert!(Job::spawn(&[], Path::new("."), &[], tx, ()).is_err());
+}
