@@ -30,6 +30,23 @@ fn is_unsafe(c: char) -> bool {
         || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rfind('\n')
+        .map_or(before, |i| &before[i + 1..])
+        .chars()
+        .count()
+        + 1;
+    (line, col)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

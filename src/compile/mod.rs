@@ -3,4 +3,5 @@
 
 pub mod job;
 pub mod log;
+pub mod profile;
 pub mod template;

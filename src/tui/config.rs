@@ -102,7 +102,7 @@ pub fn load(explicit: Option<&Path>, no_colour: bool) -> Result<Config, ConfigEr
             })?;
             let mut config = parse(&text).map_err(|(at, message)| ConfigError {
                 path: path.clone(),
-                at: at.map(|offset| line_col(&text, offset)),
+                at: at.map(|offset| crate::text::line_col(&text, offset)),
                 message,
             })?;
             config.file = Some(path);
@@ -163,18 +163,6 @@ pub fn parse(text: &str) -> Result<Config, (Option<usize>, String)> {
         theme,
         file: None,
     })
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rfind('\n')
-        .map_or(before, |i| &before[i + 1..])
-        .chars()
-        .count()
-        + 1;
-    (line, col)
 }
 
 /// A complete config file holding every default, with comments.
@@ -350,7 +338,7 @@ mod tests {
                 Ok(_) => panic!("{text:?} parsed"),
             };
             assert_eq!(
-                offset.map(|o| line_col(text, o)),
+                offset.map(|o| crate::text::line_col(text, o)),
                 Some(*at),
                 "{text:?}: {message}"
             );

@@ -1,0 +1,304 @@
+//! Compile profiles: what to run for a graph, read from `skope.toml` (in the working
+//! directory, then in the user config directory), plus the built-in `check` and `cann`.
+//!
+//! ```toml
+//! [[profile]]
+//! name = "compare"
+//! argv = ["python3", "compare.py", "--graph", "{graph}", "--out", "{out}"]
+//! cwd = "."                        # relative to the file; default: the working directory
+//! env = { ASCEND_RT_VISIBLE_DEVICES = "0" }
+//! results = "{out}/prof_result"    # where profiles appear
+//! ```
+
+use super::template;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The file name profiles are read from.
+pub const FILE_NAME: &str = "skope.toml";
+
+/// One profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// Its name (`skope compile --profile NAME`).
+    pub name: String,
+    /// One line on what it does.
+    pub about: String,
+    /// The command and its arguments, with placeholders.
+    pub argv: Vec<String>,
+    /// Where it runs; `None`: the working directory.
+    pub cwd: Option<PathBuf>,
+    /// Variables added to the environment.
+    pub env: Vec<(String, String)>,
+    /// Where its results appear (a template), if it makes any.
+    pub results: Option<String>,
+    /// The file it came from; `None` for a built-in.
+    pub file: Option<PathBuf>,
+}
+
+/// A profiles file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line and column, when the problem has a place.
+    pub at: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some((line, col)) = self.at {
+            write!(f, ":{line}:{col}")?;
+        }
+        write!(
+            f,
+            ": {}\n  hint: each [[profile]] needs name and argv (a list of strings); \
+             optional cwd, env, results, about",
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    profile: Vec<toml::Spanned<RawProfile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    name: String,
+    argv: Vec<String>,
+    #[serde(default)]
+    about: Option<String>,
+    #[serde(default)]
+    cwd: Option<PathBuf>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    results: Option<String>,
+}
+
+/// The built-in profiles.
+pub fn builtin() -> Vec<Profile> {
+    let check_script = "for f in \"$1\"/*.cpp; do \
+        echo \"check $f\"; \
+        \"${{CXX:-c++}}\" -std=c++17 -fsyntax-only -I \"$1\" \"$f\" || exit 1; \
+        done; echo \"all entry sources compile\"";
+    let cann_script = "if [ -z \"$ASCEND_HOME_PATH\" ]; then \
+        echo \"error: ASCEND_HOME_PATH is not set: source the CANN set_env.sh first\" >&2; exit 2; fi; \
+        for f in \"$1\"/*.cpp; do \
+        echo \"compile $f\"; \
+        \"$ASCEND_HOME_PATH/compiler/ccec_compiler/bin/ccec\" -c -x cce --cce-aicore-arch=dav-c220 \
+        -I \"$ASCEND_HOME_PATH/include\" -I \"$ASCEND_HOME_PATH/compiler/tikcpp/tikcfw\" \
+        -I \"$ASCEND_HOME_PATH/compiler/tikcpp/tikcfw/interface\" \
+        -I \"$ASCEND_HOME_PATH/compiler/tikcpp/tikcfw/impl\" \"$f\" -o \"$2/$(basename \"$f\" .cpp).o\" || exit 1; \
+        done";
+    vec![
+        Profile {
+            name: "check".into(),
+            about: "compile every generated entry source with the host C++ compiler against \
+                    skope's shim header (any machine; catches code generation errors)"
+                .into(),
+            argv: ["sh", "-c", check_script, "check", "{codegen_dir}"]
+                .map(String::from)
+                .to_vec(),
+            cwd: None,
+            env: Vec::new(),
+            results: None,
+            file: None,
+        },
+        Profile {
+            name: "cann".into(),
+            about: "compile every generated entry source with the CANN toolchain \
+                    (needs ASCEND_HOME_PATH)"
+                .into(),
+            argv: ["sh", "-c", cann_script, "cann", "{codegen_dir}", "{out}"]
+                .map(String::from)
+                .to_vec(),
+            cwd: None,
+            env: Vec::new(),
+            results: Some("{out}".into()),
+            file: None,
+        },
+    ]
+}
+
+/// Where profile files are looked for: `skope.toml` in `cwd`, then in the user config
+/// directory (`$XDG_CONFIG_HOME/skope` or `~/.config/skope`).
+pub fn search_paths(cwd: &Path) -> Vec<PathBuf> {
+    let mut paths = vec![cwd.join(FILE_NAME)];
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+    if let Some(base) = base {
+        paths.push(base.join("skope").join(FILE_NAME));
+    }
+    paths
+}
+
+/// The built-ins, then the profiles of each existing file in `paths`; a profile of an earlier
+/// file wins over a later one and over a built-in of the same name.
+pub fn load(paths: &[PathBuf]) -> Result<Vec<Profile>, ProfileError> {
+    let mut profiles: Vec<Profile> = Vec::new();
+    for path in paths.iter().filter(|p| p.is_file()) {
+        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
+            path: path.clone(),
+            at: None,
+            message: format!("cannot read it: {e}"),
+        })?;
+        for profile in parse(&text, path)? {
+            if !profiles.iter().any(|p| p.name == profile.name) {
+                profiles.push(profile);
+            }
+        }
+    }
+    for profile in builtin() {
+        if !profiles.iter().any(|p| p.name == profile.name) {
+            profiles.push(profile);
+        }
+    }
+    Ok(profiles)
+}
+
+/// The profiles in `text`, read from `path`.
+pub fn parse(text: &str, path: &Path) -> Result<Vec<Profile>, ProfileError> {
+    let error = |offset: Option<usize>, message: String| ProfileError {
+        path: path.to_path_buf(),
+        at: offset.map(|o| crate::text::line_col(text, o)),
+        message,
+    };
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        error(
+            e.span().map(|s| s.start),
+            e.message().trim_end().to_string(),
+        )
+    })?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out: Vec<Profile> = Vec::new();
+    for spanned in raw.profile {
+        let at = Some(spanned.span().start);
+        let raw = spanned.into_inner();
+        if raw.name.trim().is_empty() || raw.name.chars().any(char::is_control) {
+            return Err(error(
+                at,
+                "a profile needs a name without control characters".into(),
+            ));
+        }
+        if out.iter().any(|p| p.name == raw.name) {
+            return Err(error(
+                at,
+                format!("profile \"{}\" is defined twice", raw.name),
+            ));
+        }
+        if raw.argv.is_empty() {
+            return Err(error(
+                at,
+                format!("profile \"{}\" has an empty argv", raw.name),
+            ));
+        }
+        let mut templates = raw.argv.clone();
+        templates.extend(raw.results.clone());
+        template::used(&templates)
+            .map_err(|e| error(at, format!("profile \"{}\": {e}", raw.name)))?;
+        out.push(Profile {
+            about: raw.about.unwrap_or_else(|| raw.argv.join(" ")),
+            name: raw.name,
+            argv: raw.argv,
+            cwd: raw.cwd.map(|c| dir.join(c)),
+            env: raw.env.into_iter().collect(),
+            results: raw.results,
+            file: Some(path.to_path_buf()),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+[[profile]]
+name = "compare"
+argv = ["python3", "compare.py", "--graph", "{graph}", "--out", "{out}"]
+cwd = "scripts"
+env = { ASCEND_RT_VISIBLE_DEVICES = "0" }
+results = "{out}/prof_result"
+
+[[profile]]
+name = "check"
+argv = ["make", "check"]
+"#;
+
+    #[test]
+    fn files_give_profiles_and_override_built_ins_by_name() {
+        let path = Path::new("/work/model/skope.toml");
+        let parsed = parse(FILE, path).unwrap();
+        assert_eq!(parsed[0].name, "compare");
+        assert_eq!(
+            parsed[0].cwd.as_deref(),
+            Some(Path::new("/work/model/scripts"))
+        );
+        assert_eq!(
+            parsed[0].env,
+            [("ASCEND_RT_VISIBLE_DEVICES".into(), "0".into())]
+        );
+        assert_eq!(parsed[0].results.as_deref(), Some("{out}/prof_result"));
+        let dir = std::env::temp_dir().join(format!("skope-profiles-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(FILE_NAME);
+        std::fs::write(&file, FILE).unwrap();
+        let all = load(&[file, dir.join("missing.toml")]).unwrap();
+        let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["compare", "check", "cann"]);
+        assert_eq!(all[1].argv, ["make", "check"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn bad_files_say_where() {
+        let path = Path::new("skope.toml");
+        let cases = [
+            ("[[profile]]\nname = \"x\"\n", "missing field `argv`"),
+            ("[[profile]]\nname = \"x\"\nargv = []\n", "empty argv"),
+            (
+                "[[profile]]\nname = \"x\"\nargv = [\"a\", \"{grpah}\"]\n",
+                "{grpah}",
+            ),
+            (
+                "[[profile]]\nname = \"x\"\nargv = [\"a\"]\nshell = true\n",
+                "unknown field `shell`",
+            ),
+            (
+                "[[profile]]\nname = \"x\"\nargv = [\"a\"]\n[[profile]]\nname = \"x\"\nargv = [\"b\"]\n",
+                "defined twice",
+            ),
+            ("[[profile]\n", ""),
+        ];
+        for (text, words) in cases {
+            let err = parse(text, path).unwrap_err();
+            assert!(err.at.is_some(), "{text}: {err}");
+            assert!(err.to_string().contains(words), "{text}: {err}");
+            assert!(err.to_string().starts_with("skope.toml:"), "{err}");
+        }
+    }
+
+    #[test]
+    fn built_ins_use_only_known_placeholders() {
+        for profile in builtin() {
+            assert!(template::used(&profile.argv).is_ok(), "{}", profile.name);
+            assert!(profile.argv.iter().any(|a| a == "{codegen_dir}"));
+        }
+    }
+}
