@@ -128,6 +128,21 @@ enum Command {
         #[arg(long = "rules", value_name = "FILE")]
         rules: Vec<PathBuf>,
     },
+    /// Run a compile profile on the graph (from skope.toml or built in: check, cann) and
+    /// stream its output; exits with the job's status.
+    Compile {
+        /// The dump file.
+        file: PathBuf,
+        /// The profile to run.
+        #[arg(long, value_name = "NAME")]
+        profile: String,
+        /// A plan file whose scopes replace the dump's.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+        /// A rules file that extends or overrides the bundled rules (repeatable).
+        #[arg(long = "rules", value_name = "FILE")]
+        rules: Vec<PathBuf>,
+    },
     /// Print a config file with every key binding and theme style at its default, to copy to
     /// ~/.config/skope/config.toml and edit.
     Config,
@@ -240,6 +255,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let ws = workspace(&file, options, &rules, plan.as_deref())?;
             codegen(&ws, &file, segment.as_deref(), output)?;
         }
+        Some(Command::Compile {
+            file,
+            profile,
+            plan,
+            rules,
+        }) => {
+            let ws = workspace(&file, options, &rules, plan.as_deref())?;
+            return compile(&ws, &file, &profile);
+        }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
         None => explore(cli, options)?,
     }
@@ -292,13 +316,8 @@ fn codegen(
         }
         return Ok(());
     }
-    let dir = output.unwrap_or_else(|| {
-        let stem = file.file_name().map(|n| n.to_string_lossy().into_owned());
-        PathBuf::from(format!(
-            "{}.codegen",
-            stem.unwrap_or_else(|| "skope".into())
-        ))
-    });
+    let dir = output
+        .unwrap_or_else(|| skope::codegen::files::dir_for(&file.to_string_lossy(), "codegen"));
     let written = skope::codegen::files::write_all(&dir, &codes, ws.graph())
         .with_context(|| format!("cannot write the generated code into {}", dir.display()))?;
     for path in &written {
@@ -308,6 +327,85 @@ fn codegen(
         eprintln!("{}: no segments: nothing to generate", file.display());
     }
     Ok(())
+}
+
+/// `skope compile`: prepares the run, streams the job's output (stdout to stdout, stderr to
+/// stderr) and returns its status; ctrl-c or SIGTERM cancels the job's whole process group.
+fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
+    use skope::compile::job::{ExitStatus, Job, JobEvent, Stream};
+    use skope::compile::{prepare, profile};
+    let cwd = std::env::current_dir().context("no working directory")?;
+    let profiles = profile::load(&profile::search_paths(&cwd))?;
+    let Some(chosen) = profiles.iter().find(|p| p.name == name) else {
+        let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+        anyhow::bail!(
+            "no profile named {:?}; profiles: {} (define more in {} as [[profile]] tables)",
+            skope::text::sanitize(name),
+            names.join(", "),
+            profile::FILE_NAME
+        );
+    };
+    let runs = prepare::runs_dir(&file.to_string_lossy());
+    let run = prepare::prepare(ws, chosen, &runs).map_err(anyhow::Error::msg)?;
+    eprintln!(
+        "skope: running profile {} in {} (output in {})",
+        skope::text::sanitize(&chosen.name),
+        skope::text::sanitize(&run.cwd.to_string_lossy()),
+        skope::text::sanitize(&run.out.to_string_lossy())
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))?;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let job = Job::spawn(&run.argv, &run.cwd, &run.env, tx, ()).with_context(|| {
+        format!(
+            "cannot start {}",
+            skope::text::sanitize(run.argv.first().map_or("", String::as_str))
+        )
+    })?;
+    let mut cancelled = false;
+    let mut log = skope::compile::log::Log::new(1);
+    let status = loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) && !cancelled {
+            cancelled = true;
+            eprintln!("skope: cancelling the job");
+            job.cancel(std::time::Duration::from_secs(3));
+        }
+        match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(((), JobEvent::Line { stream, text, cut })) => {
+                let cut_note = if cut > 0 {
+                    format!(" … ({cut} more bytes)")
+                } else {
+                    String::new()
+                };
+                match stream {
+                    Stream::Stdout => println!("{text}{cut_note}"),
+                    Stream::Stderr => eprintln!("{text}{cut_note}"),
+                }
+                log.push(skope::compile::log::LogLine { stream, text, cut });
+            }
+            Ok(((), JobEvent::Exited(status))) => break status,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break ExitStatus::Code(-1),
+        }
+    };
+    match log.first_error() {
+        Some((n, line)) if !status.success() => eprintln!(
+            "skope: profile {} failed ({status}); first error, line {}: {}",
+            skope::text::sanitize(&chosen.name),
+            n + 1,
+            line.text
+        ),
+        _ => eprintln!(
+            "skope: profile {} ended: {status}",
+            skope::text::sanitize(&chosen.name)
+        ),
+    }
+    Ok(match status {
+        ExitStatus::Code(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        ExitStatus::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
+    })
 }
 
 /// Options of `skope report` besides the file.

@@ -432,3 +432,86 @@ fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
     );
     assert!(!err.contains('\x1b'), "{err}");
 }
+
+/// Runs `skope args` in `dir`, with `env` added.
+fn skope_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skope"))
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .env_remove("ASCEND_HOME_PATH")
+        .output()
+        .expect("run skope")
+}
+
+#[test]
+fn compile_runs_profiles_and_exits_with_their_status() {
+    let dir = std::env::temp_dir().join(format!("skope-cli-compile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = example("moe_decode.ge_proto.txt");
+    // check: every entry source compiles against the shim
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "check"], &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("check ").count(), 13, "{stdout}");
+    assert!(stdout.contains("all entry sources compile"));
+    assert!(
+        dir.join("moe_decode.ge_proto.txt.runs/check-1/codegen/attn_0.cpp")
+            .exists()
+    );
+    // cann without CANN says so and fails
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "cann"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ASCEND_HOME_PATH is not set"), "{stderr}");
+    assert!(stderr.contains("first error, line 1"), "{stderr}");
+    // a profile of the user's, with every placeholder, run without a shell
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[profile]]\nname = \"args\"\nargv = [\"printf\", \"%s\\\\n\", \"{graph}\", \"{plan}\", \"{codegen_dir}\", \"{out}\"]\nresults = \"{out}/prof_result\"\n",
+    )
+    .unwrap();
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "args"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], dump);
+    assert!(lines[1].ends_with("args-1/plan.skope.json") && Path::new(lines[1]).exists());
+    assert!(lines[2].ends_with("args-1/codegen") && Path::new(lines[2]).is_dir());
+    assert!(lines[3].ends_with("args-1"));
+    // an unknown profile lists the known ones
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "nope"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("args, check, cann"), "{stderr}");
+    // a job's exit code comes through
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[profile]]\nname = \"fail\"\nargv = [\"sh\", \"-c\", \"echo 'x.cpp:1:1: error: boom' >&2; exit 7\"]\n",
+    )
+    .unwrap();
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "fail"], &[]);
+    assert_eq!(out.status.code(), Some(7));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("first error, line 1: x.cpp:1:1: error: boom")
+    );
+    // a bad skope.toml says where
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[profile]]\nname = \"x\"\nargv = [\"{nope}\"]\n",
+    )
+    .unwrap();
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "x"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skope.toml:1:1"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

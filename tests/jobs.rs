@@ -182,3 +182,39 @@ fn a_missing_program_is_an_error_not_a_panic() {
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     assert!(Job::spawn(&[], Path::new("."), &[], tx, ()).is_err());
 }
+
+#[test]
+fn the_check_profile_fails_with_the_compilers_message_on_a_broken_shim() {
+    use skope::compile::{prepare, profile};
+    let dump = "assets/examples/moe_decode.ge_proto.txt";
+    let loaded = skope::load::load_file(Path::new(dump), Default::default()).unwrap();
+    let format = loaded.format;
+    let ws = skope::workspace::Workspace::new(
+        loaded.into_main(),
+        format,
+        dump,
+        &skope::fusion::rules::RuleSet::bundled(),
+    );
+    let check = profile::builtin()
+        .into_iter()
+        .find(|p| p.name == "check")
+        .unwrap();
+    let runs = std::env::temp_dir().join(format!("skope-jobs-runs-{}", std::process::id()));
+    let run = prepare::prepare(&ws, &check, &runs).unwrap();
+    // The shim loses a name the entry code uses.
+    let shim = run.out.join("codegen/kernel_operator.h");
+    let broken = prepare::SHIM_HEADER.replace("void SetNextTaskStart();", "");
+    std::fs::write(&shim, broken).unwrap();
+    let (tx, rx) = channel();
+    let _job = Job::spawn(&run.argv, &run.cwd, &run.env, tx, ()).unwrap();
+    let mut log = Log::new(1000);
+    let status = run_to_end(&rx, &mut log);
+    let _ = std::fs::remove_dir_all(&runs);
+    assert!(!status.success());
+    let (_, line) = log.first_error().unwrap();
+    assert!(
+        line.text.contains("error") && line.text.contains("SetNextTaskStart"),
+        "{}",
+        line.text
+    );
+}

@@ -3,5 +3,6 @@
 
 pub mod job;
 pub mod log;
+pub mod prepare;
 pub mod profile;
 pub mod template;

@@ -4,7 +4,6 @@ use super::action::Action;
 use super::app::{App, Screen};
 use super::clipboard::osc52;
 use super::layout;
-use std::path::PathBuf;
 
 impl App {
     /// Runs a code-view action.
@@ -34,7 +33,7 @@ impl App {
                     ));
                     return;
                 }
-                let dir = codegen_dir(&ex.ws.source().file);
+                let dir = crate::codegen::files::dir_for(&ex.ws.source().file, "codegen");
                 let written = crate::codegen::files::write_all(
                     &dir,
                     std::slice::from_ref(&*code),
@@ -58,14 +57,4 @@ impl App {
             _ => {}
         }
     }
-}
-
-/// Where generated code of `dump` goes: `<dump file name>.codegen` in the current directory,
-/// as `skope codegen` writes it.
-pub fn codegen_dir(dump: &str) -> PathBuf {
-    let name = std::path::Path::new(dump)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "skope".to_string());
-    PathBuf::from(format!("{name}.codegen"))
 }
