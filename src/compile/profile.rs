@@ -295,6 +295,19 @@ argv = ["make", "check"]
     }
 
     #[test]
+    fn the_bundled_example_profiles_parse() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/profiles/skope.toml"
+        ));
+        let text = std::fs::read_to_string(path).unwrap();
+        let profiles = parse(&text, path).unwrap();
+        let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["torchair-compare", "check-verbose"]);
+        assert_eq!(profiles[0].results.as_deref(), Some("{out}/prof_result"));
+    }
+
+    #[test]
     fn built_ins_use_only_known_placeholders() {
         for profile in builtin() {
             assert!(template::used(&profile.argv).is_ok(), "{}", profile.name);
