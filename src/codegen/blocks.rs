@@ -1,6 +1,7 @@
 //! Pieces both forms of the entry code are made of: the file's head and tail, sub-kernel
 //! declarations, call and preload blocks with the split dispatch, syncs and events.
 
+use super::Layout;
 use super::settings::{Preload, Settings};
 use super::subop::{Core, Event, SubOp};
 use super::writer::Writer;
@@ -25,12 +26,11 @@ pub(crate) fn head(w: &mut Writer, subs: &[SubOp], settings: &Settings) {
     }
     w.line(0, LOCK_HELPERS);
     w.blank();
-    let mut declared: Vec<&str> = Vec::new();
+    let mut declared = std::collections::HashSet::new();
     for sub in subs {
-        if declared.contains(&sub.symbol.as_str()) {
+        if !declared.insert(sub.symbol.as_str()) {
             continue;
         }
-        declared.push(&sub.symbol);
         for copy in copies(&sub.symbol, settings.split) {
             w.line(
                 0,
@@ -181,33 +181,32 @@ fn event_core(sub: &SubOp) -> Core {
     sub.arch().cores()[0]
 }
 
-/// `sub` waits for its events from ops outside the segment.
-pub(crate) fn waits(w: &mut Writer, sub: &SubOp, describe: &dyn Fn(&Event) -> String) {
-    for event in &sub.waits {
-        w.line(4, &format!("// {}", describe(event)));
-        w.line(
-            4,
-            &format!(
-                "WaitFunc<{}>(param_base[{}]);",
-                event_core(sub).is_aic(),
-                event.param
-            ),
-        );
-    }
+/// `sub` waits for its events from ops outside the segment (before it runs).
+pub(crate) fn waits(w: &mut Writer, sub: &SubOp, layout: &Layout<'_>) {
+    lock_calls(w, sub, &sub.waits, ("WaitFunc", "waits for"), layout);
 }
 
-/// `sub` notifies ops outside the segment.
-pub(crate) fn notifies(w: &mut Writer, sub: &SubOp, describe: &dyn Fn(&Event) -> String) {
-    for event in &sub.notifies {
-        w.line(4, &format!("// {}", describe(event)));
+/// `sub` notifies ops outside the segment (after it runs).
+pub(crate) fn notifies(w: &mut Writer, sub: &SubOp, layout: &Layout<'_>) {
+    lock_calls(w, sub, &sub.notifies, ("NotifyFunc", "notifies"), layout);
+}
+
+/// `helper<aic>(param_base[lock])` for each of `events`, each under a comment saying what
+/// `sub` does (`verb`) with which op.
+fn lock_calls(
+    w: &mut Writer,
+    sub: &SubOp,
+    events: &[Event],
+    (helper, verb): (&str, &str),
+    layout: &Layout<'_>,
+) {
+    let aic = event_core(sub).is_aic();
+    for event in events {
         w.line(
             4,
-            &format!(
-                "NotifyFunc<{}>(param_base[{}]);",
-                event_core(sub).is_aic(),
-                event.param
-            ),
+            &format!("// {}", layout.describe_event(sub, event, verb)),
         );
+        w.line(4, &format!("{helper}<{aic}>(param_base[{}]);", event.param));
     }
 }
 

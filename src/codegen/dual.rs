@@ -8,6 +8,7 @@ use super::subop::{Core, SubOp};
 use super::writer::Writer;
 use super::{Layout, Origin};
 use crate::graph::{Graph, OpId};
+use std::collections::HashMap;
 
 /// A dependency between two sub-ops that share no core kind: the producer's cores set a
 /// cross-core flag after it, the consumer's cores wait for the flag before it.
@@ -25,12 +26,12 @@ pub struct CrossCoreSync {
 /// sync from `a` to `d` is dropped when another sync in the same direction goes from `b` to
 /// `c` with `a ≤ b` and `c ≤ d`, which already orders `a` before `d`.
 pub fn cross_core_syncs(graph: &Graph, subs: &[SubOp]) -> Vec<CrossCoreSync> {
-    let index = |id: OpId| subs.iter().position(|s| s.id == id);
+    let index: HashMap<OpId, usize> = subs.iter().enumerate().map(|(k, s)| (s.id, k)).collect();
     let mut all = Vec::new();
     for (from, sub) in subs.iter().enumerate() {
         let producer = sub.arch().cores();
         for (dst, _) in graph.successors(sub.id) {
-            let Some(to) = index(dst).filter(|&to| to > from) else {
+            let Some(to) = index.get(&dst).copied().filter(|&to| to > from) else {
                 continue;
             };
             let consumer = subs[to].arch().cores();
@@ -44,15 +45,27 @@ pub fn cross_core_syncs(graph: &Graph, subs: &[SubOp]) -> Vec<CrossCoreSync> {
             });
         }
     }
-    all.sort_by_key(|s| (s.from, s.to));
+    // Latest producer first (earliest consumer first among equals): a sync is implied when one
+    // seen before it, in the same direction, reaches a consumer no later than it does.
+    all.sort_by_key(|s| (s.producer == Core::Aiv, std::cmp::Reverse(s.from), s.to));
     all.dedup();
-    all.iter()
-        .filter(|s| {
-            !all.iter()
-                .any(|o| o != *s && o.producer == s.producer && o.from >= s.from && o.to <= s.to)
-        })
-        .copied()
-        .collect()
+    let mut kept = Vec::with_capacity(all.len());
+    let mut earliest: Option<(Core, usize)> = None;
+    for sync in all {
+        match earliest {
+            Some((core, to)) if core == sync.producer && to <= sync.to => {}
+            Some((core, to)) if core == sync.producer => {
+                earliest = Some((core, to.min(sync.to)));
+                kept.push(sync);
+            }
+            _ => {
+                earliest = Some((sync.producer, sync.to));
+                kept.push(sync);
+            }
+        }
+    }
+    kept.sort_by_key(|s| (s.from, s.to));
+    kept
 }
 
 /// Writes the whole file.
@@ -160,15 +173,14 @@ fn core_step(
             },
         );
     }
-    let describe = |e: &super::subop::Event| layout.describe_event(sub, e);
     let signals = sub.arch().cores()[0] == core;
     if signals && !sub.waits.is_empty() {
-        w.within(Origin::Event(sub.id), |w| blocks::waits(w, sub, &describe));
+        w.within(Origin::Event(sub.id), |w| blocks::waits(w, sub, layout));
     }
     blocks::call(w, sub, &[core], settings.split);
     if signals && !sub.notifies.is_empty() {
         w.within(Origin::Event(sub.id), |w| {
-            blocks::notifies(w, sub, &describe);
+            blocks::notifies(w, sub, layout);
             w.line(
                 4,
                 "// rule 1: same-core full sync after a sub-op that sends",

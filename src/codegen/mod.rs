@@ -202,18 +202,14 @@ impl Layout<'_> {
         &self.graph.op(sub.id).op_type
     }
 
-    /// The comment above an event's notify or wait.
-    pub(crate) fn describe_event(&self, sub: &SubOp, event: &Event) -> String {
+    /// The comment above an event's notify or wait: `sub` `verb` (waits for / notifies) the
+    /// op outside.
+    pub(crate) fn describe_event(&self, sub: &SubOp, event: &Event, verb: &str) -> String {
         let short = sub.symbol.strip_suffix("_middle").unwrap_or(&sub.symbol);
         comment_text(&format!(
-            "kernel={short}, ev={}, param_offset={}: {} op {}",
+            "kernel={short}, ev={}, param_offset={}: {verb} op {}",
             event.id,
             event.param,
-            if sub.waits.contains(event) {
-                "waits for"
-            } else {
-                "notifies"
-            },
             self.graph.op(event.outside).name
         ))
     }

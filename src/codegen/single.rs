@@ -86,10 +86,9 @@ pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>) {
 /// Waits, the call with its flushes and records, notifies and the debug tails of one sub-op.
 fn per_op_call(w: &mut Writer, k: usize, sub: &SubOp, layout: &Layout<'_>) {
     let settings = layout.settings;
-    let describe = |e: &super::subop::Event| layout.describe_event(sub, e);
     if !sub.waits.is_empty() {
         w.within(Origin::Event(sub.id), |w| {
-            blocks::waits(w, sub, &describe);
+            blocks::waits(w, sub, layout);
             w.line(4, "// reason3: for continues notify/wait event");
             blocks::full_sync(w, 4, layout.kernel.kernel_type);
         });
@@ -120,9 +119,7 @@ fn per_op_call(w: &mut Writer, k: usize, sub: &SubOp, layout: &Layout<'_>) {
         blocks::dcci_all(w);
     }
     if !sub.notifies.is_empty() {
-        w.within(Origin::Event(sub.id), |w| {
-            blocks::notifies(w, sub, &describe)
-        });
+        w.within(Origin::Event(sub.id), |w| blocks::notifies(w, sub, layout));
     }
     if settings.debug_dcci_all {
         w.line(4, "// op end debug dcci all.");

@@ -151,13 +151,14 @@ impl SubOp {
 /// Returns the sub-ops and the next free argument index.
 pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize) {
     let graph = cx.graph();
+    let members: std::collections::HashSet<OpId> = ops.iter().copied().collect();
     let mut next_param = 1;
     let mut next_event = 0;
     let mut out = Vec::with_capacity(ops.len());
     for &id in ops {
         let op = graph.op(id);
         let stream = cx.stream_of(id);
-        let outside = |other: &OpId| !ops.contains(other) && cx.stream_of(*other) != stream;
+        let outside = |other: &OpId| !members.contains(other) && cx.stream_of(*other) != stream;
         let mut waits_on: Vec<OpId> = op
             .inputs
             .iter()

@@ -37,6 +37,8 @@ pub struct CodeView {
     requested: Option<Range<usize>>,
     /// The op the lines under the cursor belong to, or the selected op.
     focus_op: Option<OpId>,
+    /// True after the plan changed: the next [`CodeView::show`] generates the code again.
+    stale: bool,
 }
 
 impl CodeView {
@@ -51,18 +53,19 @@ impl CodeView {
             highlighted: Vec::new(),
             requested: None,
             focus_op: None,
+            stale: false,
         }
     }
 
-    /// Shows the code of `segment` (generated again when `regenerate` or another segment),
-    /// with the cursor on `op`'s call when given.
-    pub fn show(
-        &mut self,
-        ws: &Workspace,
-        segment: Option<SegmentRef>,
-        op: Option<OpId>,
-        regenerate: bool,
-    ) {
+    /// The plan changed: the code shown may be out of date or of a segment that is gone.
+    pub fn mark_stale(&mut self) {
+        self.stale = true;
+    }
+
+    /// Shows the code of `segment` (generated again when the plan changed or for another
+    /// segment), with the cursor on `op`'s call when given.
+    pub fn show(&mut self, ws: &Workspace, segment: Option<SegmentRef>, op: Option<OpId>) {
+        let regenerate = std::mem::take(&mut self.stale);
         let Some(at) = segment else {
             self.note = Some(match op {
                 Some(id) => format!(

@@ -303,7 +303,7 @@ impl Explorer {
         if subject != self.subject {
             self.subject = subject;
             self.details_scroll = 0;
-            self.sync_code(false);
+            self.sync_code();
         }
     }
 
@@ -313,7 +313,7 @@ impl Explorer {
             Some(_) => None,
             None => Some(CodeView::new()),
         };
-        self.sync_code(false);
+        self.sync_code();
     }
 
     /// Lines of code the code view shows at once.
@@ -322,7 +322,7 @@ impl Explorer {
     }
 
     /// Points the code view at the subject's segment (regenerating it after a plan change).
-    fn sync_code(&mut self, regenerate: bool) {
+    fn sync_code(&mut self) {
         let height = self.code_height();
         let Some(code) = &mut self.code else {
             return;
@@ -332,7 +332,7 @@ impl Explorer {
             Subject::Segment(at) => (Some(at), None),
             Subject::Scope(_) | Subject::Nothing => (None, None),
         };
-        code.show(&self.ws, segment, op, regenerate);
+        code.show(&self.ws, segment, op);
         code.keep_in_view(height);
     }
 
@@ -673,6 +673,10 @@ impl Explorer {
     /// After the workspace's plan changed (an edit, undo or redo): rebuild what depends on it,
     /// keeping the selected op, the filter and the open scopes.
     pub fn refresh(&mut self, theme: &Theme) {
+        if let Some(code) = &mut self.code {
+            // Generated once, by whichever of the syncs below comes first.
+            code.mark_stale();
+        }
         self.tree.refresh(&self.ws, theme);
         self.minimap = self.minimap_for(self.areas);
         self.widest.scope = scope_width(&self.ws);
@@ -696,6 +700,6 @@ impl Explorer {
                 None => self.options = None,
             }
         }
-        self.sync_code(true);
+        self.sync_code();
     }
 }
