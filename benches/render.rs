@@ -23,21 +23,40 @@ use skope::workspace::Workspace;
 const WIDTH: u16 = 160;
 const HEIGHT: u16 = 50;
 
-fn bench(c: &mut Criterion) {
-    let ws = Workspace::new(
-        graph(),
-        Format::GeProtoText,
-        "bench.txt",
-        &RuleSet::bundled(),
-    );
+/// The explorer on `graph` in a WIDTH×HEIGHT terminal, and the terminal to draw it in.
+fn explorer_on(graph: Graph, name: &str) -> (App, Terminal<TestBackend>) {
+    let ws = Workspace::new(graph, Format::GeProtoText, name, &RuleSet::bundled());
     let mut app = App::new(
         Config::default(),
         Rect::new(0, 0, WIDTH, HEIGHT),
-        "bench.txt",
-        std::env::temp_dir().join("skope-bench.skope.json"),
+        name,
+        std::env::temp_dir().join(format!("skope-bench-{name}.skope.json")),
     );
     app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
-    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+    (app, Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap())
+}
+
+/// Bench `name`: press the first of `keys` `half` times, then the second `half` times, and so
+/// on, drawing a frame after each press.
+fn back_and_forth(
+    c: &mut Criterion,
+    name: &str,
+    (app, terminal): (&mut App, &mut Terminal<TestBackend>),
+    half: u32,
+    keys: [KeyCode; 2],
+) {
+    c.bench_function(name, |b| {
+        let mut n = 0u32;
+        b.iter(|| {
+            n += 1;
+            app.handle(Msg::key(keys[usize::from(n % (2 * half) >= half)]));
+            terminal.draw(|f| views::render(app, f)).unwrap();
+        })
+    });
+}
+
+fn bench(c: &mut Criterion) {
+    let (mut app, mut terminal) = explorer_on(graph(), "bench.txt");
     // Somewhere in the middle, with the tree following the list.
     app.handle(Msg::key(KeyCode::Char('G')));
     app.handle(Msg::key(KeyCode::PageUp));
@@ -47,30 +66,20 @@ fn bench(c: &mut Criterion) {
             terminal.draw(|f| views::render(&app, f)).unwrap();
         })
     });
-    c.bench_function("render/key_down_and_frame_100k", |b| {
-        let mut n = 0u32;
-        b.iter(|| {
-            n += 1;
-            app.handle(Msg::key(if n % 2000 < 1000 {
-                KeyCode::Up
-            } else {
-                KeyCode::Down
-            }));
-            terminal.draw(|f| views::render(&app, f)).unwrap();
-        })
-    });
-    c.bench_function("render/next_break_and_frame_100k", |b| {
-        let mut n = 0u32;
-        b.iter(|| {
-            n += 1;
-            app.handle(Msg::key(if n % 1000 < 500 {
-                KeyCode::Char(']')
-            } else {
-                KeyCode::Char('[')
-            }));
-            terminal.draw(|f| views::render(&app, f)).unwrap();
-        })
-    });
+    back_and_forth(
+        c,
+        "render/key_down_and_frame_100k",
+        (&mut app, &mut terminal),
+        1000,
+        [KeyCode::Up, KeyCode::Down],
+    );
+    back_and_forth(
+        c,
+        "render/next_break_and_frame_100k",
+        (&mut app, &mut terminal),
+        500,
+        [KeyCode::Char(']'), KeyCode::Char('[')],
+    );
     c.bench_function("render/breaks_only_toggle_and_frame_100k", |b| {
         b.iter(|| {
             app.handle(Msg::key(KeyCode::Char('b')));
@@ -82,34 +91,24 @@ fn bench(c: &mut Criterion) {
     for ch in "op_7".chars() {
         app.handle(Msg::key(KeyCode::Char(ch)));
     }
-    c.bench_function("render/search_keystroke_and_frame_100k", |b| {
-        let mut n = 0u32;
-        b.iter(|| {
-            n += 1;
-            app.handle(Msg::key(if n.is_multiple_of(2) {
-                KeyCode::Backspace
-            } else {
-                KeyCode::Char('9')
-            }));
-            terminal.draw(|f| views::render(&app, f)).unwrap();
-        })
-    });
+    back_and_forth(
+        c,
+        "render/search_keystroke_and_frame_100k",
+        (&mut app, &mut terminal),
+        1,
+        [KeyCode::Backspace, KeyCode::Char('9')],
+    );
     app.handle(Msg::key(KeyCode::Esc));
     // An edit: keep the selected op out of fusion, then undo it, in turn; each is an edit,
     // a re-plan of the 100k ops, the list, tree and strip refreshed, the journal written,
     // and a frame.
-    c.bench_function("render/edit_or_undo_and_frame_100k", |b| {
-        let mut n = 0u32;
-        b.iter(|| {
-            n += 1;
-            app.handle(Msg::key(if n % 2 == 1 {
-                KeyCode::Char('d')
-            } else {
-                KeyCode::Char('u')
-            }));
-            terminal.draw(|f| views::render(&app, f)).unwrap();
-        })
-    });
+    back_and_forth(
+        c,
+        "render/edit_or_undo_and_frame_100k",
+        (&mut app, &mut terminal),
+        1,
+        [KeyCode::Char('u'), KeyCode::Char('d')],
+    );
     // The tree: open and close a scope (the items are rebuilt each time).
     app.handle(Msg::key(KeyCode::BackTab));
     c.bench_function("render/tree_toggle_and_frame_100k", |b| {
@@ -144,103 +143,58 @@ pub fn one_scope_graph() -> Graph {
 }
 
 fn bench_one_scope(c: &mut Criterion) {
-    let ws = Workspace::new(
-        one_scope_graph(),
-        Format::GeProtoText,
-        "one_scope.txt",
-        &RuleSet::bundled(),
-    );
-    let mut app = App::new(
-        Config::default(),
-        Rect::new(0, 0, WIDTH, HEIGHT),
-        "one_scope.txt",
-        std::env::temp_dir().join("skope-bench-one.skope.json"),
-    );
-    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
-    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+    let (mut app, mut terminal) = explorer_on(one_scope_graph(), "one_scope.txt");
     app.handle(Msg::key(KeyCode::Char('G')));
     // `}` walks from segment to segment: the tree moves its windows and rebuilds each time.
-    c.bench_function("render/one_scope_next_segment_and_frame_100k", |b| {
-        let mut n = 0u32;
-        b.iter(|| {
-            n += 1;
-            app.handle(Msg::key(if n % 200 < 100 {
-                KeyCode::Char('{')
-            } else {
-                KeyCode::Char('}')
-            }));
-            terminal.draw(|f| views::render(&app, f)).unwrap();
-        })
-    });
-    c.bench_function("render/one_scope_key_down_and_frame_100k", |b| {
-        let mut n = 0u32;
-        b.iter(|| {
-            n += 1;
-            app.handle(Msg::key(if n % 2000 < 1000 {
-                KeyCode::Up
-            } else {
-                KeyCode::Down
-            }));
-            terminal.draw(|f| views::render(&app, f)).unwrap();
-        })
-    });
+    back_and_forth(
+        c,
+        "render/one_scope_next_segment_and_frame_100k",
+        (&mut app, &mut terminal),
+        100,
+        [KeyCode::Char('{'), KeyCode::Char('}')],
+    );
+    back_and_forth(
+        c,
+        "render/one_scope_key_down_and_frame_100k",
+        (&mut app, &mut terminal),
+        1000,
+        [KeyCode::Up, KeyCode::Down],
+    );
 }
 
 /// The code view on the one-scope graph: each segment's entry code has ~1,000 sub-op calls
 /// (~30,000 lines).
 fn bench_code_view(c: &mut Criterion) {
-    let ws = Workspace::new(
-        one_scope_graph(),
-        Format::GeProtoText,
-        "one_scope.txt",
-        &RuleSet::bundled(),
-    );
-    let mut app = App::new(
-        Config::default(),
-        Rect::new(0, 0, WIDTH, HEIGHT),
-        "one_scope.txt",
-        std::env::temp_dir().join("skope-bench-code.skope.json"),
-    );
-    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
-    let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+    let (mut app, mut terminal) = explorer_on(one_scope_graph(), "one_scope.txt");
     app.handle(Msg::key(KeyCode::Char('G')));
     app.handle(Msg::key(KeyCode::Char('{')));
-    app.handle(Msg::key(KeyCode::Char('c')));
+    app.handle(Msg::key(KeyCode::Char('e')));
+    assert!(
+        app.explorer().is_some_and(|ex| ex.code.is_some()),
+        "the code view is on"
+    );
     // `}`/`{`: another segment, so its code is generated again.
-    c.bench_function(
+    back_and_forth(
+        c,
         "render/code_view_next_segment_and_frame_1000_op_segment",
-        |b| {
-            let mut n = 0u32;
-            b.iter(|| {
-                n += 1;
-                app.handle(Msg::key(if n % 20 < 10 {
-                    KeyCode::Char('{')
-                } else {
-                    KeyCode::Char('}')
-                }));
-                terminal.draw(|f| views::render(&app, f)).unwrap();
-            })
-        },
+        (&mut app, &mut terminal),
+        10,
+        [KeyCode::Char('{'), KeyCode::Char('}')],
     );
     // ↓ in the list within a segment: the code view moves to the op's call.
-    c.bench_function("render/code_view_key_down_and_frame_1000_op_segment", |b| {
-        let mut n = 0u32;
-        b.iter(|| {
-            n += 1;
-            app.handle(Msg::key(if n % 1000 < 500 {
-                KeyCode::Down
-            } else {
-                KeyCode::Up
-            }));
-            terminal.draw(|f| views::render(&app, f)).unwrap();
-        })
-    });
+    back_and_forth(
+        c,
+        "render/code_view_key_down_and_frame_1000_op_segment",
+        (&mut app, &mut terminal),
+        500,
+        [KeyCode::Down, KeyCode::Up],
+    );
     let source = app
         .explorer()
         .and_then(|ex| ex.code.as_ref())
         .and_then(|view| view.code.as_ref())
         .map(|code| code.source.clone())
-        .unwrap_or_default();
+        .expect("the code view shows a segment's code");
     let middle = source.lines().count() / 2;
     let mut group = c.benchmark_group("highlight");
     group.sample_size(20);

@@ -9,6 +9,7 @@ pub mod codegen;
 pub mod compile;
 pub mod edit;
 pub mod export;
+pub mod file_error;
 pub mod fusion;
 pub mod graph;
 pub mod info;

@@ -13,7 +13,6 @@
 use super::template;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The file name profiles are read from.
@@ -39,32 +38,11 @@ pub struct Profile {
 }
 
 /// A profiles file that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileError {
-    /// The file.
-    pub path: PathBuf,
-    /// 1-based line and column, when the problem has a place.
-    pub at: Option<(usize, usize)>,
-    /// What is wrong.
-    pub message: String,
-}
+pub type ProfileError = crate::file_error::FileError;
 
-impl fmt::Display for ProfileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if let Some((line, col)) = self.at {
-            write!(f, ":{line}:{col}")?;
-        }
-        write!(
-            f,
-            ": {}\n  hint: each [[profile]] needs name and argv (a list of strings); \
-             optional cwd, env, results, about",
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for ProfileError {}
+/// What to do about a bad profiles file.
+const HINT: &str = "each [[profile]] needs name and argv (a list of strings); optional cwd, env, \
+                    results, about";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,11 +130,8 @@ pub fn search_paths(cwd: &Path) -> Vec<PathBuf> {
 pub fn load(paths: &[PathBuf]) -> Result<Vec<Profile>, ProfileError> {
     let mut profiles: Vec<Profile> = Vec::new();
     for path in paths.iter().filter(|p| p.is_file()) {
-        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
-            path: path.clone(),
-            at: None,
-            message: format!("cannot read it: {e}"),
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| ProfileError::unreadable(path, &e, HINT))?;
         for profile in parse(&text, path)? {
             if !profiles.iter().any(|p| p.name == profile.name) {
                 profiles.push(profile);
@@ -173,10 +148,8 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Profile>, ProfileError> {
 
 /// The profiles in `text`, read from `path`.
 pub fn parse(text: &str, path: &Path) -> Result<Vec<Profile>, ProfileError> {
-    let error = |offset: Option<usize>, message: String| ProfileError {
-        path: path.to_path_buf(),
-        at: offset.map(|o| crate::text::line_col(text, o)),
-        message,
+    let error = |offset: Option<usize>, message: String| {
+        ProfileError::at(path, text, offset, message, HINT)
     };
     let raw: RawFile = toml::from_str(text).map_err(|e| {
         error(

@@ -10,7 +10,7 @@ use super::theme::{BANDS_KEY, Role, Theme};
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
@@ -26,31 +26,11 @@ pub struct Config {
 }
 
 /// A config file that cannot be used, with the place and what to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The file.
-    pub path: PathBuf,
-    /// 1-based line and column, when the problem has a place.
-    pub at: Option<(usize, usize)>,
-    /// What is wrong.
-    pub message: String,
-}
+pub type ConfigError = crate::file_error::FileError;
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if let Some((line, col)) = self.at {
-            write!(f, ":{line}:{col}")?;
-        }
-        write!(
-            f,
-            ": {}\n  hint: fix the config file, or run `skope config` to see every setting with its default",
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for ConfigError {}
+/// What to do about a bad config file.
+const HINT: &str =
+    "fix the config file, or run `skope config` to see every setting with its default";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -95,16 +75,10 @@ pub fn load(explicit: Option<&Path>, no_colour: bool) -> Result<Config, ConfigEr
     };
     let mut config = match path {
         Some(path) => {
-            let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
-                path: path.clone(),
-                at: None,
-                message: format!("cannot read it: {e}"),
-            })?;
-            let mut config = parse(&text).map_err(|(at, message)| ConfigError {
-                path: path.clone(),
-                at: at.map(|offset| crate::text::line_col(&text, offset)),
-                message,
-            })?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| ConfigError::unreadable(&path, &e, HINT))?;
+            let mut config = parse(&text)
+                .map_err(|(at, message)| ConfigError::at(&path, &text, at, message, HINT))?;
             config.file = Some(path);
             config
         }

@@ -1,5 +1,6 @@
 //! Questions over the screen: the scope picker and yes/no-style confirmations.
 
+use super::centred;
 use crate::text::sanitize;
 use crate::tui::editing::{Dialog, PickFor, Picker};
 use crate::tui::theme::{Role, Theme};
@@ -7,18 +8,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Wrap};
-
-/// A box of at most `width`×`height` centred in `area`.
-fn centred(area: Rect, width: u16, height: u16) -> Rect {
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    )
-}
 
 fn frame<'a>(title: String, theme: &Theme) -> Block<'a> {
     Block::bordered()

@@ -103,13 +103,7 @@ fn layout(keymap: &Keymap, theme: &Theme, area: Rect) -> (Rect, Vec<Line<'static
         .height
         .saturating_sub(2)
         .min(u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
-    let popup = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    );
-    (popup, lines)
+    (super::centred(area, width, height), lines)
 }
 
 /// The furthest the overlay can scroll on a screen of `area`.

@@ -18,6 +18,7 @@ use super::layout;
 use super::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, BorderType};
@@ -68,6 +69,18 @@ pub fn pane_block<'a>(title: impl Into<Span<'a>>, focused: bool, theme: &Theme) 
         .border_type(kind)
         .border_style(border)
         .title(title.into().style(theme.get(Role::Title)))
+}
+
+/// A box of `width`×`height` centred in `area` (clipped to it).
+pub fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    )
 }
 
 /// Writes `text` at (`x`, `y`) in at most `width` columns; a text that does not fit ends in

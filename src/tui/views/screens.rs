@@ -1,5 +1,6 @@
 //! Whole-screen notices: loading, a failed load, a terminal too small.
 
+use super::centred;
 use crate::text::sanitize_lines;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Loading, Stage};
@@ -12,18 +13,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Gauge, Paragraph, Wrap};
 
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
-/// A box of `width`×`height` centred in `area` (clipped to it).
-fn centred(area: Rect, width: u16, height: u16) -> Rect {
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    )
-}
 
 /// The loading screen: file, stage, a gauge while reading, a spinner and the time spent.
 pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
