@@ -315,13 +315,12 @@ fn options_lists_the_schema_and_checks_a_string() {
     ));
 }
 
-#[test]
-fn export_writes_a_plan_that_report_reads_back() {
-    let dump = example("moe_decode.ge_proto.txt");
-    let plan = temp_file("exported.json", b"");
+/// `skope export DUMP --format plan` into a temporary file `name`; returns its path.
+fn export_plan(dump: &str, name: &str) -> PathBuf {
+    let plan = temp_file(name, b"");
     let out = skope(&[
         "export",
-        &dump,
+        dump,
         "--format",
         "plan",
         "-o",
@@ -332,6 +331,13 @@ fn export_writes_a_plan_that_report_reads_back() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    plan
+}
+
+#[test]
+fn export_writes_a_plan_that_report_reads_back() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let plan = export_plan(&dump, "exported.json");
     let text = std::fs::read_to_string(&plan).unwrap();
     assert!(text.contains("\"skope_plan\": 1"), "{text}");
     let plain = skope(&["report", &dump, "--json"]);
@@ -357,16 +363,7 @@ fn export_writes_a_plan_that_report_reads_back() {
 #[test]
 fn a_plan_for_another_dump_warns_and_a_bad_plan_is_an_error() {
     let dump = example("moe_decode.ge_proto.txt");
-    let plan = temp_file("for_ge.json", b"");
-    let out = skope(&[
-        "export",
-        &dump,
-        "--format",
-        "plan",
-        "-o",
-        plan.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
+    let plan = export_plan(&dump, "for_ge.json");
     let pbtxt = example("moe_decode.pbtxt");
     let out = skope(&["report", &pbtxt, "--plan", plan.to_str().unwrap()]);
     assert!(out.status.success());

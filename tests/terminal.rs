@@ -34,6 +34,14 @@ fn details_title(screen: &str) -> Option<String> {
     Some(line[start..].trim_end_matches(['│', '┃', ' ']).to_string())
 }
 
+/// Selects op `name` with a search and waits until the details show it.
+fn select(s: &mut Session, name: &str) {
+    s.send(format!("/name:{name}\r").as_bytes());
+    s.wait_for("the op", LONG, |t| {
+        details_title(t).as_deref() == Some(name)
+    });
+}
+
 #[test]
 fn navigate_search_jump_help_resize_and_quit_in_a_real_terminal() {
     let mut s = skope(&[], 120, 40);
@@ -190,10 +198,7 @@ fn editing_scopes_and_options_changes_the_plan_on_screen() {
     let mut s = skope(&["--plan", plan.to_str().unwrap()], 120, 40);
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
     // Put the unscoped MaskedFill into attn_2: its break goes.
-    s.send(b"/name:layer2_mask_fill\r");
-    s.wait_for("the op", LONG, |t| {
-        details_title(t).as_deref() == Some("layer2_mask_fill")
-    });
+    select(&mut s, "layer2_mask_fill");
     s.send(b"a");
     s.wait_for("the picker", LONG, |t| {
         t.contains("Put 1 op(s) into a scope")
@@ -206,10 +211,7 @@ fn editing_scopes_and_options_changes_the_plan_on_screen() {
     s.send(b"u");
     s.wait_for("the break back", LONG, |t| t.contains("✗ 5 breaks"));
     // An option: strict-scope-check=abort on moe_1 fails the build; undo clears the error.
-    s.send(b"/name:layer1_gate\r");
-    s.wait_for("the op", LONG, |t| {
-        details_title(t).as_deref() == Some("layer1_gate")
-    });
+    select(&mut s, "layer1_gate");
     s.send(b"ojjll");
     s.wait_for("the error", LONG, |t| {
         t.contains("1 error") && t.contains("strict-scope-check=abort")
@@ -241,10 +243,7 @@ fn editing_scopes_and_options_changes_the_plan_on_screen() {
 fn the_code_view_highlights_and_follows_an_option_change() {
     let mut s = skope(&[], 120, 40);
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
-    s.send(b"/name:layer0_qkv_proj\r");
-    s.wait_for("the op", LONG, |t| {
-        details_title(t).as_deref() == Some("layer0_qkv_proj")
-    });
+    select(&mut s, "layer0_qkv_proj");
     assert_eq!(s.italic_cells(), 0);
     s.send(b"e");
     s.wait_for("the code", LONG, |t| {
