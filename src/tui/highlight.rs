@@ -39,11 +39,10 @@ impl Highlighter {
     /// Starts the worker; results arrive on `results` as [`Msg::Highlighted`].
     pub fn spawn(results: Sender<Msg>) -> Highlighter {
         let (requests, queue) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
+        // Without the worker thread the code simply stays plain: requests go nowhere.
+        let _ = std::thread::Builder::new()
             .name("skope-highlight".into())
-            .spawn(move || worker(&queue, &results))
-            .map(|_| ())
-            .unwrap_or_default();
+            .spawn(move || worker(&queue, &results));
         Highlighter { requests }
     }
 
