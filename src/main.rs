@@ -357,7 +357,7 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))?;
     }
-    let (tx, rx) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::sync_channel(1024);
     let job = Job::spawn(&run.argv, &run.cwd, &run.env, tx, ()).with_context(|| {
         format!(
             "cannot start {}",

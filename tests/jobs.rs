@@ -6,13 +6,13 @@ use skope::compile::job::{ExitStatus, Job, JobEvent, MAX_LINE, Stream};
 use skope::compile::log::{Log, LogLine};
 use skope::compile::template::{Values, expand};
 use std::path::Path;
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::Duration;
 
 const LONG: Duration = Duration::from_secs(60);
 
 fn sh(script: &str) -> (Job, Receiver<((), JobEvent)>) {
-    let (tx, rx) = channel();
+    let (tx, rx) = sync_channel(1024);
     let argv = ["sh".to_string(), "-c".to_string(), script.to_string()];
     let job = Job::spawn(&argv, Path::new("."), &[], tx, ()).unwrap();
     (job, rx)
@@ -150,7 +150,7 @@ fn shell_syntax_and_paths_in_values_stay_literal_arguments() {
         &values,
     )
     .unwrap();
-    let (tx, rx) = channel();
+    let (tx, rx) = sync_channel(1024);
     let _job = Job::spawn(&argv, &dir, &[], tx, ()).unwrap();
     let mut log = Log::new(10);
     assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
@@ -170,7 +170,7 @@ fn shell_syntax_and_paths_in_values_stay_literal_arguments() {
 
 #[test]
 fn a_missing_program_is_an_error_not_a_panic() {
-    let (tx, _rx) = channel::<((), JobEvent)>();
+    let (tx, _rx) = sync_channel::<((), JobEvent)>(1);
     let err = Job::spawn(
         &["skope-no-such-program".to_string()],
         Path::new("."),
@@ -205,7 +205,7 @@ fn the_check_profile_fails_with_the_compilers_message_on_a_broken_shim() {
     let shim = run.out.join("codegen/kernel_operator.h");
     let broken = prepare::SHIM_HEADER.replace("void SetNextTaskStart();", "");
     std::fs::write(&shim, broken).unwrap();
-    let (tx, rx) = channel();
+    let (tx, rx) = sync_channel(1024);
     let _job = Job::spawn(&run.argv, &run.cwd, &run.env, tx, ()).unwrap();
     let mut log = Log::new(1000);
     let status = run_to_end(&rx, &mut log);

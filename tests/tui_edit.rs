@@ -246,6 +246,9 @@ fn snapshot_picker_and_quit_question() {
     std::fs::create_dir_all(&dir).unwrap();
     for (w, h) in [(120, 40), (80, 24)] {
         let plan = dir.join(format!("quit_{w}x{h}.skope.json"));
+        // A run stopped half-way may have left its plan and journal.
+        let _ = std::fs::remove_file(&plan);
+        let _ = std::fs::remove_file(planfile::journal_path(&plan));
         let mut app = ui::app_with_plan(&plan, w, h);
         find(&mut app, "layer2_mask_fill");
         press(&mut app, KeyCode::Char('a'));

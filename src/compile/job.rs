@@ -5,7 +5,9 @@
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::SyncSender;
 
 /// Longest line kept, in bytes; the rest of a longer line is dropped and counted.
 pub const MAX_LINE: usize = 4096;
@@ -64,16 +66,19 @@ impl std::fmt::Display for ExitStatus {
 #[derive(Debug)]
 pub struct Job {
     pid: i32,
+    ended: Arc<AtomicBool>,
 }
 
 impl Job {
     /// Starts `argv` in `cwd` with `env` added, in a process group of its own; events go to
-    /// `events` (with `tag`, so one channel can serve several jobs).
+    /// `events` (with `tag`, so one channel can serve several jobs). The channel is bounded:
+    /// when its reader falls behind, the job's readers wait, and so does the job (its pipes
+    /// fill), so a job printing without end costs no memory.
     pub fn spawn<T: Clone + Send + 'static>(
         argv: &[String],
         cwd: &Path,
         env: &[(String, String)],
-        events: Sender<(T, JobEvent)>,
+        events: SyncSender<(T, JobEvent)>,
         tag: T,
     ) -> std::io::Result<Job> {
         use std::os::unix::process::CommandExt;
@@ -107,6 +112,8 @@ impl Job {
             std::thread::spawn(move || read_lines(source, stream, &events, &tag))
         })
         .collect();
+        let ended = Arc::new(AtomicBool::new(false));
+        let waiter_ended = Arc::clone(&ended);
         std::thread::spawn(move || {
             // Every line is sent before the exit.
             for reader in readers {
@@ -123,9 +130,10 @@ impl Job {
                 }
                 Err(_) => ExitStatus::Code(-1),
             };
+            waiter_ended.store(true, Ordering::Release);
             let _ = events.send((tag, JobEvent::Exited(status)));
         });
-        Ok(Job { pid })
+        Ok(Job { pid, ended })
     }
 
     /// The process id (also the process group id).
@@ -133,22 +141,36 @@ impl Job {
         self.pid
     }
 
+    /// True once the process has ended and been reaped (its output may still be on its way).
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
+    }
+
     /// Asks the whole process group to stop (SIGTERM), then forces it (SIGKILL) after
     /// `grace` on a thread of its own.
     pub fn cancel(&self, grace: std::time::Duration) {
-        let group = -self.pid;
-        // SAFETY: kill(2) with a negative pid signals that process group; no memory is
-        // involved. The group is the job's own (process_group(0) at spawn).
-        unsafe {
-            libc::kill(group, libc::SIGTERM);
-        }
+        signal_group(self.pid, libc::SIGTERM);
+        let pid = self.pid;
         std::thread::spawn(move || {
             std::thread::sleep(grace);
-            // SAFETY: as above; a group that has already exited makes this fail harmlessly.
-            unsafe {
-                libc::kill(group, libc::SIGKILL);
-            }
+            // Whatever of the group is left, even when its leader has gone.
+            signal_group(pid, libc::SIGKILL);
         });
+    }
+
+    /// Stops the whole process group at once (SIGKILL).
+    pub fn kill(&self) {
+        signal_group(self.pid, libc::SIGKILL);
+    }
+}
+
+/// Sends `signal` to the process group `pid` leads.
+fn signal_group(pid: i32, signal: i32) {
+    // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+    // The group is the job's own (process_group(0) at spawn); a group that has already
+    // exited makes this fail harmlessly.
+    unsafe {
+        libc::kill(-pid, signal);
     }
 }
 
@@ -156,7 +178,7 @@ impl Job {
 fn read_lines<T: Clone>(
     mut source: Box<dyn Read + Send>,
     stream: Stream,
-    events: &Sender<(T, JobEvent)>,
+    events: &SyncSender<(T, JobEvent)>,
     tag: &T,
 ) {
     let mut chunk = [0u8; 64 * 1024];

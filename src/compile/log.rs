@@ -50,6 +50,11 @@ impl Log {
         self.lines.push_back(line);
     }
 
+    /// Counts `n` lines that were dropped before they reached the log.
+    pub fn skipped(&mut self, n: u64) {
+        self.dropped += n;
+    }
+
     /// The kept lines, oldest first.
     pub fn lines(&self) -> impl ExactSizeIterator<Item = &LogLine> {
         self.lines.iter()
@@ -63,6 +68,13 @@ impl Log {
     /// Lines seen in all.
     pub fn total(&self) -> u64 {
         self.dropped + self.lines.len() as u64
+    }
+
+    /// The kept line with number `n` (0-based, over all lines), if it is still kept.
+    pub fn line(&self, n: u64) -> Option<&LogLine> {
+        n.checked_sub(self.dropped)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| self.lines.get(i))
     }
 
     /// The first line that reads like an error, with its line number (0-based, over all lines).

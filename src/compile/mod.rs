@@ -1,6 +1,7 @@
 //! Compile and run jobs: profiles with argument templates, processes in their own process
 //! group with streamed and bounded output, cancelling, and where results appear.
 
+pub mod batch;
 pub mod job;
 pub mod log;
 pub mod prepare;

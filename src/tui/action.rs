@@ -42,6 +42,12 @@ pub enum Action {
     CopyCode,
     /// Write the code shown (and its JSON sidecar) to a file.
     WriteCode,
+    /// Pick a compile profile and run it.
+    Compile,
+    /// Show or hide the runs view (the history and each run's log).
+    Runs,
+    /// In the runs view: stop the selected run (its whole process group).
+    CancelRun,
     /// Type a search (name, type, scope, reason).
     Search,
     /// Go to the next search match.
@@ -105,18 +111,21 @@ pub enum Group {
     Find,
     /// Editing scopes.
     Edit,
+    /// Compile and run jobs.
+    Run,
     /// Everything else.
     General,
 }
 
 impl Group {
     /// Every group, in display order.
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::Move,
         Group::Panes,
         Group::Plan,
         Group::Find,
         Group::Edit,
+        Group::Run,
         Group::General,
     ];
 
@@ -128,6 +137,7 @@ impl Group {
             Group::Plan => "Plan",
             Group::Find => "Search and filter",
             Group::Edit => "Edit scopes",
+            Group::Run => "Compile and run",
             Group::General => "General",
         }
     }
@@ -135,7 +145,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 42] = [
+    pub const ALL: [Action; 45] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -174,6 +184,9 @@ impl Action {
         Action::Undo,
         Action::Redo,
         Action::Save,
+        Action::Compile,
+        Action::Runs,
+        Action::CancelRun,
         Action::Help,
         Action::Back,
         Action::Suspend,
@@ -201,6 +214,9 @@ impl Action {
             Action::CodeView => "code_view",
             Action::CopyCode => "copy_code",
             Action::WriteCode => "write_code",
+            Action::Compile => "compile",
+            Action::Runs => "runs",
+            Action::CancelRun => "cancel_run",
             Action::Search => "search",
             Action::SearchNext => "search_next",
             Action::SearchPrev => "search_prev",
@@ -249,6 +265,9 @@ impl Action {
             Action::CodeView => "generated code of the segment (toggle)",
             Action::CopyCode => "copy the code to the clipboard",
             Action::WriteCode => "write the code to <dump>.codegen/",
+            Action::Compile => "run a compile profile (pick one)",
+            Action::Runs => "runs and their logs (toggle)",
+            Action::CancelRun => "runs view: stop the selected run",
             Action::Search => "search name, type, scope, reason",
             Action::SearchNext => "next match",
             Action::SearchPrev => "previous match",
@@ -317,8 +336,15 @@ impl Action {
             | Action::Undo
             | Action::Redo
             | Action::Save => Group::Edit,
+            Action::Compile | Action::Runs | Action::CancelRun => Group::Run,
             Action::Help | Action::Back | Action::Suspend | Action::Quit => Group::General,
         }
+    }
+
+    /// True for an action that only works in the runs view; its keys may be the same as
+    /// those of the scope edits, which do not work there.
+    pub fn runs_view_only(self) -> bool {
+        self == Action::CancelRun
     }
 
     /// The action named `name` in the config file.

@@ -9,6 +9,7 @@ use super::highlight::{Highlighted, Highlighter};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
 use super::query::Query;
+use super::runs::Runs;
 use super::tree::TreeId;
 use super::views;
 use ratatui::crossterm::event::{
@@ -16,6 +17,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 use std::path::PathBuf;
+use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 /// Everything the event loop feeds the app.
@@ -37,6 +39,13 @@ pub enum Msg {
     Loaded(Result<Box<Loaded>, String>),
     /// Highlighting of the code view's code arrived.
     Highlighted(Highlighted),
+    /// Output of a run (and, in its last batch, its end).
+    RunOutput {
+        /// The run.
+        id: u64,
+        /// Its new output.
+        batch: crate::compile::batch::Batch,
+    },
     /// A signal asked skope to stop.
     Stop,
 }
@@ -185,6 +194,17 @@ pub struct App {
     pub clipboard: Option<String>,
     /// The highlighting worker, when running (not in tests that drive the app directly).
     pub highlighter: Option<Highlighter>,
+    /// The runs started from the explorer, and the runs view.
+    pub runs: Runs,
+    /// Where workers send their messages (the event loop's channel); runs need it.
+    pub events: Option<Sender<Msg>>,
+    /// Time since the app started, as of the last message.
+    pub now: Duration,
+    /// Where runs keep their files; `<dump file name>.runs` in the working directory when
+    /// not set.
+    pub runs_dir: Option<PathBuf>,
+    /// True once the user agreed that quitting stops the runs still going.
+    pub(super) runs_may_stop: bool,
 }
 
 impl App {
@@ -209,6 +229,11 @@ impl App {
             editor_sessions: 0,
             clipboard: None,
             highlighter: None,
+            runs: Runs::default(),
+            events: None,
+            now: Duration::ZERO,
+            runs_dir: None,
+            runs_may_stop: false,
         }
     }
 
@@ -229,9 +254,9 @@ impl App {
         layout::areas(self.size, streams, code)
     }
 
-    /// True while something on screen moves by itself (the loading spinner).
+    /// True while something on screen moves by itself (the loading spinner, a run's clock).
     pub fn animating(&self) -> bool {
-        matches!(self.screen, Screen::Loading(_))
+        matches!(self.screen, Screen::Loading(_)) || self.runs.running() > 0
     }
 
     /// Applies one message.
@@ -260,6 +285,7 @@ impl App {
             }
             Msg::Tick(elapsed) => {
                 self.ticks = self.ticks.wrapping_add(1);
+                self.now = self.now.max(elapsed);
                 if let Screen::Loading(l) = &mut self.screen {
                     l.elapsed = elapsed;
                 }
@@ -311,6 +337,7 @@ impl App {
                     code.highlighted(done);
                 }
             }
+            Msg::RunOutput { id, batch } => self.run_output(id, batch),
             Msg::Stop => self.quit = true,
         }
         self.request_highlight();
@@ -340,6 +367,10 @@ impl App {
         }
         if self.dialog.is_some() {
             self.dialog_key(key);
+            return;
+        }
+        if self.help.is_none() && self.runs.open && self.explorer().is_some() {
+            self.runs_key(key);
             return;
         }
         if self.help.is_none() && self.options_key(key) {
@@ -385,6 +416,10 @@ impl App {
             Action::CodeView | Action::CopyCode | Action::WriteCode
         ) {
             self.code_action(action);
+            return;
+        }
+        if action.group() == Group::Run {
+            self.run_action(action);
             return;
         }
         let theme = &self.config.theme;

@@ -81,6 +81,8 @@ pub enum PickFor {
     Assign(Vec<OpId>),
     /// Merge this scope into it.
     Merge(String),
+    /// Run the picked profile (one of these).
+    Profile(Vec<crate::compile::profile::Profile>),
 }
 
 /// A list of scopes to pick from, narrowed by typing.
@@ -135,6 +137,12 @@ pub enum Answer {
     Recover,
     /// Delete that journal.
     Discard,
+    /// Stop the selected run.
+    StopRun,
+    /// Leave the runs view; the run goes on.
+    LeaveRuns,
+    /// Quit, stopping the runs still going.
+    QuitStoppingRuns,
     /// Do nothing.
     Cancel,
 }
@@ -296,8 +304,21 @@ impl App {
         }
     }
 
-    /// Quits, asking first when there are unsaved edits.
+    /// Quits, asking first when runs are still going or there are unsaved edits.
     pub(super) fn request_quit(&mut self) {
+        let running = self.runs.running();
+        if running > 0 && !self.runs_may_stop {
+            self.dialog = Some(Dialog::Confirm(Confirm {
+                question: format!(
+                    "{running} run(s) still running. Quitting stops them (their whole process groups)."
+                ),
+                answers: vec![
+                    ('q', "stop them and quit".into(), Answer::QuitStoppingRuns),
+                    ('c', "stay".into(), Answer::Cancel),
+                ],
+            }));
+            return;
+        }
         let dirty = self.explorer().is_some_and(|ex| ex.ws.is_dirty());
         if !dirty {
             self.session.end();
@@ -376,6 +397,12 @@ impl App {
                 let _ = std::fs::remove_file(planfile::journal_path(&self.session.plan_path));
                 self.info("discarded the journal of the last session".to_string());
             }
+            Answer::StopRun => self.cancel_run(),
+            Answer::LeaveRuns => self.runs.open = false,
+            Answer::QuitStoppingRuns => {
+                self.runs_may_stop = true;
+                self.request_quit();
+            }
             Answer::Cancel => {}
         }
     }
@@ -422,7 +449,15 @@ impl App {
                         let purpose = picker.purpose.clone();
                         self.dialog = None;
                         match (choice, purpose) {
+                            (None, PickFor::Profile(_)) => {
+                                self.problem("no profile matches".to_string())
+                            }
                             (None, _) => self.problem("no scope matches".to_string()),
+                            (Some(name), PickFor::Profile(profiles)) => {
+                                if let Some(p) = profiles.iter().find(|p| p.name == name) {
+                                    self.start_run(p);
+                                }
+                            }
                             (Some(c), PickFor::Assign(ops)) if c == NEW_SCOPE_CHOICE => {
                                 self.ask_new_scope(ops)
                             }

@@ -1,7 +1,7 @@
 //! Keys ↔ actions. The defaults bind vim keys and arrows both; the config file may rebind any
 //! action. The help overlay and the key bar read the same map, so they never drift from it.
 
-use super::action::Action;
+use super::action::{Action, Group};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::HashMap;
 use std::fmt;
@@ -163,6 +163,9 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::CodeView, &["e"]),
     (Action::CopyCode, &["y"]),
     (Action::WriteCode, &["W"]),
+    (Action::Compile, &["c"]),
+    (Action::Runs, &["L"]),
+    (Action::CancelRun, &["x"]),
     (Action::Search, &["/"]),
     (Action::SearchNext, &["n"]),
     (Action::SearchPrev, &["N"]),
@@ -189,10 +192,12 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::Quit, &["q", "ctrl-c"]),
 ];
 
-/// Which key does what.
+/// Which key does what. The runs view has keys of its own ([`Action::runs_view_only`]),
+/// which may be the same as those of the scope edits.
 #[derive(Debug, Clone)]
 pub struct Keymap {
     by_key: HashMap<Key, Action>,
+    runs_by_key: HashMap<Key, Action>,
     by_action: HashMap<Action, Vec<Key>>,
 }
 
@@ -204,21 +209,42 @@ impl Keymap {
         for (action, keys) in bindings {
             by_action.insert(*action, keys.clone());
         }
+        let conflict = |key: &Key, one: Action, other: Action| {
+            format!(
+                "key \"{key}\" is bound to both {} and {}: bind one of them to another key",
+                one.name(),
+                other.name()
+            )
+        };
         let mut by_key: HashMap<Key, Action> = HashMap::new();
+        let mut runs_by_key: HashMap<Key, Action> = HashMap::new();
         for action in Action::ALL {
+            let map = if action.runs_view_only() {
+                &mut runs_by_key
+            } else {
+                &mut by_key
+            };
             for key in by_action.get(&action).into_iter().flatten() {
-                if let Some(other) = by_key.insert(*key, action)
+                if let Some(other) = map.insert(*key, action)
                     && other != action
                 {
-                    return Err(format!(
-                        "key \"{key}\" is bound to both {} and {}: bind one of them to another key",
-                        other.name(),
-                        action.name()
-                    ));
+                    return Err(conflict(key, other, action));
                 }
             }
         }
-        Ok(Keymap { by_key, by_action })
+        // A runs-view key may share a key with a scope edit, not with anything else.
+        for (key, action) in &runs_by_key {
+            if let Some(other) = by_key.get(key)
+                && other.group() != Group::Edit
+            {
+                return Err(conflict(key, *other, *action));
+            }
+        }
+        Ok(Keymap {
+            by_key,
+            runs_by_key,
+            by_action,
+        })
     }
 
     /// The default bindings, parsed.
@@ -238,6 +264,18 @@ impl Keymap {
     /// The action bound to the key of `event`.
     pub fn action(&self, event: KeyEvent) -> Option<Action> {
         self.by_key.get(&Key::from_event(event)).copied()
+    }
+
+    /// The action bound to the key of `event` in the runs view, where the runs view's own
+    /// keys come first and the scope edits do not work.
+    pub fn runs_action(&self, event: KeyEvent) -> Option<Action> {
+        let key = Key::from_event(event);
+        self.runs_by_key.get(&key).copied().or_else(|| {
+            self.by_key
+                .get(&key)
+                .copied()
+                .filter(|a| a.group() != Group::Edit)
+        })
     }
 
     /// The keys bound to `action` (possibly none).
@@ -275,6 +313,7 @@ impl Default for Keymap {
         // The defaults are fixed and tested to be free of conflicts.
         Keymap::from_bindings(&Keymap::default_bindings()).unwrap_or_else(|_| Keymap {
             by_key: HashMap::new(),
+            runs_by_key: HashMap::new(),
             by_action: HashMap::new(),
         })
     }
@@ -363,5 +402,22 @@ mod tests {
         let map = Keymap::from_bindings(&bindings).unwrap();
         assert_eq!(map.label(Action::NextBreak), "n");
         assert_eq!(map.label(Action::SearchNext), "ctrl-n");
+    }
+
+    #[test]
+    fn the_runs_view_keys_may_share_a_scope_edit_key_and_nothing_else() {
+        let map = Keymap::default();
+        let x = event(KeyCode::Char('x'), KeyModifiers::NONE);
+        assert_eq!(map.action(x), Some(Action::RemoveFromScope));
+        assert_eq!(map.runs_action(x), Some(Action::CancelRun));
+        // Scope edits do nothing in the runs view; moving does.
+        let a = event(KeyCode::Char('a'), KeyModifiers::NONE);
+        assert_eq!(map.runs_action(a), None);
+        let j = event(KeyCode::Char('j'), KeyModifiers::NONE);
+        assert_eq!(map.runs_action(j), Some(Action::Down));
+        let mut bindings = Keymap::default_bindings();
+        bindings.push((Action::CancelRun, vec![Key::parse("j").unwrap()]));
+        let err = Keymap::from_bindings(&bindings).unwrap_err();
+        assert!(err.contains("down") && err.contains("cancel_run"), "{err}");
     }
 }

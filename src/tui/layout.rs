@@ -26,6 +26,9 @@ pub struct Areas {
     pub details: Rect,
     /// The code view, with its border (empty when it is off).
     pub code: Rect,
+    /// Everything between the strip and the bottom line (where the panes are); the runs
+    /// view takes all of it.
+    pub body: Rect,
     /// The bottom line: key bar, prompt or status.
     pub bar: Rect,
 }
@@ -90,6 +93,7 @@ pub fn areas(area: Rect, streams: usize, code: bool) -> Areas {
         ops,
         details,
         code: code_area,
+        body,
         bar,
     }
 }
@@ -139,6 +143,11 @@ mod tests {
                     .map(|r| u64::from(r.width) * u64::from(r.height))
                     .sum();
                 assert_eq!(cells, u64::from(w) * u64::from(h), "{w}×{h}, {streams}");
+                let body = [a.scopes, a.ops, a.details, a.code]
+                    .iter()
+                    .filter(|r| !r.is_empty())
+                    .fold(a.body, |all, r| all.union(*r));
+                assert_eq!(body, a.body, "{w}×{h}: the panes fill the body");
                 assert!(a.ops.height >= 5 && a.ops.width >= 30, "{w}×{h}: {a:?}");
                 assert!(a.details.height >= 5, "{w}×{h}: {a:?}");
             }

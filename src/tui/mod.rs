@@ -20,6 +20,8 @@ pub mod loader;
 pub mod minimap;
 pub mod options_editor;
 pub mod query;
+mod run_actions;
+pub mod runs;
 pub mod terminal;
 pub mod theme;
 pub mod tree;
@@ -63,17 +65,20 @@ pub fn run(options: Options) -> Result<()> {
     let name = options.input.name();
     let plan_path = options.plan.path.clone();
     let highlighter = highlight::Highlighter::spawn(tx.clone());
+    let events = tx.clone();
     loader::spawn(options.input, options.plan, options.load, options.rules, tx);
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
+    let mut slot: Option<App> = None;
     let result = (|| -> Result<()> {
         let size = terminal.size()?;
-        let mut app = App::new(
+        let app = slot.insert(App::new(
             options.config,
             Rect::new(0, 0, size.width, size.height),
             &name,
             plan_path,
-        );
+        ));
         app.highlighter = Some(highlighter);
+        app.events = Some(events);
         let start = Instant::now();
         let mut last_tick = start;
         loop {
@@ -83,7 +88,7 @@ pub fn run(options: Options) -> Result<()> {
                 app.handle(Msg::Resize(size.width, size.height));
             }
             ratatui::crossterm::execute!(std::io::stdout(), BeginSynchronizedUpdate)?;
-            terminal.draw(|frame| views::render(&app, frame))?;
+            terminal.draw(|frame| views::render(app, frame))?;
             ratatui::crossterm::execute!(std::io::stdout(), EndSynchronizedUpdate)?;
             let first = if app.animating() {
                 match rx.recv_timeout(TICK) {
@@ -97,6 +102,7 @@ pub fn run(options: Options) -> Result<()> {
                     Err(_) => break,
                 }
             };
+            app.now = start.elapsed();
             app.handle(first);
             while let Ok(msg) = rx.try_recv() {
                 app.handle(msg);
@@ -132,6 +138,10 @@ pub fn run(options: Options) -> Result<()> {
         Ok(())
     })();
     terminal::restore();
+    // No job outlives skope.
+    if let Some(app) = &slot {
+        app.runs.stop_all(runs::GRACE);
+    }
     result
 }
 

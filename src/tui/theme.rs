@@ -26,8 +26,10 @@ pub enum Role {
     Break,
     /// Warnings.
     Warning,
-    /// Errors (load failures, build-failing findings).
+    /// Errors (load failures, build-failing findings, failed runs).
     Error,
+    /// Good news: passed runs, time saved.
+    Good,
     /// Ops the pass ignores (Data, Const, Send/Recv…).
     Ignored,
     /// Keys in the key bar and the help overlay.
@@ -60,7 +62,7 @@ pub enum Role {
 
 impl Role {
     /// Every role, in config-file order.
-    pub const ALL: [Role; 24] = [
+    pub const ALL: [Role; 25] = [
         Role::Text,
         Role::Dim,
         Role::Title,
@@ -71,6 +73,7 @@ impl Role {
         Role::Break,
         Role::Warning,
         Role::Error,
+        Role::Good,
         Role::Ignored,
         Role::Key,
         Role::Header,
@@ -107,6 +110,7 @@ impl Role {
             Role::Viewport => "viewport",
             Role::Range => "range",
             Role::Changed => "changed",
+            Role::Good => "good",
             Role::CodeComment => "code_comment",
             Role::CodeKeyword => "code_keyword",
             Role::CodeString => "code_string",
@@ -137,6 +141,7 @@ impl Role {
             Role::Viewport => "the op list's place on the fusion strip",
             Role::Range => "ops selected for an edit",
             Role::Changed => "what the last edit changed",
+            Role::Good => "good news: passed runs, time saved",
             Role::CodeComment => "comments in the code view",
             Role::CodeKeyword => "keywords and types in the code view",
             Role::CodeString => "strings in the code view",
@@ -166,6 +171,7 @@ impl Role {
                 .bg(Color::DarkGray)
                 .add_modifier(Modifier::UNDERLINED),
             Role::Changed => fg(Color::LightYellow).add_modifier(bold),
+            Role::Good => fg(Color::Green).add_modifier(bold),
             Role::CodeComment => fg(Color::DarkGray).add_modifier(Modifier::ITALIC),
             Role::CodeKeyword => fg(Color::Magenta),
             Role::CodeString => fg(Color::Green),

@@ -15,19 +15,21 @@ use ratatui::widgets::Paragraph;
 const BAR: &[(&[Action], &str, u8)] = &[
     (&[Action::Help], "help", 0),
     (&[Action::Search], "search", 1),
-    (&[Action::Filter], "filter", 3),
-    (&[Action::BreaksOnly], "breaks only", 4),
+    (&[Action::Filter], "filter", 4),
+    (&[Action::BreaksOnly], "breaks only", 5),
     (
         &[Action::NextBreak, Action::PrevBreak],
         "next/prev break",
         2,
     ),
-    (&[Action::NextPane], "pane", 3),
-    (&[Action::VisualSelect], "select", 4),
-    (&[Action::AssignScope], "assign", 4),
-    (&[Action::EditOptions], "options", 4),
-    (&[Action::Undo], "undo", 4),
+    (&[Action::NextPane], "pane", 4),
+    (&[Action::VisualSelect], "select", 5),
+    (&[Action::AssignScope], "assign", 5),
+    (&[Action::EditOptions], "options", 5),
+    (&[Action::Undo], "undo", 5),
     (&[Action::Save], "save", 3),
+    (&[Action::CodeView], "code", 3),
+    (&[Action::Compile], "compile", 3),
     (&[Action::Quit], "quit", 0),
 ];
 
@@ -96,7 +98,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 .map(|(k, l, _)| k.chars().count() + l.chars().count() + 3)
                 .sum()
         };
-        let max_rank = (0..=4)
+        let max_rank = (0..=5)
             .rev()
             .find(|&r| width(r) <= usize::from(area.width))
             .unwrap_or(0);

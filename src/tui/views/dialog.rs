@@ -49,16 +49,35 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
     let title = match &picker.purpose {
         PickFor::Assign(ops) => format!(" Put {} op(s) into a scope ", ops.len()),
         PickFor::Merge(scope) => format!(" Merge scope {} into ", sanitize(scope)),
+        PickFor::Profile(_) => " Run a profile on the current plan ".to_string(),
     };
     let shown = picker.shown();
-    let width = area.width.saturating_sub(8).min(60);
+    // For a profile: what the selected one is and the command it runs.
+    let about: Vec<String> = match &picker.purpose {
+        PickFor::Profile(profiles) => shown
+            .get(picker.selected)
+            .and_then(|name| profiles.iter().find(|p| p.name == *name))
+            .map(|p| {
+                vec![
+                    sanitize(&p.about).into_owned(),
+                    format!("$ {}", sanitize(&p.argv.join(" "))),
+                ]
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let extra = about.len() as u16 + u16::from(!about.is_empty());
+    let width = area
+        .width
+        .saturating_sub(8)
+        .min(if about.is_empty() { 60 } else { 90 });
     let height = area
         .height
         .saturating_sub(4)
-        .min(shown.len() as u16 + 5)
+        .min(shown.len() as u16 + 5 + extra)
         .max(6);
     let popup = centred(area, width, height);
-    let list_rows = usize::from(height.saturating_sub(5)).max(1);
+    let list_rows = usize::from(height.saturating_sub(5 + extra)).max(1);
     let start = picker.selected.saturating_sub(list_rows - 1);
     let mut lines = vec![
         Line::from(vec![
@@ -69,10 +88,11 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         Line::from(""),
     ];
     if shown.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "no scope matches",
-            theme.get(Role::Dim),
-        )));
+        let what = match picker.purpose {
+            PickFor::Profile(_) => "no profile matches",
+            _ => "no scope matches",
+        };
+        lines.push(Line::from(Span::styled(what, theme.get(Role::Dim))));
     }
     for (i, choice) in shown.iter().enumerate().skip(start).take(list_rows) {
         let style = if i == picker.selected {
@@ -84,6 +104,12 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
             format!(" {} ", sanitize(choice)),
             style,
         )));
+    }
+    if !about.is_empty() {
+        lines.push(Line::from(""));
+        for text in about {
+            lines.push(Line::from(Span::styled(text, theme.get(Role::Dim))));
+        }
     }
     lines.push(Line::from(Span::styled(
         "↑/↓ choose · enter pick · esc cancel · type to narrow",

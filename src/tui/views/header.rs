@@ -3,14 +3,22 @@
 use crate::fusion::Severity;
 use crate::text::sanitize;
 use crate::tui::explorer::Explorer;
+use crate::tui::runs::Runs;
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-/// Draws the header.
-pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
+/// Draws the header; while runs are going, it says so (with the key of the runs view).
+pub fn render(
+    ex: &Explorer,
+    runs: &Runs,
+    ticks: usize,
+    theme: &Theme,
+    frame: &mut Frame,
+    area: Rect,
+) {
     let ws = &ex.ws;
     let plan = ws.plan();
     let source = ws.source();
@@ -74,6 +82,18 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     if ws.is_dirty() {
         spans.push(sep());
         spans.push(Span::styled("● unsaved", theme.get(Role::Changed)));
+    }
+    let running = runs.running();
+    if running > 0 {
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!(
+                "{} {running} run{} going",
+                super::runs::SPINNER[ticks % super::runs::SPINNER.len()],
+                plural(running)
+            ),
+            theme.get(Role::Key),
+        ));
     }
     if !ws.context().verdicts().compiled() {
         spans.push(sep());

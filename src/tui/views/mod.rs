@@ -9,6 +9,7 @@ pub mod header;
 pub mod help;
 pub mod ops;
 pub mod options;
+pub mod runs;
 pub mod scopes;
 pub mod screens;
 pub mod strip;
@@ -37,8 +38,13 @@ pub fn render(app: &App, frame: &mut Frame) {
         Screen::Explorer(ex) => {
             // Laid out for the frame itself: the state's areas may be a resize behind.
             let areas = layout::areas(area, ex.ws.context().streams().len(), ex.code.is_some());
-            header::render(ex, theme, frame, areas.header);
+            header::render(ex, &app.runs, app.ticks, theme, frame, areas.header);
             strip::render(ex, theme, frame, areas.strip);
+            if app.runs.open {
+                runs::render(app, frame, areas.body);
+                bar::render(app, frame, areas.bar);
+                return draw_overlays(app, frame, area);
+            }
             scopes::render(ex, theme, frame, areas.scopes);
             ops::render(ex, &app.config.keymap, theme, frame, areas.ops);
             match &ex.options {
@@ -49,6 +55,12 @@ pub fn render(app: &App, frame: &mut Frame) {
             bar::render(app, frame, areas.bar);
         }
     }
+    draw_overlays(app, frame, area);
+}
+
+/// Draws the dialog and the help overlay, when they are up.
+fn draw_overlays(app: &App, frame: &mut Frame, area: Rect) {
+    let theme = &app.config.theme;
     if let Some(dialog) = &app.dialog {
         dialog::render(dialog, theme, frame, area);
     }

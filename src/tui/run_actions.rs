@@ -1,0 +1,187 @@
+//! Compile and run from the explorer: `c` picks a profile and starts it, the runs view follows
+//! its log, `x` (or esc, after asking) stops it, and its end is reported.
+
+use super::action::Action;
+use super::app::{App, Screen};
+use super::editing::{Answer, Confirm, Dialog, PickFor, Picker};
+use super::runs::RunState;
+use super::views;
+use crate::compile::batch::Batch;
+use crate::compile::prepare;
+use crate::compile::profile::{self, Profile};
+use crate::text::sanitize;
+use ratatui::crossterm::event::KeyEvent;
+
+impl App {
+    /// Runs a compile-and-run action from the explorer.
+    pub(super) fn run_action(&mut self, action: Action) {
+        match action {
+            Action::Compile => self.pick_profile(),
+            Action::Runs => self.runs.open = !self.runs.open,
+            _ => {}
+        }
+    }
+
+    /// Opens the profile picker with every profile of the config files and the built-in ones.
+    fn pick_profile(&mut self) {
+        let cwd = match std::env::current_dir() {
+            Ok(dir) => dir,
+            Err(e) => return self.problem(format!("no working directory: {e}")),
+        };
+        match profile::load(&profile::search_paths(&cwd)) {
+            Ok(profiles) => {
+                self.dialog = Some(Dialog::Pick(Picker {
+                    choices: profiles.iter().map(|p| p.name.clone()).collect(),
+                    purpose: PickFor::Profile(profiles),
+                    filter: String::new(),
+                    selected: 0,
+                }));
+            }
+            Err(e) => self.problem(e.to_string().replace('\n', " ")),
+        }
+    }
+
+    /// Prepares and starts `profile` on the current plan, and opens the runs view on it.
+    pub(super) fn start_run(&mut self, profile: &Profile) {
+        let Some(events) = self.events.clone() else {
+            return self.problem("runs need the event loop of the terminal UI".to_string());
+        };
+        let Screen::Explorer(ex) = &self.screen else {
+            return;
+        };
+        let runs_dir = self
+            .runs_dir
+            .clone()
+            .unwrap_or_else(|| prepare::runs_dir(&ex.ws.source().file));
+        let prepared = match prepare::prepare(&ex.ws, profile, &runs_dir) {
+            Ok(prepared) => prepared,
+            Err(e) => return self.problem(e),
+        };
+        let program = prepared.argv.first().cloned().unwrap_or_default();
+        let out = prepared.out.display().to_string();
+        match self.runs.start(&profile.name, prepared, self.now, events) {
+            Ok(id) => {
+                self.runs.open = true;
+                self.info(format!(
+                    "run {id}: {} started; its files are in {}",
+                    sanitize(&profile.name),
+                    sanitize(&out)
+                ));
+            }
+            Err(e) => self.problem(format!(
+                "cannot start {}: {e} (is it installed and on PATH?)",
+                sanitize(&program)
+            )),
+        }
+    }
+
+    /// Takes in a batch of a run's output; at its end, says how it went.
+    pub(super) fn run_output(&mut self, id: u64, batch: Batch) {
+        let Some(run) = self.runs.output(id, batch, self.now) else {
+            return;
+        };
+        let RunState::Ended {
+            status, cancelled, ..
+        } = run.state
+        else {
+            return;
+        };
+        let name = format!("run {} ({})", run.id, sanitize(&run.profile));
+        let time = views::runs::duration(run.elapsed(self.now));
+        let results = run
+            .results
+            .as_ref()
+            .filter(|p| p.exists())
+            .map(|p| format!("; results in {}", sanitize(&p.display().to_string())))
+            .unwrap_or_default();
+        if cancelled {
+            self.info(format!("{name} cancelled after {time}"));
+        } else if status.success() {
+            self.info(format!("{name} passed in {time}{results}"));
+        } else {
+            let first = match run.log.first_error() {
+                Some((n, line)) => format!("; first error, line {}: {}", n + 1, line.text),
+                None => String::new(),
+            };
+            self.problem(format!("{name} failed ({status}) after {time}{first}"));
+        }
+    }
+
+    /// A key in the runs view.
+    pub(super) fn runs_key(&mut self, key: KeyEvent) {
+        let Some(action) = self.config.keymap.runs_action(key) else {
+            return;
+        };
+        let height = self.runs_log_height();
+        let page = height.max(1) as isize;
+        match action {
+            Action::Up => self.runs.scroll_log(-1, height),
+            Action::Down => self.runs.scroll_log(1, height),
+            Action::PageUp => self.runs.scroll_log(-page, height),
+            Action::PageDown => self.runs.scroll_log(page, height),
+            Action::Top => self.runs.scroll_log(isize::MIN, height),
+            Action::Bottom => self.runs.scroll = None,
+            Action::Collapse => self.runs.shift = self.runs.shift.saturating_sub(8),
+            Action::Expand => self.runs.shift += 8,
+            Action::NextPane => self.runs.select(-1),
+            Action::PrevPane => self.runs.select(1),
+            Action::Toggle if !self.runs.show_first_error() => {
+                self.problem("no error line in this run's log".to_string());
+            }
+            Action::CancelRun => self.cancel_run(),
+            Action::Back => {
+                let running = self.runs.selected().filter(|r| r.is_running());
+                match running {
+                    Some(run) => {
+                        let question = format!(
+                            "Run {} ({}) is still running. Stop it (SIGTERM to its process group, SIGKILL after {} s)?",
+                            run.id,
+                            run.profile,
+                            super::runs::GRACE.as_secs()
+                        );
+                        self.dialog = Some(Dialog::Confirm(Confirm {
+                            question,
+                            answers: vec![
+                                ('x', "stop the run".into(), Answer::StopRun),
+                                ('b', "back, keep it running".into(), Answer::LeaveRuns),
+                                ('c', "keep watching".into(), Answer::Cancel),
+                            ],
+                        }));
+                    }
+                    None => self.runs.open = false,
+                }
+            }
+            Action::Runs => self.runs.open = false,
+            Action::Compile => self.pick_profile(),
+            Action::Quit => self.request_quit(),
+            Action::Suspend => self.suspend = true,
+            Action::Help => self.help = Some(0),
+            _ => {}
+        }
+    }
+
+    /// Stops the selected run.
+    pub(super) fn cancel_run(&mut self) {
+        let Some(run) = self.runs.selected() else {
+            return self.problem("no run to stop".to_string());
+        };
+        let words = format!("run {} ({})", run.id, sanitize(&run.profile));
+        if self.runs.cancel_selected() {
+            self.info(format!(
+                "stopping {words}: SIGTERM to its process group, SIGKILL in {} s",
+                super::runs::GRACE.as_secs()
+            ));
+        } else {
+            self.problem(format!("{words} is not running"));
+        }
+    }
+
+    /// Log lines the runs view shows for the selected run.
+    fn runs_log_height(&self) -> usize {
+        let body = self.areas().body;
+        let (_, log) = views::runs::parts(body, self.runs.list.len());
+        self.runs
+            .selected()
+            .map_or(0, |run| views::runs::log_rows(log, run))
+    }
+}

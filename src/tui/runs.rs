@@ -1,0 +1,285 @@
+//! Runs started from the explorer: each a job with its log, kept in a short history. Output
+//! reaches the UI in batches through [`crate::compile::batch`], so a job that prints without
+//! end neither floods the event loop nor grows memory.
+
+use super::app::Msg;
+use crate::compile::batch::{self, Batch, Handshake};
+use crate::compile::job::{ExitStatus, Job};
+use crate::compile::log::{self, Log};
+use crate::compile::prepare::Prepared;
+use std::path::PathBuf;
+use std::sync::mpsc::{Sender, sync_channel};
+use std::time::Duration;
+
+/// Runs kept in the history; the oldest ended one goes first.
+pub const MAX_RUNS: usize = 20;
+/// How long a cancelled job has between SIGTERM and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(3);
+
+/// Where a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// The job runs.
+    Running,
+    /// The job was asked to stop and has not yet.
+    Cancelling,
+    /// The job ended: how, when (on the app's clock), and whether the user stopped it.
+    Ended {
+        /// Its exit status.
+        status: ExitStatus,
+        /// When it ended.
+        at: Duration,
+        /// True when the user cancelled it.
+        cancelled: bool,
+    },
+}
+
+/// One run of a profile.
+#[derive(Debug)]
+pub struct Run {
+    /// Its number, counting from 1 in this session.
+    pub id: u64,
+    /// The profile's name.
+    pub profile: String,
+    /// The command, as started (arguments separated by spaces, for showing).
+    pub command: String,
+    /// The run's own directory (`{out}`).
+    pub out: PathBuf,
+    /// Where the profile says results appear.
+    pub results: Option<PathBuf>,
+    /// The output kept.
+    pub log: Log,
+    /// When it started (on the app's clock).
+    pub started: Duration,
+    /// Where it is.
+    pub state: RunState,
+    job: Job,
+    handshake: Handshake,
+}
+
+impl Run {
+    /// Time from start to end, or to `now` while it runs.
+    pub fn elapsed(&self, now: Duration) -> Duration {
+        match self.state {
+            RunState::Ended { at, .. } => at.saturating_sub(self.started),
+            _ => now.saturating_sub(self.started),
+        }
+    }
+
+    /// True until the job has ended.
+    pub fn is_running(&self) -> bool {
+        !matches!(self.state, RunState::Ended { .. })
+    }
+
+    /// Where it is, in one word.
+    pub fn outcome(&self) -> Outcome {
+        match self.state {
+            RunState::Running => Outcome::Running,
+            RunState::Cancelling => Outcome::Cancelling,
+            RunState::Ended {
+                cancelled: true, ..
+            } => Outcome::Cancelled,
+            RunState::Ended { status, .. } if status.success() => Outcome::Passed,
+            RunState::Ended { .. } => Outcome::Failed,
+        }
+    }
+}
+
+/// A run's state in one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The job runs.
+    Running,
+    /// The job was asked to stop.
+    Cancelling,
+    /// The user stopped it.
+    Cancelled,
+    /// It exited with code 0.
+    Passed,
+    /// It exited otherwise, or a signal ended it.
+    Failed,
+}
+
+impl Outcome {
+    /// The word: `running`, `cancelling`, `cancelled`, `passed`, `failed`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Running => "running",
+            Outcome::Cancelling => "cancelling",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// The runs of this session and the runs view's state.
+#[derive(Debug, Default)]
+pub struct Runs {
+    /// The runs, oldest first.
+    pub list: Vec<Run>,
+    /// The run the view shows (an index into `list`).
+    pub selected: usize,
+    /// The first log line shown (a line number over all lines); `None` follows the end.
+    pub scroll: Option<u64>,
+    /// Columns of the log scrolled off to the left.
+    pub shift: usize,
+    /// True while the runs view is up.
+    pub open: bool,
+    next_id: u64,
+}
+
+impl Runs {
+    /// Starts `prepared` as a run of `profile` at `now`; its output reaches `events` as
+    /// [`Msg::RunOutput`]. The new run is selected and its log followed.
+    pub fn start(
+        &mut self,
+        profile: &str,
+        prepared: Prepared,
+        now: Duration,
+        events: Sender<Msg>,
+    ) -> std::io::Result<u64> {
+        let (tx, rx) = sync_channel(1024);
+        let job = Job::spawn(&prepared.argv, &prepared.cwd, &prepared.env, tx, ())?;
+        self.next_id += 1;
+        let id = self.next_id;
+        let handshake = Handshake::default();
+        let forwarder = handshake.clone();
+        std::thread::spawn(move || {
+            batch::forward(rx, log::DEFAULT_LINES, forwarder, |batch| {
+                events.send(Msg::RunOutput { id, batch }).is_ok()
+            });
+        });
+        self.forget_old();
+        self.list.push(Run {
+            id,
+            profile: profile.to_string(),
+            command: prepared.argv.join(" "),
+            out: prepared.out,
+            results: prepared.results,
+            log: Log::new(log::DEFAULT_LINES),
+            started: now,
+            state: RunState::Running,
+            job,
+            handshake,
+        });
+        self.selected = self.list.len() - 1;
+        self.scroll = None;
+        self.shift = 0;
+        Ok(id)
+    }
+
+    /// Drops the oldest ended runs until there is room for one more.
+    fn forget_old(&mut self) {
+        while self.list.len() >= MAX_RUNS {
+            let Some(i) = self.list.iter().position(|r| !r.is_running()) else {
+                return;
+            };
+            self.list.remove(i);
+            if self.selected >= i {
+                self.selected = self.selected.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Takes in a batch of run `id`'s output at `now`; returns the run when the batch
+    /// ended it.
+    pub fn output(&mut self, id: u64, batch: Batch, now: Duration) -> Option<&Run> {
+        let run = self.list.iter_mut().find(|r| r.id == id)?;
+        run.log.skipped(batch.dropped);
+        for line in batch.lines {
+            run.log.push(line);
+        }
+        run.handshake.taken();
+        let status = batch.exited?;
+        let cancelled = run.state == RunState::Cancelling;
+        run.state = RunState::Ended {
+            status,
+            at: now,
+            cancelled,
+        };
+        Some(run)
+    }
+
+    /// The run the view shows.
+    pub fn selected(&self) -> Option<&Run> {
+        self.list.get(self.selected)
+    }
+
+    /// Stops the selected run's whole process group; false when it is not running.
+    pub fn cancel_selected(&mut self) -> bool {
+        match self.list.get_mut(self.selected) {
+            Some(run) if run.state == RunState::Running => {
+                run.job.cancel(GRACE);
+                run.state = RunState::Cancelling;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs still going.
+    pub fn running(&self) -> usize {
+        self.list.iter().filter(|r| r.is_running()).count()
+    }
+
+    /// Stops every run still going: SIGTERM to each process group, up to `grace` for them
+    /// to end, then SIGKILL. For quitting: no job outlives skope.
+    pub fn stop_all(&self, grace: Duration) {
+        let running: Vec<&Run> = self.list.iter().filter(|r| r.is_running()).collect();
+        for run in &running {
+            run.job.cancel(grace);
+        }
+        let start = std::time::Instant::now();
+        while start.elapsed() < grace && running.iter().any(|r| !r.job.has_ended()) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The cancel's own SIGKILL comes from a thread that would die with skope.
+        for run in running {
+            run.job.kill();
+        }
+    }
+
+    /// Selects the run `step` rows away, following its log.
+    pub fn select(&mut self, step: isize) {
+        if self.list.is_empty() {
+            return;
+        }
+        let last = self.list.len() - 1;
+        self.selected = self.selected.saturating_add_signed(step).min(last);
+        self.scroll = None;
+        self.shift = 0;
+    }
+
+    /// Scrolls the selected run's log by `step` lines for a view `height` lines tall; back at
+    /// the end, the log is followed again.
+    pub fn scroll_log(&mut self, step: isize, height: usize) {
+        let Some(run) = self.selected() else {
+            return;
+        };
+        let first = run.log.dropped();
+        let end = run.log.total();
+        let last_top = end.saturating_sub(height as u64).max(first);
+        let top = self.scroll.unwrap_or(last_top);
+        let moved = if step < 0 {
+            top.saturating_sub(step.unsigned_abs() as u64).max(first)
+        } else {
+            top.saturating_add(step as u64)
+        };
+        self.scroll = (moved < last_top).then_some(moved);
+    }
+
+    /// Shows the first error line of the selected run at the top of the log; false when it has
+    /// none or it is no longer kept.
+    pub fn show_first_error(&mut self) -> bool {
+        let Some((n, _)) = self
+            .selected()
+            .and_then(|r| r.log.first_error())
+            .filter(|(n, _)| self.selected().is_some_and(|r| r.log.line(*n).is_some()))
+        else {
+            return false;
+        };
+        self.scroll = Some(n);
+        true
+    }
+}

@@ -1,0 +1,298 @@
+//! The runs view: the history of runs on the left (or on top, when narrow), the selected run's
+//! log on the right with its command, state, elapsed time, the first error pinned and marked,
+//! and the keys that work here.
+
+use super::{pane_block, put};
+use crate::compile::job::Stream;
+use crate::text::sanitize;
+use crate::tui::action::Action;
+use crate::tui::app::App;
+use crate::tui::runs::{Outcome, Run, RunState};
+use crate::tui::theme::Role;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use std::time::Duration;
+
+/// Frames of the spinner of a running run.
+pub const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The history's and the log's areas in the body `area`.
+pub fn parts(area: Rect, runs: usize) -> (Rect, Rect) {
+    if area.width >= 100 {
+        let [history, log] =
+            Layout::horizontal([Constraint::Length(34), Constraint::Min(0)]).areas(area);
+        (history, log)
+    } else {
+        let rows = (runs.clamp(1, 4) + 2) as u16;
+        let [history, log] =
+            Layout::vertical([Constraint::Length(rows), Constraint::Min(0)]).areas(area);
+        (history, log)
+    }
+}
+
+/// Rows of the log pane above the log itself: the command, and the first error when there
+/// is one.
+fn header_rows(run: &Run) -> u16 {
+    1 + u16::from(run.log.first_error().is_some())
+}
+
+/// Log lines the log pane at `area` shows for `run` (inside the border, below the header
+/// rows, above the key hints).
+pub fn log_rows(area: Rect, run: &Run) -> usize {
+    usize::from(area.height.saturating_sub(2 + header_rows(run) + 1))
+}
+
+/// The glyph of a run's state; a spinner frame while it runs. Every state has its own, so
+/// none relies on colour.
+pub fn glyph(run: &Run, ticks: usize) -> &'static str {
+    match run.outcome() {
+        Outcome::Running => SPINNER[ticks % SPINNER.len()],
+        Outcome::Cancelling => "…",
+        Outcome::Cancelled => "⊘",
+        Outcome::Passed => "✓",
+        Outcome::Failed => "✗",
+    }
+}
+
+/// The role a run's state is drawn in.
+fn role(run: &Run) -> Role {
+    match run.outcome() {
+        Outcome::Running | Outcome::Cancelling => Role::Key,
+        Outcome::Cancelled => Role::Warning,
+        Outcome::Passed => Role::Good,
+        Outcome::Failed => Role::Error,
+    }
+}
+
+/// `12.3 s`, `4 min 05 s`.
+pub fn duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs < 60 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else if secs < 3600 {
+        format!("{} min {:02} s", secs / 60, secs % 60)
+    } else {
+        format!("{} h {:02} min", secs / 3600, secs % 3600 / 60)
+    }
+}
+
+/// A run's state in words: `running 12.3 s`, `passed in 4.1 s`, `failed (exit code 1) in 2.0 s`.
+pub fn state_text(run: &Run, now: Duration) -> String {
+    let time = duration(run.elapsed(now));
+    match (run.outcome(), run.state) {
+        (Outcome::Running, _) => format!("running {time}"),
+        (Outcome::Cancelling, _) => format!("stopping… {time}"),
+        (Outcome::Cancelled, _) => format!("cancelled after {time}"),
+        (Outcome::Passed, _) => format!("passed in {time}"),
+        (Outcome::Failed, RunState::Ended { status, .. }) => {
+            format!("failed ({status}) in {time}")
+        }
+        (Outcome::Failed, _) => format!("failed in {time}"),
+    }
+}
+
+/// Draws the runs view over the body `area`.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let (runs, keymap, theme) = (&app.runs, &app.config.keymap, &app.config.theme);
+    let (history_area, log_area) = parts(area, runs.list.len());
+    history(app, frame, history_area);
+    match runs.selected() {
+        Some(run) => log(app, run, frame, log_area),
+        None => {
+            let block = pane_block(" Log ", true, theme);
+            let inner = block.inner(log_area);
+            frame.render_widget(block, log_area);
+            let text = format!(
+                "No runs yet. {} picks a compile profile and runs it; {} goes back.",
+                keymap.hint(Action::Compile),
+                keymap.hint(Action::Back)
+            );
+            frame.render_widget(
+                Paragraph::new(Span::styled(text, theme.get(Role::Dim))),
+                inner,
+            );
+        }
+    }
+}
+
+fn history(app: &App, frame: &mut Frame, area: Rect) {
+    let (runs, theme, ticks, now) = (&app.runs, &app.config.theme, app.ticks, app.now);
+    let block = pane_block(format!(" Runs ({}) ", runs.list.len()), false, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let rows = usize::from(inner.height);
+    if rows == 0 {
+        return;
+    }
+    // Newest on top; the selected run stays in view.
+    let order: Vec<usize> = (0..runs.list.len()).rev().collect();
+    let at = order.iter().position(|&i| i == runs.selected).unwrap_or(0);
+    let start = at.saturating_sub(rows - 1);
+    let buf = frame.buffer_mut();
+    for (row, &i) in order.iter().skip(start).take(rows).enumerate() {
+        let run = &runs.list[i];
+        let y = inner.y + row as u16;
+        let selected = i == runs.selected;
+        let base = if selected {
+            theme.get(Role::Selection)
+        } else {
+            Style::new()
+        };
+        buf.set_style(Rect::new(inner.x, y, inner.width, 1), base);
+        let x = put(
+            buf,
+            inner.x,
+            y,
+            inner.width,
+            &format!("{} ", glyph(run, ticks)),
+            base.patch(theme.get(role(run))),
+        );
+        let text = format!(
+            "{:>2} {}  {} {}",
+            run.id,
+            sanitize(&run.profile),
+            run.outcome().word(),
+            duration(run.elapsed(now))
+        );
+        put(buf, x, y, inner.right().saturating_sub(x), &text, base);
+    }
+}
+
+fn log(app: &App, run: &Run, frame: &mut Frame, area: Rect) {
+    let (runs, keymap, theme) = (&app.runs, &app.config.keymap, &app.config.theme);
+    let (ticks, now) = (app.ticks, app.now);
+    let title = format!(
+        " {} run {} · {} · {} ",
+        glyph(run, ticks),
+        run.id,
+        sanitize(&run.profile),
+        state_text(run, now)
+    );
+    let block = pane_block(title, true, theme).title_bottom(Line::from(Span::styled(
+        format!(" files: {} ", sanitize(&run.out.display().to_string())),
+        theme.get(Role::Dim),
+    )));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+    let buf = frame.buffer_mut();
+    let mut y = inner.y;
+    put(
+        buf,
+        inner.x,
+        y,
+        inner.width,
+        &format!("$ {}", sanitize(&run.command)),
+        theme.get(Role::Dim),
+    );
+    y += 1;
+    let first_error = run.log.first_error();
+    if let Some((n, line)) = first_error
+        && y < inner.bottom()
+    {
+        let x = put(
+            buf,
+            inner.x,
+            y,
+            inner.width,
+            &format!("✗ first error, line {}: ", n + 1),
+            theme.get(Role::Error),
+        );
+        put(
+            buf,
+            x,
+            y,
+            inner.right().saturating_sub(x),
+            &line.text,
+            theme.get(Role::Error),
+        );
+        y += 1;
+    }
+    let rows = log_rows(area, run);
+    let first = run.log.dropped();
+    let end = run.log.total();
+    let top = runs
+        .scroll
+        .unwrap_or_else(|| end.saturating_sub(rows as u64))
+        .max(first);
+    let gutter = (end.max(1).ilog10() + 1).max(3) as u16;
+    for (i, line) in run
+        .log
+        .lines()
+        .skip((top - first) as usize)
+        .take(rows)
+        .enumerate()
+    {
+        let n = top + i as u64;
+        let row = y + i as u16;
+        let is_error = first_error.is_some_and(|(e, _)| e == n);
+        let mark = match (is_error, line.stream) {
+            (true, _) => ("✗", theme.get(Role::Error)),
+            (false, Stream::Stderr) => ("▍", theme.get(Role::Warning)),
+            (false, Stream::Stdout) => (" ", Style::new()),
+        };
+        let x = put(
+            buf,
+            inner.x,
+            row,
+            inner.width,
+            &format!("{:>w$}", n + 1, w = usize::from(gutter)),
+            theme.get(Role::Dim),
+        );
+        let x = put(buf, x, row, inner.right().saturating_sub(x), mark.0, mark.1);
+        let x = put(
+            buf,
+            x,
+            row,
+            inner.right().saturating_sub(x),
+            " ",
+            Style::new(),
+        );
+        let mut text: String = line.text.chars().skip(runs.shift).collect();
+        if line.cut > 0 {
+            text.push_str(&format!(" … ({} more bytes)", line.cut));
+        }
+        let style = if is_error {
+            theme.get(Role::Error)
+        } else {
+            theme.get(Role::Text)
+        };
+        put(buf, x, row, inner.right().saturating_sub(x), &text, style);
+    }
+    if run.log.total() == 0 && rows > 0 {
+        let text = if run.is_running() {
+            "(no output yet)"
+        } else {
+            "(no output)"
+        };
+        put(buf, inner.x, y, inner.width, text, theme.get(Role::Dim));
+    }
+    let hints = [
+        (Action::Back, "back"),
+        (Action::CancelRun, "stop"),
+        (Action::NextPane, "next run"),
+        (Action::Toggle, "first error"),
+        (Action::Bottom, "follow"),
+        (Action::Compile, "new run"),
+    ];
+    let mut spans = Vec::new();
+    if run.log.dropped() > 0 {
+        spans.push(Span::styled(
+            format!("{} earlier lines not kept · ", run.log.dropped()),
+            theme.get(Role::Dim),
+        ));
+    }
+    for (action, label) in hints {
+        spans.push(Span::styled(keymap.hint(action), theme.get(Role::Key)));
+        spans.push(Span::styled(format!(" {label}  "), theme.get(Role::Dim)));
+    }
+    spans.push(Span::styled("▍", theme.get(Role::Warning)));
+    spans.push(Span::styled(" stderr", theme.get(Role::Dim)));
+    let footer = Rect::new(inner.x, inner.bottom() - 1, inner.width, 1);
+    frame.render_widget(Paragraph::new(Line::from(spans)), footer);
+}

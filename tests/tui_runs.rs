@@ -1,0 +1,364 @@
+//! Runs from the explorer: `c` picks a profile and starts it as a real process, the runs view
+//! streams its log with the exit status, a failure shows its first error, `x` stops a run
+//! that never ends (its whole process group), quitting asks while runs are going, and the
+//! screen is checked against reviewed snapshots.
+
+mod ui;
+
+use ratatui::crossterm::event::KeyCode;
+use skope::compile::batch::Batch;
+use skope::compile::job::{ExitStatus, Stream};
+use skope::compile::log::LogLine;
+use skope::tui::app::{App, Msg};
+use skope::tui::runs::RunState;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+use ui::*;
+
+/// A fresh directory for runs.
+fn runs_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skope-tui-runs-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The explorer with its event channel, so runs can start, and runs kept in `dir`.
+fn app_with_events(w: u16, h: u16, dir: &str) -> (App, Receiver<Msg>) {
+    let mut app = app(w, h);
+    let (tx, rx) = channel();
+    app.events = Some(tx);
+    app.runs_dir = Some(runs_dir(dir));
+    (app, rx)
+}
+
+/// Feeds the app its messages (with a clock) until `done` holds or a minute passes.
+fn pump(app: &mut App, rx: &Receiver<Msg>, done: impl Fn(&App) -> bool) {
+    let start = Instant::now();
+    while !done(app) {
+        assert!(start.elapsed() < Duration::from_secs(120), "timed out");
+        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
+            app.now = start.elapsed();
+            app.handle(msg);
+        }
+    }
+}
+
+fn ended(app: &App) -> bool {
+    app.runs.list.last().is_some_and(|r| !r.is_running())
+}
+
+/// Picks the profile `name` in the picker `c` opens.
+fn start(app: &mut App, name: &str) {
+    press(app, KeyCode::Char('c'));
+    keys(app, name);
+    press(app, KeyCode::Enter);
+}
+
+#[test]
+fn c_picks_a_profile_and_shows_what_it_runs() {
+    let (mut app, _rx) = app_with_events(120, 40, "picker");
+    press(&mut app, KeyCode::Char('c'));
+    let text = screen(&app);
+    assert!(text.contains("Run a profile on the current plan"), "{text}");
+    assert!(
+        text.contains(" check ") && text.contains(" cann "),
+        "{text}"
+    );
+    // The selected profile says what it is and what it runs.
+    assert!(
+        text.contains("compile every generated entry source"),
+        "{text}"
+    );
+    assert!(text.contains("$ sh -c for f in"), "{text}");
+    keys(&mut app, "zzz");
+    assert!(screen(&app).contains("no profile matches"));
+    press(&mut app, KeyCode::Esc);
+    assert!(app.dialog.is_none() && app.runs.list.is_empty());
+}
+
+#[test]
+fn the_check_profile_runs_from_the_explorer_and_passes() {
+    let (mut app, rx) = app_with_events(120, 40, "check");
+    start(&mut app, "check");
+    assert!(app.runs.open, "the runs view opens");
+    assert_eq!(app.runs.list.len(), 1);
+    assert!(screen(&app).contains("run 1 · check · running"));
+    pump(&mut app, &rx, ended);
+    let run = &app.runs.list[0];
+    assert!(
+        matches!(run.state, RunState::Ended { status, cancelled: false, .. } if status.success()),
+        "{:?}: {:?}",
+        run.state,
+        run.log.lines().collect::<Vec<_>>()
+    );
+    let lines: Vec<&str> = run.log.lines().map(|l| l.text.as_str()).collect();
+    assert!(lines.iter().any(|l| l.starts_with("check ")), "{lines:?}");
+    assert_eq!(lines.last(), Some(&"all entry sources compile"));
+    let text = screen(&app);
+    assert!(text.contains("✓  1 check  passed"), "{text}");
+    assert!(text.contains("all entry sources compile"), "{text}");
+    let status = app.status.as_ref().unwrap();
+    assert!(
+        !status.problem && status.text.starts_with("run 1 (check) passed in"),
+        "{status:?}"
+    );
+    // Esc goes back to the explorer, L comes back to the runs.
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.runs.open);
+    press(&mut app, KeyCode::Char('L'));
+    assert!(app.runs.open);
+}
+
+/// Writes a `skope.toml`-like profile file? No: profiles come from the working directory, so
+/// a failing and a never-ending job are started the way the app starts any run.
+fn start_script(app: &mut App, name: &str, script: &str) {
+    let profile = skope::compile::profile::Profile {
+        name: name.into(),
+        about: String::new(),
+        argv: ["sh", "-c", script].map(String::from).to_vec(),
+        cwd: None,
+        env: Vec::new(),
+        results: None,
+        file: None,
+    };
+    app.handle(Msg::key(KeyCode::Char('c')));
+    let Some(skope::tui::editing::Dialog::Pick(picker)) = &mut app.dialog else {
+        panic!("no picker");
+    };
+    // Offer the test's profile as the first choice.
+    if let skope::tui::editing::PickFor::Profile(profiles) = &mut picker.purpose {
+        profiles.insert(0, profile);
+    }
+    picker.choices.insert(0, name.to_string());
+    press(app, KeyCode::Enter);
+}
+
+#[test]
+fn a_failing_run_shows_its_first_error_highlighted() {
+    let (mut app, rx) = app_with_events(120, 30, "fail");
+    start_script(
+        &mut app,
+        "broken",
+        "echo building; sleep 0.2; echo 'x.cpp:3:1: error: expected ;' >&2; sleep 0.2; \
+         echo more; exit 3",
+    );
+    pump(&mut app, &rx, ended);
+    let run = &app.runs.list[0];
+    assert!(matches!(
+        run.state,
+        RunState::Ended {
+            status: ExitStatus::Code(3),
+            ..
+        }
+    ));
+    let status = app.status.as_ref().unwrap();
+    assert!(status.problem, "{status:?}");
+    assert!(
+        status.text.contains("failed (exit code 3)")
+            && status
+                .text
+                .contains("first error, line 2: x.cpp:3:1: error: expected ;"),
+        "{status:?}"
+    );
+    let text = screen(&app);
+    assert!(
+        text.contains("✗ first error, line 2: x.cpp:3:1: error: expected ;"),
+        "{text}"
+    );
+    assert!(text.contains("failed (exit code 3)"), "{text}");
+    // The error line itself is marked in the log, in the error style.
+    let buf = buffer(&app);
+    let row = (0..buf.area.height)
+        .find(|&y| {
+            let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+            line.contains("✗ x.cpp:3:1")
+        })
+        .expect("the error line is in the log");
+    let x = (0..buf.area.width)
+        .find(|&x| buf[(x, row)].symbol() == "x")
+        .unwrap();
+    assert_eq!(
+        buf[(x, row)].style().fg,
+        app.config.theme.get(skope::tui::theme::Role::Error).fg
+    );
+}
+
+#[test]
+fn x_stops_a_run_that_never_ends_with_its_whole_process_group() {
+    let (mut app, rx) = app_with_events(120, 30, "cancel");
+    let pid_file = runs_dir("cancel-pid");
+    std::fs::create_dir_all(&pid_file).unwrap();
+    let pid_file = pid_file.join("child.pid");
+    // A child in the same group that would outlive its parent if only the parent were killed.
+    let script = format!(
+        "sleep 1000 & echo $! > {}; echo started; wait",
+        pid_file.display()
+    );
+    start_script(&mut app, "forever", &script);
+    pump(&mut app, &rx, |app| {
+        app.runs.list[0].log.lines().any(|l| l.text == "started")
+    });
+    assert!(app.animating(), "the clock ticks while a run goes");
+    assert!(screen(&app).contains("1 run going"));
+    press(&mut app, KeyCode::Char('x'));
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("stopping run 1 (forever)")
+    );
+    pump(&mut app, &rx, ended);
+    assert!(matches!(
+        app.runs.list[0].state,
+        RunState::Ended {
+            cancelled: true,
+            status: ExitStatus::Signal(15),
+            ..
+        }
+    ));
+    assert!(screen(&app).contains("⊘  1 forever  cancelled"));
+    // The grandchild is gone too (not even a zombie: its parent shell reaped it or init did).
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+        let alive = state.is_some_and(|s| !s.contains(") Z "));
+        if !alive {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "sleep {pid} lives"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn esc_on_a_running_run_asks_and_quitting_asks_too() {
+    let (mut app, rx) = app_with_events(120, 30, "ask");
+    start_script(&mut app, "slow", "echo started; sleep 1000");
+    pump(&mut app, &rx, |app| {
+        app.runs.list[0].log.lines().any(|l| l.text == "started")
+    });
+    press(&mut app, KeyCode::Esc);
+    let text = screen(&app);
+    assert!(text.contains("is still running. Stop it"), "{text}");
+    // b: back to the explorer, the run goes on.
+    press(&mut app, KeyCode::Char('b'));
+    assert!(!app.runs.open && app.runs.running() == 1);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit);
+    assert!(screen(&app).contains("1 run(s) still running"));
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+    app.runs.stop_all(Duration::from_secs(3));
+    pump(&mut app, &rx, ended);
+}
+
+#[test]
+fn the_runs_view_looks_right() {
+    let (mut app, rx) = app_with_events(120, 30, "snapshot");
+    // A real run that ends at once; then a known log, fed the way the forwarder feeds it
+    // (stdout and stderr of a real job interleave differently from run to run).
+    start_script(&mut app, "demo", "exit 1");
+    pump(&mut app, &rx, ended);
+    let id = app.runs.list[0].id;
+    let line = |stream, text: &str| LogLine {
+        stream,
+        text: text.to_string(),
+        cut: 0,
+    };
+    app.now += Duration::from_millis(4200);
+    app.handle(Msg::RunOutput {
+        id,
+        batch: Batch {
+            lines: vec![
+                line(Stream::Stdout, "check sk_attn_0.cpp"),
+                line(Stream::Stderr, "In file included from sk_attn_0.cpp:1:"),
+                line(
+                    Stream::Stderr,
+                    "sk_attn_0.cpp:12:5: error: use of undeclared identifier 'pipe_barrier'",
+                ),
+                line(Stream::Stderr, "1 error generated."),
+            ],
+            dropped: 0,
+            exited: Some(ExitStatus::Code(1)),
+        },
+    });
+    let dir = app.runs_dir.clone().unwrap().display().to_string();
+    // The temporary directory's name varies: so does the border after it.
+    let text = screen(&app)
+        .replace(&dir, "<runs>")
+        .lines()
+        .map(|l| match l.find("<runs>/demo-1 ") {
+            Some(at) => format!("{}━━━┛", &l[..at + "<runs>/demo-1 ".len()]),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!(normalise_times(&text));
+}
+
+/// Times like `4.2 s` → `t s`: a real run's clock varies.
+fn normalise_times(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(" s") {
+        let head = &rest[..at];
+        let start = head
+            .char_indices()
+            .rfind(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        if head[start..].contains('.') {
+            out.push_str(&head[..start]);
+            out.push('t');
+        } else {
+            out.push_str(head);
+        }
+        out.push_str(" s");
+        rest = &rest[at + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn a_flood_of_output_reaches_the_log_in_bounded_batches() {
+    let (mut app, _rx) = app_with_events(120, 30, "flood");
+    start_script(&mut app, "quiet", "sleep 1000");
+    let id = app.runs.list[0].id;
+    let line = |i: usize| LogLine {
+        stream: Stream::Stdout,
+        text: format!("line {i}"),
+        cut: 0,
+    };
+    app.handle(Msg::RunOutput {
+        id,
+        batch: Batch {
+            lines: (0..30_000).map(line).collect(),
+            dropped: 5,
+            exited: None,
+        },
+    });
+    let log = &app.runs.list[0].log;
+    assert_eq!(log.lines().len(), skope::compile::log::DEFAULT_LINES);
+    assert_eq!(log.total(), 30_005);
+    let text = screen(&app);
+    assert!(text.contains("20005 earlier lines not kept"), "{text}");
+    assert!(text.contains("30005  line 29999"), "{text}");
+    // Scrolling up leaves the end; G follows it again.
+    press(&mut app, KeyCode::Char('k'));
+    assert!(app.runs.scroll.is_some());
+    press(&mut app, KeyCode::Char('g'));
+    assert!(screen(&app).contains("20006  line 20000"));
+    press(&mut app, KeyCode::Char('G'));
+    assert!(app.runs.scroll.is_none());
+    app.runs.stop_all(Duration::from_secs(3));
+}
