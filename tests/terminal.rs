@@ -276,3 +276,86 @@ fn the_code_view_highlights_and_follows_an_option_change() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());
 }
+
+#[test]
+fn runs_start_stream_stop_and_end_with_skope() {
+    // A working directory of its own: the runs' files go there, and its skope.toml adds a
+    // profile that never ends.
+    let dir = std::env::temp_dir().join(format!("skope-pty-runs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("forever.pid");
+    std::fs::write(
+        dir.join("skope.toml"),
+        format!(
+            "[[profile]]\nname = \"forever\"\nabout = \"never ends\"\n\
+             argv = [\"sh\", \"-c\", \"echo $$ > {}; echo started; sleep 1000\"]\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    let mut s = Session::spawn_in(
+        &dir,
+        Path::new(env!("CARGO_BIN_EXE_skope")),
+        &[],
+        &[],
+        120,
+        40,
+    );
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    // c → the picker; the built-in check compiles every entry source and passes.
+    s.send(b"c");
+    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.send(b"check\r");
+    let text = s.wait_for("the check run to pass", Duration::from_secs(120), |t| {
+        t.contains("all entry sources compile") && t.contains("passed in")
+    });
+    assert!(text.contains("run 1 · check"), "{text}");
+    assert!(
+        dir.join("moe_decode.ge_proto.txt.runs/check-1/codegen")
+            .is_dir()
+    );
+    // A run that never ends: x stops it.
+    s.send(b"c");
+    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.send(b"forever\r");
+    s.wait_for("the output", LONG, |t| {
+        t.contains("started") && t.contains("1 run going")
+    });
+    s.send(b"x");
+    s.wait_for("the run stopped", LONG, |t| {
+        t.contains("cancelled after") && !t.contains("run going")
+    });
+    // Another: quitting asks, then stops it with skope.
+    s.send(b"c");
+    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.send(b"forever\r");
+    s.wait_for("the output", LONG, |t| {
+        t.contains("run 3 · forever") && t.contains("started")
+    });
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    s.send(b"q");
+    s.wait_for("the question", LONG, |t| {
+        t.contains("1 run(s) still running")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+    // The run's process is gone (its group was stopped before skope exited).
+    let gone = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    };
+    let deadline = std::time::Instant::now() + LONG;
+    while !gone(pid) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "process {pid} lives on"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

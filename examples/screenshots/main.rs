@@ -103,6 +103,12 @@ const VIEWS: &[View] = &[
         size: (170, 48),
         keys: "/name:layer0_qkv_proj\re",
     },
+    View {
+        name: "profiles",
+        title: "Picking a compile profile",
+        size: (140, 42),
+        keys: "c",
+    },
 ];
 
 /// The key presses `text` stands for.
@@ -123,27 +129,14 @@ fn main() -> Result<()> {
     std::fs::create_dir_all(out).context("cannot create screenshots/")?;
     for view in VIEWS {
         let (w, h) = view.size;
-        let mut app = App::new(
-            Config::default(),
-            Rect::new(0, 0, w, h),
-            EXAMPLE,
-            std::env::temp_dir().join("skope-screenshots.skope.json"),
-        );
-        let input = Input::File(PathBuf::from(EXAMPLE));
-        let ws = load(
-            &input,
-            LoadOptions::default(),
-            &RuleSet::bundled(),
-            &mut |_| {},
-        )
-        .map_err(anyhow::Error::msg)?;
-        app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
+        let mut app = explorer(w, h)?;
         for key in presses(view.keys) {
             app.handle(Msg::key(key));
         }
         highlight_code(&mut app);
         write(&app, out, view.name, view.title)?;
     }
+    runs(out)?;
     let mut app = App::new(
         Config::default(),
         Rect::new(0, 0, 100, 24),
@@ -170,6 +163,49 @@ fn main() -> Result<()> {
     let plan = std::env::temp_dir().join("skope-screenshots.skope.json");
     let _ = std::fs::remove_file(skope::planfile::journal_path(&plan));
     Ok(())
+}
+
+/// The explorer on the bundled example in a `w`×`h` terminal.
+fn explorer(w: u16, h: u16) -> Result<App> {
+    let mut app = App::new(
+        Config::default(),
+        Rect::new(0, 0, w, h),
+        EXAMPLE,
+        std::env::temp_dir().join("skope-screenshots.skope.json"),
+    );
+    let input = Input::File(PathBuf::from(EXAMPLE));
+    let ws = load(
+        &input,
+        LoadOptions::default(),
+        &RuleSet::bundled(),
+        &mut |_| {},
+    )
+    .map_err(anyhow::Error::msg)?;
+    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
+    Ok(app)
+}
+
+/// The runs view after a real run of the built-in `check` profile.
+fn runs(out: &Path) -> Result<()> {
+    let mut app = explorer(140, 42)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    app.events = Some(tx);
+    app.runs_dir = Some(std::env::temp_dir().join("skope-screenshots.runs"));
+    for key in presses("ccheck\r") {
+        app.handle(Msg::key(key));
+    }
+    let start = std::time::Instant::now();
+    while app.runs.running() > 0 {
+        anyhow::ensure!(
+            start.elapsed() < Duration::from_secs(300),
+            "the check run did not end"
+        );
+        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
+            app.now = start.elapsed();
+            app.handle(msg);
+        }
+    }
+    write(&app, out, "runs", "The runs view after the check profile")
 }
 
 /// Highlights the code view's code here, as the worker thread does in the explorer.

@@ -43,13 +43,26 @@ impl Session {
         cols: u16,
         rows: u16,
     ) -> Session {
+        let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        Session::spawn_in(crate_dir, program, args, env, cols, rows)
+    }
+
+    /// As [`Session::spawn`], in the working directory `cwd`.
+    pub fn spawn_in(
+        cwd: &Path,
+        program: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cols: u16,
+        rows: u16,
+    ) -> Session {
         let (rows_nz, cols_nz) = non_zero(cols, rows);
         let pair = native_pty_system()
             .openpty(pty_size(cols, rows))
             .unwrap_or_else(|e| panic!("cannot open a pseudo-terminal: {e:#}"));
         let mut command = CommandBuilder::new(program);
         command.args(args);
-        command.cwd(env!("CARGO_MANIFEST_DIR"));
+        command.cwd(cwd);
         command.env("TERM", "xterm-256color");
         for (key, value) in env {
             command.env(key, value);

@@ -60,7 +60,11 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
             .map(|p| {
                 vec![
                     sanitize(&p.about).into_owned(),
-                    format!("$ {}", sanitize(&p.argv.join(" "))),
+                    // As the user wrote it, with `{{`/`}}` (literal braces) shown as braces.
+                    format!(
+                        "$ {}",
+                        sanitize(&p.argv.join(" ").replace("{{", "{").replace("}}", "}"))
+                    ),
                 ]
             })
             .unwrap_or_default(),
