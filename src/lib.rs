@@ -15,6 +15,7 @@ pub mod graph;
 pub mod info;
 pub mod load;
 pub mod planfile;
+pub mod profile;
 pub mod report;
 pub mod text;
 pub mod tui;

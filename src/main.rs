@@ -143,6 +143,36 @@ enum Command {
         #[arg(long = "rules", value_name = "FILE")]
         rules: Vec<PathBuf>,
     },
+    /// Compare a profile without SuperKernel (BASE) with one with it (NEW): time by op type,
+    /// the fused part against the rest, and, with kernel files, per segment and per break.
+    Diff {
+        /// The base profile: op_statistic.csv, kernel_details.csv, op_summary_*.csv, or an
+        /// ASCEND_PROFILER_OUTPUT, PROF_* or *_ascend_pt directory; or a directory holding
+        /// no_sk_model and sk_model (then NEW is not needed).
+        base: PathBuf,
+        /// The new profile (same forms as BASE).
+        new: Option<PathBuf>,
+        /// The graph dump the profiles were taken from: its plan gives the fused op types and
+        /// the segments.
+        #[arg(long, value_name = "FILE")]
+        graph: Option<PathBuf>,
+        /// A plan file: with --graph, its scopes replace the dump's; alone, each scope is taken
+        /// as one segment (inferred).
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+        /// With several ranks, the one to compare.
+        #[arg(long, value_name = "N")]
+        rank: Option<u32>,
+        /// Print one JSON object instead of text.
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        /// Print the by-type rows as CSV instead of text.
+        #[arg(long)]
+        csv: bool,
+        /// A rules file that extends or overrides the bundled rules (repeatable; with --graph).
+        #[arg(long = "rules", value_name = "FILE")]
+        rules: Vec<PathBuf>,
+    },
     /// Print a config file with every key binding and theme style at its default, to copy to
     /// ~/.config/skope/config.toml and edit.
     Config,
@@ -263,6 +293,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }) => {
             let ws = workspace(&file, options, &rules, plan.as_deref())?;
             return compile(&ws, &file, &profile);
+        }
+        Some(Command::Diff {
+            base,
+            new,
+            graph,
+            plan,
+            rank,
+            json,
+            csv,
+            rules,
+        }) => {
+            let args = DiffArgs {
+                graph,
+                plan,
+                rank,
+                json,
+                csv,
+                rules,
+            };
+            diff(&base, new.as_deref(), options, &args)?;
         }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
         None => explore(cli, options)?,
@@ -406,6 +456,55 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
         ExitStatus::Code(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         ExitStatus::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
     })
+}
+
+/// Options of `skope diff` besides the profiles.
+struct DiffArgs {
+    graph: Option<PathBuf>,
+    plan: Option<PathBuf>,
+    rank: Option<u32>,
+    json: bool,
+    csv: bool,
+    rules: Vec<PathBuf>,
+}
+
+/// `skope diff`: reads both profiles, the plan when given, and prints the comparison.
+fn diff(base: &Path, new: Option<&Path>, options: LoadOptions, args: &DiffArgs) -> Result<()> {
+    use skope::profile::{PlannedFusion, ProfileError};
+    let pair = skope::profile::load_pair(base, new, args.rank).map_err(|e| {
+        let what = match &e {
+            ProfileError::SeveralRanks { .. } => "choose a rank",
+            _ => "cannot compare the profiles",
+        };
+        anyhow::Error::new(e).context(what)
+    })?;
+    let planned = match (&args.graph, &args.plan) {
+        (Some(graph), plan) => {
+            let ws = workspace(graph, options, &args.rules, plan.as_deref())?;
+            let mut source = graph.to_string_lossy().into_owned();
+            if let Some(plan) = plan {
+                source = format!("{source} with {}", plan.display());
+            }
+            Some(PlannedFusion::from_workspace(&ws, &source))
+        }
+        (None, Some(plan)) => {
+            let file = PlanFile::read(plan)?;
+            Some(PlannedFusion::from_plan_file(
+                &file,
+                &plan.to_string_lossy(),
+            ))
+        }
+        (None, None) => None,
+    };
+    let result = skope::profile::diff(&pair, planned.as_ref());
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else if args.csv {
+        print!("{}", skope::profile::output::to_csv(&result));
+    } else {
+        print!("{}", skope::profile::output::to_text(&result));
+    }
+    Ok(())
 }
 
 /// Options of `skope report` besides the file.

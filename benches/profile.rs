@@ -1,0 +1,100 @@
+//! Reading speed of a 500 MB `kernel_details.csv` (Level1 columns: shapes, dtypes, formats,
+//! a start time with the writer's trailing tab), streamed row by row into per-kernel totals.
+//!
+//! The file is generated at run time (never committed) and kept at
+//! `target/tmp/skope-bench-kernel_details.csv`, so peak memory can be measured on the same input
+//! with `/usr/bin/time -v target/release/skope diff FILE FILE --json > /dev/null`.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use skope::profile::KernelTable;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const TARGET_BYTES: u64 = 500 << 20;
+/// Distinct kernels per step: a decode graph of a large model.
+const OPS_PER_STEP: usize = 2000;
+
+const TYPES: [(&str, &str, &str); 6] = [
+    ("MatMulV2", "AI_CORE", "\"\"\"8,7168;7168,4096\"\"\""),
+    ("RmsNorm", "AI_VECTOR_CORE", "\"\"\"8,7168;7168\"\"\""),
+    (
+        "GroupedMatmul",
+        "MIX_AIC",
+        "\"\"\"8,7168;16,7168,4096;16\"\"\"",
+    ),
+    ("Add", "AI_VECTOR_CORE", "\"\"\"8,7168;8,7168\"\"\""),
+    ("SuperKernel", "MIX_AIC", "N/A"),
+    ("HcomAllReduce", "COMMUNICATION", "N/A"),
+];
+
+fn path() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-kernel_details.csv")
+}
+
+/// Writes the file line by line; returns its size and row count.
+fn generate() -> (u64, u64) {
+    let file = std::fs::File::create(path()).expect("create the generated file");
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let header = "Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,\
+                  Start Time(us),Duration(us),Wait Time(us),Block Num,Mix Block Num,HF32 \
+                  Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data \
+                  Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles\n";
+    let mut bytes = header.len() as u64;
+    out.write_all(header.as_bytes()).expect("write");
+    let mut rows = 0u64;
+    let mut start = 1_736_413_971_558_000.0f64;
+    let mut line = String::new();
+    'steps: for step in 1.. {
+        for op in 0..OPS_PER_STEP {
+            let (ty, core, shapes) = TYPES[op % TYPES.len()];
+            let duration = 1.0 + ((op * 7919 + step * 104_729) % 40_000) as f64 / 1000.0;
+            line.clear();
+            use std::fmt::Write as _;
+            let _ = writeln!(
+                line,
+                "{step},1,{task},2,layer{layer}_{ty}_{op},{ty},static,{core},\"{start:.3}\t\",\
+                 {duration:.3},1.000,24,48,NO,{shapes},DT_BF16;DT_BF16,ND;ND,\"\"\"8,4096\"\"\",\
+                 DT_BF16,ND,N/A,{aic:.3},{cycles}",
+                task = op + 10,
+                layer = op / 32,
+                aic = duration * 0.98,
+                cycles = (duration * 1850.0) as u64,
+            );
+            start += duration + 1.0;
+            out.write_all(line.as_bytes()).expect("write");
+            bytes += line.len() as u64;
+            rows += 1;
+            if bytes >= TARGET_BYTES {
+                break 'steps;
+            }
+        }
+    }
+    out.flush().expect("flush");
+    (bytes, rows)
+}
+
+fn bench_read(c: &mut Criterion) {
+    let (bytes, rows) = generate();
+    let file = path();
+    let table = KernelTable::read(std::slice::from_ref(&file)).expect("generated file reads");
+    eprintln!(
+        "generated {bytes} bytes, {rows} rows, {} kernels, at {}",
+        table.len(),
+        file.display()
+    );
+    assert_eq!(table.rows, rows);
+    drop(table);
+
+    let mut group = c.benchmark_group("profile");
+    group.throughput(Throughput::Bytes(bytes));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(40));
+    group.bench_function("kernel_details_500MB", |b| {
+        b.iter(|| KernelTable::read(std::slice::from_ref(&file)).expect("reads"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_read);
+criterion_main!(benches);

@@ -1,0 +1,442 @@
+//! Header normalisation and field reading shared by every profile CSV.
+//!
+//! Columns are found by name, never by position: the header's spelling varies with the tool and
+//! its version (units or none, `Block Dim` / `Block Num`, `Step Id` / `Step ID`, op_summary's
+//! names against kernel_details'), and extra columns come and go. A name is compared after
+//! dropping a UTF-8 BOM, quotes, a `(unit)` suffix and case, with `_` read as a space; the time
+//! unit, when the header gives one, scales the values to µs. Facts:
+//! reference/profiling_and_dumps.md §1.2–§1.4, §6.
+
+use super::error::ProfileError;
+use csv::{ByteRecord, Reader, ReaderBuilder};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// A column the readers know, with every name it goes by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Col {
+    /// `Device_id`.
+    DeviceId,
+    /// `Step Id` / `Step ID`.
+    StepId,
+    /// `OP Type` (op_statistic, op_summary) / `Type` (kernel_details).
+    OpType,
+    /// `Core Type` (op_statistic).
+    CoreType,
+    /// `Accelerator Core` (kernel_details) / `Task Type` (op_summary).
+    AcceleratorCore,
+    /// `Count`.
+    Count,
+    /// `Total Time(us)`.
+    TotalTime,
+    /// `Min Time(us)`.
+    MinTime,
+    /// `Avg Time(us)`.
+    AvgTime,
+    /// `Max Time(us)`.
+    MaxTime,
+    /// `Name` (kernel_details) / `Op Name` (op_summary).
+    Name,
+    /// `Start Time(us)` / `Task Start Time(us)`.
+    StartTime,
+    /// `Duration(us)` / `Task Duration(us)`.
+    Duration,
+    /// `Wait Time(us)` / `Task Wait Time(us)`.
+    WaitTime,
+    /// `Block Num` / `Block Dim`.
+    BlockNum,
+    /// `Input Shapes`.
+    InputShapes,
+}
+
+const ALL: [Col; 16] = [
+    Col::DeviceId,
+    Col::StepId,
+    Col::OpType,
+    Col::CoreType,
+    Col::AcceleratorCore,
+    Col::Count,
+    Col::TotalTime,
+    Col::MinTime,
+    Col::AvgTime,
+    Col::MaxTime,
+    Col::Name,
+    Col::StartTime,
+    Col::Duration,
+    Col::WaitTime,
+    Col::BlockNum,
+    Col::InputShapes,
+];
+
+impl Col {
+    /// The name the current tools write.
+    pub fn name(self) -> &'static str {
+        self.aliases()[0]
+    }
+
+    /// Every normalised name (see [`normalise`]) the column goes by, the current one first.
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Col::DeviceId => &["device id", "device"],
+            Col::StepId => &["step id"],
+            Col::OpType => &["op type", "type"],
+            Col::CoreType => &["core type"],
+            Col::AcceleratorCore => &["accelerator core", "task type"],
+            Col::Count => &["count", "calls"],
+            Col::TotalTime => &["total time"],
+            Col::MinTime => &["min time"],
+            Col::AvgTime => &["avg time"],
+            Col::MaxTime => &["max time"],
+            Col::Name => &["name", "op name"],
+            Col::StartTime => &["start time", "task start time"],
+            Col::Duration => &["duration", "task duration"],
+            Col::WaitTime => &["wait time", "task wait time"],
+            Col::BlockNum => &["block num", "block dim"],
+            Col::InputShapes => &["input shapes"],
+        }
+    }
+
+    /// The name as the output writes it: `OP Type`, `Total Time(us)`…
+    pub fn display(self) -> &'static str {
+        match self {
+            Col::DeviceId => "Device_id",
+            Col::StepId => "Step Id",
+            Col::OpType => "OP Type",
+            Col::CoreType => "Core Type",
+            Col::AcceleratorCore => "Accelerator Core",
+            Col::Count => "Count",
+            Col::TotalTime => "Total Time(us)",
+            Col::MinTime => "Min Time(us)",
+            Col::AvgTime => "Avg Time(us)",
+            Col::MaxTime => "Max Time(us)",
+            Col::Name => "Name",
+            Col::StartTime => "Start Time(us)",
+            Col::Duration => "Duration(us)",
+            Col::WaitTime => "Wait Time(us)",
+            Col::BlockNum => "Block Num",
+            Col::InputShapes => "Input Shapes",
+        }
+    }
+}
+
+/// A header name reduced for comparison, and the factor its unit scales values to µs by
+/// (1 when it names no time unit).
+///
+/// `"\u{feff}Total Time(us)"` → `("total time", 1.0)`; `"Device_id"` → `("device id", 1.0)`;
+/// `"Duration(ms)"` → `("duration", 1000.0)`.
+pub fn normalise(raw: &str) -> (String, f64) {
+    let mut s = raw.trim_start_matches('\u{feff}').trim();
+    s = s.trim_matches('"').trim();
+    let mut scale = 1.0;
+    if let Some(open) = s.rfind('(')
+        && s.ends_with(')')
+    {
+        let unit = s[open + 1..s.len() - 1].trim().to_ascii_lowercase();
+        scale = match unit.as_str() {
+            "ms" => 1000.0,
+            "ns" => 0.001,
+            "s" => 1_000_000.0,
+            _ => 1.0,
+        };
+        s = s[..open].trim();
+    }
+    let mut out = String::with_capacity(s.len());
+    for word in s
+        .split(|c: char| c == '_' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&word.to_lowercase());
+    }
+    (out, scale)
+}
+
+/// Where each known column is in one file's header.
+#[derive(Debug, Clone)]
+pub struct Header {
+    names: Vec<String>,
+    index: [Option<usize>; ALL.len()],
+    scale: [f64; ALL.len()],
+}
+
+impl Header {
+    /// Reads a header row.
+    pub fn new(names: Vec<String>) -> Header {
+        let mut index = [None; ALL.len()];
+        let mut scale = [1.0; ALL.len()];
+        for (i, raw) in names.iter().enumerate() {
+            let (norm, factor) = normalise(raw);
+            for (k, col) in ALL.iter().enumerate() {
+                if index[k].is_none() && col.aliases().contains(&norm.as_str()) {
+                    index[k] = Some(i);
+                    scale[k] = factor;
+                }
+            }
+        }
+        Header {
+            names,
+            index,
+            scale,
+        }
+    }
+
+    fn slot(col: Col) -> usize {
+        ALL.iter().position(|c| *c == col).unwrap_or(0)
+    }
+
+    /// The position of `col`, when the header has it.
+    pub fn get(&self, col: Col) -> Option<usize> {
+        self.index[Self::slot(col)]
+    }
+
+    /// The factor `col`'s unit scales its values to µs by.
+    pub fn scale(&self, col: Col) -> f64 {
+        self.scale[Self::slot(col)]
+    }
+
+    /// The position of `col`, or the error naming `path`.
+    pub fn require(&self, col: Col, path: &Path) -> Result<usize, ProfileError> {
+        self.get(col).ok_or_else(|| ProfileError::MissingColumn {
+            path: path.to_path_buf(),
+            column: col.display(),
+            header: self.names.clone(),
+        })
+    }
+
+    /// The header's names as found.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// The text of a field without the padding the writers add: surrounding whitespace (including
+/// the start time's trailing tab) and quotes left after CSV decoding (`"""8,16"""` decodes to
+/// `"8,16"`).
+pub fn clean(s: &str) -> &str {
+    s.trim().trim_matches('"').trim()
+}
+
+/// True for the writers' "no value" spellings: empty, `N/A`, `NA`, `-`, `NaN`.
+pub fn is_missing(s: &str) -> bool {
+    s.is_empty()
+        || s.eq_ignore_ascii_case("n/a")
+        || s.eq_ignore_ascii_case("na")
+        || s.eq_ignore_ascii_case("nan")
+        || s == "-"
+}
+
+/// One CSV file being read row by row, with the header mapped and every field error naming the
+/// file, row and column.
+pub struct Table<R: Read> {
+    path: PathBuf,
+    reader: Reader<R>,
+    header: Header,
+    record: ByteRecord,
+    row: u64,
+    line: u64,
+}
+
+impl Table<BufReader<File>> {
+    /// Opens `path` and reads its header.
+    pub fn open(path: &Path) -> Result<Self, ProfileError> {
+        let file = File::open(path).map_err(|error| ProfileError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        Table::from_reader(BufReader::with_capacity(1 << 16, file), path)
+    }
+}
+
+impl<R: Read> Table<R> {
+    /// Reads the header from `reader`; `path` names it in errors.
+    pub fn from_reader(reader: R, path: &Path) -> Result<Self, ProfileError> {
+        let reader = ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(reader);
+        let mut record = ByteRecord::new();
+        let mut table = Table {
+            path: path.to_path_buf(),
+            reader,
+            header: Header::new(Vec::new()),
+            record: ByteRecord::new(),
+            row: 0,
+            line: 1,
+        };
+        let has_header = table.read_raw(&mut record)?;
+        if !has_header || record.iter().all(|f| clean_bytes(f).is_empty()) {
+            return Err(ProfileError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        let mut names = Vec::with_capacity(record.len());
+        for (i, field) in record.iter().enumerate() {
+            match std::str::from_utf8(field) {
+                Ok(s) => names.push(s.trim_start_matches('\u{feff}').trim().to_string()),
+                Err(_) => {
+                    return Err(ProfileError::BadRow {
+                        path: path.to_path_buf(),
+                        row: 0,
+                        line: 1,
+                        column: Some((String::from_utf8_lossy(field).into_owned(), i + 1)),
+                        message: "the header is not text (not UTF-8): is this a CSV file?".into(),
+                    });
+                }
+            }
+        }
+        table.header = Header::new(names);
+        Ok(table)
+    }
+
+    fn read_raw(&mut self, into: &mut ByteRecord) -> Result<bool, ProfileError> {
+        match self.reader.read_byte_record(into) {
+            Ok(more) => {
+                if let Some(pos) = into.position() {
+                    self.line = pos.line();
+                }
+                Ok(more)
+            }
+            Err(e) => {
+                let line = e.position().map_or(self.line, |p| p.line());
+                Err(match e.into_kind() {
+                    csv::ErrorKind::Io(error) => ProfileError::Io {
+                        path: self.path.clone(),
+                        error,
+                    },
+                    other => ProfileError::BadRow {
+                        path: self.path.clone(),
+                        row: self.row + 1,
+                        line,
+                        column: None,
+                        message: format!("not a CSV row: {other:?}"),
+                    },
+                })
+            }
+        }
+    }
+
+    /// The file's header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Moves to the next row with any content; false at the end of the file.
+    pub fn next_row(&mut self) -> Result<bool, ProfileError> {
+        let mut record = std::mem::take(&mut self.record);
+        loop {
+            let more = self.read_raw(&mut record);
+            match more {
+                Ok(true) => {
+                    self.row += 1;
+                    if record.len() == 1 && clean_bytes(&record[0]).is_empty() {
+                        continue;
+                    }
+                    self.record = record;
+                    return Ok(true);
+                }
+                Ok(false) => {
+                    self.record = record;
+                    return Ok(false);
+                }
+                Err(e) => {
+                    self.record = record;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// The current data row, from 1.
+    pub fn row(&self) -> u64 {
+        self.row
+    }
+
+    /// The line of the file the current row starts on.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    fn column_name(&self, i: usize) -> String {
+        self.header
+            .names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("#{}", i + 1))
+    }
+
+    /// The cleaned text of field `i` of the current row (`""` when the row is short).
+    pub fn text(&self, i: usize) -> Result<&str, ProfileError> {
+        let Some(bytes) = self.record.get(i) else {
+            return Ok("");
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(clean(s)),
+            Err(_) => Err(ProfileError::BadRow {
+                path: self.path.clone(),
+                row: self.row,
+                line: self.line,
+                column: Some((self.column_name(i), i + 1)),
+                message: "the field is not text (not UTF-8)".into(),
+            }),
+        }
+    }
+
+    /// Field `i` of the current row as a number scaled by `scale`; `None` when the writer left
+    /// it empty or wrote `N/A`.
+    pub fn number(&self, i: usize, scale: f64) -> Result<Option<f64>, ProfileError> {
+        let s = self.text(i)?;
+        if is_missing(s) {
+            return Ok(None);
+        }
+        match s.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(v * scale)),
+            _ => Err(self.bad(i, s, "a number")),
+        }
+    }
+
+    /// Field `i` as a number that must be there.
+    pub fn required_number(&self, i: usize, scale: f64) -> Result<f64, ProfileError> {
+        match self.number(i, scale)? {
+            Some(v) => Ok(v),
+            None => Err(self.bad(i, self.text(i)?, "a number (a value is required here)")),
+        }
+    }
+
+    /// Field `i` as a count (a whole number ≥ 0; `12.0` is read as 12).
+    pub fn count(&self, i: usize) -> Result<u64, ProfileError> {
+        let v = self.required_number(i, 1.0)?;
+        if v < 0.0 || v.fract() != 0.0 || v > 1e15 {
+            return Err(self.bad(i, self.text(i)?, "a count (a whole number)"));
+        }
+        Ok(v as u64)
+    }
+
+    /// The error for field `i` holding `value` where `expected` was.
+    pub fn bad(&self, i: usize, value: &str, expected: &'static str) -> ProfileError {
+        ProfileError::BadValue {
+            path: self.path.clone(),
+            row: self.row,
+            line: self.line,
+            column: self.column_name(i),
+            column_index: i + 1,
+            value: value.chars().take(40).collect(),
+            expected,
+        }
+    }
+}
+
+fn clean_bytes(b: &[u8]) -> &[u8] {
+    let mut b = b;
+    if b.starts_with(b"\xef\xbb\xbf") {
+        b = &b[3..];
+    }
+    b.trim_ascii()
+}

@@ -1,0 +1,395 @@
+//! Finding the profile files under whatever path the user gives.
+//!
+//! Accepted: a CSV file; an `ASCEND_PROFILER_OUTPUT` or `mindstudio_profiler_output`
+//! directory; a `PROF_*` directory; a `*_ascend_pt` / `*_ascend_ms` directory (its
+//! `ASCEND_PROFILER_OUTPUT` first, else its `PROF_*`'s msprof export); a directory holding
+//! several of those (one per rank); and a directory holding `no_sk_model` and `sk_model`, as
+//! the SuperKernel profiling sample writes them. Facts: reference/profiling_and_dumps.md §1.1,
+//! §6; reference/ascend_superkernel.md §6.
+
+use super::error::{ProfileError, RankChoice};
+use std::path::{Path, PathBuf};
+
+/// The directory name of the run without SuperKernel in the official comparison sample.
+pub const BASE_DIR: &str = "no_sk_model";
+/// The directory name of the run with SuperKernel in the official comparison sample.
+pub const NEW_DIR: &str = "sk_model";
+
+/// Which kernel file a profile has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelForm {
+    /// `kernel_details.csv` (Ascend PyTorch / MindSpore profiler).
+    KernelDetails,
+    /// `op_summary_*.csv` (msprof export; several slices are read in turn).
+    OpSummary,
+}
+
+/// The files of one profile (one rank of one run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileFiles {
+    /// The directory (or file) they were found from.
+    pub root: PathBuf,
+    /// `op_statistic*.csv`, slices in name order (empty for Level0 profiles).
+    pub op_statistic: Vec<PathBuf>,
+    /// `kernel_details.csv`, or `op_summary*.csv` slices in name order.
+    pub kernels: Vec<PathBuf>,
+    /// Which of the two `kernels` holds, when any.
+    pub kernel_form: Option<KernelForm>,
+}
+
+impl ProfileFiles {
+    fn empty(root: &Path) -> ProfileFiles {
+        ProfileFiles {
+            root: root.to_path_buf(),
+            op_statistic: Vec::new(),
+            kernels: Vec::new(),
+            kernel_form: None,
+        }
+    }
+
+    /// True when neither an op statistic nor a kernel file was found.
+    pub fn is_empty(&self) -> bool {
+        self.op_statistic.is_empty() && self.kernels.is_empty()
+    }
+}
+
+/// One rank of a run with several.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rank {
+    /// The rank: from `profiler_info_<N>.json`, a `rank<N>` / `rank-<N>` / `device_<N>` name,
+    /// else its position in name order.
+    pub rank: u32,
+    /// Its files.
+    pub files: ProfileFiles,
+}
+
+/// What a path holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// One profile.
+    One(ProfileFiles),
+    /// One profile per rank, by rank.
+    Ranks(Vec<Rank>),
+    /// A run without SuperKernel (`no_sk_model`) and one with (`sk_model`).
+    Pair {
+        /// What `no_sk_model` holds.
+        base: Box<Found>,
+        /// What `sk_model` holds.
+        new: Box<Found>,
+    },
+}
+
+impl Found {
+    /// The ranks to choose from, when there are several.
+    pub fn ranks(&self) -> Vec<RankChoice> {
+        match self {
+            Found::Ranks(ranks) => ranks
+                .iter()
+                .map(|r| RankChoice {
+                    rank: r.rank,
+                    path: r.files.root.clone(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The one profile: the only one, or rank `rank` of several. `path` names the input in
+    /// errors.
+    pub fn pick(self, rank: Option<u32>, path: &Path) -> Result<ProfileFiles, ProfileError> {
+        match self {
+            Found::One(files) => Ok(files),
+            Found::Ranks(ranks) => {
+                let choices = Found::Ranks(ranks.clone()).ranks();
+                match rank {
+                    None => Err(ProfileError::SeveralRanks {
+                        path: path.to_path_buf(),
+                        ranks: choices,
+                    }),
+                    Some(n) => ranks
+                        .into_iter()
+                        .find(|r| r.rank == n)
+                        .map(|r| r.files)
+                        .ok_or(ProfileError::NoSuchRank {
+                            path: path.to_path_buf(),
+                            rank: n,
+                            ranks: choices,
+                        }),
+                }
+            }
+            Found::Pair { .. } => Err(ProfileError::Pairing {
+                path: path.to_path_buf(),
+                message: format!(
+                    "holds both {BASE_DIR} and {NEW_DIR}: give it alone, as BASE, to compare \
+                     them"
+                ),
+            }),
+        }
+    }
+}
+
+const LOOKED_FOR: &str = "op_statistic*.csv, kernel_details.csv or op_summary*.csv, directly or \
+                          under ASCEND_PROFILER_OUTPUT, PROF_*/mindstudio_profiler_output, \
+                          *_ascend_pt, or no_sk_model + sk_model";
+
+/// What `path` holds.
+pub fn discover(path: &Path) -> Result<Found, ProfileError> {
+    let meta = std::fs::metadata(path).map_err(|error| ProfileError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    if meta.is_file() {
+        return file(path).map(Found::One);
+    }
+    let not_found = || ProfileError::NotFound {
+        path: path.to_path_buf(),
+        looked_for: LOOKED_FOR,
+    };
+    let (base, new) = (path.join(BASE_DIR), path.join(NEW_DIR));
+    if base.is_dir() && new.is_dir() {
+        return Ok(Found::Pair {
+            base: Box::new(discover(&base)?),
+            new: Box::new(discover(&new)?),
+        });
+    }
+    if let Some(files) = profile_dir(path)? {
+        return Ok(Found::One(files));
+    }
+    let mut ranks = Vec::new();
+    for child in subdirs(path)? {
+        if is_run_dir(&child)
+            && let Some(files) = profile_dir(&child)?
+        {
+            ranks.push((rank_of(&child), files));
+        }
+    }
+    match ranks.len() {
+        0 => Err(not_found()),
+        1 => Ok(Found::One(ranks.remove(0).1)),
+        _ => Ok(Found::Ranks(number(ranks))),
+    }
+}
+
+/// Ranks in order; names without a number, or clashing numbers, get their position.
+fn number(ranks: Vec<(Option<u32>, ProfileFiles)>) -> Vec<Rank> {
+    let mut numbers: Vec<Option<u32>> = ranks.iter().map(|r| r.0).collect();
+    let clash = numbers.iter().any(Option::is_none)
+        || (1..numbers.len()).any(|i| numbers[..i].contains(&numbers[i]));
+    if clash {
+        numbers = (0..ranks.len() as u32).map(Some).collect();
+    }
+    let mut out: Vec<Rank> = ranks
+        .into_iter()
+        .zip(numbers)
+        .map(|((_, files), n)| Rank {
+            rank: n.unwrap_or(0),
+            files,
+        })
+        .collect();
+    out.sort_by_key(|r| r.rank);
+    out
+}
+
+/// A run directory of one rank: `*_ascend_pt`, `*_ascend_ms`, `PROF_*`, or one that holds an
+/// `ASCEND_PROFILER_OUTPUT`.
+fn is_run_dir(dir: &Path) -> bool {
+    let name = dir_name(dir);
+    name.ends_with("_ascend_pt")
+        || name.ends_with("_ascend_ms")
+        || name.starts_with("PROF_")
+        || dir.join("ASCEND_PROFILER_OUTPUT").is_dir()
+}
+
+fn dir_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The rank of a run directory, when its files or name tell.
+fn rank_of(dir: &Path) -> Option<u32> {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(rest) = name.strip_prefix("profiler_info_")
+                && let Some(n) = rest.strip_suffix(".json")
+                && let Ok(n) = n.parse()
+            {
+                return Some(n);
+            }
+        }
+    }
+    let name = dir_name(dir).to_ascii_lowercase();
+    for key in ["rank", "device"] {
+        if let Some(at) = name.find(key) {
+            let digits: String = name[at + key.len()..]
+                .trim_start_matches(['-', '_'])
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(n) = digits.parse() {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// The profile files of one run directory, in the order the reference gives: its
+/// `ASCEND_PROFILER_OUTPUT`, the CSVs directly in it, its msprof export.
+fn profile_dir(dir: &Path) -> Result<Option<ProfileFiles>, ProfileError> {
+    let output = dir.join("ASCEND_PROFILER_OUTPUT");
+    if output.is_dir() {
+        let files = csv_files(&output)?;
+        if !files.is_empty() {
+            return Ok(Some(files));
+        }
+    }
+    let here = csv_files(dir)?;
+    if !here.is_empty() {
+        return Ok(Some(here));
+    }
+    let export = dir.join("mindstudio_profiler_output");
+    if export.is_dir() {
+        let files = csv_files(&export)?;
+        if !files.is_empty() {
+            return Ok(Some(ProfileFiles {
+                root: dir.to_path_buf(),
+                ..files
+            }));
+        }
+    }
+    // A *_ascend_pt directory without ASCEND_PROFILER_OUTPUT: its PROF_* export.
+    let mut found = None;
+    for child in subdirs(dir)? {
+        if dir_name(&child).starts_with("PROF_")
+            && let Some(files) = profile_dir(&child)?
+        {
+            if found.is_some() {
+                // Several PROF_ directories are several ranks: the caller lists them.
+                return Ok(None);
+            }
+            found = Some(ProfileFiles {
+                root: dir.to_path_buf(),
+                ..files
+            });
+        }
+    }
+    Ok(found)
+}
+
+fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, ProfileError> {
+    let entries = std::fs::read_dir(dir).map_err(|error| ProfileError::Io {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// What kind of profile CSV a file name says it is.
+fn kind_of(name: &str) -> Option<Kind> {
+    let lower = name.to_ascii_lowercase();
+    if !lower.ends_with(".csv") {
+        return None;
+    }
+    if lower.starts_with("op_statistic") {
+        Some(Kind::OpStatistic)
+    } else if lower.starts_with("kernel_details") {
+        Some(Kind::KernelDetails)
+    } else if lower.starts_with("op_summary") {
+        Some(Kind::OpSummary)
+    } else {
+        None
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    OpStatistic,
+    KernelDetails,
+    OpSummary,
+}
+
+/// The profile CSVs directly in `dir`.
+fn csv_files(dir: &Path) -> Result<ProfileFiles, ProfileError> {
+    let entries = std::fs::read_dir(dir).map_err(|error| ProfileError::Io {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    let mut names: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    names.sort();
+    let mut files = ProfileFiles::empty(dir);
+    let mut summaries = Vec::new();
+    for path in names {
+        match kind_of(&dir_name(&path)) {
+            Some(Kind::OpStatistic) => files.op_statistic.push(path),
+            Some(Kind::KernelDetails) => {
+                files.kernels = vec![path];
+                files.kernel_form = Some(KernelForm::KernelDetails);
+            }
+            Some(Kind::OpSummary) => summaries.push(path),
+            None => {}
+        }
+    }
+    if files.kernels.is_empty() && !summaries.is_empty() {
+        files.kernels = summaries;
+        files.kernel_form = Some(KernelForm::OpSummary);
+    }
+    Ok(files)
+}
+
+/// One CSV file: its name says what it is, else its header does.
+fn file(path: &Path) -> Result<ProfileFiles, ProfileError> {
+    let root = path.to_path_buf();
+    let kind = match kind_of(&dir_name(path)) {
+        Some(kind) => kind,
+        None => sniff(path)?,
+    };
+    let mut files = ProfileFiles::empty(&root);
+    match kind {
+        Kind::OpStatistic => files.op_statistic.push(root),
+        Kind::KernelDetails => {
+            files.kernels.push(root);
+            files.kernel_form = Some(KernelForm::KernelDetails);
+        }
+        Kind::OpSummary => {
+            files.kernels.push(root);
+            files.kernel_form = Some(KernelForm::OpSummary);
+        }
+    }
+    Ok(files)
+}
+
+/// Tells an op statistic from a kernel file by its header.
+fn sniff(path: &Path) -> Result<Kind, ProfileError> {
+    let table = super::columns::Table::open(path)?;
+    let h = table.header();
+    use super::columns::Col;
+    if h.get(Col::TotalTime).is_some() && h.get(Col::Count).is_some() {
+        Ok(Kind::OpStatistic)
+    } else if h.get(Col::Duration).is_some() && h.get(Col::Name).is_some() {
+        Ok(
+            if h.get(Col::AcceleratorCore).is_some() && h.names().iter().any(|n| n == "Type") {
+                Kind::KernelDetails
+            } else {
+                Kind::OpSummary
+            },
+        )
+    } else {
+        Err(ProfileError::NotFound {
+            path: path.to_path_buf(),
+            looked_for: "the header of op_statistic.csv (OP Type, Core Type, Count, Total Time) \
+                         or of kernel_details.csv / op_summary.csv (Name, Type, Duration)",
+        })
+    }
+}

@@ -1,0 +1,292 @@
+//! `kernel_details.csv` and `op_summary_*.csv`: one row per kernel run, read as a stream.
+//!
+//! [`KernelReader`] hands out one row at a time, borrowed from its buffer, over one file or
+//! several slices in turn; nothing holds the whole file. [`KernelTable::read`] folds the rows
+//! into per-name and per-type totals, so memory grows with the number of distinct kernels, not
+//! with the file. Both files read the same: op_summary's names (`Op Name`, `OP Type`,
+//! `Task Type`, `Task Duration(us)`…) are kernel_details' under other names; `Block Dim` is
+//! `Block Num`; `N/A` is no value; start times lose their trailing tab and shapes their inner
+//! quotes. Facts: reference/profiling_and_dumps.md §1.3–§1.4.
+
+use super::columns::{Col, Table};
+use super::error::ProfileError;
+use super::op_statistic::{OpStatistic, TypeStat, min_opt};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// One kernel run, borrowed from the reader's buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelRow<'r> {
+    /// `Step Id`, when the file has one.
+    pub step: Option<&'r str>,
+    /// `Name` / `Op Name`: the graph op's name (in graph mode) or the aclnn chain.
+    pub name: &'r str,
+    /// `Type` / `OP Type` (`N/A` with op_summary's `--task-time=l0`).
+    pub op_type: &'r str,
+    /// `Accelerator Core` / `Task Type`: `AI_CORE`, `MIX_AIC`, `COMMUNICATION`…
+    pub core_type: &'r str,
+    /// `Start Time(us)`, when given.
+    pub start_us: Option<f64>,
+    /// `Duration(us)`, when given (`N/A` leaves it out).
+    pub duration_us: Option<f64>,
+    /// `Wait Time(us)`, when given.
+    pub wait_us: Option<f64>,
+    /// `Block Num` / `Block Dim`, when given.
+    pub block_num: Option<u32>,
+    /// `Input Shapes` without the writer's inner quotes, when given.
+    pub input_shapes: Option<&'r str>,
+}
+
+/// Where each column is in the current file.
+#[derive(Debug, Clone, Copy)]
+struct Cols {
+    step: Option<usize>,
+    name: usize,
+    op_type: usize,
+    core: Option<usize>,
+    start: Option<(usize, f64)>,
+    duration: (usize, f64),
+    wait: Option<(usize, f64)>,
+    block: Option<usize>,
+    shapes: Option<usize>,
+}
+
+/// Reads kernel rows from one or several files (op_summary slices), one row at a time.
+pub struct KernelReader {
+    files: Vec<PathBuf>,
+    next_file: usize,
+    current: Option<(Table<BufReader<File>>, Cols)>,
+}
+
+impl KernelReader {
+    /// A reader over `files`, in order; each file has its own header.
+    pub fn open(files: &[PathBuf]) -> KernelReader {
+        KernelReader {
+            files: files.to_vec(),
+            next_file: 0,
+            current: None,
+        }
+    }
+
+    /// The file being read, once reading has started.
+    pub fn path(&self) -> Option<&Path> {
+        self.current.as_ref().map(|(t, _)| t.path())
+    }
+
+    /// The next row, or `None` after the last row of the last file.
+    pub fn next_row(&mut self) -> Result<Option<KernelRow<'_>>, ProfileError> {
+        loop {
+            if self.current.is_none() {
+                let Some(path) = self.files.get(self.next_file) else {
+                    return Ok(None);
+                };
+                self.next_file += 1;
+                let table = Table::open(path)?;
+                let cols = columns(&table)?;
+                self.current = Some((table, cols));
+            }
+            let Some((table, _)) = self.current.as_mut() else {
+                return Ok(None);
+            };
+            if table.next_row()? {
+                break;
+            }
+            self.current = None;
+        }
+        match &self.current {
+            Some((table, cols)) => row(table, cols).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+fn columns<R: Read>(t: &Table<R>) -> Result<Cols, ProfileError> {
+    let h = t.header();
+    let path = t.path();
+    let timed = |c: Col| h.get(c).map(|i| (i, h.scale(c)));
+    Ok(Cols {
+        step: h.get(Col::StepId),
+        name: h.require(Col::Name, path)?,
+        op_type: h.require(Col::OpType, path)?,
+        core: h.get(Col::AcceleratorCore),
+        start: timed(Col::StartTime),
+        duration: (h.require(Col::Duration, path)?, h.scale(Col::Duration)),
+        wait: timed(Col::WaitTime),
+        block: h.get(Col::BlockNum),
+        shapes: h.get(Col::InputShapes),
+    })
+}
+
+fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileError> {
+    let opt_text = |i: Option<usize>| -> Result<Option<&'t str>, ProfileError> {
+        match i {
+            Some(i) => {
+                let s = t.text(i)?;
+                Ok((!super::columns::is_missing(s)).then_some(s))
+            }
+            None => Ok(None),
+        }
+    };
+    let opt_num = |c: Option<(usize, f64)>| match c {
+        Some((i, scale)) => t.number(i, scale),
+        None => Ok(None),
+    };
+    let block_num = match c.block {
+        Some(i) => match t.number(i, 1.0)? {
+            Some(v) if v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX) => Some(v as u32),
+            Some(_) => return Err(t.bad(i, t.text(i)?, "a block count (a whole number)")),
+            None => None,
+        },
+        None => None,
+    };
+    let name = t.text(c.name)?;
+    if name.is_empty() {
+        return Err(t.bad(c.name, name, "a kernel name"));
+    }
+    Ok(KernelRow {
+        step: opt_text(c.step)?,
+        name,
+        op_type: t.text(c.op_type)?,
+        core_type: match c.core {
+            Some(i) => t.text(i)?,
+            None => "",
+        },
+        start_us: opt_num(c.start)?,
+        duration_us: t.number(c.duration.0, c.duration.1)?,
+        wait_us: opt_num(c.wait)?,
+        block_num,
+        input_shapes: opt_text(c.shapes)?,
+    })
+}
+
+/// The runs of one kernel name, added up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelStat {
+    /// Its op type.
+    pub op_type: String,
+    /// Its core type.
+    pub core_type: String,
+    /// Runs with a duration.
+    pub count: u64,
+    /// Their total time in µs.
+    pub total_us: f64,
+    /// Their total wait time (the gap before each launch) in µs.
+    pub wait_us: f64,
+    /// The earliest start time, in µs, when the file gives start times.
+    pub first_start_us: Option<f64>,
+    /// The largest block count seen.
+    pub block_num: Option<u32>,
+    /// The order in which the name first appeared in the files.
+    pub seen: usize,
+    /// The shortest run, in µs.
+    pub min_us: f64,
+    /// The longest run, in µs.
+    pub max_us: f64,
+}
+
+/// The kernels of one profile, added up by name and by type; built from a stream of rows.
+#[derive(Debug, Clone, Default)]
+pub struct KernelTable {
+    by_name: HashMap<String, KernelStat>,
+    /// Rows read.
+    pub rows: u64,
+    /// Rows without a duration (`N/A`), not counted in any time.
+    pub without_duration: u64,
+}
+
+impl KernelTable {
+    /// Reads `files` (kernel_details.csv, or op_summary slices in order) as a stream.
+    pub fn read(files: &[PathBuf]) -> Result<KernelTable, ProfileError> {
+        let mut reader = KernelReader::open(files);
+        let mut table = KernelTable::default();
+        while let Some(row) = reader.next_row()? {
+            table.add(&row);
+        }
+        Ok(table)
+    }
+
+    /// Adds one run.
+    pub fn add(&mut self, row: &KernelRow<'_>) {
+        self.rows += 1;
+        let Some(duration) = row.duration_us else {
+            self.without_duration += 1;
+            return;
+        };
+        let wait = row.wait_us.unwrap_or(0.0);
+        let seen = self.by_name.len();
+        match self.by_name.get_mut(row.name) {
+            Some(s) => {
+                s.count += 1;
+                s.total_us += duration;
+                s.wait_us += wait;
+                s.first_start_us = min_opt(s.first_start_us, row.start_us);
+                s.block_num = s.block_num.max(row.block_num);
+                s.min_us = s.min_us.min(duration);
+                s.max_us = s.max_us.max(duration);
+            }
+            None => {
+                self.by_name.insert(
+                    row.name.to_string(),
+                    KernelStat {
+                        op_type: row.op_type.to_string(),
+                        core_type: row.core_type.to_string(),
+                        count: 1,
+                        total_us: duration,
+                        wait_us: wait,
+                        first_start_us: row.start_us,
+                        block_num: row.block_num,
+                        seen,
+                        min_us: duration,
+                        max_us: duration,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The runs of kernel `name`.
+    pub fn get(&self, name: &str) -> Option<&KernelStat> {
+        self.by_name.get(name)
+    }
+
+    /// Every kernel name with its runs, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &KernelStat)> {
+        self.by_name.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Number of distinct kernel names.
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    /// True when no kernel had a duration.
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// Kernel names in execution order: by first start time when the files give it, else in
+    /// order of first appearance.
+    pub fn exec_order(&self) -> Vec<&str> {
+        let mut names: Vec<(&str, &KernelStat)> = self.iter().collect();
+        names.sort_by(|a, b| match (a.1.first_start_us, b.1.first_start_us) {
+            (Some(x), Some(y)) => x.total_cmp(&y).then(a.1.seen.cmp(&b.1.seen)),
+            _ => a.1.seen.cmp(&b.1.seen),
+        });
+        names.into_iter().map(|(n, _)| n).collect()
+    }
+
+    /// The runs added up by (op type, core type), as op_statistic.csv would give them (a name
+    /// counts under the type and core type of its first run).
+    pub fn type_statistic(&self) -> OpStatistic {
+        OpStatistic::from_rows(self.by_name.values().map(|k| TypeStat {
+            op_type: k.op_type.clone(),
+            core_type: k.core_type.clone(),
+            count: k.count,
+            total_us: k.total_us,
+            min_us: Some(k.min_us),
+            max_us: Some(k.max_us),
+        }))
+    }
+}

@@ -1,0 +1,169 @@
+//! Profiles with and without SuperKernel, compared.
+//!
+//! [`discover`] finds the files under any path the profilers write (a file, an
+//! `ASCEND_PROFILER_OUTPUT`, `PROF_*` or `*_ascend_pt` directory, ranks, or the sample's
+//! `no_sk_model` + `sk_model`); [`op_statistic`] and [`kernels`] read them ([`columns`] maps the
+//! headers of every variant); [`diff`] compares by op type, [`attribution`] splits the change
+//! into the fused part and the rest, and [`per_op`] joins kernels to the plan's segments and
+//! ranks the breaks. [`output`] prints the result. Plain functions over plain data: no terminal.
+
+pub mod attribution;
+pub mod columns;
+pub mod diff;
+pub mod discover;
+pub mod error;
+pub mod kernels;
+pub mod op_statistic;
+pub mod output;
+pub mod per_op;
+pub mod planned;
+
+pub use attribution::{Attribution, Basis, FusedEvidence, FusedType, Part};
+pub use diff::{Diff, DiffRow, RowStatus, Side, by_type, diff};
+pub use discover::{Found, KernelForm, ProfileFiles, Rank, discover};
+pub use error::{ProfileError, RankChoice};
+pub use kernels::{KernelReader, KernelRow, KernelStat, KernelTable};
+pub use op_statistic::{OpStatistic, TypeStat};
+pub use per_op::{BreakCost, OpTime, PerOp, SegmentTime};
+pub use planned::{PlannedBreak, PlannedFusion, PlannedOp, PlannedSegment};
+
+use std::path::Path;
+
+/// One profile, read.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// Where it was read from.
+    pub files: ProfileFiles,
+    /// Time by op type and core type.
+    pub stats: OpStatistic,
+    /// True when `stats` was added up from the kernel file (the profile has no op statistic).
+    pub stats_from_kernels: bool,
+    /// The kernels, when the profile has a kernel file.
+    pub kernels: Option<KernelTable>,
+}
+
+impl Profile {
+    /// Reads `files`. When the op statistic holds several devices, `device` picks one (without
+    /// it, the error lists them).
+    pub fn load(files: ProfileFiles, device: Option<u32>) -> Result<Profile, ProfileError> {
+        let kernels = if files.kernels.is_empty() {
+            None
+        } else {
+            Some(KernelTable::read(&files.kernels)?)
+        };
+        let (stats, from_kernels) = if files.op_statistic.is_empty() {
+            match &kernels {
+                Some(k) => (k.type_statistic(), true),
+                None => {
+                    return Err(ProfileError::NotFound {
+                        path: files.root.clone(),
+                        looked_for: "op_statistic*.csv, kernel_details.csv or op_summary*.csv",
+                    });
+                }
+            }
+        } else {
+            let mut stats = op_statistic::read_files(&files.op_statistic, None)?;
+            if stats.devices.len() > 1 {
+                let path = files.op_statistic[0].clone();
+                let ranks: Vec<RankChoice> = stats
+                    .devices
+                    .iter()
+                    .filter_map(|d| d.parse().ok())
+                    .map(|rank| RankChoice {
+                        rank,
+                        path: path.clone(),
+                    })
+                    .collect();
+                match device {
+                    None => return Err(ProfileError::SeveralRanks { path, ranks }),
+                    Some(d) if !ranks.iter().any(|r| r.rank == d) => {
+                        return Err(ProfileError::NoSuchRank {
+                            path,
+                            rank: d,
+                            ranks,
+                        });
+                    }
+                    Some(d) => {
+                        stats =
+                            op_statistic::read_files(&files.op_statistic, Some(&d.to_string()))?;
+                    }
+                }
+            }
+            (stats, false)
+        };
+        Ok(Profile {
+            files,
+            stats,
+            stats_from_kernels: from_kernels,
+            kernels,
+        })
+    }
+
+    /// Finds and reads the profile under `path` (rank `rank` when it holds several).
+    pub fn open(path: &Path, rank: Option<u32>) -> Result<Profile, ProfileError> {
+        let found = discover(path)?;
+        let several = matches!(found, Found::Ranks(_));
+        let files = found.pick(rank, path)?;
+        Profile::load(files, if several { None } else { rank })
+    }
+}
+
+/// A profile without SuperKernel (base) and one with (new).
+#[derive(Debug, Clone)]
+pub struct Pair {
+    /// Without SuperKernel.
+    pub base: Profile,
+    /// With SuperKernel.
+    pub new: Profile,
+}
+
+/// Finds the files of the pair: `base` and `new`, or, with `new` absent, a directory `base`
+/// holding `no_sk_model` and `sk_model`. With several ranks, `rank` picks one on each side.
+pub fn locate_pair(
+    base: &Path,
+    new: Option<&Path>,
+    rank: Option<u32>,
+) -> Result<(ProfileFiles, ProfileFiles, bool), ProfileError> {
+    let found = discover(base)?;
+    let (b, n, nb, nn) = match (found, new) {
+        (Found::Pair { base: b, new: n }, None) => {
+            let (nb, nn) = (base.join(discover::BASE_DIR), base.join(discover::NEW_DIR));
+            (*b, *n, nb, nn)
+        }
+        (Found::Pair { .. }, Some(_)) => {
+            return Err(ProfileError::Pairing {
+                path: base.to_path_buf(),
+                message: format!(
+                    "holds both {} and {}, and NEW was given too: give the directory alone, or \
+                     BASE and NEW",
+                    discover::BASE_DIR,
+                    discover::NEW_DIR
+                ),
+            });
+        }
+        (_, None) => {
+            return Err(ProfileError::Pairing {
+                path: base.to_path_buf(),
+                message: format!(
+                    "is one profile and NEW is missing (only a directory holding {} and {} \
+                     stands alone)",
+                    discover::BASE_DIR,
+                    discover::NEW_DIR
+                ),
+            });
+        }
+        (found, Some(new)) => (found, discover(new)?, base.to_path_buf(), new.to_path_buf()),
+    };
+    let several = matches!(b, Found::Ranks(_)) || matches!(n, Found::Ranks(_));
+    Ok((b.pick(rank, &nb)?, n.pick(rank, &nn)?, several))
+}
+
+/// Finds and reads both profiles (see [`locate_pair`]).
+pub fn load_pair(base: &Path, new: Option<&Path>, rank: Option<u32>) -> Result<Pair, ProfileError> {
+    let (b, n, several) = locate_pair(base, new, rank)?;
+    let device = if several { None } else { rank };
+    Ok(Pair {
+        base: Profile::load(b, device)?,
+        new: Profile::load(n, device)?,
+    })
+}

@@ -1,0 +1,373 @@
+//! The comparison as text (readable without colour: every delta has a sign and an arrow, `▲`
+//! for more time, a regression, and `▼` for less) and as CSV. JSON is the [`Diff`]'s serde
+//! form.
+
+use super::attribution::FusedEvidence;
+use super::diff::{Diff, DiffRow, Side};
+use crate::text::sanitize;
+use std::fmt::Write as _;
+
+/// Below this many µs a delta counts as none.
+const EPSILON: f64 = 0.0005;
+
+/// `+1.25` / `−1.25` / `0.00`.
+fn signed(v: f64) -> String {
+    if v > EPSILON {
+        format!("+{v:.2}")
+    } else if v < -EPSILON {
+        format!("−{:.2}", -v)
+    } else {
+        "0.00".to_string()
+    }
+}
+
+/// A delta in µs with its arrow: `▲ +1.25` (more time), `▼ −1.25` (less), `= 0.00`.
+pub fn delta(v: f64) -> String {
+    let arrow = if v > EPSILON {
+        "▲"
+    } else if v < -EPSILON {
+        "▼"
+    } else {
+        "="
+    };
+    format!("{arrow} {}", signed(v))
+}
+
+/// A change in percent with its sign: `+2.65 %`, `−12.74 %`; `—` when there is none.
+pub fn pct(v: Option<f64>) -> String {
+    match v {
+        Some(v) => format!("{} %", signed(v)),
+        None => "—".to_string(),
+    }
+}
+
+fn table(out: &mut String, indent: &str, rows: &[Vec<String>], right: &[bool]) {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut width = vec![0usize; cols];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            width[i] = width[i].max(cell.chars().count());
+        }
+    }
+    for row in rows {
+        let mut line = String::from(indent);
+        for (i, cell) in row.iter().enumerate() {
+            let pad = width[i] - cell.chars().count();
+            if i > 0 {
+                line.push_str("  ");
+            }
+            if right.get(i).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}
+
+fn side_cells(s: Option<Side>) -> [String; 3] {
+    match s {
+        Some(s) => [
+            s.count.to_string(),
+            format!("{:.2}", s.total_us),
+            format!("{:.2}", s.avg_us),
+        ],
+        None => ["·".into(), "·".into(), "·".into()],
+    }
+}
+
+fn row_cells(r: &DiffRow) -> Vec<String> {
+    let [bn, bt, ba] = side_cells(r.base);
+    let [nn, nt, na] = side_cells(r.new);
+    vec![
+        sanitize(&r.op_type).into_owned(),
+        sanitize(&r.core_type).into_owned(),
+        bn,
+        bt,
+        ba,
+        nn,
+        nt,
+        na,
+        delta(r.delta_us),
+        r.ratio.map_or("—".to_string(), |x| format!("{x:.4}")),
+        pct(r.change_pct),
+        r.status.text().to_string(),
+    ]
+}
+
+/// The comparison as text.
+pub fn to_text(d: &Diff) -> String {
+    let mut out = String::new();
+    for (label, s) in [("base", &d.base_source), ("new ", &d.new_source)] {
+        let mut files: Vec<&str> = s.op_statistic.iter().map(String::as_str).collect();
+        files.extend(s.kernels.iter().map(String::as_str));
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| {
+                std::path::Path::new(f)
+                    .file_name()
+                    .map_or_else(|| f.to_string(), |n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{label}  {}  ({})",
+            sanitize(&s.root),
+            sanitize(&names.join(", "))
+        );
+    }
+    let verdict = match d.benefit_pct {
+        Some(b) if b > 0.0 => format!("benefit {b:.2} % (new is faster)"),
+        Some(b) if b < 0.0 => format!("benefit {b:.2} % (new is SLOWER: regression)"),
+        Some(_) => "benefit 0.00 %".to_string(),
+        None => "benefit — (the base has no time)".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "\ntotal  {:.2} µs → {:.2} µs   Δ {} µs   {verdict}\n",
+        d.base_total_us,
+        d.new_total_us,
+        delta(d.delta_us)
+    );
+    let mut rows = vec![
+        [
+            "OP Type",
+            "Core Type",
+            "base n",
+            "base µs",
+            "base avg",
+            "new n",
+            "new µs",
+            "new avg",
+            "Δ µs",
+            "new/base",
+            "change",
+            "",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    rows.extend(d.rows.iter().map(row_cells));
+    let right = [
+        false, false, true, true, true, true, true, true, true, true, true, false,
+    ];
+    table(&mut out, "", &rows, &right);
+    out.push_str(
+        "▲ more time in the new profile (regression) · ▼ less time · · not run on that side\n",
+    );
+    attribution_text(&mut out, d);
+    if let Some(p) = &d.per_op {
+        per_op_text(&mut out, p);
+    }
+    for note in &d.notes {
+        let _ = writeln!(out, "note: {}", sanitize(note));
+    }
+    out
+}
+
+fn attribution_text(out: &mut String, d: &Diff) {
+    let a = &d.attribution;
+    let _ = writeln!(
+        out,
+        "\nattribution · fused op types from {}{}",
+        a.basis.text(),
+        if a.inferred {
+            " · ~ marks an inference"
+        } else {
+            ""
+        }
+    );
+    let part = |name: &str, p: &super::attribution::Part| {
+        format!(
+            "  {name}  {:.2} µs → {:.2} µs   Δ {} µs ({})\n",
+            p.base_us,
+            p.new_us,
+            delta(p.delta_us),
+            pct(p.change_pct)
+        )
+    };
+    out.push_str(&part("fused part", &a.fused));
+    let mut rows = Vec::new();
+    for t in &a.fused_types {
+        rows.push(vec![
+            format!(
+                "{}{}",
+                if t.evidence == FusedEvidence::Inferred {
+                    "~ "
+                } else {
+                    ""
+                },
+                sanitize(&t.op_type)
+            ),
+            format!("{:.2} µs", t.base_us),
+            format!("{} kernel(s)", t.base_count),
+            if t.new_count > 0 {
+                format!("→ {} unfused, {:.2} µs", t.new_count, t.new_us)
+            } else {
+                "→ all fused".to_string()
+            },
+        ]);
+    }
+    for sk in &a.superkernels {
+        rows.push(vec![
+            format!("SuperKernel {}", sanitize(&sk.core_type)),
+            format!("{:.2} µs", sk.total_us),
+            format!("{} launch(es)", sk.count),
+            String::new(),
+        ]);
+    }
+    table(out, "      ", &rows, &[false, true, true, false]);
+    out.push_str(&part("rest      ", &a.rest));
+    for note in &a.notes {
+        let _ = writeln!(out, "  note: {}", sanitize(note));
+    }
+}
+
+fn per_op_text(out: &mut String, p: &super::per_op::PerOp) {
+    let _ = writeln!(
+        out,
+        "\nsegments · without SuperKernel (base kernels of the segment's ops) → with (its \
+         SuperKernel){}",
+        if p.inferred {
+            " · ~ inferred from the profiles' kernel names"
+        } else {
+            ""
+        }
+    );
+    let mut rows = vec![
+        [
+            "segment",
+            "ops · type",
+            "without µs",
+            "with µs",
+            "Δ µs",
+            "change",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for s in &p.segments {
+        rows.push(vec![
+            format!(
+                "{}{}",
+                if p.inferred { "~ " } else { "" },
+                sanitize(&s.segment)
+            ),
+            s.ops.len().to_string(),
+            format!("{:.2}", s.base_us),
+            s.new_us.map_or("·".to_string(), |v| format!("{v:.2}")),
+            s.delta_us.map_or("—".to_string(), delta),
+            pct(s.change_pct),
+        ]);
+        for op in &s.ops {
+            rows.push(vec![
+                format!("    {}", sanitize(&op.name)),
+                sanitize(op.op_type.as_deref().unwrap_or("?")).into_owned(),
+                op.total_us.map_or("·".to_string(), |v| format!("{v:.2}")),
+                String::new(),
+                String::new(),
+                String::new(),
+            ]);
+        }
+    }
+    table(out, "  ", &rows, &[false, false, true, true, true, true]);
+    if !p.unmatched_superkernels.is_empty() {
+        let _ = writeln!(
+            out,
+            "  note: {} SuperKernel kernel(s) of the new profile match no segment of the plan: {}",
+            p.unmatched_superkernels.len(),
+            sanitize(&p.unmatched_superkernels.join(", "))
+        );
+    }
+    if p.breaks.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nbreaks · by the time of the unfused ops around them{}",
+        if p.breaks.iter().any(|b| b.from_base) {
+            " (base times: the new profile has no kernel file)"
+        } else {
+            ""
+        }
+    );
+    for (i, b) in p.breaks.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. {} ({}) breaks {}: costs {:.2} µs in {} unfused launch(es) (+{:.2} µs wait) — {}",
+            i + 1,
+            sanitize(&b.op),
+            sanitize(b.op_type.as_deref().unwrap_or("?")),
+            sanitize(&b.scope),
+            b.unfused_us,
+            b.launches,
+            b.wait_us,
+            sanitize(&b.reason)
+        );
+        if b.unfused.len() > 1 {
+            let names: Vec<String> = b.unfused.iter().map(|o| o.name.clone()).collect();
+            let _ = writeln!(out, "     unfused: {}", sanitize(&names.join(", ")));
+        }
+    }
+}
+
+/// The by-type rows as CSV: one line per row, times in µs with 3 decimals, empty cells for a
+/// side the type did not run on.
+pub fn to_csv(d: &Diff) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let f = |v: f64| format!("{v:.3}");
+    let mut records: Vec<Vec<String>> = vec![
+        [
+            "op_type",
+            "core_type",
+            "status",
+            "base_count",
+            "base_total_us",
+            "base_avg_us",
+            "new_count",
+            "new_total_us",
+            "new_avg_us",
+            "delta_us",
+            "ratio",
+            "change_pct",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for r in &d.rows {
+        let side = |s: Option<Side>| match s {
+            Some(s) => [s.count.to_string(), f(s.total_us), f(s.avg_us)],
+            None => [String::new(), String::new(), String::new()],
+        };
+        let [bn, bt, ba] = side(r.base);
+        let [nn, nt, na] = side(r.new);
+        let status = serde_json::to_value(r.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        records.push(vec![
+            r.op_type.clone(),
+            r.core_type.clone(),
+            status,
+            bn,
+            bt,
+            ba,
+            nn,
+            nt,
+            na,
+            f(r.delta_us),
+            r.ratio.map_or(String::new(), |x| format!("{x:.4}")),
+            r.change_pct.map_or(String::new(), f),
+        ]);
+    }
+    for rec in &records {
+        // Writing to a Vec cannot fail.
+        let _ = w.write_record(rec);
+    }
+    let bytes = w.into_inner().unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
+}

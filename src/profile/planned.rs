@@ -1,0 +1,150 @@
+//! The plan as the profile comparison needs it: op names and types only, so a profile can be
+//! compared with a plan made from a graph dump (exact segments) or from a plan file alone
+//! (each scope counted as one segment: an inference, and marked as one).
+
+use crate::fusion::plan::describe_cause;
+use crate::fusion::verdict::Verdict;
+use crate::planfile::PlanFile;
+use crate::workspace::Workspace;
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// One op the plan names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedOp {
+    /// Its name in the graph (the kernel name in a graph-mode profile).
+    pub name: String,
+    /// Its type, when known (a plan file alone does not say).
+    pub op_type: Option<String>,
+}
+
+/// One segment: the ops that become one SuperKernel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedSegment {
+    /// The scope.
+    pub scope: String,
+    /// The segment name (`<scope>_split_<a>_<b>`, or the scope name).
+    pub segment: String,
+    /// The SuperKernel node's name, `sk_<segment>_start_<first>_end_<last>`: the kernel name
+    /// the new profile shows.
+    pub fused_node: String,
+    /// Its sub-ops, in order.
+    pub ops: Vec<PlannedOp>,
+}
+
+/// One break: an op that ends a segment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedBreak {
+    /// The scope it breaks.
+    pub scope: String,
+    /// The op.
+    pub op: PlannedOp,
+    /// Why, in the plan's words.
+    pub reason: String,
+    /// The ops around it that run unfused because of it: itself and any op on its stream
+    /// between the scope's neighbouring members that no segment takes.
+    pub unfused: Vec<PlannedOp>,
+}
+
+/// What the profile comparison knows of the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedFusion {
+    /// Where it came from: the graph dump or plan file.
+    pub source: String,
+    /// Every segment.
+    pub segments: Vec<PlannedSegment>,
+    /// Every break.
+    pub breaks: Vec<PlannedBreak>,
+    /// True when segments are inferred (a plan file without its graph: one per scope, uncut).
+    pub inferred: bool,
+}
+
+impl PlannedFusion {
+    /// The workspace's current plan; `source` names the dump (and plan file).
+    pub fn from_workspace(ws: &Workspace, source: &str) -> PlannedFusion {
+        let graph = ws.graph();
+        let cx = ws.context();
+        let op = |id: crate::graph::OpId| PlannedOp {
+            name: graph.op(id).name.clone(),
+            op_type: Some(graph.op(id).op_type.clone()),
+        };
+        let in_segment: HashSet<crate::graph::OpId> = ws
+            .plan()
+            .scopes
+            .iter()
+            .flat_map(|s| s.segments.iter().flat_map(|seg| seg.ops.iter().copied()))
+            .collect();
+        let mut segments = Vec::new();
+        let mut breaks = Vec::new();
+        for scope in &ws.plan().scopes {
+            for seg in &scope.segments {
+                segments.push(PlannedSegment {
+                    scope: scope.name.clone(),
+                    segment: seg.name.clone(),
+                    fused_node: seg.fused_node.clone(),
+                    ops: seg.ops.iter().map(|&id| op(id)).collect(),
+                });
+            }
+            for b in &scope.breaks {
+                let mut unfused = vec![op(b.op)];
+                if let (Some(before), Some(after)) = (b.before, b.after) {
+                    let (from, to) = (graph.exec_position(before), graph.exec_position(after));
+                    for &id in &graph.exec_order()[from.min(to) + 1..from.max(to)] {
+                        if id != b.op
+                            && cx.stream_of(id) == b.stream
+                            && !in_segment.contains(&id)
+                            && cx.verdicts().get(id).verdict != Verdict::Ignored
+                        {
+                            unfused.push(op(id));
+                        }
+                    }
+                }
+                breaks.push(PlannedBreak {
+                    scope: scope.name.clone(),
+                    op: op(b.op),
+                    reason: describe_cause(ws.marks(), b.cause),
+                    unfused,
+                });
+            }
+        }
+        PlannedFusion {
+            source: source.to_string(),
+            segments,
+            breaks,
+            inferred: false,
+        }
+    }
+
+    /// A plan file without its graph: each scope is taken as one uncut segment (inferred: the
+    /// graph would say where it splits), with no op types and no breaks.
+    pub fn from_plan_file(plan: &PlanFile, source: &str) -> PlannedFusion {
+        let segments = plan
+            .scopes
+            .iter()
+            .filter(|s| !s.ops.is_empty())
+            .map(|s| {
+                let first = s.ops.first().map_or("", String::as_str);
+                let last = s.ops.last().map_or("", String::as_str);
+                PlannedSegment {
+                    scope: s.name.clone(),
+                    segment: s.name.clone(),
+                    fused_node: format!("sk_{}_start_{first}_end_{last}", s.name),
+                    ops: s
+                        .ops
+                        .iter()
+                        .map(|name| PlannedOp {
+                            name: name.clone(),
+                            op_type: None,
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        PlannedFusion {
+            source: source.to_string(),
+            segments,
+            breaks: Vec::new(),
+            inferred: true,
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! `skope diff`: text, JSON and CSV output, rank listing, plan and graph inputs, bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn skope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skope"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run skope")
+}
+
+fn path(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const OFFICIAL: &str = "tests/fixtures/profile/official_sample/prof_result";
+const BUNDLED: &str = "assets/examples/prof_result";
+const GRAPH: &str = "assets/examples/moe_decode.ge_proto.txt";
+
+#[test]
+fn text_of_the_bundled_pair_with_its_graph() {
+    let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("540.61 µs → 482.11 µs"), "{text}");
+    assert!(text.contains("benefit 10.82 % (new is faster)"), "{text}");
+    assert!(
+        text.contains("fused op types from the plan's segments"),
+        "{text}"
+    );
+    assert!(text.contains("sk_") || text.contains("attn_0"), "{text}");
+    assert!(
+        text.contains("1. layer1_expert_broadcast (HcomBroadcast) breaks moe_1"),
+        "{text}"
+    );
+    assert!(!text.contains('\x1b'), "no escape codes");
+}
+
+#[test]
+fn base_and_new_given_separately_read_the_same() {
+    let a = skope(&["diff", &path(BUNDLED), "--json"]);
+    let b = skope(&[
+        "diff",
+        &path(&format!("{BUNDLED}/no_sk_model")),
+        &path(&format!("{BUNDLED}/sk_model")),
+        "--json",
+    ]);
+    assert!(a.status.success() && b.status.success(), "{}", stderr(&b));
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&a.stdout).unwrap(),
+        serde_json::from_slice(&b.stdout).unwrap(),
+    );
+    assert_eq!(a["rows"], b["rows"]);
+    assert_eq!(a["attribution"], b["attribution"]);
+}
+
+#[test]
+fn json_has_the_documented_keys_and_the_sample_numbers() {
+    let out = skope(&["diff", &path(OFFICIAL), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let num = |v: &serde_json::Value| v.as_f64().unwrap();
+    assert!((num(&v["base_total_us"]) - 407.54).abs() < 1e-6);
+    assert!((num(&v["new_total_us"]) - 384.66).abs() < 1e-6);
+    assert!((num(&v["benefit_pct"]) - 5.614).abs() < 0.001);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 16);
+    let gmm = rows
+        .iter()
+        .find(|r| r["op_type"] == "GroupedMatmul")
+        .unwrap();
+    assert_eq!(gmm["core_type"], "MIX_AIC");
+    assert_eq!(gmm["base"]["count"], 12);
+    assert!((num(&gmm["base"]["total_us"]) - 126.26).abs() < 1e-9);
+    assert!(gmm["base"]["avg_us"].is_number());
+    assert!(gmm["new"].is_null());
+    assert!((num(&gmm["delta_us"]) + 126.26).abs() < 1e-9);
+    assert_eq!(num(&gmm["ratio"]), 0.0);
+    assert_eq!(gmm["status"], "fused_away");
+    let sk = rows
+        .iter()
+        .find(|r| r["op_type"] == "SuperKernel" && r["core_type"] == "MIX_AIC")
+        .unwrap();
+    assert!(sk["ratio"].is_null());
+    assert_eq!(sk["status"], "new_superkernel");
+    let a = &v["attribution"];
+    assert_eq!(a["basis"], "inferred");
+    assert_eq!(a["inferred"], true);
+    assert!((num(&a["fused"]["base_us"]) - 218.76).abs() < 1e-6);
+    assert!((num(&a["fused"]["new_us"]) - 190.88).abs() < 1e-6);
+    assert!((num(&a["fused"]["change_pct"]) + 12.745).abs() < 0.001);
+    assert_eq!(a["fused_types"].as_array().unwrap().len(), 3);
+    assert_eq!(a["fused_types"][0]["evidence"], "inferred");
+    assert!(v["per_op"].is_null());
+}
+
+#[test]
+fn csv_has_a_header_and_one_line_per_row() {
+    let out = skope(&["diff", &path(OFFICIAL), "--csv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "op_type,core_type,status,base_count,base_total_us,base_avg_us,new_count,new_total_us,\
+         new_avg_us,delta_us,ratio,change_pct"
+    );
+    assert_eq!(lines.len(), 17);
+    assert!(
+        lines.contains(
+            &"GroupedMatmul,MIX_AIC,fused_away,12,126.260,10.522,,,,-126.260,0.0000,-100.000"
+        ),
+        "{text}"
+    );
+    assert!(
+        lines.contains(
+            &"Transpose,AI_VECTOR_CORE,both,24,90.020,3.751,24,92.420,3.851,2.400,1.0267,2.666"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn json_and_csv_together_are_refused() {
+    let out = skope(&["diff", &path(OFFICIAL), "--json", "--csv"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn several_ranks_are_listed_with_how_to_pick() {
+    let ranks = path("tests/fixtures/profile/ranks");
+    let out = skope(&["diff", &ranks, &ranks]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("choose a rank"), "{err}");
+    assert!(err.contains("holds 2 ranks"), "{err}");
+    assert!(err.contains("rank 0:") && err.contains("rank 1:"), "{err}");
+    assert!(err.contains("--rank N"), "{err}");
+    assert!(stdout(&out).is_empty());
+    let out = skope(&["diff", &ranks, &ranks, "--rank", "1", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["base_total_us"], 44.0);
+    let out = skope(&["diff", &ranks, &ranks, "--rank", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no rank 5"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_bad_field_fails_with_file_row_and_column() {
+    let bad = path("tests/fixtures/profile/op_statistic/na_total.csv");
+    let good = path("tests/fixtures/profile/op_statistic/no_units.csv");
+    let out = skope(&["diff", &good, &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("cannot compare the profiles"), "{err}");
+    assert!(err.contains("na_total.csv:3: row 2"), "{err}");
+    assert!(err.contains("\"Total Time(us)\""), "{err}");
+    assert!(err.contains("hint:"), "{err}");
+}
+
+#[test]
+fn a_missing_new_profile_or_path_fails_plainly() {
+    let one = path("tests/fixtures/profile/ranks/rank0_ascend_pt");
+    let out = skope(&["diff", &one]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("NEW is missing"), "{}", stderr(&out));
+    let out = skope(&["diff", "/no/such/profile", &one]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("/no/such/profile"),
+        "{}",
+        stderr(&out)
+    );
+    let empty = path("tests/fixtures/profile/op_statistic/empty.csv");
+    let out = skope(&["diff", &empty, &one]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("empty file"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_plan_file_alone_gives_inferred_segments() {
+    let dir = std::env::temp_dir().join(format!("skope-cli-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan: PathBuf = dir.join("moe.skope.json");
+    let out = skope(&[
+        "export",
+        &path(GRAPH),
+        "--format",
+        "plan",
+        "-o",
+        &plan.to_string_lossy(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = skope(&[
+        "diff",
+        &path(BUNDLED),
+        "--plan",
+        &plan.to_string_lossy(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["attribution"]["inferred"], true);
+    assert_eq!(v["per_op"]["inferred"], true);
+    // Uncut scopes match their SuperKernels by name; split ones cannot without the graph.
+    let segments = v["per_op"]["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 8);
+    let moe2 = segments.iter().find(|s| s["segment"] == "moe_2").unwrap();
+    assert!(moe2["new_us"].is_number());
+    let _ = std::fs::remove_dir_all(&dir);
+}
