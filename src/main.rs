@@ -46,6 +46,10 @@ struct Cli {
     /// session left its journal).
     #[arg(long, value_name = "PLAN")]
     plan: Option<PathBuf>,
+    /// Profiles to compare in the explorer's profile view: a directory holding no_sk_model and
+    /// sk_model, or BASE (without SuperKernel) then NEW (with): `--profiles B --profiles N`.
+    #[arg(long, value_name = "PATH", num_args = 1, action = clap::ArgAction::Append)]
+    profiles: Vec<PathBuf>,
     /// Refuse dumps larger than this many bytes.
     #[arg(long, global = true, default_value_t = LoadOptions::default().max_bytes)]
     max_size: u64,
@@ -630,6 +634,19 @@ fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
             }
         }
     };
+    let mut profiles = cli.profiles.into_iter();
+    let profiles = match (profiles.next(), profiles.next(), profiles.next()) {
+        (None, _, _) => None,
+        (Some(base), new, None) => Some(skope::tui::profiles::Request {
+            base,
+            new,
+            rank: None,
+        }),
+        (Some(_), _, Some(_)) => anyhow::bail!(
+            "--profiles takes one directory holding no_sk_model and sk_model, or two profiles \
+             (without, then with SuperKernel)"
+        ),
+    };
     skope::tui::run(skope::tui::Options {
         input,
         plan,
@@ -637,5 +654,6 @@ fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
         rules,
         config,
         mouse: !cli.no_mouse,
+        profiles,
     })
 }

@@ -359,3 +359,23 @@ fn runs_start_stream_stop_and_end_with_skope() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn profiles_given_on_the_command_line_open_in_the_profile_view() {
+    let mut s = skope(&["--profiles", "assets/examples/prof_result"], 140, 42);
+    s.wait_for("the comparison", LONG, |t| {
+        t.contains("benefit 10.82 % (faster with SuperKernel)") && t.contains("[op types 21]")
+    });
+    s.send(b"\t");
+    s.wait_for("the segments", LONG, |t| {
+        t.contains("[segments 13]") && t.contains("56.38     50.08")
+    });
+    // esc: the graph, with each op's time.
+    s.send(b"\x1b");
+    s.wait_for("the op list", LONG, |t| {
+        t.contains("µs base") && t.contains("17.36█")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}

@@ -12,7 +12,7 @@ use skope::compile::log::LogLine;
 use skope::tui::app::{App, Msg};
 use skope::tui::runs::RunState;
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 use ui::*;
 
@@ -24,24 +24,10 @@ fn runs_dir(name: &str) -> PathBuf {
 }
 
 /// The explorer with its event channel, so runs can start, and runs kept in `dir`.
-fn app_with_events(w: u16, h: u16, dir: &str) -> (App, Receiver<Msg>) {
-    let mut app = app(w, h);
-    let (tx, rx) = channel();
-    app.events = Some(tx);
+fn app_with_runs(w: u16, h: u16, dir: &str) -> (App, Receiver<Msg>) {
+    let (mut app, rx) = app_with_events(w, h);
     app.runs_dir = Some(runs_dir(dir));
     (app, rx)
-}
-
-/// Feeds the app its messages (with a clock) until `done` holds or a minute passes.
-fn pump(app: &mut App, rx: &Receiver<Msg>, done: impl Fn(&App) -> bool) {
-    let start = Instant::now();
-    while !done(app) {
-        assert!(start.elapsed() < Duration::from_secs(120), "timed out");
-        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
-            app.now = start.elapsed();
-            app.handle(msg);
-        }
-    }
 }
 
 fn ended(app: &App) -> bool {
@@ -57,7 +43,7 @@ fn start(app: &mut App, name: &str) {
 
 #[test]
 fn c_picks_a_profile_and_shows_what_it_runs() {
-    let (mut app, _rx) = app_with_events(120, 40, "picker");
+    let (mut app, _rx) = app_with_runs(120, 40, "picker");
     press(&mut app, KeyCode::Char('c'));
     let text = screen(&app);
     assert!(text.contains("Run a profile on the current plan"), "{text}");
@@ -79,7 +65,7 @@ fn c_picks_a_profile_and_shows_what_it_runs() {
 
 #[test]
 fn the_check_profile_runs_from_the_explorer_and_passes() {
-    let (mut app, rx) = app_with_events(120, 40, "check");
+    let (mut app, rx) = app_with_runs(120, 40, "check");
     start(&mut app, "check");
     assert!(app.runs.open, "the runs view opens");
     assert_eq!(app.runs.list.len(), 1);
@@ -136,7 +122,7 @@ fn start_script(app: &mut App, name: &str, script: &str) {
 
 #[test]
 fn a_failing_run_shows_its_first_error_highlighted() {
-    let (mut app, rx) = app_with_events(120, 30, "fail");
+    let (mut app, rx) = app_with_runs(120, 30, "fail");
     start_script(
         &mut app,
         "broken",
@@ -186,7 +172,7 @@ fn a_failing_run_shows_its_first_error_highlighted() {
 
 #[test]
 fn x_stops_a_run_that_never_ends_with_its_whole_process_group() {
-    let (mut app, rx) = app_with_events(120, 30, "cancel");
+    let (mut app, rx) = app_with_runs(120, 30, "cancel");
     let pid_file = runs_dir("cancel-pid");
     std::fs::create_dir_all(&pid_file).unwrap();
     let pid_file = pid_file.join("child.pid");
@@ -242,7 +228,7 @@ fn x_stops_a_run_that_never_ends_with_its_whole_process_group() {
 
 #[test]
 fn esc_on_a_running_run_asks_and_quitting_asks_too() {
-    let (mut app, rx) = app_with_events(120, 30, "ask");
+    let (mut app, rx) = app_with_runs(120, 30, "ask");
     start_script(&mut app, "slow", "echo started; sleep 1000");
     pump(&mut app, &rx, |app| {
         app.runs.list[0].log.lines().any(|l| l.text == "started")
@@ -264,7 +250,7 @@ fn esc_on_a_running_run_asks_and_quitting_asks_too() {
 
 #[test]
 fn the_runs_view_looks_right() {
-    let (mut app, rx) = app_with_events(120, 30, "snapshot");
+    let (mut app, rx) = app_with_runs(120, 30, "snapshot");
     // A real run that ends at once; then a known log, fed the way the forwarder feeds it
     // (stdout and stderr of a real job interleave differently from run to run).
     start_script(&mut app, "demo", "exit 1");
@@ -331,7 +317,7 @@ fn normalise_times(text: &str) -> String {
 
 #[test]
 fn a_flood_of_output_reaches_the_log_in_bounded_batches() {
-    let (mut app, _rx) = app_with_events(120, 30, "flood");
+    let (mut app, _rx) = app_with_runs(120, 30, "flood");
     start_script(&mut app, "quiet", "sleep 1000");
     let id = app.runs.list[0].id;
     let line = |i: usize| LogLine {

@@ -137,6 +137,7 @@ fn main() -> Result<()> {
         write(&app, out, view.name, view.title)?;
     }
     runs(out)?;
+    compare(out)?;
     let mut app = App::new(
         Config::default(),
         Rect::new(0, 0, 100, 24),
@@ -206,6 +207,45 @@ fn runs(out: &Path) -> Result<()> {
         }
     }
     write(&app, out, "runs", "The runs view after the check profile")
+}
+
+/// The profile view on the bundled profiles, its segments table, and the op list's times.
+fn compare(out: &Path) -> Result<()> {
+    let mut app = explorer(140, 42)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    app.events = Some(tx);
+    // p guesses the bundled profiles beside the dump; enter reads them.
+    for key in presses("p\r") {
+        app.handle(Msg::key(key));
+    }
+    let start = std::time::Instant::now();
+    while app.profiles_loading.is_some() {
+        anyhow::ensure!(
+            start.elapsed() < Duration::from_secs(60),
+            "the profiles were not read"
+        );
+        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
+            app.handle(msg);
+        }
+    }
+    anyhow::ensure!(app.profile_open(), "no profile view: {:?}", app.status);
+    write(
+        &app,
+        out,
+        "compare",
+        "Profiles with and without SuperKernel",
+    )?;
+    app.handle(Msg::key(KeyCode::Tab));
+    write(
+        &app,
+        out,
+        "compare_segments",
+        "Each segment without and with SuperKernel",
+    )?;
+    for key in presses("\x1b/name:layer0_attention\r") {
+        app.handle(Msg::key(key));
+    }
+    write(&app, out, "op_times", "The op list with each op's time")
 }
 
 /// Highlights the code view's code here, as the worker thread does in the explorer.

@@ -48,6 +48,12 @@ pub enum Action {
     Runs,
     /// In the runs view: stop the selected run (its whole process group).
     CancelRun,
+    /// Show or hide the profile comparison (asks for the profiles the first time).
+    Profiles,
+    /// Load other profiles to compare.
+    LoadProfiles,
+    /// In the profile view: sort by Δ, by total, by name.
+    SortProfiles,
     /// Type a search (name, type, scope, reason).
     Search,
     /// Go to the next search match.
@@ -113,19 +119,22 @@ pub enum Group {
     Edit,
     /// Compile and run jobs.
     Run,
+    /// Profiles with and without SuperKernel.
+    Profile,
     /// Everything else.
     General,
 }
 
 impl Group {
     /// Every group, in display order.
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 8] = [
         Group::Move,
         Group::Panes,
         Group::Plan,
         Group::Find,
         Group::Edit,
         Group::Run,
+        Group::Profile,
         Group::General,
     ];
 
@@ -138,6 +147,7 @@ impl Group {
             Group::Find => "Search and filter",
             Group::Edit => "Edit scopes",
             Group::Run => "Compile and run",
+            Group::Profile => "Profiles",
             Group::General => "General",
         }
     }
@@ -145,7 +155,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 45] = [
+    pub const ALL: [Action; 48] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -187,6 +197,9 @@ impl Action {
         Action::Compile,
         Action::Runs,
         Action::CancelRun,
+        Action::Profiles,
+        Action::LoadProfiles,
+        Action::SortProfiles,
         Action::Help,
         Action::Back,
         Action::Suspend,
@@ -217,6 +230,9 @@ impl Action {
             Action::Compile => "compile",
             Action::Runs => "runs",
             Action::CancelRun => "cancel_run",
+            Action::Profiles => "profiles",
+            Action::LoadProfiles => "load_profiles",
+            Action::SortProfiles => "sort_profiles",
             Action::Search => "search",
             Action::SearchNext => "search_next",
             Action::SearchPrev => "search_prev",
@@ -268,6 +284,9 @@ impl Action {
             Action::Compile => "run a compile profile (pick one)",
             Action::Runs => "runs and their logs (toggle)",
             Action::CancelRun => "runs view: stop the selected run",
+            Action::Profiles => "profile comparison (toggle)",
+            Action::LoadProfiles => "load profiles to compare",
+            Action::SortProfiles => "profile view: sort by Δ, total, name",
             Action::Search => "search name, type, scope, reason",
             Action::SearchNext => "next match",
             Action::SearchPrev => "previous match",
@@ -337,14 +356,15 @@ impl Action {
             | Action::Redo
             | Action::Save => Group::Edit,
             Action::Compile | Action::Runs | Action::CancelRun => Group::Run,
+            Action::Profiles | Action::LoadProfiles | Action::SortProfiles => Group::Profile,
             Action::Help | Action::Back | Action::Suspend | Action::Quit => Group::General,
         }
     }
 
-    /// True for an action that only works in the runs view; its keys may be the same as
-    /// those of the scope edits, which do not work there.
-    pub fn runs_view_only(self) -> bool {
-        self == Action::CancelRun
+    /// True for an action that only works in the runs or the profile view; its keys may be
+    /// the same as those of the scope edits, which do not work there.
+    pub fn view_only(self) -> bool {
+        matches!(self, Action::CancelRun | Action::SortProfiles)
     }
 
     /// The action named `name` in the config file.

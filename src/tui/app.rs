@@ -46,6 +46,13 @@ pub enum Msg {
         /// Its new output.
         batch: crate::compile::batch::Batch,
     },
+    /// Profiles read on the worker (or why they could not be).
+    ProfilesLoaded {
+        /// What was asked for.
+        request: super::profiles::Request,
+        /// The profiles, or the problem.
+        result: Result<Box<crate::profile::Pair>, crate::profile::ProfileError>,
+    },
     /// A signal asked skope to stop.
     Stop,
 }
@@ -151,6 +158,8 @@ pub enum PromptKind {
     NewScope(Vec<crate::graph::OpId>),
     /// A new name for this scope.
     Rename(String),
+    /// The profiles to compare: one directory holding both, or base and new.
+    Profiles,
 }
 
 /// A one-line message shown in place of the key bar until the next key.
@@ -200,6 +209,12 @@ pub struct App {
     pub events: Option<Sender<Msg>>,
     /// Time since the app started, as of the last message.
     pub now: Duration,
+    /// The profile comparison, once profiles are read.
+    pub profiles: Option<super::profiles::ProfileView>,
+    /// Profiles to read once the graph is loaded (`--profiles`).
+    pub profiles_on_load: Option<super::profiles::Request>,
+    /// The profiles being read, if any.
+    pub profiles_loading: Option<super::profiles::Request>,
     /// Where runs keep their files; `<dump file name>.runs` in the working directory when
     /// not set.
     pub runs_dir: Option<PathBuf>,
@@ -232,6 +247,9 @@ impl App {
             runs: Runs::default(),
             events: None,
             now: Duration::ZERO,
+            profiles: None,
+            profiles_loading: None,
+            profiles_on_load: None,
             runs_dir: None,
             runs_may_stop: false,
         }
@@ -252,6 +270,11 @@ impl App {
             .map_or(1, |ex| ex.ws.context().streams().len());
         let code = self.explorer().is_some_and(|ex| ex.code.is_some());
         layout::areas(self.size, streams, code)
+    }
+
+    /// True while the profile view is up.
+    pub fn profile_open(&self) -> bool {
+        self.profiles.as_ref().is_some_and(|v| v.open)
     }
 
     /// True while something on screen moves by itself (the loading spinner, a run's clock).
@@ -326,6 +349,9 @@ impl App {
                         if !journal.is_empty() {
                             self.offer_recovery(journal, damaged);
                         }
+                        if let Some(request) = self.profiles_on_load.take() {
+                            self.load_profiles(request);
+                        }
                     }
                     Err(message) => self.screen = Screen::Failed { file, message },
                 }
@@ -338,6 +364,7 @@ impl App {
                 }
             }
             Msg::RunOutput { id, batch } => self.run_output(id, batch),
+            Msg::ProfilesLoaded { request, result } => self.profiles_loaded(request, result),
             Msg::Stop => self.quit = true,
         }
         self.request_highlight();
@@ -371,6 +398,10 @@ impl App {
         }
         if self.help.is_none() && self.runs.open && self.explorer().is_some() {
             self.runs_key(key);
+            return;
+        }
+        if self.help.is_none() && self.profile_open() && self.explorer().is_some() {
+            self.profile_key(key);
             return;
         }
         if self.help.is_none() && self.options_key(key) {
@@ -420,6 +451,10 @@ impl App {
         }
         if action.group() == Group::Run {
             self.run_action(action);
+            return;
+        }
+        if action.group() == Group::Profile {
+            self.profile_action(action);
             return;
         }
         let theme = &self.config.theme;
@@ -633,7 +668,7 @@ impl App {
                 let breaks_only = ex.breaks_only();
                 ex.set_filter(query, breaks_only, prompt.before_op, theme);
             }
-            PromptKind::NewScope(_) | PromptKind::Rename(_) => {}
+            PromptKind::NewScope(_) | PromptKind::Rename(_) | PromptKind::Profiles => {}
         }
     }
 
@@ -654,7 +689,7 @@ impl App {
                 true
             }
             // Naming prompts change nothing until enter.
-            PromptKind::NewScope(_) | PromptKind::Rename(_) => return,
+            PromptKind::NewScope(_) | PromptKind::Rename(_) | PromptKind::Profiles => return,
         };
         let row = ex.row_near(prompt.before_op);
         ex.select_row(row, theme);

@@ -83,6 +83,8 @@ pub enum PickFor {
     Merge(String),
     /// Run the picked profile (one of these).
     Profile(Vec<crate::compile::profile::Profile>),
+    /// Read these profiles for the picked rank.
+    Rank(super::profiles::Request),
 }
 
 /// A list of scopes to pick from, narrowed by typing.
@@ -240,6 +242,7 @@ impl App {
                 ex.refresh(theme);
                 let journal = self.session.record(&entry);
                 let summary = change_summary(self);
+                self.profiles_follow_plan();
                 match journal {
                     Some(problem) => self.problem(problem),
                     None => self.info(format!("{words}: {summary}")),
@@ -269,6 +272,7 @@ impl App {
         };
         let journal = self.session.record(&entry);
         let summary = change_summary(self);
+        self.profiles_follow_plan();
         let verb = if redo { "redone" } else { "undone" };
         match journal {
             Some(problem) => self.problem(problem),
@@ -452,6 +456,10 @@ impl App {
                             (None, PickFor::Profile(_)) => {
                                 self.problem("no profile matches".to_string())
                             }
+                            (None, PickFor::Rank(_)) => self.problem("no rank matches".to_string()),
+                            (Some(choice), PickFor::Rank(request)) => {
+                                self.pick_rank(request, &choice)
+                            }
                             (None, _) => self.problem("no scope matches".to_string()),
                             (Some(name), PickFor::Profile(profiles)) => {
                                 if let Some(p) = profiles.iter().find(|p| p.name == name) {
@@ -498,6 +506,7 @@ impl App {
                 None,
             ),
             PromptKind::Rename(scope) => self.apply_edit(Edit::Rename { scope, to: name }, None),
+            PromptKind::Profiles => self.submit_profiles(&name),
             PromptKind::Search | PromptKind::Filter => {}
         }
     }

@@ -166,6 +166,9 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::Compile, &["c"]),
     (Action::Runs, &["L"]),
     (Action::CancelRun, &["x"]),
+    (Action::Profiles, &["p"]),
+    (Action::LoadProfiles, &["P"]),
+    (Action::SortProfiles, &["s"]),
     (Action::Search, &["/"]),
     (Action::SearchNext, &["n"]),
     (Action::SearchPrev, &["N"]),
@@ -192,12 +195,12 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::Quit, &["q", "ctrl-c"]),
 ];
 
-/// Which key does what. The runs view has keys of its own ([`Action::runs_view_only`]),
-/// which may be the same as those of the scope edits.
+/// Which key does what. The runs and profile views have keys of their own
+/// ([`Action::view_only`]), which may be the same as those of the scope edits.
 #[derive(Debug, Clone)]
 pub struct Keymap {
     by_key: HashMap<Key, Action>,
-    runs_by_key: HashMap<Key, Action>,
+    view_by_key: HashMap<Key, Action>,
     by_action: HashMap<Action, Vec<Key>>,
 }
 
@@ -217,10 +220,10 @@ impl Keymap {
             )
         };
         let mut by_key: HashMap<Key, Action> = HashMap::new();
-        let mut runs_by_key: HashMap<Key, Action> = HashMap::new();
+        let mut view_by_key: HashMap<Key, Action> = HashMap::new();
         for action in Action::ALL {
-            let map = if action.runs_view_only() {
-                &mut runs_by_key
+            let map = if action.view_only() {
+                &mut view_by_key
             } else {
                 &mut by_key
             };
@@ -232,8 +235,8 @@ impl Keymap {
                 }
             }
         }
-        // A runs-view key may share a key with a scope edit, not with anything else.
-        for (key, action) in &runs_by_key {
+        // A view's own key may share a key with a scope edit, not with anything else.
+        for (key, action) in &view_by_key {
             if let Some(other) = by_key.get(key)
                 && other.group() != Group::Edit
             {
@@ -242,7 +245,7 @@ impl Keymap {
         }
         Ok(Keymap {
             by_key,
-            runs_by_key,
+            view_by_key,
             by_action,
         })
     }
@@ -266,11 +269,11 @@ impl Keymap {
         self.by_key.get(&Key::from_event(event)).copied()
     }
 
-    /// The action bound to the key of `event` in the runs view, where the runs view's own
-    /// keys come first and the scope edits do not work.
-    pub fn runs_action(&self, event: KeyEvent) -> Option<Action> {
+    /// The action bound to the key of `event` in the runs or profile view, where the views'
+    /// own keys come first and the scope edits do not work.
+    pub fn view_action(&self, event: KeyEvent) -> Option<Action> {
         let key = Key::from_event(event);
-        self.runs_by_key.get(&key).copied().or_else(|| {
+        self.view_by_key.get(&key).copied().or_else(|| {
             self.by_key
                 .get(&key)
                 .copied()
@@ -313,7 +316,7 @@ impl Default for Keymap {
         // The defaults are fixed and tested to be free of conflicts.
         Keymap::from_bindings(&Keymap::default_bindings()).unwrap_or_else(|_| Keymap {
             by_key: HashMap::new(),
-            runs_by_key: HashMap::new(),
+            view_by_key: HashMap::new(),
             by_action: HashMap::new(),
         })
     }
@@ -405,16 +408,16 @@ mod tests {
     }
 
     #[test]
-    fn the_runs_view_keys_may_share_a_scope_edit_key_and_nothing_else() {
+    fn the_views_keys_may_share_a_scope_edit_key_and_nothing_else() {
         let map = Keymap::default();
         let x = event(KeyCode::Char('x'), KeyModifiers::NONE);
         assert_eq!(map.action(x), Some(Action::RemoveFromScope));
-        assert_eq!(map.runs_action(x), Some(Action::CancelRun));
+        assert_eq!(map.view_action(x), Some(Action::CancelRun));
         // Scope edits do nothing in the runs view; moving does.
         let a = event(KeyCode::Char('a'), KeyModifiers::NONE);
-        assert_eq!(map.runs_action(a), None);
+        assert_eq!(map.view_action(a), None);
         let j = event(KeyCode::Char('j'), KeyModifiers::NONE);
-        assert_eq!(map.runs_action(j), Some(Action::Down));
+        assert_eq!(map.view_action(j), Some(Action::Down));
         let mut bindings = Keymap::default_bindings();
         bindings.push((Action::CancelRun, vec![Key::parse("j").unwrap()]));
         let err = Keymap::from_bindings(&bindings).unwrap_err();

@@ -19,6 +19,8 @@ pub mod layout;
 pub mod loader;
 pub mod minimap;
 pub mod options_editor;
+mod profile_actions;
+pub mod profiles;
 pub mod query;
 mod run_actions;
 pub mod runs;
@@ -55,6 +57,8 @@ pub struct Options {
     pub config: config::Config,
     /// Capture the mouse (clicks and wheel); off leaves the terminal's own text selection.
     pub mouse: bool,
+    /// Profiles to read and compare once the graph is loaded.
+    pub profiles: Option<profiles::Request>,
 }
 
 /// Runs the explorer until the user quits.
@@ -79,6 +83,7 @@ pub fn run(options: Options) -> Result<()> {
         ));
         app.highlighter = Some(highlighter);
         app.events = Some(events);
+        app.profiles_on_load = options.profiles;
         let start = Instant::now();
         let mut last_tick = start;
         loop {

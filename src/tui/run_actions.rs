@@ -88,16 +88,18 @@ impl App {
         };
         let name = format!("run {} ({})", run.id, sanitize(&run.profile));
         let time = views::runs::duration(run.elapsed(self.now));
-        let results = run
-            .results
+        let results_dir = run.results.clone().filter(|p| p.exists());
+        let results = results_dir
             .as_ref()
-            .filter(|p| p.exists())
             .map(|p| format!("; results in {}", sanitize(&p.display().to_string())))
             .unwrap_or_default();
         if cancelled {
             self.info(format!("{name} cancelled after {time}"));
         } else if status.success() {
-            self.info(format!("{name} passed in {time}{results}"));
+            // Profiles with and without SuperKernel open in the profile view.
+            if !results_dir.is_some_and(|dir| self.open_run_results(&dir)) {
+                self.info(format!("{name} passed in {time}{results}"));
+            }
         } else {
             let first = match run.log.first_error() {
                 Some((n, line)) => format!("; first error, line {}: {}", n + 1, line.text),
@@ -109,7 +111,7 @@ impl App {
 
     /// A key in the runs view.
     pub(super) fn runs_key(&mut self, key: KeyEvent) {
-        let Some(action) = self.config.keymap.runs_action(key) else {
+        let Some(action) = self.config.keymap.view_action(key) else {
             return;
         };
         let height = self.runs_log_height();

@@ -137,3 +137,30 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
     ));
     app
 }
+
+/// The explorer with its event channel, so work on threads (runs, profiles) reaches it.
+pub fn app_with_events(w: u16, h: u16) -> (App, std::sync::mpsc::Receiver<skope::tui::app::Msg>) {
+    let mut app = app(w, h);
+    let (tx, rx) = std::sync::mpsc::channel();
+    app.events = Some(tx);
+    (app, rx)
+}
+
+/// Feeds the app its messages (with a clock) until `done` holds; fails after two minutes.
+pub fn pump(
+    app: &mut App,
+    rx: &std::sync::mpsc::Receiver<skope::tui::app::Msg>,
+    done: impl Fn(&App) -> bool,
+) {
+    let start = std::time::Instant::now();
+    while !done(app) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "timed out"
+        );
+        if let Ok(msg) = rx.recv_timeout(std::time::Duration::from_millis(50)) {
+            app.now = start.elapsed();
+            app.handle(msg);
+        }
+    }
+}

@@ -30,6 +30,7 @@ const BAR: &[(&[Action], &str, u8)] = &[
     (&[Action::Save], "save", 3),
     (&[Action::CodeView], "code", 3),
     (&[Action::Compile], "compile", 3),
+    (&[Action::Profiles], "profile", 4),
     (&[Action::Quit], "quit", 0),
 ];
 
@@ -54,6 +55,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "new scope name: ",
                 "enter create · esc cancel",
                 format!("  {} op(s)", ops.len()),
+            ),
+            (PromptKind::Profiles, _) => (
+                "profiles: ",
+                "enter read · esc cancel · a directory holding no_sk_model and sk_model, or BASE NEW",
+                String::new(),
             ),
             (PromptKind::Rename(scope), _) => (
                 "rename to: ",

@@ -64,8 +64,20 @@ fn group_lines(keymap: &Keymap, theme: &Theme, groups: &[Group]) -> Vec<Line<'st
 /// there is room, then the glyph legend.
 pub fn lines(keymap: &Keymap, theme: &Theme, width: u16) -> Vec<Line<'static>> {
     let mut out = if width >= 90 {
-        let left = group_lines(keymap, theme, &Group::ALL[..3]);
-        let right = group_lines(keymap, theme, &Group::ALL[3..]);
+        // Balanced by length: moving, the plan and jobs on the left; finding, editing and
+        // the rest on the right.
+        let left = group_lines(
+            keymap,
+            theme,
+            &[
+                Group::Move,
+                Group::Panes,
+                Group::Plan,
+                Group::Run,
+                Group::Profile,
+            ],
+        );
+        let right = group_lines(keymap, theme, &[Group::Find, Group::Edit, Group::General]);
         let half = usize::from(width / 2);
         (0..left.len().max(right.len()))
             .map(|i| {

@@ -9,6 +9,7 @@ pub mod header;
 pub mod help;
 pub mod ops;
 pub mod options;
+pub mod profile;
 pub mod runs;
 pub mod scopes;
 pub mod screens;
@@ -45,8 +46,20 @@ pub fn render(app: &App, frame: &mut Frame) {
                 bar::render(app, frame, areas.bar);
                 return draw_overlays(app, frame, area);
             }
+            if let Some(view) = app.profiles.as_ref().filter(|v| v.open) {
+                profile::render(app, view, frame, areas.body);
+                bar::render(app, frame, areas.bar);
+                return draw_overlays(app, frame, area);
+            }
             scopes::render(ex, theme, frame, areas.scopes);
-            ops::render(ex, &app.config.keymap, theme, frame, areas.ops);
+            ops::render(
+                ex,
+                &app.config.keymap,
+                theme,
+                app.profiles.as_ref(),
+                frame,
+                areas.ops,
+            );
             match &ex.options {
                 Some(editor) => options::render(editor, theme, frame, areas.details),
                 None => details::render(ex, theme, frame, areas.details),

@@ -11,6 +11,7 @@ use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::explorer::{Explorer, Pane, core_text};
 use crate::tui::keymap::Keymap;
+use crate::tui::profiles::ProfileView;
 use crate::tui::query::reasons;
 use crate::tui::theme::{Role, Theme};
 use crate::workspace::OpChange;
@@ -38,10 +39,14 @@ struct Widths {
     core: u16,
     scope: u16,
     last: u16,
+    time: u16,
 }
 
+/// Width of the time column: `12345.67` and a heat glyph.
+const TIME_WIDTH: u16 = 9;
+
 impl Widths {
-    fn of(ex: &Explorer, width: u16) -> Widths {
+    fn of(ex: &Explorer, width: u16, time: bool) -> Widths {
         let digits = |n: usize| n.max(1).to_string().len() as u16;
         let pos = digits(ex.ws.graph().len().saturating_sub(1));
         let stream = 1 + ex
@@ -53,7 +58,8 @@ impl Widths {
             .max()
             .unwrap_or(1);
         // pos, stream, change, glyph and verdict with a space after each but the last.
-        let fixed = pos + 1 + stream + 1 + 1 + 2 + 2;
+        let time = if time { TIME_WIDTH } else { 0 };
+        let fixed = pos + 1 + stream + 1 + 1 + 2 + 2 + if time > 0 { time + 1 } else { 0 };
         let avail = width.saturating_sub(fixed);
         // A column is shown when every shown column can have its comfortable width; then
         // names and types widen to their longest, and the reason column takes the rest.
@@ -80,6 +86,7 @@ impl Widths {
             core: 0,
             scope: 0,
             last: 0,
+            time,
         };
         let widest = ex.widest;
         let room = avail.saturating_sub(chosen.len() as u16);
@@ -126,8 +133,17 @@ impl Widths {
     }
 }
 
-/// Draws the op list.
-pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, area: Rect) {
+/// Draws the op list; with `times` (profiles read), a column of each op's time without
+/// SuperKernel and a heat glyph.
+pub fn render(
+    ex: &Explorer,
+    keymap: &Keymap,
+    theme: &Theme,
+    times: Option<&ProfileView>,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let times = times.filter(|t| t.max_base_us > 0.0);
     let is_focused = ex.focus == Pane::Ops;
     let total = ex.ws.graph().len();
     let mut title = if ex.rows().len() == total {
@@ -150,7 +166,7 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
     if inner.height == 0 || inner.width == 0 {
         return;
     }
-    let w = Widths::of(ex, inner.width);
+    let w = Widths::of(ex, inner.width, times.is_some());
     let buf = frame.buffer_mut();
     let dim = theme.get(Role::Dim);
     let header = Row {
@@ -163,6 +179,10 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
         core: "core".into(),
         scope: "scope".into(),
         last: ("segment / break reason".into(), dim),
+        time: (
+            format!("{:>w$}", "µs base", w = usize::from(TIME_WIDTH)),
+            dim,
+        ),
         verdict: (" ", dim),
         style: dim,
     };
@@ -190,7 +210,11 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
     for (i, row) in (ex.offset()..end).enumerate() {
         let id = ex.rows()[row];
         let y = inner.y + 1 + i as u16;
-        Row::of(ex, theme, id).draw(buf, inner.x, y, &w);
+        let mut cells = Row::of(ex, theme, id);
+        if let Some(times) = times {
+            cells.time = time_cell(times, &ex.ws.graph().op(id).name, theme);
+        }
+        cells.draw(buf, inner.x, y, &w);
         if range.is_some_and(|(a, b)| (a..=b).contains(&row)) {
             buf.set_style(
                 Rect::new(inner.x, y, inner.width, 1),
@@ -219,8 +243,30 @@ struct Row {
     core: String,
     scope: String,
     last: (String, Style),
+    time: (String, Style),
     verdict: (&'static str, Style),
     style: Style,
+}
+
+/// Heat glyphs, from a little time to the most any op takes.
+const HEAT: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+
+/// The time column of op `name`: its kernels' time in the base profile and a heat glyph;
+/// `·` when the profile has no kernel of that name.
+fn time_cell(times: &ProfileView, name: &str, theme: &Theme) -> (String, Style) {
+    match times.base_kernel_us(name) {
+        Some(us) => {
+            let level = ((us / times.max_base_us) * HEAT.len() as f64).ceil() as usize;
+            let heat = HEAT[level.clamp(1, HEAT.len()) - 1];
+            let role = if level * 2 > HEAT.len() {
+                Role::Warning
+            } else {
+                Role::Text
+            };
+            (format!("{us:>8.2}{heat}"), theme.get(role))
+        }
+        None => (format!("{:>8} ", "·"), theme.get(Role::Dim)),
+    }
 }
 
 impl Row {
@@ -329,6 +375,7 @@ impl Row {
                 .map(|s| sanitize(s).into_owned())
                 .unwrap_or_default(),
             last,
+            time: (String::new(), style),
             verdict: verdict_glyph,
             style,
         }
@@ -352,6 +399,7 @@ impl Row {
         cell(buf, w.core, &self.core, self.style);
         cell(buf, w.scope, &self.scope, self.style);
         cell(buf, w.last, &self.last.0, self.last.1);
+        cell(buf, w.time, &self.time.0, self.time.1);
         cell(buf, 1, self.verdict.0, self.verdict.1);
     }
 }

@@ -1,0 +1,300 @@
+//! The profile view's actions: asking for the profiles (with a guess of where they are),
+//! reading them on a worker thread, picking a rank, the view's keys, and the drill-down from a
+//! row to the ops in the graph.
+
+use super::action::Action;
+use super::app::{App, Prompt, PromptKind, Screen};
+use super::editing::{Dialog, PickFor, Picker};
+use super::explorer::Pane;
+use super::profiles::{self, ProfileView, Request, Table};
+use super::query::Query;
+use super::views;
+use crate::graph::OpId;
+use crate::profile::{Pair, ProfileError};
+use crate::text::sanitize;
+use ratatui::crossterm::event::KeyEvent;
+use std::path::{Path, PathBuf};
+
+impl App {
+    /// Runs a profile action from the explorer.
+    pub(super) fn profile_action(&mut self, action: Action) {
+        match (action, &mut self.profiles) {
+            (Action::Profiles, Some(view)) => view.open = !view.open,
+            (Action::Profiles | Action::LoadProfiles, _) => self.ask_for_profiles(),
+            _ => {}
+        }
+    }
+
+    /// Opens the prompt for the profiles' paths, with a guess typed in.
+    fn ask_for_profiles(&mut self) {
+        let guess = self
+            .profiles
+            .as_ref()
+            .map(|v| v.request.describe())
+            .or_else(|| self.guess_profiles().map(|p| p.display().to_string()))
+            .unwrap_or_default();
+        self.prompt = Some(Prompt::new(PromptKind::Profiles, guess));
+    }
+
+    /// Where profiles probably are: the newest run's results, `prof_result` in the working
+    /// directory, or `prof_result` next to the dump.
+    fn guess_profiles(&self) -> Option<PathBuf> {
+        let from_runs = self
+            .runs
+            .list
+            .iter()
+            .rev()
+            .filter_map(|r| r.results.clone())
+            .find(|p| crate::profile::discover(p).is_ok());
+        let dump = self.explorer().map(|ex| ex.ws.source().file.clone());
+        let beside_dump = dump
+            .as_deref()
+            .and_then(|f| Path::new(f).parent())
+            .map(|dir| dir.join("prof_result"));
+        from_runs
+            .into_iter()
+            .chain([PathBuf::from("prof_result")])
+            .chain(beside_dump)
+            .find(|p| p.exists())
+    }
+
+    /// Reads the profiles the prompt names: one path (a directory holding both, as the
+    /// comparison sample lays them out) or two (without, then with SuperKernel).
+    pub(super) fn submit_profiles(&mut self, text: &str) {
+        let text = text.trim();
+        let (base, new) = if Path::new(text).exists() || !text.contains(char::is_whitespace) {
+            (PathBuf::from(text), None)
+        } else {
+            let mut parts = text.split_whitespace();
+            let base = parts.next().map(PathBuf::from).unwrap_or_default();
+            let new = parts.next().map(PathBuf::from);
+            if parts.next().is_some() {
+                return self.problem(
+                    "give one directory holding no_sk_model and sk_model, or two profiles: \
+                     without, then with SuperKernel"
+                        .to_string(),
+                );
+            }
+            (base, new)
+        };
+        if base.as_os_str().is_empty() {
+            return self.problem("no profiles given".to_string());
+        }
+        self.load_profiles(Request {
+            base,
+            new,
+            rank: None,
+        });
+    }
+
+    /// Starts reading `request` on a worker thread.
+    pub(super) fn load_profiles(&mut self, request: Request) {
+        let Some(events) = self.events.clone() else {
+            return self.problem("reading profiles needs the event loop of the terminal UI".into());
+        };
+        self.info(format!(
+            "reading the profiles in {}…",
+            sanitize(&request.describe())
+        ));
+        self.profiles_loading = Some(request.clone());
+        profiles::spawn_load(request, events);
+    }
+
+    /// Takes in profiles read on the worker: opens the view, asks for a rank, or says what
+    /// is wrong with them.
+    pub(super) fn profiles_loaded(
+        &mut self,
+        request: Request,
+        result: Result<Box<Pair>, ProfileError>,
+    ) {
+        if self.profiles_loading.as_ref() != Some(&request) {
+            return; // an older request
+        }
+        self.profiles_loading = None;
+        let Screen::Explorer(ex) = &self.screen else {
+            return;
+        };
+        match result {
+            Ok(pair) => {
+                let view = ProfileView::new(request, *pair, &ex.ws);
+                let d = &view.diff;
+                let benefit = d
+                    .benefit_pct
+                    .map(|b| format!(", benefit {b:.2} %"))
+                    .unwrap_or_default();
+                let text = format!(
+                    "profiles compared: {:.2} µs → {:.2} µs{benefit}",
+                    d.base_total_us, d.new_total_us
+                );
+                self.profiles = Some(view);
+                self.runs.open = false;
+                self.info(text);
+            }
+            Err(ProfileError::SeveralRanks { ranks, .. }) => {
+                self.dialog = Some(Dialog::Pick(Picker {
+                    choices: ranks.iter().map(|r| format!("rank {}", r.rank)).collect(),
+                    purpose: PickFor::Rank(request),
+                    filter: String::new(),
+                    selected: 0,
+                }));
+            }
+            Err(e) => self.problem(format!(
+                "{} — {}",
+                sanitize(&e.to_string().replace('\n', " ")),
+                e.hint()
+            )),
+        }
+    }
+
+    /// Reads `request` again for the rank picked as `choice` (`rank N`).
+    pub(super) fn pick_rank(&mut self, request: Request, choice: &str) {
+        let rank = choice
+            .strip_prefix("rank ")
+            .and_then(|n| n.parse::<u32>().ok());
+        self.load_profiles(Request { rank, ..request });
+    }
+
+    /// A key in the profile view.
+    pub(super) fn profile_key(&mut self, key: KeyEvent) {
+        let Some(action) = self.config.keymap.view_action(key) else {
+            return;
+        };
+        let height = self.profile_rows();
+        let Some(view) = &mut self.profiles else {
+            return;
+        };
+        let page = height.max(1) as isize;
+        match action {
+            Action::Up => view.move_by(-1, height),
+            Action::Down => view.move_by(1, height),
+            Action::PageUp => view.move_by(-page, height),
+            Action::PageDown => view.move_by(page, height),
+            Action::Top => view.move_by(isize::MIN, height),
+            Action::Bottom => view.move_by(isize::MAX, height),
+            Action::NextPane | Action::Expand => view.cycle(true),
+            Action::PrevPane | Action::Collapse => view.cycle(false),
+            Action::SortProfiles if view.table == Table::Types => view.next_sort(),
+            Action::SortProfiles => self.problem("only the op-type table sorts".to_string()),
+            Action::Toggle => self.drill_down(),
+            Action::Back | Action::Profiles => view.open = false,
+            Action::LoadProfiles => self.ask_for_profiles(),
+            Action::Compile | Action::Runs => {
+                view.open = false;
+                self.run_action(action);
+            }
+            Action::Quit => self.request_quit(),
+            Action::Suspend => self.suspend = true,
+            Action::Help => self.help = Some(0),
+            _ => {}
+        }
+    }
+
+    /// From the selected row to the graph: an op type filters the op list to its ops; a
+    /// SuperKernel row shows the segments; a segment selects its first op, a break its op.
+    fn drill_down(&mut self) {
+        let Some(view) = &mut self.profiles else {
+            return;
+        };
+        let row = view.selected();
+        let target = match view.table {
+            Table::Types if view.selected_is_superkernel() => {
+                view.table = Table::Segments;
+                return;
+            }
+            Table::Types => view.type_row(row).map(|r| Target::Type(r.op_type.clone())),
+            Table::Segments => view
+                .diff
+                .per_op
+                .as_ref()
+                .and_then(|p| p.segments.get(row))
+                .and_then(|s| s.ops.first())
+                .map(|op| Target::Op(op.name.clone())),
+            Table::Breaks => view
+                .diff
+                .per_op
+                .as_ref()
+                .and_then(|p| p.breaks.get(row))
+                .map(|b| Target::Op(b.op.clone())),
+        };
+        let Some(target) = target else {
+            return;
+        };
+        let theme = &self.config.theme;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        match target {
+            Target::Type(op_type) => {
+                let query = Query::parse(&format!("type:{op_type}"));
+                ex.set_filter(query, false, None, theme);
+                ex.focus = Pane::Ops;
+                let shown = ex.rows().len();
+                if let Some(view) = &mut self.profiles {
+                    view.open = false;
+                }
+                self.info(format!(
+                    "{shown} op(s) of type {} in the graph; {} clears the filter",
+                    sanitize(&op_type),
+                    self.config.keymap.hint(Action::ClearFilter)
+                ));
+            }
+            Target::Op(name) => match ex.ws.graph().find(&name) {
+                Some(id) => {
+                    show_op(ex, id, theme);
+                    if let Some(view) = &mut self.profiles {
+                        view.open = false;
+                    }
+                }
+                None => self.problem(format!("no op named {} in the graph", sanitize(&name))),
+            },
+        }
+    }
+
+    /// Compares the profiles again after the plan changed (an edit, undo, redo).
+    pub(super) fn profiles_follow_plan(&mut self) {
+        if let (Some(view), Screen::Explorer(ex)) = (&mut self.profiles, &self.screen) {
+            view.compare(&ex.ws);
+        }
+    }
+
+    /// After a run that passed: when its results hold profiles with and without SuperKernel,
+    /// reads them (the view opens when they are in); true when it does.
+    pub(super) fn open_run_results(&mut self, results: &Path) -> bool {
+        match crate::profile::discover(results) {
+            Ok(crate::profile::Found::Pair { .. }) => {
+                self.load_profiles(Request {
+                    base: results.to_path_buf(),
+                    new: None,
+                    rank: None,
+                });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Rows of the profile view's table.
+    fn profile_rows(&self) -> usize {
+        let body = self.areas().body;
+        self.profiles
+            .as_ref()
+            .map_or(0, |view| views::profile::table_rows(body, view))
+    }
+}
+
+/// Where a drill-down goes.
+enum Target {
+    Type(String),
+    Op(String),
+}
+
+/// Selects `id` in the op list, clearing the filter when it hides the op.
+fn show_op(ex: &mut super::explorer::Explorer, id: OpId, theme: &super::theme::Theme) {
+    if ex.row_of(id).is_none() {
+        ex.set_filter(None, false, Some(id), theme);
+    }
+    if let Some(row) = ex.row_of(id) {
+        ex.select_row(row, theme);
+        ex.focus = Pane::Ops;
+    }
+}

@@ -1,0 +1,261 @@
+//! The profile view's state: profiles with and without SuperKernel read on a worker thread,
+//! compared against the current plan, and the tables the view shows (op types, segments,
+//! breaks) with their selection and sort order.
+
+use super::app::Msg;
+use crate::profile::{self, Diff, Pair, PlannedFusion, ProfileError, RowStatus};
+use crate::workspace::Workspace;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
+/// Which profiles to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The base profile (without SuperKernel), or a directory holding both.
+    pub base: PathBuf,
+    /// The new profile (with SuperKernel), unless `base` holds both.
+    pub new: Option<PathBuf>,
+    /// The rank to read, when the profiles hold several.
+    pub rank: Option<u32>,
+}
+
+impl Request {
+    /// The paths as the user would type them.
+    pub fn describe(&self) -> String {
+        let mut text = self.base.display().to_string();
+        if let Some(new) = &self.new {
+            text.push(' ');
+            text.push_str(&new.display().to_string());
+        }
+        if let Some(rank) = self.rank {
+            text.push_str(&format!(" (rank {rank})"));
+        }
+        text
+    }
+}
+
+/// Reads the profiles of `request` on a thread of its own; the result comes back as
+/// [`Msg::ProfilesLoaded`]. A panic while reading becomes an error.
+pub fn spawn_load(request: Request, events: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let result = std::panic::catch_unwind(|| {
+            profile::load_pair(&request.base, request.new.as_deref(), request.rank)
+        })
+        .unwrap_or_else(|_| {
+            Err(ProfileError::Pairing {
+                path: request.base.clone(),
+                message: "could not be read: the reader failed unexpectedly".to_string(),
+            })
+        })
+        .map(Box::new);
+        let _ = events.send(Msg::ProfilesLoaded { request, result });
+    });
+}
+
+/// The tables of the profile view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// Time by op type and core type.
+    Types,
+    /// Each segment without and with SuperKernel.
+    Segments,
+    /// Breaks by the time of the unfused ops around them.
+    Breaks,
+}
+
+impl Table {
+    /// Every table, in `tab` order.
+    pub const ALL: [Table; 3] = [Table::Types, Table::Segments, Table::Breaks];
+
+    /// Its name on the tab line.
+    pub fn title(self) -> &'static str {
+        match self {
+            Table::Types => "op types",
+            Table::Segments => "segments",
+            Table::Breaks => "breaks",
+        }
+    }
+}
+
+/// The op-type table's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    /// Biggest saving first, regressions last.
+    Delta,
+    /// Most time (the larger of base and new) first.
+    Total,
+    /// By op type, then core type.
+    Name,
+}
+
+impl Sort {
+    /// The next order (`s`).
+    pub fn next(self) -> Sort {
+        match self {
+            Sort::Delta => Sort::Total,
+            Sort::Total => Sort::Name,
+            Sort::Name => Sort::Delta,
+        }
+    }
+
+    /// Its name.
+    pub fn title(self) -> &'static str {
+        match self {
+            Sort::Delta => "Δ",
+            Sort::Total => "total",
+            Sort::Name => "name",
+        }
+    }
+}
+
+/// Profiles read and compared, and how the view shows them.
+#[derive(Debug)]
+pub struct ProfileView {
+    /// What was read.
+    pub request: Request,
+    pair: Arc<Pair>,
+    /// The comparison against the plan as of [`ProfileView::compare`].
+    pub diff: Diff,
+    /// The table shown.
+    pub table: Table,
+    /// The op-type table's order.
+    pub sort: Sort,
+    /// The op-type rows in `sort` order (indices into `diff.rows`).
+    pub order: Vec<usize>,
+    /// The selected row of each table.
+    pub selected: [usize; 3],
+    /// The first row shown of each table.
+    pub offset: [usize; 3],
+    /// True while the view is up.
+    pub open: bool,
+    /// The longest time of any kernel in the base profile (the op list's heat scale); 0
+    /// without a kernel file.
+    pub max_base_us: f64,
+}
+
+impl ProfileView {
+    /// The view of `pair`, compared against `ws`'s plan.
+    pub fn new(request: Request, pair: Pair, ws: &Workspace) -> ProfileView {
+        let pair = Arc::new(pair);
+        let diff = compare(&pair, ws);
+        let max_base_us = pair.base.kernels.as_ref().map_or(0.0, |k| {
+            k.iter().map(|(_, s)| s.total_us).fold(0.0, f64::max)
+        });
+        let mut view = ProfileView {
+            request,
+            pair,
+            diff,
+            table: Table::Types,
+            sort: Sort::Delta,
+            order: Vec::new(),
+            selected: [0; 3],
+            offset: [0; 3],
+            open: true,
+            max_base_us,
+        };
+        view.sort_rows();
+        view
+    }
+
+    /// Compares again against `ws`'s plan (after edits), keeping the view where it was.
+    pub fn compare(&mut self, ws: &Workspace) {
+        self.diff = compare(&self.pair, ws);
+        self.sort_rows();
+        for table in Table::ALL {
+            let i = table_index(table);
+            self.selected[i] = self.selected[i].min(self.rows(table).saturating_sub(1));
+        }
+    }
+
+    /// Rows of `table`.
+    pub fn rows(&self, table: Table) -> usize {
+        match table {
+            Table::Types => self.diff.rows.len(),
+            Table::Segments => self.diff.per_op.as_ref().map_or(0, |p| p.segments.len()),
+            Table::Breaks => self.diff.per_op.as_ref().map_or(0, |p| p.breaks.len()),
+        }
+    }
+
+    /// The selected row of the table shown.
+    pub fn selected(&self) -> usize {
+        self.selected[table_index(self.table)]
+    }
+
+    /// Moves the selection of the table shown by `step` rows, keeping it in a view of
+    /// `height` rows.
+    pub fn move_by(&mut self, step: isize, height: usize) {
+        let i = table_index(self.table);
+        let last = self.rows(self.table).saturating_sub(1);
+        self.selected[i] = self.selected[i].saturating_add_signed(step).min(last);
+        let height = height.max(1);
+        if self.selected[i] < self.offset[i] {
+            self.offset[i] = self.selected[i];
+        } else if self.selected[i] >= self.offset[i] + height {
+            self.offset[i] = self.selected[i] + 1 - height;
+        }
+    }
+
+    /// Shows the next (or previous) table.
+    pub fn cycle(&mut self, forward: bool) {
+        let at = table_index(self.table);
+        let n = Table::ALL.len();
+        self.table = Table::ALL[if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        }];
+    }
+
+    /// Sorts the op types by the next order.
+    pub fn next_sort(&mut self) {
+        self.sort = self.sort.next();
+        self.sort_rows();
+    }
+
+    fn sort_rows(&mut self) {
+        let rows = &self.diff.rows;
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        let biggest = |i: usize| {
+            let r = &rows[i];
+            let side = |s: Option<profile::Side>| s.map_or(0.0, |s| s.total_us);
+            side(r.base).max(side(r.new))
+        };
+        match self.sort {
+            Sort::Delta => order.sort_by(|&a, &b| rows[a].delta_us.total_cmp(&rows[b].delta_us)),
+            Sort::Total => order.sort_by(|&a, &b| biggest(b).total_cmp(&biggest(a))),
+            Sort::Name => order.sort_by(|&a, &b| {
+                (&rows[a].op_type, &rows[a].core_type).cmp(&(&rows[b].op_type, &rows[b].core_type))
+            }),
+        }
+        self.order = order;
+    }
+
+    /// The op-type row shown at `row` of the table.
+    pub fn type_row(&self, row: usize) -> Option<&profile::DiffRow> {
+        self.order.get(row).and_then(|&i| self.diff.rows.get(i))
+    }
+
+    /// The base time of every kernel by name (the op list's time column); empty without a
+    /// kernel file.
+    pub fn base_kernel_us(&self, name: &str) -> Option<f64> {
+        let stat = self.pair.base.kernels.as_ref()?.get(name)?;
+        Some(stat.total_us)
+    }
+
+    /// True when the selected op-type row is a SuperKernel (its drill-down is the segments).
+    pub fn selected_is_superkernel(&self) -> bool {
+        self.type_row(self.selected[0])
+            .is_some_and(|r| r.status == RowStatus::NewSuperkernel)
+    }
+}
+
+/// The index of `table` in [`Table::ALL`].
+pub fn table_index(table: Table) -> usize {
+    Table::ALL.iter().position(|t| *t == table).unwrap_or(0)
+}
+
+fn compare(pair: &Pair, ws: &Workspace) -> Diff {
+    let planned = PlannedFusion::from_workspace(ws, &ws.source().file);
+    profile::diff(pair, Some(&planned))
+}
