@@ -205,5 +205,107 @@ fn bench_code_view(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_one_scope, bench_code_view);
+/// Writes kernel_details.csv files for `ws` into `dir`: without SuperKernel every op of the
+/// graph runs as its own kernel; with it, every segment runs as its SuperKernel and the other
+/// ops as before. Returns the two paths.
+fn kernel_files(ws: &Workspace, dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::fmt::Write as _;
+    std::fs::create_dir_all(dir).unwrap();
+    let header = "Name,Type,Accelerator Core,Duration(us),Wait Time(us)\n";
+    let graph = ws.graph();
+    let planned = skope::profile::PlannedFusion::from_workspace(ws, "bench");
+    let fused: std::collections::HashSet<&str> = planned
+        .segments
+        .iter()
+        .flat_map(|s| s.ops.iter().map(|o| o.name.as_str()))
+        .collect();
+    let (mut base, mut new) = (header.to_string(), header.to_string());
+    for (i, op) in graph.ops().iter().enumerate() {
+        let us = 1.0 + (i % 17) as f64;
+        let line = format!("{},{},AI_CORE,{us:.3},0.500\n", op.name, op.op_type);
+        base.push_str(&line);
+        if !fused.contains(op.name.as_str()) {
+            new.push_str(&line);
+        }
+    }
+    for s in &planned.segments {
+        let us = s.ops.len() as f64 * 0.9;
+        let _ = writeln!(new, "{},SuperKernel,MIX_AIC,{us:.3},0.500", s.fused_node);
+    }
+    let (b, n) = (dir.join("base.csv"), dir.join("new.csv"));
+    std::fs::write(&b, base).unwrap();
+    std::fs::write(&n, new).unwrap();
+    (b, n)
+}
+
+/// The profile view and the op list's time column on the 100k-op graph, with profiles of
+/// every op (and of every segment's SuperKernel).
+fn bench_profiles(c: &mut Criterion) {
+    let (mut app, mut terminal) = explorer_on(graph(), "bench.txt");
+    let dir = std::env::temp_dir().join("skope-bench-profiles");
+    let (base, new) = kernel_files(&app.explorer().unwrap().ws, &dir);
+    let request = skope::tui::profiles::Request {
+        base: base.clone(),
+        new: Some(new.clone()),
+        rank: None,
+    };
+    let mut group = c.benchmark_group("profiles");
+    group.sample_size(10);
+    group.bench_function("profiles/read_and_compare_100k", |b| {
+        b.iter(|| {
+            let pair = skope::profile::load_pair(&base, Some(&new), None).unwrap();
+            app.profiles_loading = Some(request.clone());
+            app.handle(Msg::ProfilesLoaded {
+                request: request.clone(),
+                result: Ok(Box::new(pair)),
+            });
+        })
+    });
+    group.finish();
+    assert!(
+        app.profile_open(),
+        "the profile view is up: {:?}",
+        app.status
+    );
+    c.bench_function("render/profile_view_frame_100k", |b| {
+        b.iter(|| {
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    // The segments table: 100k ops make thousands of segments.
+    app.handle(Msg::key(KeyCode::Tab));
+    back_and_forth(
+        c,
+        "render/profile_segments_key_down_and_frame_100k",
+        (&mut app, &mut terminal),
+        500,
+        [KeyCode::Down, KeyCode::Up],
+    );
+    // The op list with its time column, and an edit: the comparison follows the new plan.
+    app.handle(Msg::key(KeyCode::Esc));
+    app.handle(Msg::key(KeyCode::Char('G')));
+    app.handle(Msg::key(KeyCode::PageUp));
+    back_and_forth(
+        c,
+        "render/op_list_with_times_key_down_and_frame_100k",
+        (&mut app, &mut terminal),
+        1000,
+        [KeyCode::Up, KeyCode::Down],
+    );
+    back_and_forth(
+        c,
+        "render/edit_or_undo_compare_and_frame_100k",
+        (&mut app, &mut terminal),
+        1,
+        [KeyCode::Char('d'), KeyCode::Char('u')],
+    );
+}
+
+criterion_group!(
+    benches,
+    bench,
+    bench_one_scope,
+    bench_code_view,
+    bench_profiles
+);
 criterion_main!(benches);

@@ -75,11 +75,11 @@ fn snapshot_the_profile_view() {
 fn the_op_types_sort_by_delta_total_and_name() {
     let (mut app, _rx) = bundled(140, 42);
     let first = |app: &App| {
-        let view = app.profiles.as_ref().unwrap();
+        let view = app.profile_view().unwrap();
         let r = view.type_row(0).unwrap();
         format!("{} {}", r.op_type, r.core_type)
     };
-    assert_eq!(app.profiles.as_ref().unwrap().sort, Sort::Delta);
+    assert_eq!(app.profile_view().unwrap().sort, Sort::Delta);
     assert_eq!(first(&app), "GroupedMatmul MIX_AIC");
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(first(&app), "SuperKernel MIX_AIC");
@@ -101,7 +101,7 @@ fn the_op_types_sort_by_delta_total_and_name() {
 fn segments_and_breaks_with_and_without_superkernel() {
     let (mut app, _rx) = bundled(140, 42);
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.profiles.as_ref().unwrap().table, Table::Segments);
+    assert_eq!(app.profile_view().unwrap().table, Table::Segments);
     let text = screen(&app);
     assert!(text.contains("[segments 13]"), "{text}");
     assert!(
@@ -139,13 +139,13 @@ fn drill_down_from_an_op_type_filters_the_graph_and_a_superkernel_shows_the_segm
     press(&mut app, KeyCode::Char('F'));
     press(&mut app, KeyCode::Char('p'));
     press(&mut app, KeyCode::Char('G'));
-    let view = app.profiles.as_ref().unwrap();
+    let view = app.profile_view().unwrap();
     assert_eq!(
         view.type_row(view.selected()).unwrap().op_type,
         "SuperKernel"
     );
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.profiles.as_ref().unwrap().table, Table::Segments);
+    assert_eq!(app.profile_view().unwrap().table, Table::Segments);
     // A segment: its first op.
     press(&mut app, KeyCode::Enter);
     assert_eq!(selected_name(&app), "layer0_input_rmsnorm");
@@ -165,10 +165,32 @@ fn the_op_list_shows_each_ops_time_with_a_heat_glyph() {
 }
 
 #[test]
+fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
+    let (mut app, _rx) = bundled(140, 42);
+    press(&mut app, KeyCode::Esc);
+    find(&mut app, "layer0_attention");
+    let text = screen(&app);
+    assert!(
+        text.contains("base      14.67 µs without SuperKernel"),
+        "{text}"
+    );
+    assert!(
+        text.contains("segment   attn_0: 56.38 µs without → 50.08 µs with (▼ −6.30 µs, −11.17 %)"),
+        "{text}"
+    );
+    find(&mut app, "layer1_expert_broadcast");
+    let text = screen(&app);
+    assert!(
+        text.contains("✗ this break costs 10.11 µs: 1 unfused op(s) run"),
+        "{text}"
+    );
+}
+
+#[test]
 fn an_edit_compares_again_against_the_new_plan() {
     let (mut app, _rx) = bundled(140, 42);
     press(&mut app, KeyCode::Esc);
-    let segments = |app: &App| app.profiles.as_ref().unwrap().rows(Table::Segments);
+    let segments = |app: &App| app.profile_view().unwrap().rows(Table::Segments);
     assert_eq!(segments(&app), 13);
     // Keeping layer0_rope out of fusion splits attn_0 in two.
     find(&mut app, "layer0_rope");
@@ -193,7 +215,7 @@ fn several_ranks_are_offered_in_a_picker() {
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
     assert!(app.profile_open(), "{:?}", app.status);
-    assert_eq!(app.profiles.as_ref().unwrap().request.rank, Some(1));
+    assert_eq!(app.profile_view().unwrap().request.rank, Some(1));
     assert!(screen(&app).contains("(rank 1)"));
 }
 
@@ -214,7 +236,7 @@ fn bad_profiles_are_named_with_file_row_column_and_what_to_do() {
         "{status:?}"
     );
     // Nothing is lost: the graph is still there, and no view opened.
-    assert!(app.explorer().is_some() && app.profiles.is_none());
+    assert!(app.explorer().is_some() && app.profile_view().is_none());
 }
 
 #[test]

@@ -209,8 +209,6 @@ pub struct App {
     pub events: Option<Sender<Msg>>,
     /// Time since the app started, as of the last message.
     pub now: Duration,
-    /// The profile comparison, once profiles are read.
-    pub profiles: Option<super::profiles::ProfileView>,
     /// Profiles to read once the graph is loaded (`--profiles`).
     pub profiles_on_load: Option<super::profiles::Request>,
     /// The profiles being read, if any.
@@ -247,7 +245,6 @@ impl App {
             runs: Runs::default(),
             events: None,
             now: Duration::ZERO,
-            profiles: None,
             profiles_loading: None,
             profiles_on_load: None,
             runs_dir: None,
@@ -274,7 +271,7 @@ impl App {
 
     /// True while the profile view is up.
     pub fn profile_open(&self) -> bool {
-        self.profiles.as_ref().is_some_and(|v| v.open)
+        self.profile_view().is_some_and(|v| v.open)
     }
 
     /// True while something on screen moves by itself (the loading spinner, a run's clock).

@@ -147,6 +147,8 @@ pub struct Explorer {
     pub options: Option<OptionsEditor>,
     /// The code view, when on.
     pub code: Option<CodeView>,
+    /// The profile comparison against this graph's plan, once profiles are read.
+    pub profiles: Option<super::profiles::ProfileView>,
 }
 
 impl Explorer {
@@ -163,6 +165,7 @@ impl Explorer {
             range_start: None,
             options: None,
             code: None,
+            profiles: None,
             ws,
             focus: Pane::Ops,
             rows,

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 impl App {
     /// Runs a profile action from the explorer.
     pub(super) fn profile_action(&mut self, action: Action) {
-        match (action, &mut self.profiles) {
+        match (action, self.profile_view_mut()) {
             (Action::Profiles, Some(view)) => view.open = !view.open,
             (Action::Profiles | Action::LoadProfiles, _) => self.ask_for_profiles(),
             _ => {}
@@ -28,8 +28,7 @@ impl App {
     /// Opens the prompt for the profiles' paths, with a guess typed in.
     fn ask_for_profiles(&mut self) {
         let guess = self
-            .profiles
-            .as_ref()
+            .profile_view()
             .map(|v| v.request.describe())
             .or_else(|| self.guess_profiles().map(|p| p.display().to_string()))
             .unwrap_or_default();
@@ -111,7 +110,7 @@ impl App {
             return; // an older request
         }
         self.profiles_loading = None;
-        let Screen::Explorer(ex) = &self.screen else {
+        let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
         match result {
@@ -126,7 +125,7 @@ impl App {
                     "profiles compared: {:.2} µs → {:.2} µs{benefit}",
                     d.base_total_us, d.new_total_us
                 );
-                self.profiles = Some(view);
+                ex.profiles = Some(view);
                 self.runs.open = false;
                 self.info(text);
             }
@@ -160,7 +159,7 @@ impl App {
             return;
         };
         let height = self.profile_rows();
-        let Some(view) = &mut self.profiles else {
+        let Some(view) = self.profile_view_mut() else {
             return;
         };
         let page = height.max(1) as isize;
@@ -192,7 +191,7 @@ impl App {
     /// From the selected row to the graph: an op type filters the op list to its ops; a
     /// SuperKernel row shows the segments; a segment selects its first op, a break its op.
     fn drill_down(&mut self) {
-        let Some(view) = &mut self.profiles else {
+        let Some(view) = self.profile_view_mut() else {
             return;
         };
         let row = view.selected();
@@ -229,7 +228,7 @@ impl App {
                 ex.set_filter(query, false, None, theme);
                 ex.focus = Pane::Ops;
                 let shown = ex.rows().len();
-                if let Some(view) = &mut self.profiles {
+                if let Some(view) = &mut ex.profiles {
                     view.open = false;
                 }
                 self.info(format!(
@@ -241,7 +240,7 @@ impl App {
             Target::Op(name) => match ex.ws.graph().find(&name) {
                 Some(id) => {
                     show_op(ex, id, theme);
-                    if let Some(view) = &mut self.profiles {
+                    if let Some(view) = &mut ex.profiles {
                         view.open = false;
                     }
                 }
@@ -250,9 +249,23 @@ impl App {
         }
     }
 
+    /// The profile comparison, once profiles are read.
+    pub fn profile_view(&self) -> Option<&ProfileView> {
+        self.explorer().and_then(|ex| ex.profiles.as_ref())
+    }
+
+    fn profile_view_mut(&mut self) -> Option<&mut ProfileView> {
+        match &mut self.screen {
+            Screen::Explorer(ex) => ex.profiles.as_mut(),
+            _ => None,
+        }
+    }
+
     /// Compares the profiles again after the plan changed (an edit, undo, redo).
     pub(super) fn profiles_follow_plan(&mut self) {
-        if let (Some(view), Screen::Explorer(ex)) = (&mut self.profiles, &self.screen) {
+        if let Screen::Explorer(ex) = &mut self.screen
+            && let Some(view) = &mut ex.profiles
+        {
             view.compare(&ex.ws);
         }
     }
@@ -276,8 +289,7 @@ impl App {
     /// Rows of the profile view's table.
     fn profile_rows(&self) -> usize {
         let body = self.areas().body;
-        self.profiles
-            .as_ref()
+        self.profile_view()
             .map_or(0, |view| views::profile::table_rows(body, view))
     }
 }

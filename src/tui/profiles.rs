@@ -3,8 +3,11 @@
 //! breaks) with their selection and sort order.
 
 use super::app::Msg;
-use crate::profile::{self, Diff, Pair, PlannedFusion, ProfileError, RowStatus};
+use crate::profile::{
+    self, BreakCost, Diff, Pair, PlannedFusion, ProfileError, RowStatus, SegmentTime,
+};
 use crate::workspace::Workspace;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
@@ -129,6 +132,11 @@ pub struct ProfileView {
     pub offset: [usize; 3],
     /// True while the view is up.
     pub open: bool,
+    /// For each op name in a segment of the comparison, the segment's index in
+    /// `diff.per_op.segments`.
+    segment_of: HashMap<String, usize>,
+    /// For each break op's name, its indices in `diff.per_op.breaks`.
+    breaks_of: HashMap<String, Vec<usize>>,
     /// The longest time of any kernel in the base profile (the op list's heat scale); 0
     /// without a kernel file.
     pub max_base_us: f64,
@@ -152,16 +160,18 @@ impl ProfileView {
             selected: [0; 3],
             offset: [0; 3],
             open: true,
+            segment_of: HashMap::new(),
+            breaks_of: HashMap::new(),
             max_base_us,
         };
-        view.sort_rows();
+        view.index();
         view
     }
 
     /// Compares again against `ws`'s plan (after edits), keeping the view where it was.
     pub fn compare(&mut self, ws: &Workspace) {
         self.diff = compare(&self.pair, ws);
-        self.sort_rows();
+        self.index();
         for table in Table::ALL {
             let i = table_index(table);
             self.selected[i] = self.selected[i].min(self.rows(table).saturating_sub(1));
@@ -211,6 +221,42 @@ impl ProfileView {
     pub fn next_sort(&mut self) {
         self.sort = self.sort.next();
         self.sort_rows();
+    }
+
+    /// Sorts the op types and indexes segments and breaks by op name.
+    fn index(&mut self) {
+        self.sort_rows();
+        self.segment_of.clear();
+        self.breaks_of.clear();
+        if let Some(per_op) = &self.diff.per_op {
+            for (i, s) in per_op.segments.iter().enumerate() {
+                for op in &s.ops {
+                    self.segment_of.insert(op.name.clone(), i);
+                }
+            }
+            for (i, b) in per_op.breaks.iter().enumerate() {
+                self.breaks_of.entry(b.op.clone()).or_default().push(i);
+            }
+        }
+    }
+
+    /// The segment of the comparison that op `name` is fused into.
+    pub fn segment_of(&self, name: &str) -> Option<&SegmentTime> {
+        let i = *self.segment_of.get(name)?;
+        self.diff.per_op.as_ref()?.segments.get(i)
+    }
+
+    /// The breaks op `name` causes, with what the unfused ops around each cost.
+    pub fn breaks_of(&self, name: &str) -> Vec<&BreakCost> {
+        let Some(per_op) = &self.diff.per_op else {
+            return Vec::new();
+        };
+        self.breaks_of
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| per_op.breaks.get(i))
+            .collect()
     }
 
     fn sort_rows(&mut self) {

@@ -80,6 +80,7 @@ pub fn lines(ex: &Explorer, theme: &Theme) -> Vec<Line<'static>> {
                 ),
             );
             segment(ex, &mut out, r);
+            profile(ex, &mut out, seg.ops.first().copied());
             out.heading(&format!("sub-ops ({})", seg.ops.len()));
             for &id in seg.ops.iter().take(MAX_LISTED) {
                 let op = ex.ws.graph().op(id);
@@ -180,6 +181,7 @@ fn op(ex: &Explorer, out: &mut Lines, id: OpId) {
         op.op_type,
         graph.exec_position(id)
     ));
+    profile(ex, out, Some(id));
     // Breaks it causes, in the report's words.
     for r in ws.index().breaks_of(id) {
         let scope = &ws.plan().scopes[r.scope as usize];
@@ -301,6 +303,51 @@ fn op(ex: &Explorer, out: &mut Lines, id: OpId) {
             text = text.chars().take(MAX_VALUE).collect::<String>() + &format!("… ({total} chars)");
         }
         out.field(key, text);
+    }
+}
+
+/// What the profiles say about op `id` (or, for a segment, its first op): its kernel time
+/// without SuperKernel, its segment's time without and with, and for a break what the unfused
+/// ops around it cost.
+fn profile(ex: &Explorer, out: &mut Lines, id: Option<OpId>) {
+    let (Some(view), Some(id)) = (&ex.profiles, id) else {
+        return;
+    };
+    let name = &ex.ws.graph().op(id).name;
+    out.heading("profile");
+    out.field(
+        "base",
+        match view.base_kernel_us(name) {
+            Some(us) => format!("{us:.2} µs without SuperKernel"),
+            None => "no kernel of this name in the base profile".to_string(),
+        },
+    );
+    if let Some(s) = view.segment_of(name) {
+        let with = match (s.new_us, s.delta_us) {
+            (Some(new), Some(d)) => format!(
+                "{new:.2} µs with ({} µs, {})",
+                crate::profile::output::delta(d),
+                crate::profile::output::pct(s.change_pct)
+            ),
+            _ => "its SuperKernel did not run in the new profile".to_string(),
+        };
+        out.field(
+            "segment",
+            format!("{}: {:.2} µs without → {with}", s.segment, s.base_us),
+        );
+    }
+    for b in view.breaks_of(name) {
+        out.styled(
+            format!(
+                "✗ this break costs {:.2} µs: {} unfused op(s) run {:.2} µs and wait {:.2} µs over {} launch(es)",
+                b.cost_us(),
+                b.unfused.len(),
+                b.unfused_us,
+                b.wait_us,
+                b.launches
+            ),
+            out.theme.get(Role::Break),
+        );
     }
 }
 

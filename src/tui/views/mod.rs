@@ -46,20 +46,13 @@ pub fn render(app: &App, frame: &mut Frame) {
                 bar::render(app, frame, areas.bar);
                 return draw_overlays(app, frame, area);
             }
-            if let Some(view) = app.profiles.as_ref().filter(|v| v.open) {
+            if let Some(view) = ex.profiles.as_ref().filter(|v| v.open) {
                 profile::render(app, view, frame, areas.body);
                 bar::render(app, frame, areas.bar);
                 return draw_overlays(app, frame, area);
             }
             scopes::render(ex, theme, frame, areas.scopes);
-            ops::render(
-                ex,
-                &app.config.keymap,
-                theme,
-                app.profiles.as_ref(),
-                frame,
-                areas.ops,
-            );
+            ops::render(ex, &app.config.keymap, theme, frame, areas.ops);
             match &ex.options {
                 Some(editor) => options::render(editor, theme, frame, areas.details),
                 None => details::render(ex, theme, frame, areas.details),

@@ -133,17 +133,10 @@ impl Widths {
     }
 }
 
-/// Draws the op list; with `times` (profiles read), a column of each op's time without
-/// SuperKernel and a heat glyph.
-pub fn render(
-    ex: &Explorer,
-    keymap: &Keymap,
-    theme: &Theme,
-    times: Option<&ProfileView>,
-    frame: &mut Frame,
-    area: Rect,
-) {
-    let times = times.filter(|t| t.max_base_us > 0.0);
+/// Draws the op list; with profiles read, a column of each op's time without SuperKernel and
+/// a heat glyph.
+pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let times = ex.profiles.as_ref().filter(|t| t.max_base_us > 0.0);
     let is_focused = ex.focus == Pane::Ops;
     let total = ex.ws.graph().len();
     let mut title = if ex.rows().len() == total {
