@@ -249,19 +249,34 @@ fn bench_profiles(c: &mut Criterion) {
         new: Some(new.clone()),
         rank: None,
     };
+    // What the worker does: read both files and compare them against the plan.
+    let planned = skope::tui::profiles::planned(&app.explorer().unwrap().ws);
     let mut group = c.benchmark_group("profiles");
     group.sample_size(10);
     group.bench_function("profiles/read_and_compare_100k", |b| {
         b.iter(|| {
             let pair = skope::profile::load_pair(&base, Some(&new), None).unwrap();
-            app.profiles_loading = Some(request.clone());
-            app.handle(Msg::ProfilesLoaded {
-                request: request.clone(),
-                result: Ok(Box::new(pair)),
-            });
+            skope::tui::profiles::Compared::new(&pair, &planned)
         })
     });
+    let pair = skope::profile::load_pair(&base, Some(&new), None).unwrap();
+    group.bench_function("profiles/compare_100k", |b| {
+        b.iter(|| skope::tui::profiles::Compared::new(&pair, &planned))
+    });
+    group.bench_function("profiles/plan_for_compare_100k", |b| {
+        b.iter(|| skope::tui::profiles::planned(&app.explorer().unwrap().ws))
+    });
     group.finish();
+    let compared = skope::tui::profiles::Compared::new(&pair, &planned);
+    app.profiles_loading = Some(request.clone());
+    app.handle(Msg::ProfilesLoaded {
+        request,
+        result: Ok(Box::new(skope::tui::profiles::Loaded {
+            pair,
+            compared,
+            plan_version: app.explorer().unwrap().ws.version(),
+        })),
+    });
     assert!(
         app.profile_open(),
         "the profile view is up: {:?}",
@@ -292,6 +307,29 @@ fn bench_profiles(c: &mut Criterion) {
         1000,
         [KeyCode::Up, KeyCode::Down],
     );
+    // An op in the middle of a segment: keeping it out of fusion splits the segment.
+    for key in "/name:op_50010\r".chars() {
+        let code = if key == '\r' {
+            KeyCode::Enter
+        } else {
+            KeyCode::Char(key)
+        };
+        app.handle(Msg::key(code));
+    }
+    let segments = |app: &App| {
+        app.profile_view()
+            .map_or(0, |v| v.rows(skope::tui::profiles::Table::Segments))
+    };
+    let before = segments(&app);
+    app.handle(Msg::key(KeyCode::Char('d')));
+    // Without an event loop the app compares on the spot, so the comparison is current here.
+    assert_eq!(segments(&app), before + 1, "the edit splits a segment");
+    app.handle(Msg::key(KeyCode::Char('u')));
+    // What an edit costs the UI thread with profiles loaded: the plan reduced to names for the
+    // comparing worker (the comparison itself runs there, `profiles/read_and_compare_100k`
+    // less the reading).
+    let (tx, _rx) = std::sync::mpsc::channel();
+    app.events = Some(tx);
     back_and_forth(
         c,
         "render/edit_or_undo_compare_and_frame_100k",

@@ -293,6 +293,12 @@ impl Workspace {
         self.done.iter().map(|s| &s.edit)
     }
 
+    /// The version of the scopes: every edit, undo and redo gives a new one (an undo returns
+    /// to the one before).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     /// True when the marks differ from the last save (or the dump, before any save).
     pub fn is_dirty(&self) -> bool {
         self.version != self.saved_version

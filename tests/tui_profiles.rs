@@ -188,15 +188,33 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
 
 #[test]
 fn an_edit_compares_again_against_the_new_plan() {
-    let (mut app, _rx) = bundled(140, 42);
+    let (mut app, rx) = bundled(140, 42);
     press(&mut app, KeyCode::Esc);
     let segments = |app: &App| app.profile_view().unwrap().rows(Table::Segments);
+    let current = |app: &App| !app.profile_view().unwrap().stale;
     assert_eq!(segments(&app), 13);
-    // Keeping layer0_rope out of fusion splits attn_0 in two.
+    // Keeping layer0_rope out of fusion splits attn_0 in two; the worker compares again and
+    // until it answers, the view says so.
     find(&mut app, "layer0_rope");
     press(&mut app, KeyCode::Char('d'));
+    press(&mut app, KeyCode::Char('p'));
+    assert!(
+        !current(&app) && screen(&app).contains("comparing with the edited plan…"),
+        "{}",
+        screen(&app)
+    );
+    pump(&mut app, &rx, current);
     assert_eq!(segments(&app), 14);
+    assert!(!screen(&app).contains("comparing with the edited plan"));
+    // Undo and redo in a row: only the newest comparison counts.
+    press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('u'));
+    app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('r'),
+        ratatui::crossterm::event::KeyModifiers::CONTROL,
+    )));
+    press(&mut app, KeyCode::Char('u'));
+    pump(&mut app, &rx, current);
     assert_eq!(segments(&app), 13);
 }
 

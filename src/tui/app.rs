@@ -46,12 +46,19 @@ pub enum Msg {
         /// Its new output.
         batch: crate::compile::batch::Batch,
     },
-    /// Profiles read on the worker (or why they could not be).
+    /// Profiles read and compared on the worker (or why they could not be).
     ProfilesLoaded {
         /// What was asked for.
         request: super::profiles::Request,
         /// The profiles, or the problem.
-        result: Result<Box<crate::profile::Pair>, crate::profile::ProfileError>,
+        result: Result<Box<super::profiles::Loaded>, crate::profile::ProfileError>,
+    },
+    /// The profiles compared again against an edited plan.
+    ProfilesCompared {
+        /// Which comparison (only the newest is kept).
+        generation: u64,
+        /// The comparison.
+        compared: Box<super::profiles::Compared>,
     },
     /// A signal asked skope to stop.
     Stop,
@@ -209,6 +216,8 @@ pub struct App {
     pub events: Option<Sender<Msg>>,
     /// Time since the app started, as of the last message.
     pub now: Duration,
+    /// The worker comparing profiles again after edits, once started.
+    pub(super) comparer: Option<Sender<super::profiles::CompareRequest>>,
     /// Profiles to read once the graph is loaded (`--profiles`).
     pub profiles_on_load: Option<super::profiles::Request>,
     /// The profiles being read, if any.
@@ -247,6 +256,7 @@ impl App {
             now: Duration::ZERO,
             profiles_loading: None,
             profiles_on_load: None,
+            comparer: None,
             runs_dir: None,
             runs_may_stop: false,
         }
@@ -362,6 +372,10 @@ impl App {
             }
             Msg::RunOutput { id, batch } => self.run_output(id, batch),
             Msg::ProfilesLoaded { request, result } => self.profiles_loaded(request, result),
+            Msg::ProfilesCompared {
+                generation,
+                compared,
+            } => self.profiles_compared(generation, *compared),
             Msg::Stop => self.quit = true,
         }
         self.request_highlight();

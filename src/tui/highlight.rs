@@ -8,7 +8,7 @@ use super::app::Msg;
 use super::theme::Role;
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::mpsc::Sender;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
@@ -38,11 +38,21 @@ pub struct Highlighter {
 impl Highlighter {
     /// Starts the worker; results arrive on `results` as [`Msg::Highlighted`].
     pub fn spawn(results: Sender<Msg>) -> Highlighter {
-        let (requests, queue) = std::sync::mpsc::channel();
         // Without the worker thread the code simply stays plain: requests go nowhere.
-        let _ = std::thread::Builder::new()
-            .name("skope-highlight".into())
-            .spawn(move || worker(&queue, &results));
+        let mut rules: Option<Rules> = None;
+        let requests = super::latest::spawn("skope-highlight", move |request: Request| {
+            let (generation, source, range) = request;
+            let rules = rules.get_or_insert_with(Rules::new);
+            let first = range.start;
+            let lines = highlight_with(rules, &source, range);
+            results
+                .send(Msg::Highlighted(Highlighted {
+                    generation,
+                    first,
+                    lines,
+                }))
+                .is_ok()
+        });
         Highlighter { requests }
     }
 
@@ -51,28 +61,6 @@ impl Highlighter {
     pub fn request(&self, generation: u64, source: Arc<str>, lines: Range<usize>) {
         // A stopped worker only means the code stays plain.
         let _ = self.requests.send((generation, source, lines));
-    }
-}
-
-fn worker(queue: &Receiver<Request>, results: &Sender<Msg>) {
-    let rules = Rules::new();
-    while let Ok(mut request) = queue.recv() {
-        while let Ok(newer) = queue.try_recv() {
-            request = newer;
-        }
-        let (generation, source, range) = request;
-        let first = range.start;
-        let lines = highlight_with(&rules, &source, range);
-        if results
-            .send(Msg::Highlighted(Highlighted {
-                generation,
-                first,
-                lines,
-            }))
-            .is_err()
-        {
-            return;
-        }
     }
 }
 

@@ -15,6 +15,7 @@ pub mod editing;
 pub mod explorer;
 pub mod highlight;
 pub mod keymap;
+pub mod latest;
 pub mod layout;
 pub mod loader;
 pub mod minimap;

@@ -6,11 +6,11 @@ use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen};
 use super::editing::{Dialog, PickFor, Picker};
 use super::explorer::Pane;
-use super::profiles::{self, ProfileView, Request, Table};
+use super::profiles::{self, Compared, Loaded, ProfileView, Request, Table};
 use super::query::Query;
 use super::views;
 use crate::graph::OpId;
-use crate::profile::{Pair, ProfileError};
+use crate::profile::ProfileError;
 use crate::text::sanitize;
 use ratatui::crossterm::event::KeyEvent;
 use std::path::{Path, PathBuf};
@@ -91,12 +91,16 @@ impl App {
         let Some(events) = self.events.clone() else {
             return self.problem("reading profiles needs the event loop of the terminal UI".into());
         };
+        let Some(ex) = self.explorer() else {
+            return;
+        };
+        let (planned, version) = (profiles::planned(&ex.ws), ex.ws.version());
         self.info(format!(
             "reading the profiles in {}…",
             sanitize(&request.describe())
         ));
         self.profiles_loading = Some(request.clone());
-        profiles::spawn_load(request, events);
+        profiles::spawn_load(request, planned, version, events);
     }
 
     /// Takes in profiles read on the worker: opens the view, asks for a rank, or says what
@@ -104,7 +108,7 @@ impl App {
     pub(super) fn profiles_loaded(
         &mut self,
         request: Request,
-        result: Result<Box<Pair>, ProfileError>,
+        result: Result<Box<Loaded>, ProfileError>,
     ) {
         if self.profiles_loading.as_ref() != Some(&request) {
             return; // an older request
@@ -114,8 +118,10 @@ impl App {
             return;
         };
         match result {
-            Ok(pair) => {
-                let view = ProfileView::new(request, *pair, &ex.ws);
+            Ok(loaded) => {
+                let view = ProfileView::new(request, *loaded);
+                // The plan changed while they were read.
+                let edited = view.plan_version != ex.ws.version();
                 let d = &view.diff;
                 let benefit = d
                     .benefit_pct
@@ -128,6 +134,9 @@ impl App {
                 ex.profiles = Some(view);
                 self.runs.open = false;
                 self.info(text);
+                if edited {
+                    self.profiles_follow_plan();
+                }
             }
             Err(ProfileError::SeveralRanks { ranks, .. }) => {
                 self.dialog = Some(Dialog::Pick(Picker {
@@ -261,12 +270,37 @@ impl App {
         }
     }
 
-    /// Compares the profiles again after the plan changed (an edit, undo, redo).
+    /// Compares the profiles again after the plan changed (an edit, undo, redo): on the
+    /// comparing worker, whose answer replaces the comparison when it is the newest; without
+    /// an event loop, here.
     pub(super) fn profiles_follow_plan(&mut self) {
-        if let Screen::Explorer(ex) = &mut self.screen
-            && let Some(view) = &mut ex.profiles
-        {
-            view.compare(&ex.ws);
+        let events = self.events.clone();
+        let comparer = &mut self.comparer;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let Some(view) = &mut ex.profiles else {
+            return;
+        };
+        let request = view.compare_request(&ex.ws);
+        let request = match (events, comparer) {
+            (Some(events), comparer) => {
+                let worker = comparer.get_or_insert_with(|| profiles::spawn_comparer(events));
+                match worker.send(request) {
+                    Ok(()) => return,
+                    Err(failed) => failed.0,
+                }
+            }
+            (None, _) => request,
+        };
+        let compared = Compared::new(&request.pair, &request.planned);
+        view.apply(request.generation, compared);
+    }
+
+    /// Takes in a comparison made on the worker.
+    pub(super) fn profiles_compared(&mut self, generation: u64, compared: Compared) {
+        if let Some(view) = self.profile_view_mut() {
+            view.apply(generation, compared);
         }
     }
 

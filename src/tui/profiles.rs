@@ -38,22 +38,110 @@ impl Request {
     }
 }
 
-/// Reads the profiles of `request` on a thread of its own; the result comes back as
+/// Profiles read and compared on the worker.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The profiles.
+    pub pair: Pair,
+    /// Their comparison against the plan as it was when they were asked for.
+    pub compared: Compared,
+    /// The workspace version of that plan.
+    pub plan_version: u64,
+}
+
+/// Reads the profiles of `request` and compares them against `planned` (the plan of workspace
+/// version `plan_version`) on a thread of its own; the result comes back as
 /// [`Msg::ProfilesLoaded`]. A panic while reading becomes an error.
-pub fn spawn_load(request: Request, events: Sender<Msg>) {
+pub fn spawn_load(
+    request: Request,
+    planned: PlannedFusion,
+    plan_version: u64,
+    events: Sender<Msg>,
+) {
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(|| {
-            profile::load_pair(&request.base, request.new.as_deref(), request.rank)
+            profile::load_pair(&request.base, request.new.as_deref(), request.rank).map(|pair| {
+                let compared = Compared::new(&pair, &planned);
+                Box::new(Loaded {
+                    pair,
+                    compared,
+                    plan_version,
+                })
+            })
         })
         .unwrap_or_else(|_| {
             Err(ProfileError::Pairing {
                 path: request.base.clone(),
                 message: "could not be read: the reader failed unexpectedly".to_string(),
             })
-        })
-        .map(Box::new);
+        });
         let _ = events.send(Msg::ProfilesLoaded { request, result });
     });
+}
+
+/// The comparison of a pair against one plan, with the lookups the views need.
+#[derive(Debug)]
+pub struct Compared {
+    /// The comparison.
+    pub diff: Diff,
+    /// For each op name in a segment, the segment's index in `diff.per_op.segments`.
+    segment_of: HashMap<String, usize>,
+    /// For each break op's name, its indices in `diff.per_op.breaks`.
+    breaks_of: HashMap<String, Vec<usize>>,
+}
+
+impl Compared {
+    /// Compares `pair` against `planned`.
+    pub fn new(pair: &Pair, planned: &PlannedFusion) -> Compared {
+        let diff = profile::diff(pair, Some(planned));
+        let mut segment_of = HashMap::new();
+        let mut breaks_of: HashMap<String, Vec<usize>> = HashMap::new();
+        if let Some(per_op) = &diff.per_op {
+            for (i, s) in per_op.segments.iter().enumerate() {
+                for op in &s.ops {
+                    segment_of.insert(op.name.clone(), i);
+                }
+            }
+            for (i, b) in per_op.breaks.iter().enumerate() {
+                breaks_of.entry(b.op.clone()).or_default().push(i);
+            }
+        }
+        Compared {
+            diff,
+            segment_of,
+            breaks_of,
+        }
+    }
+}
+
+/// A request to compare again after the plan changed.
+#[derive(Debug)]
+pub struct CompareRequest {
+    /// Which comparison this is; only the newest is applied.
+    pub generation: u64,
+    /// The profiles.
+    pub pair: Arc<Pair>,
+    /// The plan now.
+    pub planned: PlannedFusion,
+}
+
+/// Starts the worker that compares again after edits; the newest request wins, and results
+/// come back as [`Msg::ProfilesCompared`].
+pub fn spawn_comparer(events: Sender<Msg>) -> Sender<CompareRequest> {
+    super::latest::spawn("skope-compare", move |request: CompareRequest| {
+        let compared = Compared::new(&request.pair, &request.planned);
+        events
+            .send(Msg::ProfilesCompared {
+                generation: request.generation,
+                compared: Box::new(compared),
+            })
+            .is_ok()
+    })
+}
+
+/// The plan of `ws` as the comparison needs it.
+pub fn planned(ws: &Workspace) -> PlannedFusion {
+    PlannedFusion::from_workspace(ws, &ws.source().file)
 }
 
 /// The tables of the profile view.
@@ -118,8 +206,13 @@ pub struct ProfileView {
     /// What was read.
     pub request: Request,
     pair: Arc<Pair>,
-    /// The comparison against the plan as of [`ProfileView::compare`].
+    /// The comparison against the plan (of `plan_version`, or an older one while `stale`).
     pub diff: Diff,
+    /// The workspace version the comparison is for (or, while stale, is being made for).
+    pub plan_version: u64,
+    /// True while a comparison against a newer plan is on its way.
+    pub stale: bool,
+    generation: u64,
     /// The table shown.
     pub table: Table,
     /// The op-type table's order.
@@ -143,38 +236,73 @@ pub struct ProfileView {
 }
 
 impl ProfileView {
-    /// The view of `pair`, compared against `ws`'s plan.
-    pub fn new(request: Request, pair: Pair, ws: &Workspace) -> ProfileView {
-        let pair = Arc::new(pair);
-        let diff = compare(&pair, ws);
+    /// The view of profiles read and compared on the worker.
+    pub fn new(request: Request, loaded: Loaded) -> ProfileView {
+        let Loaded {
+            pair,
+            compared,
+            plan_version,
+        } = loaded;
         let max_base_us = pair.base.kernels.as_ref().map_or(0.0, |k| {
             k.iter().map(|(_, s)| s.total_us).fold(0.0, f64::max)
         });
+        let Compared {
+            diff,
+            segment_of,
+            breaks_of,
+        } = compared;
         let mut view = ProfileView {
             request,
-            pair,
+            pair: Arc::new(pair),
             diff,
+            plan_version,
+            stale: false,
+            generation: 0,
             table: Table::Types,
             sort: Sort::Delta,
             order: Vec::new(),
             selected: [0; 3],
             offset: [0; 3],
             open: true,
-            segment_of: HashMap::new(),
-            breaks_of: HashMap::new(),
+            segment_of,
+            breaks_of,
             max_base_us,
         };
-        view.index();
+        view.sort_rows();
         view
     }
 
-    /// Compares again against `ws`'s plan (after edits), keeping the view where it was.
-    pub fn compare(&mut self, ws: &Workspace) {
-        self.diff = compare(&self.pair, ws);
-        self.index();
+    /// Marks the comparison stale for `ws`'s plan and returns the request that makes it anew.
+    pub fn compare_request(&mut self, ws: &Workspace) -> CompareRequest {
+        self.generation += 1;
+        self.stale = true;
+        self.plan_version = ws.version();
+        CompareRequest {
+            generation: self.generation,
+            pair: Arc::clone(&self.pair),
+            planned: planned(ws),
+        }
+    }
+
+    /// Takes in comparison `generation`; an older one than the last asked for is ignored.
+    pub fn apply(&mut self, generation: u64, compared: Compared) {
+        if generation != self.generation {
+            return;
+        }
+        let Compared {
+            diff,
+            segment_of,
+            breaks_of,
+        } = compared;
+        self.diff = diff;
+        self.segment_of = segment_of;
+        self.breaks_of = breaks_of;
+        self.stale = false;
+        self.sort_rows();
         for table in Table::ALL {
             let i = table_index(table);
             self.selected[i] = self.selected[i].min(self.rows(table).saturating_sub(1));
+            self.offset[i] = self.offset[i].min(self.selected[i]);
         }
     }
 
@@ -221,23 +349,6 @@ impl ProfileView {
     pub fn next_sort(&mut self) {
         self.sort = self.sort.next();
         self.sort_rows();
-    }
-
-    /// Sorts the op types and indexes segments and breaks by op name.
-    fn index(&mut self) {
-        self.sort_rows();
-        self.segment_of.clear();
-        self.breaks_of.clear();
-        if let Some(per_op) = &self.diff.per_op {
-            for (i, s) in per_op.segments.iter().enumerate() {
-                for op in &s.ops {
-                    self.segment_of.insert(op.name.clone(), i);
-                }
-            }
-            for (i, b) in per_op.breaks.iter().enumerate() {
-                self.breaks_of.entry(b.op.clone()).or_default().push(i);
-            }
-        }
     }
 
     /// The segment of the comparison that op `name` is fused into.
@@ -299,9 +410,4 @@ impl ProfileView {
 /// The index of `table` in [`Table::ALL`].
 pub fn table_index(table: Table) -> usize {
     Table::ALL.iter().position(|t| *t == table).unwrap_or(0)
-}
-
-fn compare(pair: &Pair, ws: &Workspace) -> Diff {
-    let planned = PlannedFusion::from_workspace(ws, &ws.source().file);
-    profile::diff(pair, Some(&planned))
 }

@@ -314,7 +314,11 @@ fn profile(ex: &Explorer, out: &mut Lines, id: Option<OpId>) {
         return;
     };
     let name = &ex.ws.graph().op(id).name;
-    out.heading("profile");
+    out.heading(if view.stale {
+        "profile (comparing with the edited plan…)"
+    } else {
+        "profile"
+    });
     out.field(
         "base",
         match view.base_kernel_us(name) {

@@ -111,7 +111,12 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
     let d = &view.diff;
     let a = &d.attribution;
-    let title = format!(" Profiles · {} ", sanitize(&view.request.describe()));
+    let stale = if view.stale {
+        " · comparing with the edited plan…"
+    } else {
+        ""
+    };
+    let title = format!(" Profiles · {}{stale} ", sanitize(&view.request.describe()));
     let block = pane_block(title, false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
