@@ -45,8 +45,10 @@ fn back_and_forth(
     half: u32,
     keys: [KeyCode; 2],
 ) {
+    // The count goes on across criterion's calls of the closure (each sample calls it anew), so
+    // the keys keep alternating even when a sample is one iteration.
+    let mut n = 0u32;
     c.bench_function(name, |b| {
-        let mut n = 0u32;
         b.iter(|| {
             n += 1;
             app.handle(Msg::key(keys[usize::from(n % (2 * half) >= half)]));
@@ -250,7 +252,8 @@ fn bench_profiles(c: &mut Criterion) {
         rank: None,
     };
     // What the worker does: read both files and compare them against the plan.
-    let planned = skope::tui::profiles::planned(&app.explorer().unwrap().ws);
+    let snapshot = || skope::tui::profiles::PlanSnapshot::of(&app.explorer().unwrap().ws);
+    let planned = snapshot().planned();
     let mut group = c.benchmark_group("profiles");
     group.sample_size(10);
     group.bench_function("profiles/read_and_compare_100k", |b| {
@@ -263,8 +266,10 @@ fn bench_profiles(c: &mut Criterion) {
     group.bench_function("profiles/compare_100k", |b| {
         b.iter(|| skope::tui::profiles::Compared::new(&pair, &planned))
     });
-    group.bench_function("profiles/plan_for_compare_100k", |b| {
-        b.iter(|| skope::tui::profiles::planned(&app.explorer().unwrap().ws))
+    // What an edit costs the UI thread for the comparison: a snapshot of the plan.
+    group.bench_function("profiles/plan_snapshot_100k", |b| b.iter(snapshot));
+    group.bench_function("profiles/plan_names_100k", |b| {
+        b.iter(|| snapshot().planned())
     });
     group.finish();
     let compared = skope::tui::profiles::Compared::new(&pair, &planned);
@@ -325,9 +330,9 @@ fn bench_profiles(c: &mut Criterion) {
     // Without an event loop the app compares on the spot, so the comparison is current here.
     assert_eq!(segments(&app), before + 1, "the edit splits a segment");
     app.handle(Msg::key(KeyCode::Char('u')));
-    // What an edit costs the UI thread with profiles loaded: the plan reduced to names for the
-    // comparing worker (the comparison itself runs there, `profiles/read_and_compare_100k`
-    // less the reading).
+    // What an edit costs the UI thread with profiles loaded: a snapshot of the plan for the
+    // comparing worker, which does the rest (`profiles/compare_100k` and
+    // `profiles/plan_names_100k`).
     let (tx, _rx) = std::sync::mpsc::channel();
     app.events = Some(tx);
     back_and_forth(

@@ -12,6 +12,7 @@ use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, OpId};
 use crate::load::Format;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// Where the graph came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +163,7 @@ struct Step {
 #[derive(Debug)]
 pub struct Workspace {
     source: Source,
-    cx: Context,
+    cx: Arc<Context>,
     marks: Marks,
     plan: Plan,
     index: PlanIndex,
@@ -177,7 +178,7 @@ pub struct Workspace {
 impl Workspace {
     /// Plans `graph` with `rules` and the scope marks the dump carries.
     pub fn new(graph: Graph, format: Format, file: &str, rules: &RuleSet) -> Workspace {
-        let cx = Context::new(graph, rules);
+        let cx = Arc::new(Context::new(graph, rules));
         let marks = Marks::from_graph(cx.graph());
         let plan = plan(&cx, &marks);
         let index = PlanIndex::new(cx.graph(), &plan);
@@ -212,6 +213,12 @@ impl Workspace {
     /// The planning context (verdicts, streams, topo ids).
     pub fn context(&self) -> &Context {
         &self.cx
+    }
+
+    /// The planning context, shared (it never changes once the graph is loaded), for work on
+    /// another thread.
+    pub fn shared_context(&self) -> Arc<Context> {
+        Arc::clone(&self.cx)
     }
 
     /// The scope marks the plan was made from.

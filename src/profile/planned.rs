@@ -2,7 +2,8 @@
 //! compared with a plan made from a graph dump (exact segments) or from a plan file alone
 //! (each scope counted as one segment: an inference, and marked as one).
 
-use crate::fusion::plan::describe_cause;
+use crate::fusion::marks::Marks;
+use crate::fusion::plan::{Context, Plan, describe_cause};
 use crate::fusion::verdict::Verdict;
 use crate::planfile::PlanFile;
 use crate::workspace::Workspace;
@@ -62,21 +63,24 @@ pub struct PlannedFusion {
 impl PlannedFusion {
     /// The workspace's current plan; `source` names the dump (and plan file).
     pub fn from_workspace(ws: &Workspace, source: &str) -> PlannedFusion {
-        let graph = ws.graph();
-        let cx = ws.context();
+        PlannedFusion::from_plan(ws.context(), ws.marks(), ws.plan(), source)
+    }
+
+    /// `plan`, made with `cx` from `marks`; `source` names the dump.
+    pub fn from_plan(cx: &Context, marks: &Marks, plan: &Plan, source: &str) -> PlannedFusion {
+        let graph = cx.graph();
         let op = |id: crate::graph::OpId| PlannedOp {
             name: graph.op(id).name.clone(),
             op_type: Some(graph.op(id).op_type.clone()),
         };
-        let in_segment: HashSet<crate::graph::OpId> = ws
-            .plan()
+        let in_segment: HashSet<crate::graph::OpId> = plan
             .scopes
             .iter()
             .flat_map(|s| s.segments.iter().flat_map(|seg| seg.ops.iter().copied()))
             .collect();
         let mut segments = Vec::new();
         let mut breaks = Vec::new();
-        for scope in &ws.plan().scopes {
+        for scope in &plan.scopes {
             for seg in &scope.segments {
                 segments.push(PlannedSegment {
                     scope: scope.name.clone(),
@@ -102,7 +106,7 @@ impl PlannedFusion {
                 breaks.push(PlannedBreak {
                     scope: scope.name.clone(),
                     op: op(b.op),
-                    reason: describe_cause(ws.marks(), b.cause),
+                    reason: describe_cause(marks, b.cause),
                     unfused,
                 });
             }

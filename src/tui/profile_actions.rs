@@ -94,13 +94,13 @@ impl App {
         let Some(ex) = self.explorer() else {
             return;
         };
-        let (planned, version) = (profiles::planned(&ex.ws), ex.ws.version());
+        let snapshot = profiles::PlanSnapshot::of(&ex.ws);
         self.info(format!(
             "reading the profiles in {}…",
             sanitize(&request.describe())
         ));
         self.profiles_loading = Some(request.clone());
-        profiles::spawn_load(request, planned, version, events);
+        profiles::spawn_load(request, snapshot, events);
     }
 
     /// Takes in profiles read on the worker: opens the view, asks for a rank, or says what
@@ -293,8 +293,7 @@ impl App {
             }
             (None, _) => request,
         };
-        let compared = Compared::new(&request.pair, &request.planned);
-        view.apply(request.generation, compared);
+        view.apply(request.generation, request.run());
     }
 
     /// Takes in a comparison made on the worker.

@@ -3,6 +3,8 @@
 //! breaks) with their selection and sort order.
 
 use super::app::Msg;
+use crate::fusion::marks::Marks;
+use crate::fusion::plan::{Context, Plan};
 use crate::profile::{
     self, BreakCost, Diff, Pair, PlannedFusion, ProfileError, RowStatus, SegmentTime,
 };
@@ -49,23 +51,48 @@ pub struct Loaded {
     pub plan_version: u64,
 }
 
-/// Reads the profiles of `request` and compares them against `planned` (the plan of workspace
-/// version `plan_version`) on a thread of its own; the result comes back as
-/// [`Msg::ProfilesLoaded`]. A panic while reading becomes an error.
-pub fn spawn_load(
-    request: Request,
-    planned: PlannedFusion,
-    plan_version: u64,
-    events: Sender<Msg>,
-) {
+/// A workspace's plan as of one version, cheap to take (the context is shared, marks and plan
+/// are copied) and turned into what the comparison needs on another thread.
+#[derive(Debug)]
+pub struct PlanSnapshot {
+    cx: Arc<Context>,
+    marks: Marks,
+    plan: Plan,
+    source: String,
+    /// The workspace version it is of.
+    pub version: u64,
+}
+
+impl PlanSnapshot {
+    /// `ws`'s plan now.
+    pub fn of(ws: &Workspace) -> PlanSnapshot {
+        PlanSnapshot {
+            cx: ws.shared_context(),
+            marks: ws.marks().clone(),
+            plan: ws.plan().clone(),
+            source: ws.source().file.clone(),
+            version: ws.version(),
+        }
+    }
+
+    /// The plan reduced to op names and types.
+    pub fn planned(&self) -> PlannedFusion {
+        PlannedFusion::from_plan(&self.cx, &self.marks, &self.plan, &self.source)
+    }
+}
+
+/// Reads the profiles of `request` and compares them against `snapshot` on a thread of its
+/// own; the result comes back as [`Msg::ProfilesLoaded`]. A panic while reading becomes an
+/// error.
+pub fn spawn_load(request: Request, snapshot: PlanSnapshot, events: Sender<Msg>) {
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(|| {
             profile::load_pair(&request.base, request.new.as_deref(), request.rank).map(|pair| {
-                let compared = Compared::new(&pair, &planned);
+                let compared = Compared::new(&pair, &snapshot.planned());
                 Box::new(Loaded {
                     pair,
                     compared,
-                    plan_version,
+                    plan_version: snapshot.version,
                 })
             })
         })
@@ -122,14 +149,21 @@ pub struct CompareRequest {
     /// The profiles.
     pub pair: Arc<Pair>,
     /// The plan now.
-    pub planned: PlannedFusion,
+    pub snapshot: PlanSnapshot,
+}
+
+impl CompareRequest {
+    /// Makes the comparison.
+    pub fn run(&self) -> Compared {
+        Compared::new(&self.pair, &self.snapshot.planned())
+    }
 }
 
 /// Starts the worker that compares again after edits; the newest request wins, and results
 /// come back as [`Msg::ProfilesCompared`].
 pub fn spawn_comparer(events: Sender<Msg>) -> Sender<CompareRequest> {
     super::latest::spawn("skope-compare", move |request: CompareRequest| {
-        let compared = Compared::new(&request.pair, &request.planned);
+        let compared = request.run();
         events
             .send(Msg::ProfilesCompared {
                 generation: request.generation,
@@ -137,11 +171,6 @@ pub fn spawn_comparer(events: Sender<Msg>) -> Sender<CompareRequest> {
             })
             .is_ok()
     })
-}
-
-/// The plan of `ws` as the comparison needs it.
-pub fn planned(ws: &Workspace) -> PlannedFusion {
-    PlannedFusion::from_workspace(ws, &ws.source().file)
 }
 
 /// The tables of the profile view.
@@ -280,7 +309,7 @@ impl ProfileView {
         CompareRequest {
             generation: self.generation,
             pair: Arc::clone(&self.pair),
-            planned: planned(ws),
+            snapshot: PlanSnapshot::of(ws),
         }
     }
 
