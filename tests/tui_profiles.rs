@@ -291,3 +291,27 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     assert!(!app.runs.open);
     assert!(screen(&app).contains("benefit 10.82 %"));
 }
+
+#[test]
+fn the_mouse_scrolls_the_profile_view_and_clicks_do_not_reach_the_hidden_panes() {
+    let (mut app, _rx) = bundled(140, 42);
+    let before = selected_name(&app);
+    // A click where the op list would be, under the view.
+    click(
+        &mut app,
+        60,
+        20,
+        ratatui::crossterm::event::MouseEventKind::Down(
+            ratatui::crossterm::event::MouseButton::Left,
+        ),
+    );
+    assert_eq!(selected_name(&app), before);
+    assert!(app.profile_open());
+    click(
+        &mut app,
+        60,
+        20,
+        ratatui::crossterm::event::MouseEventKind::ScrollDown,
+    );
+    assert_eq!(app.profile_view().unwrap().selected(), 1);
+}

@@ -711,6 +711,22 @@ impl App {
         if self.help.is_some() || self.prompt.is_some() || self.dialog.is_some() {
             return;
         }
+        // The runs and profile views cover the panes: the wheel scrolls them, clicks do
+        // nothing (they would land on panes that are not shown).
+        if self.runs.open || self.profile_open() {
+            let step = match mouse.kind {
+                MouseEventKind::ScrollDown => KeyCode::Down,
+                MouseEventKind::ScrollUp => KeyCode::Up,
+                _ => return,
+            };
+            let key = KeyEvent::new(step, KeyModifiers::NONE);
+            if self.runs.open {
+                self.runs_key(key);
+            } else {
+                self.profile_key(key);
+            }
+            return;
+        }
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
