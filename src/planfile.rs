@@ -238,9 +238,21 @@ impl PlanFile {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so a crash leaves either
-/// the old file or the new one.
+/// Writes `bytes` to `path` through a temporary file in the same directory, synced to disk
+/// before it replaces `path`: a crash leaves either the old file or the new one, never half of
+/// one. For files that hold the user's work (plan files, the journal's start).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, true)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, renamed over
+/// `path`: a reader never sees half a file. Not synced to disk — for output that can be made
+/// again (generated code), where thousands of syncs would cost seconds.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes, false)
+}
+
+fn replace_file(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -253,7 +265,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {

@@ -278,14 +278,7 @@ fn a_run_whose_results_hold_profiles_opens_them() {
         results: Some("{out}/prof_result".into()),
         file: None,
     };
-    press(&mut app, KeyCode::Char('c'));
-    let Some(skope::tui::editing::Dialog::Pick(picker)) = &mut app.dialog else {
-        panic!("no picker");
-    };
-    if let skope::tui::editing::PickFor::Profile(profiles) = &mut picker.purpose {
-        profiles.insert(0, profile);
-    }
-    picker.choices.insert(0, "compare".into());
+    offer(&mut app, profile);
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| app.profile_open());
     assert!(!app.runs.open);

@@ -69,7 +69,10 @@ fn the_check_profile_runs_from_the_explorer_and_passes() {
     start(&mut app, "check");
     assert!(app.runs.open, "the runs view opens");
     assert_eq!(app.runs.list.len(), 1);
-    assert!(screen(&app).contains("run 1 · check · running"));
+    // Its files are written on a worker: the screen goes on meanwhile.
+    let text = screen(&app);
+    assert!(text.contains("run 1 · check · preparing…"), "{text}");
+    assert!(text.contains("files: (not yet written)"), "{text}");
     pump(&mut app, &rx, ended);
     let run = &app.runs.list[0];
     assert!(
@@ -96,8 +99,7 @@ fn the_check_profile_runs_from_the_explorer_and_passes() {
     assert!(app.runs.open);
 }
 
-/// Writes a `skope.toml`-like profile file? No: profiles come from the working directory, so
-/// a failing and a never-ending job are started the way the app starts any run.
+/// Starts `sh -c script` as profile `name`, the way the app starts any run.
 fn start_script(app: &mut App, name: &str, script: &str) {
     let profile = skope::compile::profile::Profile {
         name: name.into(),
@@ -108,15 +110,7 @@ fn start_script(app: &mut App, name: &str, script: &str) {
         results: None,
         file: None,
     };
-    app.handle(Msg::key(KeyCode::Char('c')));
-    let Some(skope::tui::editing::Dialog::Pick(picker)) = &mut app.dialog else {
-        panic!("no picker");
-    };
-    // Offer the test's profile as the first choice.
-    if let skope::tui::editing::PickFor::Profile(profiles) = &mut picker.purpose {
-        profiles.insert(0, profile);
-    }
-    picker.choices.insert(0, name.to_string());
+    offer(app, profile);
     press(app, KeyCode::Enter);
 }
 
@@ -347,4 +341,56 @@ fn a_flood_of_output_reaches_the_log_in_bounded_batches() {
     press(&mut app, KeyCode::Char('G'));
     assert!(app.runs.scroll.is_none());
     app.runs.stop_all(Duration::from_secs(3));
+}
+
+#[test]
+fn a_command_that_cannot_start_says_so() {
+    let (mut app, rx) = app_with_runs(120, 30, "unstartable");
+    let profile = skope::compile::profile::Profile {
+        name: "missing".into(),
+        about: String::new(),
+        argv: vec!["skope-no-such-program".into()],
+        cwd: None,
+        env: Vec::new(),
+        results: None,
+        file: None,
+    };
+    offer(&mut app, profile);
+    press(&mut app, KeyCode::Enter);
+    pump(&mut app, &rx, ended);
+    let run = &app.runs.list[0];
+    assert!(
+        matches!(run.state, RunState::Unstarted { .. }),
+        "{:?}",
+        run.state
+    );
+    let status = app.status.clone().unwrap();
+    assert!(
+        status.problem
+            && status
+                .text
+                .starts_with("run 1 (missing) could not start: cannot start skope-no-such-program"),
+        "{status:?}"
+    );
+    let text = screen(&app);
+    assert!(text.contains("✗  1 missing  not started"), "{text}");
+    assert!(text.contains("could not start"), "{text}");
+}
+
+#[test]
+fn a_run_cancelled_while_it_is_prepared_stops_as_soon_as_it_starts() {
+    let (mut app, rx) = app_with_runs(120, 30, "early-cancel");
+    start_script(&mut app, "slow", "echo started; sleep 1000");
+    // Still preparing: x marks it; its job is stopped when it starts.
+    assert_eq!(app.runs.list[0].state, RunState::Preparing);
+    press(&mut app, KeyCode::Char('x'));
+    assert_eq!(app.runs.list[0].state, RunState::Cancelling);
+    pump(&mut app, &rx, ended);
+    assert!(matches!(
+        app.runs.list[0].state,
+        RunState::Ended {
+            cancelled: true,
+            ..
+        }
+    ));
 }

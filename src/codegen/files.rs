@@ -3,7 +3,7 @@
 
 use super::EntryCode;
 use crate::graph::Graph;
-use crate::planfile::write_atomically;
+use crate::planfile::write_replacing;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -33,10 +33,10 @@ pub fn write_all(dir: &Path, codes: &[EntryCode], graph: &Graph) -> std::io::Res
             candidate = format!("{stem}_{n}");
         }
         let source = dir.join(format!("{candidate}.cpp"));
-        write_atomically(&source, code.source.as_bytes())?;
+        write_replacing(&source, code.source.as_bytes())?;
         let sidecar =
             serde_json::to_string_pretty(&code.sidecar(graph)).map_err(std::io::Error::other)?;
-        write_atomically(&dir.join(format!("{candidate}.json")), sidecar.as_bytes())?;
+        write_replacing(&dir.join(format!("{candidate}.json")), sidecar.as_bytes())?;
         written.push(source);
     }
     Ok(written)

@@ -4,9 +4,11 @@
 use super::profile::Profile;
 use super::template::{self, Values};
 use crate::codegen;
+use crate::fusion::plan::{Context, Plan};
 use crate::planfile::PlanFile;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The shim header the `check` profile compiles the entry sources against.
 pub const SHIM_HEADER: &str = include_str!("../../assets/codegen/kernel_operator.h");
@@ -26,41 +28,74 @@ pub struct Prepared {
     pub results: Option<PathBuf>,
 }
 
-/// Prepares `profile` on `ws`: makes `<runs>/<profile>-<n>` (the first unused `n`), writes
-/// `plan.skope.json` and `codegen/` (every segment's entry source, the shim header) into it when
-/// the profile uses `{plan}` or `{codegen_dir}`, and expands the templates.
+/// What preparing a run needs from a workspace: taken where the workspace lives (cheap — the
+/// planning context is shared, the plan copied, the plan file made only when the profile uses
+/// `{plan}`), so the slow part, [`prepare_from`], can run on another thread.
+#[derive(Debug, Clone)]
+pub struct RunInput {
+    file: String,
+    cx: Arc<Context>,
+    plan: Plan,
+    plan_file: Option<PlanFile>,
+    used: Vec<&'static str>,
+}
+
+impl RunInput {
+    /// What `profile` needs of `ws`; fails when the profile's templates are bad.
+    pub fn of(ws: &Workspace, profile: &Profile) -> Result<RunInput, String> {
+        let mut templates = profile.argv.clone();
+        templates.extend(profile.results.clone());
+        let used =
+            template::used(&templates).map_err(|e| format!("profile {}: {e}", profile.name))?;
+        Ok(RunInput {
+            file: ws.source().file.clone(),
+            cx: ws.shared_context(),
+            plan: ws.plan().clone(),
+            plan_file: used.contains(&"plan").then(|| PlanFile::of(ws)),
+            used,
+        })
+    }
+}
+
+/// Prepares `profile` on `ws` (see [`prepare_from`]).
 pub fn prepare(ws: &Workspace, profile: &Profile, runs: &Path) -> Result<Prepared, String> {
-    let mut templates = profile.argv.clone();
-    templates.extend(profile.results.clone());
-    let used = template::used(&templates).map_err(|e| format!("profile {}: {e}", profile.name))?;
+    prepare_from(&RunInput::of(ws, profile)?, profile, runs)
+}
+
+/// Prepares `profile` on `input`: makes `<runs>/<profile>-<n>` (the first unused `n`), writes
+/// `plan.skope.json` and `codegen/` (every segment's entry source, the shim header) into it when
+/// the profile uses `{plan}` or `{codegen_dir}`, and expands the templates. Generating every
+/// segment's code takes seconds on a 100k-op graph: the explorer does this on a worker.
+pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<Prepared, String> {
+    let used = &input.used;
     let out = fresh_dir(runs, &profile.name)?;
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let mut values = Values {
-        graph: absolute(Path::new(&ws.source().file))
+        graph: absolute(Path::new(&input.file))
             .to_string_lossy()
             .into_owned(),
         out: absolute(&out).to_string_lossy().into_owned(),
         ..Values::default()
     };
-    if used.contains(&"plan") {
+    if let Some(plan_file) = &input.plan_file {
         let path = out.join("plan.skope.json");
-        PlanFile::of(ws)
+        plan_file
             .write(&path)
             .map_err(|e| format!("cannot write the plan for the run: {e}"))?;
         values.plan = absolute(&path).to_string_lossy().into_owned();
     }
     if used.contains(&"codegen_dir") {
         let dir = out.join("codegen");
-        let codes: Vec<_> = ws
-            .plan()
+        let codes: Vec<_> = input
+            .plan
             .scopes
             .iter()
             .flat_map(|s| &s.segments)
-            .map(|s| codegen::entry(ws.context(), s))
+            .map(|s| codegen::entry(&input.cx, s))
             .collect();
-        codegen::files::write_all(&dir, &codes, ws.graph())
+        codegen::files::write_all(&dir, &codes, input.cx.graph())
             .and_then(|_| {
-                crate::planfile::write_atomically(
+                crate::planfile::write_replacing(
                     &dir.join("kernel_operator.h"),
                     SHIM_HEADER.as_bytes(),
                 )

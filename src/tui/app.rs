@@ -39,6 +39,13 @@ pub enum Msg {
     Loaded(Result<Box<Loaded>, String>),
     /// Highlighting of the code view's code arrived.
     Highlighted(Highlighted),
+    /// A run's job started (or why it could not).
+    RunStarted {
+        /// The run.
+        id: u64,
+        /// The job and what it was prepared with, or the problem.
+        result: Result<Box<super::runs::Launched>, String>,
+    },
     /// Output of a run (and, in its last batch, its end).
     RunOutput {
         /// The run.
@@ -370,6 +377,7 @@ impl App {
                     code.highlighted(done);
                 }
             }
+            Msg::RunStarted { id, result } => self.run_started(id, result),
             Msg::RunOutput { id, batch } => self.run_output(id, batch),
             Msg::ProfilesLoaded { request, result } => self.profiles_loaded(request, result),
             Msg::ProfilesCompared {

@@ -4,7 +4,7 @@
 use super::action::Action;
 use super::app::{App, Screen};
 use super::editing::{Answer, Confirm, Dialog, PickFor, Picker};
-use super::runs::RunState;
+use super::runs::{Launched, RunState};
 use super::views;
 use crate::compile::batch::Batch;
 use crate::compile::prepare;
@@ -53,33 +53,55 @@ impl App {
             .runs_dir
             .clone()
             .unwrap_or_else(|| prepare::runs_dir(&ex.ws.source().file));
-        let prepared = match prepare::prepare(&ex.ws, profile, &runs_dir) {
-            Ok(prepared) => prepared,
+        let input = match prepare::RunInput::of(&ex.ws, profile) {
+            Ok(input) => input,
             Err(e) => return self.problem(e),
         };
-        let program = prepared.argv.first().cloned().unwrap_or_default();
-        let out = prepared.out.display().to_string();
-        match self.runs.start(&profile.name, prepared, self.now, events) {
-            Ok(id) => {
-                self.runs.open = true;
-                self.info(format!(
-                    "run {id}: {} started; its files are in {}",
-                    sanitize(&profile.name),
-                    sanitize(&out)
-                ));
+        let id = self.runs.start(profile, input, runs_dir, self.now, events);
+        self.runs.open = true;
+        self.info(format!(
+            "run {id}: preparing {} (its directory, plan and entry sources)…",
+            sanitize(&profile.name)
+        ));
+    }
+
+    /// Takes in the worker's answer: the run's job started, or why it could not.
+    pub(super) fn run_started(&mut self, id: u64, result: Result<Box<Launched>, String>) {
+        let problem = result.as_ref().err().cloned();
+        self.runs.started(id, result, self.now);
+        let Some(run) = self.runs.list.iter().find(|r| r.id == id) else {
+            return;
+        };
+        let name = format!("run {} ({})", run.id, sanitize(&run.profile));
+        match (problem, &run.out) {
+            (Some(problem), _) => {
+                self.problem(format!("{name} could not start: {}", sanitize(&problem)))
             }
-            Err(e) => self.problem(format!(
-                "cannot start {}: {e} (is it installed and on PATH?)",
-                sanitize(&program)
-            )),
+            (None, Some(out)) if run.state == RunState::Running => {
+                let out = sanitize(&out.display().to_string()).into_owned();
+                self.info(format!("{name} started; its files are in {out}"));
+            }
+            // It ended before this answer came in.
+            _ => self.report_end(id),
         }
     }
 
     /// Takes in a batch of a run's output; at its end, says how it went.
     pub(super) fn run_output(&mut self, id: u64, batch: Batch) {
-        let Some(run) = self.runs.output(id, batch, self.now) else {
+        if self.runs.output(id, batch, self.now).is_some() {
+            self.report_end(id);
+        }
+    }
+
+    /// Says how run `id` ended, once both its end and its start (which knows where its results
+    /// are) have come in, in either order; profiles in its results open in the profile view.
+    fn report_end(&mut self, id: u64) {
+        let Some(run) = self.runs.list.iter().find(|r| r.id == id) else {
             return;
         };
+        if run.out.is_none() {
+            return; // the start's answer is still on its way and will report
+        }
         let RunState::Ended {
             status, cancelled, ..
         } = run.state

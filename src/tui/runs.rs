@@ -6,7 +6,8 @@ use super::app::Msg;
 use crate::compile::batch::{self, Batch, Handshake};
 use crate::compile::job::{ExitStatus, Job};
 use crate::compile::log::{self, Log};
-use crate::compile::prepare::Prepared;
+use crate::compile::prepare::{self, Prepared, RunInput};
+use crate::compile::profile::Profile;
 use std::path::PathBuf;
 use std::sync::mpsc::{Sender, sync_channel};
 use std::time::Duration;
@@ -19,6 +20,13 @@ pub const GRACE: Duration = Duration::from_secs(3);
 /// Where a run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunState {
+    /// Its directory, plan and entry sources are being written (on a worker).
+    Preparing,
+    /// It could not start (the reason is in its log).
+    Unstarted {
+        /// When that was known.
+        at: Duration,
+    },
     /// The job runs.
     Running,
     /// The job was asked to stop and has not yet.
@@ -41,10 +49,11 @@ pub struct Run {
     pub id: u64,
     /// The profile's name.
     pub profile: String,
-    /// The command, as started (arguments separated by spaces, for showing).
+    /// The command (arguments separated by spaces, for showing): the profile's template until
+    /// the run is prepared, then as started.
     pub command: String,
-    /// The run's own directory (`{out}`).
-    pub out: PathBuf,
+    /// The run's own directory (`{out}`), once prepared.
+    pub out: Option<PathBuf>,
     /// Where the profile says results appear.
     pub results: Option<PathBuf>,
     /// The output kept.
@@ -53,7 +62,7 @@ pub struct Run {
     pub started: Duration,
     /// Where it is.
     pub state: RunState,
-    job: Job,
+    job: Option<Job>,
     handshake: Handshake,
 }
 
@@ -61,19 +70,26 @@ impl Run {
     /// Time from start to end, or to `now` while it runs.
     pub fn elapsed(&self, now: Duration) -> Duration {
         match self.state {
-            RunState::Ended { at, .. } => at.saturating_sub(self.started),
+            RunState::Ended { at, .. } | RunState::Unstarted { at } => {
+                at.saturating_sub(self.started)
+            }
             _ => now.saturating_sub(self.started),
         }
     }
 
-    /// True until the job has ended.
+    /// True until the job has ended (or could not start).
     pub fn is_running(&self) -> bool {
-        !matches!(self.state, RunState::Ended { .. })
+        !matches!(
+            self.state,
+            RunState::Ended { .. } | RunState::Unstarted { .. }
+        )
     }
 
     /// Where it is, in one word.
     pub fn outcome(&self) -> Outcome {
         match self.state {
+            RunState::Preparing => Outcome::Preparing,
+            RunState::Unstarted { .. } => Outcome::Unstarted,
             RunState::Running => Outcome::Running,
             RunState::Cancelling => Outcome::Cancelling,
             RunState::Ended {
@@ -88,6 +104,10 @@ impl Run {
 /// A run's state in one word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// Its files are being written.
+    Preparing,
+    /// It could not start.
+    Unstarted,
     /// The job runs.
     Running,
     /// The job was asked to stop.
@@ -101,9 +121,12 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The word: `running`, `cancelling`, `cancelled`, `passed`, `failed`.
+    /// The word: `preparing`, `not started`, `running`, `cancelling`, `cancelled`, `passed`,
+    /// `failed`.
     pub fn word(self) -> &'static str {
         match self {
+            Outcome::Preparing => "preparing",
+            Outcome::Unstarted => "not started",
             Outcome::Running => "running",
             Outcome::Cancelling => "cancelling",
             Outcome::Cancelled => "cancelled",
@@ -130,43 +153,80 @@ pub struct Runs {
 }
 
 impl Runs {
-    /// Starts `prepared` as a run of `profile` at `now`; its output reaches `events` as
-    /// [`Msg::RunOutput`]. The new run is selected and its log followed.
+    /// Starts a run of `profile` on `input` at `now`: on a worker, its files are written into
+    /// `runs` and its job started; the worker's answer comes back as [`Msg::RunStarted`] and the
+    /// job's output as [`Msg::RunOutput`]. The new run is selected and its log followed.
     pub fn start(
         &mut self,
-        profile: &str,
-        prepared: Prepared,
+        profile: &Profile,
+        input: RunInput,
+        runs: PathBuf,
         now: Duration,
         events: Sender<Msg>,
-    ) -> std::io::Result<u64> {
-        let (tx, rx) = sync_channel(1024);
-        let job = Job::spawn(&prepared.argv, &prepared.cwd, &prepared.env, tx, ())?;
+    ) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
         let handshake = Handshake::default();
         let forwarder = handshake.clone();
+        let chosen = profile.clone();
         std::thread::spawn(move || {
-            batch::forward(rx, log::DEFAULT_LINES, forwarder, |batch| {
-                events.send(Msg::RunOutput { id, batch }).is_ok()
-            });
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                launch(&input, &chosen, &runs, id, forwarder, &events)
+            }))
+            .unwrap_or_else(|_| Err("preparing the run failed unexpectedly".to_string()));
+            let _ = events.send(Msg::RunStarted { id, result });
         });
         self.forget_old();
         self.list.push(Run {
             id,
-            profile: profile.to_string(),
-            command: prepared.argv.join(" "),
-            out: prepared.out,
-            results: prepared.results,
+            profile: profile.name.clone(),
+            command: profile.argv.join(" "),
+            out: None,
+            results: None,
             log: Log::new(log::DEFAULT_LINES),
             started: now,
-            state: RunState::Running,
-            job,
+            state: RunState::Preparing,
+            job: None,
             handshake,
         });
         self.selected = self.list.len() - 1;
         self.scroll = None;
         self.shift = 0;
-        Ok(id)
+        id
+    }
+
+    /// Takes in the worker's answer for run `id` at `now`: the started job (stopped at once
+    /// when the run was cancelled meanwhile), or why it could not start.
+    pub fn started(&mut self, id: u64, result: Result<Box<Launched>, String>, now: Duration) {
+        let Some(run) = self.list.iter_mut().find(|r| r.id == id) else {
+            // Forgotten meanwhile: nothing may outlive it.
+            if let Ok(launched) = result {
+                launched.job.kill();
+            }
+            return;
+        };
+        match result {
+            Ok(launched) => {
+                let Launched { job, prepared } = *launched;
+                run.command = prepared.argv.join(" ");
+                run.out = Some(prepared.out);
+                run.results = prepared.results;
+                if run.state == RunState::Cancelling {
+                    job.cancel(GRACE);
+                } else if run.state == RunState::Preparing {
+                    run.state = RunState::Running;
+                }
+                run.job = Some(job);
+            }
+            Err(message) => {
+                run.log.push(log::LogLine {
+                    stream: crate::compile::job::Stream::Stderr,
+                    text: format!("error: {}", crate::text::sanitize(&message)),
+                    cut: 0,
+                });
+                run.state = RunState::Unstarted { at: now };
+            }
+        }
     }
 
     /// Drops the oldest ended runs until there is room for one more.
@@ -209,8 +269,11 @@ impl Runs {
     /// Stops the selected run's whole process group; false when it is not running.
     pub fn cancel_selected(&mut self) -> bool {
         match self.list.get_mut(self.selected) {
-            Some(run) if run.state == RunState::Running => {
-                run.job.cancel(GRACE);
+            Some(run) if matches!(run.state, RunState::Running | RunState::Preparing) => {
+                // A run still being prepared is stopped as soon as its job starts.
+                if let Some(job) = &run.job {
+                    job.cancel(GRACE);
+                }
                 run.state = RunState::Cancelling;
                 true
             }
@@ -226,17 +289,22 @@ impl Runs {
     /// Stops every run still going: SIGTERM to each process group, up to `grace` for them
     /// to end, then SIGKILL. For quitting: no job outlives skope.
     pub fn stop_all(&self, grace: Duration) {
-        let running: Vec<&Run> = self.list.iter().filter(|r| r.is_running()).collect();
-        for run in &running {
-            run.job.cancel(grace);
+        let running: Vec<&Job> = self
+            .list
+            .iter()
+            .filter(|r| r.is_running())
+            .filter_map(|r| r.job.as_ref())
+            .collect();
+        for job in &running {
+            job.cancel(grace);
         }
         let start = std::time::Instant::now();
-        while start.elapsed() < grace && running.iter().any(|r| !r.job.has_ended()) {
+        while start.elapsed() < grace && running.iter().any(|j| !j.has_ended()) {
             std::thread::sleep(Duration::from_millis(20));
         }
         // The cancel's own SIGKILL comes from a thread that would die with skope.
-        for run in running {
-            run.job.kill();
+        for job in running {
+            job.kill();
         }
     }
 
@@ -282,4 +350,40 @@ impl Runs {
         self.scroll = Some(n);
         true
     }
+}
+
+/// A run's job, started, and what it was prepared with.
+#[derive(Debug)]
+pub struct Launched {
+    /// The job.
+    pub job: Job,
+    /// Its command, directory and results location.
+    pub prepared: Prepared,
+}
+
+/// Prepares run `id` and starts its job, with a forwarder passing its output on as
+/// [`Msg::RunOutput`].
+fn launch(
+    input: &RunInput,
+    profile: &Profile,
+    runs: &std::path::Path,
+    id: u64,
+    handshake: Handshake,
+    events: &Sender<Msg>,
+) -> Result<Box<Launched>, String> {
+    let prepared = prepare::prepare_from(input, profile, runs)?;
+    let (tx, rx) = sync_channel(1024);
+    let job = Job::spawn(&prepared.argv, &prepared.cwd, &prepared.env, tx, ()).map_err(|e| {
+        format!(
+            "cannot start {}: {e} (is it installed and on PATH?)",
+            prepared.argv.first().map_or("", String::as_str)
+        )
+    })?;
+    let events = events.clone();
+    std::thread::spawn(move || {
+        batch::forward(rx, log::DEFAULT_LINES, handshake, |batch| {
+            events.send(Msg::RunOutput { id, batch }).is_ok()
+        });
+    });
+    Ok(Box::new(Launched { job, prepared }))
 }

@@ -164,3 +164,15 @@ pub fn pump(
         }
     }
 }
+
+/// Opens the compile profile picker (`c`) with `profile` offered first.
+pub fn offer(app: &mut App, profile: skope::compile::profile::Profile) {
+    app.handle(Msg::key(KeyCode::Char('c')));
+    let Some(skope::tui::editing::Dialog::Pick(picker)) = &mut app.dialog else {
+        panic!("no picker");
+    };
+    picker.choices.insert(0, profile.name.clone());
+    if let skope::tui::editing::PickFor::Profile(profiles) = &mut picker.purpose {
+        profiles.insert(0, profile);
+    }
+}

@@ -49,19 +49,20 @@ pub fn log_rows(area: Rect, run: &Run) -> usize {
 /// none relies on colour.
 pub fn glyph(run: &Run, ticks: usize) -> &'static str {
     match run.outcome() {
-        Outcome::Running => SPINNER[ticks % SPINNER.len()],
+        Outcome::Running | Outcome::Preparing => SPINNER[ticks % SPINNER.len()],
         Outcome::Cancelling => "…",
         Outcome::Cancelled => "⊘",
         Outcome::Passed => "✓",
-        Outcome::Failed => "✗",
+        Outcome::Failed | Outcome::Unstarted => "✗",
     }
 }
 
 /// The role a run's state is drawn in.
 fn role(run: &Run) -> Role {
     match run.outcome() {
-        Outcome::Running | Outcome::Cancelling => Role::Key,
+        Outcome::Running | Outcome::Cancelling | Outcome::Preparing => Role::Key,
         Outcome::Cancelled => Role::Warning,
+        Outcome::Unstarted => Role::Error,
         Outcome::Passed => Role::Good,
         Outcome::Failed => Role::Error,
     }
@@ -83,6 +84,8 @@ pub fn duration(d: Duration) -> String {
 pub fn state_text(run: &Run, now: Duration) -> String {
     let time = duration(run.elapsed(now));
     match (run.outcome(), run.state) {
+        (Outcome::Preparing, _) => format!("preparing… {time}"),
+        (Outcome::Unstarted, _) => "could not start".to_string(),
         (Outcome::Running, _) => format!("running {time}"),
         (Outcome::Cancelling, _) => format!("stopping… {time}"),
         (Outcome::Cancelled, _) => format!("cancelled after {time}"),
@@ -171,8 +174,12 @@ fn log(app: &App, run: &Run, frame: &mut Frame, area: Rect) {
         sanitize(&run.profile),
         state_text(run, now)
     );
+    let files = match &run.out {
+        Some(out) => sanitize(&out.display().to_string()).into_owned(),
+        None => "(not yet written)".to_string(),
+    };
     let block = pane_block(title, true, theme).title_bottom(Line::from(Span::styled(
-        format!(" files: {} ", sanitize(&run.out.display().to_string())),
+        format!(" files: {files} "),
         theme.get(Role::Dim),
     )));
     let inner = block.inner(area);
