@@ -308,3 +308,15 @@ fn the_mouse_scrolls_the_profile_view_and_clicks_do_not_reach_the_hidden_panes()
     );
     assert_eq!(app.profile_view().unwrap().selected(), 1);
 }
+
+#[test]
+fn at_80_columns_the_delta_and_change_still_show() {
+    let (app, _rx) = bundled(80, 24);
+    let text = screen(&app);
+    assert!(
+        text.contains(
+            "┃ GroupedMatmul        MIX_AIC      125.07         ·   ▼ −125.07  −100.00 %"
+        ),
+        "{text}"
+    );
+}

@@ -313,11 +313,15 @@ fn side(s: Option<Side>) -> (String, String) {
 }
 
 fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: usize) {
+    // Wide: the status words too; narrow (80 columns): no counts, shorter names, so the Δ
+    // and the change always show.
     let wide = area.width >= 120;
+    let narrow = area.width < 100;
+    let (name_width, core_width) = if narrow { (20, 9) } else { (24, 14) };
     let mut columns: Vec<Column> = vec![
         (" ", 1, false),
-        ("OP Type", 24, false),
-        ("Core Type", 14, false),
+        ("OP Type", name_width, false),
+        ("Core Type", core_width, false),
         ("base n", 6, true),
         ("base µs", 9, true),
         ("new n", 6, true),
@@ -328,6 +332,13 @@ fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: 
     if wide {
         columns.push(("", 15, false));
     }
+    let shown = |i: usize| !(narrow && (i == 3 || i == 5));
+    let columns: Vec<Column> = columns
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shown(*i))
+        .map(|(_, c)| c)
+        .collect();
     header(buf, area, &columns, theme, true);
     let fused: Vec<(&str, FusedEvidence)> = view
         .diff
@@ -373,6 +384,12 @@ fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: 
         if wide {
             texts.push(text(r.status.text().to_string()));
         }
+        let texts: Vec<(String, Style)> = texts
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| shown(*i))
+            .map(|(_, t)| t)
+            .collect();
         let x = cells(buf, area, y, &columns, &texts);
         let total = |s: Option<Side>| s.map_or(0.0, |s| s.total_us);
         draw_bar(buf, area, x, y, total(r.base), total(r.new), max);
