@@ -235,6 +235,12 @@ fn several_ranks_are_offered_in_a_picker() {
     assert!(app.profile_open(), "{:?}", app.status);
     assert_eq!(app.profile_view().unwrap().request.rank, Some(1));
     assert!(screen(&app).contains("(rank 1)"));
+    // P offers the same paths again (without the rank, which the picker asks for).
+    press(&mut app, KeyCode::Char('P'));
+    assert_eq!(
+        app.prompt.as_ref().unwrap().input,
+        format!("{ranks} {ranks}")
+    );
 }
 
 #[test]

@@ -29,7 +29,7 @@ impl App {
     fn ask_for_profiles(&mut self) {
         let guess = self
             .profile_view()
-            .map(|v| v.request.describe())
+            .map(|v| v.request.paths())
             .or_else(|| self.guess_profiles().map(|p| p.display().to_string()))
             .unwrap_or_default();
         self.prompt = Some(Prompt::new(PromptKind::Profiles, guess));

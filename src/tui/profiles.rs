@@ -26,13 +26,19 @@ pub struct Request {
 }
 
 impl Request {
-    /// The paths as the user would type them.
-    pub fn describe(&self) -> String {
+    /// The paths as the user would type them at the `p` prompt.
+    pub fn paths(&self) -> String {
         let mut text = self.base.display().to_string();
         if let Some(new) = &self.new {
             text.push(' ');
             text.push_str(&new.display().to_string());
         }
+        text
+    }
+
+    /// The paths and the rank, for titles.
+    pub fn describe(&self) -> String {
+        let mut text = self.paths();
         if let Some(rank) = self.rank {
             text.push_str(&format!(" (rank {rank})"));
         }
