@@ -69,7 +69,11 @@ impl Changes {
             && self.findings.0 == self.findings.1
     }
 
-    fn between(graph: &Graph, old: (&Summary, &PlanIndex), new: (&Plan, &PlanIndex)) -> Changes {
+    fn between(
+        graph: &Graph,
+        old: (&Summary, &PlanIndex),
+        new: (&Plan, &PlanIndex, &Summary),
+    ) -> Changes {
         let mut per_op = HashMap::new();
         for i in 0..graph.len() {
             let id = OpId(i as u32);
@@ -83,8 +87,7 @@ impl Changes {
                 _ => {}
             }
         }
-        let before = &old.0;
-        let after = Summary::of(new.0);
+        let (before, after) = (old.0, new.2);
         let mut added_segments: Vec<String> =
             after.nodes.difference(&before.nodes).cloned().collect();
         let mut removed_segments: Vec<String> =
@@ -122,7 +125,9 @@ impl Changes {
     }
 }
 
-/// What [`Changes`] compares of a plan.
+/// What [`Changes`] compares of a plan. The workspace keeps the current plan's, so an edit
+/// builds only the new one.
+#[derive(Debug, Default)]
 struct Summary {
     nodes: HashSet<String>,
     statuses: HashMap<String, ScopeStatus>,
@@ -166,6 +171,8 @@ pub struct Workspace {
     cx: Arc<Context>,
     marks: Marks,
     plan: Plan,
+    /// What the current plan's changes are measured against at the next change.
+    summary: Summary,
     index: PlanIndex,
     done: Vec<Step>,
     undone: Vec<Step>,
@@ -189,6 +196,7 @@ impl Workspace {
             },
             cx,
             marks,
+            summary: Summary::of(&plan),
             plan,
             index,
             done: Vec::new(),
@@ -323,9 +331,8 @@ impl Workspace {
         self.undone.clear();
         self.version = self.new_version();
         self.saved_version = self.version;
-        let before = Summary::of(&self.plan);
         let plan = plan(&self.cx, &self.marks);
-        self.set_plan(before, plan);
+        self.set_plan(plan);
     }
 
     fn new_version(&mut self) -> u64 {
@@ -336,16 +343,21 @@ impl Workspace {
     /// Plans again after ops changed their marks (`changed`, with their scopes before) and
     /// scopes were renamed (`touched`), reusing what the change cannot affect.
     fn replan(&mut self, changed: &[(OpId, Option<ScopeIdx>)], touched: &[ScopeIdx]) {
-        let before = Summary::of(&self.plan);
         let old = std::mem::take(&mut self.plan);
         let plan = replan(&self.cx, &self.marks, old, changed, touched);
-        self.set_plan(before, plan);
+        self.set_plan(plan);
     }
 
-    fn set_plan(&mut self, before: Summary, plan: Plan) {
+    fn set_plan(&mut self, plan: Plan) {
         let index = PlanIndex::new(self.cx.graph(), &plan);
-        self.changes = Changes::between(self.cx.graph(), (&before, &self.index), (&plan, &index));
+        let summary = Summary::of(&plan);
+        self.changes = Changes::between(
+            self.cx.graph(),
+            (&self.summary, &self.index),
+            (&plan, &index, &summary),
+        );
         self.plan = plan;
         self.index = index;
+        self.summary = summary;
     }
 }
