@@ -16,6 +16,27 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 use ui::*;
 
+/// A fresh file for a job to write a process id into.
+fn pid_file(name: &str) -> PathBuf {
+    let dir = runs_dir(&format!("{name}-pid"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("job.pid")
+}
+
+/// Waits until process `pid` (as written by `echo $$`) is gone — not even a zombie; fails
+/// after ten seconds.
+fn assert_gone(pid: &str) {
+    let pid: i32 = pid.trim().parse().unwrap();
+    let start = Instant::now();
+    while std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z ")) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "process {pid} lives on"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A fresh directory for runs.
 fn runs_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("skope-tui-runs-{}-{name}", std::process::id()));
@@ -167,9 +188,7 @@ fn a_failing_run_shows_its_first_error_highlighted() {
 #[test]
 fn x_stops_a_run_that_never_ends_with_its_whole_process_group() {
     let (mut app, rx) = app_with_runs(120, 30, "cancel");
-    let pid_file = runs_dir("cancel-pid");
-    std::fs::create_dir_all(&pid_file).unwrap();
-    let pid_file = pid_file.join("child.pid");
+    let pid_file = pid_file("cancel");
     // A child in the same group that would outlive its parent if only the parent were killed.
     let script = format!(
         "sleep 1000 & echo $! > {}; echo started; wait",
@@ -200,24 +219,8 @@ fn x_stops_a_run_that_never_ends_with_its_whole_process_group() {
     ));
     assert!(screen(&app).contains("⊘  1 forever  cancelled"));
     // The grandchild is gone too (not even a zombie: its parent shell reaped it or init did).
-    let pid: i32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let start = Instant::now();
-    loop {
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
-        let alive = state.is_some_and(|s| !s.contains(") Z "));
-        if !alive {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "sleep {pid} lives"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    assert_gone(&pid);
 }
 
 #[test]
@@ -393,4 +396,25 @@ fn a_run_cancelled_while_it_is_prepared_stops_as_soon_as_it_starts() {
             ..
         }
     ));
+}
+
+#[test]
+fn quitting_while_a_run_is_prepared_leaves_no_job_behind() {
+    let (mut app, rx) = app_with_runs(120, 30, "quit-preparing");
+    let pid_file = pid_file("quit-preparing");
+    start_script(
+        &mut app,
+        "late",
+        &format!("echo $$ > {}; sleep 1000", pid_file.display()),
+    );
+    assert_eq!(app.runs.list[0].state, RunState::Preparing);
+    // What the event loop does when skope ends, before the worker's answer is taken in.
+    app.runs.stop_all(Duration::from_secs(3));
+    pump(&mut app, &rx, |app| {
+        app.runs.list[0].state != RunState::Preparing
+    });
+    // Either the job never started ("skope is closing") or it was stopped with skope.
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        assert_gone(&pid);
+    }
 }

@@ -62,8 +62,8 @@ impl std::fmt::Display for ExitStatus {
     }
 }
 
-/// A started job.
-#[derive(Debug)]
+/// A started job: a handle to its process group (copies name the same group).
+#[derive(Debug, Clone)]
 pub struct Job {
     pid: i32,
     ended: Arc<AtomicBool>,

@@ -10,6 +10,7 @@ use crate::compile::prepare::{self, Prepared, RunInput};
 use crate::compile::profile::Profile;
 use std::path::PathBuf;
 use std::sync::mpsc::{Sender, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Runs kept in the history; the oldest ended one goes first.
@@ -150,6 +151,16 @@ pub struct Runs {
     /// True while the runs view is up.
     pub open: bool,
     next_id: u64,
+    /// Jobs started by workers, and whether skope is closing: a job started while it closes is
+    /// stopped at once, so none outlives skope even when its start was not yet taken in.
+    launched: Arc<Mutex<Launches>>,
+}
+
+/// See [`Runs::launched`].
+#[derive(Debug, Default)]
+struct Launches {
+    closing: bool,
+    jobs: Vec<Job>,
 }
 
 impl Runs {
@@ -169,9 +180,10 @@ impl Runs {
         let handshake = Handshake::default();
         let forwarder = handshake.clone();
         let chosen = profile.clone();
+        let launched = Arc::clone(&self.launched);
         std::thread::spawn(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                launch(&input, &chosen, &runs, id, forwarder, &events)
+                launch(&input, &chosen, &runs, (id, forwarder), &events, &launched)
             }))
             .unwrap_or_else(|_| Err("preparing the run failed unexpectedly".to_string()));
             let _ = events.send(Msg::RunStarted { id, result });
@@ -198,6 +210,10 @@ impl Runs {
     /// Takes in the worker's answer for run `id` at `now`: the started job (stopped at once
     /// when the run was cancelled meanwhile), or why it could not start.
     pub fn started(&mut self, id: u64, result: Result<Box<Launched>, String>, now: Duration) {
+        // Taken in: from now on the run holds the job.
+        if let (Ok(started), Ok(mut launches)) = (&result, self.launched.lock()) {
+            launches.jobs.retain(|j| j.pid() != started.job.pid());
+        }
         let Some(run) = self.list.iter_mut().find(|r| r.id == id) else {
             // Forgotten meanwhile: nothing may outlive it.
             if let Ok(launched) = result {
@@ -289,11 +305,20 @@ impl Runs {
     /// Stops every run still going: SIGTERM to each process group, up to `grace` for them
     /// to end, then SIGKILL. For quitting: no job outlives skope.
     pub fn stop_all(&self, grace: Duration) {
+        // Jobs whose start has not been taken in yet are in `launched`; no more can start.
+        let pending = match self.launched.lock() {
+            Ok(mut launched) => {
+                launched.closing = true;
+                std::mem::take(&mut launched.jobs)
+            }
+            Err(_) => Vec::new(),
+        };
         let running: Vec<&Job> = self
             .list
             .iter()
             .filter(|r| r.is_running())
             .filter_map(|r| r.job.as_ref())
+            .chain(&pending)
             .collect();
         for job in &running {
             job.cancel(grace);
@@ -367,18 +392,28 @@ fn launch(
     input: &RunInput,
     profile: &Profile,
     runs: &std::path::Path,
-    id: u64,
-    handshake: Handshake,
+    (id, handshake): (u64, Handshake),
     events: &Sender<Msg>,
+    launched: &Mutex<Launches>,
 ) -> Result<Box<Launched>, String> {
     let prepared = prepare::prepare_from(input, profile, runs)?;
     let (tx, rx) = sync_channel(1024);
+    // Started and recorded under the lock that closing takes: skope either sees the job or
+    // never lets it start.
+    let mut launches = launched
+        .lock()
+        .map_err(|_| "skope is closing".to_string())?;
+    if launches.closing {
+        return Err("skope is closing".to_string());
+    }
     let job = Job::spawn(&prepared.argv, &prepared.cwd, &prepared.env, tx, ()).map_err(|e| {
         format!(
             "cannot start {}: {e} (is it installed and on PATH?)",
             prepared.argv.first().map_or("", String::as_str)
         )
     })?;
+    launches.jobs.push(job.clone());
+    drop(launches);
     let events = events.clone();
     std::thread::spawn(move || {
         batch::forward(rx, log::DEFAULT_LINES, handshake, |batch| {
