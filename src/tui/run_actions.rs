@@ -109,7 +109,7 @@ impl App {
             return;
         };
         let name = format!("run {} ({})", run.id, sanitize(&run.profile));
-        let time = views::runs::duration(run.elapsed(self.now));
+        let time = views::duration(run.elapsed(self.now));
         let results_dir = run.results.clone().filter(|p| p.exists());
         let results = results_dir
             .as_ref()

@@ -89,7 +89,7 @@ pub fn render(
         spans.push(Span::styled(
             format!(
                 "{} {running} run{} going",
-                super::runs::SPINNER[ticks % super::runs::SPINNER.len()],
+                super::spinner(ticks),
                 plural(running)
             ),
             theme.get(Role::Key),

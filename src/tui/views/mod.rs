@@ -24,6 +24,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, BorderType};
+use std::time::Duration;
 
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame) {
@@ -87,6 +88,26 @@ pub fn pane_block<'a>(title: impl Into<Span<'a>>, focused: bool, theme: &Theme) 
         .border_type(kind)
         .border_style(border)
         .title(title.into().style(theme.get(Role::Title)))
+}
+
+/// Frames of the spinner shown while something goes on (loading, runs).
+const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The spinner's frame after `ticks` ticks.
+pub fn spinner(ticks: usize) -> &'static str {
+    SPINNER[ticks % SPINNER.len()]
+}
+
+/// A time spent, for people: `12.3 s`, `4 min 05 s`, `2 h 03 min`.
+pub fn duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs < 60 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else if secs < 3600 {
+        format!("{} min {:02} s", secs / 60, secs % 60)
+    } else {
+        format!("{} h {:02} min", secs / 3600, secs % 3600 / 60)
+    }
 }
 
 /// A box of `width`×`height` centred in `area` (clipped to it).

@@ -16,9 +16,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use std::time::Duration;
 
-/// Frames of the spinner of a running run.
-pub const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
 /// The history's and the log's areas in the body `area`.
 pub fn parts(area: Rect, runs: usize) -> (Rect, Rect) {
     if area.width >= 100 {
@@ -49,7 +46,7 @@ pub fn log_rows(area: Rect, run: &Run) -> usize {
 /// none relies on colour.
 pub fn glyph(run: &Run, ticks: usize) -> &'static str {
     match run.outcome() {
-        Outcome::Running | Outcome::Preparing => SPINNER[ticks % SPINNER.len()],
+        Outcome::Running | Outcome::Preparing => super::spinner(ticks),
         Outcome::Cancelling => "…",
         Outcome::Cancelled => "⊘",
         Outcome::Passed => "✓",
@@ -68,21 +65,9 @@ fn role(run: &Run) -> Role {
     }
 }
 
-/// `12.3 s`, `4 min 05 s`.
-pub fn duration(d: Duration) -> String {
-    let secs = d.as_secs();
-    if secs < 60 {
-        format!("{:.1} s", d.as_secs_f64())
-    } else if secs < 3600 {
-        format!("{} min {:02} s", secs / 60, secs % 60)
-    } else {
-        format!("{} h {:02} min", secs / 3600, secs % 3600 / 60)
-    }
-}
-
 /// A run's state in words: `running 12.3 s`, `passed in 4.1 s`, `failed (exit code 1) in 2.0 s`.
 pub fn state_text(run: &Run, now: Duration) -> String {
-    let time = duration(run.elapsed(now));
+    let time = super::duration(run.elapsed(now));
     match (run.outcome(), run.state) {
         (Outcome::Preparing, _) => format!("preparing… {time}"),
         (Outcome::Unstarted, _) => "could not start".to_string(),
@@ -158,7 +143,7 @@ fn history(app: &App, frame: &mut Frame, area: Rect) {
             run.id,
             sanitize(&run.profile),
             run.outcome().word(),
-            duration(run.elapsed(now))
+            super::duration(run.elapsed(now))
         );
         put(buf, x, y, inner.right().saturating_sub(x), &text, base);
     }

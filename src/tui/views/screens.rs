@@ -12,8 +12,6 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Gauge, Paragraph, Wrap};
 
-const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-
 /// The loading screen: file, stage, a gauge while reading, a spinner and the time spent.
 pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
@@ -30,7 +28,7 @@ pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(format!("Loading {}", crate::text::sanitize(&l.file))),
         file,
     );
-    let spinner = SPINNER[ticks % SPINNER.len()];
+    let spinner = super::spinner(ticks);
     let (what, ratio) = match l.stage {
         None => ("starting".to_string(), None),
         Some(Stage::Reading { done, total }) => (
@@ -49,7 +47,7 @@ pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(format!("{spinner} "), theme.get(Role::Key)),
             Span::raw(what),
             Span::styled(
-                format!("  {:.1} s", l.elapsed.as_secs_f64()),
+                format!("  {}", super::duration(l.elapsed)),
                 theme.get(Role::Dim),
             ),
         ])),
