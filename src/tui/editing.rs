@@ -68,13 +68,13 @@ impl Session {
 /// A modal question over the screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dialog {
-    /// Pick a scope from a list.
+    /// Pick from a list: a scope, a compile profile or a rank.
     Pick(Picker),
     /// Answer a question with one key.
     Confirm(Confirm),
 }
 
-/// What a picked scope is for.
+/// What the pick is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PickFor {
     /// Put these ops into it (or into a new scope).
@@ -87,7 +87,7 @@ pub enum PickFor {
     Rank(super::profiles::Request),
 }
 
-/// A list of scopes to pick from, narrowed by typing.
+/// A list to pick from (scopes, profiles or ranks), narrowed by typing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picker {
     /// What the pick is for.

@@ -1,4 +1,5 @@
-//! Questions over the screen: the scope picker and yes/no-style confirmations.
+//! Questions over the screen: the picker (scopes, compile profiles, ranks) and yes/no-style
+//! confirmations.
 
 use super::centred;
 use crate::text::sanitize;
