@@ -321,9 +321,7 @@ impl App {
 
     /// Rows of the profile view's table.
     fn profile_rows(&self) -> usize {
-        let body = self.areas().body;
-        self.profile_view()
-            .map_or(0, |view| views::profile::table_rows(body, view))
+        views::profile::table_rows(self.areas().body)
     }
 }
 

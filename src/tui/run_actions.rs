@@ -88,7 +88,7 @@ impl App {
 
     /// Takes in a batch of a run's output; at its end, says how it went.
     pub(super) fn run_output(&mut self, id: u64, batch: Batch) {
-        if self.runs.output(id, batch, self.now).is_some() {
+        if self.runs.output(id, batch, self.now) {
             self.report_end(id);
         }
     }

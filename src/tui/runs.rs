@@ -258,23 +258,26 @@ impl Runs {
         }
     }
 
-    /// Takes in a batch of run `id`'s output at `now`; returns the run when the batch
-    /// ended it.
-    pub fn output(&mut self, id: u64, batch: Batch, now: Duration) -> Option<&Run> {
-        let run = self.list.iter_mut().find(|r| r.id == id)?;
+    /// Takes in a batch of run `id`'s output at `now`; true when the batch ended it.
+    pub fn output(&mut self, id: u64, batch: Batch, now: Duration) -> bool {
+        let Some(run) = self.list.iter_mut().find(|r| r.id == id) else {
+            return false;
+        };
         run.log.skipped(batch.dropped);
         for line in batch.lines {
             run.log.push(line);
         }
         run.handshake.taken();
-        let status = batch.exited?;
+        let Some(status) = batch.exited else {
+            return false;
+        };
         let cancelled = run.state == RunState::Cancelling;
         run.state = RunState::Ended {
             status,
             at: now,
             cancelled,
         };
-        Some(run)
+        true
     }
 
     /// The run the view shows.

@@ -29,7 +29,7 @@ fn parts(area: Rect) -> (Rect, Rect) {
 }
 
 /// Table rows the view shows in the body `area` (below the header row, above the hints).
-pub fn table_rows(area: Rect, _view: &ProfileView) -> usize {
+pub fn table_rows(area: Rect) -> usize {
     let (_, table) = parts(area);
     usize::from(table.height.saturating_sub(2 + 2))
 }
