@@ -118,7 +118,7 @@ fn status(scope: &ScopePlan) -> String {
         1 if scope.breaks.is_empty() => "fuses whole".to_string(),
         n => format!(
             "{} · {n} segment(s), {} break(s)",
-            scope.status.name(),
+            scope.status.label(),
             scope.breaks.len()
         ),
     }

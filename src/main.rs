@@ -2,7 +2,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
-use skope::fusion::plan::ScopeStatus;
+use skope::fusion::plan::{Outcome, ScopeStatus};
 use skope::fusion::rules::RuleSet;
 use skope::fusion::verify::verify;
 use skope::graph::Graph;
@@ -202,9 +202,9 @@ enum ExportFormat {
 /// What `--deny` turns into a failing exit status.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Deny {
-    /// Any scope that is split, dropped, aborted, skipped or left unfused.
+    /// Any scope that is split, dropped, aborted, skipped or left unfused (and a failed build).
     Splits,
-    /// Any warning or error in the plan.
+    /// Any warning or error in the plan (and a failed build).
     Warnings,
 }
 
@@ -587,7 +587,10 @@ fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCo
         }
     }
     let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
+    // A graph whose build fails fails every gate.
+    let build_fails = matches!(plan.outcome, Outcome::BuildFails(_));
     let denied = mismatched
+        || (args.deny.is_some() && build_fails)
         || match args.deny {
             None => false,
             Some(Deny::Splits) => plan.scopes.iter().any(|s| s.status != ScopeStatus::Fused),

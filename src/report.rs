@@ -30,12 +30,37 @@ pub struct Report {
     pub compiled: bool,
     /// Rules files in effect, in order.
     pub rules: Vec<String>,
+    /// `ok`, `build_fails` (GE fails the graph build: no SuperKernel anywhere) or
+    /// `no_superkernel` (GE skips the pass for the whole graph).
+    pub outcome: &'static str,
+    /// Why, when the outcome is not `ok`.
+    pub outcome_detail: Option<OutcomeReport>,
     /// Counts.
     pub summary: Summary,
     /// One entry per scope.
     pub scopes: Vec<ScopeReport>,
     /// Findings about the graph as a whole.
     pub warnings: Vec<FindingReport>,
+}
+
+/// Why the graph does not build with its SuperKernels.
+#[derive(Debug, Serialize)]
+pub struct OutcomeReport {
+    /// `✗ build fails: …`, for the text form.
+    #[serde(skip)]
+    pub headline: String,
+    /// What happens, in words.
+    pub message: String,
+    /// GE's own message, word for word.
+    pub ge_message: String,
+    /// The SuperKernel compiler's message for the same input, where it gives one.
+    pub compiler_message: Option<String>,
+    /// The op it happens at.
+    pub op: Option<String>,
+    /// The scope it happens in.
+    pub scope: Option<String>,
+    /// What to change.
+    pub fix: String,
 }
 
 /// Counts over the plan.
@@ -60,7 +85,7 @@ pub struct ScopeReport {
     pub name: String,
     /// Options string of its first op.
     pub options: String,
-    /// `fused`, `split`, `unfused`, `dropped`, `aborted` or `skipped`.
+    /// `fused`, `split`, `unfused`, `dropped`, `aborted`, `not_built` or `skipped`.
     pub status: &'static str,
     /// Number of members.
     pub members: usize,
@@ -113,8 +138,11 @@ pub struct BreakReport {
     pub detail: String,
     /// What to do about it.
     pub suggestion: String,
-    /// False when the op is left out without splitting the scope.
+    /// False when the op is left out without splitting the scope, or trips the scope's
+    /// strict-scope-check instead.
     pub cuts: bool,
+    /// True when it lies between the scope's first and last member on its stream.
+    pub in_range: bool,
     /// The scope's op before it on the same stream.
     pub before: Option<String>,
     /// The scope's op after it on the same stream.
@@ -213,6 +241,16 @@ impl Report {
             ops: graph.len(),
             compiled: cx.verdicts().compiled(),
             rules: rules.to_vec(),
+            outcome: plan.outcome.code(),
+            outcome_detail: plan.outcome.detail().map(|d| OutcomeReport {
+                headline: plan.outcome.headline().unwrap_or_default(),
+                message: d.what.clone(),
+                ge_message: d.ge_message.clone(),
+                compiler_message: d.compiler_message.clone(),
+                op: d.op.map(|id| graph.op(id).name.clone()),
+                scope: d.scope.clone(),
+                fix: d.fix.clone(),
+            }),
             summary: Summary {
                 scopes: plan.scopes.len(),
                 segments: plan.segment_count(),
@@ -242,6 +280,14 @@ impl Report {
                 "not compiled: the rules table decides"
             }
         );
+        if let Some(d) = &self.outcome_detail {
+            let _ = writeln!(out, "{}", sanitize(&d.headline));
+            let _ = writeln!(out, "    GE: {}", sanitize(&d.ge_message));
+            if let Some(c) = &d.compiler_message {
+                let _ = writeln!(out, "    SuperKernel compiler: {}", sanitize(c));
+            }
+            let _ = writeln!(out, "    fix: {}", sanitize(&d.fix));
+        }
         let _ = writeln!(
             out,
             "{} scopes → {} segments · {} breaks · {} errors · {} warnings",
@@ -267,7 +313,7 @@ fn write_scope(out: &mut String, scope: &ScopeReport) {
         out,
         "scope {}: {} · {} members · {} segment(s) · {}",
         sanitize(&scope.name),
-        scope.status,
+        scope.status.replace('_', " "),
         scope.members,
         scope.segments.len(),
         options
@@ -299,7 +345,7 @@ fn write_scope(out: &mut String, scope: &ScopeReport) {
             sanitize(&b.op_type),
             b.stream,
             sanitize(&b.reason),
-            if b.cuts { "" } else { " (left out; no cut)" }
+            b.effect()
         );
         let _ = writeln!(
             out,
@@ -355,6 +401,16 @@ fn finding(cx: &Context, f: &Finding) -> FindingReport {
 }
 
 impl BreakReport {
+    /// What the break does when it does not cut, in words to put after it: `(left out; no
+    /// cut)` or `(trips strict-scope-check)`; empty when it cuts.
+    pub fn effect(&self) -> &'static str {
+        match (self.cuts, self.in_range) {
+            (true, _) => "",
+            (false, true) => " (trips strict-scope-check)",
+            (false, false) => " (left out; no cut)",
+        }
+    }
+
     /// Break `b` of scope `scope` in words: the same words in every front end.
     pub fn new(cx: &Context, marks: &Marks, scope: &str, b: &Break) -> BreakReport {
         let graph = cx.graph();
@@ -416,6 +472,7 @@ impl BreakReport {
             detail,
             suggestion,
             cuts: b.cuts,
+            in_range: b.in_range,
             before: b.before.map(|id| graph.op(id).name.clone()),
             after: b.after.map(|id| graph.op(id).name.clone()),
         }

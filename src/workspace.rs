@@ -47,6 +47,8 @@ pub struct Changes {
     pub statuses: Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)>,
     /// Errors and warnings before and after.
     pub findings: (usize, usize),
+    /// The outcome's code (`ok`, `build_fails`, `no_superkernel`) before and after.
+    pub outcome: (&'static str, &'static str),
 }
 
 impl Changes {
@@ -67,6 +69,7 @@ impl Changes {
             && self.removed_segments.is_empty()
             && self.statuses.is_empty()
             && self.findings.0 == self.findings.1
+            && self.outcome.0 == self.outcome.1
     }
 
     fn between(
@@ -121,6 +124,7 @@ impl Changes {
             removed_segments,
             statuses,
             findings: (before.findings, after.findings),
+            outcome: (before.outcome, after.outcome),
         }
     }
 }
@@ -132,6 +136,7 @@ struct Summary {
     nodes: HashSet<String>,
     statuses: HashMap<String, ScopeStatus>,
     findings: usize,
+    outcome: &'static str,
 }
 
 impl Summary {
@@ -148,6 +153,7 @@ impl Summary {
                 .map(|s| (s.name.clone(), s.status))
                 .collect(),
             findings: plan.all_findings().count(),
+            outcome: plan.outcome.code(),
         }
     }
 }

@@ -512,3 +512,103 @@ fn compile_runs_profiles_and_exits_with_their_status() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("skope.toml:1:1"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A compiled GE dump with two scopes that would each fuse whole; `options` are those of the
+/// last op of scope moe.
+fn two_whole_scopes(options: &str) -> String {
+    let op = |name: &str, id: u32, scope: &str, options: &str| {
+        format!(
+            "  op {{ name: \"{name}\" type: \"Add\" id: {id}\n    attr {{ key: \"_super_kernel_scope\" value {{ s: \"{scope}\" }} }}\n    attr {{ key: \"_super_kernel_options\" value {{ s: \"{options}\" }} }}\n    attr {{ key: \"supportSuperKernel\" value {{ i: 1 }} }} }}\n"
+        )
+    };
+    [
+        "graph {\n  name: \"g\"\n".to_string(),
+        op("q", 0, "attn", ""),
+        op("k", 1, "attn", ""),
+        op("a", 2, "moe", ""),
+        op("b", 3, "moe", options),
+        "}\n".to_string(),
+    ]
+    .concat()
+}
+
+#[test]
+fn a_build_ge_fails_is_said_first_and_fails_every_gate() {
+    let ok = temp_file("whole.txt", two_whole_scopes("").as_bytes());
+    let ok = ok.to_str().unwrap();
+    assert_eq!(
+        skope(&["report", ok, "--deny", "splits"]).status.code(),
+        Some(0)
+    );
+    let out = skope(&["report", ok, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"], "ok");
+    assert_eq!(v["outcome_detail"], serde_json::Value::Null);
+
+    let bad = temp_file(
+        "bad_check.txt",
+        two_whole_scopes("strict-scope-check=warn").as_bytes(),
+    );
+    let bad = bad.to_str().unwrap();
+    for deny in ["splits", "warnings"] {
+        assert_eq!(
+            skope(&["report", bad, "--deny", deny]).status.code(),
+            Some(1),
+            "--deny {deny}"
+        );
+    }
+    let out = skope(&["report", bad]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let second = text.lines().nth(1).unwrap_or_default();
+    assert_eq!(
+        second,
+        "✗ build fails: b (Add) in scope moe has strict-scope-check=\"warn\", which GE rejects"
+    );
+    assert!(
+        text.contains(
+            "    GE: options strict-scope-check, value warn is invalid, only support bypass or abort"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("2 scopes → 0 segments"), "{text}");
+    assert!(text.contains("scope attn: not built"), "{text}");
+    let out = skope(&["report", bad, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"], "build_fails");
+    assert_eq!(v["outcome_detail"]["op"], "b");
+    assert_eq!(v["outcome_detail"]["scope"], "moe");
+    assert_eq!(
+        v["outcome_detail"]["ge_message"],
+        "options strict-scope-check, value warn is invalid, only support bypass or abort"
+    );
+    assert_eq!(v["summary"]["segments"], 0);
+    assert_eq!(v["scopes"][0]["status"], "not_built");
+    assert_eq!(v["scopes"][1]["status"], "aborted");
+    assert!(
+        v["scopes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["segments"] == serde_json::json!([]))
+    );
+
+    // The empty value: GE's message and the compiler's.
+    let empty = temp_file(
+        "empty_check.txt",
+        two_whole_scopes("strict-scope-check=").as_bytes(),
+    );
+    let out = skope(&["report", empty.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "    GE: options strict-scope-check, value  is invalid, only support bypass or abort\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    SuperKernel compiler: [Super Kernel] Invalid compile option: The key-value pair is missing for the option strict-scope-check=.\n"
+        ),
+        "{text}"
+    );
+}

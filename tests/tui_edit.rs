@@ -366,3 +366,80 @@ fn dragging_the_mouse_over_the_list_selects_a_range() {
     );
     assert_eq!(app.explorer().unwrap().edit_ops().len(), 1);
 }
+
+/// A compiled GE dump: scope attn (q, k) would fuse; scope moe has strict-scope-check=abort
+/// and the unscoped `gap` between its ops, so GE fails the whole build.
+const ABORTING: &str = concat!(
+    "graph {\n  name: \"g\"\n",
+    "  op { name: \"q\" type: \"MatMulV2\" id: 0\n",
+    "    attr { key: \"_super_kernel_scope\" value { s: \"attn\" } }\n",
+    "    attr { key: \"supportSuperKernel\" value { i: 1 } } }\n",
+    "  op { name: \"k\" type: \"MatMulV2\" id: 1 input: \"q:0\"\n",
+    "    attr { key: \"_super_kernel_scope\" value { s: \"attn\" } }\n",
+    "    attr { key: \"supportSuperKernel\" value { i: 1 } } }\n",
+    "  op { name: \"a\" type: \"Add\" id: 2 input: \"k:0\"\n",
+    "    attr { key: \"_super_kernel_scope\" value { s: \"moe\" } }\n",
+    "    attr { key: \"_super_kernel_options\" value { s: \"strict-scope-check=abort\" } }\n",
+    "    attr { key: \"supportSuperKernel\" value { i: 1 } } }\n",
+    "  op { name: \"gap\" type: \"Mul\" id: 3 input: \"a:0\"\n",
+    "    attr { key: \"supportSuperKernel\" value { i: 1 } } }\n",
+    "  op { name: \"b\" type: \"Add\" id: 4 input: \"gap:0\"\n",
+    "    attr { key: \"_super_kernel_scope\" value { s: \"moe\" } }\n",
+    "    attr { key: \"_super_kernel_options\" value { s: \"strict-scope-check=abort\" } }\n",
+    "    attr { key: \"supportSuperKernel\" value { i: 1 } } }\n",
+    "}\n"
+);
+
+#[test]
+fn a_failed_build_is_said_first_and_fixing_it_brings_the_segments_back() {
+    let path = temp_dump("aborting.ge_proto.txt", ABORTING);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let app = app_on(&path, w, h, skope::tui::config::Config::default());
+        let text = screen(&app);
+        let header = text.lines().next().unwrap();
+        assert!(header.contains("✗ build fails"), "{header}");
+        // The strip's rows say why and what to change, where the segments would be.
+        assert!(
+            text.contains("✗ build fails: scope moe has strict-scope-check=abort and gap (Mul)"),
+            "{text}"
+        );
+        insta::assert_snapshot!(format!("build_fails_{w}x{h}"), text.replace(&path, "$DUMP"));
+    }
+    let mut app = app_on(&path, 120, 40, skope::tui::config::Config::default());
+    let plan = app.explorer().unwrap().ws.plan();
+    assert_eq!(plan.segment_count(), 0);
+    assert_eq!(scope_status(&app, "attn"), Some(ScopeStatus::NotBuilt));
+    // Put the breaking op into the scope: the build no longer fails, attn fuses again.
+    find(&mut app, "gap");
+    press(&mut app, KeyCode::Char('a'));
+    keys(&mut app, "moe");
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        status(&app).contains("✓ the build no longer fails"),
+        "{}",
+        status(&app)
+    );
+    assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 2);
+    assert_eq!(scope_status(&app, "attn"), Some(ScopeStatus::Fused));
+    assert!(!screen(&app).contains("build fails"));
+    // Undo fails it again; setting the option to bypass instead drops only moe.
+    press(&mut app, KeyCode::Char('u'));
+    assert!(
+        status(&app).contains("✗ the build now fails"),
+        "{}",
+        status(&app)
+    );
+    assert!(
+        status(&app).contains("1 scope(s) not built"),
+        "{}",
+        status(&app)
+    );
+    find(&mut app, "b");
+    press(&mut app, KeyCode::Char('o'));
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('h'));
+    assert_eq!(scope_status(&app, "moe"), Some(ScopeStatus::Dropped));
+    assert_eq!(scope_status(&app, "attn"), Some(ScopeStatus::Fused));
+    assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 1);
+}

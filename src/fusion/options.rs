@@ -287,6 +287,8 @@ impl std::fmt::Display for OptionValue {
 pub struct OptionDiagnostic {
     /// `Error`: the SuperKernel compile fails; `Warning`: the part is skipped.
     pub severity: Severity,
+    /// The key of the offending part as written (empty when the part has none).
+    pub key: String,
     /// Byte range of the offending `k=v` part in the options string.
     pub span: Range<usize>,
     /// What is wrong and what to write instead.
@@ -302,6 +304,65 @@ pub enum StrictScopeCheck {
     Bypass,
     /// Fail the build.
     Abort,
+}
+
+/// The key GE's SuperKernel pass reads from the options itself.
+pub const STRICT_SCOPE_CHECK: &str = "strict-scope-check";
+
+/// A `strict-scope-check` value GE rejects: its pass fails the whole graph build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidCheck {
+    /// The value exactly as GE read it (untrimmed; possibly empty).
+    pub value: String,
+}
+
+impl InvalidCheck {
+    /// GE's message for it, word for word (`SuperKernelPass::ParseSuperKernelOptions`).
+    pub fn ge_message(&self) -> String {
+        format!(
+            "options {STRICT_SCOPE_CHECK}, value {} is invalid, only support bypass or abort",
+            self.value
+        )
+    }
+
+    /// What the SuperKernel compiler would say of it, when it would say something: it rejects
+    /// only the empty value (any other value passes its non-empty check).
+    pub fn compiler_message(&self) -> Option<String> {
+        self.value.trim().is_empty().then(|| {
+            format!(
+                "{GE_PREFIX}The key-value pair is missing for the option {STRICT_SCOPE_CHECK}=."
+            )
+        })
+    }
+}
+
+/// `strict-scope-check` as GE's SuperKernel pass reads it from an op's options string, which
+/// it does before the compiler sees the string and differently: parts split on `:`, each part
+/// split on every `=` and used only when that gives exactly two pieces, nothing trimmed, no
+/// quotes removed; a later part overrides an earlier one; a value other than `bypass` or
+/// `abort` (the empty value too) fails the build at once. So ` strict-scope-check=abort`
+/// (a leading space) is ignored by GE, and `strict-scope-check="abort"` fails the build.
+pub fn ge_strict_scope_check(text: &str) -> Result<Option<StrictScopeCheck>, InvalidCheck> {
+    let mut check = None;
+    for part in text.split(':') {
+        let mut pieces = part.split('=');
+        let (Some(key), Some(value), None) = (pieces.next(), pieces.next(), pieces.next()) else {
+            continue;
+        };
+        if key != STRICT_SCOPE_CHECK {
+            continue;
+        }
+        check = Some(match value {
+            "bypass" => StrictScopeCheck::Bypass,
+            "abort" => StrictScopeCheck::Abort,
+            _ => {
+                return Err(InvalidCheck {
+                    value: value.to_string(),
+                });
+            }
+        });
+    }
+    Ok(check)
 }
 
 /// A parsed options string: the valid options in the order given, and every problem found.
@@ -333,7 +394,7 @@ impl SkOptions {
         let Some((key, value)) = pair.split_once('=') else {
             self.diagnose(
                 Severity::Warning,
-                span,
+                ("", span),
                 format!("'{pair}' has no '=' and is ignored; write key=value"),
                 format!("Invalid compile option: {pair} do not match option={{value}}."),
             );
@@ -341,20 +402,40 @@ impl SkOptions {
         };
         let key = unquote(key.trim());
         let value = unquote(value.trim());
+        let at = (key, span);
         if key.is_empty() || value.is_empty() {
             let missing = if key.is_empty() { "key" } else { "value" };
-            self.diagnose(
-                Severity::Error,
-                span,
-                format!("'{pair}' has no {missing}; write key=value"),
-                format!("{GE_PREFIX}The key-value pair is missing for the option {pair}."),
-            );
+            let compiler =
+                format!("{GE_PREFIX}The key-value pair is missing for the option {pair}.");
+            let (message, ge_message) = if key == STRICT_SCOPE_CHECK {
+                // GE reads the empty value first and fails the whole build; the compiler,
+                // which never runs then, would reject it too.
+                (
+                    format!(
+                        "{key} has no value: GE fails the whole graph build; write \
+                         {key}=bypass or {key}=abort, or leave it out"
+                    ),
+                    format!(
+                        "GE: {}; SuperKernel compiler: {compiler}",
+                        InvalidCheck {
+                            value: String::new()
+                        }
+                        .ge_message()
+                    ),
+                )
+            } else {
+                (
+                    format!("'{pair}' has no {missing}; write key=value"),
+                    compiler,
+                )
+            };
+            self.diagnose(Severity::Error, at, message, ge_message);
             return;
         }
         if self.values.iter().any(|(s, _)| s.key == key) {
             self.diagnose(
                 Severity::Error,
-                span,
+                at,
                 format!("{key} is given twice; keep one"),
                 format!("{GE_PREFIX}{key} option has been set."),
             );
@@ -363,7 +444,7 @@ impl SkOptions {
         let Some(spec) = spec(key) else {
             self.diagnose(
                 Severity::Error,
-                span,
+                at,
                 unknown_key_message(key),
                 format!("{GE_PREFIX}{key} option is not supported."),
             );
@@ -371,13 +452,20 @@ impl SkOptions {
         };
         match check_value(spec, value) {
             Ok(v) => self.values.push((spec, v)),
-            Err((message, ge_message)) => self.diagnose(Severity::Error, span, message, ge_message),
+            Err((message, ge_message)) => self.diagnose(Severity::Error, at, message, ge_message),
         }
     }
 
-    fn diagnose(&mut self, severity: Severity, span: Range<usize>, message: String, ge: String) {
+    fn diagnose(
+        &mut self,
+        severity: Severity,
+        (key, span): (&str, Range<usize>),
+        message: String,
+        ge: String,
+    ) {
         self.diagnostics.push(OptionDiagnostic {
             severity,
+            key: key.to_string(),
             span,
             message,
             ge_message: ge,
@@ -413,15 +501,6 @@ impl SkOptions {
         match self.get(key) {
             Some(OptionValue::Number(n)) => *n,
             _ => 0,
-        }
-    }
-
-    /// `strict-scope-check`, when given.
-    pub fn strict_scope_check(&self) -> Option<StrictScopeCheck> {
-        match self.get("strict-scope-check") {
-            Some(OptionValue::Choice("bypass")) => Some(StrictScopeCheck::Bypass),
-            Some(OptionValue::Choice("abort")) => Some(StrictScopeCheck::Abort),
-            _ => None,
         }
     }
 
@@ -523,8 +602,11 @@ pub fn check_value(
                     .iter()
                     .map(|c| format!("{} ({})", c.value, c.meaning))
                     .collect();
-                let ge = if key == "strict-scope-check" {
-                    format!("options {key}, value {value} is invalid, only support bypass or abort")
+                let ge = if key == STRICT_SCOPE_CHECK {
+                    InvalidCheck {
+                        value: value.to_string(),
+                    }
+                    .ge_message()
                 } else {
                     let keys: Vec<String> =
                         choices.iter().map(|c| format!("'{}'", c.value)).collect();
@@ -767,11 +849,82 @@ mod tests {
     #[test]
     fn typed_accessors() {
         let o = SkOptions::parse("strict-scope-check=abort:debug-aic-num=24:debug-aiv-num=48");
-        assert_eq!(o.strict_scope_check(), Some(StrictScopeCheck::Abort));
         assert_eq!((o.debug_aic_num(), o.debug_aiv_num()), (24, 48));
         let none = SkOptions::parse("");
-        assert_eq!(none.strict_scope_check(), None);
         assert_eq!((none.debug_aic_num(), none.debug_aiv_num()), (0, 0));
+    }
+
+    #[test]
+    fn ge_reads_strict_scope_check_its_own_way() {
+        use StrictScopeCheck::{Abort, Bypass};
+        let invalid = |v: &str| {
+            Err(InvalidCheck {
+                value: v.to_string(),
+            })
+        };
+        let cases = [
+            ("", Ok(None)),
+            ("stream-fusion=1", Ok(None)),
+            ("strict-scope-check=abort", Ok(Some(Abort))),
+            ("early-start=0:strict-scope-check=bypass", Ok(Some(Bypass))),
+            // A later part overrides an earlier one.
+            (
+                "strict-scope-check=abort:strict-scope-check=bypass",
+                Ok(Some(Bypass)),
+            ),
+            // Nothing is trimmed: a spaced key is not GE's key, a spaced value is invalid.
+            (" strict-scope-check=abort", Ok(None)),
+            ("strict-scope-check =abort", Ok(None)),
+            ("strict-scope-check=abort ", invalid("abort ")),
+            ("strict-scope-check=\"abort\"", invalid("\"abort\"")),
+            // The empty value is a value; two '=' make three pieces, which GE skips.
+            ("strict-scope-check=", invalid("")),
+            ("strict-scope-check=:stream-fusion=1", invalid("")),
+            ("strict-scope-check==abort", Ok(None)),
+            (
+                "strict-scope-check=warn:strict-scope-check=abort",
+                invalid("warn"),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(ge_strict_scope_check(text), want, "{text:?}");
+        }
+        let empty = InvalidCheck {
+            value: String::new(),
+        };
+        assert_eq!(
+            empty.ge_message(),
+            "options strict-scope-check, value  is invalid, only support bypass or abort"
+        );
+        assert_eq!(
+            empty.compiler_message().as_deref(),
+            Some(
+                "[Super Kernel] Invalid compile option: The key-value pair is missing for the \
+                 option strict-scope-check=."
+            )
+        );
+        let warn = InvalidCheck {
+            value: "warn".into(),
+        };
+        assert_eq!(warn.compiler_message(), None);
+    }
+
+    #[test]
+    fn an_empty_strict_scope_check_names_ge_and_the_compiler() {
+        let o = SkOptions::parse("strict-scope-check=");
+        let d = &o.diagnostics()[0];
+        assert_eq!(d.key, "strict-scope-check");
+        assert!(
+            d.message.contains("GE fails the whole graph build"),
+            "{}",
+            d.message
+        );
+        assert_eq!(
+            d.ge_message,
+            "GE: options strict-scope-check, value  is invalid, only support bypass or abort; \
+             SuperKernel compiler: [Super Kernel] Invalid compile option: The key-value pair is \
+             missing for the option strict-scope-check=."
+        );
     }
 
     #[test]

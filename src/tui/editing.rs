@@ -7,6 +7,7 @@ use super::app::{App, Prompt, PromptKind, Screen, Status};
 use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
 use crate::edit::Edit;
+use crate::fusion::plan::ScopeStatus;
 use crate::graph::OpId;
 use crate::planfile::{self, Journal, JournalEntry, PlanFile};
 use crate::workspace::OpChange;
@@ -168,6 +169,12 @@ fn change_summary(app: &App) -> String {
         return "the plan did not change".to_string();
     }
     let mut parts = Vec::new();
+    match changes.outcome {
+        (before, after) if before == after => {}
+        (_, "build_fails") => parts.push("✗ the build now fails".to_string()),
+        ("build_fails", _) => parts.push("✓ the build no longer fails".to_string()),
+        _ => {}
+    }
     let breaks = changes.count(OpChange::NewBreak);
     let healed = changes.count(OpChange::Healed);
     if breaks > 0 {
@@ -183,21 +190,32 @@ fn change_summary(app: &App) -> String {
             changes.removed_segments.len()
         ));
     }
-    for (name, before, after) in changes.statuses.iter().take(2) {
-        let word = |s: &Option<crate::fusion::plan::ScopeStatus>, none: &'static str| {
-            s.map_or(none, |s| s.name())
-        };
+    // Scopes that a failed build leaves unbuilt (or builds again) are counted, not listed.
+    let not_built = Some(ScopeStatus::NotBuilt);
+    let (follow, own): (Vec<_>, Vec<_>) = changes
+        .statuses
+        .iter()
+        .partition(|(_, before, after)| *before == not_built || *after == not_built);
+    for (name, before, after) in own.iter().take(2) {
+        let word = |s: &Option<ScopeStatus>, none: &'static str| s.map_or(none, |s| s.label());
         parts.push(format!(
             "{name} {} → {}",
             word(before, "new"),
             word(after, "gone")
         ));
     }
-    if changes.statuses.len() > 2 {
-        parts.push(format!(
-            "{} more scopes changed",
-            changes.statuses.len() - 2
-        ));
+    if own.len() > 2 {
+        parts.push(format!("{} more scopes changed", own.len() - 2));
+    }
+    if !follow.is_empty() {
+        let built_again = follow.iter().filter(|(_, b, _)| *b == not_built).count();
+        let unbuilt = follow.len() - built_again;
+        if unbuilt > 0 {
+            parts.push(format!("{unbuilt} scope(s) not built"));
+        }
+        if built_again > 0 {
+            parts.push(format!("{built_again} scope(s) built again"));
+        }
     }
     let (before, after) = changes.findings;
     if before != after {

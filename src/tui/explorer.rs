@@ -180,7 +180,15 @@ impl Explorer {
             areas,
         };
         ex.minimap = ex.minimap_for(areas);
-        ex.select_row(0, theme);
+        // When the graph gets no SuperKernel, start on the op that decides it.
+        let start = ex
+            .ws
+            .plan()
+            .outcome
+            .detail()
+            .and_then(|d| d.op)
+            .map_or(0, |id| ex.ws.graph().exec_position(id));
+        ex.select_row(start, theme);
         ex
     }
 

@@ -87,24 +87,24 @@ impl Run {
     }
 
     /// Where it is, in one word.
-    pub fn outcome(&self) -> Outcome {
+    pub fn status(&self) -> RunStatus {
         match self.state {
-            RunState::Preparing => Outcome::Preparing,
-            RunState::Unstarted { .. } => Outcome::Unstarted,
-            RunState::Running => Outcome::Running,
-            RunState::Cancelling => Outcome::Cancelling,
+            RunState::Preparing => RunStatus::Preparing,
+            RunState::Unstarted { .. } => RunStatus::Unstarted,
+            RunState::Running => RunStatus::Running,
+            RunState::Cancelling => RunStatus::Cancelling,
             RunState::Ended {
                 cancelled: true, ..
-            } => Outcome::Cancelled,
-            RunState::Ended { status, .. } if status.success() => Outcome::Passed,
-            RunState::Ended { .. } => Outcome::Failed,
+            } => RunStatus::Cancelled,
+            RunState::Ended { status, .. } if status.success() => RunStatus::Passed,
+            RunState::Ended { .. } => RunStatus::Failed,
         }
     }
 }
 
 /// A run's state in one word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum RunStatus {
     /// Its files are being written.
     Preparing,
     /// It could not start.
@@ -121,18 +121,18 @@ pub enum Outcome {
     Failed,
 }
 
-impl Outcome {
+impl RunStatus {
     /// The word: `preparing`, `not started`, `running`, `cancelling`, `cancelled`, `passed`,
     /// `failed`.
     pub fn word(self) -> &'static str {
         match self {
-            Outcome::Preparing => "preparing",
-            Outcome::Unstarted => "not started",
-            Outcome::Running => "running",
-            Outcome::Cancelling => "cancelling",
-            Outcome::Cancelled => "cancelled",
-            Outcome::Passed => "passed",
-            Outcome::Failed => "failed",
+            RunStatus::Preparing => "preparing",
+            RunStatus::Unstarted => "not started",
+            RunStatus::Running => "running",
+            RunStatus::Cancelling => "cancelling",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Passed => "passed",
+            RunStatus::Failed => "failed",
         }
     }
 }

@@ -575,8 +575,8 @@ fn scope_line(scope: &ScopePlan, theme: &Theme) -> Line<'static> {
     }
     let status = match scope.status {
         ScopeStatus::Fused | ScopeStatus::Split => None,
-        ScopeStatus::Aborted => Some(("aborted", Role::Error)),
-        other => Some((other.name(), Role::Warning)),
+        ScopeStatus::Aborted | ScopeStatus::NotBuilt => Some((scope.status.label(), Role::Error)),
+        other => Some((other.label(), Role::Warning)),
     };
     if let Some((word, role)) = status {
         spans.push(Span::styled(format!(" {word}"), theme.get(role)));

@@ -8,12 +8,17 @@
 use super::Severity;
 use super::kernel::{self, SkKernel, SubKernel};
 use super::marks::{Marks, OpMark, ScopeIdx};
-use super::options::{SkOptions, StrictScopeCheck};
+use super::options::{
+    InvalidCheck, STRICT_SCOPE_CHECK, SkOptions, StrictScopeCheck, ge_strict_scope_check,
+};
 use super::rules::RuleSet;
 use super::verdict::{Evidence, Reason, Verdict, Verdicts};
 use crate::graph::{Graph, OpId};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+mod outcome;
+pub use outcome::{Outcome, OutcomeDetail};
 
 /// One stream of the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -325,14 +330,17 @@ pub enum ScopeStatus {
     Unfused,
     /// `strict-scope-check=bypass` and a break: the scope gets no SuperKernel.
     Dropped,
-    /// `strict-scope-check=abort` and a break: the build fails.
+    /// The graph build fails at this scope: `strict-scope-check=abort` and a break, or a
+    /// `strict-scope-check` value GE rejects.
     Aborted,
+    /// The graph build fails at another scope, so this one gets no SuperKernel either.
+    NotBuilt,
     /// The graph is dynamic-shape: GE skips SuperKernel entirely.
     Skipped,
 }
 
 impl ScopeStatus {
-    /// One word for it.
+    /// A stable code for JSON.
     pub fn name(self) -> &'static str {
         match self {
             ScopeStatus::Fused => "fused",
@@ -340,7 +348,16 @@ impl ScopeStatus {
             ScopeStatus::Unfused => "unfused",
             ScopeStatus::Dropped => "dropped",
             ScopeStatus::Aborted => "aborted",
+            ScopeStatus::NotBuilt => "not_built",
             ScopeStatus::Skipped => "skipped",
+        }
+    }
+
+    /// The same in words for people (`not built` for `not_built`).
+    pub fn label(self) -> &'static str {
+        match self {
+            ScopeStatus::NotBuilt => "not built",
+            other => other.name(),
         }
     }
 }
@@ -387,13 +404,17 @@ pub struct Plan {
     pub scopes: Vec<ScopePlan>,
     /// Findings about the graph as a whole.
     pub findings: Vec<Finding>,
+    /// Whether the graph builds with its SuperKernels. When it does not, no scope has segments.
+    pub outcome: Outcome,
 }
 
-/// Plans are equal when their scopes and findings are (the lookup from marks follows from the
-/// scopes; the marks' name table may hold names no op uses any more).
+/// Plans are equal when their scopes, findings and outcomes are (the lookup from marks follows
+/// from the scopes; the marks' name table may hold names no op uses any more).
 impl PartialEq for Plan {
     fn eq(&self, other: &Plan) -> bool {
-        self.scopes == other.scopes && self.findings == other.findings
+        self.scopes == other.scopes
+            && self.findings == other.findings
+            && self.outcome == other.outcome
     }
 }
 
@@ -446,6 +467,10 @@ pub fn replan(
     changed: &[(OpId, Option<ScopeIdx>)],
     touched: &[ScopeIdx],
 ) -> Plan {
+    // A failed build strips every scope's segments: plan them all again.
+    if matches!(old.outcome, Outcome::BuildFails(_)) {
+        return plan(cx, marks);
+    }
     let mut affected = vec![false; marks.scopes().len()];
     let mut mark = |s: ScopeIdx| {
         if let Some(a) = affected.get_mut(s as usize) {
@@ -521,11 +546,19 @@ fn plan_keeping(cx: &Context, marks: &Marks, mut kept: Vec<Option<ScopePlan>>) -
         }
     }
     // Each distinct options string in use is parsed once per plan.
-    let parsed: Vec<Option<SkOptions>> = options_used
+    let parsed: Vec<Option<Parsed>> = options_used
         .iter()
         .enumerate()
-        .map(|(i, used)| used.then(|| SkOptions::parse(marks.options_text(i as u32))))
+        .map(|(i, used)| used.then(|| Parsed::new(marks.options_text(i as u32))))
         .collect();
+    // GE reads strict-scope-check from every member's options in execution order before it
+    // plans anything, and the first value it rejects fails the build. (Kept scopes come from a
+    // plan whose build did not fail, so none of them holds such a value.)
+    let invalid_check = members
+        .iter()
+        .flatten()
+        .filter_map(|&id| Some((id, own_check(marks, &parsed, id).err()?)))
+        .min_by_key(|(id, _)| graph.exec_position(*id));
     let mut by_mark = vec![NO_SCOPE; marks.scopes().len()];
     let scopes = order
         .iter()
@@ -538,10 +571,34 @@ fn plan_keeping(cx: &Context, marks: &Marks, mut kept: Vec<Option<ScopePlan>>) -
             })
         })
         .collect::<Vec<_>>();
-    Plan {
+    let outcome = outcome::of(cx, marks, &scopes, invalid_check);
+    let mut plan = Plan {
         findings: graph_findings(cx, marks, !scopes.is_empty()),
         scopes,
         by_mark,
+        outcome,
+    };
+    if let Outcome::BuildFails(failure) = &plan.outcome {
+        for scope in &mut plan.scopes {
+            outcome::not_built(scope, failure.scope.as_deref());
+        }
+    }
+    plan
+}
+
+/// An options string as the SuperKernel compiler parses it and as GE reads
+/// `strict-scope-check` from it.
+struct Parsed {
+    options: SkOptions,
+    check: Result<Option<StrictScopeCheck>, InvalidCheck>,
+}
+
+impl Parsed {
+    fn new(text: &str) -> Parsed {
+        Parsed {
+            options: SkOptions::parse(text),
+            check: ge_strict_scope_check(text),
+        }
     }
 }
 
@@ -557,19 +614,6 @@ fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> 
             message,
         })
     };
-    if let Some(d) = &cx.dynamic {
-        warn(
-            Some(d.op),
-            format!(
-                "the graph is dynamic-shape ({} {} of {} has shape {}): GE skips SuperKernel for \
-                 the whole graph, so no scope is fused",
-                graph.op(d.op).op_type,
-                d.slot,
-                graph.op(d.op).name,
-                d.shape
-            ),
-        );
-    }
     if cx.superkernel_nodes > 0 {
         warn(
             None,
@@ -622,7 +666,7 @@ fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> 
 fn plan_scope(
     cx: &Context,
     marks: &Marks,
-    parsed: &[Option<SkOptions>],
+    parsed: &[Option<Parsed>],
     index: ScopeIdx,
     members: Vec<OpId>,
 ) -> ScopePlan {
@@ -634,7 +678,8 @@ fn plan_scope(
     let options = members
         .first()
         .and_then(|&id| options_index(marks, id))
-        .and_then(|i| parsed[i as usize].as_ref());
+        .and_then(|i| parsed[i as usize].as_ref())
+        .map(|p| &p.options);
     let mut findings = option_findings(marks, &members, first_options, options);
     let mut scope = ScopePlan {
         mark: index,
@@ -651,15 +696,22 @@ fn plan_scope(
         scope.findings = findings;
         return scope;
     }
+    if let Some((id, invalid)) = scope
+        .members
+        .iter()
+        .find_map(|&id| Some((id, own_check(marks, parsed, id).err()?)))
+    {
+        findings.push(invalid_check_finding(cx, id, &invalid));
+    }
     // GE keeps the value of the last member whose options set strict-scope-check.
     let check = scope
         .members
         .iter()
         .rev()
-        .find_map(|&id| own_check(marks, parsed, id));
+        .find_map(|&id| own_check(marks, parsed, id).ok().flatten());
     let found = find_breaks(cx, marks, parsed, index, check.is_some(), &scope.members);
     scope.breaks = found.breaks;
-    let first_trigger = scope.breaks.iter().find(|b| b.in_range);
+    let first_trigger = first_trigger(cx, &scope.breaks);
     // Without strict-scope-check every kept member is fusible; with it, an unsupported member
     // that keeps its scope trips the check, so it reaches a segment only in the bypass split.
     let kept = found.kept;
@@ -733,9 +785,47 @@ fn plan_scope(
     scope
 }
 
-/// The `strict-scope-check` value in op `id`'s own options.
-fn own_check(marks: &Marks, parsed: &[Option<SkOptions>], id: OpId) -> Option<StrictScopeCheck> {
-    options_index(marks, id).and_then(|i| parsed[i as usize].as_ref()?.strict_scope_check())
+/// The `strict-scope-check` value in op `id`'s own options, as GE reads it.
+fn own_check(
+    marks: &Marks,
+    parsed: &[Option<Parsed>],
+    id: OpId,
+) -> Result<Option<StrictScopeCheck>, InvalidCheck> {
+    match options_index(marks, id).and_then(|i| parsed[i as usize].as_ref()) {
+        Some(p) => p.check.clone(),
+        None => Ok(None),
+    }
+}
+
+/// The break at which GE's strict-scope-check trips: the first op in range in GE's order
+/// (streams by id, then position on the stream).
+fn first_trigger<'a>(cx: &Context, breaks: &'a [Break]) -> Option<&'a Break> {
+    breaks.iter().filter(|b| b.in_range).min_by_key(|b| {
+        (
+            cx.streams[b.stream as usize].id,
+            cx.stream_pos[b.op.index()],
+        )
+    })
+}
+
+fn invalid_check_finding(cx: &Context, id: OpId, invalid: &InvalidCheck) -> Finding {
+    let op = cx.graph().op(id);
+    let compiler = invalid
+        .compiler_message()
+        .map(|c| format!("; the SuperKernel compiler would say: {c}"))
+        .unwrap_or_default();
+    Finding {
+        severity: Severity::Error,
+        op: Some(id),
+        message: format!(
+            "{} ({}) has {STRICT_SCOPE_CHECK}=\"{}\", which GE rejects: the whole graph build \
+             fails (GE: {}{compiler})",
+            op.name,
+            op.op_type,
+            invalid.value,
+            invalid.ge_message()
+        ),
+    }
 }
 
 /// The index of op `id`'s options string, for a member.
@@ -763,6 +853,8 @@ fn option_findings(
         .map(SkOptions::diagnostics)
         .unwrap_or_default()
         .iter()
+        // GE reads strict-scope-check itself, before the compiler: the planner reports it.
+        .filter(|d| d.key != STRICT_SCOPE_CHECK)
         .map(|d| Finding {
             severity: d.severity,
             op: members.first().copied(),
@@ -828,7 +920,7 @@ struct Found {
 fn find_breaks(
     cx: &Context,
     marks: &Marks,
-    parsed: &[Option<SkOptions>],
+    parsed: &[Option<Parsed>],
     index: ScopeIdx,
     strict_scope: bool,
     members: &[OpId],
@@ -839,7 +931,7 @@ fn find_breaks(
     let mut positions = StreamPositions::default();
     for &id in members {
         let unsupported = !cx.class[id.index()].fusible();
-        if unsupported && own_check(marks, parsed, id).is_none() {
+        if unsupported && !matches!(own_check(marks, parsed, id), Ok(Some(_))) {
             removed.push(id);
             continue;
         }
@@ -922,7 +1014,7 @@ fn cause_of(cx: &Context, marks: &Marks, index: ScopeIdx, id: OpId) -> BreakCaus
 fn split(
     cx: &Context,
     marks: &Marks,
-    parsed: &[Option<SkOptions>],
+    parsed: &[Option<Parsed>],
     scope: &str,
     kept: &[OpId],
     cut_ids: &[i64],
@@ -961,7 +1053,7 @@ fn split(
 fn segment(
     cx: &Context,
     marks: &Marks,
-    parsed: &[Option<SkOptions>],
+    parsed: &[Option<Parsed>],
     name: String,
     ops: Vec<OpId>,
 ) -> Segment {
@@ -981,7 +1073,7 @@ fn segment(
             let empty = SkOptions::default();
             let opts = options_index(marks, ops[0])
                 .and_then(|i| parsed[i as usize].as_ref())
-                .unwrap_or(&empty);
+                .map_or(&empty, |p| &p.options);
             match kernel::superkernel(&s, opts) {
                 Ok(k) => KernelInfo::Known(k),
                 Err(e) => KernelInfo::Fails(e),

@@ -245,13 +245,246 @@ fn a_dynamic_shape_graph_gets_no_superkernel() {
     let p = plan_of(&g);
     assert_eq!(p.scopes[0].status, ScopeStatus::Skipped);
     assert_eq!(p.segment_count(), 0);
+    let Outcome::NoSuperKernel(d) = &p.outcome else {
+        panic!("{:?}", p.outcome)
+    };
+    assert_eq!(p.outcome.code(), "no_superkernel");
     assert!(
-        p.findings[0]
-            .message
-            .contains("MatMulV2 output 0 of c has shape [?,7168]"),
+        d.what.contains("MatMulV2 output 0 of c has shape [?,7168]"),
         "{}",
-        p.findings[0].message
+        d.what
     );
+    assert_eq!(d.ge_message, "SuperKernelPass only support static graph[g]");
+    assert_eq!(d.op.map(|id| g.op(id).name.as_str()), Some("c"));
+    // The outcome says it; no finding repeats it.
+    assert!(p.findings.is_empty(), "{:?}", p.findings);
+}
+
+/// The build-fails outcome's detail, or a panic naming what the outcome is.
+fn failure(p: &Plan) -> &OutcomeDetail {
+    match &p.outcome {
+        Outcome::BuildFails(d) => d,
+        other => panic!("the build should fail: {other:?}"),
+    }
+}
+
+#[test]
+fn an_abort_that_trips_fails_the_whole_build() {
+    // Scope "moe" aborts at the unscoped `gap`; scope "attn" would fuse whole.
+    let g = graph(vec![
+        op("q", 0, 0, Some("attn")),
+        op("k", 1, 0, Some("attn")),
+        op("a", 2, 0, Some("moe")).options("strict-scope-check=abort"),
+        op("gap", 3, 0, None).unsupported().ty("Cast"),
+        op("b", 4, 0, Some("moe")).options("strict-scope-check=abort"),
+    ]);
+    let p = plan_of(&g);
+    let d = failure(&p);
+    assert_eq!(p.outcome.code(), "build_fails");
+    assert_eq!(
+        d.ge_message,
+        "In abort check scene, node gap can not fusion, maybe it is tbe or tik operator, please \
+         replace to ascendc operator and specify super_kernel_scope, target scope moe"
+    );
+    assert_eq!(d.scope.as_deref(), Some("moe"));
+    assert_eq!(d.op.map(|id| g.op(id).name.as_str()), Some("gap"));
+    assert!(
+        d.what
+            .contains("scope moe has strict-scope-check=abort and gap (Cast)")
+    );
+    assert!(
+        d.fix.contains("drop strict-scope-check=abort from moe"),
+        "{}",
+        d.fix
+    );
+    assert_eq!(
+        p.segment_count(),
+        0,
+        "a failed build has no segments anywhere"
+    );
+    let statuses: Vec<(&str, ScopeStatus)> = p
+        .scopes
+        .iter()
+        .map(|s| (s.name.as_str(), s.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("attn", ScopeStatus::NotBuilt),
+            ("moe", ScopeStatus::Aborted)
+        ]
+    );
+    assert_eq!(
+        p.outcome.headline().as_deref(),
+        Some(
+            "✗ build fails: scope moe has strict-scope-check=abort and gap (Cast) breaks it: \
+             op without a scope between this scope's ops on the same stream"
+        )
+    );
+    // A fusible op of another scope gets GE's other wording.
+    let g = graph(vec![
+        op("a", 0, 0, Some("moe")).options("strict-scope-check=abort"),
+        op("x", 1, 0, Some("attn")),
+        op("b", 2, 0, Some("moe")).options("strict-scope-check=abort"),
+    ]);
+    assert_eq!(
+        failure(&plan_of(&g)).ge_message,
+        "In abort check scene, node x can not fusion, please check your super_kernel_scope, \
+         target scope moe"
+    );
+}
+
+#[test]
+fn ge_fails_at_the_first_aborting_scope_by_name_and_stream() {
+    // "zeta" comes first in execution order, but GE walks scopes by name: "alpha" fails.
+    // Within alpha, stream 0's break comes before stream 1's although its topo id is larger.
+    let abort = "strict-scope-check=abort";
+    let g = graph(vec![
+        op("z1", 0, 0, Some("zeta")).options(abort),
+        op("zgap", 1, 0, None),
+        op("z2", 2, 0, Some("zeta")).options(abort),
+        op("a1", 3, 1, Some("alpha")).options(abort),
+        op("s1gap", 4, 1, None),
+        op("a2", 5, 1, Some("alpha")).options(abort),
+        op("a3", 6, 0, Some("alpha")).options(abort),
+        op("s0gap", 7, 0, None),
+        op("a4", 8, 0, Some("alpha")).options(abort),
+    ]);
+    let p = plan_of(&g);
+    let d = failure(&p);
+    assert_eq!(d.scope.as_deref(), Some("alpha"));
+    assert_eq!(d.op.map(|id| g.op(id).name.as_str()), Some("s0gap"));
+    // Both scopes fail; each says where.
+    assert!(p.scopes.iter().all(|s| s.status == ScopeStatus::Aborted));
+}
+
+#[test]
+fn a_strict_scope_check_value_ge_rejects_fails_the_whole_build() {
+    // The bad value sits on a later member of "moe"; "attn" is fine.
+    let g = graph(vec![
+        op("q", 0, 0, Some("attn")),
+        op("k", 1, 0, Some("attn")),
+        op("a", 2, 0, Some("moe")),
+        op("b", 3, 0, Some("moe")).options("strict-scope-check=warn"),
+    ]);
+    let p = plan_of(&g);
+    let d = failure(&p);
+    assert_eq!(
+        d.ge_message,
+        "options strict-scope-check, value warn is invalid, only support bypass or abort"
+    );
+    assert_eq!(d.compiler_message, None);
+    assert_eq!(d.op.map(|id| g.op(id).name.as_str()), Some("b"));
+    assert_eq!(d.scope.as_deref(), Some("moe"));
+    assert_eq!(p.segment_count(), 0);
+    let moe = &p.scopes[1];
+    assert_eq!(moe.status, ScopeStatus::Aborted);
+    assert_eq!(p.scopes[0].status, ScopeStatus::NotBuilt);
+    let errors: Vec<&str> = moe
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("b (MatMulV2) has strict-scope-check=\"warn\", which GE rejects")
+    );
+
+    // The empty value: GE's message and the compiler's.
+    let g = graph(vec![
+        op("a", 0, 0, Some("moe")).options("strict-scope-check="),
+        op("b", 1, 0, Some("moe")).options("strict-scope-check="),
+    ]);
+    let p = plan_of(&g);
+    let d = failure(&p);
+    assert_eq!(
+        d.ge_message,
+        "options strict-scope-check, value  is invalid, only support bypass or abort"
+    );
+    assert_eq!(
+        d.compiler_message.as_deref(),
+        Some(
+            "[Super Kernel] Invalid compile option: The key-value pair is missing for the option \
+             strict-scope-check=."
+        )
+    );
+    // Only the planner speaks of strict-scope-check: one error, not one per parser.
+    let errors = p.scopes[0]
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    assert_eq!(errors, 1, "{:?}", p.scopes[0].findings);
+
+    // GE reads the value before it skips ignored ops? No: ignored ops are skipped first, so a
+    // bad value on a Const does nothing.
+    let g = graph(vec![
+        op("a", 0, 0, Some("moe")),
+        op("c", 1, 0, Some("moe"))
+            .ty("Const")
+            .options("strict-scope-check=warn"),
+        op("b", 2, 0, Some("moe")),
+    ]);
+    let p = plan_of(&g);
+    assert_eq!(p.outcome, Outcome::Ok);
+    assert_eq!(p.segment_count(), 1);
+}
+
+#[test]
+fn ge_does_not_trim_strict_scope_check() {
+    // A space before the key: GE does not see the option, so it splits automatically; the
+    // compiler would accept the string.
+    let g = graph(vec![
+        op("a", 0, 0, S).options(" strict-scope-check=abort"),
+        op("gap", 1, 0, None),
+        op("b", 2, 0, S).options(" strict-scope-check=abort"),
+    ]);
+    let p = plan_of(&g);
+    assert_eq!(p.outcome, Outcome::Ok);
+    assert_eq!(p.scopes[0].status, ScopeStatus::Split);
+    assert_eq!(p.segment_count(), 2);
+    // Quotes: GE rejects "abort" with its quotes.
+    let g = graph(vec![
+        op("a", 0, 0, S).options("strict-scope-check=\"abort\""),
+        op("b", 1, 0, S),
+    ]);
+    assert_eq!(
+        failure(&plan_of(&g)).ge_message,
+        "options strict-scope-check, value \"abort\" is invalid, only support bypass or abort"
+    );
+}
+
+#[test]
+fn a_failed_build_is_planned_whole_again_after_an_edit() {
+    let g = graph(vec![
+        op("q", 0, 0, Some("attn")),
+        op("k", 1, 0, Some("attn")),
+        op("a", 2, 0, Some("moe")).options("strict-scope-check=abort"),
+        op("gap", 3, 0, None),
+        op("b", 4, 0, Some("moe")).options("strict-scope-check=abort"),
+    ]);
+    let cx = Context::new(g.clone(), &RuleSet::bundled());
+    let mut marks = Marks::from_graph(&g);
+    let failed = plan(&cx, &marks);
+    assert_eq!(failed.segment_count(), 0);
+    // Put `gap` into moe: the abort no longer trips, and attn (untouched) fuses again.
+    let gap = g.find("gap").expect("gap");
+    let moe = marks.scopes().iter().position(|s| s == "moe").expect("moe") as u32;
+    let OpMark::Member { options, .. } = marks.get(g.find("a").expect("a")) else {
+        panic!("a is a member")
+    };
+    marks.set(
+        gap,
+        OpMark::Member {
+            scope: moe,
+            options,
+        },
+    );
+    let again = replan(&cx, &marks, failed, &[(gap, None)], &[]);
+    assert_eq!(again, plan(&cx, &marks));
+    assert_eq!(again.outcome, Outcome::Ok);
+    assert_eq!(again.segment_count(), 2);
 }
 
 #[test]

@@ -161,6 +161,24 @@ impl Lines<'_> {
     }
 }
 
+/// When the graph gets no SuperKernel because of op `id`: what happens, GE's words and the fix.
+fn outcome(ex: &Explorer, out: &mut Lines, id: OpId) {
+    let outcome = &ex.ws.plan().outcome;
+    let Some(detail) = outcome.detail().filter(|d| d.op == Some(id)) else {
+        return;
+    };
+    out.lines.push(Line::from(""));
+    out.styled(
+        outcome.headline().unwrap_or_default(),
+        out.theme.get(Role::Error),
+    );
+    out.field("GE", detail.ge_message.clone());
+    if let Some(compiler) = &detail.compiler_message {
+        out.field("compiler", compiler.clone());
+    }
+    out.field("fix", detail.fix.clone());
+}
+
 fn op(ex: &Explorer, out: &mut Lines, id: OpId) {
     let ws = &ex.ws;
     let graph = ws.graph();
@@ -182,17 +200,14 @@ fn op(ex: &Explorer, out: &mut Lines, id: OpId) {
         graph.exec_position(id)
     ));
     profile(ex, out, Some(id));
+    outcome(ex, out, id);
     // Breaks it causes, in the report's words.
     for r in ws.index().breaks_of(id) {
         let scope = &ws.plan().scopes[r.scope as usize];
         let b = BreakReport::new(cx, ws.marks(), &scope.name, break_at(ws.plan(), r));
         out.lines.push(Line::from(""));
         out.styled(
-            format!(
-                "✗ breaks scope {}{}",
-                scope.name,
-                if b.cuts { "" } else { " (left out; no cut)" }
-            ),
+            format!("✗ breaks scope {}{}", scope.name, b.effect()),
             out.theme.get(Role::Break),
         );
         out.field("reason", b.reason);
@@ -234,7 +249,8 @@ fn op(ex: &Explorer, out: &mut Lines, id: OpId) {
                 let why = match plan.status {
                     ScopeStatus::Fused | ScopeStatus::Split => "",
                     ScopeStatus::Dropped => " (the scope is dropped)",
-                    ScopeStatus::Aborted => " (the build fails)",
+                    ScopeStatus::Aborted => " (the build fails here)",
+                    ScopeStatus::NotBuilt => " (the build fails at another scope)",
                     ScopeStatus::Skipped => " (dynamic-shape graph)",
                     ScopeStatus::Unfused => " (no member can be fused)",
                 };
@@ -375,7 +391,7 @@ fn scope(ex: &Explorer, out: &mut Lines, s: u32) {
     let ws = &ex.ws;
     let scope = &ws.plan().scopes[s as usize];
     out.title(&scope.name);
-    out.field("status", scope.status.name().to_string());
+    out.field("status", scope.status.label().to_string());
     out.field("members", scope.members.len().to_string());
     out.field("segments", scope.segments.len().to_string());
     out.field("breaks", scope.breaks.len().to_string());

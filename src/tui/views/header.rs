@@ -1,6 +1,10 @@
-//! The header line: file, format, op count and the plan's counts.
+//! The header line: file, format, and the plan's state. What matters most is kept when the
+//! line is short: a failed build, errors, unsaved edits, runs going, breaks, warnings, then the
+//! counts; the file name gives way first (shortened in the middle), then the least important
+//! items are written short, then left out.
 
 use crate::fusion::Severity;
+use crate::fusion::plan::Outcome;
 use crate::text::sanitize;
 use crate::tui::explorer::Explorer;
 use crate::tui::runs::Runs;
@@ -9,6 +13,29 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+
+/// Columns of the file name kept before items are shortened.
+const NAME_MIN: usize = 16;
+/// Items of this rank and less important ones are counts: they go first.
+const COUNTS: u8 = 6;
+/// What separates items.
+const SEP: &str = " · ";
+
+/// One status item: its long and short text, its style, and how much it matters (0 most).
+struct Item {
+    long: String,
+    short: String,
+    role: Role,
+    rank: u8,
+}
+
+/// How an item is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Long,
+    Short,
+    Hidden,
+}
 
 /// Draws the header; while runs are going, it says so (with the key of the runs view).
 pub fn render(
@@ -20,106 +47,27 @@ pub fn render(
     area: Rect,
 ) {
     let ws = &ex.ws;
-    let plan = ws.plan();
     let source = ws.source();
-    let errors = plan
-        .all_findings()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    let warnings = plan.all_findings().count() - errors;
-    let breaks = plan.break_count();
-    let sep = || Span::styled(" · ", theme.get(Role::Dim));
-    let long = counts(
-        &[
-            format!("{} ops", ws.graph().len()),
-            format!(
-                "{} scope{} → {} segment{}",
-                plan.scopes.len(),
-                plural(plan.scopes.len()),
-                plan.segment_count(),
-                plural(plan.segment_count())
-            ),
-            format!("✗ {breaks} break{}", plural(breaks)),
-            format!("! {warnings} warning{}", plural(warnings)),
-            format!("{errors} error{}", plural(errors)),
-        ],
-        errors,
+    let items = items(ex, runs, ticks);
+    let lead = " skope  ".len();
+    let room = usize::from(area.width).saturating_sub(lead);
+    let shown = fit(&items, room.saturating_sub(NAME_MIN));
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for (item, how) in items.iter().zip(&shown) {
+        let text = match how {
+            Shown::Long => &item.long,
+            Shown::Short => &item.short,
+            Shown::Hidden => continue,
+        };
+        spans.push(Span::styled(SEP, theme.get(Role::Dim)));
+        spans.push(Span::styled(text.clone(), theme.get(item.role)));
+    }
+    let used: usize = spans.iter().map(Span::width).sum();
+    let (name, format) = file_text(
+        &source.file,
+        &format!("{SEP}{}", source.format.id()),
+        room.saturating_sub(used),
     );
-    let short = counts(
-        &[
-            format!("{} ops", ws.graph().len()),
-            format!(
-                "{} scopes → {} seg",
-                plan.scopes.len(),
-                plan.segment_count()
-            ),
-            format!("✗{breaks}"),
-            format!("!{warnings}"),
-            format!("{errors} err"),
-        ],
-        errors,
-    );
-    let styled = |texts: Vec<String>| -> Vec<Span<'static>> {
-        let mut spans = Vec::new();
-        for (i, text) in texts.into_iter().enumerate() {
-            let role = match i {
-                2 if breaks > 0 => Role::Break,
-                3 if warnings > 0 => Role::Warning,
-                4 => Role::Error,
-                _ => Role::Text,
-            };
-            spans.push(sep());
-            spans.push(Span::styled(text, theme.get(role)));
-        }
-        spans
-    };
-    let long_width: usize = styled(long.clone()).iter().map(Span::width).sum();
-    let mut spans = if long_width + 40 <= usize::from(area.width) {
-        styled(long)
-    } else {
-        styled(short)
-    };
-    if ws.is_dirty() {
-        spans.push(sep());
-        spans.push(Span::styled("● unsaved", theme.get(Role::Changed)));
-    }
-    let running = runs.running();
-    if running > 0 {
-        spans.push(sep());
-        spans.push(Span::styled(
-            format!(
-                "{} {running} run{} going",
-                super::spinner(ticks),
-                plural(running)
-            ),
-            theme.get(Role::Key),
-        ));
-    }
-    if !ws.context().verdicts().compiled() {
-        spans.push(sep());
-        spans.push(Span::styled(
-            "not compiled: rules decide",
-            theme.get(Role::Dim),
-        ));
-    }
-    // The counts always show; the file name gets what is left (its base name when the path
-    // does not fit), and the format goes first when even that is too long.
-    let counts: usize = spans.iter().map(Span::width).sum();
-    let file = sanitize(&source.file).into_owned();
-    let base = std::path::Path::new(&source.file)
-        .file_name()
-        .map(|n| sanitize(&n.to_string_lossy()).into_owned())
-        .unwrap_or_else(|| file.clone());
-    let format = format!(" · {}", source.format.id());
-    let room = usize::from(area.width).saturating_sub(counts + " skope  ".len());
-    let width = |s: &str| Span::raw(s).width();
-    let (name, format) = if width(&file) + width(&format) <= room {
-        (file, format)
-    } else if width(&base) + width(&format) <= room {
-        (base, format)
-    } else {
-        (base, String::new())
-    };
     let mut line = vec![
         Span::styled(" skope ", theme.get(Role::Header)),
         Span::raw(" "),
@@ -130,12 +78,250 @@ pub fn render(
     frame.render_widget(Paragraph::new(Line::from(line)), area);
 }
 
-/// The count texts to show: the error count only when there are errors.
-fn counts(texts: &[String; 5], errors: usize) -> Vec<String> {
-    let n = if errors > 0 { 5 } else { 4 };
-    texts[..n].to_vec()
+/// The status items in the order they are drawn.
+fn items(ex: &Explorer, runs: &Runs, ticks: usize) -> Vec<Item> {
+    let ws = &ex.ws;
+    let plan = ws.plan();
+    let errors = plan
+        .all_findings()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let warnings = plan.all_findings().count() - errors;
+    let breaks = plan.break_count();
+    let mut items = Vec::new();
+    let mut push = |long: String, short: String, role: Role, rank: u8| {
+        items.push(Item {
+            long,
+            short,
+            role,
+            rank,
+        })
+    };
+    match plan.outcome {
+        Outcome::Ok => {}
+        Outcome::BuildFails(_) => push("✗ build fails".into(), "✗ fails".into(), Role::Error, 0),
+        Outcome::NoSuperKernel(_) => {
+            push("✗ no SuperKernel".into(), "✗ no SK".into(), Role::Error, 0)
+        }
+    }
+    push(
+        format!("{} ops", ws.graph().len()),
+        String::new(),
+        Role::Text,
+        7,
+    );
+    let (scopes, segments) = (plan.scopes.len(), plan.segment_count());
+    push(
+        format!(
+            "{scopes} scope{} → {segments} segment{}",
+            plural(scopes),
+            plural(segments)
+        ),
+        format!("{scopes} scopes → {segments} seg"),
+        Role::Text,
+        6,
+    );
+    let role = |n: usize, role: Role| if n > 0 { role } else { Role::Text };
+    push(
+        format!("✗ {breaks} break{}", plural(breaks)),
+        format!("✗{breaks}"),
+        role(breaks, Role::Break),
+        4,
+    );
+    push(
+        format!("! {warnings} warning{}", plural(warnings)),
+        format!("!{warnings}"),
+        role(warnings, Role::Warning),
+        5,
+    );
+    if errors > 0 {
+        push(
+            format!("{errors} error{}", plural(errors)),
+            format!("{errors} err"),
+            Role::Error,
+            1,
+        );
+    }
+    if ws.is_dirty() {
+        push("● unsaved".into(), "●".into(), Role::Changed, 2);
+    }
+    let running = runs.running();
+    if running > 0 {
+        let spinner = super::spinner(ticks);
+        push(
+            format!("{spinner} {running} run{} going", plural(running)),
+            format!("{spinner}{running}"),
+            Role::Key,
+            3,
+        );
+    }
+    if !ws.context().verdicts().compiled() {
+        push(
+            "not compiled: rules decide".into(),
+            String::new(),
+            Role::Dim,
+            8,
+        );
+    }
+    items
+}
+
+/// How to show each item within `room` columns: all long if they fit. Else, least important
+/// first: the counts are written short, then left out; then the other items are written short,
+/// then left out; last, the failed build and the errors are written short (never left out).
+/// An empty short text means the item cannot be shortened.
+fn fit(items: &[Item], room: usize) -> Vec<Shown> {
+    let sep = Span::raw(SEP).width();
+    let width = |shown: &[Shown]| -> usize {
+        items
+            .iter()
+            .zip(shown)
+            .map(|(item, how)| match how {
+                Shown::Long => sep + Span::raw(item.long.as_str()).width(),
+                Shown::Short => sep + Span::raw(item.short.as_str()).width(),
+                Shown::Hidden => 0,
+            })
+            .sum()
+    };
+    let mut by_rank: Vec<usize> = (0..items.len()).collect();
+    by_rank.sort_by_key(|&i| std::cmp::Reverse(items[i].rank));
+    let tier = |range: std::ops::RangeInclusive<u8>| {
+        by_rank
+            .iter()
+            .copied()
+            .filter(move |&i| range.contains(&items[i].rank))
+    };
+    let mut steps: Vec<(usize, Shown)> = Vec::new();
+    for i in tier(COUNTS..=u8::MAX) {
+        steps.extend([(i, Shown::Short), (i, Shown::Hidden)]);
+    }
+    steps.extend(tier(2..=COUNTS - 1).map(|i| (i, Shown::Short)));
+    steps.extend(tier(2..=COUNTS - 1).map(|i| (i, Shown::Hidden)));
+    steps.extend(tier(0..=1).map(|i| (i, Shown::Short)));
+    let mut shown = vec![Shown::Long; items.len()];
+    for (i, how) in steps {
+        if width(&shown) <= room {
+            break;
+        }
+        if how == Shown::Short && items[i].short.is_empty() {
+            continue;
+        }
+        shown[i] = how;
+    }
+    shown
+}
+
+/// The file as it fits in `room` columns, with the format after it when there is room: the
+/// path, else its base name, else the base name shortened in the middle.
+fn file_text(file: &str, format: &str, room: usize) -> (String, String) {
+    let width = |s: &str| Span::raw(s).width();
+    let path = sanitize(file).into_owned();
+    let base = std::path::Path::new(file)
+        .file_name()
+        .map(|n| sanitize(&n.to_string_lossy()).into_owned())
+        .unwrap_or_else(|| path.clone());
+    if width(&path) + width(format) <= room {
+        return (path, format.to_string());
+    }
+    if width(&base) + width(format) <= room {
+        return (base, format.to_string());
+    }
+    if room >= width(format) + NAME_MIN {
+        return (
+            middle_ellipsis(&base, room - width(format)),
+            format.to_string(),
+        );
+    }
+    (middle_ellipsis(&base, room.max(1)), String::new())
+}
+
+/// `text` in at most `width` columns: its start and end with `…` between.
+fn middle_ellipsis(text: &str, width: usize) -> String {
+    let w = |s: &str| Span::raw(s).width();
+    if w(text) <= width {
+        return text.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    let (mut head, mut tail) = (String::new(), Vec::new());
+    let chars: Vec<char> = text.chars().collect();
+    let (mut i, mut j) = (0, chars.len());
+    let mut used = 0;
+    // Take from both ends in turn, the head one more when odd.
+    while i < j {
+        let take_head = w(&head) <= tail.iter().map(|c: &char| w(&c.to_string())).sum::<usize>();
+        let c = if take_head { chars[i] } else { chars[j - 1] };
+        let cw = w(&c.to_string());
+        if used + cw > keep {
+            break;
+        }
+        used += cw;
+        if take_head {
+            head.push(c);
+            i += 1;
+        } else {
+            tail.push(c);
+            j -= 1;
+        }
+    }
+    tail.reverse();
+    format!("{head}…{}", tail.into_iter().collect::<String>())
 }
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_lose_their_middle() {
+        assert_eq!(middle_ellipsis("abcdef", 6), "abcdef");
+        assert_eq!(middle_ellipsis("abcdefgh", 5), "ab…gh");
+        assert_eq!(middle_ellipsis("abcdefgh", 6), "abc…gh");
+        assert_eq!(middle_ellipsis("abcdefgh", 1), "…");
+        let name = "ge_proto_00000042_PreRunAfterBuild.txt";
+        let short = middle_ellipsis(name, 20);
+        assert_eq!(Span::raw(short.as_str()).width(), 20);
+        assert!(
+            short.starts_with("ge_proto_") && short.ends_with("Build.txt"),
+            "{short}"
+        );
+    }
+
+    fn item(text: &str, rank: u8) -> Item {
+        Item {
+            long: text.to_string(),
+            short: text[..1].to_string(),
+            role: Role::Text,
+            rank,
+        }
+    }
+
+    #[test]
+    fn the_least_important_items_give_way_first() {
+        use Shown::{Hidden, Long, Short};
+        // A failed build (0), errors (1), breaks (4), warnings (5), a count (7).
+        let items = [
+            item("aaaa", 0),
+            item("eeee", 1),
+            item("bbbb", 4),
+            item("wwww", 5),
+            item("nnnn", 7),
+        ];
+        // All long: 5 × (3 + 4) = 35.
+        assert_eq!(fit(&items, 35), [Long; 5]);
+        // The count goes first, short then gone.
+        assert_eq!(fit(&items, 34), [Long, Long, Long, Long, Short]);
+        assert_eq!(fit(&items, 31), [Long, Long, Long, Long, Hidden]);
+        // Then warnings and breaks are shortened, then left out.
+        assert_eq!(fit(&items, 27), [Long, Long, Long, Short, Hidden]);
+        assert_eq!(fit(&items, 24), [Long, Long, Short, Short, Hidden]);
+        assert_eq!(fit(&items, 20), [Long, Long, Short, Hidden, Hidden]);
+        assert_eq!(fit(&items, 16), [Long, Long, Hidden, Hidden, Hidden]);
+        // Last, errors and the failed build are shortened; they never go.
+        assert_eq!(fit(&items, 13), [Long, Short, Hidden, Hidden, Hidden]);
+        assert_eq!(fit(&items, 0), [Short, Short, Hidden, Hidden, Hidden]);
+    }
 }

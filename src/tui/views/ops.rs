@@ -327,7 +327,7 @@ impl Row {
             let plan = ws.plan();
             let status = plan
                 .scope_of_mark(s)
-                .map_or("?", |i| plan.scopes[i].status.name());
+                .map_or("?", |i| plan.scopes[i].status.label());
             (
                 format!("not fused: scope {status}"),
                 theme.get(Role::Warning),

@@ -7,7 +7,7 @@ use crate::compile::job::Stream;
 use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::runs::{Outcome, Run, RunState};
+use crate::tui::runs::{Run, RunState, RunStatus};
 use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -45,40 +45,40 @@ pub fn log_rows(area: Rect, run: &Run) -> usize {
 /// The glyph of a run's state; a spinner frame while it runs. Every state has its own, so
 /// none relies on colour.
 pub fn glyph(run: &Run, ticks: usize) -> &'static str {
-    match run.outcome() {
-        Outcome::Running | Outcome::Preparing => super::spinner(ticks),
-        Outcome::Cancelling => "…",
-        Outcome::Cancelled => "⊘",
-        Outcome::Passed => "✓",
-        Outcome::Failed | Outcome::Unstarted => "✗",
+    match run.status() {
+        RunStatus::Running | RunStatus::Preparing => super::spinner(ticks),
+        RunStatus::Cancelling => "…",
+        RunStatus::Cancelled => "⊘",
+        RunStatus::Passed => "✓",
+        RunStatus::Failed | RunStatus::Unstarted => "✗",
     }
 }
 
 /// The role a run's state is drawn in.
 fn role(run: &Run) -> Role {
-    match run.outcome() {
-        Outcome::Running | Outcome::Cancelling | Outcome::Preparing => Role::Key,
-        Outcome::Cancelled => Role::Warning,
-        Outcome::Unstarted => Role::Error,
-        Outcome::Passed => Role::Good,
-        Outcome::Failed => Role::Error,
+    match run.status() {
+        RunStatus::Running | RunStatus::Cancelling | RunStatus::Preparing => Role::Key,
+        RunStatus::Cancelled => Role::Warning,
+        RunStatus::Unstarted => Role::Error,
+        RunStatus::Passed => Role::Good,
+        RunStatus::Failed => Role::Error,
     }
 }
 
 /// A run's state in words: `running 12.3 s`, `passed in 4.1 s`, `failed (exit code 1) in 2.0 s`.
 pub fn state_text(run: &Run, now: Duration) -> String {
     let time = super::duration(run.elapsed(now));
-    match (run.outcome(), run.state) {
-        (Outcome::Preparing, _) => format!("preparing… {time}"),
-        (Outcome::Unstarted, _) => "could not start".to_string(),
-        (Outcome::Running, _) => format!("running {time}"),
-        (Outcome::Cancelling, _) => format!("stopping… {time}"),
-        (Outcome::Cancelled, _) => format!("cancelled after {time}"),
-        (Outcome::Passed, _) => format!("passed in {time}"),
-        (Outcome::Failed, RunState::Ended { status, .. }) => {
+    match (run.status(), run.state) {
+        (RunStatus::Preparing, _) => format!("preparing… {time}"),
+        (RunStatus::Unstarted, _) => "could not start".to_string(),
+        (RunStatus::Running, _) => format!("running {time}"),
+        (RunStatus::Cancelling, _) => format!("stopping… {time}"),
+        (RunStatus::Cancelled, _) => format!("cancelled after {time}"),
+        (RunStatus::Passed, _) => format!("passed in {time}"),
+        (RunStatus::Failed, RunState::Ended { status, .. }) => {
             format!("failed ({status}) in {time}")
         }
-        (Outcome::Failed, _) => format!("failed in {time}"),
+        (RunStatus::Failed, _) => format!("failed in {time}"),
     }
 }
 
@@ -142,7 +142,7 @@ fn history(app: &App, frame: &mut Frame, area: Rect) {
             "{:>2} {}  {} {}",
             run.id,
             sanitize(&run.profile),
-            run.outcome().word(),
+            run.status().word(),
             super::duration(run.elapsed(now))
         );
         put(buf, x, y, inner.right().saturating_sub(x), &text, base);

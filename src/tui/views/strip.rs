@@ -4,10 +4,13 @@
 //! row below marks the op list's viewport (`━`) and the selected op (`▲`). The cells come from
 //! the explorer's [`Minimap`].
 
+use crate::fusion::plan::{Outcome, OutcomeDetail};
+use crate::text::sanitize;
 use crate::tui::explorer::Explorer;
 use crate::tui::minimap::{Cell, Minimap};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 
@@ -21,7 +24,18 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     let buf = frame.buffer_mut();
     let bar_x = area.x + Minimap::label_width(&ex.ws);
     let shown = map.streams().min(usize::from(area.height - 1));
+    // A graph that gets no SuperKernel has no segments to draw: its stream rows say why.
+    let banner = ex
+        .ws
+        .plan()
+        .outcome
+        .detail()
+        .map(|d| (&ex.ws.plan().outcome, d));
     for (row, stream) in cx.streams().iter().take(shown).enumerate() {
+        if let Some((outcome, detail)) = banner {
+            outcome_row(outcome, detail, row, shown, theme, buf, area);
+            continue;
+        }
         let y = area.y + row as u16;
         buf.set_string(area.x, y, format!("s{}", stream.id), theme.get(Role::Dim));
         for (c, cell) in map.row(row).iter().enumerate() {
@@ -64,6 +78,36 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         let c = map.cell(graph.exec_position(id));
         buf.set_string(bar_x + c as u16, y, "▲", theme.get(Role::Viewport));
     }
+}
+
+/// Row `row` of `rows` stream rows given over to a failed outcome: the headline, then what
+/// to change, then GE's own message (one row: the headline and the fix together).
+fn outcome_row(
+    outcome: &Outcome,
+    detail: &OutcomeDetail,
+    row: usize,
+    rows: usize,
+    theme: &Theme,
+    buf: &mut Buffer,
+    area: Rect,
+) {
+    let headline = outcome.headline().unwrap_or_default();
+    let (text, role) = match (row, rows) {
+        (0, 1) => (format!("{headline} · fix: {}", detail.fix), Role::Error),
+        (0, _) => (headline, Role::Error),
+        (1, _) => (format!("  fix: {}", detail.fix), Role::Text),
+        (2, _) => (format!("  GE: {}", detail.ge_message), Role::Dim),
+        _ => return,
+    };
+    let y = area.y + row as u16;
+    super::put(
+        buf,
+        area.x,
+        y,
+        area.width,
+        &sanitize(&text),
+        theme.get(role),
+    );
 }
 
 /// The op list row to select for a click at `at` on a strip drawn in `area`: the first listed
