@@ -2,8 +2,9 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
+use skope::fusion::cann::CannInstall;
 use skope::fusion::plan::{Outcome, ScopeStatus};
-use skope::fusion::rules::RuleSet;
+use skope::fusion::rules::RuleConfig;
 use skope::fusion::verify::verify;
 use skope::graph::Graph;
 use skope::info::Info;
@@ -53,6 +54,10 @@ struct Cli {
     /// Refuse dumps larger than this many bytes.
     #[arg(long, global = true, default_value_t = LoadOptions::default().max_bytes)]
     max_size: u64,
+    /// Do not read the installed CANN's op information (found through ASCEND_OPP_PATH or
+    /// ASCEND_HOME_PATH) to judge op types; use the bundled rules and --rules only.
+    #[arg(long, global = true)]
+    no_cann: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -222,6 +227,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let options = LoadOptions {
         max_bytes: cli.max_size,
     };
+    let cann = (!cli.no_cann).then(CannInstall::from_env).flatten();
     match cli.command {
         Some(Command::Info { file, json }) => {
             let dump = load::load_file(&file, options)?;
@@ -241,7 +247,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             plan,
         }) => {
             let args = ReportArgs {
-                rules,
+                rules: RuleConfig::new(&rules, cann)?,
                 json,
                 deny,
                 verify,
@@ -266,7 +272,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             rules,
         }) => {
-            let ws = workspace(&file, options, &rules, plan.as_deref())?;
+            let ws = workspace(
+                &file,
+                options,
+                &RuleConfig::new(&rules, cann.clone())?,
+                plan.as_deref(),
+            )?;
             let text = match format {
                 ExportFormat::Plan => PlanFile::of(&ws).to_json(),
                 ExportFormat::Torchair => skope::export::torchair(&ws),
@@ -286,7 +297,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             rules,
         }) => {
-            let ws = workspace(&file, options, &rules, plan.as_deref())?;
+            let ws = workspace(
+                &file,
+                options,
+                &RuleConfig::new(&rules, cann.clone())?,
+                plan.as_deref(),
+            )?;
             codegen(&ws, &file, segment.as_deref(), output)?;
         }
         Some(Command::Compile {
@@ -295,7 +311,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             plan,
             rules,
         }) => {
-            let ws = workspace(&file, options, &rules, plan.as_deref())?;
+            let ws = workspace(
+                &file,
+                options,
+                &RuleConfig::new(&rules, cann.clone())?,
+                plan.as_deref(),
+            )?;
             return compile(&ws, &file, &profile);
         }
         Some(Command::Diff {
@@ -314,7 +335,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 rank,
                 json,
                 csv,
-                rules,
+                rules: RuleConfig::new(&rules, cann)?,
             };
             diff(&base, new.as_deref(), options, &args)?;
         }
@@ -469,7 +490,7 @@ struct DiffArgs {
     rank: Option<u32>,
     json: bool,
     csv: bool,
-    rules: Vec<PathBuf>,
+    rules: RuleConfig,
 }
 
 /// `skope diff`: reads both profiles, the plan when given, and prints the comparison.
@@ -513,28 +534,29 @@ fn diff(base: &Path, new: Option<&Path>, options: LoadOptions, args: &DiffArgs) 
 
 /// Options of `skope report` besides the file.
 struct ReportArgs {
-    rules: Vec<PathBuf>,
+    rules: RuleConfig,
     json: bool,
     deny: Option<Deny>,
     verify: Vec<PathBuf>,
     plan: Option<PathBuf>,
 }
 
-/// Loads `file`, judges it with the bundled rules and `rules`, and applies the plan file
-/// `plan` when given (what it cannot apply is listed on stderr).
+/// Loads `file`, judges it with `rules`, and applies the plan file `plan` when given (what it
+/// cannot apply, and what of the CANN install could not be read, is listed on stderr).
 fn workspace(
     file: &Path,
     options: LoadOptions,
-    rules: &[PathBuf],
+    rules: &RuleConfig,
     plan: Option<&Path>,
 ) -> Result<Workspace> {
-    let mut set = RuleSet::bundled();
-    for path in rules {
-        set.add_file(path)?;
-    }
     let dump = load::load_file(file, options)?;
     let format = dump.format;
-    let mut ws = Workspace::new(dump.into_main(), format, &file.to_string_lossy(), &set);
+    let graph = dump.into_main();
+    let (set, problems) = rules.for_graph(&graph);
+    for problem in problems {
+        eprintln!("warning: {}", skope::text::sanitize(&problem));
+    }
+    let mut ws = Workspace::new(graph, format, &file.to_string_lossy(), &set);
     if let Some(path) = plan {
         let plan = PlanFile::read(path)?;
         let (marks, mismatch) = plan.marks_for(ws.graph());
@@ -555,8 +577,7 @@ fn workspace(
 fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCode> {
     let ws = workspace(file, options, &args.rules, args.plan.as_deref())?;
     let (cx, plan) = (ws.context(), ws.plan());
-    let mut rule_files = RuleSet::bundled().files().to_vec();
-    rule_files.extend(args.rules.iter().map(|p| p.to_string_lossy().into_owned()));
+    let rule_files = ws.source().rules.clone();
     let report = Report::new(
         cx,
         ws.marks(),
@@ -613,10 +634,8 @@ fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
              `skope info FILE` or `skope report FILE`"
         );
     }
-    let mut rules = RuleSet::bundled();
-    for path in &cli.rules {
-        rules.add_file(path)?;
-    }
+    let cann = (!cli.no_cann).then(CannInstall::from_env).flatten();
+    let rules = RuleConfig::new(&cli.rules, cann)?;
     let input = match cli.file {
         Some(path) => Input::File(path),
         None => Input::Bundled {

@@ -21,6 +21,8 @@ pub struct Source {
     pub file: String,
     /// Its detected format.
     pub format: Format,
+    /// The rules files (and CANN install) its ops were judged with, in order.
+    pub rules: Vec<String>,
 }
 
 /// What the last edit, undo or redo did to one op.
@@ -199,6 +201,7 @@ impl Workspace {
             source: Source {
                 file: file.to_string(),
                 format,
+                rules: rules.files().to_vec(),
             },
             cx,
             marks,

@@ -3,9 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Runs `skope args`, away from any CANN install of this machine.
 fn skope(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skope"))
         .args(args)
+        .env_remove("ASCEND_OPP_PATH")
+        .env_remove("ASCEND_HOME_PATH")
         .output()
         .expect("run skope")
 }
@@ -435,8 +438,9 @@ fn skope_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skope"))
         .args(args)
         .current_dir(dir)
-        .envs(env.iter().copied())
+        .env_remove("ASCEND_OPP_PATH")
         .env_remove("ASCEND_HOME_PATH")
+        .envs(env.iter().copied())
         .output()
         .expect("run skope")
 }

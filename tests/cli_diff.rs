@@ -7,6 +7,8 @@ fn skope(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skope"))
         .args(args)
         .env("NO_COLOR", "1")
+        .env_remove("ASCEND_OPP_PATH")
+        .env_remove("ASCEND_HOME_PATH")
         .output()
         .expect("run skope")
 }

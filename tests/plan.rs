@@ -521,3 +521,61 @@ fn verify_reads_sub_ops_from_sub_graph_dumps() {
     assert!(v.actual[0].from_sub_graphs);
     assert_eq!(v.actual[0].ops, ["a", "b"]);
 }
+
+#[test]
+fn ai_cpu_ops_split_a_scope_in_every_format() {
+    // NonZero (TIK or AI CPU) and Where (AI CPU) inside one scope: GE cuts at both. Dumps
+    // taken before compiling have no supportSuperKernel, so the bundled rules must say it.
+    let ops = [
+        t("a", "MatMulV2", S),
+        T {
+            support: 0,
+            ..t("nz", "NonZero", S)
+        },
+        t("b", "MatMulV2", S),
+        T {
+            support: 0,
+            ..t("w", "Where", S)
+        },
+        t("c", "MatMulV2", S),
+        T {
+            support: 0,
+            ..t("u", "UniqueWithCounts", S)
+        },
+        t("d", "MatMulV2", S),
+    ];
+    for (format, dump) in every_format(&ops) {
+        let g = dump.main();
+        let p = plan_graph(g, &RuleSet::bundled());
+        let segments: Vec<Vec<String>> = p.scopes[0]
+            .segments
+            .iter()
+            .map(|s| s.ops.iter().map(|&id| g.op(id).name.clone()).collect())
+            .collect();
+        assert_eq!(
+            segments,
+            [["a"], ["b"], ["c"], ["d"]].map(|s| s.map(String::from).to_vec()),
+            "{format}"
+        );
+        let cx = Context::new(g.clone(), &RuleSet::bundled());
+        let breaks: Vec<(&str, &str)> = p.scopes[0]
+            .breaks
+            .iter()
+            .map(|b| (b.cause.code(), cx.verdicts().get(b.op).evidence.name()))
+            .collect();
+        let evidence = if format.starts_with("torchair") {
+            "rules"
+        } else {
+            "dump"
+        };
+        assert_eq!(
+            breaks,
+            [
+                ("not_ascendc", evidence),
+                ("ai_cpu", evidence),
+                ("ai_cpu", evidence)
+            ],
+            "{format}"
+        );
+    }
+}

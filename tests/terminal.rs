@@ -86,7 +86,7 @@ fn navigate_search_jump_help_resize_and_quit_in_a_real_terminal() {
     // Resize: the layout follows at once; too small says so; back again.
     s.resize(80, 24);
     s.wait_for("the 80×24 layout", LONG, |t| {
-        t.contains("8 scopes → 13 segments · ✗ 5 breaks")
+        t.contains("8 scopes → 13 seg · ✗ 5 breaks")
     });
     s.resize(40, 10);
     s.wait_for("too small", LONG, |t| t.contains("terminal too small"));

@@ -10,7 +10,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
-use skope::fusion::rules::RuleSet;
+use skope::fusion::rules::RuleConfig;
 use skope::load::LoadOptions;
 use skope::tui::app::{App, Msg, Stage};
 use skope::tui::config::Config;
@@ -178,11 +178,11 @@ fn explorer(w: u16, h: u16) -> Result<App> {
     let ws = load(
         &input,
         LoadOptions::default(),
-        &RuleSet::bundled(),
+        &RuleConfig::default(),
         &mut |_| {},
     )
     .map_err(anyhow::Error::msg)?;
-    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
+    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws.0)))));
     Ok(app)
 }
 

@@ -3,6 +3,7 @@
 //!
 //! Facts: reference/ascend_superkernel.md §2–§5. Everything here is plain data and functions.
 
+pub mod cann;
 pub mod index;
 pub mod kernel;
 pub mod marks;

@@ -5,13 +5,23 @@
 //! `assets/rules/` (documented in `assets/rules/README.md`), extended or overridden by a user
 //! file (`--rules FILE`) with the same format.
 
+use super::cann::{CannInstall, CannRules};
 use super::verdict::{Reason, Verdict};
+use crate::graph::Graph;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The bundled rule files, embedded so the binary works from any directory.
-const BUNDLED: &[(&str, &str)] = &[
+/// The bundled facts about op types in general (which run on AI CPU in one CANN release): an
+/// installed CANN knows better and overrides them.
+const BUNDLED_GENERAL: &[(&str, &str)] = &[(
+    "assets/rules/ai_cpu.json",
+    include_str!("../../assets/rules/ai_cpu.json"),
+)];
+
+/// The bundled facts about GE's SuperKernel pass and the SuperKernel compiler (ignored types,
+/// blacklist, communication whitelist): above an installed CANN's op information.
+const BUNDLED_PASS: &[(&str, &str)] = &[
     (
         "assets/rules/ge_superkernel_pass.json",
         include_str!("../../assets/rules/ge_superkernel_pass.json"),
@@ -74,6 +84,8 @@ struct RulesFile {
     /// Free text describing the file; not used by the planner.
     #[serde(default, rename = "about")]
     _about: String,
+    /// The source of every entry that names none.
+    source: Option<String>,
     rules: Vec<RuleEntry>,
 }
 
@@ -84,7 +96,7 @@ struct RuleEntry {
     verdict: VerdictName,
     reason: Option<Reason>,
     detail: Option<String>,
-    source: String,
+    source: Option<String>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -105,14 +117,43 @@ pub struct RuleSet {
 impl RuleSet {
     /// The bundled rules.
     pub fn bundled() -> RuleSet {
+        RuleSet::bundled_with(None)
+    }
+
+    /// The bundled rules with an installed CANN's between the general facts and those about
+    /// GE's pass.
+    pub fn bundled_with(cann: Option<(&str, &CannRules)>) -> RuleSet {
         let mut set = RuleSet::default();
-        for (name, text) in BUNDLED {
-            // The bundled files are checked by a test; a broken one is a build defect.
-            if let Err(e) = set.add_text(Path::new(name), text) {
-                panic!("bundled rules file is invalid: {e}");
+        let add = |files: &[(&str, &str)], set: &mut RuleSet| {
+            for (name, text) in files {
+                // The bundled files are checked by a test; a broken one is a build defect.
+                if let Err(e) = set.add_text(Path::new(name), text) {
+                    panic!("bundled rules file is invalid: {e}");
+                }
             }
+        };
+        add(BUNDLED_GENERAL, &mut set);
+        if let Some((name, cann)) = cann {
+            set.add_rules(name, cann.rules.iter().cloned());
         }
+        add(BUNDLED_PASS, &mut set);
         set
+    }
+
+    /// Adds `rules` under the name `name`, overriding entries for the same op types.
+    fn add_rules(&mut self, name: &str, rules: impl IntoIterator<Item = Rule>) {
+        for rule in rules {
+            self.by_type.insert(rule.op_type.clone(), rule);
+        }
+        self.files.push(name.to_string());
+    }
+
+    /// Adds every rule of `other` (which overrides this set's for the same op types).
+    pub fn extend(&mut self, other: &RuleSet) {
+        for rule in other.by_type.values() {
+            self.by_type.insert(rule.op_type.clone(), rule.clone());
+        }
+        self.files.extend(other.files.iter().cloned());
     }
 
     /// Adds the rules of the file at `path`, overriding entries for the same op types.
@@ -174,18 +215,25 @@ impl RuleSet {
             if entry.op_type.trim().is_empty() {
                 return Err(error(0, 0, format!("rules[{i}]: op_type is empty")));
             }
+            let Some(source) = entry.source.or_else(|| file.source.clone()) else {
+                return Err(error(
+                    0,
+                    0,
+                    format!(
+                        "rules[{i}] ({}): no \"source\" (give one per entry or one for the file)",
+                        entry.op_type
+                    ),
+                ));
+            };
             rules.push(Rule {
                 op_type: entry.op_type,
                 verdict,
                 detail: entry.detail,
-                source: entry.source,
+                source,
                 file: name.clone(),
             });
         }
-        for rule in rules {
-            self.by_type.insert(rule.op_type.clone(), rule);
-        }
-        self.files.push(name);
+        self.add_rules(&name, rules);
         Ok(())
     }
 
@@ -197,6 +245,51 @@ impl RuleSet {
     /// The files the rules came from, in the order they were added.
     pub fn files(&self) -> &[String] {
         &self.files
+    }
+}
+
+/// Where a graph's rules come from: the bundled files, an installed CANN (read for the graph's
+/// op types) and the user's files (`--rules`), each over the one before — except that the
+/// bundled facts about GE's pass stay above CANN's.
+#[derive(Debug, Clone, Default)]
+pub struct RuleConfig {
+    user: RuleSet,
+    cann: Option<CannInstall>,
+}
+
+impl RuleConfig {
+    /// Reads the user's rules files (an error names the file, line and column) and keeps the
+    /// CANN install to read when a graph comes.
+    pub fn new(
+        user_files: &[PathBuf],
+        cann: Option<CannInstall>,
+    ) -> Result<RuleConfig, RulesError> {
+        let mut user = RuleSet::default();
+        for path in user_files {
+            user.add_file(path)?;
+        }
+        Ok(RuleConfig { user, cann })
+    }
+
+    /// The CANN install, if one is used.
+    pub fn cann(&self) -> Option<&CannInstall> {
+        self.cann.as_ref()
+    }
+
+    /// The rules for `graph`, and the problems met reading the CANN install.
+    pub fn for_graph(&self, graph: &Graph) -> (RuleSet, Vec<String>) {
+        let cann = self.cann.as_ref().map(|install| {
+            let types: std::collections::BTreeSet<&str> =
+                graph.ops().iter().map(|op| op.op_type.as_str()).collect();
+            (
+                format!("CANN {}", install.opp.display()),
+                install.rules_for(types),
+            )
+        });
+        let mut set = RuleSet::bundled_with(cann.as_ref().map(|(n, r)| (n.as_str(), r)));
+        set.extend(&self.user);
+        let problems = cann.map(|(_, r)| r.problems).unwrap_or_default();
+        (set, problems)
     }
 }
 
@@ -254,6 +347,45 @@ mod tests {
             Some(Verdict::Unsupported(Reason::CommNotSupported))
         );
         assert!(rules.get("MatMulV2").is_none());
+        for t in [
+            "Unique",
+            "UniqueWithCounts",
+            "Where",
+            "MaskedSelect",
+            "RandomUniform",
+        ] {
+            assert_eq!(
+                rules.get(t).map(|r| r.verdict),
+                Some(Verdict::Unsupported(Reason::AiCpu)),
+                "{t}"
+            );
+        }
+        let nonzero = rules.get("NonZero").expect("NonZero");
+        assert_eq!(nonzero.verdict, Verdict::Unsupported(Reason::NotAscendC));
+        assert!(nonzero.detail.as_deref().unwrap_or("").contains("TIK"));
+        // Types with an AI Core kernel too are not listed: GE prefers AI Core.
+        for t in ["Cast", "Add", "TopKV2", "ScatterNdUpdate"] {
+            assert!(rules.get(t).is_none(), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_file_may_give_one_source_for_its_entries() {
+        let mut rules = RuleSet::default();
+        let text = r#"{"source": "site list", "rules": [
+            {"op_type": "A", "verdict": "unsupported", "reason": "ai_cpu"},
+            {"op_type": "B", "verdict": "fusible", "source": "own"}
+        ]}"#;
+        rules.add_text(Path::new("s.json"), text).unwrap();
+        assert_eq!(rules.get("A").map(|r| r.source.as_str()), Some("site list"));
+        assert_eq!(rules.get("B").map(|r| r.source.as_str()), Some("own"));
+        let e = rules
+            .add_text(
+                Path::new("s.json"),
+                r#"{"rules": [{"op_type": "A", "verdict": "fusible"}]}"#,
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("no \"source\""), "{e}");
     }
 
     #[test]

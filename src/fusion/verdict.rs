@@ -27,6 +27,8 @@ pub enum Reason {
     TilingOnAicpu,
     /// A communication op outside the AllReduce/ReduceScatter/AllGather/AlltoAll whitelist.
     CommNotSupported,
+    /// An op that runs on AI CPU (no AI Core kernel at all).
+    AiCpu,
 }
 
 impl Reason {
@@ -37,6 +39,7 @@ impl Reason {
         "simt",
         "tiling_on_aicpu",
         "comm_not_supported",
+        "ai_cpu",
     ];
 
     /// The code, as written in rules files and JSON.
@@ -47,6 +50,7 @@ impl Reason {
             Reason::Simt => "simt",
             Reason::TilingOnAicpu => "tiling_on_aicpu",
             Reason::CommNotSupported => "comm_not_supported",
+            Reason::AiCpu => "ai_cpu",
         }
     }
 
@@ -60,6 +64,7 @@ impl Reason {
             Reason::CommNotSupported => {
                 "communication op outside the AllReduce/ReduceScatter/AllGather/AlltoAll whitelist"
             }
+            Reason::AiCpu => "runs on AI CPU, not on an AI Core kernel",
         }
     }
 
@@ -76,6 +81,10 @@ impl Reason {
             }
             Reason::CommNotSupported => {
                 "move it out of the scope; only AllReduce, ReduceScatter, AllGather and AlltoAll fuse"
+            }
+            Reason::AiCpu => {
+                "move it out of the scope, or do its work before or after the scope's ops: no \
+                 AI CPU op joins a SuperKernel"
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Loading and planning a dump on a worker thread, reporting each stage to the event loop.
 
 use super::app::{Msg, Stage};
-use crate::fusion::rules::RuleSet;
+use crate::fusion::rules::RuleConfig;
 use crate::load::{self, LoadOptions};
 use crate::planfile::{self, JournalEntry, PlanFile};
 use crate::workspace::Workspace;
@@ -57,14 +57,22 @@ impl Input {
 /// Starts loading `input` (and the plan at `plan`) on a new thread; progress and the result
 /// arrive on `tx`. A panic while loading arrives as an error too, so the screen never waits
 /// forever.
-pub fn spawn(input: Input, plan: PlanPath, options: LoadOptions, rules: RuleSet, tx: Sender<Msg>) {
+pub fn spawn(
+    input: Input,
+    plan: PlanPath,
+    options: LoadOptions,
+    rules: RuleConfig,
+    tx: Sender<Msg>,
+) {
     std::thread::spawn(move || {
         let progress = tx.clone();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let ws = load(&input, options, &rules, &mut |stage| {
+            let (ws, problems) = load(&input, options, &rules, &mut |stage| {
                 let _ = progress.send(Msg::Progress(stage));
             })?;
-            Ok(with_plan(ws, &plan))
+            let mut loaded = with_plan(ws, &plan);
+            loaded.notes.extend(problems);
+            Ok(loaded)
         }))
         .unwrap_or_else(|payload| Err(internal_error(&input, payload.as_ref())));
         let _ = tx.send(Msg::Loaded(result.map(Box::new)));
@@ -130,14 +138,15 @@ fn internal_error(input: &Input, payload: &(dyn std::any::Any + Send)) -> String
     )
 }
 
-/// Loads and plans `input`, calling `progress` at each stage. The error is the loader's
-/// message (file, line, column, hint).
+/// Loads and plans `input` with `rules`, calling `progress` at each stage; also returns what
+/// of the CANN install could not be read. The error is the loader's message (file, line,
+/// column, hint).
 pub fn load(
     input: &Input,
     options: LoadOptions,
-    rules: &RuleSet,
+    rules: &RuleConfig,
     progress: &mut dyn FnMut(Stage),
-) -> Result<Workspace, String> {
+) -> Result<(Workspace, Vec<String>), String> {
     let name = input.name();
     let dump = match input {
         Input::File(path) => load::load_file_reporting(path, options, &mut |done, total| {
@@ -158,7 +167,8 @@ pub fn load(
     let format = dump.format;
     let graph = dump.into_main();
     progress(Stage::Planning { ops: graph.len() });
-    Ok(Workspace::new(graph, format, &name, rules))
+    let (rules, problems) = rules.for_graph(&graph);
+    Ok((Workspace::new(graph, format, &name, &rules), problems))
 }
 
 #[cfg(test)]
@@ -181,10 +191,10 @@ mod tests {
     fn stages_are_reported_in_order() {
         let mut stages = Vec::new();
         let input = Input::File(PathBuf::from("assets/examples/moe_decode.pbtxt"));
-        let ws = load(
+        let (ws, _) = load(
             &input,
             LoadOptions::default(),
-            &RuleSet::bundled(),
+            &RuleConfig::default(),
             &mut |s| stages.push(s),
         )
         .unwrap();

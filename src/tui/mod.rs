@@ -30,7 +30,7 @@ pub mod theme;
 pub mod tree;
 pub mod views;
 
-use crate::fusion::rules::RuleSet;
+use crate::fusion::rules::RuleConfig;
 use crate::load::LoadOptions;
 use anyhow::{Context as _, Result};
 use app::{App, Msg};
@@ -53,7 +53,7 @@ pub struct Options {
     /// Limits for loading.
     pub load: LoadOptions,
     /// The rules to judge ops with.
-    pub rules: RuleSet,
+    pub rules: RuleConfig,
     /// Keys and theme.
     pub config: config::Config,
     /// Capture the mouse (clicks and wheel); off leaves the terminal's own text selection.

@@ -64,6 +64,9 @@ impl Session {
         command.args(args);
         command.cwd(cwd);
         command.env("TERM", "xterm-256color");
+        // Away from any CANN install of this machine, unless a test sets one.
+        command.env_remove("ASCEND_OPP_PATH");
+        command.env_remove("ASCEND_HOME_PATH");
         for (key, value) in env {
             command.env(key, value);
         }

@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
-use skope::fusion::rules::RuleSet;
+use skope::fusion::rules::RuleConfig;
 use skope::load::LoadOptions;
 use skope::tui::app::{App, Msg};
 use skope::tui::config::Config;
@@ -33,10 +33,10 @@ pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
     let result = load(
         &input,
         LoadOptions::default(),
-        &RuleSet::bundled(),
+        &RuleConfig::default(),
         &mut |_| {},
     );
-    app.handle(Msg::Loaded(result.map(|ws| Box::new(Loaded::new(ws)))));
+    app.handle(Msg::Loaded(result.map(|(ws, _)| Box::new(Loaded::new(ws)))));
     app
 }
 
@@ -125,7 +125,7 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
     let result = load(
         &input,
         LoadOptions::default(),
-        &RuleSet::bundled(),
+        &RuleConfig::default(),
         &mut |_| {},
     );
     let path = skope::tui::loader::PlanPath {
@@ -133,7 +133,7 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
         given: true,
     };
     app.handle(Msg::Loaded(
-        result.map(|ws| Box::new(skope::tui::loader::with_plan(ws, &path))),
+        result.map(|(ws, _)| Box::new(skope::tui::loader::with_plan(ws, &path))),
     ));
     app
 }

@@ -51,7 +51,14 @@ pub fn render(
     let items = items(ex, runs, ticks);
     let lead = " skope  ".len();
     let room = usize::from(area.width).saturating_sub(lead);
-    let shown = fit(&items, room.saturating_sub(NAME_MIN));
+    // The counts give way to the file's name; the status items only to its first columns.
+    let base = std::path::Path::new(&source.file)
+        .file_name()
+        .map_or(0, |n| Span::raw(sanitize(&n.to_string_lossy())).width());
+    let mut shown = fit(&items, room.saturating_sub(base), COUNTS);
+    if width(&items, &shown) > room.saturating_sub(base) {
+        shown = fit(&items, room.saturating_sub(NAME_MIN), 0);
+    }
     let mut spans: Vec<Span<'static>> = Vec::new();
     for (item, how) in items.iter().zip(&shown) {
         let text = match how {
@@ -166,23 +173,26 @@ fn items(ex: &Explorer, runs: &Runs, ticks: usize) -> Vec<Item> {
     items
 }
 
-/// How to show each item within `room` columns: all long if they fit. Else, least important
-/// first: the counts are written short, then left out; then the other items are written short,
-/// then left out; last, the failed build and the errors are written short (never left out).
-/// An empty short text means the item cannot be shortened.
-fn fit(items: &[Item], room: usize) -> Vec<Shown> {
+/// The columns `items` take shown as `shown`.
+fn width(items: &[Item], shown: &[Shown]) -> usize {
     let sep = Span::raw(SEP).width();
-    let width = |shown: &[Shown]| -> usize {
-        items
-            .iter()
-            .zip(shown)
-            .map(|(item, how)| match how {
-                Shown::Long => sep + Span::raw(item.long.as_str()).width(),
-                Shown::Short => sep + Span::raw(item.short.as_str()).width(),
-                Shown::Hidden => 0,
-            })
-            .sum()
-    };
+    items
+        .iter()
+        .zip(shown)
+        .map(|(item, how)| match how {
+            Shown::Long => sep + Span::raw(item.long.as_str()).width(),
+            Shown::Short => sep + Span::raw(item.short.as_str()).width(),
+            Shown::Hidden => 0,
+        })
+        .sum()
+}
+
+/// How to show each item within `room` columns, changing only items of rank `from` or less
+/// important: all long if they fit. Else, least important first: the counts are written
+/// short, then left out; then the other items are written short, then left out; last, the
+/// failed build and the errors are written short (never left out). An empty short text means
+/// the item cannot be shortened.
+fn fit(items: &[Item], room: usize, from: u8) -> Vec<Shown> {
     let mut by_rank: Vec<usize> = (0..items.len()).collect();
     by_rank.sort_by_key(|&i| std::cmp::Reverse(items[i].rank));
     let tier = |range: std::ops::RangeInclusive<u8>| {
@@ -200,8 +210,11 @@ fn fit(items: &[Item], room: usize) -> Vec<Shown> {
     steps.extend(tier(0..=1).map(|i| (i, Shown::Short)));
     let mut shown = vec![Shown::Long; items.len()];
     for (i, how) in steps {
-        if width(&shown) <= room {
+        if width(items, &shown) <= room {
             break;
+        }
+        if items[i].rank < from {
+            continue;
         }
         if how == Shown::Short && items[i].short.is_empty() {
             continue;
@@ -212,7 +225,8 @@ fn fit(items: &[Item], room: usize) -> Vec<Shown> {
 }
 
 /// The file as it fits in `room` columns, with the format after it when there is room: the
-/// path, else its base name, else the base name shortened in the middle.
+/// path, else its base name (without the format when need be), else the base name shortened in
+/// the middle.
 fn file_text(file: &str, format: &str, room: usize) -> (String, String) {
     let width = |s: &str| Span::raw(s).width();
     let path = sanitize(file).into_owned();
@@ -225,6 +239,9 @@ fn file_text(file: &str, format: &str, room: usize) -> (String, String) {
     }
     if width(&base) + width(format) <= room {
         return (base, format.to_string());
+    }
+    if width(&base) <= room {
+        return (base, String::new());
     }
     if room >= width(format) + NAME_MIN {
         return (
@@ -311,17 +328,19 @@ mod tests {
             item("nnnn", 7),
         ];
         // All long: 5 × (3 + 4) = 35.
-        assert_eq!(fit(&items, 35), [Long; 5]);
+        assert_eq!(fit(&items, 35, 0), [Long; 5]);
         // The count goes first, short then gone.
-        assert_eq!(fit(&items, 34), [Long, Long, Long, Long, Short]);
-        assert_eq!(fit(&items, 31), [Long, Long, Long, Long, Hidden]);
+        assert_eq!(fit(&items, 34, 0), [Long, Long, Long, Long, Short]);
+        assert_eq!(fit(&items, 31, 0), [Long, Long, Long, Long, Hidden]);
         // Then warnings and breaks are shortened, then left out.
-        assert_eq!(fit(&items, 27), [Long, Long, Long, Short, Hidden]);
-        assert_eq!(fit(&items, 24), [Long, Long, Short, Short, Hidden]);
-        assert_eq!(fit(&items, 20), [Long, Long, Short, Hidden, Hidden]);
-        assert_eq!(fit(&items, 16), [Long, Long, Hidden, Hidden, Hidden]);
+        assert_eq!(fit(&items, 27, 0), [Long, Long, Long, Short, Hidden]);
+        assert_eq!(fit(&items, 24, 0), [Long, Long, Short, Short, Hidden]);
+        assert_eq!(fit(&items, 20, 0), [Long, Long, Short, Hidden, Hidden]);
+        assert_eq!(fit(&items, 16, 0), [Long, Long, Hidden, Hidden, Hidden]);
         // Last, errors and the failed build are shortened; they never go.
-        assert_eq!(fit(&items, 13), [Long, Short, Hidden, Hidden, Hidden]);
-        assert_eq!(fit(&items, 0), [Short, Short, Hidden, Hidden, Hidden]);
+        assert_eq!(fit(&items, 13, 0), [Long, Short, Hidden, Hidden, Hidden]);
+        assert_eq!(fit(&items, 0, 0), [Short, Short, Hidden, Hidden, Hidden]);
+        // Limited to the counts, the rest stays long however short the room.
+        assert_eq!(fit(&items, 0, COUNTS), [Long, Long, Long, Long, Hidden]);
     }
 }
