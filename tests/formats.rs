@@ -343,3 +343,66 @@ fn json_accepts_numbers_as_strings_and_escaped_bytes() {
     assert_eq!(b.output_descs[0].shape, vec![2, 3]);
     assert_eq!(dump.main().op(OpId(0)).stream, Some(0));
 }
+
+#[test]
+fn atc_json_with_nulls_reads_them_as_absent() {
+    // The shape `atc --mode=1` gives an om model (GE's Pb2Json): model attributes, a graph
+    // whose ops carry input descriptions with attributes whose value prints as null
+    // (shape_range and origin_shape_range hold only an empty list), a null element for an
+    // empty optional input's description, a map entry whose empty key proto3 left out, a null
+    // list in a list value, and ops' own null attribute values (tasks, customized_op_def).
+    let src = br#"{
+  "name": "resnet50",
+  "version": 1,
+  "attr": [{"key": "om_version", "value": {"s": "1.79"}}, {"key": "soc_version", "value": {"s": "Ascend910B"}}],
+  "graph": [
+    {
+      "name": "ge_default_20240101",
+      "attr": [{"key": "_graph_attr", "value": null}],
+      "input": ["data:0"],
+      "op": [
+        {"name": "data", "type": "Data", "id": 0, "stream_id": 0,
+         "output_desc": [{"dtype": "DT_FLOAT16", "layout": "NCHW", "shape": {"dim": [1, 3, 224, 224]},
+           "attr": [{"key": "origin_shape_range", "value": null}, {"key": "shape_range", "value": null},
+                    {"key": "origin_format", "value": {"s": "NCHW"}}]}]},
+        null,
+        {"name": "conv1", "type": "Conv2D", "id": 1, "stream_id": 0, "input": ["data:0", "w:0", ""],
+         "attr": [{"key": "_super_kernel_scope", "value": {"s": "sk"}},
+                  {"key": "tasks", "value": null},
+                  {"key": "customized_op_def", "value": null},
+                  {"value": {"i": 3}},
+                  {"key": "pads", "value": {"list": {"i": [0, 0, 0, 0], "val_type": "VT_LIST_INT"}}},
+                  {"key": "empty_list", "value": {"list": null}},
+                  {"key": "dilations", "value": {"list": {"i": null, "val_type": "VT_LIST_INT"}}}],
+         "input_desc": [
+           {"dtype": "DT_FLOAT16", "layout": "NCHW", "shape": {"dim": [1, 3, 224, 224]},
+            "attr": [{"key": "shape_range", "value": null}]},
+           {"dtype": "DT_FLOAT16", "shape": null, "attr": null},
+           null],
+         "output_desc": [{"dtype": "DT_FLOAT16", "shape": {"dim": null}, "layout": null}]},
+        {"name": "relu", "type": "Relu", "id": 2, "stream_id": null, "input": ["conv1:0"],
+         "attr": null, "input_desc": null, "output_desc": [null]}
+      ]
+    }
+  ]
+}"#;
+    let dump = load_bytes(Path::new("resnet50.json"), src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dump.format, Format::GeJson);
+    let g = dump.main();
+    assert_eq!(g.name(), "ge_default_20240101");
+    assert_eq!(g.len(), 3, "the null op is no op");
+    let conv = g.op(g.find("conv1").unwrap());
+    assert_eq!(conv.scope(), Some("sk"));
+    assert_eq!(conv.attrs.get("tasks"), Some(&AttrValue::Empty));
+    assert_eq!(conv.attrs.get(""), Some(&AttrValue::Int(3)));
+    assert_eq!(
+        conv.attrs.get("dilations"),
+        Some(&AttrValue::List(Vec::new()))
+    );
+    assert_eq!(conv.input_descs.len(), 3, "an empty description keeps its place");
+    assert!(conv.input_descs[2].shape.is_empty());
+    assert_eq!(conv.input_descs[0].shape, vec![1, 3, 224, 224]);
+    let relu = g.op(g.find("relu").unwrap());
+    assert_eq!(relu.stream, Some(0), "a null stream id is the proto3 default");
+    assert_eq!(relu.output_descs.len(), 1);
+}

@@ -1,10 +1,20 @@
 //! atc JSON dumps (`atc --mode=1` om→json, `atc --mode=5` ge_proto→json): a GE `ModelDef`
 //! (or bare `GraphDef`) as JSON, maps as arrays of `{"key", "value"}`, enums as names, bytes
 //! as C-escaped strings, floats sometimes as `"%g"` strings.
+//!
+//! GE's printer (`Pb2Json::Message2Json`) writes `null` for a message that prints nothing: an
+//! empty element of a repeated message field (`"input_desc": [null]`) and a message whose only
+//! fields are empty messages (`"value": null` for an attribute holding an empty list). proto3
+//! leaves out fields at their defaults, a map entry's empty key too. So `null` reads as absent
+//! (an empty message, list or default value) wherever a value may be, and a missing key as "".
 
 use super::textproto::unescape;
 use crate::graph::{AttrValue, DType, Graph, GraphBuilder, OpBuilder, TensorDesc};
 use serde_json::{Map, Value};
+use std::sync::LazyLock;
+
+/// What a `null` message reads as.
+static EMPTY: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
 
 /// A problem in a well-formed JSON document: where (a path such as `graph[0].op[3]`) and what.
 #[derive(Debug)]
@@ -34,6 +44,7 @@ pub fn load(doc: &Value, default_name: &str) -> Result<Vec<Graph>> {
         return graphs
             .iter()
             .enumerate()
+            .filter(|(_, g)| !g.is_null())
             .map(|(i, g)| {
                 let path = format!("graph[{i}]");
                 let obj = object(g, &path)?;
@@ -58,6 +69,9 @@ fn graph(obj: &Map<String, Value>, path: &str, default_name: &str, streams: bool
     }
     if let Some(ops) = obj.get("op") {
         for (i, op) in array(ops, &format!("{path}.op"))?.iter().enumerate() {
+            if op.is_null() {
+                continue;
+            }
             let op_path = format!("{path}.op[{i}]");
             b.push(op_def(object(op, &op_path)?, &op_path)?);
         }
@@ -67,7 +81,7 @@ fn graph(obj: &Map<String, Value>, path: &str, default_name: &str, streams: bool
 
 fn op_def(obj: &Map<String, Value>, path: &str) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
-    for (key, v) in obj {
+    for (key, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
         let at = format!("{path}.{key}");
         match key.as_str() {
             "name" => op.name = string(v, &at)?,
@@ -98,12 +112,13 @@ fn attr_map(v: &Value, path: &str) -> Result<Vec<(String, AttrValue)>> {
         Value::Array(entries) => entries
             .iter()
             .enumerate()
+            .filter(|(_, e)| !e.is_null())
             .map(|(i, e)| {
                 let at = format!("{path}[{i}]");
                 let entry = object(e, &at)?;
-                let key = match entry.get("key") {
+                let key = match entry.get("key").filter(|k| !k.is_null()) {
                     Some(k) => string(k, &format!("{at}.key"))?,
-                    None => return err(&at, "map entry without \"key\""),
+                    None => String::new(),
                 };
                 let value = match entry.get("value") {
                     Some(v) => attr_def(v, &format!("{at}.value"))?,
@@ -116,6 +131,7 @@ fn attr_map(v: &Value, path: &str) -> Result<Vec<(String, AttrValue)>> {
             .iter()
             .map(|(k, v)| Ok((k.clone(), attr_def(v, &format!("{path}.{k}"))?)))
             .collect(),
+        Value::Null => Ok(Vec::new()),
         _ => err(path, "expected an array of {\"key\", \"value\"} entries"),
     }
 }
@@ -123,7 +139,7 @@ fn attr_map(v: &Value, path: &str) -> Result<Vec<(String, AttrValue)>> {
 fn attr_def(v: &Value, path: &str) -> Result<AttrValue> {
     let obj = object(v, path)?;
     let mut value = AttrValue::Empty;
-    for (key, v) in obj {
+    for (key, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
         let at = format!("{path}.{key}");
         value = match key.as_str() {
             "s" => AttrValue::Str(bytes_text(v, &at)?),
@@ -134,7 +150,7 @@ fn attr_def(v: &Value, path: &str) -> Result<AttrValue> {
             "expression" => AttrValue::Expression(bytes_text(v, &at)?),
             "td" => AttrValue::Tensor(Box::new(tensor_desc(object(v, &at)?, &at)?)),
             "g" | "func" => {
-                let name = match object(v, &at)?.get("name") {
+                let name = match object(v, &at)?.get("name").filter(|n| !n.is_null()) {
                     Some(n) => string(n, &format!("{at}.name"))?,
                     None => String::new(),
                 };
@@ -160,12 +176,15 @@ fn attr_def(v: &Value, path: &str) -> Result<AttrValue> {
 fn list_value(obj: &Map<String, Value>, path: &str) -> Result<AttrValue> {
     let mut items = Vec::new();
     for (key, v) in obj {
-        if key == "val_type" {
+        if key == "val_type" || v.is_null() {
             continue;
         }
         let at = format!("{path}.{key}");
         for (i, item) in array(v, &at)?.iter().enumerate() {
             let at = format!("{at}[{i}]");
+            if item.is_null() && key != "td" {
+                continue;
+            }
             items.push(match key.as_str() {
                 "s" => AttrValue::Str(bytes_text(item, &at)?),
                 "i" => AttrValue::Int(int(item, &at)?),
@@ -220,14 +239,14 @@ fn descs(v: &Value, path: &str) -> Result<Vec<TensorDesc>> {
 
 fn tensor_desc(obj: &Map<String, Value>, path: &str) -> Result<TensorDesc> {
     let mut td = TensorDesc::default();
-    for (key, v) in obj {
+    for (key, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
         let at = format!("{path}.{key}");
         match key.as_str() {
             "name" => td.name = string(v, &at)?,
             "dtype" => td.dtype = dtype(v, &at)?,
             "layout" => td.layout = string(v, &at)?,
             "shape" => {
-                if let Some(dims) = object(v, &at)?.get("dim") {
+                if let Some(dims) = object(v, &at)?.get("dim").filter(|d| !d.is_null()) {
                     let at = format!("{at}.dim");
                     td.shape = array(dims, &at)?
                         .iter()
@@ -246,18 +265,22 @@ fn tensor_desc(obj: &Map<String, Value>, path: &str) -> Result<TensorDesc> {
     Ok(td)
 }
 
+/// A message: `null` is an empty one.
 fn object<'v>(v: &'v Value, path: &str) -> Result<&'v Map<String, Value>> {
-    v.as_object().map_or_else(
-        || err(path, format!("expected an object, found {}", kind(v))),
-        Ok,
-    )
+    match v {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(&EMPTY),
+        _ => err(path, format!("expected an object, found {}", kind(v))),
+    }
 }
 
-fn array<'v>(v: &'v Value, path: &str) -> Result<&'v Vec<Value>> {
-    v.as_array().map_or_else(
-        || err(path, format!("expected an array, found {}", kind(v))),
-        Ok,
-    )
+/// A repeated field: `null` is an empty one.
+fn array<'v>(v: &'v Value, path: &str) -> Result<&'v [Value]> {
+    match v {
+        Value::Array(items) => Ok(items),
+        Value::Null => Ok(&[]),
+        _ => err(path, format!("expected an array, found {}", kind(v))),
+    }
 }
 
 fn string(v: &Value, path: &str) -> Result<String> {
