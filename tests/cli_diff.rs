@@ -37,8 +37,11 @@ fn text_of_the_bundled_pair_with_its_graph() {
     let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH)]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("540.61 µs → 482.11 µs"), "{text}");
-    assert!(text.contains("benefit 10.82 % (new is faster)"), "{text}");
+    assert!(text.contains("531.50 µs → 473.00 µs"), "{text}");
+    assert!(
+        text.contains("benefit 11.01 % (faster with SuperKernel)"),
+        "{text}"
+    );
     assert!(
         text.contains("fused op types from the plan's segments"),
         "{text}"

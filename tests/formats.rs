@@ -399,10 +399,18 @@ fn atc_json_with_nulls_reads_them_as_absent() {
         conv.attrs.get("dilations"),
         Some(&AttrValue::List(Vec::new()))
     );
-    assert_eq!(conv.input_descs.len(), 3, "an empty description keeps its place");
+    assert_eq!(
+        conv.input_descs.len(),
+        3,
+        "an empty description keeps its place"
+    );
     assert!(conv.input_descs[2].shape.is_empty());
     assert_eq!(conv.input_descs[0].shape, vec![1, 3, 224, 224]);
     let relu = g.op(g.find("relu").unwrap());
-    assert_eq!(relu.stream, Some(0), "a null stream id is the proto3 default");
+    assert_eq!(
+        relu.stream,
+        Some(0),
+        "a null stream id is the proto3 default"
+    );
     assert_eq!(relu.output_descs.len(), 1);
 }

@@ -238,7 +238,12 @@ fn kernel_details_with_block_num_step_id_device_and_an_unquoted_tab() {
 #[test]
 fn kernel_details_level0_with_n_a_types() {
     let t = KernelTable::read(&[fixture("kernels/kernel_details_level0.csv")]).unwrap();
-    assert_eq!(t.get("trans_TransData_0").unwrap().op_type, "N/A");
+    // Level0 gives no op type: the name without its index suffix stands for it.
+    assert_eq!(
+        t.get("trans_TransData_0").unwrap().op_type,
+        "trans_TransData"
+    );
+    assert!(t.types_from_names > 0);
     assert_eq!(t.get("MatMul_1").unwrap().block_num, Some(24));
 }
 
@@ -466,9 +471,17 @@ fn the_bundled_example_with_its_graph_attributes_by_plan() {
     assert_eq!(plan.segments.len(), 13);
     assert_eq!(plan.breaks.len(), 5);
     let d = diff(&pair, Some(&plan));
-    assert_close(d.base_total_us, 540.611, 1e-6);
-    assert_close(d.new_total_us, 482.111, 1e-6);
-    assert_close(d.benefit_pct.unwrap(), 10.82, 0.005);
+    // HcomBroadcast (9.106 µs on each side) is communication no segment takes: it is on its own
+    // line. The AllReduces, which segments take, count with the computation.
+    assert_close(d.base_total_us, 531.505, 1e-6);
+    assert_close(d.new_total_us, 473.005, 1e-6);
+    assert_close(d.benefit_pct.unwrap(), 11.01, 0.005);
+    let c = d.communication.as_ref().unwrap();
+    assert_eq!(c.rows.len(), 1);
+    assert_eq!(c.rows[0].op_type, "HcomBroadcast");
+    assert_close(c.base.unwrap().total_us, 9.106, 1e-9);
+    assert_close(c.new.unwrap().total_us, 9.106, 1e-9);
+    assert!(d.rows.iter().any(|r| r.op_type == "HcomAllReduce"));
     let a = &d.attribution;
     assert_eq!(a.basis, Basis::Plan, "{:?}", a.notes);
     assert!(!a.inferred);
@@ -487,9 +500,9 @@ fn the_bundled_example_with_its_graph_attributes_by_plan() {
     ] {
         assert!(a.fused_types.iter().all(|f| f.op_type != t), "{t}");
     }
-    // The unchanged rest is exactly those five types.
-    assert_close(a.rest.base_us, 20.219, 1e-6);
-    assert_close(a.rest.new_us, 20.219, 1e-6);
+    // The unchanged rest is exactly those types but the communication.
+    assert_close(a.rest.base_us, 20.219 - 9.106, 1e-6);
+    assert_close(a.rest.new_us, 20.219 - 9.106, 1e-6);
     assert_close(a.fused.base_us, 520.392, 1e-6);
     // SuperKernels plus the two kernels of fused types still running unfused (lm_head, final
     // RmsNorm).
@@ -645,4 +658,198 @@ fn text_output_marks_every_delta_with_a_sign_and_an_arrow() {
     assert!(text.contains("~ GroupedMatmul"), "{text}");
     assert!(text.contains("inferred from the profile"), "{text}");
     assert!(!text.contains('\x1b'));
+}
+
+// ---- communication, mixed kinds, Level0 types, signs ----
+
+/// Writes a kernel_details.csv under `dir/<side>/ASCEND_PROFILER_OUTPUT/` holding `rows` of
+/// (name, type, core type, duration µs), one run each, one microsecond apart.
+fn kernel_details(dir: &Path, side: &str, rows: &[(&str, &str, &str, f64)]) {
+    let out = dir.join(side).join("ASCEND_PROFILER_OUTPUT");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut text = String::from(
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num\n",
+    );
+    let mut start = 1_736_413_971_000_000.0;
+    for (name, ty, core, us) in rows {
+        text += &format!("1,{name},{ty},{core},\"{start:.3}\t\",{us},0.5,24\n");
+        start += us + 1.0;
+    }
+    std::fs::write(out.join("kernel_details.csv"), text).unwrap();
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skope-profile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The official sample's numbers as kernel files, with an HcomAllReduce only the base ran.
+fn sample_with_allreduce(dir: &Path) {
+    kernel_details(
+        dir,
+        "no_sk_model",
+        &[
+            ("GroupedMatmul_1", "GroupedMatmul", "MIX_AIC", 126.26),
+            ("MoeGatingTopK_2", "MoeGatingTopK", "AI_VECTOR_CORE", 68.32),
+            (
+                "DequantSwigluQuant_3",
+                "DequantSwigluQuant",
+                "AI_VECTOR_CORE",
+                24.18,
+            ),
+            ("hcom_allReduce__1_0", "HcomAllReduce", "HCCL", 12.35),
+            ("Transpose_4", "Transpose", "AI_VECTOR_CORE", 90.02),
+            ("Add_5", "Add", "AI_VECTOR_CORE", 98.76),
+        ],
+    );
+    kernel_details(
+        dir,
+        "sk_model",
+        &[
+            (
+                "sk_moe_start_GroupedMatmul_1_end_DequantSwigluQuant_3",
+                "SuperKernel",
+                "MIX_AIC",
+                172.4,
+            ),
+            ("sk_moe_2_start_a_end_b", "SuperKernel", "MIX_AIV", 18.48),
+            ("Transpose_4", "Transpose", "AI_VECTOR_CORE", 92.42),
+            ("Add_5", "Add", "AI_VECTOR_CORE", 101.36),
+        ],
+    );
+}
+
+#[test]
+fn communication_stays_out_of_the_totals_and_the_benefit() {
+    let dir = scratch("comm");
+    sample_with_allreduce(&dir);
+    let pair = load_pair(&dir, None, None).unwrap();
+    let d = diff(&pair, None);
+    assert_close(d.base_total_us, 407.54, 1e-6);
+    assert_close(d.new_total_us, 384.66, 1e-6);
+    assert_close(d.benefit_pct.unwrap(), 5.61, 0.005);
+    assert!(d.rows.iter().all(|r| r.op_type != "HcomAllReduce"));
+    assert!(
+        d.attribution
+            .fused_types
+            .iter()
+            .all(|t| t.op_type != "HcomAllReduce")
+    );
+    let c = d.communication.as_ref().expect("a communication line");
+    assert_close(c.base.unwrap().total_us, 12.35, 1e-9);
+    assert_eq!(c.new, None);
+    assert_close(c.delta_us, -12.35, 1e-9);
+    assert_eq!(c.rows[0].status, RowStatus::Communication);
+    let text = skope::profile::output::to_text(&d);
+    assert!(
+        text.contains("communication  12.35 µs → 0.00 µs   Δ ▼ −12.35 µs   (HcomAllReduce; not in the totals or the benefit)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("benefit 5.61 % (faster with SuperKernel)"),
+        "{text}"
+    );
+    let csv = skope::profile::output::to_csv(&d);
+    assert!(
+        csv.contains("HcomAllReduce,HCCL,communication,1,12.350"),
+        "{csv}"
+    );
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(json["communication"]["rows"][0]["status"], "communication");
+}
+
+#[test]
+fn op_statistic_against_a_kernel_file_is_compared_kernel_file_to_kernel_file() {
+    let dir = scratch("kinds");
+    sample_with_allreduce(&dir);
+    // The base also has an op statistic, which leaves the AllReduce out and a Cast in.
+    let base_out = dir.join("no_sk_model/ASCEND_PROFILER_OUTPUT");
+    std::fs::write(
+        base_out.join("op_statistic.csv"),
+        "OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n\
+         GroupedMatmul,MIX_AIC,1,126.26,126.26,126.26,126.26,30\n\
+         Cast,AI_VECTOR_CORE,1,50.0,50.0,50.0,50.0,10\n",
+    )
+    .unwrap();
+    let pair = load_pair(&dir, None, None).unwrap();
+    let d = diff(&pair, None);
+    // Both sides from their kernel files: the op statistic's Cast is not compared.
+    assert!(d.rows.iter().all(|r| r.op_type != "Cast"));
+    assert_close(d.base_total_us, 407.54, 1e-6);
+    assert!(d.base_source.by_type_from_kernels && d.new_source.by_type_from_kernels);
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("added up from their kernel files")),
+        "{:?}",
+        d.notes
+    );
+    // Without the base's kernel file the two kinds cannot be matched: say so.
+    std::fs::remove_file(base_out.join("kernel_details.csv")).unwrap();
+    let d = diff(&load_pair(&dir, None, None).unwrap(), None);
+    assert!(
+        d.notes.iter().any(|n| n.contains("count different rows")),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn level0_kernel_files_are_compared_by_kernel_name_and_say_so() {
+    let dir = scratch("level0");
+    kernel_details(
+        &dir,
+        "no_sk_model",
+        &[
+            ("MatMul_1", "N/A", "N/A", 10.0),
+            ("MatMul_2", "N/A", "N/A", 12.0),
+            ("Add_3", "N/A", "N/A", 5.0),
+            ("Cast_4", "N/A", "N/A", 3.0),
+        ],
+    );
+    kernel_details(
+        &dir,
+        "sk_model",
+        &[
+            ("sk_s_start_MatMul_1_end_Add_3", "N/A", "N/A", 20.0),
+            ("Cast_4", "N/A", "N/A", 3.0),
+        ],
+    );
+    let d = diff(&load_pair(&dir, None, None).unwrap(), None);
+    let types: Vec<&str> = d.rows.iter().map(|r| r.op_type.as_str()).collect();
+    // Not two rows of N/A: MatMul, Add and Cast each have theirs.
+    assert!(
+        types.contains(&"MatMul") && types.contains(&"Add") && types.contains(&"Cast"),
+        "{types:?}"
+    );
+    let matmul = d.rows.iter().find(|r| r.op_type == "MatMul").unwrap();
+    assert_eq!(matmul.base.unwrap().count, 2);
+    assert!(
+        d.notes.iter().any(|n| n.contains("Type is N/A")),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn nothing_prints_as_minus_zero() {
+    let dir = scratch("zero");
+    let rows = [("Add_1", "Add", "AI_VECTOR_CORE", 5.0)];
+    kernel_details(&dir, "no_sk_model", &rows);
+    kernel_details(&dir, "sk_model", &rows);
+    let d = diff(&load_pair(&dir, None, None).unwrap(), None);
+    let text = skope::profile::output::to_text(&d);
+    assert!(!text.contains("-0.0"), "{text}");
+    let json = serde_json::to_string(&d).unwrap();
+    assert!(!json.contains("-0.0"), "{json}");
+    let csv = skope::profile::output::to_csv(&d);
+    assert!(!csv.contains("-0.0"), "{csv}");
+    assert_eq!(skope::profile::output::fixed(-0.0001, 2), "0.00");
+    assert_eq!(skope::profile::output::fixed(-0.006, 2), "-0.01");
+    assert_eq!(
+        skope::profile::output::benefit(Some(-0.001)),
+        "benefit 0.00 %"
+    );
 }

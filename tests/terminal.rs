@@ -364,7 +364,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
 fn profiles_given_on_the_command_line_open_in_the_profile_view() {
     let mut s = skope(&["--profiles", "assets/examples/prof_result"], 140, 42);
     s.wait_for("the comparison", LONG, |t| {
-        t.contains("benefit 10.82 % (faster with SuperKernel)") && t.contains("[op types 21]")
+        t.contains("benefit 11.01 % (faster with SuperKernel)") && t.contains("[op types 20]")
     });
     s.send(b"\t");
     s.wait_for("the segments", LONG, |t| {

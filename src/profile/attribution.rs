@@ -240,9 +240,9 @@ pub fn attribute(
         })
         .collect();
     fused_types.sort_by(|a, b| b.base_us.total_cmp(&a.base_us));
-    let sk_us: f64 = superkernels.iter().map(|r| r.total_us).sum();
-    let fused_base: f64 = fused_types.iter().map(|t| t.base_us).sum();
-    let fused_new: f64 = sk_us + fused_types.iter().map(|t| t.new_us).sum::<f64>();
+    let sk_us = super::total(superkernels.iter().map(|r| r.total_us));
+    let fused_base = super::total(fused_types.iter().map(|t| t.base_us));
+    let fused_new = sk_us + super::total(fused_types.iter().map(|t| t.new_us));
     let fused = if fused_types.is_empty() {
         Part::new(0.0, sk_us)
     } else {

@@ -46,6 +46,8 @@ pub enum RowStatus {
     NewSuperkernel,
     /// Only in the new profile, not a SuperKernel.
     NewOnly,
+    /// A communication kernel: compared on its own line, outside the totals.
+    Communication,
 }
 
 impl RowStatus {
@@ -57,6 +59,7 @@ impl RowStatus {
             RowStatus::BaseOnly => "base only",
             RowStatus::NewSuperkernel => "new SuperKernel",
             RowStatus::NewOnly => "new only",
+            RowStatus::Communication => "communication",
         }
     }
 }
@@ -96,21 +99,47 @@ pub struct SideSource {
 }
 
 impl SideSource {
-    fn of(p: &Profile) -> SideSource {
+    fn of(p: &Profile, from_kernels: bool) -> SideSource {
         let s = |v: &[std::path::PathBuf]| -> Vec<String> {
             v.iter().map(|p| p.to_string_lossy().into_owned()).collect()
         };
         SideSource {
             root: p.files.root.to_string_lossy().into_owned(),
-            op_statistic: if p.stats_from_kernels {
+            op_statistic: if from_kernels {
                 Vec::new()
             } else {
                 s(&p.files.op_statistic)
             },
             kernels: s(&p.files.kernels),
-            by_type_from_kernels: p.stats_from_kernels,
+            by_type_from_kernels: from_kernels,
         }
     }
+}
+
+/// Communication kernels (HCCL), base against new. They are not computation SuperKernel fuses
+/// (unless the plan puts a communication op into a segment), and a profile taken with a
+/// different collective schedule or rank count would otherwise show as a fusion benefit, so
+/// they stay out of the totals and the benefit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Communication {
+    /// All communication kernels of the base, added up.
+    pub base: Option<Side>,
+    /// All communication kernels of the new profile, added up.
+    pub new: Option<Side>,
+    /// `new − base`, µs.
+    pub delta_us: f64,
+    /// By op type and core type.
+    pub rows: Vec<DiffRow>,
+}
+
+/// True for a communication kernel: core type `HCCL` or `COMMUNICATION`, or an op type of the
+/// HCCL family (`HcomAllReduce`, `hcom_broadcast_`, `HcclAllreduce`…), which also covers the
+/// AI CPU tasks of communication ops.
+pub fn is_communication(op_type: &str, core_type: &str) -> bool {
+    let core_comm =
+        core_type.eq_ignore_ascii_case("HCCL") || core_type.eq_ignore_ascii_case("COMMUNICATION");
+    let lower = op_type.to_ascii_lowercase();
+    core_comm || lower.starts_with("hcom") || lower.starts_with("hccl")
 }
 
 /// The whole comparison.
@@ -129,8 +158,11 @@ pub struct Diff {
     /// `(base − new) / base` in percent: positive when the new profile is faster; `None` when
     /// the base is 0.
     pub benefit_pct: Option<f64>,
-    /// By op type and core type, longest (on either side) first.
+    /// By op type and core type, longest (on either side) first; communication kernels are in
+    /// [`Diff::communication`] instead.
     pub rows: Vec<DiffRow>,
+    /// Communication kernels, when either side has any.
+    pub communication: Option<Communication>,
     /// The fused part against the rest.
     pub attribution: Attribution,
     /// Per segment, op and break, when both profiles have kernel files (or the base has and a
@@ -189,28 +221,182 @@ pub fn by_type(base: &OpStatistic, new: &OpStatistic) -> Vec<DiffRow> {
     rows
 }
 
+/// The by-type tables to compare, read the same way on both sides: op_statistic.csv and the
+/// kernel file of one run count different rows, so when one side has only a kernel file both
+/// are added up from their kernel files; when that cannot be done, a note says the two differ.
+fn same_kind(
+    base: &Profile,
+    new: &Profile,
+    notes: &mut Vec<String>,
+) -> (OpStatistic, bool, OpStatistic, bool) {
+    if base.stats_from_kernels == new.stats_from_kernels {
+        return (
+            base.stats.clone(),
+            base.stats_from_kernels,
+            new.stats.clone(),
+            new.stats_from_kernels,
+        );
+    }
+    if let (Some(b), Some(n)) = (&base.kernels, &new.kernels) {
+        notes.push(
+            "one side has no op_statistic.csv: both sides' by-type times are added up from their \
+             kernel files, so they count the same rows"
+                .to_string(),
+        );
+        return (b.type_statistic(), true, n.type_statistic(), true);
+    }
+    let (with, without) = if base.stats_from_kernels {
+        ("new", "base")
+    } else {
+        ("base", "new")
+    };
+    notes.push(format!(
+        "the {with} side's by-type times come from op_statistic.csv and the {without} side's \
+         from its kernel file, which count different rows: differences may come from the \
+         files rather than the runs (profile both at the same level)"
+    ));
+    (
+        base.stats.clone(),
+        base.stats_from_kernels,
+        new.stats.clone(),
+        new.stats_from_kernels,
+    )
+}
+
+/// `stats` without its communication rows (but with those of `keep` types), and those rows.
+fn split_communication(stats: &OpStatistic, keep: &HashSet<&str>) -> (OpStatistic, OpStatistic) {
+    let (comm, rest): (Vec<TypeStat>, Vec<TypeStat>) = stats.rows.iter().cloned().partition(|r| {
+        is_communication(&r.op_type, &r.core_type) && !keep.contains(r.op_type.as_str())
+    });
+    let with_devices = |rows| OpStatistic {
+        devices: stats.devices.clone(),
+        ..OpStatistic::from_rows(rows)
+    };
+    (with_devices(rest), with_devices(comm))
+}
+
+/// What to know about where communication kernels went: those kept with the computation on
+/// an inferred plan's word, and those that ran only without SuperKernel although no segment
+/// takes them.
+fn communication_notes(
+    computation: &OpStatistic,
+    base_comm: &OpStatistic,
+    new_comm: &OpStatistic,
+    inferred: bool,
+    notes: &mut Vec<String>,
+) {
+    let mut kept: Vec<&str> = computation
+        .rows
+        .iter()
+        .filter(|r| is_communication(&r.op_type, &r.core_type))
+        .map(|r| r.op_type.as_str())
+        .collect();
+    kept.dedup();
+    if inferred && !kept.is_empty() {
+        notes.push(format!(
+            "{} counted with the computation: the new profile's SuperKernel names place these \
+             kernels inside segments (inferred; give --graph to be exact)",
+            kept.join(", ")
+        ));
+    }
+    for row in &base_comm.rows {
+        if !new_comm.rows.iter().any(|n| n.op_type == row.op_type) {
+            notes.push(format!(
+                "{} ran {} time(s) without SuperKernel and not at all with it, but no segment \
+                 takes it: it stays out of the totals (if SuperKernel fused it, give --graph)",
+                row.op_type, row.count
+            ));
+        }
+    }
+}
+
+/// The communication line, when either side has communication kernels.
+fn communication(base: &OpStatistic, new: &OpStatistic) -> Option<Communication> {
+    if base.rows.is_empty() && new.rows.is_empty() {
+        return None;
+    }
+    let side = |s: &OpStatistic| {
+        (!s.rows.is_empty()).then(|| {
+            Side::of(&TypeStat {
+                op_type: String::new(),
+                core_type: String::new(),
+                count: s.rows.iter().map(|r| r.count).sum(),
+                total_us: s.total_us(),
+                min_us: None,
+                max_us: None,
+            })
+        })
+    };
+    let mut rows = by_type(base, new);
+    for row in &mut rows {
+        row.status = RowStatus::Communication;
+    }
+    Some(Communication {
+        base: side(base),
+        new: side(new),
+        delta_us: new.total_us() - base.total_us(),
+        rows,
+    })
+}
+
 /// Compares the pair; `plan` (from a graph dump or plan file) makes the attribution and the
 /// per-segment view exact where the profile agrees with it.
 pub fn diff(pair: &Pair, plan: Option<&PlannedFusion>) -> Diff {
     let (base, new) = (&pair.base, &pair.new);
-    let attribution = attribute(&base.stats, &new.stats, plan, base.kernels.as_ref());
+    let mut notes = Vec::new();
+    let (base_stats, base_from_kernels, new_stats, new_from_kernels) =
+        same_kind(base, new, &mut notes);
+    // Without a plan, the new profile's SuperKernel names say which base kernels each one
+    // took (an inference).
+    let inferred = match (plan, &base.kernels, &new.kernels) {
+        (None, Some(b), Some(n)) => Some(infer_plan(b, n)),
+        _ => None,
+    };
+    let segments = plan.or(inferred.as_ref());
+    // A communication op a segment takes (AllReduce and its kin can join a SuperKernel) stays
+    // with the computation.
+    let planned_types: HashSet<&str> = segments
+        .map(|p| {
+            p.segments
+                .iter()
+                .flat_map(|s| s.ops.iter().filter_map(|o| o.op_type.as_deref()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let (base_stats, base_comm) = split_communication(&base_stats, &planned_types);
+    let (new_stats, new_comm) = split_communication(&new_stats, &planned_types);
+    communication_notes(
+        &base_stats,
+        &base_comm,
+        &new_comm,
+        inferred.is_some(),
+        &mut notes,
+    );
+    let attribution = attribute(&base_stats, &new_stats, plan, base.kernels.as_ref());
     let fused: HashSet<&str> = attribution
         .fused_types
         .iter()
         .map(|t| t.op_type.as_str())
         .collect();
-    let mut rows = by_type(&base.stats, &new.stats);
+    let mut rows = by_type(&base_stats, &new_stats);
     for row in &mut rows {
         if row.status == RowStatus::BaseOnly && fused.contains(row.op_type.as_str()) {
             row.status = RowStatus::FusedAway;
         }
     }
-    let mut notes = Vec::new();
     for (side, p) in [("base", base), ("new", new)] {
         if p.stats_from_kernels {
             notes.push(format!(
                 "{side}: no op_statistic.csv (a Level0 profile?): by-type times added up from \
                  the kernel file"
+            ));
+        }
+        if let Some(k) = p.kernels.as_ref().filter(|k| k.types_from_names > 0) {
+            notes.push(format!(
+                "{side}: {} kernel name(s) have no op type (Type is N/A: a Level0 profile): \
+                 their type is the name without its index suffix (trans_TransData_0 → \
+                 trans_TransData)",
+                k.types_from_names
             ));
         }
         if let Some(k) = &p.kernels
@@ -222,23 +408,20 @@ pub fn diff(pair: &Pair, plan: Option<&PlannedFusion>) -> Diff {
             ));
         }
     }
-    let per_op = match (&base.kernels, plan) {
-        (Some(b), Some(plan)) => Some(per_op(plan, b, new.kernels.as_ref())),
-        (Some(b), None) => new.kernels.as_ref().map(|n| {
-            let inferred = infer_plan(b, n);
-            per_op(&inferred, b, Some(n))
-        }),
-        (None, _) => None,
+    let per_op = match (&base.kernels, segments) {
+        (Some(b), Some(segments)) => Some(per_op(segments, b, new.kernels.as_ref())),
+        _ => None,
     };
-    let (bt, nt) = (base.stats.total_us(), new.stats.total_us());
+    let (bt, nt) = (base_stats.total_us(), new_stats.total_us());
     Diff {
-        base_source: SideSource::of(base),
-        new_source: SideSource::of(new),
+        base_source: SideSource::of(base, base_from_kernels),
+        new_source: SideSource::of(new, new_from_kernels),
         base_total_us: bt,
         new_total_us: nt,
         delta_us: nt - bt,
         benefit_pct: (bt != 0.0).then(|| (bt - nt) / bt * 100.0),
         rows,
+        communication: communication(&base_comm, &new_comm),
         attribution,
         per_op,
         notes,

@@ -194,6 +194,25 @@ pub struct KernelTable {
     pub rows: u64,
     /// Rows without a duration (`N/A`), not counted in any time.
     pub without_duration: u64,
+    /// Kernel names without an op type (`Type` is `N/A` in Level0 files), whose type is taken
+    /// from the name (see [`type_from_name`]).
+    pub types_from_names: u64,
+}
+
+/// The op type a kernel name stands for when the file gives none: the name without its index
+/// suffixes (`trans_TransData_0` → `trans_TransData`, `MatMul_12_3` → `MatMul`).
+pub fn type_from_name(name: &str) -> &str {
+    let mut rest = name;
+    while let Some((head, index)) = rest.rsplit_once('_') {
+        if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) || head.is_empty() {
+            break;
+        }
+        rest = head.trim_end_matches('_');
+        if rest.is_empty() {
+            return name;
+        }
+    }
+    rest
 }
 
 impl KernelTable {
@@ -227,10 +246,16 @@ impl KernelTable {
                 s.max_us = s.max_us.max(duration);
             }
             None => {
+                let op_type = if super::columns::is_missing(row.op_type) {
+                    self.types_from_names += 1;
+                    type_from_name(row.name)
+                } else {
+                    row.op_type
+                };
                 self.by_name.insert(
                     row.name.to_string(),
                     KernelStat {
-                        op_type: row.op_type.to_string(),
+                        op_type: op_type.to_string(),
                         core_type: row.core_type.to_string(),
                         count: 1,
                         total_us: duration,
@@ -288,5 +313,25 @@ impl KernelTable {
             min_us: Some(k.min_us),
             max_us: Some(k.max_us),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_stands_for_its_type_without_index_suffixes() {
+        assert_eq!(type_from_name("trans_TransData_0"), "trans_TransData");
+        assert_eq!(type_from_name("hcom_broadcast__445_0"), "hcom_broadcast");
+        assert_eq!(type_from_name("MatMul_12_3"), "MatMul");
+        assert_eq!(
+            type_from_name("aclnnMatmul_MatMulCommon_MatMulV2"),
+            "aclnnMatmul_MatMulCommon_MatMulV2"
+        );
+        assert_eq!(type_from_name("layer0_qkv_proj"), "layer0_qkv_proj");
+        assert_eq!(type_from_name("NonZero57"), "NonZero57");
+        assert_eq!(type_from_name("_0"), "_0");
+        assert_eq!(type_from_name("12"), "12");
     }
 }

@@ -29,6 +29,12 @@ pub use planned::{PlannedBreak, PlannedFusion, PlannedOp, PlannedSegment};
 
 use std::path::Path;
 
+/// The sum of `values`, starting from +0: an empty sum is `0`, never `-0` (which is what
+/// `Iterator::sum` gives for floats, and what would print as `-0.00`).
+pub(crate) fn total(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, |a, b| a + b)
+}
+
 /// One profile, read.
 #[derive(Debug, Clone)]
 pub struct Profile {

@@ -74,7 +74,7 @@ pub struct OpStatistic {
 impl OpStatistic {
     /// Total time of every row, in µs.
     pub fn total_us(&self) -> f64 {
-        self.rows.iter().map(|r| r.total_us).sum()
+        super::total(self.rows.iter().map(|r| r.total_us))
     }
 
     /// The row of `op_type` on `core_type`.

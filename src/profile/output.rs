@@ -33,6 +33,29 @@ pub fn delta(v: f64) -> String {
     format!("{arrow} {}", signed(v))
 }
 
+/// `v` with `places` decimals, never `-0.00`: a value that rounds to zero prints unsigned.
+pub fn fixed(v: f64, places: usize) -> String {
+    let text = format!("{v:.places$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => text,
+    }
+}
+
+/// The overall benefit `(base − new) / base` in words: `benefit 10.82 % (faster with
+/// SuperKernel)`, `benefit −3.10 % (slower with SuperKernel: a regression)`.
+pub fn benefit(b: Option<f64>) -> String {
+    match b {
+        Some(b) if fixed(b, 2) == "0.00" => "benefit 0.00 %".to_string(),
+        Some(b) if b > 0.0 => format!("benefit {} % (faster with SuperKernel)", fixed(b, 2)),
+        Some(b) => format!(
+            "benefit −{} % (slower with SuperKernel: a regression)",
+            fixed(-b, 2)
+        ),
+        None => "benefit — (the base has no time)".to_string(),
+    }
+}
+
 /// A change in percent with its sign: `+2.65 %`, `−12.74 %`; `—` when there is none.
 pub fn pct(v: Option<f64>) -> String {
     match v {
@@ -73,8 +96,8 @@ fn side_cells(s: Option<Side>) -> [String; 3] {
     match s {
         Some(s) => [
             s.count.to_string(),
-            format!("{:.2}", s.total_us),
-            format!("{:.2}", s.avg_us),
+            fixed(s.total_us, 2),
+            fixed(s.avg_us, 2),
         ],
         None => ["·".into(), "·".into(), "·".into()],
     }
@@ -93,7 +116,7 @@ fn row_cells(r: &DiffRow) -> Vec<String> {
         nt,
         na,
         delta(r.delta_us),
-        r.ratio.map_or("—".to_string(), |x| format!("{x:.4}")),
+        r.ratio.map_or("—".to_string(), |x| fixed(x, 4)),
         pct(r.change_pct),
         r.status.text().to_string(),
     ]
@@ -120,12 +143,7 @@ pub fn to_text(d: &Diff) -> String {
             sanitize(&names.join(", "))
         );
     }
-    let verdict = match d.benefit_pct {
-        Some(b) if b > 0.0 => format!("benefit {b:.2} % (new is faster)"),
-        Some(b) if b < 0.0 => format!("benefit {b:.2} % (new is SLOWER: regression)"),
-        Some(_) => "benefit 0.00 %".to_string(),
-        None => "benefit — (the base has no time)".to_string(),
-    };
+    let verdict = benefit(d.benefit_pct);
     let _ = writeln!(
         out,
         "\ntotal  {:.2} µs → {:.2} µs   Δ {} µs   {verdict}\n",
@@ -133,6 +151,22 @@ pub fn to_text(d: &Diff) -> String {
         d.new_total_us,
         delta(d.delta_us)
     );
+    if let Some(c) = &d.communication {
+        let total = |s: Option<Side>| s.map_or(0.0, |s| s.total_us);
+        let types: Vec<String> = c
+            .rows
+            .iter()
+            .map(|r| sanitize(&r.op_type).into_owned())
+            .collect();
+        let _ = writeln!(
+            out,
+            "communication  {} µs → {} µs   Δ {} µs   ({}; not in the totals or the benefit)\n",
+            fixed(total(c.base), 2),
+            fixed(total(c.new), 2),
+            delta(c.delta_us),
+            types.join(", ")
+        );
+    }
     let mut rows = vec![
         [
             "OP Type",
@@ -319,7 +353,7 @@ fn per_op_text(out: &mut String, p: &super::per_op::PerOp) {
 /// side the type did not run on.
 pub fn to_csv(d: &Diff) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let f = |v: f64| format!("{v:.3}");
+    let f = |v: f64| fixed(v, 3);
     let mut records: Vec<Vec<String>> = vec![
         [
             "op_type",
@@ -338,7 +372,8 @@ pub fn to_csv(d: &Diff) -> String {
         .map(String::from)
         .to_vec(),
     ];
-    for r in &d.rows {
+    let communication = d.communication.iter().flat_map(|c| &c.rows);
+    for r in d.rows.iter().chain(communication) {
         let side = |s: Option<Side>| match s {
             Some(s) => [s.count.to_string(), f(s.total_us), f(s.avg_us)],
             None => [String::new(), String::new(), String::new()],
@@ -360,7 +395,7 @@ pub fn to_csv(d: &Diff) -> String {
             nt,
             na,
             f(r.delta_us),
-            r.ratio.map_or(String::new(), |x| format!("{x:.4}")),
+            r.ratio.map_or(String::new(), |x| fixed(x, 4)),
             r.change_pct.map_or(String::new(), f),
         ]);
     }

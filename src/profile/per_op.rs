@@ -125,7 +125,7 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
                     matched.insert(op.name.as_str());
                 }
             }
-            let base_us: f64 = ops.iter().filter_map(|o| o.total_us).sum();
+            let base_us = super::total(ops.iter().filter_map(|o| o.total_us));
             let sk: Option<&KernelStat> = new.and_then(|n| n.get(&seg.fused_node));
             let new_us = sk.map(|k| k.total_us);
             SegmentTime {
@@ -164,8 +164,8 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
                 op: b.op.name.clone(),
                 op_type: b.op.op_type.clone(),
                 reason: b.reason.clone(),
-                unfused_us: unfused.iter().filter_map(|o| o.total_us).sum(),
-                wait_us: unfused.iter().map(|o| o.wait_us).sum(),
+                unfused_us: super::total(unfused.iter().filter_map(|o| o.total_us)),
+                wait_us: super::total(unfused.iter().map(|o| o.wait_us)),
                 launches: unfused.iter().map(|o| o.count).sum(),
                 unfused,
                 from_base: new.is_none(),

@@ -19,7 +19,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 /// Rows of the summary pane, borders included.
-const SUMMARY_HEIGHT: u16 = 6;
+const SUMMARY_HEIGHT: u16 = 7;
 
 /// The summary's and the table's areas in the body `area`.
 fn parts(area: Rect) -> (Rect, Rect) {
@@ -120,12 +120,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let block = pane_block(title, false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let benefit = match d.benefit_pct {
-        Some(b) if b > 0.0 => format!("benefit {b:.2} % (faster with SuperKernel)"),
-        Some(b) if b < 0.0 => format!("benefit {b:.2} % (slower with SuperKernel)"),
-        Some(_) => "no change".to_string(),
-        None => "no base time".to_string(),
-    };
+    let benefit = crate::profile::output::benefit(d.benefit_pct);
     let part = |label: &str, p: &crate::profile::Part| -> Vec<Span<'static>> {
         vec![
             Span::styled(format!("{label:<11}"), theme.get(Role::Title)),
@@ -182,10 +177,29 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         .map(|n| sanitize(n).into_owned())
         .collect::<Vec<_>>()
         .join(" · ");
+    let communication = match &d.communication {
+        Some(c) => {
+            let total = |s: Option<crate::profile::Side>| s.map_or(0.0, |s| s.total_us);
+            let mut line = part(
+                "comm.",
+                &crate::profile::Part::new(total(c.base), total(c.new)),
+            );
+            line.push(Span::styled(
+                "   communication (HCCL): not in the totals or the benefit",
+                theme.get(Role::Dim),
+            ));
+            line
+        }
+        None => vec![Span::styled(
+            "comm.      no communication kernels on either side",
+            theme.get(Role::Dim),
+        )],
+    };
     let lines = vec![
         Line::from(total),
         Line::from(fused),
         Line::from(rest),
+        Line::from(communication),
         Line::from(Span::styled(notes, theme.get(Role::Warning))),
     ];
     frame.render_widget(Paragraph::new(lines), inner);
