@@ -50,6 +50,8 @@ pub struct Info {
     pub stream_labels: BTreeMap<String, usize>,
     /// Member count per SuperKernel scope.
     pub scopes: BTreeMap<String, usize>,
+    /// False when the dump cannot show scopes (its writer left out string attributes).
+    pub scopes_readable: bool,
     /// Load warnings of every graph.
     pub warnings: Vec<String>,
 }
@@ -82,6 +84,7 @@ impl Info {
             streams: BTreeMap::new(),
             stream_labels: BTreeMap::new(),
             scopes: BTreeMap::new(),
+            scopes_readable: g.scopes_unreadable().is_none(),
             warnings: Vec::new(),
         };
         for op in g.ops() {
@@ -164,7 +167,12 @@ impl Info {
                 join_counts(self.stream_labels.iter().map(|(k, v)| (s(k), *v)))
             );
         }
-        if self.scopes.is_empty() {
+        if !self.scopes_readable {
+            let _ = writeln!(
+                out,
+                "scopes    cannot be read: the dump has no string attributes (see the warning)"
+            );
+        } else if self.scopes.is_empty() {
             let _ = writeln!(out, "scopes    none (no op carries _super_kernel_scope)");
         } else {
             let _ = writeln!(

@@ -616,3 +616,35 @@ fn a_build_ge_fails_is_said_first_and_fails_every_gate() {
         "{text}"
     );
 }
+
+#[test]
+fn a_ge_onnx_dump_without_strings_says_its_scopes_cannot_be_read() {
+    // What DUMP_GE_GRAPH=2 writes: ids, streams and descriptions, no string attributes.
+    let dump = temp_file(
+        "ge_onnx_00000007_graph_0_PreRunAfterBuild.pbtxt",
+        br#"ir_version: 3
+producer_name: "GE"
+graph {
+  node { name: "a" op_type: "ge:Data" attribute { name: "id" i: 0 type: INT } }
+  node { input: "a:0" name: "b" op_type: "ge:MatMulV2"
+    attribute { name: "id" i: 1 type: INT }
+    attribute { name: "supportSuperKernel" i: 1 type: INT } }
+  name: "g0"
+}"#,
+    );
+    let dump = dump.to_str().unwrap();
+    let text = String::from_utf8_lossy(&skope(&["report", dump]).stdout).into_owned();
+    assert!(
+        text.contains("! warning: this dump has no string attributes (a ge_onnx dump written with DUMP_GE_GRAPH=2 or 3 leaves them out), so its SuperKernel scopes cannot be read; dump with DUMP_GE_GRAPH=1"),
+        "{text}"
+    );
+    let out = skope(&["report", dump, "--deny", "warnings"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a CI gate cannot pass a graph it cannot read"
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&skope(&["info", dump, "--json"]).stdout).unwrap();
+    assert_eq!(v["scopes_readable"], false);
+}

@@ -300,6 +300,14 @@ graph {
             .iter()
             .any(|w| w.message.contains("DUMP_GE_GRAPH=1"))
     );
+    assert!(g.scopes_unreadable().is_some());
+    let info = skope::info::Info::of(&dump, "ge_onnx.pbtxt");
+    assert!(!info.scopes_readable);
+    assert!(
+        info.to_text().contains("scopes    cannot be read"),
+        "{}",
+        info.to_text()
+    );
 }
 
 #[test]

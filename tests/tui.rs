@@ -598,3 +598,16 @@ fn an_op_between_interleaved_scopes_shows_every_break_and_an_ignored_member_its_
     assert_eq!(ex.tree.selected(), [TreeId::Scope(0)]);
     assert!(screen(&app).contains("ignored by the pass"));
 }
+
+#[test]
+fn a_dump_without_string_attributes_says_its_scopes_cannot_be_read() {
+    let path = temp_dump(
+        "ge_onnx_00000007_graph_0_Build.pbtxt",
+        "ir_version: 3\nproducer_name: \"GE\"\ngraph {\n  node { name: \"a\" op_type: \"ge:Data\" attribute { name: \"id\" i: 0 type: INT } }\n  node { input: \"a:0\" name: \"b\" op_type: \"ge:Relu\" attribute { name: \"id\" i: 1 type: INT } }\n  name: \"g0\"\n}\n",
+    );
+    let app = app_on(&path, 120, 40, Config::default());
+    let text = screen(&app);
+    assert!(!text.contains("no scope in this"), "{text}");
+    assert!(text.contains("this dump has no string"), "{text}");
+    assert!(text.contains("DUMP_GE_GRAPH=1"), "{text}");
+}

@@ -33,6 +33,7 @@ pub struct GraphBuilder {
     ops: Vec<OpBuilder>,
     streams_assigned: bool,
     warnings: Vec<GraphWarning>,
+    strings_dropped: bool,
 }
 
 enum InputRef<'a> {
@@ -101,6 +102,11 @@ impl GraphBuilder {
         });
     }
 
+    /// Marks the dump as one whose writer left out every string attribute, scopes included.
+    pub fn strings_dropped(&mut self) {
+        self.strings_dropped = true;
+    }
+
     /// Resolves inputs to edges, orders the ops and returns the graph. Dangling inputs and
     /// duplicate names become warnings.
     pub fn build(self) -> Graph {
@@ -109,6 +115,7 @@ impl GraphBuilder {
             ops,
             streams_assigned,
             mut warnings,
+            strings_dropped,
         } = self;
         let mut by_name: HashMap<String, OpId> = HashMap::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {
@@ -203,6 +210,7 @@ impl GraphBuilder {
             exec_order,
             exec_position,
             warnings,
+            strings_dropped,
         }
     }
 }

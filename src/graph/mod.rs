@@ -139,9 +139,21 @@ pub struct Graph {
     exec_order: Vec<OpId>,
     exec_position: Vec<u32>,
     warnings: Vec<GraphWarning>,
+    strings_dropped: bool,
 }
 
+/// Why a dump's scopes cannot be read when it holds no string attributes.
+pub const SCOPES_UNREADABLE: &str = "this dump has no string attributes (a ge_onnx dump written \
+     with DUMP_GE_GRAPH=2 or 3 leaves them out), so its SuperKernel scopes cannot be read; dump \
+     with DUMP_GE_GRAPH=1, or open the ge_proto_*.txt file of the same stage";
+
 impl Graph {
+    /// Why the dump's scopes cannot be read ([`SCOPES_UNREADABLE`]), when its format writes
+    /// scopes as strings and it holds none.
+    pub fn scopes_unreadable(&self) -> Option<&'static str> {
+        self.strings_dropped.then_some(SCOPES_UNREADABLE)
+    }
+
     /// The graph's name.
     pub fn name(&self) -> &str {
         &self.name

@@ -48,11 +48,8 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Graph> {
         }
     }
     if !saw_string_attr && !b.is_empty() {
-        b.warn(
-            None,
-            "this ge_onnx dump has no string attributes (GE writes them only with DUMP_GE_GRAPH=1), \
-             so SuperKernel scopes are not visible; dump with DUMP_GE_GRAPH=1 or open the ge_proto_*.txt file",
-        );
+        b.strings_dropped();
+        b.warn(None, crate::graph::SCOPES_UNREADABLE);
     }
     Ok(b.build())
 }

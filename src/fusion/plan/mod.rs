@@ -614,6 +614,9 @@ fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> 
             message,
         })
     };
+    if let Some(why) = graph.scopes_unreadable() {
+        warn(None, why.to_string());
+    }
     if cx.superkernel_nodes > 0 {
         warn(
             None,

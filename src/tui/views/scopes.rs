@@ -20,7 +20,10 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         frame.render_widget(block, area);
         frame.render_widget(
             ratatui::widgets::Paragraph::new(
-                "no scope in this graph: mark ops with torchair.scope.super_kernel",
+                ex.ws
+                    .graph()
+                    .scopes_unreadable()
+                    .unwrap_or("no scope in this graph: mark ops with torchair.scope.super_kernel"),
             )
             .style(theme.get(Role::Dim))
             .wrap(ratatui::widgets::Wrap { trim: true }),
