@@ -98,6 +98,12 @@ const VIEWS: &[View] = &[
         keys: "/name:layer1_gate\rojjl",
     },
     View {
+        name: "build_fails",
+        title: "strict-scope-check=abort on a broken scope: GE fails the whole build",
+        size: (140, 42),
+        keys: "/name:layer1_gate\rojjll\x1b",
+    },
+    View {
         name: "code",
         title: "The generated entry code of the selected op's segment",
         size: (170, 48),
