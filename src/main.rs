@@ -32,9 +32,8 @@ struct Cli {
     /// Graph dump to open in the explorer (GE ge_proto_*.txt / ge_onnx_*.pbtxt, TorchAir .txt /
     /// .pbtxt, atc JSON); the bundled example when omitted.
     file: Option<PathBuf>,
-    /// A rules file that extends or overrides the bundled rules (repeatable; later files win).
-    #[arg(long = "rules", value_name = "FILE")]
-    rules: Vec<PathBuf>,
+    #[command(flatten)]
+    planning: Planning,
     /// Key bindings and theme for the explorer (default: ~/.config/skope/config.toml; see
     /// `skope config`).
     #[arg(long, value_name = "FILE")]
@@ -42,24 +41,84 @@ struct Cli {
     /// Leave the mouse to the terminal (its own text selection) instead of clicks and wheel.
     #[arg(long)]
     no_mouse: bool,
-    /// The plan file whose scopes the explorer opens with, and where `w` saves them (default:
-    /// `<dump name>.skope.json` in the current directory, not read unless an unfinished
-    /// session left its journal).
-    #[arg(long, value_name = "PLAN")]
-    plan: Option<PathBuf>,
     /// Profiles to compare in the explorer's profile view: a directory holding no_sk_model and
     /// sk_model, or BASE (without SuperKernel) then NEW (with): `--profiles B --profiles N`.
     #[arg(long, value_name = "PATH", num_args = 1, action = clap::ArgAction::Append)]
     profiles: Vec<PathBuf>,
-    /// Refuse dumps larger than this many bytes.
-    #[arg(long, global = true, default_value_t = LoadOptions::default().max_bytes)]
-    max_size: u64,
-    /// Do not read the installed CANN's op information (found through ASCEND_OPP_PATH or
-    /// ASCEND_HOME_PATH) to judge op types; use the bundled rules and --rules only.
-    #[arg(long, global = true)]
-    no_cann: bool,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// How a dump is read, judged and given scopes: the options of every command that plans.
+#[derive(clap::Args)]
+struct Planning {
+    /// A plan file (saved with `w` in the explorer) whose scopes replace the dump's; the
+    /// explorer saves there too (default: `<dump file name>.skope.json` in the current
+    /// directory, offered when it exists).
+    #[arg(long, value_name = "PLAN")]
+    plan: Option<PathBuf>,
+    /// Apply --plan even when none of the ops it names is in the graph.
+    #[arg(long, requires = "plan")]
+    force: bool,
+    /// A rules file that extends or overrides the bundled rules (repeatable; later files win).
+    #[arg(long = "rules", value_name = "FILE")]
+    rules: Vec<PathBuf>,
+    /// Do not read the installed CANN's op information (found through ASCEND_OPP_PATH or
+    /// ASCEND_HOME_PATH) to judge op types; use the bundled rules and --rules only.
+    #[arg(long)]
+    no_cann: bool,
+    /// Refuse dumps larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_bytes)]
+    max_size: u64,
+}
+
+impl Planning {
+    fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            max_bytes: self.max_size,
+        }
+    }
+
+    /// The rules: the user's files (read now, so a bad one stops before any work) and the
+    /// CANN install unless --no-cann.
+    fn rules(&self) -> Result<RuleConfig> {
+        let cann = (!self.no_cann).then(CannInstall::from_env).flatten();
+        Ok(RuleConfig::new(&self.rules, cann)?)
+    }
+
+    /// Loads `file`, judges it with the rules, and applies --plan when given (what it cannot
+    /// apply, and what of the CANN install could not be read, is listed on stderr). A plan
+    /// none of whose ops is in the graph is refused unless --force.
+    fn workspace(&self, file: &Path) -> Result<Workspace> {
+        self.workspace_with(file, &self.rules()?)
+    }
+
+    fn workspace_with(&self, file: &Path, rules: &RuleConfig) -> Result<Workspace> {
+        let dump = load::load_file(file, self.load_options())?;
+        let format = dump.format;
+        let graph = dump.into_main();
+        let (set, problems) = rules.for_graph(&graph);
+        for problem in problems {
+            eprintln!("warning: {}", skope::text::sanitize(&problem));
+        }
+        let mut ws = Workspace::new(graph, format, &file.to_string_lossy(), &set);
+        if let Some(path) = &self.plan {
+            let plan = PlanFile::read(path)?;
+            let (marks, mismatch) = plan.marks_for(ws.graph());
+            if let Some(refusal) = mismatch.refusal(path, ws.graph(), self.force) {
+                anyhow::bail!("{}", refusal);
+            }
+            for line in mismatch.lines(20) {
+                eprintln!(
+                    "warning: {}: {}",
+                    path.display(),
+                    skope::text::sanitize(&line)
+                );
+            }
+            ws.reset_marks(marks);
+        }
+        Ok(ws)
+    }
 }
 
 #[derive(Subcommand)]
@@ -71,6 +130,9 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Refuse dumps larger than this many bytes.
+        #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_bytes)]
+        max_size: u64,
     },
     /// Predict GE's SuperKernel segments for every scope and explain every break.
     Report {
@@ -79,10 +141,8 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// A rules file that extends or overrides the bundled rules (repeatable; later files
-        /// win).
-        #[arg(long = "rules", value_name = "FILE")]
-        rules: Vec<PathBuf>,
+        #[command(flatten)]
+        planning: Planning,
         /// Exit with status 1 when any scope does not fuse whole (`splits`) or when there is any
         /// warning or error (`warnings`).
         #[arg(long, value_enum)]
@@ -92,27 +152,20 @@ enum Command {
         /// difference.
         #[arg(long, value_name = "AFTER_SK_DUMP", num_args = 1..)]
         verify: Vec<PathBuf>,
-        /// A plan file (saved with `w` in the explorer) whose scopes replace the dump's.
-        #[arg(long, value_name = "PLAN")]
-        plan: Option<PathBuf>,
     },
     /// Write the scopes as code for the model: a plan file, TorchAir `super_kernel` blocks, or
     /// the `aclskScopeBegin/End` C form.
     Export {
         /// The dump file.
         file: PathBuf,
-        /// A plan file whose scopes replace the dump's.
-        #[arg(long, value_name = "PLAN")]
-        plan: Option<PathBuf>,
+        #[command(flatten)]
+        planning: Planning,
         /// What to write.
         #[arg(long, value_enum, default_value_t = ExportFormat::Torchair)]
         format: ExportFormat,
         /// Write to this file instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
-        /// A rules file that extends or overrides the bundled rules (repeatable).
-        #[arg(long = "rules", value_name = "FILE")]
-        rules: Vec<PathBuf>,
     },
     /// Write the entry code the SuperKernel compiler generates for each segment: one `.cpp`
     /// per segment and a `.json` beside it (compile flags, kernel type, block dim, the line ↔
@@ -120,9 +173,8 @@ enum Command {
     Codegen {
         /// The dump file.
         file: PathBuf,
-        /// A plan file whose scopes replace the dump's.
-        #[arg(long, value_name = "PLAN")]
-        plan: Option<PathBuf>,
+        #[command(flatten)]
+        planning: Planning,
         /// Only this segment (its name as `skope report` prints it).
         #[arg(long, value_name = "NAME", conflicts_with = "all")]
         segment: Option<String>,
@@ -133,9 +185,6 @@ enum Command {
         /// source to stdout instead.
         #[arg(short, long, value_name = "DIR")]
         output: Option<PathBuf>,
-        /// A rules file that extends or overrides the bundled rules (repeatable).
-        #[arg(long = "rules", value_name = "FILE")]
-        rules: Vec<PathBuf>,
     },
     /// Run a compile profile on the graph (from skope.toml or built in: check, cann) and
     /// stream its output; exits with the job's status.
@@ -145,12 +194,8 @@ enum Command {
         /// The profile to run.
         #[arg(long, value_name = "NAME")]
         profile: String,
-        /// A plan file whose scopes replace the dump's.
-        #[arg(long, value_name = "PLAN")]
-        plan: Option<PathBuf>,
-        /// A rules file that extends or overrides the bundled rules (repeatable).
-        #[arg(long = "rules", value_name = "FILE")]
-        rules: Vec<PathBuf>,
+        #[command(flatten)]
+        planning: Planning,
     },
     /// Compare a profile without SuperKernel (BASE) with one with it (NEW): time by op type,
     /// the fused part against the rest, and, with kernel files, per segment and per break.
@@ -165,10 +210,10 @@ enum Command {
         /// the segments.
         #[arg(long, value_name = "FILE")]
         graph: Option<PathBuf>,
-        /// A plan file: with --graph, its scopes replace the dump's; alone, each scope is taken
-        /// as one segment (inferred).
-        #[arg(long, value_name = "PLAN")]
-        plan: Option<PathBuf>,
+        /// The plan (--plan): with --graph, its scopes replace the dump's; alone, each scope
+        /// is taken as one segment (inferred).
+        #[command(flatten)]
+        planning: Planning,
         /// With several ranks, the one to compare.
         #[arg(long, value_name = "N")]
         rank: Option<u32>,
@@ -178,9 +223,6 @@ enum Command {
         /// Print the by-type rows as CSV instead of text.
         #[arg(long)]
         csv: bool,
-        /// A rules file that extends or overrides the bundled rules (repeatable; with --graph).
-        #[arg(long = "rules", value_name = "FILE")]
-        rules: Vec<PathBuf>,
     },
     /// Print a config file with every key binding and theme style at its default, to copy to
     /// ~/.config/skope/config.toml and edit.
@@ -224,13 +266,18 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    let options = LoadOptions {
-        max_bytes: cli.max_size,
-    };
-    let cann = (!cli.no_cann).then(CannInstall::from_env).flatten();
     match cli.command {
-        Some(Command::Info { file, json }) => {
-            let dump = load::load_file(&file, options)?;
+        Some(Command::Info {
+            file,
+            json,
+            max_size,
+        }) => {
+            let dump = load::load_file(
+                &file,
+                LoadOptions {
+                    max_bytes: max_size,
+                },
+            )?;
             let info = Info::of(&dump, &file.to_string_lossy());
             if json {
                 println!("{}", serde_json::to_string_pretty(&info)?);
@@ -241,19 +288,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Report {
             file,
             json,
-            rules,
+            planning,
             deny,
             verify,
-            plan,
         }) => {
             let args = ReportArgs {
-                rules: RuleConfig::new(&rules, cann)?,
+                planning,
                 json,
                 deny,
                 verify,
-                plan,
             };
-            return report(&file, options, &args);
+            return report(&file, &args);
         }
         Some(Command::Options { text }) => {
             let (out, ok) = match text {
@@ -267,17 +312,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Export {
             file,
-            plan,
+            planning,
             format,
             output,
-            rules,
         }) => {
-            let ws = workspace(
-                &file,
-                options,
-                &RuleConfig::new(&rules, cann.clone())?,
-                plan.as_deref(),
-            )?;
+            let ws = planning.workspace(&file)?;
             let text = match format {
                 ExportFormat::Plan => PlanFile::of(&ws).to_json(),
                 ExportFormat::Torchair => skope::export::torchair(&ws),
@@ -291,56 +330,42 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Codegen {
             file,
-            plan,
+            planning,
             segment,
             all: _,
             output,
-            rules,
         }) => {
-            let ws = workspace(
-                &file,
-                options,
-                &RuleConfig::new(&rules, cann.clone())?,
-                plan.as_deref(),
-            )?;
+            let ws = planning.workspace(&file)?;
             codegen(&ws, &file, segment.as_deref(), output)?;
         }
         Some(Command::Compile {
             file,
             profile,
-            plan,
-            rules,
+            planning,
         }) => {
-            let ws = workspace(
-                &file,
-                options,
-                &RuleConfig::new(&rules, cann.clone())?,
-                plan.as_deref(),
-            )?;
+            let ws = planning.workspace(&file)?;
             return compile(&ws, &file, &profile);
         }
         Some(Command::Diff {
             base,
             new,
             graph,
-            plan,
+            planning,
             rank,
             json,
             csv,
-            rules,
         }) => {
             let args = DiffArgs {
                 graph,
-                plan,
+                planning,
                 rank,
                 json,
                 csv,
-                rules: RuleConfig::new(&rules, cann)?,
             };
-            diff(&base, new.as_deref(), options, &args)?;
+            diff(&base, new.as_deref(), &args)?;
         }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
-        None => explore(cli, options)?,
+        None => explore(cli)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -391,8 +416,7 @@ fn codegen(
         }
         return Ok(());
     }
-    let dir = output
-        .unwrap_or_else(|| skope::codegen::files::dir_for(&file.to_string_lossy(), "codegen"));
+    let dir = output.unwrap_or_else(|| skope::paths::beside(&file.to_string_lossy(), "codegen"));
     let written = skope::codegen::files::write_all(&dir, &codes, ws.graph())
         .with_context(|| format!("cannot write the generated code into {}", dir.display()))?;
     for path in &written {
@@ -486,15 +510,14 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
 /// Options of `skope diff` besides the profiles.
 struct DiffArgs {
     graph: Option<PathBuf>,
-    plan: Option<PathBuf>,
+    planning: Planning,
     rank: Option<u32>,
     json: bool,
     csv: bool,
-    rules: RuleConfig,
 }
 
 /// `skope diff`: reads both profiles, the plan when given, and prints the comparison.
-fn diff(base: &Path, new: Option<&Path>, options: LoadOptions, args: &DiffArgs) -> Result<()> {
+fn diff(base: &Path, new: Option<&Path>, args: &DiffArgs) -> Result<()> {
     use skope::profile::{PlannedFusion, ProfileError};
     let pair = skope::profile::load_pair(base, new, args.rank).map_err(|e| {
         let what = match &e {
@@ -503,9 +526,9 @@ fn diff(base: &Path, new: Option<&Path>, options: LoadOptions, args: &DiffArgs) 
         };
         anyhow::Error::new(e).context(what)
     })?;
-    let planned = match (&args.graph, &args.plan) {
+    let planned = match (&args.graph, &args.planning.plan) {
         (Some(graph), plan) => {
-            let ws = workspace(graph, options, &args.rules, plan.as_deref())?;
+            let ws = args.planning.workspace(graph)?;
             let mut source = graph.to_string_lossy().into_owned();
             if let Some(plan) = plan {
                 source = format!("{source} with {}", plan.display());
@@ -534,48 +557,17 @@ fn diff(base: &Path, new: Option<&Path>, options: LoadOptions, args: &DiffArgs) 
 
 /// Options of `skope report` besides the file.
 struct ReportArgs {
-    rules: RuleConfig,
+    planning: Planning,
     json: bool,
     deny: Option<Deny>,
     verify: Vec<PathBuf>,
-    plan: Option<PathBuf>,
-}
-
-/// Loads `file`, judges it with `rules`, and applies the plan file `plan` when given (what it
-/// cannot apply, and what of the CANN install could not be read, is listed on stderr).
-fn workspace(
-    file: &Path,
-    options: LoadOptions,
-    rules: &RuleConfig,
-    plan: Option<&Path>,
-) -> Result<Workspace> {
-    let dump = load::load_file(file, options)?;
-    let format = dump.format;
-    let graph = dump.into_main();
-    let (set, problems) = rules.for_graph(&graph);
-    for problem in problems {
-        eprintln!("warning: {}", skope::text::sanitize(&problem));
-    }
-    let mut ws = Workspace::new(graph, format, &file.to_string_lossy(), &set);
-    if let Some(path) = plan {
-        let plan = PlanFile::read(path)?;
-        let (marks, mismatch) = plan.marks_for(ws.graph());
-        for line in mismatch.lines(20) {
-            eprintln!(
-                "warning: {}: {}",
-                path.display(),
-                skope::text::sanitize(&line)
-            );
-        }
-        ws.reset_marks(marks);
-    }
-    Ok(ws)
 }
 
 /// `skope report`: prints the plan (and the comparison with GE's result) and returns the exit
 /// status `--deny` / `--verify` ask for.
-fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCode> {
-    let ws = workspace(file, options, &args.rules, args.plan.as_deref())?;
+fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
+    let ws = args.planning.workspace(file)?;
+    let options = args.planning.load_options();
     let (cx, plan) = (ws.context(), ws.plan());
     let rule_files = ws.source().rules.clone();
     let report = Report::new(
@@ -625,7 +617,7 @@ fn report(file: &Path, options: LoadOptions, args: &ReportArgs) -> Result<ExitCo
 }
 
 /// `skope [FILE]`: the explorer on FILE, or on the bundled example.
-fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
+fn explore(cli: Cli) -> Result<()> {
     let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let config = skope::tui::config::load(cli.config.as_deref(), no_colour)?;
     if !std::io::stdout().is_terminal() {
@@ -634,8 +626,8 @@ fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
              `skope info FILE` or `skope report FILE`"
         );
     }
-    let cann = (!cli.no_cann).then(CannInstall::from_env).flatten();
-    let rules = RuleConfig::new(&cli.rules, cann)?;
+    let rules = cli.planning.rules()?;
+    let options = cli.planning.load_options();
     let input = match cli.file {
         Some(path) => Input::File(path),
         None => Input::Bundled {
@@ -643,18 +635,9 @@ fn explore(cli: Cli, options: LoadOptions) -> Result<()> {
             bytes: EXAMPLE,
         },
     };
-    let plan = match cli.plan {
-        Some(path) => PlanPath { path, given: true },
-        None => {
-            let name = input.name();
-            let stem = Path::new(&name)
-                .file_stem()
-                .map_or_else(|| "graph".into(), |s| s.to_string_lossy().into_owned());
-            PlanPath {
-                path: PathBuf::from(format!("{stem}.skope.json")),
-                given: false,
-            }
-        }
+    let plan = match cli.planning.plan {
+        Some(path) => PlanPath::given(path, cli.planning.force),
+        None => PlanPath::of_dump(&input.name()),
     };
     let mut profiles = cli.profiles.into_iter();
     let profiles = match (profiles.next(), profiles.next(), profiles.next()) {

@@ -93,12 +93,35 @@ pub struct Mismatch {
     /// Ops the plan names that the graph does not have, with the scope that named them
     /// (`None` for do-not-fuse).
     pub missing_ops: Vec<(String, Option<String>)>,
+    /// Ops the plan names, found or not.
+    pub named_ops: usize,
 }
 
 impl Mismatch {
     /// True when the plan applied in full.
     pub fn is_empty(&self) -> bool {
         self.other_graph.is_none() && self.missing_ops.is_empty()
+    }
+
+    /// Why the plan must not be applied: it was made for another graph and none of the ops it
+    /// names is in this one, so applying it would replace every scope with none. `None` when
+    /// it may be applied (or `force` says apply it anyway).
+    pub fn refusal(&self, plan: &Path, graph: &Graph, force: bool) -> Option<String> {
+        let (made, _) = self.other_graph.as_ref()?;
+        if force || self.named_ops == 0 || self.missing_ops.len() < self.named_ops {
+            return None;
+        }
+        Some(format!(
+            "{}: this plan was made for another graph ({}, {} ops): none of the {} ops it names \
+             is in {} ({} ops), so it would replace every scope with none\n  hint: give the plan \
+             made for this dump, or --force to apply it anyway",
+            plan.display(),
+            made.name,
+            made.ops,
+            self.named_ops,
+            graph.name(),
+            graph.len()
+        ))
     }
 
     /// The mismatch in words, one line each (at most `max` missing ops, then a count).
@@ -180,6 +203,7 @@ impl PlanFile {
         for entry in &self.scopes {
             let scope = marks.intern_scope(&entry.name);
             let options = marks.intern_options(&entry.options);
+            mismatch.named_ops += entry.ops.len();
             for name in &entry.ops {
                 let Some(id) = graph.find(name) else {
                     mismatch
@@ -194,6 +218,7 @@ impl PlanFile {
                 marks.set(id, OpMark::Member { scope, options });
             }
         }
+        mismatch.named_ops += self.do_not_fuse.len();
         for name in &self.do_not_fuse {
             match graph.find(name) {
                 Some(id) => marks.set(id, OpMark::DoNotFuse),

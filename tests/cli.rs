@@ -648,3 +648,32 @@ graph {
         serde_json::from_slice(&skope(&["info", dump, "--json"]).stdout).unwrap();
     assert_eq!(v["scopes_readable"], false);
 }
+
+#[test]
+fn a_plan_made_for_another_graph_is_refused_unless_forced() {
+    // A plan naming only ops the bundled example does not have.
+    let plan = temp_file(
+        "other.skope.json",
+        br#"{"skope_plan": 1, "graph": {"name": "other", "ops": 3, "fingerprint": "0000000000000000"},
+            "scopes": [{"name": "s", "options": "", "ops": ["x1", "x2"]}], "do_not_fuse": ["x3"]}"#,
+    );
+    let plan = plan.to_str().unwrap();
+    let dump = example("moe_decode.ge_proto.txt");
+    let out = skope(&["report", &dump, "--plan", plan]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("none of the 3 ops it names is in moe_decode (137 ops)"),
+        "{err}"
+    );
+    assert!(err.contains("--force to apply it anyway"), "{err}");
+    let out = skope(&["report", &dump, "--plan", plan, "--force"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 scopes → 0 segments"));
+    // --force means nothing without --plan.
+    assert_eq!(skope(&["report", &dump, "--force"]).status.code(), Some(2));
+}

@@ -379,3 +379,113 @@ fn profiles_given_on_the_command_line_open_in_the_profile_view() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());
 }
+
+/// `skope DUMP` in `dir`, a 120×40 terminal.
+fn skope_in(dir: &Path, args: &[&str]) -> Session {
+    Session::spawn_in(
+        dir,
+        Path::new(env!("CARGO_BIN_EXE_skope")),
+        args,
+        &[],
+        120,
+        40,
+    )
+}
+
+#[test]
+fn a_saved_plan_is_offered_and_never_replaced_without_asking() {
+    let dir = std::env::temp_dir().join(format!("skope-term-plan-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
+    let dump = dump.to_str().unwrap();
+    let plan = dir.join("moe_decode.ge_proto.txt.skope.json");
+    // An edit, saved: the plan file is named after the whole dump file name.
+    let mut s = skope_in(&dir, &[dump]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    select(&mut s, "layer2_mask_fill");
+    s.send(b"aattn_2\r");
+    s.wait_for("the edit", LONG, |t| t.contains("✗ 4 breaks"));
+    s.send(b"w");
+    s.wait_for("saved", LONG, |t| t.contains("saved 8 scope(s)"));
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(plan.is_file());
+    let saved = std::fs::read(&plan).unwrap();
+    // Next time the explorer offers it; o opens it.
+    let mut s = skope_in(&dir, &[dump]);
+    s.wait_for("the offer", LONG, |t| {
+        t.contains("A plan saved for this dump exists") && t.contains("8 scope(s)")
+    });
+    s.send(b"o");
+    s.wait_for("the saved plan", LONG, |t| {
+        t.contains("opened moe_decode.ge_proto.txt.skope.json") && t.contains("✗ 4 breaks")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    // Keeping the dump's scopes, w asks before replacing the file; c leaves it as it was.
+    let mut s = skope_in(&dir, &[dump]);
+    s.wait_for("the offer", LONG, |t| {
+        t.contains("A plan saved for this dump exists")
+    });
+    s.send(b"d");
+    s.wait_for("the dump's scopes", LONG, |t| t.contains("✗ 5 breaks"));
+    select(&mut s, "layer0_qkv_proj");
+    s.send(b"x");
+    s.wait_for("the edit", LONG, |t| t.contains("unsaved"));
+    s.send(b"w");
+    s.wait_for("the question", LONG, |t| {
+        t.contains("this session did not open it") && t.contains("overwrite it")
+    });
+    s.send(b"c");
+    s.wait_for("the question gone", LONG, |t| {
+        !t.contains("this session did not open it")
+    });
+    assert_eq!(
+        std::fs::read(&plan).unwrap(),
+        saved,
+        "cancel keeps the file"
+    );
+    s.send(b"w");
+    s.wait_for("the question", LONG, |t| {
+        t.contains("this session did not open it")
+    });
+    s.send(b"o");
+    s.wait_for("saved", LONG, |t| t.contains("saved 8 scope(s)"));
+    assert_ne!(
+        std::fs::read(&plan).unwrap(),
+        saved,
+        "overwrite replaces it"
+    );
+    // Written by this session now: w saves without asking.
+    s.send(b"u");
+    s.wait_for("undone", LONG, |t| t.contains("unsaved"));
+    s.send(b"w");
+    s.wait_for("saved again", LONG, |t| !t.contains("unsaved"));
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+}
+
+#[test]
+fn the_explorer_refuses_a_plan_made_for_another_graph() {
+    let dir = std::env::temp_dir().join(format!("skope-term-other-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("other.skope.json"),
+        r#"{"skope_plan": 1, "graph": {"name": "other", "ops": 2, "fingerprint": "0"},
+            "scopes": [{"name": "s", "options": "", "ops": ["x1", "x2"]}]}"#,
+    )
+    .unwrap();
+    let dump =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
+    let mut s = skope_in(
+        &dir,
+        &[dump.to_str().unwrap(), "--plan", "other.skope.json"],
+    );
+    s.wait_for("the refusal", LONG, |t| {
+        t.contains("none of the 2 ops it names") && t.contains("--force")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+}

@@ -7,16 +7,6 @@ use crate::planfile::write_replacing;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// A directory in the working directory named after the dump file: `<dump file name>.<suffix>`
-/// (`model.txt.codegen`, `model.txt.runs`).
-pub fn dir_for(dump: &str, suffix: &str) -> PathBuf {
-    let name = Path::new(dump)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "skope".to_string());
-    PathBuf::from(format!("{name}.{suffix}"))
-}
-
 /// Writes `codes` into `dir` (created when missing) and returns the source files written.
 /// Two segments whose names map to the same file name get `_2`, `_3`… suffixes.
 pub fn write_all(dir: &Path, codes: &[EntryCode], graph: &Graph) -> std::io::Result<Vec<PathBuf>> {

@@ -146,5 +146,5 @@ fn fresh_dir(runs: &Path, name: &str) -> Result<PathBuf, String> {
 
 /// Where runs of `dump` go: `<dump file name>.runs` in the working directory.
 pub fn runs_dir(dump: &str) -> PathBuf {
-    codegen::files::dir_for(dump, "runs")
+    crate::paths::beside(dump, "runs")
 }

@@ -344,7 +344,12 @@ impl App {
                             notes,
                             journal,
                             damaged,
+                            plan_read,
+                            saved,
                         } = *loaded;
+                        if let Some((path, modified)) = plan_read {
+                            self.session.opened(path, modified);
+                        }
                         let streams = ws.context().streams().len();
                         let areas = layout::areas(self.size, streams, false);
                         let ex = Explorer::new(ws, &self.config.theme, areas);
@@ -362,6 +367,8 @@ impl App {
                         }
                         if !journal.is_empty() {
                             self.offer_recovery(journal, damaged);
+                        } else if let Some(saved) = saved {
+                            self.offer_saved_plan(saved);
                         }
                         if let Some(request) = self.profiles_on_load.take() {
                             self.load_profiles(request);

@@ -33,7 +33,7 @@ impl App {
                     ));
                     return;
                 }
-                let dir = crate::codegen::files::dir_for(&ex.ws.source().file, "codegen");
+                let dir = crate::paths::beside(&ex.ws.source().file, "codegen");
                 let written = crate::codegen::files::write_all(
                     &dir,
                     std::slice::from_ref(&*code),

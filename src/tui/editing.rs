@@ -13,12 +13,16 @@ use crate::planfile::{self, Journal, JournalEntry, PlanFile};
 use crate::workspace::OpChange;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::PathBuf;
+use std::time::SystemTime;
 
 /// Where edits are saved, and the journal of this session.
 #[derive(Debug)]
 pub struct Session {
     /// The plan file `w` writes.
     pub plan_path: PathBuf,
+    /// The plan file's modification time when this session last read or wrote it; `None` when
+    /// it has not. `w` asks before replacing a file this session does not know in that state.
+    known: Option<Option<SystemTime>>,
     journal: Option<Journal>,
     /// Journal entries an unfinished session left, while the user decides what to do.
     pending: Vec<JournalEntry>,
@@ -29,8 +33,26 @@ impl Session {
     pub fn new(plan_path: PathBuf) -> Session {
         Session {
             plan_path,
+            known: None,
             journal: None,
             pending: Vec::new(),
+        }
+    }
+
+    /// The session works on the plan file `path`, as read when it was last modified at
+    /// `modified`.
+    pub fn opened(&mut self, path: PathBuf, modified: Option<SystemTime>) {
+        self.plan_path = path;
+        self.known = Some(modified);
+    }
+
+    /// True when `w` may write the plan file without asking: it does not exist, or it is as
+    /// this session read or wrote it.
+    fn may_write(&self) -> bool {
+        match (&self.known, std::fs::metadata(&self.plan_path)) {
+            (_, Err(_)) => true,
+            (Some(known), Ok(meta)) => *known == meta.modified().ok(),
+            (None, Ok(_)) => false,
         }
     }
 
@@ -136,6 +158,15 @@ pub enum Answer {
     SaveAndQuit,
     /// Quit without saving (the edits are lost).
     QuitWithoutSaving,
+    /// Replace the plan file although this session did not open it; then quit when asked.
+    Overwrite {
+        /// Quit after saving.
+        quit: bool,
+    },
+    /// Open the plan file saved for the dump.
+    OpenSaved(PathBuf),
+    /// Keep the dump's own scopes; the saved plan file stays as it is.
+    KeepDumpScopes,
     /// Replay the journal an unfinished session left.
     Recover,
     /// Delete that journal.
@@ -300,6 +331,43 @@ impl App {
 
     /// Saves the plan file; true when it was written.
     pub(super) fn save(&mut self) -> bool {
+        self.save_then(false)
+    }
+
+    /// Saves the plan file, asking first when it would replace a file this session did not
+    /// read or write (then the answer saves, and quits when `quit`). True when saved now.
+    fn save_then(&mut self, quit: bool) -> bool {
+        if !self.session.may_write() {
+            let path = self.session.plan_path.clone();
+            let (scopes, when) = match PlanFile::read(&path) {
+                Ok(f) => (f.scopes.len().to_string(), super::loader::modified(&path)),
+                Err(_) => ("?".to_string(), super::loader::modified(&path)),
+            };
+            let when = when.map_or_else(String::new, |_| {
+                " — written by another session or program".to_string()
+            });
+            self.dialog = Some(Dialog::Confirm(Confirm {
+                question: format!(
+                    "{} exists ({scopes} scope(s)){when}, and this session did not open it. \
+                     Replace it with this session's scopes?",
+                    path.display()
+                ),
+                answers: vec![
+                    ('o', "overwrite it".into(), Answer::Overwrite { quit }),
+                    (
+                        'c',
+                        "cancel (save elsewhere with --plan FILE)".into(),
+                        Answer::Cancel,
+                    ),
+                ],
+            }));
+            return false;
+        }
+        self.write_plan()
+    }
+
+    /// Writes the plan file now.
+    fn write_plan(&mut self) -> bool {
         let Screen::Explorer(ex) = &mut self.screen else {
             return false;
         };
@@ -308,6 +376,7 @@ impl App {
         match plan.write(&path) {
             Ok(()) => {
                 ex.ws.mark_saved();
+                self.session.known = Some(super::loader::modified(&path));
                 // The plan file holds the edits now: a replay would start from it.
                 if let Some(journal) = &mut self.session.journal {
                     let _ = journal.clear();
@@ -359,6 +428,55 @@ impl App {
     }
 
     /// Offers to replay `entries`, the journal an unfinished session left.
+    /// Offers the plan file saved for the dump.
+    pub(super) fn offer_saved_plan(&mut self, saved: super::loader::SavedPlan) {
+        self.dialog = Some(Dialog::Confirm(Confirm {
+            question: format!(
+                "A plan saved for this dump exists: {} ({} scope(s), written {}).",
+                saved.path.display(),
+                saved.scopes,
+                saved.modified
+            ),
+            answers: vec![
+                ('o', "open it".into(), Answer::OpenSaved(saved.path)),
+                (
+                    'd',
+                    "keep the dump's scopes (w asks before replacing the file)".into(),
+                    Answer::KeepDumpScopes,
+                ),
+            ],
+        }));
+    }
+
+    /// Applies the plan file at `path` and saves to it from now on.
+    fn open_saved_plan(&mut self, path: PathBuf) {
+        let theme = &self.config.theme;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let modified = super::loader::modified(&path);
+        match PlanFile::read(&path) {
+            Ok(file) => {
+                let (marks, mismatch) = file.marks_for(ex.ws.graph());
+                ex.ws.reset_marks(marks);
+                ex.refresh(theme);
+                let scopes = file.scopes.len();
+                self.session.opened(path.clone(), modified);
+                match mismatch.lines(1).first() {
+                    Some(first) => self.problem(format!(
+                        "opened {} ({scopes} scope(s)); {first}",
+                        path.display()
+                    )),
+                    None => self.info(format!(
+                        "opened {} ({scopes} scope(s)); w saves there",
+                        path.display()
+                    )),
+                }
+            }
+            Err(e) => self.problem(e.to_string().replace('\n', " ")),
+        }
+    }
+
     pub(super) fn offer_recovery(&mut self, entries: Vec<JournalEntry>, damaged: usize) {
         let path = planfile::journal_path(&self.session.plan_path);
         let mut question = format!(
@@ -384,11 +502,22 @@ impl App {
         match answer {
             Answer::Delete(scope) => self.apply_edit(Edit::Delete { scope }, None),
             Answer::SaveAndQuit => {
-                if self.save() {
+                if self.save_then(true) {
                     self.session.end();
                     self.quit = true;
                 }
             }
+            Answer::Overwrite { quit } => {
+                if self.write_plan() && quit {
+                    self.session.end();
+                    self.quit = true;
+                }
+            }
+            Answer::OpenSaved(path) => self.open_saved_plan(path),
+            Answer::KeepDumpScopes => self.info(format!(
+                "kept the dump's scopes; {} stays as it is (w asks before replacing it)",
+                self.session.plan_path.display()
+            )),
             Answer::QuitWithoutSaving => {
                 self.session.end();
                 self.quit = true;

@@ -15,6 +15,44 @@ pub struct PlanPath {
     pub path: PathBuf,
     /// True when the user named it (`--plan`): it is applied when it exists.
     pub given: bool,
+    /// Where earlier versions of skope saved the dump's plan, looked at when `path` is not
+    /// there.
+    pub older: Option<PathBuf>,
+    /// Apply the plan even when none of its ops is in the graph (`--force`).
+    pub force: bool,
+}
+
+impl PlanPath {
+    /// The plan file of `dump` by the naming rule (`<dump file name>.skope.json`).
+    pub fn of_dump(dump: &str) -> PlanPath {
+        PlanPath {
+            path: crate::paths::plan_file(dump),
+            given: false,
+            older: crate::paths::older_plan_file(dump),
+            force: false,
+        }
+    }
+
+    /// The plan file the user named.
+    pub fn given(path: PathBuf, force: bool) -> PlanPath {
+        PlanPath {
+            path,
+            given: true,
+            older: None,
+            force,
+        }
+    }
+}
+
+/// A plan file saved for the dump that was not opened: the explorer offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedPlan {
+    /// The file.
+    pub path: PathBuf,
+    /// The scopes it holds.
+    pub scopes: usize,
+    /// When it was last written, in words.
+    pub modified: String,
 }
 
 /// A loaded workspace and what the user should know about it.
@@ -28,6 +66,10 @@ pub struct Loaded {
     pub journal: Vec<JournalEntry>,
     /// Journal lines that could not be read.
     pub damaged: usize,
+    /// The plan file applied, with its modification time when it was read.
+    pub plan_read: Option<(PathBuf, Option<std::time::SystemTime>)>,
+    /// A plan file saved for the dump that was not applied (the user did not name it).
+    pub saved: Option<SavedPlan>,
 }
 
 /// What to load.
@@ -70,7 +112,7 @@ pub fn spawn(
             let (ws, problems) = load(&input, options, &rules, &mut |stage| {
                 let _ = progress.send(Msg::Progress(stage));
             })?;
-            let mut loaded = with_plan(ws, &plan);
+            let mut loaded = with_plan(ws, &plan)?;
             loaded.notes.extend(problems);
             Ok(loaded)
         }))
@@ -87,23 +129,35 @@ impl Loaded {
             notes: Vec::new(),
             journal: Vec::new(),
             damaged: 0,
+            plan_read: None,
+            saved: None,
         }
     }
 }
 
 /// Applies the plan file when the user named it, or when an unfinished session left a journal
-/// next to it (the journal continues from the plan file); reads that journal.
-pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Loaded {
+/// next to it (the journal continues from the plan file); reads that journal. A plan file
+/// saved for the dump but not named is not applied: it comes back in [`Loaded::saved`] for the
+/// explorer to offer. A named plan none of whose ops is in the graph is refused (the error)
+/// unless `plan.force`.
+pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Result<Loaded, String> {
     let mut notes = Vec::new();
     let journal_path = planfile::journal_path(&plan.path);
     let (journal, bad) = planfile::read_journal(&journal_path).unwrap_or_default();
     let recovering = !journal.is_empty() || !bad.is_empty();
+    let mut plan_read = None;
+    let mut saved = None;
     if (plan.given || recovering) && plan.path.exists() {
+        let modified = modified(&plan.path);
         match PlanFile::read(&plan.path) {
             Ok(file) => {
                 let (marks, mismatch) = file.marks_for(ws.graph());
+                if let Some(refusal) = mismatch.refusal(&plan.path, ws.graph(), plan.force) {
+                    return Err(refusal);
+                }
                 notes.extend(mismatch.lines(20).into_iter().map(|l| format!("plan: {l}")));
                 ws.reset_marks(marks);
+                plan_read = Some((plan.path.clone(), modified));
             }
             Err(e) => notes.push(e.to_string().replace('\n', " ")),
         }
@@ -112,12 +166,39 @@ pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Loaded {
             "{} does not exist yet: w saves the scopes there",
             display(&plan.path)
         ));
+    } else {
+        saved = std::iter::once(&plan.path)
+            .chain(plan.older.as_ref())
+            .find(|p| p.is_file())
+            .map(|path| SavedPlan {
+                path: path.clone(),
+                scopes: PlanFile::read(path).map_or(0, |f| f.scopes.len()),
+                modified: modified(path).map_or_else(|| "at an unknown time".to_string(), ago),
+            });
     }
-    Loaded {
+    Ok(Loaded {
         notes,
         journal,
         damaged: bad.len(),
+        plan_read,
+        saved,
         ..Loaded::new(ws)
+    })
+}
+
+/// When `path` was last written.
+pub fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// `3 min ago`, `2 h ago`, `5 days ago`.
+fn ago(when: std::time::SystemTime) -> String {
+    let secs = when.elapsed().map_or(0, |d| d.as_secs());
+    match secs {
+        0..60 => "just now".to_string(),
+        60..3600 => format!("{} min ago", secs / 60),
+        3600..86_400 => format!("{} h ago", secs / 3600),
+        _ => format!("{} days ago", secs / 86_400),
     }
 }
 

@@ -128,13 +128,10 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
         &RuleConfig::default(),
         &mut |_| {},
     );
-    let path = skope::tui::loader::PlanPath {
-        path: plan.to_path_buf(),
-        given: true,
-    };
-    app.handle(Msg::Loaded(
-        result.map(|(ws, _)| Box::new(skope::tui::loader::with_plan(ws, &path))),
-    ));
+    let path = skope::tui::loader::PlanPath::given(plan.to_path_buf(), false);
+    app.handle(Msg::Loaded(result.and_then(|(ws, _)| {
+        skope::tui::loader::with_plan(ws, &path).map(Box::new)
+    })));
     app
 }
 
