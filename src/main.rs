@@ -435,8 +435,8 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
     use skope::compile::{prepare, profile};
     let cwd = std::env::current_dir().context("no working directory")?;
     let profiles = profile::load(&profile::search_paths(&cwd))?;
-    let Some(chosen) = profiles.iter().find(|p| p.name == name) else {
-        let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+    let Some(chosen) = profiles.list.iter().find(|p| p.name == name) else {
+        let names: Vec<&str> = profiles.list.iter().map(|p| p.name.as_str()).collect();
         anyhow::bail!(
             "no profile named {:?}; profiles: {} (define more in {} as [[profile]] tables)",
             skope::text::sanitize(name),
@@ -445,7 +445,8 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
         );
     };
     let runs = prepare::runs_dir(&file.to_string_lossy());
-    let run = prepare::prepare(ws, chosen, &runs).map_err(anyhow::Error::msg)?;
+    let mut run =
+        prepare::prepare(ws, chosen, &runs, profiles.keep_runs).map_err(anyhow::Error::msg)?;
     eprintln!(
         "skope: running profile {} in {} (output in {})",
         skope::text::sanitize(&chosen.name),
@@ -457,12 +458,17 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
         signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))?;
     }
     let (tx, rx) = std::sync::mpsc::sync_channel(1024);
-    let job = Job::spawn(&run.argv, &run.cwd, &run.env, tx, ()).with_context(|| {
-        format!(
-            "cannot start {}",
-            skope::text::sanitize(run.argv.first().map_or("", String::as_str))
-        )
-    })?;
+    let job = match Job::spawn(&run.argv, &run.cwd, &run.env, Some(&run.log_file()), tx, ()) {
+        Ok(job) => job,
+        Err(e) => {
+            let message = format!(
+                "cannot start {}: {e}",
+                skope::text::sanitize(run.argv.first().map_or("", String::as_str))
+            );
+            run.record.not_started(&run.out, &message);
+            anyhow::bail!("{message}");
+        }
+    };
     let mut cancelled = false;
     let mut log = skope::compile::log::Log::new(1);
     let status = loop {
@@ -489,6 +495,7 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break ExitStatus::Code(-1),
         }
     };
+    run.record.finish(&run.out, status, cancelled);
     match log.first_error() {
         Some((n, line)) if !status.success() => eprintln!(
             "skope: profile {} failed ({status}); first error, line {}: {}",

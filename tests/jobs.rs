@@ -14,7 +14,7 @@ const LONG: Duration = Duration::from_secs(60);
 fn sh(script: &str) -> (Job, Receiver<((), JobEvent)>) {
     let (tx, rx) = sync_channel(1024);
     let argv = ["sh".to_string(), "-c".to_string(), script.to_string()];
-    let job = Job::spawn(&argv, Path::new("."), &[], tx, ()).unwrap();
+    let job = Job::spawn(&argv, Path::new("."), &[], None, tx, ()).unwrap();
     (job, rx)
 }
 
@@ -151,7 +151,7 @@ fn shell_syntax_and_paths_in_values_stay_literal_arguments() {
     )
     .unwrap();
     let (tx, rx) = sync_channel(1024);
-    let _job = Job::spawn(&argv, &dir, &[], tx, ()).unwrap();
+    let _job = Job::spawn(&argv, &dir, &[], None, tx, ()).unwrap();
     let mut log = Log::new(10);
     assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
     let lines: Vec<&str> = log.lines().map(|l| l.text.as_str()).collect();
@@ -175,12 +175,13 @@ fn a_missing_program_is_an_error_not_a_panic() {
         &["skope-no-such-program".to_string()],
         Path::new("."),
         &[],
+        None,
         tx.clone(),
         (),
     )
     .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
-    assert!(Job::spawn(&[], Path::new("."), &[], tx, ()).is_err());
+    assert!(Job::spawn(&[], Path::new("."), &[], None, tx, ()).is_err());
 }
 
 #[test]
@@ -200,13 +201,13 @@ fn the_check_profile_fails_with_the_compilers_message_on_a_broken_shim() {
         .find(|p| p.name == "check")
         .unwrap();
     let runs = std::env::temp_dir().join(format!("skope-jobs-runs-{}", std::process::id()));
-    let run = prepare::prepare(&ws, &check, &runs).unwrap();
+    let run = prepare::prepare(&ws, &check, &runs, 20).unwrap();
     // The shim loses a name the entry code uses.
     let shim = run.out.join("codegen/kernel_operator.h");
     let broken = prepare::SHIM_HEADER.replace("void SetNextTaskStart();", "");
     std::fs::write(&shim, broken).unwrap();
     let (tx, rx) = sync_channel(1024);
-    let _job = Job::spawn(&run.argv, &run.cwd, &run.env, tx, ()).unwrap();
+    let _job = Job::spawn(&run.argv, &run.cwd, &run.env, None, tx, ()).unwrap();
     let mut log = Log::new(1000);
     let status = run_to_end(&rx, &mut log);
     let _ = std::fs::remove_dir_all(&runs);
@@ -216,5 +217,53 @@ fn the_check_profile_fails_with_the_compilers_message_on_a_broken_shim() {
         line.text.contains("error") && line.text.contains("SetNextTaskStart"),
         "{}",
         line.text
+    );
+}
+
+#[test]
+fn lines_of_both_streams_keep_the_order_they_were_written_in() {
+    // One thread writes to stderr and stdout in turn (stderr first, so a reader that favours
+    // stdout would show it), a few milliseconds apart, as a compiler prints progress and
+    // errors. Several jobs, so an order that holds by luck does not pass.
+    let script = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do \
+                  echo \"err $i\" >&2; sleep 0.005; echo \"out $i\"; sleep 0.005; done";
+    for _ in 0..4 {
+        let (_job, rx) = sh(script);
+        let mut log = Log::new(100);
+        assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
+        let got: Vec<String> = log.lines().map(|l| l.text.clone()).collect();
+        let want: Vec<String> = (1..=12)
+            .flat_map(|i| [format!("err {i}"), format!("out {i}")])
+            .collect();
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn a_log_file_keeps_every_line_marked_with_its_stream() {
+    let dir = std::env::temp_dir().join(format!("skope-jobs-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("log.txt");
+    let (tx, rx) = sync_channel(1024);
+    let argv = [
+        "sh".to_string(),
+        "-c".to_string(),
+        "echo building; sleep 0.01; echo 'error: x' >&2; printf '\\033[31mred\\033[0m'".to_string(),
+    ];
+    let _job = Job::spawn(&argv, Path::new("."), &[], Some(&file), tx, ()).unwrap();
+    let mut log = Log::new(100);
+    assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "out| building\nerr| error: x\nout| red\n"
+    );
+    let (lines, before) = skope::compile::record::read_log(&file, 2);
+    assert_eq!(before, 1);
+    assert_eq!(
+        lines,
+        [
+            (Stream::Stderr, "error: x".to_string()),
+            (Stream::Stdout, "red".to_string())
+        ]
     );
 }

@@ -308,7 +308,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
     s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
     s.send(b"check\r");
     let text = s.wait_for("the check run to pass", Duration::from_secs(120), |t| {
-        t.contains("all entry sources compile") && t.contains("passed in")
+        t.contains("all 13 entry sources compile") && t.contains("passed in")
     });
     assert!(text.contains("run 1 · check"), "{text}");
     assert!(

@@ -77,7 +77,10 @@ fn c_picks_a_profile_and_shows_what_it_runs() {
         text.contains("compile every generated entry source"),
         "{text}"
     );
-    assert!(text.contains("$ sh -c for f in"), "{text}");
+    assert!(
+        text.contains("$ sh -c dir=$1; set -- \"$dir\"/*.cpp;"),
+        "{text}"
+    );
     keys(&mut app, "zzz");
     assert!(screen(&app).contains("no profile matches"));
     press(&mut app, KeyCode::Esc);
@@ -103,11 +106,18 @@ fn the_check_profile_runs_from_the_explorer_and_passes() {
         run.log.lines().collect::<Vec<_>>()
     );
     let lines: Vec<&str> = run.log.lines().map(|l| l.text.as_str()).collect();
-    assert!(lines.iter().any(|l| l.starts_with("check ")), "{lines:?}");
-    assert_eq!(lines.last(), Some(&"all entry sources compile"));
+    assert!(
+        lines.contains(&"checking 13 entry sources: 1 part(s) of up to 64 on 2 core(s)")
+            || lines
+                .iter()
+                .any(|l| l.starts_with("checking 13 entry sources")),
+        "{lines:?}"
+    );
+    assert!(lines.contains(&"checked part 1 of 1"), "{lines:?}");
+    assert_eq!(lines.last(), Some(&"all 13 entry sources compile"));
     let text = screen(&app);
     assert!(text.contains("✓  1 check  passed"), "{text}");
-    assert!(text.contains("all entry sources compile"), "{text}");
+    assert!(text.contains("all 13 entry sources compile"), "{text}");
     let status = app.status.as_ref().unwrap();
     assert!(
         !status.problem && status.text.starts_with("run 1 (check) passed in"),
@@ -118,6 +128,75 @@ fn the_check_profile_runs_from_the_explorer_and_passes() {
     assert!(!app.runs.open);
     press(&mut app, KeyCode::Char('L'));
     assert!(app.runs.open);
+    // The run left its record, its plan and its whole log.
+    let out = app.runs.list[0].out.clone().unwrap();
+    let record = skope::compile::record::RunRecord::read(&out).expect("run.json");
+    assert_eq!(record.profile, "check");
+    assert_eq!(record.ending, Some(skope::compile::record::Ending::Passed));
+    assert_eq!(record.exit_code, Some(0));
+    assert!(record.ended_ms.unwrap() >= record.started_ms);
+    assert_eq!(record.argv[0], "sh");
+    assert!(
+        record.dump.ends_with("moe_decode.ge_proto.txt"),
+        "{}",
+        record.dump
+    );
+    assert!(out.join("plan.skope.json").is_file());
+    let log = std::fs::read_to_string(out.join("log.txt")).unwrap();
+    assert!(
+        log.ends_with("out| all 13 entry sources compile\n"),
+        "{log}"
+    );
+    // A new session lists it from its record, with its log.
+    let runs = app.runs_dir.clone().unwrap();
+    let (mut again, _rx) = app_with_events(120, 40);
+    again.runs_dir = Some(runs.clone());
+    again.runs.load_history(&runs);
+    let past = &again.runs.list[0];
+    assert_eq!(past.state, RunState::Recorded);
+    assert_eq!(past.status(), skope::tui::runs::RunStatus::Passed);
+    assert!(
+        past.log
+            .lines()
+            .any(|l| l.text == "all 13 entry sources compile"),
+        "{:?}",
+        past.log.lines().collect::<Vec<_>>()
+    );
+    press(&mut again, KeyCode::Char('L'));
+    let text = screen(&again);
+    assert!(text.contains("✓  1 check  passed"), "{text}");
+}
+
+#[test]
+fn old_runs_are_pruned_to_keep_runs() {
+    use skope::compile::record::{RunRecord, prune};
+    let dir = runs_dir("prune");
+    let record = |started_ms, ended: bool| RunRecord {
+        profile: "p".into(),
+        profile_file: None,
+        argv: vec!["true".into()],
+        cwd: ".".into(),
+        env: Vec::new(),
+        dump: "d".into(),
+        plan: "plan.skope.json".into(),
+        log: "log.txt".into(),
+        results: None,
+        started_ms,
+        ended_ms: ended.then_some(started_ms + 5),
+        ending: None,
+        exit_code: None,
+        signal: None,
+        error: None,
+    };
+    for (i, ended) in [true, false, true, true, true].into_iter().enumerate() {
+        let run = dir.join(format!("p-{}", i + 1));
+        std::fs::create_dir_all(&run).unwrap();
+        record(1_000 + i as u64, ended).write(&run).unwrap();
+    }
+    // Keep 3: the two oldest ended runs go; the unended one stays.
+    let removed = prune(&dir, 3);
+    assert_eq!(removed, [dir.join("p-1"), dir.join("p-3")]);
+    assert!(dir.join("p-2").is_dir() && dir.join("p-5").is_dir());
 }
 
 /// Starts `sh -c script` as profile `name`, the way the app starts any run.

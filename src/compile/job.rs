@@ -1,6 +1,8 @@
-//! One running job: a child process in its own process group, its stdout and stderr read on
-//! their own threads as lines (cut to a bounded length, escape sequences removed), its exit
-//! awaited on another, everything sent to one channel. Cancelling signals the whole group.
+//! One running job: a child process in its own process group, its stdout and stderr read by
+//! one thread as lines (cut to a bounded length, escape sequences removed) in the order they
+//! arrive — so lines a job writes to both streams from one thread keep their order — and
+//! written to its log file when it has one, its exit awaited on another thread, everything
+//! sent to one channel. Cancelling signals the whole group.
 
 use std::io::Read;
 use std::path::Path;
@@ -11,6 +13,8 @@ use std::sync::mpsc::SyncSender;
 
 /// Longest line kept, in bytes; the rest of a longer line is dropped and counted.
 pub const MAX_LINE: usize = 4096;
+/// The most a job's log file holds; later lines are counted at its end instead.
+pub const MAX_LOG_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Which output a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,13 +75,15 @@ pub struct Job {
 
 impl Job {
     /// Starts `argv` in `cwd` with `env` added, in a process group of its own; events go to
-    /// `events` (with `tag`, so one channel can serve several jobs). The channel is bounded:
-    /// when its reader falls behind, the job's readers wait, and so does the job (its pipes
-    /// fill), so a job printing without end costs no memory.
+    /// `events` (with `tag`, so one channel can serve several jobs), and every line to the
+    /// file `log` when given (`out| ` or `err| ` before each). The channel is bounded: when its
+    /// reader falls behind, the job's reader waits, and so does the job (its pipes fill), so a
+    /// job printing without end costs no memory.
     pub fn spawn<T: Clone + Send + 'static>(
         argv: &[String],
         cwd: &Path,
         env: &[(String, String)],
+        log: Option<&Path>,
         events: SyncSender<(T, JobEvent)>,
         tag: T,
     ) -> std::io::Result<Job> {
@@ -95,30 +101,31 @@ impl Job {
             .process_group(0)
             .spawn()?;
         let pid = i32::try_from(child.id()).map_err(std::io::Error::other)?;
-        let readers: Vec<_> = [
+        let log = match log {
+            Some(path) => Some(LogFile::create(path)?),
+            None => None,
+        };
+        let sources: Vec<(Stream, Box<dyn ReadFd>)> = [
             child
                 .stdout
                 .take()
-                .map(|s| (Stream::Stdout, Box::new(s) as Box<dyn Read + Send>)),
+                .map(|s| (Stream::Stdout, Box::new(s) as Box<dyn ReadFd>)),
             child
                 .stderr
                 .take()
-                .map(|s| (Stream::Stderr, Box::new(s) as Box<dyn Read + Send>)),
+                .map(|s| (Stream::Stderr, Box::new(s) as Box<dyn ReadFd>)),
         ]
         .into_iter()
         .flatten()
-        .map(|(stream, source)| {
-            let (events, tag) = (events.clone(), tag.clone());
-            std::thread::spawn(move || read_lines(source, stream, &events, &tag))
-        })
         .collect();
+        let (reader_events, reader_tag) = (events.clone(), tag.clone());
+        let reader =
+            std::thread::spawn(move || read_lines(sources, log, &reader_events, &reader_tag));
         let ended = Arc::new(AtomicBool::new(false));
         let waiter_ended = Arc::clone(&ended);
         std::thread::spawn(move || {
             // Every line is sent before the exit.
-            for reader in readers {
-                let _ = reader.join();
-            }
+            let _ = reader.join();
             let status = match child.wait() {
                 Ok(status) => {
                     use std::os::unix::process::ExitStatusExt;
@@ -174,18 +181,93 @@ fn signal_group(pid: i32, signal: i32) {
     }
 }
 
-/// Reads `source` to its end, sending each line (bounded, cleaned) as an event.
-fn read_lines<T: Clone>(
-    mut source: Box<dyn Read + Send>,
+/// A pipe from the job: readable, with a descriptor to wait on.
+trait ReadFd: Read + std::os::fd::AsRawFd + Send {}
+
+impl<T: Read + std::os::fd::AsRawFd + Send> ReadFd for T {}
+
+/// A job's log file: every line, marked with its stream, up to [`MAX_LOG_BYTES`].
+struct LogFile {
+    out: std::io::BufWriter<std::fs::File>,
+    written: u64,
+    untold: u64,
+}
+
+impl LogFile {
+    fn create(path: &Path) -> std::io::Result<LogFile> {
+        Ok(LogFile {
+            out: std::io::BufWriter::new(std::fs::File::create(path)?),
+            written: 0,
+            untold: 0,
+        })
+    }
+
+    fn line(&mut self, stream: Stream, text: &str, cut: usize) {
+        use std::io::Write;
+        if self.written >= MAX_LOG_BYTES {
+            self.untold += 1;
+            return;
+        }
+        let mark = match stream {
+            Stream::Stdout => "out| ",
+            Stream::Stderr => "err| ",
+        };
+        let note = if cut > 0 {
+            format!(" … ({cut} more bytes)")
+        } else {
+            String::new()
+        };
+        let line = format!("{mark}{text}{note}\n");
+        self.written += line.len() as u64;
+        let _ = self.out.write_all(line.as_bytes());
+    }
+
+    fn close(mut self) {
+        use std::io::Write;
+        if self.untold > 0 {
+            let _ = writeln!(
+                self.out,
+                "skope| … {} more line(s) not written: the log reached {} MiB",
+                self.untold,
+                MAX_LOG_BYTES / (1024 * 1024)
+            );
+        }
+        let _ = self.out.flush();
+    }
+}
+
+/// One stream being read: its pipe, the line being gathered, bytes cut from it.
+struct Source {
     stream: Stream,
+    pipe: Box<dyn ReadFd>,
+    line: Vec<u8>,
+    cut: usize,
+    open: bool,
+}
+
+/// Reads every stream to its end in one thread, in the order the data arrives, sending each
+/// line (bounded, cleaned) as an event and writing it to `log`.
+fn read_lines<T: Clone>(
+    pipes: Vec<(Stream, Box<dyn ReadFd>)>,
+    mut log: Option<LogFile>,
     events: &SyncSender<(T, JobEvent)>,
     tag: &T,
 ) {
-    let mut chunk = [0u8; 64 * 1024];
-    let mut line: Vec<u8> = Vec::with_capacity(256);
-    let mut cut = 0usize;
-    let send = |line: &mut Vec<u8>, cut: &mut usize| {
+    let mut sources: Vec<Source> = pipes
+        .into_iter()
+        .map(|(stream, pipe)| Source {
+            stream,
+            pipe,
+            line: Vec::with_capacity(256),
+            cut: 0,
+            open: true,
+        })
+        .collect();
+    let mut send = |stream: Stream, line: &mut Vec<u8>, cut: &mut usize| {
         let text = clean(&String::from_utf8_lossy(line));
+        if let Some(log) = &mut log {
+            log.line(stream, &text, *cut);
+        }
         let event = JobEvent::Line {
             stream,
             text,
@@ -195,31 +277,65 @@ fn read_lines<T: Clone>(
         *cut = 0;
         events.send((tag.clone(), event)).is_ok()
     };
-    loop {
-        let n = match source.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        let mut data = &chunk[..n];
-        while !data.is_empty() {
-            let end = memchr::memchr(b'\n', data);
-            let piece = &data[..end.unwrap_or(data.len())];
-            let room = MAX_LINE.saturating_sub(line.len()).min(piece.len());
-            line.extend_from_slice(&piece[..room]);
-            cut += piece.len() - room;
-            match end {
-                Some(at) => {
-                    if !send(&mut line, &mut cut) {
-                        return;
-                    }
-                    data = &data[at + 1..];
+    let mut chunk = vec![0u8; 64 * 1024];
+    'reading: while sources.iter().any(|s| s.open) {
+        let mut fds: Vec<libc::pollfd> = sources
+            .iter()
+            .filter(|s| s.open)
+            .map(|s| libc::pollfd {
+                fd: s.pipe.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs that outlives the call;
+        // the descriptors belong to pipes this thread owns.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        let mut polled = fds.iter();
+        for source in sources.iter_mut().filter(|s| s.open) {
+            let Some(fd) = polled.next() else { break };
+            if fd.revents == 0 {
+                continue;
+            }
+            let n = match source.pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => {
+                    source.open = false;
+                    continue;
                 }
-                None => data = &[],
+                Ok(n) => n,
+            };
+            let mut data = &chunk[..n];
+            while !data.is_empty() {
+                let end = memchr::memchr(b'\n', data);
+                let piece = &data[..end.unwrap_or(data.len())];
+                let room = MAX_LINE.saturating_sub(source.line.len()).min(piece.len());
+                source.line.extend_from_slice(&piece[..room]);
+                source.cut += piece.len() - room;
+                match end {
+                    Some(at) => {
+                        if !send(source.stream, &mut source.line, &mut source.cut) {
+                            break 'reading;
+                        }
+                        data = &data[at + 1..];
+                    }
+                    None => data = &[],
+                }
             }
         }
     }
-    if !line.is_empty() || cut > 0 {
-        send(&mut line, &mut cut);
+    for source in &mut sources {
+        if !source.line.is_empty() || source.cut > 0 {
+            send(source.stream, &mut source.line, &mut source.cut);
+        }
+    }
+    if let Some(log) = log {
+        log.close();
     }
 }
 

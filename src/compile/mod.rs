@@ -6,4 +6,5 @@ pub mod job;
 pub mod log;
 pub mod prepare;
 pub mod profile;
+pub mod record;
 pub mod template;

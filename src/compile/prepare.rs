@@ -1,7 +1,8 @@
-//! Getting a run ready: a fresh output directory, the current plan and the generated entry
-//! sources written there when the profile uses them, and the profile's templates expanded.
+//! Getting a run ready: a fresh output directory holding the current plan, its record and the
+//! generated entry sources when the profile uses them, and the profile's templates expanded.
 
 use super::profile::Profile;
+use super::record::{self, RunRecord};
 use super::template::{self, Values};
 use crate::codegen;
 use crate::fusion::plan::{Context, Plan};
@@ -26,23 +27,35 @@ pub struct Prepared {
     pub out: PathBuf,
     /// Where its results appear, if it makes any.
     pub results: Option<PathBuf>,
+    /// Its record, written into `out` (started now; the end is noted when it ends).
+    pub record: RunRecord,
+}
+
+impl Prepared {
+    /// The file its output goes to, every line.
+    pub fn log_file(&self) -> PathBuf {
+        self.out.join(record::LOG)
+    }
 }
 
 /// What preparing a run needs from a workspace: taken where the workspace lives (cheap — the
-/// planning context is shared, the plan copied, the plan file made only when the profile uses
-/// `{plan}`), so the slow part, [`prepare_from`], can run on another thread.
+/// planning context is shared, the plan and its file copied), so the slow part,
+/// [`prepare_from`], can run on another thread.
 #[derive(Debug, Clone)]
 pub struct RunInput {
     file: String,
     cx: Arc<Context>,
     plan: Plan,
-    plan_file: Option<PlanFile>,
+    plan_file: PlanFile,
     used: Vec<&'static str>,
+    /// Runs of the dump kept on disk: older ended ones are removed.
+    keep: usize,
 }
 
 impl RunInput {
-    /// What `profile` needs of `ws`; fails when the profile's templates are bad.
-    pub fn of(ws: &Workspace, profile: &Profile) -> Result<RunInput, String> {
+    /// What `profile` needs of `ws`, keeping at most `keep` runs of the dump on disk; fails
+    /// when the profile's templates are bad.
+    pub fn of(ws: &Workspace, profile: &Profile, keep: usize) -> Result<RunInput, String> {
         let mut templates = profile.argv.clone();
         templates.extend(profile.results.clone());
         let used =
@@ -51,21 +64,28 @@ impl RunInput {
             file: ws.source().file.clone(),
             cx: ws.shared_context(),
             plan: ws.plan().clone(),
-            plan_file: used.contains(&"plan").then(|| PlanFile::of(ws)),
+            plan_file: PlanFile::of(ws),
             used,
+            keep,
         })
     }
 }
 
-/// Prepares `profile` on `ws` (see [`prepare_from`]).
-pub fn prepare(ws: &Workspace, profile: &Profile, runs: &Path) -> Result<Prepared, String> {
-    prepare_from(&RunInput::of(ws, profile)?, profile, runs)
+/// Prepares `profile` on `ws`, keeping at most `keep` runs on disk (see [`prepare_from`]).
+pub fn prepare(
+    ws: &Workspace,
+    profile: &Profile,
+    runs: &Path,
+    keep: usize,
+) -> Result<Prepared, String> {
+    prepare_from(&RunInput::of(ws, profile, keep)?, profile, runs)
 }
 
 /// Prepares `profile` on `input`: makes `<runs>/<profile>-<n>` (the first unused `n`), writes
-/// `plan.skope.json` and `codegen/` (every segment's entry source, the shim header) into it when
-/// the profile uses `{plan}` or `{codegen_dir}`, and expands the templates. Generating every
-/// segment's code takes seconds on a 100k-op graph: the explorer does this on a worker.
+/// the plan (`plan.skope.json`) into it, `codegen/` (every segment's entry source, the shim
+/// header) when the profile uses `{codegen_dir}`, expands the templates, and writes the run's
+/// record; then removes the oldest ended runs beyond `input.keep`. Generating every segment's
+/// code takes seconds on a 100k-op graph: the explorer does this on a worker.
 pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<Prepared, String> {
     let used = &input.used;
     let out = fresh_dir(runs, &profile.name)?;
@@ -77,13 +97,12 @@ pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<
         out: absolute(&out).to_string_lossy().into_owned(),
         ..Values::default()
     };
-    if let Some(plan_file) = &input.plan_file {
-        let path = out.join("plan.skope.json");
-        plan_file
-            .write(&path)
-            .map_err(|e| format!("cannot write the plan for the run: {e}"))?;
-        values.plan = absolute(&path).to_string_lossy().into_owned();
-    }
+    let plan_path = out.join(record::PLAN);
+    input
+        .plan_file
+        .write(&plan_path)
+        .map_err(|e| format!("cannot write the plan for the run: {e}"))?;
+    values.plan = absolute(&plan_path).to_string_lossy().into_owned();
     if used.contains(&"codegen_dir") {
         let dir = out.join("codegen");
         let codes: Vec<_> = input
@@ -116,12 +135,37 @@ pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?,
     };
+    let record = RunRecord {
+        profile: profile.name.clone(),
+        profile_file: profile
+            .file
+            .as_ref()
+            .map(|f| f.to_string_lossy().into_owned()),
+        argv: argv.clone(),
+        cwd: cwd.to_string_lossy().into_owned(),
+        env: profile.env.clone(),
+        dump: values.graph.clone(),
+        plan: record::PLAN.to_string(),
+        log: record::LOG.to_string(),
+        results: results.as_ref().map(|r| r.to_string_lossy().into_owned()),
+        started_ms: record::now_ms(),
+        ended_ms: None,
+        ending: None,
+        exit_code: None,
+        signal: None,
+        error: None,
+    };
+    record
+        .write(&out)
+        .map_err(|e| format!("cannot write the run's record into {}: {e}", out.display()))?;
+    record::prune(runs, input.keep.max(1));
     Ok(Prepared {
         argv,
         cwd,
         env: profile.env.clone(),
         out,
         results,
+        record,
     })
 }
 

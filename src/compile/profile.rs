@@ -49,6 +49,26 @@ const HINT: &str = "each [[profile]] needs name and argv (a list of strings); op
 struct RawFile {
     #[serde(default)]
     profile: Vec<toml::Spanned<RawProfile>>,
+    #[serde(default)]
+    keep_runs: Option<toml::Spanned<i64>>,
+}
+
+/// Every profile to choose from, and how many runs of a dump to keep on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profiles {
+    /// The profiles: those of the files, then the built-ins they do not replace.
+    pub list: Vec<Profile>,
+    /// Runs kept in a dump's runs directory (`keep_runs`; the first file that sets it wins).
+    pub keep_runs: usize,
+}
+
+/// What one profiles file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfilesFile {
+    /// Its profiles.
+    pub profiles: Vec<Profile>,
+    /// Its `keep_runs`, when it sets one.
+    pub keep_runs: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -68,10 +88,9 @@ struct RawProfile {
 
 /// The built-in profiles.
 pub fn builtin() -> Vec<Profile> {
-    let check_script = "for f in \"$1\"/*.cpp; do \
-        echo \"check $f\"; \
-        \"${{CXX:-c++}}\" -std=c++17 -fsyntax-only -I \"$1\" \"$f\" || exit 1; \
-        done; echo \"all entry sources compile\"";
+    // Each part includes up to 64 entry sources, each in a namespace of its own (their helpers
+    // share names); parts are checked on every core. Braces are doubled: argv is a template.
+    let check_script = r#"dir=$1; set -- "$dir"/*.cpp; if [ ! -e "$1" ]; then echo "no entry sources in $dir"; exit 0; fi; n=$#; mkdir -p "$dir/check" && rm -f "$dir"/check/part_*.cpp; i=0; for f in "$@"; do w="$dir/check/part_$((i / 64 + 1)).cpp"; if [ $((i % 64)) -eq 0 ]; then printf '#include "kernel_operator.h"\n' > "$w"; fi; printf 'namespace skope_check_%d {{\n#include "%s"\n}}\n' "$i" "${{f##*/}}" >> "$w"; i=$((i + 1)); done; parts=$(( (n + 63) / 64 )); cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); echo "checking $n entry sources: $parts part(s) of up to 64 on $cores core(s)"; printf '%s\0' "$dir"/check/part_*.cpp | xargs -0 -P "$cores" -n 1 sh -c '"${{CXX:-c++}}" -std=c++17 -fsyntax-only -I "$0" "$2" && p=${{2##*part_}} && echo "checked part ${{p%.cpp}} of $1"' "$dir" "$parts" || {{ echo "error: an entry source does not compile (see above)" >&2; exit 1; }}; echo "all $n entry sources compile""#;
     let cann_script = "if [ -z \"$ASCEND_HOME_PATH\" ]; then \
         echo \"error: ASCEND_HOME_PATH is not set: source the CANN set_env.sh first\" >&2; exit 2; fi; \
         for f in \"$1\"/*.cpp; do \
@@ -127,12 +146,15 @@ pub fn search_paths(cwd: &Path) -> Vec<PathBuf> {
 
 /// The built-ins, then the profiles of each existing file in `paths`; a profile of an earlier
 /// file wins over a later one and over a built-in of the same name.
-pub fn load(paths: &[PathBuf]) -> Result<Vec<Profile>, ProfileError> {
+pub fn load(paths: &[PathBuf]) -> Result<Profiles, ProfileError> {
     let mut profiles: Vec<Profile> = Vec::new();
+    let mut keep_runs = None;
     for path in paths.iter().filter(|p| p.is_file()) {
         let text =
             std::fs::read_to_string(path).map_err(|e| ProfileError::unreadable(path, &e, HINT))?;
-        for profile in parse(&text, path)? {
+        let file = parse(&text, path)?;
+        keep_runs = keep_runs.or(file.keep_runs);
+        for profile in file.profiles {
             if !profiles.iter().any(|p| p.name == profile.name) {
                 profiles.push(profile);
             }
@@ -143,11 +165,14 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Profile>, ProfileError> {
             profiles.push(profile);
         }
     }
-    Ok(profiles)
+    Ok(Profiles {
+        list: profiles,
+        keep_runs: keep_runs.unwrap_or(super::record::DEFAULT_KEEP),
+    })
 }
 
-/// The profiles in `text`, read from `path`.
-pub fn parse(text: &str, path: &Path) -> Result<Vec<Profile>, ProfileError> {
+/// The profiles (and `keep_runs`) in `text`, read from `path`.
+pub fn parse(text: &str, path: &Path) -> Result<ProfilesFile, ProfileError> {
     let error = |offset: Option<usize>, message: String| {
         ProfileError::at(path, text, offset, message, HINT)
     };
@@ -157,6 +182,16 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Profile>, ProfileError> {
             e.message().trim_end().to_string(),
         )
     })?;
+    let keep_runs = match raw.keep_runs {
+        Some(n) if *n.get_ref() >= 1 => Some(usize::try_from(*n.get_ref()).unwrap_or(usize::MAX)),
+        Some(n) => {
+            return Err(error(
+                Some(n.span().start),
+                "keep_runs must be at least 1 (the number of runs of a dump kept on disk)".into(),
+            ));
+        }
+        None => None,
+    };
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut out: Vec<Profile> = Vec::new();
     for spanned in raw.profile {
@@ -194,7 +229,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<Profile>, ProfileError> {
             file: Some(path.to_path_buf()),
         });
     }
-    Ok(out)
+    Ok(ProfilesFile {
+        profiles: out,
+        keep_runs,
+    })
 }
 
 #[cfg(test)]
@@ -217,7 +255,7 @@ argv = ["make", "check"]
     #[test]
     fn files_give_profiles_and_override_built_ins_by_name() {
         let path = Path::new("/work/model/skope.toml");
-        let parsed = parse(FILE, path).unwrap();
+        let parsed = parse(FILE, path).unwrap().profiles;
         assert_eq!(parsed[0].name, "compare");
         assert_eq!(
             parsed[0].cwd.as_deref(),
@@ -233,9 +271,10 @@ argv = ["make", "check"]
         let file = dir.join(FILE_NAME);
         std::fs::write(&file, FILE).unwrap();
         let all = load(&[file, dir.join("missing.toml")]).unwrap();
-        let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(all.keep_runs, crate::compile::record::DEFAULT_KEEP);
+        let names: Vec<&str> = all.list.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["compare", "check", "cann"]);
-        assert_eq!(all[1].argv, ["make", "check"]);
+        assert_eq!(all.list[1].argv, ["make", "check"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -258,6 +297,7 @@ argv = ["make", "check"]
                 "defined twice",
             ),
             ("[[profile]\n", ""),
+            ("keep_runs = 0\n", "at least 1"),
         ];
         for (text, words) in cases {
             let err = parse(text, path).unwrap_err();
@@ -274,10 +314,17 @@ argv = ["make", "check"]
             "/assets/profiles/skope.toml"
         ));
         let text = std::fs::read_to_string(path).unwrap();
-        let profiles = parse(&text, path).unwrap();
+        let profiles = parse(&text, path).unwrap().profiles;
         let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["torchair-compare", "check-verbose"]);
         assert_eq!(profiles[0].results.as_deref(), Some("{out}/prof_result"));
+    }
+
+    #[test]
+    fn keep_runs_comes_from_the_first_file_that_sets_it() {
+        let file = parse("keep_runs = 5\n", Path::new("skope.toml")).unwrap();
+        assert_eq!(file.keep_runs, Some(5));
+        assert!(file.profiles.is_empty());
     }
 
     #[test]

@@ -115,6 +115,33 @@ pub fn expand(argv: &[String], values: &Values) -> Result<Vec<String>, TemplateE
         .collect()
 }
 
+/// `argv` as the user reads it before it is expanded: literal braces written once,
+/// placeholders as `{name}`, arguments joined by spaces. A malformed template shows as written.
+pub fn shown(argv: &[String]) -> String {
+    argv.iter()
+        .enumerate()
+        .map(|(arg, text)| {
+            let mut out = String::with_capacity(text.len());
+            let walked = walk(arg, text, &mut |piece| {
+                match piece {
+                    Piece::Text(t) => out.push_str(t),
+                    Piece::Placeholder(name) => {
+                        out.push('{');
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                }
+                Ok(())
+            });
+            if walked.is_err() {
+                out = text.clone();
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 enum Piece<'a> {
     Text(&'a str),
     Placeholder(&'a str),
@@ -160,6 +187,20 @@ mod tests {
 
     fn argv(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_template_shows_as_the_user_reads_it() {
+        assert_eq!(
+            shown(&argv(&[
+                "sh",
+                "-c",
+                "\"${{CXX:-c++}}\" {codegen_dir}/x.cpp",
+                "{out}"
+            ])),
+            "sh -c \"${CXX:-c++}\" {codegen_dir}/x.cpp {out}"
+        );
+        assert_eq!(shown(&argv(&["a{", "b"])), "a{ b");
     }
 
     fn values() -> Values {

@@ -350,6 +350,8 @@ impl App {
                         if let Some((path, modified)) = plan_read {
                             self.session.opened(path, modified);
                         }
+                        let runs_dir = self.runs_dir_of(&ws.source().file);
+                        self.runs.load_history(&runs_dir);
                         let streams = ws.context().streams().len();
                         let areas = layout::areas(self.size, streams, false);
                         let ex = Explorer::new(ws, &self.config.theme, areas);

@@ -11,6 +11,7 @@ use crate::compile::prepare;
 use crate::compile::profile::{self, Profile};
 use crate::text::sanitize;
 use ratatui::crossterm::event::KeyEvent;
+use std::path::PathBuf;
 
 impl App {
     /// Runs a compile-and-run action from the explorer.
@@ -30,15 +31,23 @@ impl App {
         };
         match profile::load(&profile::search_paths(&cwd)) {
             Ok(profiles) => {
+                self.runs.keep_runs = Some(profiles.keep_runs);
                 self.dialog = Some(Dialog::Pick(Picker {
-                    choices: profiles.iter().map(|p| p.name.clone()).collect(),
-                    purpose: PickFor::Profile(profiles),
+                    choices: profiles.list.iter().map(|p| p.name.clone()).collect(),
+                    purpose: PickFor::Profile(profiles.list),
                     filter: String::new(),
                     selected: 0,
                 }));
             }
             Err(e) => self.problem(e.to_string().replace('\n', " ")),
         }
+    }
+
+    /// Where runs of `dump` go (and earlier sessions' are found).
+    pub(super) fn runs_dir_of(&self, dump: &str) -> PathBuf {
+        self.runs_dir
+            .clone()
+            .unwrap_or_else(|| prepare::runs_dir(dump))
     }
 
     /// Prepares and starts `profile` on the current plan, and opens the runs view on it.
@@ -49,11 +58,8 @@ impl App {
         let Screen::Explorer(ex) = &self.screen else {
             return;
         };
-        let runs_dir = self
-            .runs_dir
-            .clone()
-            .unwrap_or_else(|| prepare::runs_dir(&ex.ws.source().file));
-        let input = match prepare::RunInput::of(&ex.ws, profile) {
+        let runs_dir = self.runs_dir_of(&ex.ws.source().file);
+        let input = match prepare::RunInput::of(&ex.ws, profile, self.runs.keep()) {
             Ok(input) => input,
             Err(e) => return self.problem(e),
         };

@@ -8,6 +8,7 @@ use crate::compile::job::{ExitStatus, Job};
 use crate::compile::log::{self, Log};
 use crate::compile::prepare::{self, Prepared, RunInput};
 use crate::compile::profile::Profile;
+use crate::compile::record::{self, Ending, RunRecord};
 use std::path::PathBuf;
 use std::sync::mpsc::{Sender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -32,6 +33,8 @@ pub enum RunState {
     Running,
     /// The job was asked to stop and has not yet.
     Cancelling,
+    /// A run of an earlier session, as its record tells it.
+    Recorded,
     /// The job ended: how, when (on the app's clock), and whether the user stopped it.
     Ended {
         /// Its exit status.
@@ -63,13 +66,20 @@ pub struct Run {
     pub started: Duration,
     /// Where it is.
     pub state: RunState,
+    /// What it leaves in its directory, once prepared.
+    pub record: Option<RunRecord>,
     job: Option<Job>,
     handshake: Handshake,
+    /// For a run of an earlier session: whether its log file has been read.
+    log_read: bool,
 }
 
 impl Run {
     /// Time from start to end, or to `now` while it runs.
     pub fn elapsed(&self, now: Duration) -> Duration {
+        if let (RunState::Recorded, Some(record)) = (self.state, &self.record) {
+            return record.elapsed();
+        }
         match self.state {
             RunState::Ended { at, .. } | RunState::Unstarted { at } => {
                 at.saturating_sub(self.started)
@@ -82,7 +92,7 @@ impl Run {
     pub fn is_running(&self) -> bool {
         !matches!(
             self.state,
-            RunState::Ended { .. } | RunState::Unstarted { .. }
+            RunState::Ended { .. } | RunState::Unstarted { .. } | RunState::Recorded
         )
     }
 
@@ -98,6 +108,13 @@ impl Run {
             } => RunStatus::Cancelled,
             RunState::Ended { status, .. } if status.success() => RunStatus::Passed,
             RunState::Ended { .. } => RunStatus::Failed,
+            RunState::Recorded => match self.record.as_ref().and_then(|r| r.ending) {
+                Some(Ending::Passed) => RunStatus::Passed,
+                Some(Ending::Failed) => RunStatus::Failed,
+                Some(Ending::Cancelled) => RunStatus::Cancelled,
+                Some(Ending::NotStarted) => RunStatus::Unstarted,
+                None => RunStatus::Unknown,
+            },
         }
     }
 }
@@ -119,6 +136,8 @@ pub enum RunStatus {
     Passed,
     /// It exited otherwise, or a signal ended it.
     Failed,
+    /// An earlier session ended before the run did: how it ended is not known.
+    Unknown,
 }
 
 impl RunStatus {
@@ -133,6 +152,7 @@ impl RunStatus {
             RunStatus::Cancelled => "cancelled",
             RunStatus::Passed => "passed",
             RunStatus::Failed => "failed",
+            RunStatus::Unknown => "end unknown",
         }
     }
 }
@@ -150,6 +170,8 @@ pub struct Runs {
     pub shift: usize,
     /// True while the runs view is up.
     pub open: bool,
+    /// Runs of the dump kept on disk (`keep_runs` of skope.toml); `None` until read.
+    pub keep_runs: Option<usize>,
     next_id: u64,
     /// Jobs started by workers, and whether skope is closing: a job started while it closes is
     /// stopped at once, so none outlives skope even when its start was not yet taken in.
@@ -164,6 +186,59 @@ struct Launches {
 }
 
 impl Runs {
+    /// Runs of the dump kept on disk.
+    pub fn keep(&self) -> usize {
+        self.keep_runs.unwrap_or(record::DEFAULT_KEEP)
+    }
+
+    /// Lists the runs recorded in `dir` (earlier sessions'), newest last, at most
+    /// [`MAX_RUNS`]; the newest is selected.
+    pub fn load_history(&mut self, dir: &std::path::Path) {
+        let found = record::history(dir);
+        let skip = found.len().saturating_sub(MAX_RUNS);
+        for (out, record) in found.into_iter().skip(skip) {
+            self.next_id += 1;
+            self.list.push(Run {
+                id: self.next_id,
+                profile: record.profile.clone(),
+                command: record.argv.join(" "),
+                out: Some(out),
+                results: record.results.as_ref().map(PathBuf::from),
+                log: Log::new(log::DEFAULT_LINES),
+                started: Duration::ZERO,
+                state: RunState::Recorded,
+                record: Some(record),
+                job: None,
+                handshake: Handshake::default(),
+                log_read: false,
+            });
+        }
+        self.selected = self.list.len().saturating_sub(1);
+        self.read_selected_log();
+    }
+
+    /// Reads the selected run's log from its file when it is an earlier session's.
+    fn read_selected_log(&mut self) {
+        let Some(run) = self.list.get_mut(self.selected) else {
+            return;
+        };
+        if run.state != RunState::Recorded || run.log_read {
+            return;
+        }
+        run.log_read = true;
+        if let Some(out) = &run.out {
+            let (lines, before) = record::read_log(&out.join(record::LOG), log::DEFAULT_LINES);
+            run.log.skipped(before);
+            for (stream, text) in lines {
+                run.log.push(log::LogLine {
+                    stream,
+                    text,
+                    cut: 0,
+                });
+            }
+        }
+    }
+
     /// Starts a run of `profile` on `input` at `now`: on a worker, its files are written into
     /// `runs` and its job started; the worker's answer comes back as [`Msg::RunStarted`] and the
     /// job's output as [`Msg::RunOutput`]. The new run is selected and its log followed.
@@ -192,14 +267,16 @@ impl Runs {
         self.list.push(Run {
             id,
             profile: profile.name.clone(),
-            command: profile.argv.join(" "),
+            command: crate::compile::template::shown(&profile.argv),
             out: None,
             results: None,
             log: Log::new(log::DEFAULT_LINES),
             started: now,
             state: RunState::Preparing,
+            record: None,
             job: None,
             handshake,
+            log_read: true,
         });
         self.selected = self.list.len() - 1;
         self.scroll = None;
@@ -227,6 +304,7 @@ impl Runs {
                 run.command = prepared.argv.join(" ");
                 run.out = Some(prepared.out);
                 run.results = prepared.results;
+                run.record = Some(prepared.record);
                 if run.state == RunState::Cancelling {
                     job.cancel(GRACE);
                 } else if run.state == RunState::Preparing {
@@ -277,6 +355,9 @@ impl Runs {
             at: now,
             cancelled,
         };
+        if let (Some(record), Some(out)) = (&mut run.record, &run.out) {
+            record.finish(out, status, cancelled);
+        }
         true
     }
 
@@ -345,6 +426,7 @@ impl Runs {
         self.selected = self.selected.saturating_add_signed(step).min(last);
         self.scroll = None;
         self.shift = 0;
+        self.read_selected_log();
     }
 
     /// Scrolls the selected run's log by `step` lines for a view `height` lines tall; back at
@@ -399,7 +481,7 @@ fn launch(
     events: &Sender<Msg>,
     launched: &Mutex<Launches>,
 ) -> Result<Box<Launched>, String> {
-    let prepared = prepare::prepare_from(input, profile, runs)?;
+    let mut prepared = prepare::prepare_from(input, profile, runs)?;
     let (tx, rx) = sync_channel(1024);
     // Started and recorded under the lock that closing takes: skope either sees the job or
     // never lets it start.
@@ -409,12 +491,26 @@ fn launch(
     if launches.closing {
         return Err("skope is closing".to_string());
     }
-    let job = Job::spawn(&prepared.argv, &prepared.cwd, &prepared.env, tx, ()).map_err(|e| {
-        format!(
-            "cannot start {}: {e} (is it installed and on PATH?)",
-            prepared.argv.first().map_or("", String::as_str)
-        )
-    })?;
+    let log_file = prepared.log_file();
+    let spawned = Job::spawn(
+        &prepared.argv,
+        &prepared.cwd,
+        &prepared.env,
+        Some(&log_file),
+        tx,
+        (),
+    );
+    let job = match spawned {
+        Ok(job) => job,
+        Err(e) => {
+            let message = format!(
+                "cannot start {}: {e} (is it installed and on PATH?)",
+                prepared.argv.first().map_or("", String::as_str)
+            );
+            prepared.record.not_started(&prepared.out, &message);
+            return Err(message);
+        }
+    };
     launches.jobs.push(job.clone());
     drop(launches);
     let events = events.clone();

@@ -29,6 +29,8 @@ pub fn scratch_plan() -> PathBuf {
 /// An app that has loaded `file` in a `w`×`h` terminal.
 pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
     let mut app = App::new(config, Rect::new(0, 0, w, h), file, scratch_plan());
+    // Runs of its own, so none from outside the test shows.
+    app.runs_dir = Some(scratch_plan().with_extension("runs"));
     let input = Input::File(PathBuf::from(file));
     let result = load(
         &input,
@@ -121,6 +123,7 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
         EXAMPLE,
         plan.to_path_buf(),
     );
+    app.runs_dir = Some(plan.with_extension("runs"));
     let input = Input::File(PathBuf::from(EXAMPLE));
     let result = load(
         &input,

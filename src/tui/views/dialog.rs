@@ -63,10 +63,7 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
                 vec![
                     sanitize(&p.about).into_owned(),
                     // As the user wrote it, with `{{`/`}}` (literal braces) shown as braces.
-                    format!(
-                        "$ {}",
-                        sanitize(&p.argv.join(" ").replace("{{", "{").replace("}}", "}"))
-                    ),
+                    format!("$ {}", sanitize(&crate::compile::template::shown(&p.argv))),
                 ]
             })
             .unwrap_or_default(),

@@ -51,6 +51,7 @@ pub fn glyph(run: &Run, ticks: usize) -> &'static str {
         RunStatus::Cancelled => "⊘",
         RunStatus::Passed => "✓",
         RunStatus::Failed | RunStatus::Unstarted => "✗",
+        RunStatus::Unknown => "?",
     }
 }
 
@@ -58,7 +59,7 @@ pub fn glyph(run: &Run, ticks: usize) -> &'static str {
 fn role(run: &Run) -> Role {
     match run.status() {
         RunStatus::Running | RunStatus::Cancelling | RunStatus::Preparing => Role::Key,
-        RunStatus::Cancelled => Role::Warning,
+        RunStatus::Cancelled | RunStatus::Unknown => Role::Warning,
         RunStatus::Unstarted => Role::Error,
         RunStatus::Passed => Role::Good,
         RunStatus::Failed => Role::Error,
@@ -78,7 +79,11 @@ pub fn state_text(run: &Run, now: Duration) -> String {
         (RunStatus::Failed, RunState::Ended { status, .. }) => {
             format!("failed ({status}) in {time}")
         }
-        (RunStatus::Failed, _) => format!("failed in {time}"),
+        (RunStatus::Failed, _) => match run.record.as_ref().and_then(|r| r.exit_status()) {
+            Some(status) => format!("failed ({status}) in {time}"),
+            None => format!("failed in {time}"),
+        },
+        (RunStatus::Unknown, _) => "no end recorded: skope stopped before the run did".to_string(),
     }
 }
 

@@ -1,0 +1,240 @@
+//! What a run leaves behind, so that after skope has gone one can still tell which plan made
+//! which results: in the run's directory, `run.json` (this record: the profile, the command as
+//! run, where, the dump, start and end, the exit status) beside `plan.skope.json` (the plan it
+//! ran on) and `log.txt` (every line of both streams, each marked). Old runs are pruned to a
+//! number the user chooses.
+
+use super::job::{ExitStatus, Stream};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The record's file name in a run directory.
+pub const RECORD: &str = "run.json";
+/// The log's file name in a run directory.
+pub const LOG: &str = "log.txt";
+/// The plan snapshot's file name in a run directory.
+pub const PLAN: &str = "plan.skope.json";
+/// Runs kept in a dump's runs directory unless `keep_runs` in skope.toml says otherwise.
+pub const DEFAULT_KEEP: usize = 20;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// Exit code 0.
+    Passed,
+    /// Another exit code, or a signal.
+    Failed,
+    /// The user stopped it.
+    Cancelled,
+    /// It could not start.
+    NotStarted,
+}
+
+impl Ending {
+    /// The word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Ending::Passed => "passed",
+            Ending::Failed => "failed",
+            Ending::Cancelled => "cancelled",
+            Ending::NotStarted => "not started",
+        }
+    }
+}
+
+/// One run's record (`run.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// The profile's name.
+    pub profile: String,
+    /// The file the profile came from; `None` for a built-in.
+    pub profile_file: Option<String>,
+    /// The command and its arguments, as run.
+    pub argv: Vec<String>,
+    /// Where it ran.
+    pub cwd: String,
+    /// Variables added to its environment.
+    pub env: Vec<(String, String)>,
+    /// The dump the plan is of.
+    pub dump: String,
+    /// The plan it ran on (a file in the run directory).
+    pub plan: String,
+    /// Every line of its output (a file in the run directory).
+    pub log: String,
+    /// Where the profile says its results appear.
+    pub results: Option<String>,
+    /// When it started, in milliseconds since the Unix epoch.
+    pub started_ms: u64,
+    /// When it ended; `None` while it runs (or when skope stopped before it ended).
+    pub ended_ms: Option<u64>,
+    /// How it ended.
+    pub ending: Option<Ending>,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// Why it could not start, when it could not.
+    pub error: Option<String>,
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl RunRecord {
+    /// Writes the record into `dir`.
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n";
+        crate::planfile::write_replacing(&dir.join(RECORD), text.as_bytes())
+    }
+
+    /// Reads the record in `dir`.
+    pub fn read(dir: &Path) -> Option<RunRecord> {
+        let text = std::fs::read_to_string(dir.join(RECORD)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Notes how the run ended and writes the record again.
+    pub fn finish(&mut self, dir: &Path, status: ExitStatus, cancelled: bool) {
+        self.ended_ms = Some(now_ms());
+        self.ending = Some(if cancelled {
+            Ending::Cancelled
+        } else if status.success() {
+            Ending::Passed
+        } else {
+            Ending::Failed
+        });
+        match status {
+            ExitStatus::Code(c) => self.exit_code = Some(c),
+            ExitStatus::Signal(s) => self.signal = Some(s),
+        }
+        let _ = self.write(dir);
+    }
+
+    /// Notes that the run could not start, and why, and writes the record again.
+    pub fn not_started(&mut self, dir: &Path, error: &str) {
+        self.ended_ms = Some(now_ms());
+        self.ending = Some(Ending::NotStarted);
+        self.error = Some(error.to_string());
+        let _ = self.write(dir);
+    }
+
+    /// How long it ran (so far, while it runs).
+    pub fn elapsed(&self) -> Duration {
+        let end = self.ended_ms.unwrap_or_else(now_ms);
+        Duration::from_millis(end.saturating_sub(self.started_ms))
+    }
+
+    /// The exit status, once it exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        match (self.exit_code, self.signal) {
+            (Some(c), _) => Some(ExitStatus::Code(c)),
+            (None, Some(s)) => Some(ExitStatus::Signal(s)),
+            _ => None,
+        }
+    }
+}
+
+/// The last `max` lines of the log file `path` (each with its stream, `out| `/`err| ` taken
+/// off), and how many lines came before them in the part read. Only the file's last 4 MiB
+/// are read, so a long log opens at once.
+pub fn read_log(path: &Path, max: usize) -> (Vec<(Stream, String)>, u64) {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 4 * 1024 * 1024;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return (Vec::new(), 0);
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let from = len.saturating_sub(TAIL);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(from)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return (Vec::new(), 0);
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if from > 0 && !lines.is_empty() {
+        // The first line read is most likely a part of one.
+        lines.remove(0);
+    }
+    let before = lines.len().saturating_sub(max);
+    let kept = lines[before..]
+        .iter()
+        .map(|line| match line.split_at_checked(5) {
+            Some(("err| ", rest)) => (Stream::Stderr, rest.to_string()),
+            Some(("out| ", rest)) => (Stream::Stdout, rest.to_string()),
+            _ => (Stream::Stdout, (*line).to_string()),
+        })
+        .collect();
+    (kept, before as u64)
+}
+
+/// The runs recorded in `runs` (a dump's runs directory), oldest first.
+pub fn history(runs: &Path) -> Vec<(PathBuf, RunRecord)> {
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(PathBuf, RunRecord)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter_map(|dir| RunRecord::read(&dir).map(|r| (dir, r)))
+        .collect();
+    found.sort_by(|a, b| a.1.started_ms.cmp(&b.1.started_ms).then(a.0.cmp(&b.0)));
+    found
+}
+
+/// Removes the oldest ended runs of `runs` until at most `keep` remain (runs that have not
+/// ended are kept and counted). Returns the directories removed.
+pub fn prune(runs: &Path, keep: usize) -> Vec<PathBuf> {
+    let all = history(runs);
+    let mut excess = all.len().saturating_sub(keep);
+    let mut removed = Vec::new();
+    for (dir, record) in all {
+        if excess == 0 {
+            break;
+        }
+        if record.ended_ms.is_some() && std::fs::remove_dir_all(&dir).is_ok() {
+            removed.push(dir);
+            excess -= 1;
+        }
+    }
+    removed
+}
+
+/// `2026-11-24 02:13:05 UTC` for `ms` milliseconds since the Unix epoch.
+pub fn utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_as_utc_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(1_795_486_385_000), "2026-11-24 02:13:05 UTC");
+    }
+}
