@@ -664,6 +664,18 @@ impl App {
         let ops = ex.edit_ops();
         let scope = ex.current_scope();
         let scopes: Vec<String> = ex.ws.plan().scopes.iter().map(|s| s.name.clone()).collect();
+        // The scope the selected op's break says to add it to, if it says so.
+        let fix_scope = ops.first().and_then(|&id| {
+            ex.ws.index().breaks_of(id).find_map(|r| {
+                let b = crate::fusion::index::break_at(ex.ws.plan(), r);
+                matches!(
+                    b.cause,
+                    crate::fusion::plan::BreakCause::Unscoped
+                        | crate::fusion::plan::BreakCause::OtherScope(_)
+                )
+                .then(|| ex.ws.plan().scopes[r.scope as usize].name.clone())
+            })
+        });
         let need_scope = |app: &mut App| {
             app.problem("select a scope in the tree, or an op of a scope in the list".to_string())
         };
@@ -685,11 +697,15 @@ impl App {
             Action::AssignScope => {
                 let mut choices = vec![NEW_SCOPE_CHOICE.to_string()];
                 choices.extend(scopes);
+                // Start on the scope the break's fix names.
+                let selected = fix_scope
+                    .and_then(|s| choices.iter().position(|c| *c == s))
+                    .unwrap_or(0);
                 self.dialog = Some(Dialog::Pick(Picker {
                     purpose: PickFor::Assign(ops),
                     choices,
                     filter: String::new(),
-                    selected: 0,
+                    selected,
                 }));
             }
             Action::NewScope => self.ask_new_scope(ops),

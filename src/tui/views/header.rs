@@ -245,43 +245,11 @@ fn file_text(file: &str, format: &str, room: usize) -> (String, String) {
     }
     if room >= width(format) + NAME_MIN {
         return (
-            middle_ellipsis(&base, room - width(format)),
+            super::middle_ellipsis(&base, room - width(format)),
             format.to_string(),
         );
     }
-    (middle_ellipsis(&base, room.max(1)), String::new())
-}
-
-/// `text` in at most `width` columns: its start and end with `…` between.
-fn middle_ellipsis(text: &str, width: usize) -> String {
-    let w = |s: &str| Span::raw(s).width();
-    if w(text) <= width {
-        return text.to_string();
-    }
-    let keep = width.saturating_sub(1);
-    let (mut head, mut tail) = (String::new(), Vec::new());
-    let chars: Vec<char> = text.chars().collect();
-    let (mut i, mut j) = (0, chars.len());
-    let mut used = 0;
-    // Take from both ends in turn, the head one more when odd.
-    while i < j {
-        let take_head = w(&head) <= tail.iter().map(|c: &char| w(&c.to_string())).sum::<usize>();
-        let c = if take_head { chars[i] } else { chars[j - 1] };
-        let cw = w(&c.to_string());
-        if used + cw > keep {
-            break;
-        }
-        used += cw;
-        if take_head {
-            head.push(c);
-            i += 1;
-        } else {
-            tail.push(c);
-            j -= 1;
-        }
-    }
-    tail.reverse();
-    format!("{head}…{}", tail.into_iter().collect::<String>())
+    (super::middle_ellipsis(&base, room.max(1)), String::new())
 }
 
 fn plural(n: usize) -> &'static str {
@@ -294,12 +262,12 @@ mod tests {
 
     #[test]
     fn long_names_lose_their_middle() {
-        assert_eq!(middle_ellipsis("abcdef", 6), "abcdef");
-        assert_eq!(middle_ellipsis("abcdefgh", 5), "ab…gh");
-        assert_eq!(middle_ellipsis("abcdefgh", 6), "abc…gh");
-        assert_eq!(middle_ellipsis("abcdefgh", 1), "…");
+        assert_eq!(crate::tui::views::middle_ellipsis("abcdef", 6), "abcdef");
+        assert_eq!(crate::tui::views::middle_ellipsis("abcdefgh", 5), "ab…gh");
+        assert_eq!(crate::tui::views::middle_ellipsis("abcdefgh", 6), "abc…gh");
+        assert_eq!(crate::tui::views::middle_ellipsis("abcdefgh", 1), "…");
         let name = "ge_proto_00000042_PreRunAfterBuild.txt";
-        let short = middle_ellipsis(name, 20);
+        let short = crate::tui::views::middle_ellipsis(name, 20);
         assert_eq!(Span::raw(short.as_str()).width(), 20);
         assert!(
             short.starts_with("ge_proto_") && short.ends_with("Build.txt"),

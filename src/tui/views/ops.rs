@@ -1,6 +1,9 @@
 //! The op list: every op in execution order (or the filtered ones), one row each, built only
 //! for the visible rows. Columns: position, stream, glyph, name, type, core, scope, segment or
-//! break reason, verdict. Narrow panes drop core, scope and type, in that order.
+//! break reason, verdict. Narrow panes drop core, scope and type, in that order; a name too
+//! long for its column loses its middle, so ops that differ at the end stay apart. With only
+//! the breaks shown, the scope column names the scope each op breaks, and type and core give
+//! their room to the reason.
 
 use super::{pane_block, put};
 use crate::fusion::index::segment_at;
@@ -71,7 +74,12 @@ impl Widths {
             Column::Core => 7,
         };
         let mut chosen = vec![Column::Name, Column::Last];
-        for c in [Column::Type, Column::Scope, Column::Core] {
+        let optional: &[Column] = if ex.breaks_only() {
+            &[Column::Scope]
+        } else {
+            &[Column::Type, Column::Scope, Column::Core]
+        };
+        for &c in optional {
             let need: u16 = chosen.iter().chain([&c]).map(|&c| comfortable(c) + 1).sum();
             if need > avail {
                 break;
@@ -91,7 +99,17 @@ impl Widths {
         let widest = ex.widest;
         let room = avail.saturating_sub(chosen.len() as u16);
         if chosen.len() == 2 {
-            w.name = room * 11 / 20;
+            // The name first (up to its longest), leaving the reason at least a third; with
+            // only the breaks shown, the scope each breaks gets a narrow column even here.
+            let scope = if ex.breaks_only() {
+                (widest.scope as u16).clamp(1, 10).min(room / 5)
+            } else {
+                0
+            };
+            let room = room.saturating_sub(if scope > 0 { scope + 1 } else { 0 });
+            let name = (widest.name as u16).max(room * 11 / 20);
+            w.name = name.min(room - room / 3);
+            w.scope = scope;
             w.last = room - w.name;
             return w;
         }
@@ -168,6 +186,7 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
         change: (" ", dim),
         glyph: (" ", dim),
         name: ("op".into(), dim),
+        broken: "breaks".into(),
         op_type: "type".into(),
         core: "core".into(),
         scope: "scope".into(),
@@ -179,7 +198,8 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
         verdict: (" ", dim),
         style: dim,
     };
-    header.draw(buf, inner.x, inner.y, &w);
+    let breaks = ex.breaks_only();
+    header.draw(buf, inner.x, inner.y, &w, breaks);
     if ex.rows().is_empty() {
         let why = if ex.ws.graph().is_empty() {
             "the graph has no ops".to_string()
@@ -207,7 +227,7 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
         if let Some(times) = times {
             cells.time = time_cell(times, &ex.ws.graph().op(id).name, theme);
         }
-        cells.draw(buf, inner.x, y, &w);
+        cells.draw(buf, inner.x, y, &w, breaks);
         if range.is_some_and(|(a, b)| (a..=b).contains(&row)) {
             buf.set_style(
                 Rect::new(inner.x, y, inner.width, 1),
@@ -232,6 +252,8 @@ struct Row {
     change: (&'static str, Style),
     glyph: (&'static str, Style),
     name: (String, Style),
+    /// The scopes the op breaks (`moe_1`, `moe_1 +1`).
+    broken: String,
     op_type: String,
     core: String,
     scope: String,
@@ -239,6 +261,21 @@ struct Row {
     time: (String, Style),
     verdict: (&'static str, Style),
     style: Style,
+}
+
+/// The scopes op `id` breaks: the first, and how many more.
+fn broken_scopes(ws: &crate::workspace::Workspace, id: OpId) -> String {
+    let mut scopes = ws.index().breaks_of(id).map(|r| r.scope);
+    let Some(first) = scopes.next() else {
+        return String::new();
+    };
+    let more = scopes.count();
+    let name = sanitize(&ws.plan().scopes[first as usize].name).into_owned();
+    if more > 0 {
+        format!("{name} +{more}")
+    } else {
+        name
+    }
 }
 
 /// Heat glyphs, from a little time to the most any op takes.
@@ -358,6 +395,11 @@ impl Row {
             ),
             glyph,
             name: (sanitize(&op.name).into_owned(), name_style),
+            broken: if is_break {
+                broken_scopes(ws, id)
+            } else {
+                String::new()
+            },
             op_type: sanitize(&op.op_type).into_owned(),
             core: core_text(op)
                 .map(|c| sanitize(&c).into_owned())
@@ -374,7 +416,7 @@ impl Row {
         }
     }
 
-    fn draw(&self, buf: &mut ratatui::buffer::Buffer, x: u16, y: u16, w: &Widths) {
+    fn draw(&self, buf: &mut ratatui::buffer::Buffer, x: u16, y: u16, w: &Widths, breaks: bool) {
         let pos_text = format!("{:>width$}", self.pos, width = usize::from(w.pos));
         let mut at = x;
         let mut cell = |buf: &mut ratatui::buffer::Buffer, width: u16, text: &str, style| {
@@ -387,10 +429,15 @@ impl Row {
         cell(buf, w.stream, &self.stream, self.style);
         cell(buf, 1, self.change.0, self.change.1);
         cell(buf, 1, self.glyph.0, self.glyph.1);
-        cell(buf, w.name, &self.name.0, self.name.1);
+        let name = super::middle_ellipsis(&self.name.0, usize::from(w.name));
+        cell(buf, w.name, &name, self.name.1);
         cell(buf, w.op_type, &self.op_type, self.style);
         cell(buf, w.core, &self.core, self.style);
-        cell(buf, w.scope, &self.scope, self.style);
+        if breaks {
+            cell(buf, w.scope, &self.broken, self.last.1);
+        } else {
+            cell(buf, w.scope, &self.scope, self.style);
+        }
         cell(buf, w.last, &self.last.0, self.last.1);
         cell(buf, w.time, &self.time.0, self.time.1);
         cell(buf, 1, self.verdict.0, self.verdict.1);
