@@ -611,3 +611,104 @@ fn a_dump_without_string_attributes_says_its_scopes_cannot_be_read() {
     assert!(text.contains("this dump has no string"), "{text}");
     assert!(text.contains("DUMP_GE_GRAPH=1"), "{text}");
 }
+
+#[test]
+fn enter_in_the_details_goes_to_a_neighbour_and_back_returns() {
+    let mut app = app(120, 40);
+    find(&mut app, "layer0_rope");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.explorer().unwrap().focus, Pane::Details);
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&app);
+    assert!(
+        text.contains("Go to an op it takes from or gives to"),
+        "{text}"
+    );
+    assert!(
+        text.contains("← layer0_qkv_proj (QuantBatchMatmulV3) · its output 0"),
+        "{text}"
+    );
+    assert!(text.contains("→ layer0_kv_scatter"), "{text}");
+    // Type to narrow, enter to go.
+    keys(&mut app, "kv_scatter");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected_name(&app), "layer0_kv_scatter");
+    // ] jumps to a break; back comes to the neighbour, then to where it started.
+    press(&mut app, KeyCode::Char(']'));
+    assert_ne!(selected_name(&app), "layer0_kv_scatter");
+    app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('o'),
+        ratatui::crossterm::event::KeyModifiers::CONTROL,
+    )));
+    assert_eq!(selected_name(&app), "layer0_kv_scatter");
+    press(&mut app, KeyCode::Backspace);
+    assert_eq!(selected_name(&app), "layer0_rope");
+    press(&mut app, KeyCode::Backspace);
+    assert!(
+        app.status
+            .as_ref()
+            .is_some_and(|s| s.text == "no jump to go back from"),
+        "{:?}",
+        app.status
+    );
+}
+
+#[test]
+fn the_scope_picker_starts_on_the_scope_the_fix_names() {
+    let mut app = app(120, 40);
+    // layer2_mask_fill is an op without a scope between attn_2's ops: the fix adds it there.
+    find(&mut app, "layer2_mask_fill");
+    press(&mut app, KeyCode::Char('a'));
+    let text = screen(&app);
+    let selected = text
+        .lines()
+        .find(|l| l.contains(" attn_2 "))
+        .unwrap_or_default()
+        .to_string();
+    let Some(skope::tui::editing::Dialog::Pick(picker)) = &app.dialog else {
+        panic!("no picker: {text}");
+    };
+    assert_eq!(picker.shown()[picker.selected], "attn_2", "{selected}");
+    // Enter puts it there: the break heals.
+    press(&mut app, KeyCode::Enter);
+    let ws = &app.explorer().unwrap().ws;
+    assert!(
+        !ws.index()
+            .is_break(ws.graph().find("layer2_mask_fill").unwrap())
+    );
+}
+
+#[test]
+fn help_starts_with_the_keys_of_the_view_it_is_asked_in() {
+    let mut app = app(120, 40);
+    // In the graph: the groups, no view section.
+    press(&mut app, KeyCode::Char('?'));
+    let text = screen(&app);
+    assert!(
+        !text.contains("In the runs view") && !text.contains("In the code view"),
+        "{text}"
+    );
+    press(&mut app, KeyCode::Esc);
+    // The runs view.
+    press(&mut app, KeyCode::Char('L'));
+    press(&mut app, KeyCode::Char('?'));
+    let text = screen(&app);
+    assert!(text.contains("In the runs view"), "{text}");
+    assert!(
+        text.contains("stop the selected run") && text.contains("go to the first error"),
+        "{text}"
+    );
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('L'));
+    // The code view, focused.
+    find(&mut app, "layer0_rope");
+    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('?'));
+    let text = screen(&app);
+    assert!(text.contains("In the code view"), "{text}");
+    assert!(
+        text.contains("scroll the code right") && text.contains("search the code"),
+        "{text}"
+    );
+}

@@ -228,3 +228,64 @@ fn the_worker_colours_the_lines_in_view_as_they_come_into_view() {
     app.handle(answer);
     assert!(view(&app).spans(end).is_some());
 }
+
+#[test]
+fn the_code_scrolls_sideways_searches_and_zooms() {
+    let mut app = code_on(120, 40, "layer0_qkv_proj");
+    // Below 160 columns the code takes the tree's place: one tab from the list.
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(
+        app.explorer().unwrap().focus,
+        skope::tui::explorer::Pane::Details
+    );
+    // l and h scroll the code sideways, 8 columns a press.
+    press(&mut app, KeyCode::Char('l'));
+    press(&mut app, KeyCode::Char('l'));
+    assert_eq!(view(&app).shift, 16);
+    let text = screen(&app);
+    assert!(text.contains("· from column 17"), "{text}");
+    press(&mut app, KeyCode::Char('h'));
+    assert_eq!(view(&app).shift, 8);
+    press(&mut app, KeyCode::Char('h'));
+    press(&mut app, KeyCode::Char('h'));
+    assert_eq!(view(&app).shift, 0);
+    // / searches the code, not the ops; n and N go on, wrapping.
+    let ops_search = app.explorer().unwrap().search().is_some();
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "WaitPreTaskEnd");
+    assert!(
+        cursor_line(&app).contains("WaitPreTaskEnd"),
+        "{}",
+        cursor_line(&app)
+    );
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.explorer().unwrap().search().is_some(), ops_search);
+    let first = view(&app).cursor;
+    press(&mut app, KeyCode::Char('n'));
+    let second = view(&app).cursor;
+    assert!(second > first && cursor_line(&app).contains("WaitPreTaskEnd"));
+    press(&mut app, KeyCode::Char('N'));
+    assert_eq!(view(&app).cursor, first);
+    // A text no line holds: the cursor stays, the prompt's esc puts it back.
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "no such text");
+    assert_eq!(view(&app).cursor, first);
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(view(&app).cursor, first);
+    // z gives the code the whole body; esc gives the panes back.
+    press(&mut app, KeyCode::Char('z'));
+    let text = screen(&app);
+    assert!(!text.contains("Ops (execution order)"), "{text}");
+    assert!(text.contains("Code · attn_0.cpp"), "{text}");
+    let ex = app.explorer().unwrap();
+    assert_eq!(ex.areas.code, ex.areas.body);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(
+        app.explorer().unwrap().focus,
+        skope::tui::explorer::Pane::Details
+    );
+    press(&mut app, KeyCode::Esc);
+    let text = screen(&app);
+    assert!(text.contains("Ops (execution order)"), "{text}");
+    assert!(app.explorer().unwrap().code.is_some());
+}

@@ -72,6 +72,17 @@ fn snapshot_the_profile_view() {
 }
 
 #[test]
+fn help_in_the_profile_view_starts_with_its_keys() {
+    let (mut app, _rx) = bundled(140, 42);
+    press(&mut app, KeyCode::Char('?'));
+    let text = screen(&app);
+    assert!(text.contains("In the profile view"), "{text}");
+    assert!(text.contains("sort op types by Δ, total, name"), "{text}");
+    press(&mut app, KeyCode::Esc);
+    assert!(app.profile_open() && app.help.is_none());
+}
+
+#[test]
 fn the_op_types_sort_by_delta_total_and_name() {
     let (mut app, _rx) = bundled(140, 42);
     let first = |app: &App| {

@@ -42,6 +42,10 @@ pub enum Action {
     CopyCode,
     /// Write the code shown (and its JSON sidecar) to a file.
     WriteCode,
+    /// Give the code view the whole body of the screen, or give the panes back.
+    ZoomCode,
+    /// Go back to where the last jump (to a neighbour, a break, a segment) came from.
+    JumpBack,
     /// Pick a compile profile and run it.
     Compile,
     /// Show or hide the runs view (the history and each run's log).
@@ -155,7 +159,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 48] = [
+    pub const ALL: [Action; 50] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -171,7 +175,9 @@ impl Action {
         Action::PrevBreak,
         Action::NextSegment,
         Action::PrevSegment,
+        Action::JumpBack,
         Action::CodeView,
+        Action::ZoomCode,
         Action::CopyCode,
         Action::WriteCode,
         Action::Search,
@@ -227,6 +233,8 @@ impl Action {
             Action::CodeView => "code_view",
             Action::CopyCode => "copy_code",
             Action::WriteCode => "write_code",
+            Action::ZoomCode => "zoom_code",
+            Action::JumpBack => "jump_back",
             Action::Compile => "compile",
             Action::Runs => "runs",
             Action::CancelRun => "cancel_run",
@@ -278,9 +286,11 @@ impl Action {
             Action::PrevBreak => "previous break",
             Action::NextSegment => "next segment",
             Action::PrevSegment => "previous segment",
-            Action::CodeView => "generated code of the segment (toggle)",
+            Action::CodeView => "code of the segment (toggle)",
             Action::CopyCode => "copy the code to the clipboard",
             Action::WriteCode => "write the code to <dump>.codegen/",
+            Action::ZoomCode => "code over the whole body (toggle)",
+            Action::JumpBack => "back from the last jump",
             Action::Compile => "run a compile profile (pick one)",
             Action::Runs => "runs and their logs (toggle)",
             Action::CancelRun => "runs view: stop the selected run",
@@ -332,7 +342,9 @@ impl Action {
             | Action::PrevBreak
             | Action::NextSegment
             | Action::PrevSegment
+            | Action::JumpBack
             | Action::CodeView
+            | Action::ZoomCode
             | Action::CopyCode
             | Action::WriteCode => Group::Plan,
             Action::Search

@@ -3,7 +3,7 @@
 
 use super::action::{Action, Group};
 use super::config::Config;
-use super::editing::{Dialog, Session};
+use super::editing::{Dialog, PickFor, Picker, Session};
 use super::explorer::{Direction, Explorer, Pane};
 use super::highlight::{Highlighted, Highlighter};
 use super::layout::{self, Areas};
@@ -166,6 +166,8 @@ impl Prompt {
 pub enum PromptKind {
     /// A search: the selection jumps to matches.
     Search,
+    /// A search of the code view's lines, from the line the cursor was on.
+    CodeSearch(usize),
     /// A filter: the list keeps only matches.
     Filter,
     /// The name of a new scope of these ops.
@@ -282,7 +284,9 @@ impl App {
         let streams = self
             .explorer()
             .map_or(1, |ex| ex.ws.context().streams().len());
-        let code = self.explorer().is_some_and(|ex| ex.code.is_some());
+        let code = self
+            .explorer()
+            .map_or(layout::CodeLayout::Off, Explorer::code_layout);
         layout::areas(self.size, streams, code)
     }
 
@@ -353,7 +357,7 @@ impl App {
                         let runs_dir = self.runs_dir_of(&ws.source().file);
                         self.runs.load_history(&runs_dir);
                         let streams = ws.context().streams().len();
-                        let areas = layout::areas(self.size, streams, false);
+                        let areas = layout::areas(self.size, streams, layout::CodeLayout::Off);
                         let ex = Explorer::new(ws, &self.config.theme, areas);
                         self.screen = Screen::Explorer(Box::new(ex));
                         if let Some(first) = notes.first() {
@@ -439,7 +443,9 @@ impl App {
             return;
         };
         if let Some(scroll) = self.help {
-            let max = views::help::max_scroll(&self.config.keymap, &self.config.theme, self.size);
+            let view = views::help::HelpView::of(self);
+            let max =
+                views::help::max_scroll(&self.config.keymap, &self.config.theme, self.size, view);
             self.help = match action {
                 Action::Help | Action::Back => None,
                 Action::Quit => {
@@ -472,9 +478,33 @@ impl App {
         }
         if matches!(
             action,
-            Action::CodeView | Action::CopyCode | Action::WriteCode
+            Action::CodeView | Action::CopyCode | Action::WriteCode | Action::ZoomCode
         ) {
             self.code_action(action);
+            return;
+        }
+        let code_focused = self
+            .explorer()
+            .is_some_and(|ex| ex.focus == Pane::Details && ex.code.is_some());
+        if code_focused && self.code_key(action) {
+            return;
+        }
+        if action == Action::Toggle
+            && let Some(ex) = self.explorer()
+            && ex.focus == Pane::Details
+            && ex.code.is_none()
+        {
+            let neighbours = ex.neighbours();
+            if neighbours.is_empty() {
+                self.problem("nothing to go to: select an op with inputs or outputs".to_string());
+            } else {
+                self.dialog = Some(Dialog::Pick(Picker {
+                    choices: neighbours.iter().map(|(_, label)| label.clone()).collect(),
+                    purpose: PickFor::Neighbour(neighbours),
+                    filter: String::new(),
+                    selected: 0,
+                }));
+            }
             return;
         }
         if action.group() == Group::Run {
@@ -620,6 +650,11 @@ impl App {
                 ex.set_filter(filter, on, None, theme);
             }
             Action::ClearFilter => ex.set_filter(None, false, None, theme),
+            Action::JumpBack => match ex.jump_back(theme) {
+                None => problem = Some("no jump to go back from".to_string()),
+                Some(false) => hidden = true,
+                Some(true) => {}
+            },
             Action::Back if !ex.clear_range() && ex.search().is_some() => {
                 ex.set_search(None, 0, theme);
             }
@@ -696,6 +731,13 @@ impl App {
                 let breaks_only = ex.breaks_only();
                 ex.set_filter(query, breaks_only, prompt.before_op, theme);
             }
+            PromptKind::CodeSearch(before) => {
+                // Each key searches again from where the prompt opened.
+                ex.code_cursor_to(*before, theme);
+                if !prompt.input.is_empty() && !ex.find_in_code(&prompt.input, true, theme) {
+                    ex.code_cursor_to(*before, theme);
+                }
+            }
             PromptKind::NewScope(_) | PromptKind::Rename(_) | PromptKind::Profiles => {}
         }
     }
@@ -710,6 +752,10 @@ impl App {
         };
         let query = prompt.before_text.as_deref().and_then(Query::parse);
         match prompt.kind {
+            PromptKind::CodeSearch(before) => {
+                ex.code_cursor_to(before, theme);
+                return;
+            }
             PromptKind::Search => ex.set_search(query, 0, theme),
             PromptKind::Filter => {
                 let breaks_only = ex.breaks_only();
@@ -836,7 +882,7 @@ impl App {
 
 impl App {
     /// The message for a tree node whose op the filter hides, with the key that clears it.
-    fn hidden_message(&self) -> String {
+    pub(super) fn hidden_message(&self) -> String {
         format!(
             "that op is hidden by the filter: {} clears it",
             self.config.keymap.hint(Action::ClearFilter)

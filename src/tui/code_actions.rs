@@ -1,11 +1,49 @@
 //! The code view's actions: show or hide it, copy the code to the clipboard, write it out.
 
 use super::action::Action;
-use super::app::{App, Screen};
+use super::app::{App, Prompt, PromptKind, Screen};
 use super::clipboard::osc52;
-use super::layout;
+use super::explorer::Pane;
+use super::layout::{self, CodeLayout};
+
+/// Columns the code scrolls sideways at a time.
+const SIDEWAYS: isize = 8;
 
 impl App {
+    /// An action with the code view focused, where some keys mean something of their own:
+    /// `h`/`l` scroll sideways, `/` `n` `N` search the code, `esc` leaves the zoom, and the
+    /// panes stay put while it is zoomed. False when the action is not the code view's.
+    pub(super) fn code_key(&mut self, action: Action) -> bool {
+        let theme = &self.config.theme;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return false;
+        };
+        let zoomed = ex.code_layout() == CodeLayout::Zoomed;
+        match action {
+            Action::Collapse => ex.shift_code(-SIDEWAYS),
+            Action::Expand => ex.shift_code(SIDEWAYS),
+            Action::Search => {
+                let before = ex.code.as_ref().map_or(0, |c| c.cursor);
+                self.prompt = Some(Prompt::new(PromptKind::CodeSearch(before), String::new()));
+            }
+            Action::SearchNext | Action::SearchPrev => {
+                let forward = action == Action::SearchNext;
+                let text = ex.code.as_ref().and_then(|c| c.search.clone());
+                match text {
+                    None => self.problem("no search of the code: press / to search".to_string()),
+                    Some(text) if !ex.find_in_code(&text, forward, theme) => {
+                        self.problem(format!("no line of the code holds {text:?}"))
+                    }
+                    Some(_) => {}
+                }
+            }
+            Action::Back if zoomed => self.code_action(Action::ZoomCode),
+            Action::NextPane | Action::PrevPane if zoomed => {}
+            _ => return false,
+        }
+        true
+    }
+
     /// Runs a code-view action.
     pub(super) fn code_action(&mut self, action: Action) {
         let size = self.size;
@@ -15,9 +53,34 @@ impl App {
         match action {
             Action::CodeView => {
                 let streams = ex.ws.context().streams().len();
-                let on = ex.code.is_none();
-                ex.set_areas(layout::areas(size, streams, on));
+                let code = if ex.code.is_none() {
+                    CodeLayout::Beside
+                } else {
+                    CodeLayout::Off
+                };
+                ex.set_areas(layout::areas(size, streams, code));
                 ex.toggle_code();
+                if code == CodeLayout::Off && ex.focus == Pane::Details {
+                    ex.focus = Pane::Ops;
+                }
+            }
+            Action::ZoomCode => {
+                let streams = ex.ws.context().streams().len();
+                let zoom = ex.code_layout() != CodeLayout::Zoomed;
+                let code = if zoom {
+                    CodeLayout::Zoomed
+                } else {
+                    CodeLayout::Beside
+                };
+                ex.set_areas(layout::areas(size, streams, code));
+                if ex.code.is_none() {
+                    ex.toggle_code();
+                }
+                if let Some(view) = &mut ex.code {
+                    view.zoomed = zoom;
+                }
+                ex.focus = Pane::Details;
+                ex.show_code_cursor();
             }
             Action::CopyCode | Action::WriteCode => {
                 let Some(code) = ex.code.as_ref().and_then(|c| c.code.clone()) else {

@@ -29,6 +29,12 @@ pub struct CodeView {
     pub cursor: usize,
     /// First line drawn.
     pub scroll: usize,
+    /// Columns of the code scrolled off to the left.
+    pub shift: usize,
+    /// True when the code takes the whole body of the screen.
+    pub zoomed: bool,
+    /// The last text searched for in the code.
+    pub search: Option<String>,
     /// Counts the code's versions; highlighting carries the version it was made for.
     pub generation: u64,
     /// The highlighting of the current version's lines, as far as it has arrived.
@@ -49,6 +55,9 @@ impl CodeView {
             note: None,
             cursor: 0,
             scroll: 0,
+            shift: 0,
+            zoomed: false,
+            search: None,
             generation: 0,
             highlighted: Vec::new(),
             requested: None,
@@ -180,6 +189,40 @@ impl CodeView {
             self.focus_op = op;
         }
         op
+    }
+
+    /// The first line after (`forward`) or before the cursor's that holds `text` (a capital
+    /// letter makes it case-sensitive), wrapping around; the cursor's own line counts last.
+    pub fn find(&self, text: &str, forward: bool) -> Option<usize> {
+        let code = self.code.as_ref()?;
+        if text.is_empty() {
+            return None;
+        }
+        let sensitive = text.chars().any(char::is_uppercase);
+        let needle = if sensitive {
+            text.to_string()
+        } else {
+            text.to_lowercase()
+        };
+        let lines: Vec<&str> = code.source.lines().collect();
+        let n = lines.len();
+        let holds = |i: usize| {
+            let line = lines[i];
+            if sensitive {
+                line.contains(&needle)
+            } else {
+                line.to_lowercase().contains(&needle)
+            }
+        };
+        (1..=n)
+            .map(|k| {
+                if forward {
+                    (self.cursor + k) % n
+                } else {
+                    (self.cursor + n - k % n) % n
+                }
+            })
+            .find(|&i| holds(i))
     }
 
     /// The origin of the cursor's line.

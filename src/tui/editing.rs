@@ -108,6 +108,8 @@ pub enum PickFor {
     Profile(Vec<crate::compile::profile::Profile>),
     /// Read these profiles for the picked rank.
     Rank(super::profiles::Request),
+    /// Go to the picked op: one next to the selected one, with the words that name it.
+    Neighbour(Vec<(OpId, String)>),
 }
 
 /// A list to pick from (scopes, profiles or ranks), narrowed by typing.
@@ -428,6 +430,23 @@ impl App {
     }
 
     /// Offers to replay `entries`, the journal an unfinished session left.
+    /// Selects the neighbour `choice` names, as a jump.
+    fn go_to_neighbour(&mut self, ops: &[(OpId, String)], choice: &str) {
+        let theme = &self.config.theme;
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let Some(&(id, _)) = ops.iter().find(|(_, label)| label == choice) else {
+            return;
+        };
+        if ex.jump_to_op(id, theme) {
+            ex.focus = Pane::Details;
+        } else {
+            let hidden = self.hidden_message();
+            self.problem(hidden);
+        }
+    }
+
     /// Offers the plan file saved for the dump.
     pub(super) fn offer_saved_plan(&mut self, saved: super::loader::SavedPlan) {
         self.dialog = Some(Dialog::Confirm(Confirm {
@@ -604,6 +623,12 @@ impl App {
                                 self.problem("no profile matches".to_string())
                             }
                             (None, PickFor::Rank(_)) => self.problem("no rank matches".to_string()),
+                            (None, PickFor::Neighbour(_)) => {
+                                self.problem("no op matches".to_string())
+                            }
+                            (Some(choice), PickFor::Neighbour(ops)) => {
+                                self.go_to_neighbour(&ops, &choice)
+                            }
                             (Some(choice), PickFor::Rank(request)) => {
                                 self.pick_rank(request, &choice)
                             }
@@ -654,7 +679,7 @@ impl App {
             ),
             PromptKind::Rename(scope) => self.apply_edit(Edit::Rename { scope, to: name }, None),
             PromptKind::Profiles => self.submit_profiles(&name),
-            PromptKind::Search | PromptKind::Filter => {}
+            PromptKind::Search | PromptKind::Filter | PromptKind::CodeSearch(_) => {}
         }
     }
 

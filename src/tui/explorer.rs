@@ -3,7 +3,7 @@
 //! step: selecting an op in one selects it in the other.
 
 use super::code_view::CodeView;
-use super::layout::{Areas, inner};
+use super::layout::{Areas, CodeLayout, inner};
 use super::minimap::Minimap;
 use super::options_editor::OptionsEditor;
 use super::query::Query;
@@ -58,6 +58,9 @@ pub enum Direction {
     /// Towards the start.
     Backward,
 }
+
+/// Places kept to jump back to.
+const MAX_JUMPS: usize = 100;
 
 /// The widest texts of the op list's columns over the whole graph (capped), measured once per
 /// graph so the columns do not jump while scrolling.
@@ -130,6 +133,8 @@ pub struct Explorer {
     subject: Subject,
     /// First line of the details pane drawn.
     pub details_scroll: usize,
+    /// Ops jumped away from, most recent last ([`Explorer::jump_back`]).
+    jumps: Vec<OpId>,
     /// The screen areas the last resize gave.
     pub areas: Areas,
     /// Column widths of the op list.
@@ -177,6 +182,7 @@ impl Explorer {
             tree,
             subject: Subject::Nothing,
             details_scroll: 0,
+            jumps: Vec::new(),
             areas,
         };
         ex.minimap = ex.minimap_for(areas);
@@ -327,6 +333,15 @@ impl Explorer {
         self.sync_code();
     }
 
+    /// Where the code view goes.
+    pub fn code_layout(&self) -> CodeLayout {
+        match &self.code {
+            None => CodeLayout::Off,
+            Some(code) if code.zoomed => CodeLayout::Zoomed,
+            Some(_) => CodeLayout::Beside,
+        }
+    }
+
     /// Lines of code the code view shows at once.
     pub fn code_height(&self) -> usize {
         usize::from(inner(self.areas.code).height)
@@ -345,6 +360,46 @@ impl Explorer {
         };
         code.show(&self.ws, segment, op);
         code.keep_in_view(height);
+    }
+
+    /// Scrolls the code so its cursor is in view (after the view changed size).
+    pub fn show_code_cursor(&mut self) {
+        let height = self.code_height();
+        if let Some(code) = &mut self.code {
+            code.keep_in_view(height);
+        }
+    }
+
+    /// Scrolls the code sideways by `delta` columns.
+    pub fn shift_code(&mut self, delta: isize) {
+        if let Some(code) = &mut self.code {
+            code.shift = code.shift.saturating_add_signed(delta);
+        }
+    }
+
+    /// Moves the code's cursor to the next (`forward`) or previous line holding `text`, the
+    /// op list following; false when no line holds it.
+    pub fn find_in_code(&mut self, text: &str, forward: bool, theme: &Theme) -> bool {
+        let Some(code) = &mut self.code else {
+            return false;
+        };
+        code.search = Some(text.to_string());
+        let Some(line) = code.find(text, forward) else {
+            return false;
+        };
+        let delta = line as isize - code.cursor as isize;
+        self.move_code(delta, theme);
+        true
+    }
+
+    /// Moves the code's cursor to line `line` (for a search the user cancels), the op list
+    /// following.
+    pub fn code_cursor_to(&mut self, line: usize, theme: &Theme) {
+        let Some(code) = &self.code else {
+            return;
+        };
+        let delta = line as isize - code.cursor as isize;
+        self.move_code(delta, theme);
     }
 
     /// Moves the code view's cursor by `delta` lines; the op list follows to the op the line
@@ -491,11 +546,84 @@ impl Explorer {
         };
         match found {
             Some(row) => {
+                self.remember_jump();
                 self.select_row(row, theme);
                 true
             }
             None => false,
         }
+    }
+
+    /// Notes the selected op as a place to come back to ([`Explorer::jump_back`]).
+    fn remember_jump(&mut self) {
+        if let Some(id) = self.selected_op() {
+            if self.jumps.last() != Some(&id) {
+                self.jumps.push(id);
+            }
+            if self.jumps.len() > MAX_JUMPS {
+                self.jumps.remove(0);
+            }
+        }
+    }
+
+    /// Selects op `id` as a jump (back comes here again); false when the list does not show
+    /// it (a filter hides it).
+    pub fn jump_to_op(&mut self, id: OpId, theme: &Theme) -> bool {
+        let Some(row) = self.row_of(id) else {
+            return false;
+        };
+        self.remember_jump();
+        self.select_row(row, theme);
+        true
+    }
+
+    /// Goes back to where the last jump came from; `None` when there is no jump to go back
+    /// from, `Some(false)` when the list no longer shows that op.
+    pub fn jump_back(&mut self, theme: &Theme) -> Option<bool> {
+        let id = self.jumps.pop()?;
+        Some(match self.row_of(id) {
+            Some(row) => {
+                self.select_row(row, theme);
+                true
+            }
+            None => false,
+        })
+    }
+
+    /// The ops next to the selected one: those its inputs come from, then those its outputs
+    /// go to (each once, in order), with words for the details pane to offer them.
+    pub fn neighbours(&self) -> Vec<(OpId, String)> {
+        let Subject::Op(id) = self.subject else {
+            return Vec::new();
+        };
+        let graph = self.ws.graph();
+        let op = graph.op(id);
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for input in &op.inputs {
+            let (src, how) = match input {
+                crate::graph::Input::Data { src, out: slot } => {
+                    (*src, format!("its output {slot}"))
+                }
+                crate::graph::Input::Control { src } => (*src, "control".to_string()),
+                _ => continue,
+            };
+            if seen.insert(src) {
+                let from = graph.op(src);
+                out.push((src, format!("← {} ({}) · {how}", from.name, from.op_type)));
+            }
+        }
+        for (to, kind) in graph.successors(id) {
+            if seen.insert(to) {
+                let how = match kind {
+                    crate::graph::EdgeKind::Data { out, .. } => format!("takes output {out}"),
+                    crate::graph::EdgeKind::Control => "control".to_string(),
+                };
+                let user = graph.op(to);
+                out.push((to, format!("→ {} ({}) · {how}", user.name, user.op_type)));
+            }
+        }
+        out
     }
 
     /// Selects the next (or previous) op that breaks a scope.

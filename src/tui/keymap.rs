@@ -163,6 +163,8 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::CodeView, &["e"]),
     (Action::CopyCode, &["y"]),
     (Action::WriteCode, &["W"]),
+    (Action::ZoomCode, &["z"]),
+    (Action::JumpBack, &["ctrl-o", "backspace"]),
     (Action::Compile, &["c"]),
     (Action::Runs, &["L"]),
     (Action::CancelRun, &["x"]),

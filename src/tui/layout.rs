@@ -33,6 +33,17 @@ pub struct Areas {
     pub bar: Rect,
 }
 
+/// Where the code view goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeLayout {
+    /// No code view.
+    Off,
+    /// Beside the op list, over a shorter details pane.
+    Beside,
+    /// Over the whole body: no tree, list or details.
+    Zoomed,
+}
+
 /// True when the terminal is big enough for the explorer.
 pub fn fits(area: Rect) -> bool {
     area.width >= MIN_WIDTH && area.height >= MIN_HEIGHT
@@ -40,9 +51,9 @@ pub fn fits(area: Rect) -> bool {
 
 /// The areas for a terminal of size `area` showing `streams` streams on the strip. Wide
 /// terminals get three columns; otherwise the details pane sits under the op list. With the
-/// code view on (`code`), the code takes the right half over a shorter details pane, and
-/// below 160 columns the scopes tree makes room for it.
-pub fn areas(area: Rect, streams: usize, code: bool) -> Areas {
+/// code view beside the list, the code takes the right half over a shorter details pane, and
+/// below 160 columns the scopes tree makes room for it; zoomed, it takes the whole body.
+pub fn areas(area: Rect, streams: usize, code: CodeLayout) -> Areas {
     let strip_rows = strip_streams(area, streams) as u16 + 1;
     let [header, strip, body, bar] = Layout::vertical([
         Constraint::Length(1),
@@ -51,8 +62,18 @@ pub fn areas(area: Rect, streams: usize, code: bool) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
+    if code == CodeLayout::Zoomed {
+        return Areas {
+            header,
+            strip,
+            code: body,
+            body,
+            bar,
+            ..Areas::default()
+        };
+    }
     let mut code_area = Rect::default();
-    let [scopes, ops, details] = if code {
+    let [scopes, ops, details] = if code == CodeLayout::Beside {
         let [scopes, ops, right] = if area.width >= 160 {
             Layout::horizontal([
                 Constraint::Length(34),
@@ -135,9 +156,10 @@ mod tests {
         ] {
             let area = Rect::new(0, 0, w, h);
             assert!(fits(area));
-            for (streams, code) in [(1, false), (2, false), (9, false), (1, true), (9, true)] {
+            let (off, beside) = (CodeLayout::Off, CodeLayout::Beside);
+            for (streams, code) in [(1, off), (2, off), (9, off), (1, beside), (9, beside)] {
                 let a = areas(area, streams, code);
-                assert_eq!(a.code.is_empty(), !code);
+                assert_eq!(a.code.is_empty(), code == off);
                 let cells: u64 = [a.header, a.strip, a.scopes, a.ops, a.details, a.code, a.bar]
                     .iter()
                     .map(|r| u64::from(r.width) * u64::from(r.height))
@@ -152,6 +174,10 @@ mod tests {
                 assert!(a.details.height >= 5, "{w}×{h}: {a:?}");
             }
         }
+        // Zoomed, the code is the body.
+        let a = areas(Rect::new(0, 0, 80, 24), 2, CodeLayout::Zoomed);
+        assert_eq!(a.code, a.body);
+        assert!(a.ops.is_empty() && a.details.is_empty() && a.scopes.is_empty());
         assert!(!fits(Rect::new(0, 0, 59, 40)));
         assert!(!fits(Rect::new(0, 0, 200, 15)));
     }

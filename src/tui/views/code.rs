@@ -23,13 +23,18 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     let focused = ex.focus == Pane::Details;
     let title = match &view.code {
         Some(code) => format!(
-            " Code · {} · {} × {}{} ",
+            " Code · {} · {} × {}{}{} ",
             sanitize(&code.file_name()),
             code.kernel.kernel_type.name(),
             code.kernel.block_dim,
             match code.form {
                 Form::SingleStream => "",
                 Form::TwoStream => " · two-stream",
+            },
+            if view.shift > 0 {
+                format!(" · from column {}", view.shift + 1)
+            } else {
+                String::new()
             }
         ),
         None => " Code ".to_string(),
@@ -68,6 +73,26 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// `spans` without their first `n` characters (the code scrolled sideways).
+fn skip_columns(spans: Vec<Span<'_>>, mut n: usize) -> Vec<Span<'_>> {
+    let mut out = Vec::with_capacity(spans.len());
+    for span in spans {
+        if n == 0 {
+            out.push(span);
+            continue;
+        }
+        let chars = span.content.chars().count();
+        if chars <= n {
+            n -= chars;
+            continue;
+        }
+        let rest: String = span.content.chars().skip(n).collect();
+        n = 0;
+        out.push(Span::styled(rest, span.style));
+    }
+    out
+}
+
 /// Line `n` of the code: number, then the text in its highlighting roles, raised when it
 /// belongs to the selected op and marked when the cursor is on it.
 fn line<'a>(
@@ -103,13 +128,17 @@ fn line<'a>(
             theme.get(Role::CodeFocus).patch(theme.get(Role::Key)),
         ),
     ];
-    match view.spans(n) {
-        Some(parts) => spans.extend(parts.iter().filter_map(|(range, role)| {
-            text.get(range.clone())
-                .map(|t| Span::styled(t, theme.get(*role).patch(extra)))
-        })),
-        None => spans.push(Span::styled(text, extra)),
-    }
+    let code: Vec<Span<'a>> = match view.spans(n) {
+        Some(parts) => parts
+            .iter()
+            .filter_map(|(range, role)| {
+                text.get(range.clone())
+                    .map(|t| Span::styled(t, theme.get(*role).patch(extra)))
+            })
+            .collect(),
+        None => vec![Span::styled(text, extra)],
+    };
+    spans.extend(skip_columns(code, view.shift));
     if n == view.cursor && text.is_empty() {
         spans.push(Span::styled(" ", extra));
     }

@@ -52,6 +52,7 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         PickFor::Merge(scope) => format!(" Merge scope {} into ", sanitize(scope)),
         PickFor::Profile(_) => " Run a profile on the current plan ".to_string(),
         PickFor::Rank(_) => " The profiles hold several ranks: pick one ".to_string(),
+        PickFor::Neighbour(_) => " Go to an op it takes from or gives to ".to_string(),
     };
     let shown = picker.shown();
     // For a profile: what the selected one is and the command it runs.
@@ -94,6 +95,7 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         let what = match picker.purpose {
             PickFor::Profile(_) => "no profile matches",
             PickFor::Rank(_) => "no rank matches",
+            PickFor::Neighbour(_) => "no op matches",
             _ => "no scope matches",
         };
         lines.push(Line::from(Span::styled(what, theme.get(Role::Dim))));

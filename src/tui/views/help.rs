@@ -1,7 +1,10 @@
 //! The help overlay: every action with its keys, grouped, read from the keymap (so it shows
-//! the user's own bindings), and what the glyphs mean.
+//! the user's own bindings), and what the glyphs mean. Opened in the runs view, the profile
+//! view or the code view, it starts with what the keys do there.
 
 use crate::tui::action::{Action, Group};
+use crate::tui::app::App;
+use crate::tui::explorer::Pane;
 use crate::tui::keymap::Keymap;
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
@@ -31,10 +34,128 @@ pub const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
+/// Where the help was asked for: views whose keys mean something of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HelpView {
+    /// The graph: the panes, the tree and the list.
+    Graph,
+    /// The code view, focused.
+    Code,
+    /// The runs view.
+    Runs,
+    /// The profile comparison.
+    Profiles,
+}
+
+impl HelpView {
+    /// The view the app shows.
+    pub fn of(app: &App) -> HelpView {
+        if app.runs.open {
+            return HelpView::Runs;
+        }
+        if app.profile_open() {
+            return HelpView::Profiles;
+        }
+        match app.explorer() {
+            Some(ex) if ex.focus == Pane::Details && ex.code.is_some() => HelpView::Code,
+            _ => HelpView::Graph,
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            HelpView::Graph => "",
+            HelpView::Code => "In the code view",
+            HelpView::Runs => "In the runs view",
+            HelpView::Profiles => "In the profile view",
+        }
+    }
+
+    /// The keys that mean something of their own here, with what they do.
+    pub fn keys(self) -> &'static [(Action, &'static str)] {
+        match self {
+            HelpView::Graph => &[],
+            HelpView::Code => &[
+                (Action::Down, "next line; selects the op it belongs to"),
+                (Action::Up, "previous line"),
+                (Action::Expand, "scroll the code right"),
+                (Action::Collapse, "scroll the code left"),
+                (Action::Search, "search the code"),
+                (Action::SearchNext, "next line holding it"),
+                (Action::SearchPrev, "previous line holding it"),
+                (Action::ZoomCode, "the code over the whole screen, or back"),
+                (Action::CopyCode, "copy the code (OSC 52)"),
+                (Action::WriteCode, "write it to <dump>.codegen/"),
+                (Action::CodeView, "close the code"),
+                (Action::Back, "leave the zoom"),
+            ],
+            HelpView::Runs => &[
+                (Action::Down, "scroll the log down"),
+                (Action::Up, "scroll the log up"),
+                (Action::Bottom, "follow the end of the log"),
+                (Action::Top, "the log's first line"),
+                (Action::Expand, "scroll the log right"),
+                (Action::Collapse, "scroll the log left"),
+                (Action::NextPane, "an older run"),
+                (Action::PrevPane, "a newer run"),
+                (Action::Toggle, "go to the first error"),
+                (Action::CancelRun, "stop the selected run"),
+                (Action::Compile, "start another run"),
+                (Action::Runs, "back to the graph"),
+                (Action::Back, "back (asks while the run goes)"),
+            ],
+            HelpView::Profiles => &[
+                (Action::Down, "next row"),
+                (Action::Up, "previous row"),
+                (Action::NextPane, "next table (op types, segments, breaks)"),
+                (Action::PrevPane, "previous table"),
+                (Action::SortProfiles, "sort op types by Δ, total, name"),
+                (
+                    Action::Toggle,
+                    "go to the graph: its ops, segments or break",
+                ),
+                (Action::LoadProfiles, "load other profiles"),
+                (Action::Compile, "run a compile profile"),
+                (Action::Profiles, "back to the graph"),
+                (Action::Back, "back to the graph"),
+            ],
+        }
+    }
+}
+
+/// The view's own keys, headed by where they apply; nothing for the graph.
+fn view_lines(keymap: &Keymap, theme: &Theme, view: HelpView) -> Vec<Line<'static>> {
+    let keys = view.keys();
+    if keys.is_empty() {
+        return Vec::new();
+    }
+    let width = keys
+        .iter()
+        .map(|(a, _)| keymap.label(*a).chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = vec![Line::from(Span::styled(
+        view.title(),
+        theme.get(Role::Title),
+    ))];
+    for (action, what) in keys {
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("  {:<width$}  ", keymap.label(*action)),
+                theme.get(Role::Key),
+            ),
+            Span::raw(*what),
+        ]));
+    }
+    out.push(Line::from(""));
+    out
+}
+
 /// The lines for `groups`: a heading each, then every action with its keys.
 fn group_lines(keymap: &Keymap, theme: &Theme, groups: &[Group]) -> Vec<Line<'static>> {
     let width = Action::ALL
         .iter()
+        .filter(|a| groups.contains(&a.group()))
         .map(|a| keymap.label(*a).chars().count())
         .max()
         .unwrap_or(0);
@@ -60,10 +181,11 @@ fn group_lines(keymap: &Keymap, theme: &Theme, groups: &[Group]) -> Vec<Line<'st
     out
 }
 
-/// The overlay's lines for an inside width of `width`: the key groups in two columns when
-/// there is room, then the glyph legend.
-pub fn lines(keymap: &Keymap, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-    let mut out = if width >= 90 {
+/// The overlay's lines for an inside width of `width`: the keys of `view`, the key groups in
+/// two columns when there is room, then the glyph legend.
+pub fn lines(keymap: &Keymap, theme: &Theme, width: u16, view: HelpView) -> Vec<Line<'static>> {
+    let mut out = view_lines(keymap, theme, view);
+    out.extend(if width >= 90 {
         // Balanced by length: moving, the plan and jobs on the left; finding, editing and
         // the rest on the right.
         let left = group_lines(
@@ -78,7 +200,13 @@ pub fn lines(keymap: &Keymap, theme: &Theme, width: u16) -> Vec<Line<'static>> {
             ],
         );
         let right = group_lines(keymap, theme, &[Group::Find, Group::Edit, Group::General]);
-        let half = usize::from(width / 2);
+        // The right column starts after the widest left line, or at the middle.
+        let widest = left
+            .iter()
+            .map(|l| l.spans.iter().map(Span::width).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+        let half = usize::from(width / 2).max(widest + 2);
         (0..left.len().max(right.len()))
             .map(|i| {
                 let mut spans = left.get(i).cloned().unwrap_or_default().spans;
@@ -90,7 +218,7 @@ pub fn lines(keymap: &Keymap, theme: &Theme, width: u16) -> Vec<Line<'static>> {
             .collect()
     } else {
         group_lines(keymap, theme, &Group::ALL)
-    };
+    });
     out.push(Line::from(""));
     out.push(Line::from(Span::styled("Glyphs", theme.get(Role::Title))));
     for (glyph, meaning) in LEGEND {
@@ -108,9 +236,14 @@ pub fn lines(keymap: &Keymap, theme: &Theme, width: u16) -> Vec<Line<'static>> {
 }
 
 /// The overlay's box on a screen of `area` and its lines.
-fn layout(keymap: &Keymap, theme: &Theme, area: Rect) -> (Rect, Vec<Line<'static>>) {
+fn layout(
+    keymap: &Keymap,
+    theme: &Theme,
+    area: Rect,
+    view: HelpView,
+) -> (Rect, Vec<Line<'static>>) {
     let width = area.width.saturating_sub(4).min(112);
-    let lines = lines(keymap, theme, width.saturating_sub(2));
+    let lines = lines(keymap, theme, width.saturating_sub(2), view);
     let height = area
         .height
         .saturating_sub(2)
@@ -118,18 +251,24 @@ fn layout(keymap: &Keymap, theme: &Theme, area: Rect) -> (Rect, Vec<Line<'static
     (super::centred(area, width, height), lines)
 }
 
-/// The furthest the overlay can scroll on a screen of `area`.
-pub fn max_scroll(keymap: &Keymap, theme: &Theme, area: Rect) -> usize {
-    let (popup, lines) = layout(keymap, theme, area);
+/// The furthest the overlay for `view` can scroll on a screen of `area`.
+pub fn max_scroll(keymap: &Keymap, theme: &Theme, area: Rect, view: HelpView) -> usize {
+    let (popup, lines) = layout(keymap, theme, area, view);
     lines
         .len()
         .saturating_sub(usize::from(popup.height.saturating_sub(2)))
 }
 
-/// Draws the overlay over `area`, scrolled by `scroll` lines.
-pub fn render(keymap: &Keymap, theme: &Theme, scroll: usize, frame: &mut Frame, area: Rect) {
-    let (popup, lines) = layout(keymap, theme, area);
-    let max = max_scroll(keymap, theme, area);
+/// Draws the overlay for `view` over `area`, scrolled by `scroll` lines.
+pub fn render(
+    keymap: &Keymap,
+    theme: &Theme,
+    (scroll, view): (usize, HelpView),
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let (popup, lines) = layout(keymap, theme, area, view);
+    let max = max_scroll(keymap, theme, area, view);
     let scroll = scroll.min(max);
     let title = if max > 0 {
         format!(

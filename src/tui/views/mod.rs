@@ -39,7 +39,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Screen::Failed { file, message } => screens::failed(file, message, app, frame, area),
         Screen::Explorer(ex) => {
             // Laid out for the frame itself: the state's areas may be a resize behind.
-            let areas = layout::areas(area, ex.ws.context().streams().len(), ex.code.is_some());
+            let areas = layout::areas(area, ex.ws.context().streams().len(), ex.code_layout());
             header::render(ex, &app.runs, app.ticks, theme, frame, areas.header);
             strip::render(ex, theme, frame, areas.strip);
             if app.runs.open {
@@ -72,7 +72,8 @@ fn draw_overlays(app: &App, frame: &mut Frame, area: Rect) {
         dialog::render(dialog, theme, frame, area);
     }
     if let Some(scroll) = app.help {
-        help::render(&app.config.keymap, theme, scroll, frame, area);
+        let view = help::HelpView::of(app);
+        help::render(&app.config.keymap, theme, (scroll, view), frame, area);
     }
 }
 
