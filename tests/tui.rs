@@ -712,3 +712,75 @@ fn help_starts_with_the_keys_of_the_view_it_is_asked_in() {
         "{text}"
     );
 }
+
+#[test]
+fn a_scope_reused_in_every_layer_sums_up_its_breaks_by_kind() {
+    // One scope name over six layers; each layer has a Cast (not AscendC) among its ops, and
+    // every second layer an op of no scope between them.
+    let mut text = String::from("graph {\n  name: \"g\"\n");
+    let mut id = 0;
+    let mut op = |text: &mut String, name: String, ty: &str, scoped: bool, support: i64| {
+        let scope = if scoped {
+            "    attr { key: \"_super_kernel_scope\" value { s: \"moe_ffn\" } }\n"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "  op {{ name: \"{name}\" type: \"{ty}\" id: {id}\n{scope}    attr {{ key: \"supportSuperKernel\" value {{ i: {support} }} }} }}\n"
+        ));
+        id += 1;
+    };
+    for layer in 0..6 {
+        op(
+            &mut text,
+            format!("model.layers.{layer}.up"),
+            "MatMulV2",
+            true,
+            1,
+        );
+        op(
+            &mut text,
+            format!("model.layers.{layer}.cast"),
+            "Cast",
+            true,
+            0,
+        );
+        if layer % 2 == 0 {
+            op(
+                &mut text,
+                format!("model.layers.{layer}.add"),
+                "Add",
+                false,
+                1,
+            );
+        }
+        op(
+            &mut text,
+            format!("model.layers.{layer}.down"),
+            "MatMulV2",
+            true,
+            1,
+        );
+    }
+    text.push_str("}\n");
+    let path = temp_dump("layers.ge_proto.txt", &text);
+    let mut app = app_on(&path, 140, 50, Config::default());
+    // The scope in the tree: its summary in the details.
+    press(&mut app, KeyCode::BackTab);
+    assert_eq!(app.explorer().unwrap().focus, Pane::Scopes);
+    press(&mut app, KeyCode::Char('g'));
+    let text = screen(&app);
+    assert!(text.contains("breaks by reason"), "{text}");
+    assert!(
+        text.contains("✗ 6 × not an AscendC kernel (TBE/TIK/AI CPU) (Cast) · s0 · layers 0–5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("✗ 3 × op without a scope between this scope's ops on the same stream (Add) · s0 · layers 0–4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(layer numbers as read from the op names)"),
+        "{text}"
+    );
+}

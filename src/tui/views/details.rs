@@ -396,6 +396,34 @@ fn scope(ex: &Explorer, out: &mut Lines, s: u32) {
     out.field("segments", scope.segments.len().to_string());
     out.field("breaks", scope.breaks.len().to_string());
     out.field("options", options_text(&scope.options));
+    if scope.breaks.len() > 1 {
+        out.heading("breaks by reason");
+        let groups = break_groups(ex, s);
+        for g in groups.iter().take(MAX_GROUPS) {
+            let layers = match g.layers {
+                Some((a, b)) if a == b => format!(" · layer {a}"),
+                Some((a, b)) => format!(" · layers {a}–{b}"),
+                None => String::new(),
+            };
+            let streams: Vec<String> = g.streams.iter().map(|s| format!("s{s}")).collect();
+            out.styled(
+                format!(
+                    "  ✗ {} × {} ({}) · {}{layers}",
+                    g.count,
+                    g.reason,
+                    g.op_type,
+                    streams.join(" ")
+                ),
+                out.theme.get(Role::Break),
+            );
+        }
+        if groups.len() > MAX_GROUPS {
+            out.dim(&format!("  … and {} more kinds", groups.len() - MAX_GROUPS));
+        }
+        if groups.iter().any(|g| g.layers.is_some()) {
+            out.dim("  (layer numbers as read from the op names)");
+        }
+    }
     let findings: Vec<&Finding> = scope.findings.iter().collect();
     if !findings.is_empty() {
         out.lines.push(Line::from(""));
@@ -435,6 +463,72 @@ fn scope(ex: &Explorer, out: &mut Lines, s: u32) {
     }
 }
 
+/// Kinds of break listed in a scope's summary; the rest are counted.
+const MAX_GROUPS: usize = 12;
+
+/// Breaks of one kind: the same reason and op type.
+struct BreakGroup {
+    reason: String,
+    op_type: String,
+    count: usize,
+    /// Stream ids, ascending.
+    streams: Vec<i64>,
+    /// The lowest and highest layer number in the ops' names, when they carry one.
+    layers: Option<(u64, u64)>,
+}
+
+/// The breaks of scope `s` by kind, most frequent first: a scope name reused in every layer
+/// shows its pattern at once.
+fn break_groups(ex: &Explorer, s: u32) -> Vec<BreakGroup> {
+    let ws = &ex.ws;
+    let cx = ws.context();
+    let mut groups: Vec<BreakGroup> = Vec::new();
+    let mut at: std::collections::HashMap<(String, String), usize> =
+        std::collections::HashMap::new();
+    for b in &ws.plan().scopes[s as usize].breaks {
+        let op = ws.graph().op(b.op);
+        let key = (describe_cause(ws.marks(), b.cause), op.op_type.clone());
+        let i = *at.entry(key.clone()).or_insert_with(|| {
+            groups.push(BreakGroup {
+                reason: key.0,
+                op_type: key.1,
+                count: 0,
+                streams: Vec::new(),
+                layers: None,
+            });
+            groups.len() - 1
+        });
+        let g = &mut groups[i];
+        g.count += 1;
+        let stream = cx.streams()[b.stream as usize].id;
+        if let Err(pos) = g.streams.binary_search(&stream) {
+            g.streams.insert(pos, stream);
+        }
+        if let Some(n) = layer_number(&op.name) {
+            g.layers = Some(g.layers.map_or((n, n), |(a, z)| (a.min(n), z.max(n))));
+        }
+    }
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.reason.cmp(&b.reason)));
+    groups
+}
+
+/// The layer number an op's name carries: the digits after `layer` or `layers` (any case),
+/// past a `.`, `_` or `-` (`model.layers.12.mlp`, `layer3_gate`, `Layer-05`).
+fn layer_number(name: &str) -> Option<u64> {
+    let lower = name.to_ascii_lowercase();
+    let mut rest = lower.as_str();
+    while let Some(at) = rest.find("layer") {
+        let after = rest[at + "layer".len()..].trim_start_matches('s');
+        let after = after.trim_start_matches(['.', '_', '-']);
+        let digits: &str = &after[..after.bytes().take_while(u8::is_ascii_digit).count()];
+        if let Ok(n) = digits.parse() {
+            return Some(n);
+        }
+        rest = &rest[at + "layer".len()..];
+    }
+    None
+}
+
 fn options_text(options: &str) -> String {
     if options.is_empty() {
         "(none)".to_string()
@@ -450,4 +544,19 @@ fn tensor(desc: &TensorDesc) -> String {
         text.push_str(&desc.layout);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layer_number;
+
+    #[test]
+    fn layer_numbers_come_from_op_names() {
+        assert_eq!(layer_number("model.layers.12.mlp.gate"), Some(12));
+        assert_eq!(layer_number("layer3_gate"), Some(3));
+        assert_eq!(layer_number("Layer-05/Cast"), Some(5));
+        assert_eq!(layer_number("layernorm_1"), None);
+        assert_eq!(layer_number("layernorm.layer7.x"), Some(7));
+        assert_eq!(layer_number("matmul_3"), None);
+    }
 }
