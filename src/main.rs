@@ -148,10 +148,16 @@ enum Command {
         #[arg(long, value_enum)]
         deny: Option<Deny>,
         /// GE's AfterSkGraph dump (and any super_kernel_sub_graph dumps) of the same model:
-        /// compare the SuperKernels GE made with the prediction; exit with status 1 on any
-        /// difference.
+        /// compare the SuperKernels GE made with the prediction (printed first); exit with
+        /// status 1 on any difference.
         #[arg(long, value_name = "AFTER_SK_DUMP", num_args = 1..)]
         verify: Vec<PathBuf>,
+        /// One line per scope (its status and counts) instead of every segment and break.
+        #[arg(long)]
+        summary: bool,
+        /// Only this scope (and --deny looks at it alone; a failed build still fails).
+        #[arg(long, value_name = "NAME")]
+        scope: Option<String>,
     },
     /// Write the scopes as code for the model: a plan file, TorchAir `super_kernel` blocks, or
     /// the `aclskScopeBegin/End` C form.
@@ -291,12 +297,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             planning,
             deny,
             verify,
+            summary,
+            scope,
         }) => {
             let args = ReportArgs {
                 planning,
                 json,
                 deny,
                 verify,
+                summary,
+                scope,
             };
             return report(&file, &args);
         }
@@ -568,6 +578,8 @@ struct ReportArgs {
     json: bool,
     deny: Option<Deny>,
     verify: Vec<PathBuf>,
+    summary: bool,
+    scope: Option<String>,
 }
 
 /// `skope report`: prints the plan (and the comparison with GE's result) and returns the exit
@@ -577,7 +589,7 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     let options = args.planning.load_options();
     let (cx, plan) = (ws.context(), ws.plan());
     let rule_files = ws.source().rules.clone();
-    let report = Report::new(
+    let mut report = Report::new(
         cx,
         ws.marks(),
         plan,
@@ -594,6 +606,12 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         let graphs: Vec<&Graph> = after.iter().flat_map(|d| d.graphs.iter()).collect();
         verify(cx, plan, &graphs)
     });
+    if let Some(name) = &args.scope {
+        report.keep_scope(name).map_err(anyhow::Error::msg)?;
+    }
+    if args.summary {
+        report.summarise();
+    }
     if args.json {
         let mut value = serde_json::to_value(&report)?;
         if let (Some(v), Some(object)) = (&verification, value.as_object_mut()) {
@@ -601,9 +619,14 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!("{}", report.to_text());
+        // The verdict first: a long report would bury it.
         if let Some(v) = &verification {
-            print!("\n{}", verification_text(v));
+            print!("{}\n", verification_text(v));
+        }
+        if args.summary {
+            print!("{}", report.to_summary_text());
+        } else {
+            print!("{}", report.to_text());
         }
     }
     let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
@@ -613,8 +636,19 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         || (args.deny.is_some() && build_fails)
         || match args.deny {
             None => false,
-            Some(Deny::Splits) => plan.scopes.iter().any(|s| s.status != ScopeStatus::Fused),
-            Some(Deny::Warnings) => plan.all_findings().next().is_some(),
+            Some(Deny::Splits) => plan
+                .scopes
+                .iter()
+                .filter(|s| args.scope.as_ref().is_none_or(|n| *n == s.name))
+                .any(|s| s.status != ScopeStatus::Fused),
+            Some(Deny::Warnings) => match &args.scope {
+                None => plan.all_findings().next().is_some(),
+                Some(name) => plan
+                    .scopes
+                    .iter()
+                    .filter(|s| s.name == *name)
+                    .any(|s| !s.findings.is_empty()),
+            },
         };
     Ok(if denied {
         ExitCode::from(1)

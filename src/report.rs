@@ -89,6 +89,10 @@ pub struct ScopeReport {
     pub status: &'static str,
     /// Number of members.
     pub members: usize,
+    /// Number of segments (also with `--summary`, which leaves the list out).
+    pub segment_count: usize,
+    /// Number of breaks (also with `--summary`, which leaves the list out).
+    pub break_count: usize,
     /// Its segments.
     pub segments: Vec<SegmentReport>,
     /// Its breaks.
@@ -217,6 +221,8 @@ impl Report {
                 options: s.options.clone(),
                 status: s.status.name(),
                 members: s.members.len(),
+                segment_count: s.segments.len(),
+                break_count: s.breaks.len(),
                 segments: s
                     .segments
                     .iter()
@@ -263,6 +269,39 @@ impl Report {
         }
     }
 
+    /// Keeps only the scope named `name`; the error lists the scopes there are.
+    pub fn keep_scope(&mut self, name: &str) -> Result<(), String> {
+        if !self.scopes.iter().any(|s| s.name == name) {
+            let names: Vec<&str> = self
+                .scopes
+                .iter()
+                .map(|s| s.name.as_str())
+                .take(20)
+                .collect();
+            let more = self.scopes.len().saturating_sub(names.len());
+            return Err(format!(
+                "no scope named {:?}; scopes: {}{}",
+                sanitize(name),
+                sanitize(&names.join(", ")),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        self.scopes.retain(|s| s.name == name);
+        Ok(())
+    }
+
+    /// Leaves out every scope's segments and breaks (their counts stay).
+    pub fn summarise(&mut self) {
+        for scope in &mut self.scopes {
+            scope.segments.clear();
+            scope.breaks.clear();
+        }
+    }
+
     /// The report as text for a terminal, every dump string sanitised.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
@@ -298,6 +337,31 @@ impl Report {
         for scope in &self.scopes {
             out.push('\n');
             write_scope(&mut out, scope);
+        }
+        out
+    }
+
+    /// The report in short: the header, then one line per scope with its counts.
+    pub fn to_summary_text(&self) -> String {
+        let full = self.to_text();
+        // The header and graph findings are the lines before the first scope.
+        let mut out: String = full
+            .split("\nscope ")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        out.push('\n');
+        for scope in &self.scopes {
+            let _ = writeln!(
+                out,
+                "scope {}: {} · {} members · {} segment(s) · {} break(s) · {} warning(s)",
+                sanitize(&scope.name),
+                scope.status.replace('_', " "),
+                scope.members,
+                scope.segment_count,
+                scope.break_count,
+                scope.warnings.len()
+            );
         }
         out
     }

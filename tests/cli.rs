@@ -677,3 +677,53 @@ fn a_plan_made_for_another_graph_is_refused_unless_forced() {
     // --force means nothing without --plan.
     assert_eq!(skope(&["report", &dump, "--force"]).status.code(), Some(2));
 }
+
+#[test]
+fn report_puts_the_verdict_first_and_can_be_short_or_one_scope() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let after = example("moe_decode.after_sk.ge_proto.txt");
+    let out = skope(&["report", &dump, "--verify", &after]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(
+            "verify: GE made 13 SuperKernel(s); 13 predicted exactly, 0 difference(s)"
+        ),
+        "{text}"
+    );
+    // --summary: the header and a line per scope.
+    let out = skope(&["report", &dump, "--summary"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("scope ")).count(),
+        8,
+        "{text}"
+    );
+    assert!(
+        text.contains("scope moe_1: split · 14 members · 3 segment(s) · 2 break(s) · 1 warning(s)"),
+        "{text}"
+    );
+    assert!(!text.contains("✗ break"), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&skope(&["report", &dump, "--summary", "--json"]).stdout).unwrap();
+    assert_eq!(v["scopes"][3]["break_count"], 2);
+    assert_eq!(v["scopes"][3]["breaks"], serde_json::json!([]));
+    // --scope: that scope alone; --deny looks at it alone.
+    let out = skope(&["report", &dump, "--scope", "moe_2", "--deny", "splits"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("\nscope ").count(), 1, "{text}");
+    assert!(text.contains("scope moe_2: fused"), "{text}");
+    assert_eq!(
+        skope(&["report", &dump, "--scope", "moe_1", "--deny", "splits"])
+            .status
+            .code(),
+        Some(1)
+    );
+    let out = skope(&["report", &dump, "--scope", "moe_9"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no scope named \"moe_9\"; scopes: attn_0, moe_0"),
+        "{err}"
+    );
+}
