@@ -621,7 +621,7 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     } else {
         // The verdict first: a long report would bury it.
         if let Some(v) = &verification {
-            print!("{}\n", verification_text(v));
+            println!("{}", verification_text(v));
         }
         if args.summary {
             print!("{}", report.to_summary_text());
