@@ -47,6 +47,10 @@ pub struct Changes {
     /// Scopes whose status changed: name, status before (`None`: a new scope), status after
     /// (`None`: the scope is gone).
     pub statuses: Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)>,
+    /// Breaks that are new (an op breaking one more scope counts once more).
+    pub breaks_added: usize,
+    /// Breaks that are gone; `breaks_added − breaks_healed` is the change of the break count.
+    pub breaks_healed: usize,
     /// Errors and warnings before and after.
     pub findings: (usize, usize),
     /// The outcome's code (`ok`, `build_fails`, `no_superkernel`) before and after.
@@ -59,14 +63,11 @@ impl Changes {
         self.per_op.get(&id).copied()
     }
 
-    /// Number of ops with `change`.
-    pub fn count(&self, change: OpChange) -> usize {
-        self.per_op.values().filter(|c| **c == change).count()
-    }
-
     /// True when the plan did not change.
     pub fn is_empty(&self) -> bool {
         self.per_op.is_empty()
+            && self.breaks_added == 0
+            && self.breaks_healed == 0
             && self.added_segments.is_empty()
             && self.removed_segments.is_empty()
             && self.statuses.is_empty()
@@ -80,9 +81,13 @@ impl Changes {
         new: (&Plan, &PlanIndex, &Summary),
     ) -> Changes {
         let mut per_op = HashMap::new();
+        let (mut breaks_added, mut breaks_healed) = (0, 0);
         for i in 0..graph.len() {
             let id = OpId(i as u32);
-            match (old.1.is_break(id), new.1.is_break(id)) {
+            let (was, now) = (old.1.breaks_of(id).count(), new.1.breaks_of(id).count());
+            breaks_added += now.saturating_sub(was);
+            breaks_healed += was.saturating_sub(now);
+            match (was > 0, now > 0) {
                 (false, true) => {
                     per_op.insert(id, OpChange::NewBreak);
                 }
@@ -125,6 +130,8 @@ impl Changes {
             added_segments,
             removed_segments,
             statuses,
+            breaks_added,
+            breaks_healed,
             findings: (before.findings, after.findings),
             outcome: (before.outcome, after.outcome),
         }

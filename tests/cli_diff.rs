@@ -43,7 +43,7 @@ fn text_of_the_bundled_pair_with_its_graph() {
         "{text}"
     );
     assert!(
-        text.contains("fused op types from the plan's segments"),
+        text.contains("attribution · fused op types: the plan's segments"),
         "{text}"
     );
     assert!(text.contains("sk_") || text.contains("attn_0"), "{text}");
@@ -227,4 +227,14 @@ fn a_plan_file_alone_gives_inferred_segments() {
     let moe2 = segments.iter().find(|s| s["segment"] == "moe_2").unwrap();
     assert!(moe2["new_us"].is_number());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_a_graph_the_attribution_says_it_infers() {
+    let out = skope(&["diff", &path("assets/examples/prof_result")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("attribution · fused op types: inferred from the profile (op types with fewer kernels) · ~ marks an inference"),
+        "{text}"
+    );
 }

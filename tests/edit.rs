@@ -339,10 +339,18 @@ fn random_edit_sequences_undo_to_the_original_plan_and_redo_to_the_last() {
         let mut plans = vec![ws.plan().clone()];
         for k in 0..60 {
             let edit = random_edit(&ws, &mut rng, k);
+            let breaks_before = ws.plan().break_count();
             if ws.apply(edit, None).is_ok() {
                 // The re-plan that keeps unaffected scopes equals a plan from scratch.
                 let full = plan(ws.context(), ws.marks());
                 assert_eq!(ws.plan(), &full, "seed {seed}, edit {k}");
+                // What the edit says it did to the breaks adds up to the new count.
+                let changes = ws.changes();
+                assert_eq!(
+                    breaks_before + changes.breaks_added - changes.breaks_healed,
+                    ws.plan().break_count(),
+                    "seed {seed}, edit {k}"
+                );
                 plans.push(ws.plan().clone());
             }
         }

@@ -162,6 +162,20 @@ fn new_rename_merge_and_delete_scopes_from_the_keys() {
     press(&mut app, KeyCode::Char('y'));
     assert_eq!(scope_status(&app, "moe_3"), None);
     assert_eq!(mark(&app, "layer3_gate"), OpMark::Unscoped);
+    assert!(
+        status(&app).contains("moe_3 fused → gone"),
+        "{}",
+        status(&app)
+    );
+    // Undo brings it back: it was gone, not new.
+    press(&mut app, KeyCode::Char('u'));
+    assert!(
+        status(&app).contains("moe_3 gone → fused"),
+        "{}",
+        status(&app)
+    );
+    press(&mut app, KeyCode::Char('D'));
+    press(&mut app, KeyCode::Char('y'));
     // Scope edits need a scope.
     find(&mut app, "input_hidden");
     press(&mut app, KeyCode::Char('r'));

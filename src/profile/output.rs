@@ -207,7 +207,7 @@ fn attribution_text(out: &mut String, d: &Diff) {
     let a = &d.attribution;
     let _ = writeln!(
         out,
-        "\nattribution · fused op types from {}{}",
+        "\nattribution · fused op types: {}{}",
         a.basis.text(),
         if a.inferred {
             " · ~ marks an inference"

@@ -119,7 +119,19 @@ pub fn parse(text: &str) -> Result<Config, (Option<usize>, String)> {
             .map_err(|e| (at, e))?;
         bindings.push((action, keys));
     }
-    let keymap = Keymap::from_bindings(&bindings).map_err(|e| (None, e))?;
+    // A conflict is shown at the user's binding that makes it.
+    let keymap = Keymap::from_bindings(&bindings).map_err(|conflict| {
+        let at = conflict.actions.iter().find_map(|action| {
+            let value = raw.keys.get(action.name())?;
+            let binds_it = value
+                .get_ref()
+                .items()
+                .iter()
+                .any(|k| Key::parse(k).is_ok_and(|k| k == conflict.key));
+            binds_it.then(|| value.span().start)
+        });
+        (at, conflict.to_string())
+    })?;
     let mut theme = Theme::default();
     for (name, value) in &raw.theme {
         let at = Some(value.span().start);
@@ -318,11 +330,13 @@ mod tests {
             );
             assert!(message.contains(needle), "{text:?}: {message}");
         }
-        let (at, message) = match parse("[keys]\nnext_break = \"n\"\n") {
+        // A key bound twice: the position of the user's binding that does it.
+        let text = "[keys]\nquit = \"q\"\nnext_break = \"n\"\n";
+        let (at, message) = match parse(text) {
             Err(e) => e,
             Ok(_) => panic!("conflict accepted"),
         };
-        assert_eq!(at, None);
+        assert_eq!(at.map(|o| crate::text::line_col(text, o)), Some((3, 14)));
         assert!(message.contains("search_next"), "{message}");
     }
 

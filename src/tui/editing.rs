@@ -10,7 +10,6 @@ use crate::edit::Edit;
 use crate::fusion::plan::ScopeStatus;
 use crate::graph::OpId;
 use crate::planfile::{self, Journal, JournalEntry, PlanFile};
-use crate::workspace::OpChange;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -193,7 +192,7 @@ pub struct Confirm {
 }
 
 /// A one-line summary of what the last change did to the plan.
-fn change_summary(app: &App) -> String {
+fn change_summary(app: &App, undo: bool) -> String {
     let Some(ex) = app.explorer() else {
         return String::new();
     };
@@ -208,8 +207,7 @@ fn change_summary(app: &App) -> String {
         ("build_fails", _) => parts.push("✓ the build no longer fails".to_string()),
         _ => {}
     }
-    let breaks = changes.count(OpChange::NewBreak);
-    let healed = changes.count(OpChange::Healed);
+    let (breaks, healed) = (changes.breaks_added, changes.breaks_healed);
     if breaks > 0 {
         parts.push(format!("+{breaks} break(s)"));
     }
@@ -231,9 +229,10 @@ fn change_summary(app: &App) -> String {
         .partition(|(_, before, after)| *before == not_built || *after == not_built);
     for (name, before, after) in own.iter().take(2) {
         let word = |s: &Option<ScopeStatus>, none: &'static str| s.map_or(none, |s| s.label());
+        // A scope that appears by an undo was deleted before, not new.
         parts.push(format!(
             "{name} {} → {}",
-            word(before, "new"),
+            word(before, if undo { "gone" } else { "new" }),
             word(after, "gone")
         ));
     }
@@ -292,7 +291,7 @@ impl App {
                 ex.clear_range();
                 ex.refresh(theme);
                 let journal = self.session.record(&entry);
-                let summary = change_summary(self);
+                let summary = change_summary(self, false);
                 self.profiles_follow_plan();
                 match journal {
                     Some(problem) => self.problem(problem),
@@ -322,7 +321,7 @@ impl App {
             JournalEntry::Undo
         };
         let journal = self.session.record(&entry);
-        let summary = change_summary(self);
+        let summary = change_summary(self, !redo);
         self.profiles_follow_plan();
         let verb = if redo { "redone" } else { "undone" };
         match journal {

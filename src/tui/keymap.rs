@@ -206,20 +206,38 @@ pub struct Keymap {
     by_action: HashMap<Action, Vec<Key>>,
 }
 
+/// One key bound to two actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Conflict {
+    /// The key.
+    pub key: Key,
+    /// The two actions.
+    pub actions: [Action; 2],
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "key \"{}\" is bound to both {} and {}: bind one of them to another key",
+            self.key,
+            self.actions[0].name(),
+            self.actions[1].name()
+        )
+    }
+}
+
 impl Keymap {
     /// Builds a keymap from `(action, keys)` bindings; a later binding of an action replaces
     /// an earlier one. Fails, naming both actions, when one key is bound to two actions.
-    pub fn from_bindings(bindings: &[(Action, Vec<Key>)]) -> Result<Keymap, String> {
+    pub fn from_bindings(bindings: &[(Action, Vec<Key>)]) -> Result<Keymap, Conflict> {
         let mut by_action: HashMap<Action, Vec<Key>> = HashMap::new();
         for (action, keys) in bindings {
             by_action.insert(*action, keys.clone());
         }
-        let conflict = |key: &Key, one: Action, other: Action| {
-            format!(
-                "key \"{key}\" is bound to both {} and {}: bind one of them to another key",
-                one.name(),
-                other.name()
-            )
+        let conflict = |key: &Key, one: Action, other: Action| Conflict {
+            key: *key,
+            actions: [one, other],
         };
         let mut by_key: HashMap<Key, Action> = HashMap::new();
         let mut view_by_key: HashMap<Key, Action> = HashMap::new();
@@ -396,7 +414,7 @@ mod tests {
     fn a_key_bound_twice_is_an_error_naming_both_actions() {
         let mut bindings = Keymap::default_bindings();
         bindings.push((Action::NextBreak, vec![Key::parse("n").unwrap()]));
-        let err = Keymap::from_bindings(&bindings).unwrap_err();
+        let err = Keymap::from_bindings(&bindings).unwrap_err().to_string();
         assert!(err.contains("\"n\""), "{err}");
         assert!(
             err.contains("search_next") && err.contains("next_break"),
@@ -422,7 +440,7 @@ mod tests {
         assert_eq!(map.view_action(j), Some(Action::Down));
         let mut bindings = Keymap::default_bindings();
         bindings.push((Action::CancelRun, vec![Key::parse("j").unwrap()]));
-        let err = Keymap::from_bindings(&bindings).unwrap_err();
+        let err = Keymap::from_bindings(&bindings).unwrap_err().to_string();
         assert!(err.contains("down") && err.contains("cancel_run"), "{err}");
     }
 }
