@@ -27,10 +27,13 @@ fn details_title(screen: &str) -> Option<String> {
         .iter()
         .position(|l| l.contains("┌ Op ─") || l.contains("┏ Op ━"))?;
     let line = lines.get(at + 1)?;
+    // The details' left border follows the tree's right one: plain when the pane is not
+    // focused, thick when it is.
     let start = line
         .rfind("││")
         .map(|i| i + "││".len())
-        .or_else(|| line.rfind('┃').map(|i| i + 3))?;
+        .or_else(|| line.find("│┃").map(|i| i + "│┃".len()))
+        .or_else(|| line.find("┃┃").map(|i| i + "┃┃".len()))?;
     Some(line[start..].trim_end_matches(['│', '┃', ' ']).to_string())
 }
 
@@ -485,6 +488,82 @@ fn the_explorer_refuses_a_plan_made_for_another_graph() {
     );
     s.wait_for("the refusal", LONG, |t| {
         t.contains("none of the 2 ops it names") && t.contains("--force")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+}
+
+#[test]
+fn breaks_only_code_view_neighbours_and_help_in_a_real_terminal() {
+    let mut s = skope(&[], 120, 40);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    // Breaks only: the scope each op breaks has its column.
+    s.send(b"b");
+    s.wait_for("breaks only", LONG, |t| {
+        t.contains("breaks only") && t.contains("layer2_mask_fill        attn_2")
+    });
+    s.send(b"b");
+    // The code view: h/l sideways, z zoom, help of the code view, esc back.
+    select(&mut s, "layer0_qkv_proj");
+    s.send(b"e\t");
+    s.wait_for("the code", LONG, |t| t.contains("Code · attn_0.cpp"));
+    s.send(b"ll");
+    s.wait_for("sideways", LONG, |t| t.contains("from column 17"));
+    s.send(b"z");
+    s.wait_for("zoomed", LONG, |t| {
+        t.contains("Code · attn_0.cpp") && !t.contains("Ops (execution order)")
+    });
+    s.send(b"?");
+    s.wait_for("the code view's keys", LONG, |t| {
+        t.contains("In the code view") && t.contains("scroll the code right")
+    });
+    s.send(b"\x1b");
+    s.wait_for("help closed", LONG, |t| !t.contains("In the code view"));
+    s.send(b"\x1b");
+    s.wait_for("unzoomed", LONG, |t| t.contains("Ops (execution order)"));
+    s.send(b"e");
+    // Enter in the details offers the neighbours; backspace comes back.
+    select(&mut s, "layer0_rope");
+    s.send(b"\t\r");
+    s.wait_for("the neighbours", LONG, |t| {
+        t.contains("Go to an op it takes from or gives to")
+    });
+    s.send(b"kv_scatter\r");
+    s.wait_for("the neighbour", LONG, |t| {
+        details_title(t).as_deref() == Some("layer0_kv_scatter")
+    });
+    s.send(b"\x7f");
+    s.wait_for("back", LONG, |t| {
+        details_title(t).as_deref() == Some("layer0_rope")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+}
+
+#[test]
+fn earlier_runs_are_listed_after_a_restart() {
+    let dir = std::env::temp_dir().join(format!("skope-term-history-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
+    let dump = dump.to_str().unwrap();
+    let mut s = skope_in(&dir, &[dump]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    s.send(b"c");
+    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.send(b"check\r");
+    s.wait_for("the run", Duration::from_secs(120), |t| {
+        t.contains("passed in")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    // A new session lists it, from its record, with its log.
+    let mut s = skope_in(&dir, &[dump]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    s.send(b"L");
+    s.wait_for("the earlier run", LONG, |t| {
+        t.contains("✓  1 check  passed") && t.contains("all 13 entry sources compile")
     });
     s.send(b"q");
     assert_eq!(s.wait_exit(LONG), Some(0));

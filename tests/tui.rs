@@ -784,3 +784,17 @@ fn a_scope_reused_in_every_layer_sums_up_its_breaks_by_kind() {
         "{text}"
     );
 }
+
+#[test]
+fn snapshot_the_neighbour_picker() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = app(w, h);
+        find(&mut app, "layer0_rope");
+        press(&mut app, KeyCode::Tab);
+        if app.explorer().unwrap().focus != Pane::Details {
+            press(&mut app, KeyCode::Tab);
+        }
+        press(&mut app, KeyCode::Enter);
+        insta::assert_snapshot!(format!("neighbours_{w}x{h}"), screen(&app));
+    }
+}

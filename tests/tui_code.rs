@@ -289,3 +289,13 @@ fn the_code_scrolls_sideways_searches_and_zooms() {
     assert!(text.contains("Ops (execution order)"), "{text}");
     assert!(app.explorer().unwrap().code.is_some());
 }
+
+#[test]
+fn snapshot_the_zoomed_code_view() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = code_on(w, h, "layer0_qkv_proj");
+        press(&mut app, KeyCode::Char('z'));
+        highlight_now(&mut app);
+        insta::assert_snapshot!(format!("code_zoomed_{w}x{h}"), screen(&app));
+    }
+}

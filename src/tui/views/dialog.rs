@@ -71,10 +71,13 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         _ => Vec::new(),
     };
     let extra = about.len() as u16 + u16::from(!about.is_empty());
-    let width = area
-        .width
-        .saturating_sub(8)
-        .min(if about.is_empty() { 60 } else { 90 });
+    let width = area.width.saturating_sub(8).min(
+        if about.is_empty() && !matches!(picker.purpose, PickFor::Neighbour(_)) {
+            60
+        } else {
+            90
+        },
+    );
     let height = area
         .height
         .saturating_sub(4)
