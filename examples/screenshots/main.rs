@@ -22,7 +22,7 @@ use std::time::Duration;
 const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
 
 /// A view: file name, title, terminal size, and the keys that lead to it, typed as text
-/// (`\r` is enter, `\t` shift-tab, `\x1b` esc, `«` down).
+/// (`\r` is enter, `\t` shift-tab, `»` tab, `\x1b` esc, `«` down).
 struct View {
     name: &'static str,
     title: &'static str,
@@ -110,6 +110,18 @@ const VIEWS: &[View] = &[
         keys: "/name:layer0_qkv_proj\re",
     },
     View {
+        name: "code_zoomed",
+        title: "The code over the whole body (z)",
+        size: (140, 42),
+        keys: "/name:layer0_qkv_proj\rez",
+    },
+    View {
+        name: "neighbours",
+        title: "Going to an op the selected one takes from or gives to",
+        size: (140, 42),
+        keys: "/name:layer0_rope\r»\r",
+    },
+    View {
         name: "profiles",
         title: "Picking a compile profile",
         size: (140, 42),
@@ -123,6 +135,7 @@ fn presses(text: &str) -> Vec<KeyCode> {
         .map(|c| match c {
             '\r' => KeyCode::Enter,
             '\t' => KeyCode::BackTab,
+            '»' => KeyCode::Tab,
             '\x1b' => KeyCode::Esc,
             '«' => KeyCode::Down,
             c => KeyCode::Char(c),
