@@ -20,4 +20,5 @@ pub mod profile;
 pub mod report;
 pub mod text;
 pub mod tui;
+pub mod worker;
 pub mod workspace;

@@ -352,6 +352,7 @@ fn the_runs_view_looks_right() {
             ],
             dropped: 0,
             exited: Some(ExitStatus::Code(1)),
+            lost: None,
         },
     });
     let dir = app.runs_dir.clone().unwrap().display().to_string();
@@ -407,6 +408,7 @@ fn a_flood_of_output_reaches_the_log_in_bounded_batches() {
             lines: (0..30_000).map(line).collect(),
             dropped: 5,
             exited: None,
+            lost: None,
         },
     });
     let log = &app.runs.list[0].log;
@@ -422,6 +424,81 @@ fn a_flood_of_output_reaches_the_log_in_bounded_batches() {
     assert!(screen(&app).contains("20006  line 20000"));
     press(&mut app, KeyCode::Char('G'));
     assert!(app.runs.scroll.is_none());
+    app.runs.stop_all(Duration::from_secs(3));
+}
+
+#[test]
+fn heavy_output_read_while_the_screen_draws_ends_with_its_exit_status() {
+    // A job that writes lines as fast as it can while the screen is drawn after every batch:
+    // the forwarder must keep going to the exit (it once panicked on a clock read, the pipe
+    // closed and the job died of SIGPIPE with the run left "running").
+    let (mut app, rx) = app_with_runs(120, 30, "heavy");
+    start_script(
+        &mut app,
+        "heavy",
+        "i=0; while [ $i -lt 40 ]; do seq 1 20000; i=$((i+1)); done; exit 4",
+    );
+    let start = Instant::now();
+    while !ended(&app) {
+        assert!(start.elapsed() < Duration::from_secs(120), "timed out");
+        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
+            app.now = start.elapsed();
+            app.handle(msg);
+            let _ = screen(&app);
+        }
+    }
+    let run = &app.runs.list[0];
+    assert!(
+        matches!(
+            run.state,
+            RunState::Ended {
+                status: ExitStatus::Code(4),
+                ..
+            }
+        ),
+        "{:?}",
+        run.state
+    );
+    assert_eq!(run.log.total(), 800_000);
+}
+
+#[test]
+fn a_run_whose_output_cannot_be_followed_ends_as_failed_and_says_why() {
+    let (mut app, rx) = app_with_runs(120, 30, "lost");
+    start_script(&mut app, "lost", "echo started; sleep 1000");
+    pump(&mut app, &rx, |app| {
+        app.runs.list[0].log.lines().any(|l| l.text == "started")
+    });
+    let id = app.runs.list[0].id;
+    // What the forwarder's guard sends when the forwarder panics (it also kills the job).
+    app.handle(Msg::RunOutput {
+        id,
+        batch: Batch {
+            exited: Some(ExitStatus::Signal(9)),
+            lost: Some("skope stopped following the job's output: boom".into()),
+            ..Batch::default()
+        },
+    });
+    let run = &app.runs.list[0];
+    assert!(matches!(
+        run.state,
+        RunState::Ended {
+            cancelled: false,
+            ..
+        }
+    ));
+    let text = screen(&app);
+    assert!(
+        text.contains("failed after")
+            && text.contains("skope stopped following the job's output: boom"),
+        "{text}"
+    );
+    let record = skope::compile::record::RunRecord::read(run.out.as_ref().unwrap()).unwrap();
+    assert_eq!(record.ending, Some(skope::compile::record::Ending::Failed));
+    assert_eq!(
+        record.error.as_deref(),
+        Some("skope stopped following the job's output: boom")
+    );
     app.runs.stop_all(Duration::from_secs(3));
 }
 

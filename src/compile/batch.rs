@@ -23,6 +23,9 @@ pub struct Batch {
     pub dropped: u64,
     /// How the job ended, once it has (in the last batch, after every line).
     pub exited: Option<ExitStatus>,
+    /// Why its output could not be followed any more, when it could not (the forwarder failed;
+    /// the job was stopped, and `exited` says how).
+    pub lost: Option<String>,
 }
 
 /// Set by the forwarder when it hands a batch over, cleared by the receiver once it has taken
@@ -61,12 +64,7 @@ pub fn forward<T>(
     let mut since: Option<Instant> = None;
     loop {
         if exited.is_none() {
-            let wait = match since {
-                None => Duration::from_secs(3600),
-                // Due, but the receiver has not taken the last batch: look again soon.
-                Some(t) if t.elapsed() >= GATHER => Duration::from_millis(10),
-                Some(t) => GATHER - t.elapsed(),
-            };
+            let wait = since.map_or(Duration::from_secs(3600), |t| wait_after(t.elapsed()));
             match events.recv_timeout(wait) {
                 Ok((_, event)) => {
                     take(event, &mut waiting, &mut dropped, &mut exited, capacity);
@@ -98,12 +96,23 @@ pub fn forward<T>(
             lines: waiting.drain(..).collect(),
             dropped: std::mem::take(&mut dropped),
             exited,
+            lost: None,
         };
         since = None;
         handshake.sent();
         if !deliver(batch) || exited.is_some() {
             return;
         }
+    }
+}
+
+/// How long to wait for more lines when the oldest waiting one arrived `elapsed` ago: until
+/// the batch is due, or (due, but the receiver has not taken the last batch) a little while.
+/// `elapsed` is read once: reading the clock twice could pass the due time in between.
+fn wait_after(elapsed: Duration) -> Duration {
+    match GATHER.checked_sub(elapsed) {
+        Some(left) if !left.is_zero() => left,
+        _ => Duration::from_millis(10),
     }
 }
 
@@ -129,6 +138,24 @@ fn take(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wait_never_underflows_when_the_due_time_passes_between_clock_reads() {
+        assert_eq!(wait_after(Duration::ZERO), GATHER);
+        assert_eq!(
+            wait_after(GATHER - Duration::from_millis(5)),
+            Duration::from_millis(5)
+        );
+        assert_eq!(wait_after(GATHER), Duration::from_millis(10));
+        assert_eq!(
+            wait_after(GATHER + Duration::from_nanos(1)),
+            Duration::from_millis(10)
+        );
+        assert_eq!(
+            wait_after(Duration::from_secs(60)),
+            Duration::from_millis(10)
+        );
+    }
     use crate::compile::job::Stream;
     use std::sync::mpsc::sync_channel;
 

@@ -124,8 +124,19 @@ impl Job {
         let ended = Arc::new(AtomicBool::new(false));
         let waiter_ended = Arc::clone(&ended);
         std::thread::spawn(move || {
-            // Every line is sent before the exit.
-            let _ = reader.join();
+            // Every line is sent before the exit; a reader that failed says so, last.
+            if let Err(payload) = reader.join() {
+                let text = format!(
+                    "skope: reading the job's output failed: {}",
+                    crate::worker::panic_message(payload.as_ref())
+                );
+                let line = JobEvent::Line {
+                    stream: Stream::Stderr,
+                    text,
+                    cut: 0,
+                };
+                let _ = events.send((tag.clone(), line));
+            }
             let status = match child.wait() {
                 Ok(status) => {
                     use std::os::unix::process::ExitStatusExt;

@@ -75,7 +75,7 @@ pub struct RunRecord {
     pub exit_code: Option<i32>,
     /// The signal that ended it, when one did.
     pub signal: Option<i32>,
-    /// Why it could not start, when it could not.
+    /// Why it could not start, or why skope stopped following it.
     pub error: Option<String>,
 }
 

@@ -39,6 +39,13 @@ pub enum Msg {
     Loaded(Result<Box<Loaded>, String>),
     /// Highlighting of the code view's code arrived.
     Highlighted(Highlighted),
+    /// A worker of the explorer stopped on a panic: which work it did, and the message.
+    WorkerFailed {
+        /// What the worker did, in words ("highlighting the code").
+        work: &'static str,
+        /// The panic's message.
+        message: String,
+    },
     /// A run's job started (or why it could not).
     RunStarted {
         /// The run.
@@ -397,6 +404,10 @@ impl App {
                 generation,
                 compared,
             } => self.profiles_compared(generation, *compared),
+            Msg::WorkerFailed { work, message } => self.problem(format!(
+                "{work} stopped: {} (a bug in skope; please report it)",
+                crate::text::sanitize(&message)
+            )),
             Msg::Stop => self.quit = true,
         }
         self.request_highlight();

@@ -40,7 +40,12 @@ impl Highlighter {
     pub fn spawn(results: Sender<Msg>) -> Highlighter {
         // Without the worker thread the code simply stays plain: requests go nowhere.
         let mut rules: Option<Rules> = None;
-        let requests = super::latest::spawn("skope-highlight", move |request: Request| {
+        let failed = results.clone();
+        let report = move |message| {
+            let work = "highlighting the code";
+            let _ = failed.send(Msg::WorkerFailed { work, message });
+        };
+        let serve = move |request: Request| {
             let (generation, source, range) = request;
             let rules = rules.get_or_insert_with(Rules::new);
             let first = range.start;
@@ -52,7 +57,8 @@ impl Highlighter {
                     lines,
                 }))
                 .is_ok()
-        });
+        };
+        let requests = super::latest::spawn("skope-highlight", serve, report);
         Highlighter { requests }
     }
 

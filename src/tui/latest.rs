@@ -5,25 +5,25 @@
 use std::sync::mpsc::{Sender, channel};
 
 /// Starts a thread named `name` that calls `serve` on the newest waiting request, until
-/// `serve` returns false or every sender is gone. Without the thread (it could not start),
-/// requests go nowhere.
+/// `serve` returns false or every sender is gone. When `serve` panics, the thread ends and
+/// `failed` gets the message. Without the thread (it could not start), requests go nowhere.
 pub fn spawn<R: Send + 'static>(
     name: &str,
     mut serve: impl FnMut(R) -> bool + Send + 'static,
+    failed: impl FnOnce(String) + Send + 'static,
 ) -> Sender<R> {
     let (requests, queue) = channel::<R>();
-    let _ = std::thread::Builder::new()
-        .name(name.to_string())
-        .spawn(move || {
-            while let Ok(mut request) = queue.recv() {
-                while let Ok(newer) = queue.try_recv() {
-                    request = newer;
-                }
-                if !serve(request) {
-                    return;
-                }
+    let serving = move || {
+        while let Ok(mut request) = queue.recv() {
+            while let Ok(newer) = queue.try_recv() {
+                request = newer;
             }
-        });
+            if !serve(request) {
+                return;
+            }
+        }
+    };
+    crate::worker::spawn(name, serving, failed);
     requests
 }
 
@@ -36,10 +36,14 @@ mod tests {
     #[test]
     fn only_the_newest_waiting_request_is_served() {
         let (done, results) = channel();
-        let requests = spawn("test-latest", move |n: u32| {
-            std::thread::sleep(Duration::from_millis(50));
-            done.send(n).is_ok()
-        });
+        let requests = spawn(
+            "test-latest",
+            move |n: u32| {
+                std::thread::sleep(Duration::from_millis(50));
+                done.send(n).is_ok()
+            },
+            |_| {},
+        );
         for n in 0..10 {
             requests.send(n).unwrap();
         }
@@ -50,5 +54,18 @@ mod tests {
             served.push(results.recv_timeout(Duration::from_secs(10)).unwrap());
         }
         assert!(served.len() <= 2, "{served:?}");
+    }
+
+    #[test]
+    fn a_panicking_worker_says_why_instead_of_going_quiet() {
+        let (told, failures) = channel();
+        let requests = spawn(
+            "test-latest-panic",
+            |n: u32| -> bool { panic!("request {n} broke it") },
+            move |message| told.send(message).unwrap_or_default(),
+        );
+        requests.send(3).unwrap();
+        let message = failures.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(message, "request 3 broke it");
     }
 }

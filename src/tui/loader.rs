@@ -108,15 +108,15 @@ pub fn spawn(
 ) {
     std::thread::spawn(move || {
         let progress = tx.clone();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let result = crate::worker::guarded(|| {
             let (ws, problems) = load(&input, options, &rules, &mut |stage| {
                 let _ = progress.send(Msg::Progress(stage));
             })?;
             let mut loaded = with_plan(ws, &plan)?;
             loaded.notes.extend(problems);
             Ok(loaded)
-        }))
-        .unwrap_or_else(|payload| Err(internal_error(&input, payload.as_ref())));
+        })
+        .unwrap_or_else(|message| Err(internal_error(&input, &message)));
         let _ = tx.send(Msg::Loaded(result.map(Box::new)));
     });
 }
@@ -206,13 +206,8 @@ fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// The message for a panic while loading `input`.
-fn internal_error(input: &Input, payload: &(dyn std::any::Any + Send)) -> String {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string());
+/// The message for a panic (saying `what`) while loading `input`.
+fn internal_error(input: &Input, what: &str) -> String {
     format!(
         "{}: internal error while loading: {what}\n  hint: this is a bug in skope; please report it with the dump (or the first lines of `skope info` on it)",
         input.name()
@@ -259,8 +254,8 @@ mod tests {
     #[test]
     fn a_panic_while_loading_becomes_an_error_message() {
         let input = Input::File(PathBuf::from("dump.txt"));
-        let payload = std::panic::catch_unwind(|| panic!("index out of range")).unwrap_err();
-        let message = internal_error(&input, payload.as_ref());
+        let panic = crate::worker::guarded(|| panic!("index out of range")).unwrap_err();
+        let message = internal_error(&input, &panic);
         assert!(
             message.starts_with("dump.txt: internal error while loading: index out of range"),
             "{message}"

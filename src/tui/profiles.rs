@@ -92,7 +92,7 @@ impl PlanSnapshot {
 /// error.
 pub fn spawn_load(request: Request, snapshot: PlanSnapshot, events: Sender<Msg>) {
     std::thread::spawn(move || {
-        let result = std::panic::catch_unwind(|| {
+        let result = crate::worker::guarded(|| {
             profile::load_pair(&request.base, request.new.as_deref(), request.rank).map(|pair| {
                 let compared = Compared::new(&pair, &snapshot.planned());
                 Box::new(Loaded {
@@ -102,10 +102,12 @@ pub fn spawn_load(request: Request, snapshot: PlanSnapshot, events: Sender<Msg>)
                 })
             })
         })
-        .unwrap_or_else(|_| {
+        .unwrap_or_else(|panic| {
             Err(ProfileError::Pairing {
                 path: request.base.clone(),
-                message: "could not be read: the reader failed unexpectedly".to_string(),
+                message: format!(
+                    "could not be read: the reader failed unexpectedly ({panic}; a bug in skope, please report it)"
+                ),
             })
         });
         let _ = events.send(Msg::ProfilesLoaded { request, result });
@@ -168,7 +170,12 @@ impl CompareRequest {
 /// Starts the worker that compares again after edits; the newest request wins, and results
 /// come back as [`Msg::ProfilesCompared`].
 pub fn spawn_comparer(events: Sender<Msg>) -> Sender<CompareRequest> {
-    super::latest::spawn("skope-compare", move |request: CompareRequest| {
+    let failed = events.clone();
+    let report = move |message| {
+        let work = "comparing the profiles against the plan";
+        let _ = failed.send(Msg::WorkerFailed { work, message });
+    };
+    let serve = move |request: CompareRequest| {
         let compared = request.run();
         events
             .send(Msg::ProfilesCompared {
@@ -176,7 +183,8 @@ pub fn spawn_comparer(events: Sender<Msg>) -> Sender<CompareRequest> {
                 compared: Box::new(compared),
             })
             .is_ok()
-    })
+    };
+    super::latest::spawn("skope-compare", serve, report)
 }
 
 /// The tables of the profile view.

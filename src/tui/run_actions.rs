@@ -128,6 +128,8 @@ impl App {
             if !results_dir.is_some_and(|dir| self.open_run_results(&dir)) {
                 self.info(format!("{name} passed in {time}{results}"));
             }
+        } else if let Some(lost) = &run.lost {
+            self.problem(format!("{name} failed after {time}: {}", sanitize(lost)));
         } else {
             let first = match run.log.first_error() {
                 Some((n, line)) => format!("; first error, line {}: {}", n + 1, line.text),

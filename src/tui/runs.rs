@@ -4,8 +4,8 @@
 
 use super::app::Msg;
 use crate::compile::batch::{self, Batch, Handshake};
-use crate::compile::job::{ExitStatus, Job};
-use crate::compile::log::{self, Log};
+use crate::compile::job::{ExitStatus, Job, Stream};
+use crate::compile::log::{self, Log, LogLine};
 use crate::compile::prepare::{self, Prepared, RunInput};
 use crate::compile::profile::Profile;
 use crate::compile::record::{self, Ending, RunRecord};
@@ -68,6 +68,8 @@ pub struct Run {
     pub state: RunState,
     /// What it leaves in its directory, once prepared.
     pub record: Option<RunRecord>,
+    /// Why skope stopped following it, when it had to (the run ended as failed).
+    pub lost: Option<String>,
     job: Option<Job>,
     handshake: Handshake,
     /// For a run of an earlier session: whether its log file has been read.
@@ -211,6 +213,7 @@ impl Runs {
                 job: None,
                 handshake: Handshake::default(),
                 log_read: false,
+                lost: None,
             });
         }
         self.selected = self.list.len().saturating_sub(1);
@@ -257,10 +260,10 @@ impl Runs {
         let chosen = profile.clone();
         let launched = Arc::clone(&self.launched);
         std::thread::spawn(move || {
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let result = crate::worker::guarded(|| {
                 launch(&input, &chosen, &runs, (id, forwarder), &events, &launched)
-            }))
-            .unwrap_or_else(|_| Err("preparing the run failed unexpectedly".to_string()));
+            })
+            .unwrap_or_else(|panic| Err(format!("preparing the run failed unexpectedly: {panic}")));
             let _ = events.send(Msg::RunStarted { id, result });
         });
         self.forget_old();
@@ -277,6 +280,7 @@ impl Runs {
             job: None,
             handshake,
             log_read: true,
+            lost: None,
         });
         self.selected = self.list.len() - 1;
         self.scroll = None;
@@ -349,15 +353,24 @@ impl Runs {
         let Some(status) = batch.exited else {
             return false;
         };
-        let cancelled = run.state == RunState::Cancelling;
+        let cancelled = run.state == RunState::Cancelling && batch.lost.is_none();
         run.state = RunState::Ended {
             status,
             at: now,
             cancelled,
         };
         if let (Some(record), Some(out)) = (&mut run.record, &run.out) {
+            record.error.clone_from(&batch.lost);
             record.finish(out, status, cancelled);
         }
+        if let Some(lost) = &batch.lost {
+            run.log.push(LogLine {
+                stream: Stream::Stderr,
+                text: format!("skope: {lost}"),
+                cut: 0,
+            });
+        }
+        run.lost = batch.lost;
         true
     }
 
@@ -513,11 +526,31 @@ fn launch(
     };
     launches.jobs.push(job.clone());
     drop(launches);
-    let events = events.clone();
-    std::thread::spawn(move || {
-        batch::forward(rx, log::DEFAULT_LINES, handshake, |batch| {
-            events.send(Msg::RunOutput { id, batch }).is_ok()
-        });
-    });
+    let (events, failed) = (events.clone(), events.clone());
+    let stopped = job.clone();
+    let forwarding = crate::worker::spawn(
+        "skope-run-output",
+        move || {
+            batch::forward(rx, log::DEFAULT_LINES, handshake, |batch| {
+                events.send(Msg::RunOutput { id, batch }).is_ok()
+            });
+        },
+        // Nobody reads the job's output any more: stop it and end the run as failed, saying why.
+        move |message| {
+            stopped.kill();
+            let batch = Batch {
+                exited: Some(ExitStatus::Signal(libc::SIGKILL)),
+                lost: Some(format!(
+                    "skope stopped following the job's output: {message}"
+                )),
+                ..Batch::default()
+            };
+            let _ = failed.send(Msg::RunOutput { id, batch });
+        },
+    );
+    if !forwarding {
+        job.kill();
+        return Err("cannot start a thread to follow the job's output".to_string());
+    }
     Ok(Box::new(Launched { job, prepared }))
 }
