@@ -70,17 +70,44 @@ fn lines(ws: &Workspace, scope: &ScopePlan) -> Vec<Line> {
         .collect()
 }
 
-/// A string literal both Python and C read back as `s`: quotes and backslashes escaped,
-/// anything outside printable ASCII as `\xHH` bytes.
-fn literal(s: &str) -> String {
+/// A Python string literal that reads back as `s`, in printable ASCII: quotes and backslashes
+/// escaped, any other character as `\xHH`, `\uHHHH` or `\UHHHHHHHH` (each takes exactly
+/// that many digits, so no escape runs into the text after it).
+fn python_literal(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            c if (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x1_0000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A C string literal holding the UTF-8 bytes of `s`, in printable ASCII: quotes, backslashes
+/// and `?` (trigraphs) escaped, any other byte as a three-digit octal escape — C's `\x` takes
+/// every hex digit that follows, so `"\x0ab"` would be one byte; an octal escape stops at three.
+fn c_literal(s: &str) -> String {
     let mut out = String::from("\"");
     for byte in s.bytes() {
         match byte {
             b'"' => out.push_str("\\\""),
             b'\\' => out.push_str("\\\\"),
+            b'?' => out.push_str("\\?"),
             0x20..=0x7e => out.push(byte as char),
             _ => {
-                let _ = write!(out, "\\x{byte:02x}");
+                let _ = write!(out, "\\{byte:03o}");
             }
         }
     }
@@ -139,8 +166,8 @@ pub fn torchair(ws: &Workspace) -> String {
         let _ = writeln!(
             out,
             "with torchair.scope.super_kernel({}, {}):",
-            literal(&scope.name),
-            literal(&scope.options)
+            python_literal(&scope.name),
+            python_literal(&scope.options)
         );
         let mut in_none = false;
         for line in lines(ws, scope) {
@@ -238,7 +265,7 @@ pub fn acl(ws: &Workspace) -> String {
                 ),
             };
         }
-        let _ = writeln!(out, "aclskScopeBegin({}, stream);", literal(&scope.name));
+        let _ = writeln!(out, "aclskScopeBegin({}, stream);", c_literal(&scope.name));
         for line in lines(ws, scope) {
             let _ = match line {
                 Line::Member(id) => writeln!(out, "/*   {} */", op_text(ws, id)),
@@ -260,7 +287,7 @@ pub fn acl(ws: &Workspace) -> String {
                 ),
             };
         }
-        let _ = writeln!(out, "aclskScopeEnd({}, stream);", literal(&scope.name));
+        let _ = writeln!(out, "aclskScopeEnd({}, stream);", c_literal(&scope.name));
     }
     out
 }

@@ -286,9 +286,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             )?;
             let info = Info::of(&dump, &file.to_string_lossy());
             if json {
-                println!("{}", serde_json::to_string_pretty(&info)?);
+                print_json(&info)?;
             } else {
-                print!("{}", info.to_text());
+                print_text(&info.to_text());
             }
         }
         Some(Command::Report {
@@ -315,7 +315,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Some(text) => skope::report::options_check_text(&text),
                 None => (skope::report::options_schema_text(), true),
             };
-            print!("{out}");
+            print_text(&out);
             if !ok {
                 return Ok(ExitCode::from(1));
             }
@@ -335,7 +335,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             match output {
                 Some(path) => skope::planfile::write_atomically(&path, text.as_bytes())
                     .with_context(|| format!("cannot write {}", path.display()))?,
-                None => print!("{text}"),
+                None => print_text(&text),
             }
         }
         Some(Command::Codegen {
@@ -563,11 +563,11 @@ fn diff(base: &Path, new: Option<&Path>, args: &DiffArgs) -> Result<()> {
     };
     let result = skope::profile::diff(&pair, planned.as_ref());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        print_json(&result)?;
     } else if args.csv {
-        print!("{}", skope::profile::output::to_csv(&result));
+        print_text(&skope::profile::output::to_csv(&result));
     } else {
-        print!("{}", skope::profile::output::to_text(&result));
+        print_text(&skope::profile::output::to_text(&result));
     }
     Ok(())
 }
@@ -617,16 +617,16 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         if let (Some(v), Some(object)) = (&verification, value.as_object_mut()) {
             object.insert("verify".to_string(), serde_json::to_value(v)?);
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        print_json(&value)?;
     } else {
         // The verdict first: a long report would bury it.
         if let Some(v) = &verification {
-            println!("{}", verification_text(v));
+            print_text(&(verification_text(v) + "\n"));
         }
         if args.summary {
-            print!("{}", report.to_summary_text());
+            print_text(&report.to_summary_text());
         } else {
-            print!("{}", report.to_text());
+            print_text(&report.to_text());
         }
     }
     let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
@@ -702,4 +702,19 @@ fn explore(cli: Cli) -> Result<()> {
         mouse: !cli.no_mouse,
         profiles,
     })
+}
+
+/// Prints text made from inputs (a report, a table, CSV, code) with every terminal control in
+/// it made visible; line breaks stay.
+fn print_text(text: &str) {
+    print!("{}", skope::text::sanitize_text(text));
+}
+
+/// Prints `value` as pretty JSON, with every character a terminal could act on escaped.
+fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    println!(
+        "{}",
+        skope::text::json_safe(serde_json::to_string_pretty(value)?)
+    );
+    Ok(())
 }

@@ -230,7 +230,7 @@ impl PlanFile {
 
     /// The plan as pretty JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+        crate::text::json_safe(serde_json::to_string_pretty(self).unwrap_or_default()) + "\n"
     }
 
     /// Reads the plan file at `path`.
@@ -409,7 +409,8 @@ impl Journal {
 
     /// Appends `entry` and flushes it to disk.
     pub fn append(&mut self, entry: &JournalEntry) -> std::io::Result<()> {
-        let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
+        let line =
+            crate::text::json_safe(serde_json::to_string(entry).map_err(std::io::Error::other)?);
         writeln!(self.file, "{line}")?;
         self.file.sync_data()
     }

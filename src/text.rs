@@ -1,6 +1,7 @@
 //! Making strings from files and child processes safe to print on a terminal.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// Replaces control characters (C0, DEL, C1 — so ESC and every escape sequence) with visible
 /// `\u{..}` escapes; tabs become a space. Ordinary text, including non-ASCII, is unchanged.
@@ -25,9 +26,46 @@ pub fn sanitize_lines(s: &str) -> String {
     s.lines().map(sanitize).collect::<Vec<_>>().join("\n")
 }
 
+/// Like [`sanitize`], but keeps line breaks (`\n`) as they are: for whole outputs — reports,
+/// tables, CSV — whose lines skope makes and whose strings come from inputs.
+pub fn sanitize_text(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.split('\n').map(sanitize).collect::<Vec<_>>().join("\n"))
+}
+
+/// JSON text with every character a terminal could act on written as a `\uXXXX` escape: the
+/// same JSON value, safe to print. serde_json escapes C0 controls itself; this adds DEL, C1
+/// controls, bidi marks, overrides and isolates, U+061C and the line and paragraph separators
+/// (which also break JavaScript readers). Outside strings JSON holds only ASCII punctuation,
+/// so escaping everywhere only touches strings.
+pub fn json_safe(json: String) -> String {
+    if !json.chars().any(json_unsafe) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if json_unsafe(c) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn json_unsafe(c: char) -> bool {
+    matches!(c, '\u{7f}'..='\u{9f}' | '\u{61c}' | '\u{2028}' | '\u{2029}') || invisible_format(c)
+}
+
+/// Zero-width and bidi formatting characters: text that reads differently from what it is.
+fn invisible_format(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{61c}')
+}
+
 fn is_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || invisible_format(c)
 }
 
 /// The 1-based line and column (in characters) of byte `offset` of `text`.
@@ -58,6 +96,26 @@ mod tests {
         assert_eq!(sanitize("a\x1b[31mb"), "a\\u{1b}[31mb");
         assert_eq!(sanitize("a\nb\tc"), "a\\u{a}b c");
         assert_eq!(sanitize("x\u{9b}y\u{202e}z"), "x\\u{9b}y\\u{202e}z");
+    }
+
+    #[test]
+    fn json_keeps_its_value_and_loses_what_a_terminal_acts_on() {
+        let value =
+            "a\u{1b}]52;c;eA==\u{7}\u{9b}2J\u{202e}\u{2066}\u{61c}\u{2028}\u{2029}\u{7f}时间";
+        let json = json_safe(serde_json::to_string(value).unwrap_or_default());
+        assert_eq!(
+            json,
+            "\"a\\u001b]52;c;eA==\\u0007\\u009b2J\\u202e\\u2066\\u061c\\u2028\\u2029\\u007f时间\""
+        );
+        let back: String = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn whole_outputs_keep_their_lines_and_lose_controls() {
+        assert_eq!(sanitize_text("a\tb\nc\u{1b}[2J\n"), "a b\nc\\u{1b}[2J\n");
+        assert_eq!(sanitize_text("x\u{2028}y"), "x\\u{2028}y");
+        assert!(matches!(sanitize_text("plain\ntext"), Cow::Borrowed(_)));
     }
 
     #[test]

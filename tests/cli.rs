@@ -250,6 +250,61 @@ fn report_text_sanitises_names_from_the_dump() {
 }
 
 #[test]
+fn every_output_of_a_hostile_dump_is_inert_on_a_terminal() {
+    // Names with a C1 CSI, a bidi override and isolate, U+061C, a line separator and DEL, as
+    // a dump can carry them (octal escapes of their UTF-8 bytes).
+    let octal = |s: &str| s.bytes().map(|b| format!("\\{b:03o}")).collect::<String>();
+    let scope = octal("s\u{9b}2J\u{202e}cod.exe\u{2066}\u{61c}\u{2028}\u{7f}");
+    let op = octal("a\u{202e}b\u{9d}0;t\u{9c}");
+    let dump = temp_file(
+        "hostile_names.txt",
+        format!(
+            "op {{ name: \"{op}\" type: \"MatMulV2\" attr {{ key: \"_super_kernel_scope\" value {{ s: \"{scope}\" }} }} }}\n\
+             op {{ name: \"b\" type: \"Add\" input: \"{op}:0\" attr {{ key: \"_super_kernel_scope\" value {{ s: \"{scope}\" }} }} }}\n"
+        )
+        .as_bytes(),
+    );
+    let dump = dump.to_string_lossy().into_owned();
+    let runs: [&[&str]; 9] = [
+        &["report"],
+        &["report", "--json"],
+        &["report", "--summary"],
+        &["info"],
+        &["info", "--json"],
+        &["export", "--format", "plan"],
+        &["export", "--format", "torchair"],
+        &["export", "--format", "acl"],
+        &["codegen", "-o", "-"],
+    ];
+    for args in runs {
+        let (command, rest) = args.split_first().unwrap();
+        let mut all = vec![*command, dump.as_str()];
+        all.extend_from_slice(rest);
+        let out = skope(&all);
+        assert!(
+            out.status.success(),
+            "{all:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let active = |c: char| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{61c}' | '\u{2028}' | '\u{2029}')
+        };
+        let bad: Vec<char> = text.chars().filter(|c| active(*c)).collect();
+        assert!(bad.is_empty(), "{all:?} writes {bad:?}:\n{text}");
+        if all.contains(&"--json") || all.contains(&"plan") {
+            // Valid JSON, the names intact.
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(
+                value.to_string().contains("s\u{9b}2J\u{202e}cod.exe"),
+                "{all:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn report_verify_exits_1_on_differences_and_adds_json() {
     let after = example("moe_decode.after_sk.ge_proto.txt");
     let ok = skope(&[

@@ -238,3 +238,58 @@ fn without_a_graph_the_attribution_says_it_infers() {
         "{text}"
     );
 }
+
+/// True for a character a terminal acts on or that makes text read as something else: a
+/// control other than the line break, DEL, a C1 control, a bidi or zero-width format mark, or
+/// a line/paragraph separator.
+fn terminal_active(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{61c}' | '\u{2028}' | '\u{2029}')
+}
+
+#[test]
+fn every_output_of_a_hostile_profile_is_inert_on_a_terminal() {
+    // Op types that set the window title, write the clipboard (OSC 52), clear the screen with
+    // a C1 CSI, reverse the text's direction, and split a line for a JavaScript reader.
+    let dir = std::env::temp_dir().join(format!("skope-diff-hostile-{}", std::process::id()));
+    let hostile = [
+        "Add\x1b]0;owned\x07",
+        "Mul\x1b]52;c;ZWNobyBoaQ==\x07",
+        "Cast\u{9b}2J",
+        "Relu\u{202e}lmth.exe",
+        "Sub\u{2028}x",
+    ];
+    for (side, scale) in [("no_sk_model", 2.0), ("sk_model", 1.0)] {
+        let out = dir.join(side).join("ASCEND_PROFILER_OUTPUT");
+        std::fs::create_dir_all(&out).unwrap();
+        let mut csv = String::from(
+            "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n",
+        );
+        for (i, ty) in hostile.iter().enumerate() {
+            let t = scale * (i + 1) as f64;
+            csv.push_str(&format!("0,\"{ty}\",AI_CORE,1,{t},{t},{t},{t},10\n"));
+        }
+        std::fs::write(out.join("op_statistic.csv"), csv).unwrap();
+    }
+    let dir = dir.to_string_lossy().into_owned();
+    for args in [
+        vec!["diff", dir.as_str()],
+        vec!["diff", dir.as_str(), "--csv"],
+        vec!["diff", dir.as_str(), "--json"],
+    ] {
+        let out = skope(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("Relu"), "{args:?}: {text}");
+        let bad: Vec<char> = text.chars().filter(|c| terminal_active(*c)).collect();
+        assert!(bad.is_empty(), "{args:?} writes {bad:?}:\n{text}");
+        if args.contains(&"--json") {
+            // Still the same values, escaped.
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(value.to_string().contains("Relu\u{202e}lmth.exe"));
+            assert!(text.contains("Relu\\u202elmth.exe"), "{text}");
+        } else {
+            assert!(text.contains("Relu\\u{202e}lmth.exe"), "{args:?}: {text}");
+        }
+    }
+}

@@ -224,6 +224,96 @@ fn exported_torchair_code_is_python_that_names_every_scope_and_break() {
     assert_eq!(names, expected);
 }
 
+/// Scope names no exporter may garble: a hex-looking byte after a control, a newline, an
+/// escape sequence, CJK, a bidi override, trigraph-looking `??`, quotes and a backslash.
+const HOSTILE: [&str; 3] = [
+    "\x0ab",
+    "a\nb\x1b[2J 时间 \u{202e}??=\\ \"q\"",
+    "\u{1F600}\u{85}F\tb",
+];
+
+/// A GE dump with a scope of each of the [`HOSTILE`] names (edits refuse such names; dumps
+/// carry them), each byte written as a text-format octal escape.
+fn hostile() -> Workspace {
+    let mut text = String::new();
+    for (i, name) in HOSTILE.iter().enumerate() {
+        let escaped: String = name.bytes().map(|b| format!("\\{b:03o}")).collect();
+        text.push_str(&format!(
+            "op {{ name: \"op{i}\" type: \"MatMulV2\" attr {{ key: \"_super_kernel_scope\" value {{ s: \"{escaped}\" }} }} }}\n"
+        ));
+    }
+    let path = temp("hostile.ge_proto.txt");
+    std::fs::write(&path, text).unwrap();
+    open(path.to_str().unwrap())
+}
+
+#[test]
+fn exported_names_read_back_byte_for_byte_in_c_and_python() {
+    let ws = hostile();
+    let expected: Vec<String> = ws.plan().scopes.iter().map(|s| s.name.clone()).collect();
+    for name in HOSTILE {
+        assert!(expected.iter().any(|e| e == name), "{name:?} not a scope");
+    }
+    // C: the export inside a program whose aclskScopeBegin prints each literal's bytes (all
+    // of them: sizeof, so even a NUL would count), compiled with the host compiler.
+    let acl = skope::export::acl(&ws);
+    assert!(
+        acl.lines()
+            .filter(|l| l.starts_with("aclsk"))
+            .all(str::is_ascii),
+        "{acl}"
+    );
+    std::fs::write(temp("scopes.inc"), &acl).unwrap();
+    let program = "#include <stdio.h>\n\
+                   #define aclskScopeBegin(s, st) (fwrite(s, 1, sizeof(s) - 1, stdout), putchar(0))\n\
+                   #define aclskScopeEnd(s, st) ((void)(st))\n\
+                   int main(void) { void *stream = 0;\n#include \"scopes.inc\"\n return 0; }\n";
+    std::fs::write(temp("scopes.c"), program).unwrap();
+    let binary = temp("scopes");
+    let built = std::process::Command::new("cc")
+        .args(["-Wall", "-o"])
+        .arg(&binary)
+        .arg(temp("scopes.c"))
+        .output()
+        .expect("cc runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let run = std::process::Command::new(&binary).output().unwrap();
+    let names: Vec<&[u8]> = run
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|n| !n.is_empty())
+        .collect();
+    let want: Vec<&[u8]> = expected.iter().map(|n| n.as_bytes()).collect();
+    assert_eq!(names, want);
+    // Python: the TorchAir export parses, and its literals are the names.
+    let code = skope::export::torchair(&ws);
+    assert!(
+        code.lines()
+            .filter(|l| l.starts_with("with "))
+            .all(str::is_ascii)
+    );
+    let path = temp("hostile.py");
+    std::fs::write(&path, &code).unwrap();
+    let check = "import ast,sys\n\
+                 t=ast.parse(open(sys.argv[1], encoding='utf-8').read())\n\
+                 sys.stdout.buffer.write(b'\\0'.join(w.items[0].context_expr.args[0].value.encode() for w in t.body if isinstance(w, ast.With)))";
+    let out = std::process::Command::new("python3")
+        .args(["-c", check, path.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<&[u8]> = out.stdout.split(|b| *b == 0).collect();
+    assert_eq!(names, want);
+}
+
 #[test]
 fn exported_acl_code_brackets_each_scope_and_maps_options() {
     let ws = edited();

@@ -24,8 +24,9 @@ pub fn write_all(dir: &Path, codes: &[EntryCode], graph: &Graph) -> std::io::Res
         }
         let source = dir.join(format!("{candidate}.cpp"));
         write_replacing(&source, code.source.as_bytes())?;
-        let sidecar =
-            serde_json::to_string_pretty(&code.sidecar(graph)).map_err(std::io::Error::other)?;
+        let sidecar = crate::text::json_safe(
+            serde_json::to_string_pretty(&code.sidecar(graph)).map_err(std::io::Error::other)?,
+        );
         write_replacing(&dir.join(format!("{candidate}.json")), sidecar.as_bytes())?;
         written.push(source);
     }

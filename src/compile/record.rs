@@ -89,7 +89,9 @@ pub fn now_ms() -> u64 {
 impl RunRecord {
     /// Writes the record into `dir`.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n";
+        let text = crate::text::json_safe(
+            serde_json::to_string_pretty(self).map_err(std::io::Error::other)?,
+        ) + "\n";
         crate::planfile::write_replacing(&dir.join(RECORD), text.as_bytes())
     }
 
