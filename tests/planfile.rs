@@ -186,6 +186,26 @@ fn the_journal_replays_a_session_and_survives_a_cut_last_line() {
     assert!(!path.exists());
 }
 
+/// The first argument of every top-level `with` of the Python `code`, as Python reads it
+/// (UTF-8 bytes), the file written to `name`.
+fn python_scope_names(code: &str, name: &str) -> Vec<Vec<u8>> {
+    let path = temp(name);
+    std::fs::write(&path, code).unwrap();
+    let check = "import ast,sys\n\
+                 t=ast.parse(open(sys.argv[1], encoding='utf-8').read())\n\
+                 sys.stdout.buffer.write(b'\\0'.join(w.items[0].context_expr.args[0].value.encode() for w in t.body if isinstance(w, ast.With)))";
+    let out = std::process::Command::new("python3")
+        .args(["-c", check, path.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout.split(|b| *b == 0).map(<[u8]>::to_vec).collect()
+}
+
 #[test]
 fn exported_torchair_code_is_python_that_names_every_scope_and_break() {
     let ws = edited();
@@ -201,24 +221,9 @@ fn exported_torchair_code_is_python_that_names_every_scope_and_break() {
         "    with torchair.scope.super_kernel(None):  # kept out of fusion\n        # layer0_rope  (ApplyRotaryPosEmb)\n        pass\n"
     ));
     // Python reads it, and reads the scope names back exactly.
-    let path = temp("scopes.py");
-    std::fs::write(&path, &code).unwrap();
-    let check = "import ast,sys\n\
-                 t=ast.parse(open(sys.argv[1]).read())\n\
-                 print('\\n'.join(w.items[0].context_expr.args[0].value for w in t.body if isinstance(w, ast.With)))";
-    let out = std::process::Command::new("python3")
-        .args(["-c", check, path.to_str().unwrap()])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let names: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
+    let names: Vec<String> = python_scope_names(&code, "scopes.py")
+        .into_iter()
+        .map(|n| String::from_utf8(n).unwrap())
         .collect();
     let expected: Vec<String> = ws.plan().scopes.iter().map(|s| s.name.clone()).collect();
     assert_eq!(names, expected);
@@ -296,21 +301,7 @@ fn exported_names_read_back_byte_for_byte_in_c_and_python() {
             .filter(|l| l.starts_with("with "))
             .all(str::is_ascii)
     );
-    let path = temp("hostile.py");
-    std::fs::write(&path, &code).unwrap();
-    let check = "import ast,sys\n\
-                 t=ast.parse(open(sys.argv[1], encoding='utf-8').read())\n\
-                 sys.stdout.buffer.write(b'\\0'.join(w.items[0].context_expr.args[0].value.encode() for w in t.body if isinstance(w, ast.With)))";
-    let out = std::process::Command::new("python3")
-        .args(["-c", check, path.to_str().unwrap()])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let names: Vec<&[u8]> = out.stdout.split(|b| *b == 0).collect();
+    let names = python_scope_names(&code, "hostile.py");
     assert_eq!(names, want);
 }
 
