@@ -458,8 +458,9 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
     let mut run =
         prepare::prepare(ws, chosen, &runs, profiles.keep_runs).map_err(anyhow::Error::msg)?;
     eprintln!(
-        "skope: running profile {} in {} (output in {})",
+        "skope: running profile {} ({}) in {} (output in {})",
         skope::text::sanitize(&chosen.name),
+        skope::text::sanitize(&chosen.origin()),
         skope::text::sanitize(&run.cwd.to_string_lossy()),
         skope::text::sanitize(&run.out.to_string_lossy())
     );

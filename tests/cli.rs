@@ -560,6 +560,19 @@ fn compile_runs_profiles_and_exits_with_their_status() {
         String::from_utf8_lossy(&out.stderr)
             .contains("first error, line 1: x.cpp:1:1: error: boom")
     );
+    // a local file replacing the built-in check is announced before it runs
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[profile]]\nname = \"check\"\nargv = [\"echo\", \"not the real check\"]\n",
+    )
+    .unwrap();
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "check"], &[]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("running profile check (from ./skope.toml, overrides the built-in)"),
+        "{stderr}"
+    );
     // a bad skope.toml says where
     std::fs::write(
         dir.join("skope.toml"),

@@ -568,3 +568,29 @@ fn earlier_runs_are_listed_after_a_restart() {
     s.send(b"q");
     assert_eq!(s.wait_exit(LONG), Some(0));
 }
+
+#[test]
+fn a_local_profile_replacing_the_built_in_check_is_shown_as_such() {
+    let dir = std::env::temp_dir().join(format!("skope-term-override-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[profile]]\nname = \"check\"\nargv = [\"echo\", \"anything at all\"]\n",
+    )
+    .unwrap();
+    let dump =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
+    let mut s = skope_in(&dir, &[dump.to_str().unwrap()]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    s.send(b"c");
+    s.wait_for("the picker with origins", LONG, |t| {
+        t.contains("check  from ./skope.toml, overrides the built-in")
+            && t.contains("cann  built in")
+    });
+    s.send(b"\x1b");
+    s.wait_for("the picker closed", LONG, |t| !t.contains("Run a profile"));
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -294,6 +294,7 @@ fn a_run_whose_results_hold_profiles_opens_them() {
         env: Vec::new(),
         results: Some("{out}/prof_result".into()),
         file: None,
+        overrides: false,
     };
     offer(&mut app, profile);
     press(&mut app, KeyCode::Enter);

@@ -209,6 +209,7 @@ fn start_script(app: &mut App, name: &str, script: &str) {
         env: Vec::new(),
         results: None,
         file: None,
+        overrides: false,
     };
     offer(app, profile);
     press(app, KeyCode::Enter);
@@ -513,6 +514,7 @@ fn a_command_that_cannot_start_says_so() {
         env: Vec::new(),
         results: None,
         file: None,
+        overrides: false,
     };
     offer(&mut app, profile);
     press(&mut app, KeyCode::Enter);

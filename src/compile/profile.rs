@@ -35,6 +35,37 @@ pub struct Profile {
     pub results: Option<String>,
     /// The file it came from; `None` for a built-in.
     pub file: Option<PathBuf>,
+    /// True when it replaces a built-in profile of the same name.
+    pub overrides: bool,
+}
+
+impl Profile {
+    /// Where it comes from, in words: `built in`, or `from ./skope.toml` (the working
+    /// directory's file; another file by its path, `~` for the home directory), with
+    /// `, overrides the built-in` when it replaces one — a `skope.toml` in a cloned repository
+    /// can redefine `check`, and the user must see that before running it.
+    pub fn origin(&self) -> String {
+        let Some(file) = &self.file else {
+            return "built in".to_string();
+        };
+        let cwd = std::env::current_dir().ok();
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let shown = match (file.parent(), file.file_name()) {
+            (Some(dir), Some(name)) if Some(dir) == cwd.as_deref() => {
+                format!("./{}", name.to_string_lossy())
+            }
+            _ => match home.as_deref().and_then(|h| file.strip_prefix(h).ok()) {
+                Some(rest) => format!("~/{}", rest.display()),
+                None => file.display().to_string(),
+            },
+        };
+        let overrides = if self.overrides {
+            ", overrides the built-in"
+        } else {
+            ""
+        };
+        format!("from {shown}{overrides}")
+    }
 }
 
 /// A profiles file that cannot be used.
@@ -113,6 +144,7 @@ pub fn builtin() -> Vec<Profile> {
             env: Vec::new(),
             results: None,
             file: None,
+            overrides: false,
         },
         Profile {
             name: "cann".into(),
@@ -126,6 +158,7 @@ pub fn builtin() -> Vec<Profile> {
             env: Vec::new(),
             results: Some("{out}".into()),
             file: None,
+            overrides: false,
         },
     ]
 }
@@ -161,8 +194,9 @@ pub fn load(paths: &[PathBuf]) -> Result<Profiles, ProfileError> {
         }
     }
     for profile in builtin() {
-        if !profiles.iter().any(|p| p.name == profile.name) {
-            profiles.push(profile);
+        match profiles.iter_mut().find(|p| p.name == profile.name) {
+            Some(replacing) => replacing.overrides = true,
+            None => profiles.push(profile),
         }
     }
     Ok(Profiles {
@@ -227,6 +261,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ProfilesFile, ProfileError> {
             env: raw.env.into_iter().collect(),
             results: raw.results,
             file: Some(path.to_path_buf()),
+            overrides: false,
         });
     }
     Ok(ProfilesFile {
@@ -275,6 +310,18 @@ argv = ["make", "check"]
         let names: Vec<&str> = all.list.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["compare", "check", "cann"]);
         assert_eq!(all.list[1].argv, ["make", "check"]);
+        // A file's check replacing the built-in says so; its other profiles and the
+        // remaining built-in do not.
+        let origins: Vec<String> = all.list.iter().map(Profile::origin).collect();
+        let shown = dir.join(FILE_NAME).display().to_string();
+        assert_eq!(
+            origins,
+            [
+                format!("from {shown}"),
+                format!("from {shown}, overrides the built-in"),
+                "built in".to_string()
+            ]
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -109,10 +109,22 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         } else {
             theme.get(Role::Text)
         };
-        lines.push(Line::from(Span::styled(
-            format!(" {} ", sanitize(choice)),
-            style,
-        )));
+        let mut row = vec![Span::styled(format!(" {} ", sanitize(choice)), style)];
+        // A profile says where it comes from; one replacing a built-in stands out.
+        if let PickFor::Profile(profiles) = &picker.purpose
+            && let Some(profile) = profiles.iter().find(|p| p.name == *choice)
+        {
+            let role = if profile.overrides {
+                Role::Warning
+            } else {
+                Role::Dim
+            };
+            row.push(Span::styled(
+                format!(" {}", sanitize(&profile.origin())),
+                theme.get(role),
+            ));
+        }
+        lines.push(Line::from(row));
     }
     if !about.is_empty() {
         lines.push(Line::from(""));
