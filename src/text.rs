@@ -68,6 +68,23 @@ fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') || invisible_format(c)
 }
 
+/// `s` in at most `max` characters: when longer, its middle gives way to `…` (names differ
+/// at both ends: `layer1_w_gate_up` and `layer1_w_gate_down`). Linear in the length of `s`.
+pub fn cut_middle(s: &str, max: usize) -> Cow<'_, str> {
+    let count = s.chars().count();
+    if count <= max {
+        return Cow::Borrowed(s);
+    }
+    let keep = max.saturating_sub(1);
+    let (head, tail) = (keep - keep / 2, keep / 2);
+    let head_end = s.char_indices().nth(head).map_or(s.len(), |(i, _)| i);
+    let tail_start = match tail {
+        0 => s.len(),
+        n => s.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i),
+    };
+    Cow::Owned(format!("{}…{}", &s[..head_end], &s[tail_start..]))
+}
+
 /// The 1-based line and column (in characters) of byte `offset` of `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut end = offset.min(text.len());
@@ -116,6 +133,17 @@ mod tests {
         assert_eq!(sanitize_text("a\tb\nc\u{1b}[2J\n"), "a b\nc\\u{1b}[2J\n");
         assert_eq!(sanitize_text("x\u{2028}y"), "x\\u{2028}y");
         assert!(matches!(sanitize_text("plain\ntext"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn long_strings_lose_their_middle() {
+        assert_eq!(cut_middle("short", 10), "short");
+        assert_eq!(cut_middle("layer1_w_gate_down", 11), "layer…_down");
+        assert_eq!(cut_middle("时间时间时间", 4), "时间…间");
+        assert_eq!(cut_middle("abc", 1), "…");
+        assert_eq!(cut_middle("abcd", 2), "a…");
+        let huge = "x".repeat(1_000_000);
+        assert_eq!(cut_middle(&huge, 60).chars().count(), 60);
     }
 
     #[test]

@@ -247,11 +247,52 @@ fn terminal_active(c: char) -> bool {
         || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{61c}' | '\u{2028}' | '\u{2029}')
 }
 
+/// A directory with `no_sk_model` and `sk_model` op_statistic files holding one row per op
+/// type of `types` (the base twice as slow).
+fn op_statistic_pair(name: &str, types: &[&str]) -> String {
+    let dir = std::env::temp_dir().join(format!("skope-diff-{name}-{}", std::process::id()));
+    for (side, scale) in [("no_sk_model", 2.0), ("sk_model", 1.0)] {
+        let out = dir.join(side).join("ASCEND_PROFILER_OUTPUT");
+        std::fs::create_dir_all(&out).unwrap();
+        let mut csv = String::from(
+            "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n",
+        );
+        for (i, ty) in types.iter().enumerate() {
+            let t = scale * (i + 1) as f64;
+            csv.push_str(&format!("0,\"{ty}\",AI_CORE,1,{t},{t},{t},{t},10\n"));
+        }
+        std::fs::write(out.join("op_statistic.csv"), csv).unwrap();
+    }
+    dir.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_huge_op_type_is_cut_in_the_table_not_padded_into_every_row() {
+    let huge = format!("Huge{}Type", "x".repeat(4_000_000));
+    let mut types: Vec<String> = (0..50).map(|i| format!("Op{i}")).collect();
+    types.push(huge.clone());
+    let types: Vec<&str> = types.iter().map(String::as_str).collect();
+    let dir = op_statistic_pair("huge", &types);
+    let out = skope(&["diff", &dir]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // 51 rows of a few dozen columns, not 51 × 4 MB.
+    assert!(text.len() < 64 * 1024, "{} bytes of output", text.len());
+    assert!(
+        text.contains("Hugexxxx") && text.contains("xxxxType"),
+        "{text}"
+    );
+    assert!(text.lines().all(|l| l.chars().count() < 200), "{text}");
+    assert!(text.contains('…'));
+    // The machine-readable outputs keep the whole name.
+    let json = skope(&["diff", &dir, "--json"]);
+    assert!(stdout(&json).contains(&huge));
+}
+
 #[test]
 fn every_output_of_a_hostile_profile_is_inert_on_a_terminal() {
     // Op types that set the window title, write the clipboard (OSC 52), clear the screen with
     // a C1 CSI, reverse the text's direction, and split a line for a JavaScript reader.
-    let dir = std::env::temp_dir().join(format!("skope-diff-hostile-{}", std::process::id()));
     let hostile = [
         "Add\x1b]0;owned\x07",
         "Mul\x1b]52;c;ZWNobyBoaQ==\x07",
@@ -259,19 +300,7 @@ fn every_output_of_a_hostile_profile_is_inert_on_a_terminal() {
         "Relu\u{202e}lmth.exe",
         "Sub\u{2028}x",
     ];
-    for (side, scale) in [("no_sk_model", 2.0), ("sk_model", 1.0)] {
-        let out = dir.join(side).join("ASCEND_PROFILER_OUTPUT");
-        std::fs::create_dir_all(&out).unwrap();
-        let mut csv = String::from(
-            "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n",
-        );
-        for (i, ty) in hostile.iter().enumerate() {
-            let t = scale * (i + 1) as f64;
-            csv.push_str(&format!("0,\"{ty}\",AI_CORE,1,{t},{t},{t},{t},10\n"));
-        }
-        std::fs::write(out.join("op_statistic.csv"), csv).unwrap();
-    }
-    let dir = dir.to_string_lossy().into_owned();
+    let dir = op_statistic_pair("hostile", &hostile);
     for args in [
         vec!["diff", dir.as_str()],
         vec!["diff", dir.as_str(), "--csv"],

@@ -4,7 +4,8 @@
 
 use super::attribution::FusedEvidence;
 use super::diff::{Diff, DiffRow, Side};
-use crate::text::sanitize;
+use crate::text::{cut_middle, sanitize};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Below this many µs a delta counts as none.
@@ -64,15 +65,23 @@ pub fn pct(v: Option<f64>) -> String {
     }
 }
 
+/// The widest a table cell gets: longer ones lose their middle, so one huge name (a profile
+/// can hold anything) neither pads every row nor floods the output.
+pub const MAX_CELL: usize = 60;
+
 fn table(out: &mut String, indent: &str, rows: &[Vec<String>], right: &[bool]) {
+    let rows: Vec<Vec<Cow<str>>> = rows
+        .iter()
+        .map(|row| row.iter().map(|c| cut_middle(c, MAX_CELL)).collect())
+        .collect();
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut width = vec![0usize; cols];
-    for row in rows {
+    for row in &rows {
         for (i, cell) in row.iter().enumerate() {
             width[i] = width[i].max(cell.chars().count());
         }
     }
-    for row in rows {
+    for row in &rows {
         let mut line = String::from(indent);
         for (i, cell) in row.iter().enumerate() {
             let pad = width[i] - cell.chars().count();
