@@ -34,12 +34,16 @@ impl FileError {
         }
     }
 
-    /// `path` could not be read.
-    pub fn unreadable(path: &Path, error: &std::io::Error, hint: &'static str) -> FileError {
+    /// `path` could not be read as text (with the place of its first non-UTF-8 byte).
+    pub fn unreadable(
+        path: &Path,
+        error: &crate::text::ReadTextError,
+        hint: &'static str,
+    ) -> FileError {
         FileError {
             path: path.to_path_buf(),
-            at: None,
-            message: format!("cannot read it: {error}"),
+            at: error.at(),
+            message: error.to_string(),
             hint,
         }
     }

@@ -236,7 +236,9 @@ enum Command {
     /// List every SuperKernel option, or check an options string (`k1=v1:k2=v2`) the way the
     /// compiler does and print its canonical form; exits with status 1 when it has an error.
     Options {
-        /// The options string to check.
+        /// The options string to check (one starting with `-` is taken as it is; `--` before
+        /// it works too).
+        #[arg(allow_hyphen_values = true)]
         text: Option<String>,
     },
 }

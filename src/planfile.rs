@@ -9,6 +9,7 @@
 use crate::edit::Edit;
 use crate::fusion::marks::{Marks, OpMark};
 use crate::graph::{Graph, OpId};
+use crate::text::ReadTextError;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -239,7 +240,16 @@ impl PlanFile {
             path: path.to_path_buf(),
             kind,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| error(PlanFileErrorKind::Io(e)))?;
+        let text = crate::text::read_utf8(path).map_err(|e| {
+            error(match e {
+                ReadTextError::Io(e) => PlanFileErrorKind::Io(e),
+                not_utf8 => PlanFileErrorKind::Syntax {
+                    line: not_utf8.at().map_or(0, |(l, _)| l),
+                    col: not_utf8.at().map_or(0, |(_, c)| c),
+                    message: not_utf8.to_string(),
+                },
+            })
+        })?;
         let plan: PlanFile = serde_json::from_str(&text).map_err(|e| {
             error(PlanFileErrorKind::Syntax {
                 line: e.line(),

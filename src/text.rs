@@ -85,6 +85,63 @@ pub fn cut_middle(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}…{}", &s[..head_end], &s[tail_start..]))
 }
 
+/// Why a file could not be read as text.
+#[derive(Debug)]
+pub enum ReadTextError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// It is not UTF-8: where the first bad byte is.
+    NotUtf8 {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (in characters) of the bad byte.
+        col: usize,
+        /// The bad byte.
+        byte: u8,
+    },
+}
+
+impl std::fmt::Display for ReadTextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadTextError::Io(e) => write!(f, "cannot read it: {e}"),
+            ReadTextError::NotUtf8 { byte, .. } => write!(
+                f,
+                "not UTF-8 text: byte 0x{byte:02x} here cannot start or continue a character \
+                 (save the file as UTF-8)"
+            ),
+        }
+    }
+}
+
+impl ReadTextError {
+    /// The 1-based line and column it is at, when it has a place.
+    pub fn at(&self) -> Option<(usize, usize)> {
+        match self {
+            ReadTextError::Io(_) => None,
+            ReadTextError::NotUtf8 { line, col, .. } => Some((*line, *col)),
+        }
+    }
+}
+
+/// The file at `path` as text; a file that is not UTF-8 is refused with the line and column of
+/// its first bad byte.
+pub fn read_utf8(path: &std::path::Path) -> Result<String, ReadTextError> {
+    let bytes = std::fs::read(path).map_err(ReadTextError::Io)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        // The valid prefix is text: its end is the place.
+        let before = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
+        let (line, col) = line_col(before, good);
+        ReadTextError::NotUtf8 {
+            line,
+            col,
+            byte: bytes.get(good).copied().unwrap_or_default(),
+        }
+    })
+}
+
 /// The 1-based line and column (in characters) of byte `offset` of `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut end = offset.min(text.len());
@@ -133,6 +190,22 @@ mod tests {
         assert_eq!(sanitize_text("a\tb\nc\u{1b}[2J\n"), "a b\nc\\u{1b}[2J\n");
         assert_eq!(sanitize_text("x\u{2028}y"), "x\\u{2028}y");
         assert!(matches!(sanitize_text("plain\ntext"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
+        let dir = std::env::temp_dir().join(format!("skope-text-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("latin1.toml");
+        let _ = std::fs::write(&path, b"a = 1\nname = \"caf\xe9\"\n");
+        match read_utf8(&path) {
+            Err(e @ ReadTextError::NotUtf8 { byte: 0xe9, .. }) => {
+                assert_eq!(e.at(), Some((2, 12)));
+                assert!(e.to_string().contains("0xe9"), "{e}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

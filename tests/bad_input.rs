@@ -172,9 +172,10 @@ fn pbtxt_errors_inside_embedded_text_name_the_attribute() {
 fn json_errors_name_line_column_or_path() {
     let m = message(b"{\"graph\": [\n  {\"op\": [1,]}\n]}");
     assert!(m.starts_with("dump.txt:2:13: "), "{m}");
-    let m = message(b"{\"graph\": [{\"op\": [{\"name\": 5}]}]}");
+    // A value of the wrong kind: its line and column as well as its path.
+    let m = message(b"{\"graph\": [{\"op\": [\n  {\"type\": \"Add\"},\n  {\"name\": 5}]}]}");
     assert!(
-        m.contains("at graph[0].op[0].name: expected a string, found a number"),
+        m.starts_with("dump.txt:3:12: at graph[0].op[1].name: expected a string, found a number"),
         "{m}"
     );
     let m = message(b"{\"nothing\": 1}");

@@ -114,6 +114,55 @@ fn config_prints_every_default_and_a_bad_config_is_refused_with_its_place() {
 }
 
 #[test]
+fn files_that_are_not_utf8_are_refused_at_their_first_bad_byte() {
+    let dump = example("moe_decode.ge_proto.txt");
+    // A Latin-1 é on line 2, column 10 of each.
+    let config = temp_file("latin1_config.toml", b"[keys]\nquit = [\"\xe9\"]\n");
+    let rules = temp_file(
+        "latin1_rules.json",
+        b"{\"rules\": [\n  {\"x\": \"\xe9\"}]}\n",
+    );
+    let plan = temp_file(
+        "latin1_plan.json",
+        b"{\"skope_plan\": 1,\n\"graph\": \"\xe9\"}\n",
+    );
+    let runs: [(Vec<&str>, &str); 3] = [
+        (
+            vec!["--config", config.to_str().unwrap(), &dump],
+            "latin1_config.toml:2:10: ",
+        ),
+        (
+            vec!["report", &dump, "--rules", rules.to_str().unwrap()],
+            "latin1_rules.json:2:10: ",
+        ),
+        (
+            vec!["report", &dump, "--plan", plan.to_str().unwrap()],
+            "latin1_plan.json:2:11: ",
+        ),
+    ];
+    for (args, place) in runs {
+        let out = skope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(place), "{args:?}: {err}");
+        assert!(err.contains("not UTF-8 text: byte 0xe9"), "{args:?}: {err}");
+    }
+    // skope.toml, found in the working directory.
+    let dir = std::env::temp_dir().join(format!("skope-cli-latin1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("skope.toml"),
+        b"[[profile]]\nname = \"caf\xe9\"\nargv = [\"true\"]\n",
+    )
+    .unwrap();
+    let out = skope_in(&dir, &["compile", &dump, "--profile", "check"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("skope.toml:2:12: not UTF-8 text"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_bad_file_exits_non_zero_with_position_and_hint() {
     let path = temp_file("broken.txt", b"graph {\n  op { name: \"a\"\n");
     let out = skope(&["info", path.to_str().unwrap()]);
@@ -371,6 +420,20 @@ fn options_lists_the_schema_and_checks_a_string() {
     assert!(text.contains(
         "GE: [Super Kernel] Invalid compile option: stream-funsion option is not supported."
     ));
+    // A string starting with '-' is the string to check, not a flag of skope's, with or
+    // without `--` before it.
+    for args in [
+        &["options", "-early-start=1"][..],
+        &["options", "--", "-early-start=1"],
+    ] {
+        let out = skope(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("unknown option -early-start; did you mean early-start?"),
+            "{args:?}: {text}"
+        );
+    }
 }
 
 /// `skope export DUMP --format plan` into a temporary file `name`; returns its path.
@@ -581,7 +644,12 @@ fn compile_runs_profiles_and_exits_with_their_status() {
     .unwrap();
     let out = skope_in(&dir, &["compile", &dump, "--profile", "x"], &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("skope.toml:1:1"));
+    // at the argument on line 3, not at the table
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("skope.toml:3:9: profile \"x\": argument 1 uses {nope}"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -95,8 +95,14 @@ fn a_missing_column_names_the_file_and_the_column() {
         "{e:?}"
     );
     let m = message(&e);
-    assert!(m.contains("missing_column.csv"), "{m}");
-    assert!(m.contains("Total Time(us)"), "{m}");
+    assert!(
+        m.contains("missing_column.csv:1: the header has no column \"Total Time(us)\""),
+        "{m}"
+    );
+    assert!(
+        m.contains("(its columns: 1 \"Device_id\", 2 \"OP Type\""),
+        "{m}"
+    );
     assert!(m.contains("hint:"), "{m}");
 }
 

@@ -106,7 +106,7 @@ pub struct ProfilesFile {
 #[serde(deny_unknown_fields)]
 struct RawProfile {
     name: String,
-    argv: Vec<String>,
+    argv: Vec<toml::Spanned<String>>,
     #[serde(default)]
     about: Option<String>,
     #[serde(default)]
@@ -114,7 +114,7 @@ struct RawProfile {
     #[serde(default)]
     env: BTreeMap<String, String>,
     #[serde(default)]
-    results: Option<String>,
+    results: Option<toml::Spanned<String>>,
 }
 
 /// The built-in profiles.
@@ -184,7 +184,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Profiles, ProfileError> {
     let mut keep_runs = None;
     for path in paths.iter().filter(|p| p.is_file()) {
         let text =
-            std::fs::read_to_string(path).map_err(|e| ProfileError::unreadable(path, &e, HINT))?;
+            crate::text::read_utf8(path).map_err(|e| ProfileError::unreadable(path, &e, HINT))?;
         let file = parse(&text, path)?;
         keep_runs = keep_runs.or(file.keep_runs);
         for profile in file.profiles {
@@ -249,17 +249,26 @@ pub fn parse(text: &str, path: &Path) -> Result<ProfilesFile, ProfileError> {
                 format!("profile \"{}\" has an empty argv", raw.name),
             ));
         }
-        let mut templates = raw.argv.clone();
-        templates.extend(raw.results.clone());
-        template::used(&templates)
-            .map_err(|e| error(at, format!("profile \"{}\": {e}", raw.name)))?;
+        // Every template, where it is in the file: an error points at the argument.
+        let templates: Vec<&toml::Spanned<String>> =
+            raw.argv.iter().chain(raw.results.as_ref()).collect();
+        let texts: Vec<String> = templates.iter().map(|t| t.get_ref().clone()).collect();
+        template::used(&texts).map_err(|e| {
+            let place = templates.get(e.arg()).map(|t| t.span().start);
+            error(place.or(at), format!("profile \"{}\": {e}", raw.name))
+        })?;
+        let argv: Vec<String> = raw
+            .argv
+            .into_iter()
+            .map(toml::Spanned::into_inner)
+            .collect();
         out.push(Profile {
-            about: raw.about.unwrap_or_else(|| raw.argv.join(" ")),
+            about: raw.about.unwrap_or_else(|| argv.join(" ")),
             name: raw.name,
-            argv: raw.argv,
+            argv,
             cwd: raw.cwd.map(|c| dir.join(c)),
             env: raw.env.into_iter().collect(),
-            results: raw.results,
+            results: raw.results.map(toml::Spanned::into_inner),
             file: Some(path.to_path_buf()),
             overrides: false,
         });

@@ -49,6 +49,15 @@ pub enum TemplateError {
     },
 }
 
+impl TemplateError {
+    /// The index of the argument it is in.
+    pub fn arg(&self) -> usize {
+        match self {
+            TemplateError::Unknown { arg, .. } | TemplateError::Unbalanced { arg } => *arg,
+        }
+    }
+}
+
 impl fmt::Display for TemplateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -158,11 +158,14 @@ impl RuleSet {
 
     /// Adds the rules of the file at `path`, overriding entries for the same op types.
     pub fn add_file(&mut self, path: &Path) -> Result<(), RulesError> {
-        let text = std::fs::read_to_string(path).map_err(|e| RulesError {
-            path: path.to_path_buf(),
-            line: 0,
-            column: 0,
-            message: format!("cannot read the rules file: {e}"),
+        let text = crate::text::read_utf8(path).map_err(|e| {
+            let (line, column) = e.at().unwrap_or((0, 0));
+            RulesError {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: format!("cannot read the rules file: {e}"),
+            }
         })?;
         self.add_text(path, &text)
     }

@@ -47,6 +47,8 @@ pub enum LoadErrorKind {
     Structure {
         /// Where in the document (a JSON path such as `graph[0].op[3].attr`).
         path: String,
+        /// The line and column of that value in the file, when it could be found.
+        at: Option<(usize, usize)>,
         /// What is wrong.
         message: String,
     },
@@ -108,8 +110,16 @@ impl fmt::Display for LoadError {
             LoadErrorKind::Syntax { line, col, message } => {
                 write!(f, "{path}:{line}:{col}: {message}")?
             }
-            LoadErrorKind::Structure { path: at, message } => {
-                write!(f, "{path}: at {at}: {message}")?
+            LoadErrorKind::Structure {
+                path: json_path,
+                at,
+                message,
+            } => {
+                write!(f, "{path}")?;
+                if let Some((line, col)) = at {
+                    write!(f, ":{line}:{col}")?;
+                }
+                write!(f, ": at {json_path}: {message}")?
             }
         }
         write!(f, "\n  hint: {}", self.hint())

@@ -6,6 +6,7 @@ mod ge_ir;
 mod ge_json;
 mod ge_onnx;
 mod ge_text;
+mod json_locate;
 pub mod sniff;
 pub mod textproto;
 mod torchair_pbtxt;
@@ -190,8 +191,13 @@ pub fn load_bytes(path: &Path, src: &[u8]) -> Result<Dump, LoadError> {
                 })
             })?;
             ge_json::load(&doc, &name).map_err(|e| {
+                let at = json_locate::locate(src, &e.path).map(|offset| {
+                    let at = LineCol::of(src, offset);
+                    (at.line, at.col)
+                });
                 error(LoadErrorKind::Structure {
                     path: e.path,
+                    at,
                     message: e.message,
                 })
             })?
@@ -200,6 +206,7 @@ pub fn load_bytes(path: &Path, src: &[u8]) -> Result<Dump, LoadError> {
     if graphs.is_empty() {
         return Err(error(LoadErrorKind::Structure {
             path: "graph".into(),
+            at: None,
             message: "the model holds no graph".into(),
         }));
     }

@@ -158,13 +158,15 @@ pub fn normalise(raw: &str) -> (String, f64) {
 #[derive(Debug, Clone)]
 pub struct Header {
     names: Vec<String>,
+    /// The line of the file it is on, from 1.
+    line: u64,
     index: [Option<usize>; ALL.len()],
     scale: [f64; ALL.len()],
 }
 
 impl Header {
-    /// Reads a header row.
-    pub fn new(names: Vec<String>) -> Header {
+    /// Reads a header row, found on `line` of its file.
+    pub fn new(names: Vec<String>, line: u64) -> Header {
         let mut index = [None; ALL.len()];
         let mut scale = [1.0; ALL.len()];
         for (i, raw) in names.iter().enumerate() {
@@ -178,6 +180,7 @@ impl Header {
         }
         Header {
             names,
+            line,
             index,
             scale,
         }
@@ -201,6 +204,7 @@ impl Header {
     pub fn require(&self, col: Col, path: &Path) -> Result<usize, ProfileError> {
         self.get(col).ok_or_else(|| ProfileError::MissingColumn {
             path: path.to_path_buf(),
+            line: self.line,
             column: col.display(),
             header: self.names.clone(),
         })
@@ -261,7 +265,7 @@ impl<R: Read> Table<R> {
         let mut table = Table {
             path: path.to_path_buf(),
             reader,
-            header: Header::new(Vec::new()),
+            header: Header::new(Vec::new(), 1),
             record: ByteRecord::new(),
             row: 0,
             line: 1,
@@ -287,7 +291,7 @@ impl<R: Read> Table<R> {
                 }
             }
         }
-        table.header = Header::new(names);
+        table.header = Header::new(names, table.line);
         Ok(table)
     }
 

@@ -39,6 +39,8 @@ pub enum ProfileError {
     MissingColumn {
         /// The file.
         path: PathBuf,
+        /// The line the header is on, from 1.
+        line: u64,
         /// The column, as the current tools name it.
         column: &'static str,
         /// The header as found.
@@ -158,11 +160,23 @@ impl fmt::Display for ProfileError {
                 write!(f, "{path}: no profile found (looked for {looked_for})")?
             }
             ProfileError::Empty { .. } => write!(f, "{path}: empty file: no header line")?,
-            ProfileError::MissingColumn { column, header, .. } => write!(
-                f,
-                "{path}: no column {column:?} in the header ({})",
-                header.join(", ")
-            )?,
+            ProfileError::MissingColumn {
+                line,
+                column,
+                header,
+                ..
+            } => {
+                let columns: Vec<String> = header
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| format!("{} {name:?}", i + 1))
+                    .collect();
+                write!(
+                    f,
+                    "{path}:{line}: the header has no column {column:?} (its columns: {})",
+                    crate::text::cut_middle(&columns.join(", "), 400)
+                )?
+            }
             ProfileError::BadValue {
                 row,
                 line,

@@ -75,7 +75,7 @@ pub fn load(explicit: Option<&Path>, no_colour: bool) -> Result<Config, ConfigEr
     };
     let mut config = match path {
         Some(path) => {
-            let text = std::fs::read_to_string(&path)
+            let text = crate::text::read_utf8(&path)
                 .map_err(|e| ConfigError::unreadable(&path, &e, HINT))?;
             let mut config = parse(&text)
                 .map_err(|(at, message)| ConfigError::at(&path, &text, at, message, HINT))?;
