@@ -14,6 +14,7 @@ pub mod fusion;
 pub mod graph;
 pub mod info;
 pub mod load;
+pub mod memory;
 pub mod paths;
 pub mod planfile;
 pub mod profile;

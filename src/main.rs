@@ -67,16 +67,15 @@ struct Planning {
     /// ASCEND_HOME_PATH) to judge op types; use the bundled rules and --rules only.
     #[arg(long)]
     no_cann: bool,
-    /// Refuse dumps larger than this many bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_bytes)]
-    max_size: u64,
+    /// Load dumps up to this size (bytes, or with K, M, G: `1500M`). Without it: up to 4G, and
+    /// only when about 3× the file is free in memory; with it, memory is not checked.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_size: Option<u64>,
 }
 
 impl Planning {
     fn load_options(&self) -> LoadOptions {
-        LoadOptions {
-            max_bytes: self.max_size,
-        }
+        LoadOptions::with_limit(self.max_size)
     }
 
     /// The rules: the user's files (read now, so a bad one stops before any work) and the
@@ -130,9 +129,9 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// Refuse dumps larger than this many bytes.
-        #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_bytes)]
-        max_size: u64,
+        /// Load dumps up to this size (bytes, or with K, M, G); see `report --help`.
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max_size: Option<u64>,
     },
     /// Predict GE's SuperKernel segments for every scope and explain every break.
     Report {
@@ -280,12 +279,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             json,
             max_size,
         }) => {
-            let dump = load::load_file(
-                &file,
-                LoadOptions {
-                    max_bytes: max_size,
-                },
-            )?;
+            let dump = load::load_file(&file, LoadOptions::with_limit(max_size))?;
             let info = Info::of(&dump, &file.to_string_lossy());
             if json {
                 print_json(&info)?;
@@ -720,4 +714,26 @@ fn print_json(value: &impl serde::Serialize) -> Result<()> {
         skope::text::json_safe(serde_json::to_string_pretty(value)?)
     );
     Ok(())
+}
+
+/// A size as `--max-size` takes it: bytes, or a number with `K`, `M`, `G` or `T` (powers of
+/// 1024; `KiB`, `MB`… read the same).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = text[digits.len()..].to_ascii_uppercase();
+    let shift = match unit.trim_end_matches('B').trim_end_matches('I') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("unknown unit {unit:?}: use K, M, G or T")),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 1500000000, 1500M, 2G)"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{text:?} is too large"))
 }

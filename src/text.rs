@@ -85,6 +85,44 @@ pub fn cut_middle(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}…{}", &s[..head_end], &s[tail_start..]))
 }
 
+/// `s` in about `max` bytes when it is longer (`None` when it is not): its first half and last
+/// quarter (at character boundaries) around `…#<hash of the whole>…`. The same string always
+/// gives the same result and different ones practically never do, so cut names still tell
+/// apart and still match each other — while one huge string cannot multiply into gigabytes as
+/// it is copied.
+pub fn bounded(s: &str, max: usize) -> Option<String> {
+    if s.len() <= max {
+        return None;
+    }
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    s.hash(&mut hasher);
+    let mut head = max / 2;
+    while !s.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = s.len() - max / 4;
+    while !s.is_char_boundary(tail) {
+        tail += 1;
+    }
+    Some(format!(
+        "{}…#{:016x}…{}",
+        &s[..head],
+        hasher.finish(),
+        &s[tail..]
+    ))
+}
+
+/// A size in bytes for people: `104.9 MB`, `1.07 GB` (decimal units, as `ls -h --si`).
+pub fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.2} GB", b / 1e9)
+    } else {
+        format!("{:.1} MB", b / 1e6)
+    }
+}
+
 /// Why a file could not be read as text.
 #[derive(Debug)]
 pub enum ReadTextError {

@@ -216,13 +216,85 @@ fn a_file_above_the_size_limit_is_refused_up_front() {
     let path = temp_path("big.txt");
     let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(&example_bytes()).unwrap();
-    let e = load_file(&path, LoadOptions { max_bytes: 1000 }).unwrap_err();
+    let limit = LoadOptions {
+        max_bytes: 1000,
+        free_memory: None,
+    };
+    let e = load_file(&path, limit).unwrap_err();
     assert!(
         matches!(e.kind, LoadErrorKind::TooLarge { limit: 1000, .. }),
         "{e}"
     );
     assert!(e.to_string().contains("--max-size"), "{e}");
     std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_file_that_would_not_fit_in_free_memory_is_refused_before_it_is_read() {
+    let path = temp_path("too_big_for_memory.txt");
+    let bytes = example_bytes();
+    std::fs::write(&path, &bytes).unwrap();
+    let size = bytes.len() as u64;
+    // Free memory for twice the file: loading needs three times.
+    let tight = LoadOptions {
+        max_bytes: skope::load::DEFAULT_MAX_BYTES,
+        free_memory: Some(2 * size),
+    };
+    let e = load_file(&path, tight).unwrap_err();
+    assert!(
+        matches!(e.kind, LoadErrorKind::NotEnoughMemory { needed, .. } if needed == 3 * size),
+        "{e}"
+    );
+    let m = e.to_string();
+    assert!(m.contains("rather than make the machine swap"), "{m}");
+    assert!(m.contains(&format!("--max-size {size}")), "{m}");
+    // With room for it, it loads; given a limit, memory is the user's call.
+    let roomy = LoadOptions {
+        free_memory: Some(3 * size),
+        ..tight
+    };
+    assert!(load_file(&path, roomy).is_ok());
+    assert!(load_file(&path, LoadOptions::with_limit(Some(size))).is_ok());
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn huge_strings_are_kept_cut_and_names_still_resolve() {
+    // Two ops whose names are a megabyte long and differ only in the middle, one taking the
+    // other's output; an attribute of four megabytes.
+    let long = |mark: char| format!("{}{mark}{}", "n".repeat(600_000), "m".repeat(600_000));
+    let (a, b) = (long('a'), long('b'));
+    let blob = "x".repeat(4 << 20);
+    let text = format!(
+        "op {{ name: \"{a}\" type: \"Add\" attr {{ key: \"blob\" value {{ s: \"{blob}\" }} }} }}\n\
+         op {{ name: \"{b}\" type: \"Add\" input: \"{a}:0\" }}\n\
+         op {{ name: \"c\" type: \"Add\" input: \"^{b}\" }}\n"
+    );
+    let dump = skope::load::load_bytes(std::path::Path::new("huge.txt"), text.as_bytes()).unwrap();
+    let graph = dump.main();
+    let kept = skope::graph::MAX_KEPT + 64;
+    for op in graph.ops() {
+        assert!(op.name.len() <= kept, "{}", op.name.len());
+        for (_, value) in op.attrs.iter() {
+            assert!(value.to_string().len() <= kept);
+        }
+    }
+    assert_ne!(graph.ops()[0].name, graph.ops()[1].name);
+    // Both edges resolve: the data input and the control input naming cut names.
+    assert_eq!(graph.edge_counts(), (1, 1));
+    assert!(
+        graph
+            .warnings()
+            .iter()
+            .all(|w| !w.message.contains("not in the graph"))
+    );
+    let cut: Vec<_> = graph
+        .warnings()
+        .iter()
+        .filter(|w| w.message.contains("kept cut"))
+        .collect();
+    // a (its name and the blob), b (its name and its input), c (its input).
+    assert_eq!(cut.len(), 3);
 }
 
 #[test]

@@ -163,6 +163,24 @@ fn files_that_are_not_utf8_are_refused_at_their_first_bad_byte() {
 }
 
 #[test]
+fn max_size_takes_units_and_a_dump_above_it_is_refused() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let out = skope(&["info", &dump, "--max-size", "1K"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("above the limit of 1024 bytes"), "{err}");
+    assert!(
+        skope(&["info", &dump, "--max-size", "2MiB"])
+            .status
+            .success()
+    );
+    let out = skope(&["report", &dump, "--max-size", "2X"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown unit \"X\""), "{err}");
+}
+
+#[test]
 fn a_bad_file_exits_non_zero_with_position_and_hint() {
     let path = temp_file("broken.txt", b"graph {\n  op { name: \"a\"\n");
     let out = skope(&["info", path.to_str().unwrap()]);

@@ -246,7 +246,7 @@ fn kernel_details_level0_with_n_a_types() {
     let t = KernelTable::read(&[fixture("kernels/kernel_details_level0.csv")]).unwrap();
     // Level0 gives no op type: the name without its index suffix stands for it.
     assert_eq!(
-        t.get("trans_TransData_0").unwrap().op_type,
+        &*t.get("trans_TransData_0").unwrap().op_type,
         "trans_TransData"
     );
     assert!(t.types_from_names > 0);
@@ -858,4 +858,53 @@ fn nothing_prints_as_minus_zero() {
         skope::profile::output::benefit(Some(-0.001)),
         "benefit 0.00 %"
     );
+}
+
+/// A kernel_details.csv with one run of each of `names`, written to a fresh file.
+fn kernel_file(name: &str, names: &[String]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skope-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = String::from(
+        "Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n",
+    );
+    for (i, n) in names.iter().enumerate() {
+        csv.push_str(&format!("{n},MatMulV3,AI_CORE,{}.0,4.5,0.5,20\n", i * 10));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, csv).unwrap();
+    path
+}
+
+#[test]
+fn kernels_beyond_free_memory_stop_the_read_with_a_clear_error() {
+    let names: Vec<String> = (0..1000).map(|i| format!("aclnnMatmul_{i}")).collect();
+    let path = kernel_file("many_kernels.csv", &names);
+    let tight = Some(100 * skope::profile::kernels::BYTES_PER_KERNEL);
+    let e = KernelTable::read_within(std::slice::from_ref(&path), tight).unwrap_err();
+    assert!(
+        matches!(e, ProfileError::TooManyKernels { kernels: 101, .. }),
+        "{e:?}"
+    );
+    let m = e.to_string();
+    assert!(
+        m.contains("many_kernels.csv: more than 101 distinct kernel names"),
+        "{m}"
+    );
+    assert!(m.contains("rather than make the machine swap"), "{m}");
+    let roomy = Some(1000 * skope::profile::kernels::BYTES_PER_KERNEL);
+    assert_eq!(
+        KernelTable::read_within(&[path], roomy).unwrap().len(),
+        1000
+    );
+}
+
+#[test]
+fn a_huge_kernel_name_is_kept_cut_and_still_found() {
+    let huge = format!("Kernel{}End", "k".repeat(1 << 20));
+    let path = kernel_file("huge_kernel.csv", &[huge.clone(), "small".into()]);
+    let table = KernelTable::read(&[path]).unwrap();
+    assert_eq!(table.len(), 2);
+    let stat = table.get(&huge).expect("found by its whole name");
+    assert_eq!(stat.count, 1);
+    assert!(table.iter().all(|(name, _)| name.len() <= 5 << 10));
 }

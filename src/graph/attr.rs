@@ -37,6 +37,22 @@ pub enum AttrValue {
 }
 
 impl AttrValue {
+    /// Collects the strings this value holds (a list's too).
+    fn strings_mut<'a>(&'a mut self, into: &mut Vec<&'a mut String>) {
+        match self {
+            AttrValue::Str(s)
+            | AttrValue::Func(s)
+            | AttrValue::Graph(s)
+            | AttrValue::Expression(s) => into.push(s),
+            AttrValue::List(items) => {
+                for item in items {
+                    item.strings_mut(into);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The string, if this is a string attribute.
     pub fn as_str(&self) -> Option<&str> {
         match self {
@@ -111,6 +127,20 @@ impl Attrs {
     /// The integer value of `key`, if it is an integer or boolean attribute.
     pub fn get_int(&self, key: &str) -> Option<i64> {
         self.get(key).and_then(AttrValue::as_int)
+    }
+
+    /// Gives back the room kept for more attributes (an op's list is complete once read).
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+
+    /// Every string of every attribute (keys, values, list items), to change in place.
+    pub fn strings_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        self.0.iter_mut().flat_map(|(key, value)| {
+            let mut strings = vec![key];
+            value.strings_mut(&mut strings);
+            strings
+        })
     }
 
     /// All attributes in dump order.

@@ -26,6 +26,41 @@ pub struct OpBuilder {
     pub inputs: Vec<String>,
 }
 
+/// The longest string a graph keeps whole (64 KiB): names, types and attribute values are far
+/// shorter in real dumps; a longer one is kept as its start, its end and a hash of the whole,
+/// so one huge string cannot multiply into gigabytes as the plan, views and reports copy it.
+pub const MAX_KEPT: usize = 64 << 10;
+
+/// Cuts `s` to [`MAX_KEPT`] bytes when longer (see [`crate::text::bounded`]). True when it
+/// cut.
+fn bound(s: &mut String) -> bool {
+    match crate::text::bounded(s, MAX_KEPT) {
+        Some(cut) => {
+            *s = cut;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Cuts the op name in the input `text` (`name:0`, `^name`) as [`bound`] cuts names.
+fn bound_input(text: &mut String) -> bool {
+    if text.len() <= MAX_KEPT {
+        return false;
+    }
+    let control = text.starts_with('^');
+    let body = &text[usize::from(control)..];
+    let (mut name, suffix) = match body.rsplit_once(':') {
+        Some((name, out)) if out == "-1" || out.parse::<u32>().is_ok() => {
+            (name.to_string(), format!(":{out}"))
+        }
+        _ => (body.to_string(), String::new()),
+    };
+    let cut = bound(&mut name);
+    *text = format!("{}{name}{suffix}", if control { "^" } else { "" });
+    cut
+}
+
 /// Collects ops and turns them into a [`Graph`].
 #[derive(Debug, Default)]
 pub struct GraphBuilder {
@@ -79,8 +114,34 @@ impl GraphBuilder {
         self.streams_assigned = yes;
     }
 
-    /// Adds an op in file order.
-    pub fn push(&mut self, op: OpBuilder) {
+    /// Adds an op in file order: strings longer than [`MAX_KEPT`] are kept cut (and a
+    /// warning says so), and the op's lists give back the room they grew.
+    pub fn push(&mut self, mut op: OpBuilder) {
+        let mut cut = 0usize;
+        let strings = [&mut op.name, &mut op.op_type]
+            .into_iter()
+            .chain(op.attrs.strings_mut());
+        for s in strings {
+            cut += usize::from(bound(s));
+        }
+        for input in &mut op.inputs {
+            cut += usize::from(bound_input(input));
+        }
+        for desc in op.input_descs.iter_mut().chain(op.output_descs.iter_mut()) {
+            cut += usize::from(bound(&mut desc.name)) + usize::from(bound(&mut desc.layout));
+        }
+        if cut > 0 {
+            let message = format!(
+                "{cut} string(s) of this op are longer than {} KiB and are kept cut: their start, \
+                 their end and a hash of the whole (so names still tell apart and inputs resolve)",
+                MAX_KEPT >> 10
+            );
+            self.warn(Some(&op.name.clone()), message);
+        }
+        op.attrs.shrink_to_fit();
+        op.inputs.shrink_to_fit();
+        op.input_descs.shrink_to_fit();
+        op.output_descs.shrink_to_fit();
         self.ops.push(op);
     }
 

@@ -10,7 +10,7 @@ mod dtype;
 mod tensor;
 
 pub use attr::{AttrValue, Attrs};
-pub use builder::{GraphBuilder, OpBuilder};
+pub use builder::{GraphBuilder, MAX_KEPT, OpBuilder};
 pub use dtype::DType;
 pub use tensor::{TensorDesc, UNKNOWN_RANK, shape_text};
 

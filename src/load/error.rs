@@ -18,6 +18,15 @@ pub enum LoadErrorKind {
         /// The limit in bytes.
         limit: u64,
     },
+    /// Loading the file would need more memory than is free.
+    NotEnoughMemory {
+        /// File size in bytes.
+        size: u64,
+        /// About what loading it needs.
+        needed: u64,
+        /// What is free.
+        available: u64,
+    },
     /// The file holds binary data (NUL bytes or invalid UTF-8 near its start).
     Binary {
         /// Line and column of the first offending byte.
@@ -75,6 +84,10 @@ impl LoadError {
             LoadErrorKind::TooLarge { .. } => {
                 "raise the limit with --max-size BYTES if the machine has the memory (about 3x the file size)".into()
             }
+            LoadErrorKind::NotEnoughMemory { size, .. } => format!(
+                "free memory (other programs, other skope sessions), or load it anyway with \
+                 --max-size {size} (skope then trusts you about memory)"
+            ),
             LoadErrorKind::Binary { .. } => format!(
                 "skope reads text dumps ({FORMATS}); for an .om model run `atc --mode=1 --om=FILE --json=out.json` and open out.json"
             ),
@@ -99,6 +112,18 @@ impl fmt::Display for LoadError {
             LoadErrorKind::TooLarge { size, limit } => write!(
                 f,
                 "{path}: the file is {size} bytes, above the limit of {limit} bytes"
+            )?,
+            LoadErrorKind::NotEnoughMemory {
+                size,
+                needed,
+                available,
+            } => write!(
+                f,
+                "{path}: loading this {} dump takes up to {} of memory and {} is free: skope \
+                 stops here rather than make the machine swap",
+                crate::text::size(*size),
+                crate::text::size(*needed),
+                crate::text::size(*available)
             )?,
             LoadErrorKind::Binary { line, col } => {
                 write!(f, "{path}:{line}:{col}: binary data, not a text graph dump")?

@@ -9,7 +9,7 @@
 //! (an empty message, list or default value) wherever a value may be, and a missing key as "".
 
 use super::textproto::unescape;
-use crate::graph::{AttrValue, DType, Graph, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
@@ -34,8 +34,8 @@ fn err<T>(path: &str, message: impl Into<String>) -> Result<T> {
     })
 }
 
-/// Converts a parsed JSON document into graphs (the first is the main one).
-pub fn load(doc: &Value, default_name: &str) -> Result<Vec<Graph>> {
+/// Converts a parsed JSON document into graphs' ops, to build (the first is the main one).
+pub fn load(doc: &Value, default_name: &str) -> Result<Vec<GraphBuilder>> {
     let Some(root) = doc.as_object() else {
         return err("$", "expected a JSON object (a ModelDef or GraphDef)");
     };
@@ -61,7 +61,12 @@ pub fn load(doc: &Value, default_name: &str) -> Result<Vec<Graph>> {
     )
 }
 
-fn graph(obj: &Map<String, Value>, path: &str, default_name: &str, streams: bool) -> Result<Graph> {
+fn graph(
+    obj: &Map<String, Value>,
+    path: &str,
+    default_name: &str,
+    streams: bool,
+) -> Result<GraphBuilder> {
     let mut b = GraphBuilder::new(default_name);
     b.streams_assigned(streams);
     if let Some(name) = obj.get("name") {
@@ -76,7 +81,7 @@ fn graph(obj: &Map<String, Value>, path: &str, default_name: &str, streams: bool
             b.push(op_def(object(op, &op_path)?, &op_path)?);
         }
     }
-    Ok(b.build())
+    Ok(b)
 }
 
 fn op_def(obj: &Map<String, Value>, path: &str) -> Result<OpBuilder> {

@@ -4,7 +4,7 @@
 
 use super::ge_ir::apply_tensor_attr;
 use super::textproto::{Reader, Result, Value};
-use crate::graph::{AttrValue, DType, Graph, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
 
 /// Node attributes that encode `OpDef` fields rather than GE attributes; not kept as attrs.
 const META_ATTRS: &[&str] = &[
@@ -24,9 +24,9 @@ const META_ATTRS: &[&str] = &[
     "output_desc_nums",
 ];
 
-/// Reads a ge_onnx dump. Returns the graph; when the dump carries no string attributes at all
+/// Reads a ge_onnx dump. Returns the graph's ops (to build); when the dump carries no string attributes at all
 /// (GE writes them only with `DUMP_GE_GRAPH=1`), a warning says scopes cannot be seen.
-pub fn load(src: &[u8], default_name: &str) -> Result<Graph> {
+pub fn load(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     let mut r = Reader::new(src);
     let mut b = GraphBuilder::new(default_name);
     b.streams_assigned(true);
@@ -51,7 +51,7 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Graph> {
         b.strings_dropped();
         b.warn(None, crate::graph::SCOPES_UNREADABLE);
     }
-    Ok(b.build())
+    Ok(b)
 }
 
 /// One ONNX `AttributeProto`, decoded by the fields present.

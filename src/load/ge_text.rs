@@ -3,11 +3,11 @@
 
 use super::ge_ir::read_graph_def;
 use super::textproto::{Reader, Result};
-use crate::graph::{Graph, GraphBuilder};
+use crate::graph::GraphBuilder;
 
 /// Reads a `ModelDef` text: every top-level `graph { … }` becomes a graph. GE writes these
 /// after stream allocation, so an op without `stream_id` is on stream 0.
-pub fn load_model_def(src: &[u8]) -> Result<Vec<Graph>> {
+pub fn load_model_def(src: &[u8]) -> Result<Vec<GraphBuilder>> {
     let mut r = Reader::new(src);
     let mut graphs = Vec::new();
     while let Some(f) = r.next_field()? {
@@ -16,7 +16,7 @@ pub fn load_model_def(src: &[u8]) -> Result<Vec<Graph>> {
             let mut b = GraphBuilder::new(format!("graph_{}", graphs.len()));
             b.streams_assigned(true);
             read_graph_def(&mut r, &mut b)?;
-            graphs.push(b.build());
+            graphs.push(b);
         } else {
             r.skip(&f)?;
         }
@@ -25,9 +25,9 @@ pub fn load_model_def(src: &[u8]) -> Result<Vec<Graph>> {
 }
 
 /// Reads a bare `GraphDef` text (TorchAir `txt` dumps, taken before GE assigns streams).
-pub fn load_graph_def(src: &[u8], default_name: &str) -> Result<Graph> {
+pub fn load_graph_def(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     let mut r = Reader::new(src);
     let mut b = GraphBuilder::new(default_name);
     read_graph_def(&mut r, &mut b)?;
-    Ok(b.build())
+    Ok(b)
 }

@@ -86,11 +86,43 @@ impl Dump {
 pub struct LoadOptions {
     /// Files larger than this are refused with a clear error.
     pub max_bytes: u64,
+    /// Memory free for loading, in bytes: a file whose load needs more (about
+    /// [`MEMORY_PER_BYTE`] times its size) is refused rather than make the machine swap.
+    /// `None`: no check.
+    pub free_memory: Option<u64>,
 }
+
+/// The largest dump loaded unless the user says otherwise (4 GiB).
+pub const DEFAULT_MAX_BYTES: u64 = 4 << 30;
+
+/// Peak memory of a load per byte of the file, at most: the text while it is read, then the
+/// graph built from it (measured: 2.5–2.8× for GE text dumps, ~3× for atc JSON; see
+/// docs/PERFORMANCE.md).
+pub const MEMORY_PER_BYTE: u64 = 3;
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { max_bytes: 4 << 30 }
+        LoadOptions {
+            max_bytes: DEFAULT_MAX_BYTES,
+            free_memory: None,
+        }
+    }
+}
+
+impl LoadOptions {
+    /// The options a front end uses: the user's `--max-size` when given (then skope trusts
+    /// the user about memory), else the default limit and a check against the memory free now.
+    pub fn with_limit(max_bytes: Option<u64>) -> LoadOptions {
+        match max_bytes {
+            Some(max_bytes) => LoadOptions {
+                max_bytes,
+                free_memory: None,
+            },
+            None => LoadOptions {
+                max_bytes: DEFAULT_MAX_BYTES,
+                free_memory: crate::memory::available(),
+            },
+        }
     }
 }
 
@@ -124,6 +156,14 @@ pub fn load_file_reporting(
             limit: options.max_bytes,
         }));
     }
+    let needed = size.saturating_mul(MEMORY_PER_BYTE);
+    if let Some(available) = options.free_memory.filter(|a| needed > *a) {
+        return Err(error(LoadErrorKind::NotEnoughMemory {
+            size,
+            needed,
+            available,
+        }));
+    }
     // Look at the head first, so a huge binary file is refused without reading it all.
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     (&mut file)
@@ -143,12 +183,32 @@ pub fn load_file_reporting(
             break;
         }
     }
-    load_bytes(path, &bytes)
+    let (format, graphs) = parse(path, &bytes)?;
+    // The text is no longer needed: the graphs are built without it beside them.
+    drop(bytes);
+    Ok(build(format, graphs))
 }
 
 /// Parses a dump held in memory; `path` names it in errors and supplies the default graph
 /// name for formats that have none.
 pub fn load_bytes(path: &Path, src: &[u8]) -> Result<Dump, LoadError> {
+    let (format, graphs) = parse(path, src)?;
+    Ok(build(format, graphs))
+}
+
+fn build(format: Format, graphs: Vec<crate::graph::GraphBuilder>) -> Dump {
+    Dump {
+        format,
+        graphs: graphs
+            .into_iter()
+            .map(crate::graph::GraphBuilder::build)
+            .collect(),
+    }
+}
+
+/// Reads the ops of every graph of the dump `src`, named `path` (not yet built: the caller
+/// can free the text first).
+fn parse(path: &Path, src: &[u8]) -> Result<(Format, Vec<crate::graph::GraphBuilder>), LoadError> {
     let error = |kind| LoadError {
         path: path.to_path_buf(),
         kind,
@@ -210,7 +270,7 @@ pub fn load_bytes(path: &Path, src: &[u8]) -> Result<Dump, LoadError> {
             message: "the model holds no graph".into(),
         }));
     }
-    Ok(Dump { format, graphs })
+    Ok((format, graphs))
 }
 
 fn binary_at(src: &[u8], offset: usize) -> LoadErrorKind {

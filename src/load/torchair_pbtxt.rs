@@ -4,10 +4,10 @@
 
 use super::ge_ir::{parse_attr_def_text, parse_tensor_desc_text, read_attr_def};
 use super::textproto::{LineCol, Reader, Result, SyntaxError, Value};
-use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder};
+use crate::graph::{AttrValue, GraphBuilder, OpBuilder};
 
 /// Reads a pbtxt dump. The format has no graph name; `default_name` is used.
-pub fn load(src: &[u8], default_name: &str) -> Result<Graph> {
+pub fn load(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     let mut r = Reader::new(src);
     let mut b = GraphBuilder::new(default_name);
     while let Some(f) = r.next_field()? {
@@ -18,7 +18,7 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Graph> {
             r.skip(&f)?;
         }
     }
-    Ok(b.build())
+    Ok(b)
 }
 
 fn read_node(r: &mut Reader<'_>) -> Result<OpBuilder> {

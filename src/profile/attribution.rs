@@ -149,7 +149,7 @@ fn plan_types(plan: &PlannedFusion, kernels: Option<&KernelTable>) -> (BTreeSet<
                 types.insert(t.clone());
             }
             (None, Some(k)) => {
-                types.insert(k.op_type.clone());
+                types.insert(k.op_type.to_string());
             }
             (None, None) => unknown += 1,
         }

@@ -76,6 +76,15 @@ pub enum ProfileError {
         /// What is wrong.
         message: String,
     },
+    /// The file names more distinct kernels than memory holds.
+    TooManyKernels {
+        /// The file.
+        path: PathBuf,
+        /// Distinct kernel names read when reading stopped.
+        kernels: usize,
+        /// The memory that was free.
+        available: u64,
+    },
     /// The path holds several ranks and none was chosen.
     SeveralRanks {
         /// The path given.
@@ -111,6 +120,7 @@ impl ProfileError {
             | ProfileError::MissingColumn { path, .. }
             | ProfileError::BadValue { path, .. }
             | ProfileError::BadRow { path, .. }
+            | ProfileError::TooManyKernels { path, .. }
             | ProfileError::SeveralRanks { path, .. }
             | ProfileError::NoSuchRank { path, .. }
             | ProfileError::Pairing { path, .. } => path,
@@ -136,6 +146,10 @@ impl ProfileError {
             }
             ProfileError::SeveralRanks { .. } | ProfileError::NoSuchRank { .. } => {
                 "pick one with --rank N"
+            }
+            ProfileError::TooManyKernels { .. } => {
+                "real profiles name thousands of kernels, not millions: check this is a \
+                 kernel_details.csv or op_summary file, or free memory and try again"
             }
             ProfileError::Pairing { .. } => {
                 "give BASE and NEW, or one directory holding no_sk_model and sk_model"
@@ -203,6 +217,14 @@ impl fmt::Display for ProfileError {
                 }
                 write!(f, ": {message}")?;
             }
+            ProfileError::TooManyKernels {
+                kernels, available, ..
+            } => write!(
+                f,
+                "{path}: more than {kernels} distinct kernel names, which would outgrow the {} \
+                 of memory free: reading stopped rather than make the machine swap",
+                crate::text::size(*available)
+            )?,
             ProfileError::SeveralRanks { ranks, .. } => write!(
                 f,
                 "{path}: holds {} ranks:{}",

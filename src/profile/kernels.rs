@@ -11,7 +11,16 @@
 use super::columns::{Col, Table};
 use super::error::ProfileError;
 use super::op_statistic::{OpStatistic, TypeStat, min_opt};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Memory a distinct kernel name costs while a profile is compared, at most: its entry in the
+/// [`KernelTable`] with the hash table's slack while it grows, and the orderings built from it
+/// (measured: 376 bytes per name on a 2 M-name file; see docs/PERFORMANCE.md).
+pub const BYTES_PER_KERNEL: u64 = 400;
+
+/// The longest kernel name kept whole (4 KiB; real ones are under 200 bytes).
+pub const MAX_NAME: usize = 4 << 10;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -164,10 +173,10 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
 /// The runs of one kernel name, added up.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelStat {
-    /// Its op type.
-    pub op_type: String,
-    /// Its core type.
-    pub core_type: String,
+    /// Its op type (shared: a profile has a few dozen types and millions of kernels).
+    pub op_type: Arc<str>,
+    /// Its core type (shared too).
+    pub core_type: Arc<str>,
     /// Runs with a duration.
     pub count: u64,
     /// Their total time in µs.
@@ -190,6 +199,8 @@ pub struct KernelStat {
 #[derive(Debug, Clone, Default)]
 pub struct KernelTable {
     by_name: HashMap<String, KernelStat>,
+    /// Every op and core type seen, each kept once.
+    types: HashSet<Arc<str>>,
     /// Rows read.
     pub rows: u64,
     /// Rows without a duration (`N/A`), not counted in any time.
@@ -216,12 +227,37 @@ pub fn type_from_name(name: &str) -> &str {
 }
 
 impl KernelTable {
-    /// Reads `files` (kernel_details.csv, or op_summary slices in order) as a stream.
+    /// Reads `files` (kernel_details.csv, or op_summary slices in order) as a stream, within
+    /// the memory free now.
     pub fn read(files: &[PathBuf]) -> Result<KernelTable, ProfileError> {
+        KernelTable::read_within(files, crate::memory::available())
+    }
+
+    /// [`KernelTable::read`] with `free_memory` bytes to use (`None`: no limit): the table
+    /// grows with the distinct kernel names (about [`BYTES_PER_KERNEL`] each), and reading
+    /// stops with an error before it would outgrow the memory.
+    pub fn read_within(
+        files: &[PathBuf],
+        free_memory: Option<u64>,
+    ) -> Result<KernelTable, ProfileError> {
         let mut reader = KernelReader::open(files);
         let mut table = KernelTable::default();
+        let most = free_memory.map_or(usize::MAX, |m| {
+            usize::try_from(m / BYTES_PER_KERNEL).unwrap_or(usize::MAX)
+        });
         while let Some(row) = reader.next_row()? {
             table.add(&row);
+            if table.by_name.len() > most {
+                return Err(ProfileError::TooManyKernels {
+                    path: reader
+                        .path()
+                        .or(files.first().map(PathBuf::as_path))
+                        .unwrap_or(Path::new("kernel_details.csv"))
+                        .to_path_buf(),
+                    kernels: table.by_name.len(),
+                    available: free_memory.unwrap_or(0),
+                });
+            }
         }
         Ok(table)
     }
@@ -252,11 +288,15 @@ impl KernelTable {
                 } else {
                     row.op_type
                 };
+                let (op_type, core_type) = (self.shared(op_type), self.shared(row.core_type));
+                // A name longer than any real kernel's is kept cut (its start, end and hash).
+                let name = crate::text::bounded(row.name, MAX_NAME)
+                    .unwrap_or_else(|| row.name.to_string());
                 self.by_name.insert(
-                    row.name.to_string(),
+                    name,
                     KernelStat {
-                        op_type: op_type.to_string(),
-                        core_type: row.core_type.to_string(),
+                        op_type,
+                        core_type,
                         count: 1,
                         total_us: duration,
                         wait_us: wait,
@@ -271,9 +311,24 @@ impl KernelTable {
         }
     }
 
+    /// `text` as the shared copy of a type seen before (kept from now on when new).
+    fn shared(&mut self, text: &str) -> Arc<str> {
+        match self.types.get(text) {
+            Some(kept) => Arc::clone(kept),
+            None => {
+                let kept: Arc<str> = Arc::from(text);
+                self.types.insert(Arc::clone(&kept));
+                kept
+            }
+        }
+    }
+
     /// The runs of kernel `name`.
     pub fn get(&self, name: &str) -> Option<&KernelStat> {
-        self.by_name.get(name)
+        match crate::text::bounded(name, MAX_NAME) {
+            Some(cut) => self.by_name.get(&cut),
+            None => self.by_name.get(name),
+        }
     }
 
     /// Every kernel name with its runs, in no particular order.
@@ -306,8 +361,8 @@ impl KernelTable {
     /// counts under the type and core type of its first run).
     pub fn type_statistic(&self) -> OpStatistic {
         OpStatistic::from_rows(self.by_name.values().map(|k| TypeStat {
-            op_type: k.op_type.clone(),
-            core_type: k.core_type.clone(),
+            op_type: k.op_type.to_string(),
+            core_type: k.core_type.to_string(),
             count: k.count,
             total_us: k.total_us,
             min_us: Some(k.min_us),

@@ -33,7 +33,10 @@ impl OpTime {
         let k = kernels.get(&op.name);
         OpTime {
             name: op.name.clone(),
-            op_type: op.op_type.clone().or_else(|| k.map(|k| k.op_type.clone())),
+            op_type: op
+                .op_type
+                .clone()
+                .or_else(|| k.map(|k| k.op_type.to_string())),
             count: k.map_or(0, |k| k.count),
             total_us: k.map(|k| k.total_us),
             wait_us: k.map_or(0.0, |k| k.wait_us),
@@ -181,7 +184,7 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
     let mut unmatched_superkernels: Vec<String> = new
         .map(|n| {
             n.iter()
-                .filter(|(name, k)| k.op_type == SUPERKERNEL_TYPE && !known.contains(name))
+                .filter(|(name, k)| *k.op_type == *SUPERKERNEL_TYPE && !known.contains(name))
                 .map(|(name, _)| name.to_string())
                 .collect()
         })
@@ -225,7 +228,7 @@ pub fn infer_plan(base: &KernelTable, new: &KernelTable) -> PlannedFusion {
     let position = |name: &str| at.get(name).copied();
     let op = |name: &str, kernels: &KernelTable| PlannedOp {
         name: name.to_string(),
-        op_type: kernels.get(name).map(|k| k.op_type.clone()),
+        op_type: kernels.get(name).map(|k| k.op_type.to_string()),
     };
     let mut segments = Vec::new();
     let mut last_segment: Option<String> = None;
@@ -233,7 +236,7 @@ pub fn infer_plan(base: &KernelTable, new: &KernelTable) -> PlannedFusion {
     let mut breaks = Vec::new();
     for name in new.exec_order() {
         let Some(k) = new.get(name) else { continue };
-        let parsed = (k.op_type == SUPERKERNEL_TYPE)
+        let parsed = (*k.op_type == *SUPERKERNEL_TYPE)
             .then(|| split_fused_name(name, base))
             .flatten();
         let Some((segment, a, b)) = parsed else {

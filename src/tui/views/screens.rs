@@ -32,14 +32,18 @@ pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
     let (what, ratio) = match l.stage {
         None => ("starting".to_string(), None),
         Some(Stage::Reading { done, total }) => (
-            format!("reading {} of {}", mb(done), mb(total)),
+            format!(
+                "reading {} of {}",
+                crate::text::size(done),
+                crate::text::size(total)
+            ),
             Some(if total == 0 {
                 1.0
             } else {
                 done as f64 / total as f64
             }),
         ),
-        Some(Stage::Parsing { bytes }) => (format!("parsing {}", mb(bytes)), None),
+        Some(Stage::Parsing { bytes }) => (format!("parsing {}", crate::text::size(bytes)), None),
         Some(Stage::Planning { ops }) => (format!("planning {ops} ops"), None),
     };
     frame.render_widget(
@@ -66,10 +70,6 @@ pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
             .style(theme.get(Role::Dim)),
         hint,
     );
-}
-
-fn mb(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 /// The screen after a failed load: the loader's message, whole.
