@@ -287,7 +287,37 @@ pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     replace_file(path, bytes, false)
 }
 
+/// Replaces the file at `path`, keeping what the user set on it: a symbolic link is written
+/// through (its target is replaced, the link stays; a link to nothing is refused), and an
+/// existing file keeps its permissions (a 0600 plan stays 0600).
 fn replace_file(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
+    let is_link = path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        std::fs::canonicalize(path).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "{} is a symbolic link to a file that does not exist ({e}); give the path \
+                     to write to",
+                    path.display()
+                ),
+            )
+        })?
+    } else {
+        path.to_path_buf()
+    };
+    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    replace_target(&target, bytes, durable, permissions)
+}
+
+fn replace_target(
+    path: &Path,
+    bytes: &[u8],
+    durable: bool,
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -299,6 +329,9 @@ fn replace_file(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()>
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions)?;
+        }
         file.write_all(bytes)?;
         if durable {
             file.sync_all()?;

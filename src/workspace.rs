@@ -23,6 +23,8 @@ pub struct Source {
     pub format: Format,
     /// The rules files (and CANN install) its ops were judged with, in order.
     pub rules: Vec<String>,
+    /// The file as it was loaded, to notice when it changes on disk.
+    pub stamp: Option<crate::load::FileStamp>,
 }
 
 /// What the last edit, undo or redo did to one op.
@@ -209,6 +211,7 @@ impl Workspace {
                 file: file.to_string(),
                 format,
                 rules: rules.files().to_vec(),
+                stamp: None,
             },
             cx,
             marks,
@@ -338,6 +341,11 @@ impl Workspace {
     /// Records that the current marks are saved.
     pub fn mark_saved(&mut self) {
         self.saved_version = self.version;
+    }
+
+    /// Notes what the dump file was when it was loaded.
+    pub fn set_stamp(&mut self, stamp: Option<crate::load::FileStamp>) {
+        self.source.stamp = stamp;
     }
 
     /// Starts over from `marks` (read from a plan file): no history, and saved.

@@ -318,3 +318,47 @@ fn exported_acl_code_brackets_each_scope_and_maps_options() {
     assert!(code.contains("aclskScopeBegin(\"router \\\"3\\\"\", stream);"));
     assert!(code.contains("inferred"));
 }
+
+#[test]
+fn saving_keeps_the_files_mode_and_writes_through_a_symbolic_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = edited();
+    // A private plan stays private.
+    let private = temp("private.skope.json");
+    std::fs::write(&private, "{}").unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    PlanFile::of(&ws).write(&private).unwrap();
+    let mode = std::fs::metadata(&private).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert!(PlanFile::read(&private).is_ok());
+    // A link to a plan kept elsewhere: the target gets the plan, the link stays a link.
+    let target = temp("kept_elsewhere.json");
+    std::fs::write(&target, "old").unwrap();
+    let link = temp("linked.skope.json");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    PlanFile::of(&ws).write(&link).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(PlanFile::read(&target).is_ok());
+    // A link to nothing is refused, and nothing is created.
+    let dangling = temp("dangling.skope.json");
+    let _ = std::fs::remove_file(&dangling);
+    std::os::unix::fs::symlink(temp("nowhere/plan.json"), &dangling).unwrap();
+    let e = planfile::write_atomically(&dangling, b"{}").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("symbolic link to a file that does not exist"),
+        "{e}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}

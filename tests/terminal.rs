@@ -594,3 +594,47 @@ fn a_local_profile_replacing_the_built_in_check_is_shown_as_such() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_dump_changed_on_disk_is_noticed_before_a_run_and_can_be_reloaded() {
+    let dir = std::env::temp_dir().join(format!("skope-term-changed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let original =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
+    let dump = dir.join("model.txt");
+    std::fs::copy(&original, &dump).unwrap();
+    let mut s = skope_in(&dir, &["model.txt"]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    // Another tool rewrites the dump: one op fewer.
+    let text = std::fs::read_to_string(&dump).unwrap();
+    let cut = text.replacen(
+        "name: \"layer1_expert_broadcast\"",
+        "name: \"renamed_op\"",
+        1,
+    );
+    assert_ne!(cut, text);
+    std::fs::write(&dump, cut).unwrap();
+    s.send(b"c");
+    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.send(b"check\r");
+    s.wait_for("the question", LONG, |t| {
+        t.contains("changed on disk since it was loaded") && t.contains("reload it")
+    });
+    s.send(b"r");
+    // Loaded again: the new name is there, and a run no longer asks.
+    s.wait_for("the explorer again", LONG, |t| {
+        t.contains("breaks") && !t.contains("Loading")
+    });
+    s.send(b"/renamed_op\r");
+    s.wait_for("the renamed op", LONG, |t| t.contains("renamed_op"));
+    s.send(b"c");
+    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.send(b"check\r");
+    s.wait_for("the run", Duration::from_secs(120), |t| {
+        t.contains("passed in")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,10 +8,12 @@ mod ge_onnx;
 mod ge_text;
 mod json_locate;
 pub mod sniff;
+mod stamp;
 pub mod textproto;
 mod torchair_pbtxt;
 
 pub use error::{LoadError, LoadErrorKind};
+pub use stamp::{FileChange, FileStamp};
 
 use crate::graph::Graph;
 use std::io::Read;
@@ -64,6 +66,8 @@ pub struct Dump {
     pub format: Format,
     /// All graphs; never empty.
     pub graphs: Vec<Graph>,
+    /// The file as it was read (`None` for a dump given as bytes).
+    pub stamp: Option<FileStamp>,
 }
 
 impl Dump {
@@ -184,9 +188,13 @@ pub fn load_file_reporting(
         }
     }
     let (format, graphs) = parse(path, &bytes)?;
+    let stamp = file.metadata().ok().map(|m| FileStamp::of(&m, &bytes));
     // The text is no longer needed: the graphs are built without it beside them.
     drop(bytes);
-    Ok(build(format, graphs))
+    Ok(Dump {
+        stamp,
+        ..build(format, graphs)
+    })
 }
 
 /// Parses a dump held in memory; `path` names it in errors and supplies the default graph
@@ -199,6 +207,7 @@ pub fn load_bytes(path: &Path, src: &[u8]) -> Result<Dump, LoadError> {
 fn build(format: Format, graphs: Vec<crate::graph::GraphBuilder>) -> Dump {
     Dump {
         format,
+        stamp: None,
         graphs: graphs
             .into_iter()
             .map(crate::graph::GraphBuilder::build)

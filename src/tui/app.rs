@@ -241,6 +241,9 @@ pub struct App {
     /// Where runs keep their files; `<dump file name>.runs` in the working directory when
     /// not set.
     pub runs_dir: Option<PathBuf>,
+    /// How the dump was loaded, to load it again when it changed on disk (`None` in tests
+    /// that build the app by hand).
+    pub reload: Option<super::loader::LoadRequest>,
     /// True once the user agreed that quitting stops the runs still going.
     pub(super) runs_may_stop: bool,
 }
@@ -274,6 +277,7 @@ impl App {
             profiles_on_load: None,
             comparer: None,
             runs_dir: None,
+            reload: None,
             runs_may_stop: false,
         }
     }

@@ -178,6 +178,10 @@ pub enum Answer {
     LeaveRuns,
     /// Quit, stopping the runs still going.
     QuitStoppingRuns,
+    /// Load the dump again (it changed on disk).
+    ReloadDump,
+    /// Start the run although the dump changed on disk.
+    RunAnyway(crate::compile::profile::Profile),
     /// Do nothing.
     Cancel,
 }
@@ -572,6 +576,8 @@ impl App {
                 self.runs_may_stop = true;
                 self.request_quit();
             }
+            Answer::ReloadDump => self.reload_dump(),
+            Answer::RunAnyway(profile) => self.start_run_anyway(&profile),
             Answer::Cancel => {}
         }
     }

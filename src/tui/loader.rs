@@ -96,16 +96,29 @@ impl Input {
     }
 }
 
-/// Starts loading `input` (and the plan at `plan`) on a new thread; progress and the result
+/// What to load and how: kept by the explorer, so it can load the dump again.
+#[derive(Debug, Clone)]
+pub struct LoadRequest {
+    /// The dump.
+    pub input: Input,
+    /// Its plan file.
+    pub plan: PlanPath,
+    /// Size and memory limits.
+    pub options: LoadOptions,
+    /// The rules to judge ops with.
+    pub rules: RuleConfig,
+}
+
+/// Starts loading the request's dump (and plan) on a new thread; progress and the result
 /// arrive on `tx`. A panic while loading arrives as an error too, so the screen never waits
 /// forever.
-pub fn spawn(
-    input: Input,
-    plan: PlanPath,
-    options: LoadOptions,
-    rules: RuleConfig,
-    tx: Sender<Msg>,
-) {
+pub fn spawn(request: LoadRequest, tx: Sender<Msg>) {
+    let LoadRequest {
+        input,
+        plan,
+        options,
+        rules,
+    } = request;
     std::thread::spawn(move || {
         let progress = tx.clone();
         let result = crate::worker::guarded(|| {
@@ -240,11 +253,13 @@ pub fn load(
         }
     }
     .map_err(|e| e.to_string())?;
-    let format = dump.format;
+    let (format, stamp) = (dump.format, dump.stamp.clone());
     let graph = dump.into_main();
     progress(Stage::Planning { ops: graph.len() });
     let (rules, problems) = rules.for_graph(&graph);
-    Ok((Workspace::new(graph, format, &name, &rules), problems))
+    let mut ws = Workspace::new(graph, format, &name, &rules);
+    ws.set_stamp(stamp);
+    Ok((ws, problems))
 }
 
 #[cfg(test)]

@@ -71,7 +71,13 @@ pub fn run(options: Options) -> Result<()> {
     let plan_path = options.plan.path.clone();
     let highlighter = highlight::Highlighter::spawn(tx.clone());
     let events = tx.clone();
-    loader::spawn(options.input, options.plan, options.load, options.rules, tx);
+    let request = loader::LoadRequest {
+        input: options.input,
+        plan: options.plan,
+        options: options.load,
+        rules: options.rules,
+    };
+    loader::spawn(request.clone(), tx);
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
     let mut slot: Option<App> = None;
     let result = (|| -> Result<()> {
@@ -84,6 +90,7 @@ pub fn run(options: Options) -> Result<()> {
         ));
         app.highlighter = Some(highlighter);
         app.events = Some(events);
+        app.reload = Some(request);
         app.profiles_on_load = options.profiles;
         let start = Instant::now();
         let mut last_tick = start;

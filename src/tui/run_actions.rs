@@ -50,8 +50,58 @@ impl App {
             .unwrap_or_else(|| prepare::runs_dir(dump))
     }
 
-    /// Prepares and starts `profile` on the current plan, and opens the runs view on it.
+    /// Starts `profile` on the current plan — after asking, when the dump changed on disk
+    /// since it was loaded (the job would get the new file with a plan of the old one).
     pub(super) fn start_run(&mut self, profile: &Profile) {
+        let Screen::Explorer(ex) = &self.screen else {
+            return;
+        };
+        let source = ex.ws.source();
+        let change = source
+            .stamp
+            .as_ref()
+            .and_then(|stamp| stamp.check(std::path::Path::new(&source.file)));
+        let Some(change) = change else {
+            return self.start_run_anyway(profile);
+        };
+        let question = format!(
+            "{} changed on disk since it was loaded: {change}. A run gives the job the file on \
+             disk ({{graph}}) with the plan on screen, which was made for the old one.",
+            sanitize(&source.file)
+        );
+        let mut answers = vec![
+            ('a', "run anyway".into(), Answer::RunAnyway(profile.clone())),
+            ('c', "cancel".into(), Answer::Cancel),
+        ];
+        if self.reload.is_some() {
+            answers.insert(
+                0,
+                (
+                    'r',
+                    "reload it (edits not saved come back from the journal)".into(),
+                    Answer::ReloadDump,
+                ),
+            );
+        }
+        self.dialog = Some(Dialog::Confirm(Confirm { question, answers }));
+    }
+
+    /// Loads the dump again, as it was loaded at the start; edits not saved are in the journal,
+    /// which the loaded explorer offers to replay.
+    pub(super) fn reload_dump(&mut self) {
+        let (Some(request), Some(events)) = (self.reload.clone(), self.events.clone()) else {
+            return;
+        };
+        self.screen = Screen::Loading(super::app::Loading {
+            file: request.input.name(),
+            stage: None,
+            elapsed: std::time::Duration::ZERO,
+        });
+        super::loader::spawn(request, events);
+    }
+
+    /// Prepares and starts `profile` on the current plan, and opens the runs view on it.
+    pub(super) fn start_run_anyway(&mut self, profile: &Profile) {
         let Some(events) = self.events.clone() else {
             return self.problem("runs need the event loop of the terminal UI".to_string());
         };
