@@ -307,9 +307,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
     );
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
     // c → the picker; the built-in check compiles every entry source and passes.
-    s.send(b"c");
-    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
-    s.send(b"check\r");
+    pick_profile(&mut s, "check");
     let text = s.wait_for("the check run to pass", Duration::from_secs(120), |t| {
         t.contains("all 13 entry sources compile") && t.contains("passed in")
     });
@@ -319,9 +317,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
             .is_dir()
     );
     // A run that never ends: x stops it.
-    s.send(b"c");
-    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
-    s.send(b"forever\r");
+    pick_profile(&mut s, "forever");
     s.wait_for("the output", LONG, |t| {
         t.contains("started") && t.contains("1 run going")
     });
@@ -330,9 +326,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
         t.contains("cancelled after") && !t.contains("run going")
     });
     // Another: quitting asks, then stops it with skope.
-    s.send(b"c");
-    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
-    s.send(b"forever\r");
+    pick_profile(&mut s, "forever");
     s.wait_for("the output", LONG, |t| {
         t.contains("run 3 · forever") && t.contains("started")
     });
@@ -384,6 +378,13 @@ fn profiles_given_on_the_command_line_open_in_the_profile_view() {
 }
 
 /// `skope DUMP` in `dir`, a 120×40 terminal.
+/// Opens the profile picker (`c`) and starts profile `name`.
+fn pick_profile(s: &mut Session, name: &str) {
+    s.send(b"c");
+    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.send(format!("{name}\r").as_bytes());
+}
+
 fn skope_in(dir: &Path, args: &[&str]) -> Session {
     Session::spawn_in(
         dir,
@@ -550,9 +551,7 @@ fn earlier_runs_are_listed_after_a_restart() {
     let dump = dump.to_str().unwrap();
     let mut s = skope_in(&dir, &[dump]);
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
-    s.send(b"c");
-    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
-    s.send(b"check\r");
+    pick_profile(&mut s, "check");
     s.wait_for("the run", Duration::from_secs(120), |t| {
         t.contains("passed in")
     });
@@ -615,9 +614,7 @@ fn a_dump_changed_on_disk_is_noticed_before_a_run_and_can_be_reloaded() {
     );
     assert_ne!(cut, text);
     std::fs::write(&dump, cut).unwrap();
-    s.send(b"c");
-    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
-    s.send(b"check\r");
+    pick_profile(&mut s, "check");
     s.wait_for("the question", LONG, |t| {
         t.contains("changed on disk since it was loaded") && t.contains("reload it")
     });
@@ -628,9 +625,7 @@ fn a_dump_changed_on_disk_is_noticed_before_a_run_and_can_be_reloaded() {
     });
     s.send(b"/renamed_op\r");
     s.wait_for("the renamed op", LONG, |t| t.contains("renamed_op"));
-    s.send(b"c");
-    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
-    s.send(b"check\r");
+    pick_profile(&mut s, "check");
     s.wait_for("the run", Duration::from_secs(120), |t| {
         t.contains("passed in")
     });
