@@ -1,0 +1,438 @@
+//! Mutation fuzzing of every reader of user input: real-shaped seeds (cut from the bundled
+//! example and its profiles, assets and the built-in config), mutated byte by byte and with
+//! tokens of the formats, fed to each parser with panics caught and counted. `tests/fuzz.rs`
+//! runs a small budget in `cargo test`; `examples/fuzz.rs` runs a long campaign.
+
+use std::path::{Path, PathBuf};
+
+/// A small, fast, seeded random number generator (xorshift64*): the same seed gives the same
+/// inputs, so a panic found once is found again.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed` (any value; 0 is moved off zero).
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    /// The next number.
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Pieces of the formats that mutations insert: syntax, keys skope reads, edge-case values.
+const TOKENS: &[&[u8]] = &[
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b"\"",
+    b"'",
+    b":",
+    b",",
+    b"\\",
+    b"\n",
+    b"\r\n",
+    b"\t",
+    b" ",
+    b"-1",
+    b"0",
+    b"-0",
+    b"4294967296",
+    b"99999999999999999999999",
+    b"1e308",
+    b"-1e-308",
+    b"NaN",
+    b"inf",
+    b"null",
+    b"true",
+    b"N/A",
+    b"\"\"",
+    b"\xff",
+    b"\x00",
+    b"\xef\xbb\xbf",
+    b"\xe2\x80\xae",
+    b"\xc2\x9b",
+    b"\x1b[2J",
+    b"\\x0a",
+    b"\\377",
+    b"\\u202e",
+    b"op {",
+    b"graph {",
+    b"attr {",
+    b"node {",
+    b"value {",
+    b"list {",
+    b"name: \"",
+    b"input: \"",
+    b"\"key\":",
+    b"\"value\":",
+    b"\"op\": [",
+    b"_super_kernel_scope",
+    b"_super_kernel_options",
+    b"stream_id: ",
+    b"id: ",
+    b"s: \"",
+    b"i: ",
+    b"dim: ",
+    b"^",
+    b":0",
+    b":-1",
+    b"=",
+    b"==",
+    b"early-start=",
+    b"stream-fusion=1",
+    b"strict-scope-check=abort",
+    b"[[profile]]",
+    b"argv = [",
+    b"{graph}",
+    b"{nope}",
+    b"{{",
+    b"}}",
+    b",,,",
+    b"\"\"\"",
+    b"Total Time(us)",
+    b"Duration(us)",
+    b"OP Type",
+    b"MatMulV2",
+    b"\"skope_plan\": ",
+    b"\"scopes\": [",
+];
+
+/// `data` with one to eight mutations; `other` is another seed to splice from.
+pub fn mutate(rng: &mut Rng, data: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut out = data.to_vec();
+    for _ in 0..1 + rng.below(8) {
+        let at = rng.below(out.len() + 1);
+        match rng.below(10) {
+            0 if !out.is_empty() => {
+                let i = rng.below(out.len());
+                out[i] ^= 1 << rng.below(8);
+            }
+            1 if !out.is_empty() => {
+                let i = rng.below(out.len());
+                out[i] = rng.next() as u8;
+            }
+            2 if !out.is_empty() => {
+                let end = (at + 1 + rng.below(64)).min(out.len());
+                out.drain(at.min(end)..end);
+            }
+            3 if !out.is_empty() => {
+                let start = rng.below(out.len());
+                let end = (start + 1 + rng.below(256)).min(out.len());
+                let piece = out[start..end].to_vec();
+                out.splice(at..at, piece);
+            }
+            4 => out.truncate(at),
+            5 if !other.is_empty() => {
+                let start = rng.below(other.len());
+                let end = (start + 1 + rng.below(512)).min(other.len());
+                out.splice(at..at, other[start..end].iter().copied());
+            }
+            6 => {
+                // A long run: huge names, deep nesting, many separators.
+                let token = TOKENS[rng.below(TOKENS.len())];
+                let times = 1 + rng.below(2000);
+                let run: Vec<u8> = token
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(token.len() * times)
+                    .collect();
+                out.splice(at..at, run);
+            }
+            _ => {
+                let token = TOKENS[rng.below(TOKENS.len())];
+                out.splice(at..at, token.iter().copied());
+            }
+        }
+    }
+    out
+}
+
+/// The first `budget` bytes of `text` (a text-proto or JSON document) closed again: cut after
+/// the last element that ends within the budget, with the brackets still open closed in
+/// order — a small document of the real shape, so mutations reach past the syntax.
+pub fn prefix(text: &[u8], budget: usize) -> Vec<u8> {
+    let mut stack: Vec<u8> = Vec::new();
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    let mut cut: Option<usize> = None;
+    for (i, &b) in text.iter().enumerate().take(budget) {
+        if let Some(q) = quote {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                _ if b == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' | b'\'' => quote = Some(b),
+            b'{' | b'[' => stack.push(b),
+            b'}' | b']' => {
+                stack.pop();
+                // The end of an element no deeper than a graph's op list.
+                if stack.len() <= 4 {
+                    cut = Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(end) = cut else {
+        return text.iter().copied().take(budget).collect();
+    };
+    // The brackets open at the cut, found again.
+    let mut open: Vec<u8> = Vec::new();
+    let (mut quote, mut escaped) = (None, false);
+    for &b in &text[..end] {
+        if let Some(q) = quote {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                _ if b == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' | b'\'' => quote = Some(b),
+            b'{' | b'[' => open.push(b),
+            b'}' | b']' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    let mut out = text[..end].to_vec();
+    out.push(b'\n');
+    for b in open.iter().rev() {
+        out.push(if *b == b'{' { b'}' } else { b']' });
+        out.push(b'\n');
+    }
+    out
+}
+
+/// One reader under test: its name, its seeds, and how to feed it an input.
+pub struct Target {
+    /// Its name (what `examples/fuzz.rs --target` takes).
+    pub name: &'static str,
+    /// Real-shaped inputs to mutate.
+    pub seeds: Vec<Vec<u8>>,
+    /// Feeds it one input; `scratch` is a directory for readers that take a file.
+    pub run: fn(&[u8], &Path),
+}
+
+fn asset(rel: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn example(name: &str) -> Vec<u8> {
+    asset(&format!("assets/examples/{name}"))
+}
+
+fn profile_file(side: &str, name: &str) -> Vec<u8> {
+    asset(&format!(
+        "assets/examples/prof_result/{side}/npu-node0_31337_20261122093000000_ascend_pt/ASCEND_PROFILER_OUTPUT/{name}"
+    ))
+}
+
+fn load_dump(data: &[u8], name: &str) -> Option<skope::load::Dump> {
+    skope::load::load_bytes(Path::new(name), data).ok()
+}
+
+/// A dump: loaded, and when it loads, planned (the rules of every op, the segments).
+fn plan_dump(data: &[u8], name: &str) {
+    if let Some(dump) = load_dump(data, name) {
+        let format = dump.format;
+        let ws = skope::workspace::Workspace::new(
+            dump.into_main(),
+            format,
+            name,
+            &skope::fusion::rules::RuleSet::bundled(),
+        );
+        let _ =
+            skope::report::Report::new(ws.context(), ws.marks(), ws.plan(), name, format.id(), &[])
+                .to_text();
+    }
+}
+
+/// A file in `scratch` holding `data`.
+fn scratch_file(scratch: &Path, name: &str, data: &[u8]) -> PathBuf {
+    let path = scratch.join(name);
+    std::fs::write(&path, data).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    path
+}
+
+/// Every reader of user input, with its seeds.
+pub fn targets() -> Vec<Target> {
+    let plan_seed = {
+        let dump = load_dump(
+            &example("moe_decode.ge_proto.txt"),
+            "moe_decode.ge_proto.txt",
+        )
+        .expect("the bundled example loads");
+        let format = dump.format;
+        let ws = skope::workspace::Workspace::new(
+            dump.into_main(),
+            format,
+            "moe_decode.ge_proto.txt",
+            &skope::fusion::rules::RuleSet::bundled(),
+        );
+        skope::planfile::PlanFile::of(&ws).to_json().into_bytes()
+    };
+    vec![
+        Target {
+            name: "ge-text",
+            seeds: vec![
+                prefix(&example("moe_decode.ge_proto.txt"), 6000),
+                prefix(&example("moe_decode.txt"), 6000),
+                prefix(&example("moe_decode.after_sk.ge_proto.txt"), 6000),
+            ],
+            run: |data, _| plan_dump(data, "fuzz.txt"),
+        },
+        Target {
+            name: "pbtxt",
+            seeds: vec![
+                prefix(&example("moe_decode.pbtxt"), 6000),
+                prefix(&example("moe_decode.ge_onnx.pbtxt"), 6000),
+            ],
+            run: |data, _| plan_dump(data, "fuzz.pbtxt"),
+        },
+        Target {
+            name: "json",
+            seeds: vec![prefix(&example("moe_decode.json"), 8000)],
+            run: |data, _| plan_dump(data, "fuzz.json"),
+        },
+        Target {
+            name: "csv-op-statistic",
+            seeds: vec![
+                profile_file("no_sk_model", "op_statistic.csv"),
+                profile_file("sk_model", "op_statistic.csv"),
+            ],
+            run: |data, _| {
+                let _ = skope::profile::op_statistic::parse(data, Path::new("op_statistic.csv"));
+            },
+        },
+        Target {
+            name: "csv-kernels",
+            seeds: vec![
+                profile_file("no_sk_model", "kernel_details.csv"),
+                profile_file("sk_model", "kernel_details.csv"),
+            ],
+            run: |data, scratch| {
+                let path = scratch_file(scratch, "kernel_details.csv", data);
+                let _ = skope::profile::KernelTable::read(&[path]);
+            },
+        },
+        Target {
+            name: "toml-profiles",
+            seeds: vec![asset("assets/profiles/skope.toml")],
+            run: |data, _| {
+                if let Ok(text) = std::str::from_utf8(data) {
+                    let _ = skope::compile::profile::parse(text, Path::new("skope.toml"));
+                }
+            },
+        },
+        Target {
+            name: "toml-config",
+            seeds: vec![skope::tui::config::default_config_text().into_bytes()],
+            run: |data, _| {
+                if let Ok(text) = std::str::from_utf8(data) {
+                    let _ = skope::tui::config::parse(text);
+                }
+            },
+        },
+        Target {
+            name: "plan",
+            seeds: vec![plan_seed],
+            run: |data, scratch| {
+                let path = scratch_file(scratch, "plan.skope.json", data);
+                if let Ok(plan) = skope::planfile::PlanFile::read(&path) {
+                    let _ = plan.marks_for(&PLAN_GRAPH);
+                }
+            },
+        },
+        Target {
+            name: "rules",
+            seeds: vec![
+                asset("assets/rules/ge_superkernel_pass.json"),
+                asset("assets/rules/communication.json"),
+                example("site_rules.json"),
+            ],
+            run: |data, _| {
+                if let Ok(text) = std::str::from_utf8(data) {
+                    let mut rules = skope::fusion::rules::RuleSet::default();
+                    let _ = rules.add_text(Path::new("rules.json"), text);
+                }
+            },
+        },
+        Target {
+            name: "options",
+            seeds: [
+                "stream-fusion=1:early-start=0",
+                " strict-scope-check=abort : split-mode=2 ",
+                "debug-aic-num=24:debug-aiv-num=48:func-align=512:preload-code=1",
+                "compile-options=-O2 -g:profiling=1",
+                "early-start=",
+            ]
+            .map(|s| s.as_bytes().to_vec())
+            .to_vec(),
+            run: |data, _| {
+                let text = String::from_utf8_lossy(data);
+                let options = skope::fusion::options::SkOptions::parse(&text);
+                let _ = skope::fusion::options::ge_strict_scope_check(&text);
+                let _ = format!("{options:?}");
+            },
+        },
+    ]
+}
+
+/// The graph plans are applied to: the bundled example.
+static PLAN_GRAPH: std::sync::LazyLock<skope::graph::Graph> = std::sync::LazyLock::new(|| {
+    load_dump(&example("moe_decode.ge_proto.txt"), "graph.txt")
+        .expect("the bundled example loads")
+        .into_main()
+});
+
+/// What a campaign against one target found.
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// Inputs fed.
+    pub executions: u64,
+    /// Inputs that panicked.
+    pub panics: u64,
+    /// The first panic: its message and the input.
+    pub first: Option<(String, Vec<u8>)>,
+}
+
+/// Feeds `target` `runs` mutated inputs from generator seed `seed`, catching panics.
+pub fn campaign(target: &Target, runs: u64, seed: u64, scratch: &Path) -> Findings {
+    let mut rng = Rng::new(seed);
+    let mut found = Findings::default();
+    for _ in 0..runs {
+        let base = &target.seeds[rng.below(target.seeds.len())];
+        let other = &target.seeds[rng.below(target.seeds.len())];
+        let input = mutate(&mut rng, base, other);
+        found.executions += 1;
+        if let Err(message) = skope::worker::guarded(|| (target.run)(&input, scratch)) {
+            found.panics += 1;
+            found.first.get_or_insert((message, input));
+        }
+    }
+    found
+}
