@@ -210,7 +210,10 @@ fn runs(out: &Path) -> Result<()> {
     let mut app = explorer(140, 42)?;
     let (tx, rx) = std::sync::mpsc::channel();
     app.events = Some(tx);
-    app.runs_dir = Some(std::env::temp_dir().join("skope-screenshots.runs"));
+    // A fresh directory, so the run is always check-1.
+    let runs = std::env::temp_dir().join("skope-screenshots.runs");
+    let _ = std::fs::remove_dir_all(&runs);
+    app.runs_dir = Some(runs);
     for key in presses("ccheck\r") {
         app.handle(Msg::key(key));
     }
