@@ -665,7 +665,7 @@ fn the_scope_picker_starts_on_the_scope_the_fix_names() {
         .find(|l| l.contains(" attn_2 "))
         .unwrap_or_default()
         .to_string();
-    let Some(skope::tui::editing::Dialog::Pick(picker)) = &app.dialog else {
+    let Some(skope::tui::dialog::Dialog::Pick(picker)) = &app.dialog else {
         panic!("no picker: {text}");
     };
     assert_eq!(picker.shown()[picker.selected], "attn_2", "{selected}");

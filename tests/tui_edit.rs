@@ -9,7 +9,7 @@ use skope::fusion::marks::OpMark;
 use skope::fusion::plan::ScopeStatus;
 use skope::planfile::{self, JournalEntry, PlanFile};
 use skope::tui::app::{App, Msg};
-use skope::tui::editing::Dialog;
+use skope::tui::dialog::Dialog;
 use skope::tui::tree::TreeId;
 use ui::*;
 

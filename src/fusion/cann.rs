@@ -18,8 +18,7 @@
 //! GE prefers an AI Core kernel over an AI CPU one, so a type is judged AI CPU only when no
 //! AI Core op-info lists it.
 
-use super::rules::Rule;
-use super::verdict::{Reason, Verdict};
+use super::verdict::{Reason, Rule, Verdict};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

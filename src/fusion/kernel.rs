@@ -68,6 +68,9 @@ impl KernelType {
 /// Attribute with the op's core type (`AIC`, `AIV`, `MIX_AIC`…).
 pub const ATTR_CORE_TYPE: &str = "_cube_vector_core_type";
 
+/// Op type of the fused node GE inserts.
+pub const SUPERKERNEL_TYPE: &str = "SuperKernel";
+
 /// The kernel type and block dim of one compiled op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SubKernel {

@@ -6,6 +6,7 @@
 //! file (`--rules FILE`) with the same format.
 
 use super::cann::{CannInstall, CannRules};
+pub use super::verdict::Rule;
 use super::verdict::{Reason, Verdict};
 use crate::graph::Graph;
 use serde::Deserialize;
@@ -31,21 +32,6 @@ const BUNDLED_PASS: &[(&str, &str)] = &[
         include_str!("../../assets/rules/communication.json"),
     ),
 ];
-
-/// One entry of a rules file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
-    /// The op type it applies to (exact match).
-    pub op_type: String,
-    /// What the rule says about the type.
-    pub verdict: Verdict,
-    /// Extra words for the user (why, which versions).
-    pub detail: Option<String>,
-    /// Where the fact comes from (document, source file, site knowledge).
-    pub source: String,
-    /// The rules file that holds the entry.
-    pub file: String,
-}
 
 /// A rules file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]

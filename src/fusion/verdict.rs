@@ -6,7 +6,6 @@
 //! Dump attributes decide when the dump has them (evidence `dump`); otherwise the rules
 //! table does (`rules`); otherwise the op is assumed fusible (`assumed`).
 
-use super::rules::RuleSet;
 use crate::graph::{Graph, Op};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -134,6 +133,21 @@ impl Evidence {
     }
 }
 
+/// One entry of a rules file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The op type it applies to (exact match).
+    pub op_type: String,
+    /// What the rule says about the type.
+    pub verdict: Verdict,
+    /// Extra words for the user (why, which versions).
+    pub detail: Option<String>,
+    /// Where the fact comes from (document, source file, site knowledge).
+    pub source: String,
+    /// The rules file that holds the entry.
+    pub file: String,
+}
+
 /// The verdict on one op, with its evidence and the facts it rests on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpVerdict {
@@ -160,10 +174,10 @@ const ATTR_TILING_SINK: &str = "_tiling_sink_op";
 const ATTR_ENSURE_REUSE_BINARY: &str = "_op_ensure_reuse_binary";
 
 impl Verdicts {
-    /// Judges every op of `graph`. A graph where any op carries `supportSuperKernel` is taken
-    /// as compiled: there a missing attribute means the kernel was not built by the AscendC
-    /// compiler.
-    pub fn compute(graph: &Graph, rules: &RuleSet) -> Verdicts {
+    /// Judges every op of `graph` with the rule `rule_of` gives for its type. A graph where any
+    /// op carries `supportSuperKernel` is taken as compiled: there a missing attribute means
+    /// the kernel was not built by the AscendC compiler.
+    pub fn compute<'r>(graph: &Graph, rule_of: impl Fn(&str) -> Option<&'r Rule>) -> Verdicts {
         let compiled = graph
             .ops()
             .iter()
@@ -171,7 +185,7 @@ impl Verdicts {
         let per_op = graph
             .ops()
             .iter()
-            .map(|op| judge(op, rules, compiled))
+            .map(|op| judge(op, rule_of(&op.op_type), compiled))
             .collect();
         Verdicts { per_op, compiled }
     }
@@ -188,9 +202,8 @@ impl Verdicts {
     }
 }
 
-fn judge(op: &Op, rules: &RuleSet, compiled: bool) -> OpVerdict {
-    let rule = rules.get(&op.op_type);
-    let from_rule = |rule: &super::rules::Rule| OpVerdict {
+fn judge(op: &Op, rule: Option<&Rule>, compiled: bool) -> OpVerdict {
+    let from_rule = |rule: &Rule| OpVerdict {
         verdict: rule.verdict,
         evidence: Evidence::Rules,
         detail: Cow::Owned(match &rule.detail {
@@ -273,6 +286,7 @@ fn judge(op: &Op, rules: &RuleSet, compiled: bool) -> OpVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fusion::rules::RuleSet;
     use crate::graph::{AttrValue, GraphBuilder, OpBuilder};
 
     fn graph(ops: &[(&str, &[(&str, AttrValue)])]) -> Graph {
@@ -292,7 +306,8 @@ mod tests {
     }
 
     fn verdicts(g: &Graph) -> Vec<(Verdict, Evidence)> {
-        let v = Verdicts::compute(g, &RuleSet::bundled());
+        let rules = RuleSet::bundled();
+        let v = Verdicts::compute(g, |t| rules.get(t));
         (0..g.len())
             .map(|i| {
                 let o = v.get(crate::graph::OpId(i as u32));
@@ -352,7 +367,8 @@ mod tests {
                 (Unsupported(Reason::NotAscendC), Dump),
             ]
         );
-        let v = Verdicts::compute(&g, &RuleSet::bundled());
+        let rules = RuleSet::bundled();
+        let v = Verdicts::compute(&g, |t| rules.get(t));
         assert!(v.compiled());
         assert_eq!(
             v.get(crate::graph::OpId(9)).detail,

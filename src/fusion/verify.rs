@@ -3,13 +3,12 @@
 //! carry `sk_parent_node_name` in the separately dumped sub-graphs
 //! (reference/ascend_superkernel.md §1.5, §4.1 step 5).
 
+use super::kernel::SUPERKERNEL_TYPE;
 use super::plan::{Context, Plan};
 use crate::graph::Graph;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
-/// Op type of the fused node GE inserts.
-pub const SUPERKERNEL_TYPE: &str = "SuperKernel";
 /// Attribute naming a sub-op's SuperKernel node.
 pub const ATTR_PARENT: &str = "sk_parent_node_name";
 

@@ -12,7 +12,7 @@
 use super::kernels::KernelTable;
 use super::op_statistic::OpStatistic;
 use super::planned::PlannedFusion;
-use crate::fusion::verify::SUPERKERNEL_TYPE;
+use crate::fusion::kernel::SUPERKERNEL_TYPE;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,7 +7,7 @@ use super::op_statistic::{OpStatistic, TypeStat};
 use super::per_op::{PerOp, infer_plan, per_op};
 use super::planned::PlannedFusion;
 use super::{Pair, Profile};
-use crate::fusion::verify::SUPERKERNEL_TYPE;
+use crate::fusion::kernel::SUPERKERNEL_TYPE;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 

@@ -9,7 +9,7 @@
 
 use super::kernels::{KernelStat, KernelTable};
 use super::planned::{PlannedBreak, PlannedFusion, PlannedOp, PlannedSegment};
-use crate::fusion::verify::SUPERKERNEL_TYPE;
+use crate::fusion::kernel::SUPERKERNEL_TYPE;
 use serde::Serialize;
 use std::collections::HashSet;
 

@@ -1,4 +1,4 @@
-//! What a user can ask the explorer to do. Keys map to these (see [`super::keymap`]); the
+//! What a user can ask the explorer to do. Keys map to these through the keymap; the
 //! config file names them in snake_case; the help overlay and the key bar describe them.
 
 /// A user command.

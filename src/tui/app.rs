@@ -3,119 +3,26 @@
 
 use super::action::{Action, Group};
 use super::config::Config;
-use super::editing::{Dialog, PickFor, Picker, Session};
+use super::dialog::{Dialog, PickFor, Picker};
 use super::explorer::{Direction, Explorer, Pane};
-use super::highlight::{Highlighted, Highlighter};
+use super::help_text::{self, HelpView};
+use super::highlight::Highlighter;
 use super::layout::{self, Areas};
 use super::loader::Loaded;
 use super::query::Query;
 use super::runs::Runs;
+use super::session::Session;
 use super::tree::TreeId;
-use super::views;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
+
+pub use super::loader::Stage;
+pub use super::msg::Msg;
 use std::time::Duration;
-
-/// Everything the event loop feeds the app.
-#[derive(Debug)]
-pub enum Msg {
-    /// A key press.
-    Key(KeyEvent),
-    /// A mouse event.
-    Mouse(MouseEvent),
-    /// Text pasted into the terminal.
-    Paste(String),
-    /// The terminal has a new size.
-    Resize(u16, u16),
-    /// Time passed (drives the spinner and the elapsed time while loading).
-    Tick(Duration),
-    /// The loader reached a new stage.
-    Progress(Stage),
-    /// The loader finished: the workspace, or the loader's message.
-    Loaded(Result<Box<Loaded>, String>),
-    /// Highlighting of the code view's code arrived.
-    Highlighted(Highlighted),
-    /// A worker of the explorer stopped on a panic: which work it did, and the message.
-    WorkerFailed {
-        /// What the worker did, in words ("highlighting the code").
-        work: &'static str,
-        /// The panic's message.
-        message: String,
-    },
-    /// A run's job started (or why it could not).
-    RunStarted {
-        /// The run.
-        id: u64,
-        /// The job and what it was prepared with, or the problem.
-        result: Result<Box<super::runs::Launched>, String>,
-    },
-    /// Output of a run (and, in its last batch, its end).
-    RunOutput {
-        /// The run.
-        id: u64,
-        /// Its new output.
-        batch: crate::compile::batch::Batch,
-    },
-    /// Profiles read and compared on the worker (or why they could not be).
-    ProfilesLoaded {
-        /// What was asked for.
-        request: super::profiles::Request,
-        /// The profiles, or the problem.
-        result: Result<Box<super::profiles::Loaded>, crate::profile::ProfileError>,
-    },
-    /// The profiles compared again against an edited plan.
-    ProfilesCompared {
-        /// Which comparison (only the newest is kept).
-        generation: u64,
-        /// The comparison.
-        compared: Box<super::profiles::Compared>,
-    },
-    /// A signal asked skope to stop.
-    Stop,
-}
-
-impl Msg {
-    /// A press of `code` without modifiers (capital letters carry Shift, as terminals send
-    /// them).
-    pub fn key(code: KeyCode) -> Msg {
-        let modifiers = match code {
-            KeyCode::Char(c) if c.is_uppercase() => KeyModifiers::SHIFT,
-            _ => KeyModifiers::NONE,
-        };
-        Msg::Key(KeyEvent {
-            code,
-            modifiers,
-            kind: KeyEventKind::Press,
-            state: ratatui::crossterm::event::KeyEventState::NONE,
-        })
-    }
-}
-
-/// What the loader is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// Reading the file: bytes read so far, of `total`.
-    Reading {
-        /// Bytes read.
-        done: u64,
-        /// File size.
-        total: u64,
-    },
-    /// Parsing `bytes` bytes.
-    Parsing {
-        /// File size.
-        bytes: u64,
-    },
-    /// Planning a graph of `ops` ops.
-    Planning {
-        /// Ops in the graph.
-        ops: usize,
-    },
-}
 
 /// The loading screen's state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -306,6 +213,20 @@ impl App {
         self.profile_view().is_some_and(|v| v.open)
     }
 
+    /// The view help is asked in: views whose keys mean something of their own.
+    pub fn help_view(&self) -> HelpView {
+        if self.runs.open {
+            return HelpView::Runs;
+        }
+        if self.profile_open() {
+            return HelpView::Profiles;
+        }
+        match self.explorer() {
+            Some(ex) if ex.focus == Pane::Details && ex.code.is_some() => HelpView::Code,
+            _ => HelpView::Graph,
+        }
+    }
+
     /// True while something on screen moves by itself (the loading spinner, a run's clock).
     pub fn animating(&self) -> bool {
         matches!(self.screen, Screen::Loading(_)) || self.runs.running() > 0
@@ -458,9 +379,9 @@ impl App {
             return;
         };
         if let Some(scroll) = self.help {
-            let view = views::help::HelpView::of(self);
+            let view = self.help_view();
             let max =
-                views::help::max_scroll(&self.config.keymap, &self.config.theme, self.size, view);
+                help_text::max_scroll(&self.config.keymap, &self.config.theme, self.size, view);
             self.help = match action {
                 Action::Help | Action::Back => None,
                 Action::Quit => {
@@ -847,7 +768,7 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 if areas.strip.contains(at) {
-                    if let Some(row) = super::views::strip::row_at(ex, areas.strip, at) {
+                    if let Some(row) = ex.strip_row_at(areas.strip, at) {
                         ex.select_row(row, theme);
                     }
                     return;

@@ -3,6 +3,8 @@
 //! step: selecting an op in one selects it in the other.
 
 use super::code_view::CodeView;
+use super::details_text::{Facts, max_scroll};
+pub use super::details_text::{Subject, core_text};
 use super::layout::{Areas, CodeLayout, inner};
 use super::minimap::Minimap;
 use super::options_editor::OptionsEditor;
@@ -14,6 +16,7 @@ use crate::fusion::marks::OpMark;
 use crate::fusion::verdict::Verdict;
 use crate::graph::OpId;
 use crate::workspace::Workspace;
+use ratatui::layout::{Position, Rect};
 
 /// A pane that can have the focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,19 +38,6 @@ impl Pane {
             (Pane::Details, true) | (Pane::Ops, false) => Pane::Scopes,
         }
     }
-}
-
-/// What the details pane describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Subject {
-    /// Nothing (the list is empty).
-    Nothing,
-    /// An op (with the breaks it causes, its segment…).
-    Op(OpId),
-    /// A segment.
-    Segment(SegmentRef),
-    /// A scope.
-    Scope(u32),
 }
 
 /// Which way to step.
@@ -101,15 +91,6 @@ fn scope_width(ws: &Workspace) -> usize {
         .map(|s| s.name.chars().count().min(24))
         .max()
         .unwrap_or(0)
-}
-
-/// An op's core type and block dim as the dump gives them (`AIC 24`), if it does.
-pub fn core_text(op: &crate::graph::Op) -> Option<String> {
-    let core = op.attrs.get_str(crate::fusion::kernel::ATTR_CORE_TYPE)?;
-    Some(match op.attrs.get_int("tvm_blockdim") {
-        Some(dim) => format!("{core} {dim}"),
-        None => core.to_string(),
-    })
 }
 
 /// The state of the explorer screen.
@@ -468,9 +449,43 @@ impl Explorer {
         })
     }
 
+    /// The op list row to select for a click at `at` on a strip drawn in `area`: the first listed
+    /// op at or after the clicked cell's first position — on the clicked stream's row, an op of
+    /// that stream when the list has one there.
+    pub fn strip_row_at(&self, area: Rect, at: Position) -> Option<usize> {
+        let ex = self;
+        let map = &ex.minimap;
+        let c = usize::from(at.x.checked_sub(area.x + Minimap::label_width(&ex.ws))?);
+        if c >= map.cells() || ex.rows().is_empty() {
+            return None;
+        }
+        let start = map.first_position(c);
+        let graph = ex.ws.graph();
+        let cx = ex.ws.context();
+        let rows = ex.rows();
+        let first = rows.partition_point(|&id| graph.exec_position(id) < start);
+        let stream = usize::from(at.y.saturating_sub(area.y));
+        let on_stream = (stream < map.streams())
+            .then(|| {
+                rows[first..]
+                    .iter()
+                    .position(|&id| cx.stream_of(id) as usize == stream)
+            })
+            .flatten();
+        Some((first + on_stream.unwrap_or(0)).min(rows.len() - 1))
+    }
+
+    /// What the details pane's text is made from.
+    pub fn facts(&self) -> Facts<'_> {
+        Facts {
+            ws: &self.ws,
+            profiles: self.profiles.as_ref(),
+        }
+    }
+
     /// Scrolls the details pane by `delta` lines, within its text.
     pub fn scroll_details(&mut self, delta: isize, theme: &Theme) {
-        let max = crate::tui::views::details::max_scroll(self, theme, self.areas.details);
+        let max = max_scroll(&self.facts(), self.subject(), theme, self.areas.details);
         self.details_scroll = self.details_scroll.saturating_add_signed(delta).min(max);
     }
 

@@ -4,7 +4,7 @@
 //! replaced, and the result comes back as a message carrying the request's generation and
 //! first line.
 
-use super::app::Msg;
+use super::sink::Sink;
 use super::theme::Role;
 use std::ops::Range;
 use std::sync::Arc;
@@ -36,27 +36,23 @@ pub struct Highlighter {
 }
 
 impl Highlighter {
-    /// Starts the worker; results arrive on `results` as [`Msg::Highlighted`].
-    pub fn spawn(results: Sender<Msg>) -> Highlighter {
+    /// Starts the worker; results go to `results`, and a panic's message to `failed`.
+    pub fn spawn(results: Sink<Highlighted>, failed: Sink<String>) -> Highlighter {
         // Without the worker thread the code simply stays plain: requests go nowhere.
         let mut rules: Option<Rules> = None;
-        let failed = results.clone();
-        let report = move |message| {
-            let work = "highlighting the code";
-            let _ = failed.send(Msg::WorkerFailed { work, message });
-        };
         let serve = move |request: Request| {
             let (generation, source, range) = request;
             let rules = rules.get_or_insert_with(Rules::new);
             let first = range.start;
             let lines = highlight_with(rules, &source, range);
-            results
-                .send(Msg::Highlighted(Highlighted {
-                    generation,
-                    first,
-                    lines,
-                }))
-                .is_ok()
+            results(Highlighted {
+                generation,
+                first,
+                lines,
+            })
+        };
+        let report = move |message| {
+            failed(message);
         };
         let requests = super::latest::spawn("skope-highlight", serve, report);
         Highlighter { requests }
@@ -218,11 +214,14 @@ mod tests {
     #[test]
     fn the_worker_answers_the_newest_request() {
         let (tx, rx) = std::sync::mpsc::channel();
-        let h = Highlighter::spawn(tx);
+        let h = Highlighter::spawn(
+            Arc::new(move |done| tx.send(done).is_ok()),
+            Arc::new(|_| true),
+        );
         h.request(1, Arc::from("int a;\n"), 0..1);
         h.request(2, Arc::from("int b;\nint c;\nint d;\n"), 1..3);
         let mut last = None;
-        while let Ok(Msg::Highlighted(done)) = rx.recv_timeout(std::time::Duration::from_secs(20)) {
+        while let Ok(done) = rx.recv_timeout(std::time::Duration::from_secs(20)) {
             let newest = done.generation == 2;
             last = Some(done);
             if newest {

@@ -139,6 +139,18 @@ pub fn inner(pane: Rect) -> Rect {
     }
 }
 
+/// A box of `width`×`height` centred in `area` (clipped to it).
+pub fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

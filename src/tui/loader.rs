@@ -1,12 +1,33 @@
 //! Loading and planning a dump on a worker thread, reporting each stage to the event loop.
 
-use super::app::{Msg, Stage};
+use super::sink::Sink;
 use crate::fusion::rules::RuleConfig;
 use crate::load::{self, LoadOptions};
 use crate::planfile::{self, JournalEntry, PlanFile};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Sender;
+
+/// What the loader is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading the file: bytes read so far, of `total`.
+    Reading {
+        /// Bytes read.
+        done: u64,
+        /// File size.
+        total: u64,
+    },
+    /// Parsing `bytes` bytes.
+    Parsing {
+        /// File size.
+        bytes: u64,
+    },
+    /// Planning a graph of `ops` ops.
+    Planning {
+        /// Ops in the graph.
+        ops: usize,
+    },
+}
 
 /// Where the plan comes from and goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,10 +130,19 @@ pub struct LoadRequest {
     pub rules: RuleConfig,
 }
 
+/// What the loader reports.
+#[derive(Debug)]
+pub enum LoadEvent {
+    /// It reached a new stage.
+    Progress(Stage),
+    /// It finished: the workspace, or the loader's message.
+    Loaded(Result<Box<Loaded>, String>),
+}
+
 /// Starts loading the request's dump (and plan) on a new thread; progress and the result
-/// arrive on `tx`. A panic while loading arrives as an error too, so the screen never waits
+/// go to `events`. A panic while loading arrives as an error too, so the screen never waits
 /// forever.
-pub fn spawn(request: LoadRequest, tx: Sender<Msg>) {
+pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
     let LoadRequest {
         input,
         plan,
@@ -120,17 +150,16 @@ pub fn spawn(request: LoadRequest, tx: Sender<Msg>) {
         rules,
     } = request;
     std::thread::spawn(move || {
-        let progress = tx.clone();
         let result = crate::worker::guarded(|| {
             let (ws, problems) = load(&input, options, &rules, &mut |stage| {
-                let _ = progress.send(Msg::Progress(stage));
+                events(LoadEvent::Progress(stage));
             })?;
             let mut loaded = with_plan(ws, &plan)?;
             loaded.notes.extend(problems);
             Ok(loaded)
         })
         .unwrap_or_else(|message| Err(internal_error(&input, &message)));
-        let _ = tx.send(Msg::Loaded(result.map(Box::new)));
+        events(LoadEvent::Loaded(result.map(Box::new)));
     });
 }
 

@@ -11,20 +11,26 @@ pub mod clipboard;
 mod code_actions;
 pub mod code_view;
 pub mod config;
+pub mod details_text;
+pub mod dialog;
 pub mod editing;
 pub mod explorer;
+pub mod help_text;
 pub mod highlight;
 pub mod keymap;
 pub mod latest;
 pub mod layout;
 pub mod loader;
 pub mod minimap;
+pub mod msg;
 pub mod options_editor;
 mod profile_actions;
 pub mod profiles;
 pub mod query;
 mod run_actions;
 pub mod runs;
+pub mod session;
+pub mod sink;
 pub mod terminal;
 pub mod theme;
 pub mod tree;
@@ -69,7 +75,7 @@ pub fn run(options: Options) -> Result<()> {
     spawn_signals(tx.clone())?;
     let name = options.input.name();
     let plan_path = options.plan.path.clone();
-    let highlighter = highlight::Highlighter::spawn(tx.clone());
+    let highlighter = msg::highlighter(&tx);
     let events = tx.clone();
     let request = loader::LoadRequest {
         input: options.input,
@@ -77,7 +83,7 @@ pub fn run(options: Options) -> Result<()> {
         options: options.load,
         rules: options.rules,
     };
-    loader::spawn(request.clone(), tx);
+    loader::spawn(request.clone(), msg::loader_sink(&tx));
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
     let mut slot: Option<App> = None;
     let result = (|| -> Result<()> {

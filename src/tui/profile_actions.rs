@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen};
-use super::editing::{Dialog, PickFor, Picker};
+use super::dialog::{Dialog, PickFor, Picker};
 use super::explorer::Pane;
 use super::profiles::{self, Compared, Loaded, ProfileView, Request, Table};
 use super::query::Query;
@@ -100,7 +100,7 @@ impl App {
             sanitize(&request.describe())
         ));
         self.profiles_loading = Some(request.clone());
-        profiles::spawn_load(request, snapshot, events);
+        profiles::spawn_load(request, snapshot, super::msg::profiles_sink(&events));
     }
 
     /// Takes in profiles read on the worker: opens the view, asks for a rank, or says what
@@ -285,7 +285,15 @@ impl App {
         let request = view.compare_request(&ex.ws);
         let request = match (events, comparer) {
             (Some(events), comparer) => {
-                let worker = comparer.get_or_insert_with(|| profiles::spawn_comparer(events));
+                let worker = comparer.get_or_insert_with(|| {
+                    profiles::spawn_comparer(
+                        super::msg::profiles_sink(&events),
+                        super::msg::failure_sink(
+                            &events,
+                            "comparing the profiles against the plan",
+                        ),
+                    )
+                });
                 match worker.send(request) {
                     Ok(()) => return,
                     Err(failed) => failed.0,

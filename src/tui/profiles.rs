@@ -2,7 +2,7 @@
 //! compared against the current plan, and the tables the view shows (op types, segments,
 //! breaks) with their selection and sort order.
 
-use super::app::Msg;
+use super::sink::Sink;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::{
@@ -87,10 +87,28 @@ impl PlanSnapshot {
     }
 }
 
+/// What the profile workers report.
+#[derive(Debug)]
+pub enum ProfilesEvent {
+    /// Profiles read and compared (or why they could not be).
+    Loaded {
+        /// What was asked for.
+        request: Request,
+        /// The profiles, or the problem.
+        result: Result<Box<Loaded>, ProfileError>,
+    },
+    /// The profiles compared again against an edited plan.
+    Compared {
+        /// Which comparison (only the newest is kept).
+        generation: u64,
+        /// The comparison.
+        compared: Box<Compared>,
+    },
+}
+
 /// Reads the profiles of `request` and compares them against `snapshot` on a thread of its
-/// own; the result comes back as [`Msg::ProfilesLoaded`]. A panic while reading becomes an
-/// error.
-pub fn spawn_load(request: Request, snapshot: PlanSnapshot, events: Sender<Msg>) {
+/// own; the result goes to `events`. A panic while reading becomes an error.
+pub fn spawn_load(request: Request, snapshot: PlanSnapshot, events: Sink<ProfilesEvent>) {
     std::thread::spawn(move || {
         let result = crate::worker::guarded(|| {
             profile::load_pair(&request.base, request.new.as_deref(), request.rank).map(|pair| {
@@ -110,7 +128,7 @@ pub fn spawn_load(request: Request, snapshot: PlanSnapshot, events: Sender<Msg>)
                 ),
             })
         });
-        let _ = events.send(Msg::ProfilesLoaded { request, result });
+        events(ProfilesEvent::Loaded { request, result });
     });
 }
 
@@ -167,22 +185,18 @@ impl CompareRequest {
     }
 }
 
-/// Starts the worker that compares again after edits; the newest request wins, and results
-/// come back as [`Msg::ProfilesCompared`].
-pub fn spawn_comparer(events: Sender<Msg>) -> Sender<CompareRequest> {
-    let failed = events.clone();
-    let report = move |message| {
-        let work = "comparing the profiles against the plan";
-        let _ = failed.send(Msg::WorkerFailed { work, message });
-    };
+/// Starts the worker that compares again after edits; the newest request wins, results go to
+/// `events` and a panic's message to `failed`.
+pub fn spawn_comparer(events: Sink<ProfilesEvent>, failed: Sink<String>) -> Sender<CompareRequest> {
     let serve = move |request: CompareRequest| {
         let compared = request.run();
-        events
-            .send(Msg::ProfilesCompared {
-                generation: request.generation,
-                compared: Box::new(compared),
-            })
-            .is_ok()
+        events(ProfilesEvent::Compared {
+            generation: request.generation,
+            compared: Box::new(compared),
+        })
+    };
+    let report = move |message| {
+        failed(message);
     };
     super::latest::spawn("skope-compare", serve, report)
 }

@@ -3,7 +3,7 @@
 
 use super::action::Action;
 use super::app::{App, Screen};
-use super::editing::{Answer, Confirm, Dialog, PickFor, Picker};
+use super::dialog::{Answer, Confirm, Dialog, PickFor, Picker};
 use super::runs::{Launched, RunState};
 use super::views;
 use crate::compile::batch::Batch;
@@ -97,7 +97,7 @@ impl App {
             stage: None,
             elapsed: std::time::Duration::ZERO,
         });
-        super::loader::spawn(request, events);
+        super::loader::spawn(request, super::msg::loader_sink(&events));
     }
 
     /// Prepares and starts `profile` on the current plan, and opens the runs view on it.
@@ -113,7 +113,13 @@ impl App {
             Ok(input) => input,
             Err(e) => return self.problem(e),
         };
-        let id = self.runs.start(profile, input, runs_dir, self.now, events);
+        let id = self.runs.start(
+            profile,
+            input,
+            runs_dir,
+            self.now,
+            super::msg::runs_sink(&events),
+        );
         self.runs.open = true;
         self.info(format!(
             "run {id}: preparing {} (its directory, plan and entry sources)…",

@@ -2,7 +2,7 @@
 //! reaches the UI in batches through [`crate::compile::batch`], so a job that prints without
 //! end neither floods the event loop nor grows memory.
 
-use super::app::Msg;
+use super::sink::Sink;
 use crate::compile::batch::{self, Batch, Handshake};
 use crate::compile::job::{ExitStatus, Job, Stream};
 use crate::compile::log::{self, Log, LogLine};
@@ -10,7 +10,7 @@ use crate::compile::prepare::{self, Prepared, RunInput};
 use crate::compile::profile::Profile;
 use crate::compile::record::{self, Ending, RunRecord};
 use std::path::PathBuf;
-use std::sync::mpsc::{Sender, sync_channel};
+use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +43,25 @@ pub enum RunState {
         at: Duration,
         /// True when the user cancelled it.
         cancelled: bool,
+    },
+}
+
+/// What a run's workers report.
+#[derive(Debug)]
+pub enum RunEvent {
+    /// The run's job started (or why it could not).
+    Started {
+        /// The run.
+        id: u64,
+        /// The job and what it was prepared with, or the problem.
+        result: Result<Box<Launched>, String>,
+    },
+    /// Output of the run (and, in its last batch, its end).
+    Output {
+        /// The run.
+        id: u64,
+        /// Its new output.
+        batch: Batch,
     },
 }
 
@@ -243,15 +262,15 @@ impl Runs {
     }
 
     /// Starts a run of `profile` on `input` at `now`: on a worker, its files are written into
-    /// `runs` and its job started; the worker's answer comes back as [`Msg::RunStarted`] and the
-    /// job's output as [`Msg::RunOutput`]. The new run is selected and its log followed.
+    /// `runs` and its job started; the worker's answer comes back as [`RunEvent::Started`] and
+    /// the job's output as [`RunEvent::Output`]. The new run is selected and its log followed.
     pub fn start(
         &mut self,
         profile: &Profile,
         input: RunInput,
         runs: PathBuf,
         now: Duration,
-        events: Sender<Msg>,
+        events: Sink<RunEvent>,
     ) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
@@ -264,7 +283,7 @@ impl Runs {
                 launch(&input, &chosen, &runs, (id, forwarder), &events, &launched)
             })
             .unwrap_or_else(|panic| Err(format!("preparing the run failed unexpectedly: {panic}")));
-            let _ = events.send(Msg::RunStarted { id, result });
+            events(RunEvent::Started { id, result });
         });
         self.forget_old();
         self.list.push(Run {
@@ -485,13 +504,13 @@ pub struct Launched {
 }
 
 /// Prepares run `id` and starts its job, with a forwarder passing its output on as
-/// [`Msg::RunOutput`].
+/// [`RunEvent::Output`].
 fn launch(
     input: &RunInput,
     profile: &Profile,
     runs: &std::path::Path,
     (id, handshake): (u64, Handshake),
-    events: &Sender<Msg>,
+    events: &Sink<RunEvent>,
     launched: &Mutex<Launches>,
 ) -> Result<Box<Launched>, String> {
     let mut prepared = prepare::prepare_from(input, profile, runs)?;
@@ -532,7 +551,7 @@ fn launch(
         "skope-run-output",
         move || {
             batch::forward(rx, log::DEFAULT_LINES, handshake, |batch| {
-                events.send(Msg::RunOutput { id, batch }).is_ok()
+                events(RunEvent::Output { id, batch })
             });
         },
         // Nobody reads the job's output any more: stop it and end the run as failed, saying why.
@@ -545,7 +564,7 @@ fn launch(
                 )),
                 ..Batch::default()
             };
-            let _ = failed.send(Msg::RunOutput { id, batch });
+            failed(RunEvent::Output { id, batch });
         },
     );
     if !forwarding {

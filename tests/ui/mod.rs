@@ -168,11 +168,11 @@ pub fn pump(
 /// Opens the compile profile picker (`c`) with `profile` offered first.
 pub fn offer(app: &mut App, profile: skope::compile::profile::Profile) {
     app.handle(Msg::key(KeyCode::Char('c')));
-    let Some(skope::tui::editing::Dialog::Pick(picker)) = &mut app.dialog else {
+    let Some(skope::tui::dialog::Dialog::Pick(picker)) = &mut app.dialog else {
         panic!("no picker");
     };
     picker.choices.insert(0, profile.name.clone());
-    if let skope::tui::editing::PickFor::Profile(profiles) = &mut picker.purpose {
+    if let skope::tui::dialog::PickFor::Profile(profiles) = &mut picker.purpose {
         profiles.insert(0, profile);
     }
 }

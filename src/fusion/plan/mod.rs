@@ -95,7 +95,7 @@ impl Context {
     pub fn new(graph: impl Into<Arc<Graph>>, rules: &RuleSet) -> Context {
         let shared: Arc<Graph> = graph.into();
         let graph: &Graph = &shared;
-        let verdicts = Verdicts::compute(graph, rules);
+        let verdicts = Verdicts::compute(graph, |t| rules.get(t));
         let n = graph.len();
         let mut topo = vec![0i64; n];
         for (pos, &id) in graph.exec_order().iter().enumerate() {
@@ -134,7 +134,7 @@ impl Context {
             dynamic: find_dynamic(graph),
             superkernel_nodes: ops
                 .iter()
-                .filter(|op| op.op_type == super::verify::SUPERKERNEL_TYPE)
+                .filter(|op| op.op_type == super::kernel::SUPERKERNEL_TYPE)
                 .count(),
             has_topo_ids: graph.has_topo_ids(),
             verdicts,

@@ -1,9 +1,9 @@
 //! Questions over the screen: the picker (scopes, compile profiles, ranks) and yes/no-style
 //! confirmations.
 
-use super::centred;
 use crate::text::sanitize;
-use crate::tui::editing::{Dialog, PickFor, Picker};
+use crate::tui::dialog::{Dialog, PickFor, Picker};
+use crate::tui::layout::centred;
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::layout::Rect;

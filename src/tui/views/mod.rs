@@ -72,7 +72,7 @@ fn draw_overlays(app: &App, frame: &mut Frame, area: Rect) {
         dialog::render(dialog, theme, frame, area);
     }
     if let Some(scroll) = app.help {
-        let view = help::HelpView::of(app);
+        let view = app.help_view();
         help::render(&app.config.keymap, theme, (scroll, view), frame, area);
     }
 }
@@ -109,18 +109,6 @@ pub fn duration(d: Duration) -> String {
     } else {
         format!("{} h {:02} min", secs / 3600, secs % 3600 / 60)
     }
-}
-
-/// A box of `width`×`height` centred in `area` (clipped to it).
-pub fn centred(area: Rect, width: u16, height: u16) -> Rect {
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    )
 }
 
 /// `text` in at most `width` columns: its start and end with `…` between.

@@ -1,10 +1,10 @@
 //! Whole-screen notices: loading, a failed load, a terminal too small.
 
-use super::centred;
 use crate::text::sanitize_lines;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Loading, Stage};
 use crate::tui::keymap::Keymap;
+use crate::tui::layout::centred;
 use crate::tui::layout::{MIN_HEIGHT, MIN_WIDTH};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;

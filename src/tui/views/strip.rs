@@ -11,7 +11,7 @@ use crate::tui::minimap::{Cell, Minimap};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Position, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 
 /// Draws the strip.
@@ -108,29 +108,4 @@ fn outcome_row(
         &sanitize(&text),
         theme.get(role),
     );
-}
-
-/// The op list row to select for a click at `at` on a strip drawn in `area`: the first listed
-/// op at or after the clicked cell's first position — on the clicked stream's row, an op of
-/// that stream when the list has one there.
-pub fn row_at(ex: &Explorer, area: Rect, at: Position) -> Option<usize> {
-    let map = &ex.minimap;
-    let c = usize::from(at.x.checked_sub(area.x + Minimap::label_width(&ex.ws))?);
-    if c >= map.cells() || ex.rows().is_empty() {
-        return None;
-    }
-    let start = map.first_position(c);
-    let graph = ex.ws.graph();
-    let cx = ex.ws.context();
-    let rows = ex.rows();
-    let first = rows.partition_point(|&id| graph.exec_position(id) < start);
-    let stream = usize::from(at.y.saturating_sub(area.y));
-    let on_stream = (stream < map.streams())
-        .then(|| {
-            rows[first..]
-                .iter()
-                .position(|&id| cx.stream_of(id) as usize == stream)
-        })
-        .flatten();
-    Some((first + on_stream.unwrap_or(0)).min(rows.len() - 1))
 }

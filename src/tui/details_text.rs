@@ -1,0 +1,575 @@
+//! What the details pane says about the selected op, segment or scope, as styled lines. The
+//! words about breaks and segments are the report's ([`BreakReport`], [`SegmentReport`]), so
+//! the pane, the text report and the JSON report never disagree. The lines are built here,
+//! below the explorer's state, so scrolling knows where the text ends without drawing it.
+
+use super::profiles::ProfileView;
+use super::theme::{Role, Theme};
+use crate::fusion::Severity;
+use crate::fusion::index::{SegmentRef, break_at, segment_at};
+use crate::fusion::marks::OpMark;
+use crate::fusion::plan::{Finding, ScopeStatus, describe_cause};
+use crate::fusion::verdict::Verdict;
+use crate::graph::{Input, OpId, TensorDesc};
+use crate::report::{BreakReport, SegmentReport};
+use crate::text::sanitize;
+use crate::workspace::Workspace;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+/// Longest attribute value shown; longer ones are cut with their length given.
+const MAX_VALUE: usize = 160;
+/// Most sub-ops, segments or breaks listed; the rest are counted.
+const MAX_LISTED: usize = 100;
+
+/// What the details pane describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// Nothing (the list is empty).
+    Nothing,
+    /// An op (with the breaks it causes, its segment…).
+    Op(OpId),
+    /// A segment.
+    Segment(SegmentRef),
+    /// A scope.
+    Scope(u32),
+}
+
+/// What the pane's text is made from: the workspace, and the compared profiles when loaded.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The graph, its plan and index.
+    pub ws: &'a Workspace,
+    /// The profiles compared against the plan, when loaded.
+    pub profiles: Option<&'a ProfileView>,
+}
+
+/// An op's core type and block dim as the dump gives them (`AIC 24`), if it does.
+pub fn core_text(op: &crate::graph::Op) -> Option<String> {
+    let core = op.attrs.get_str(crate::fusion::kernel::ATTR_CORE_TYPE)?;
+    Some(match op.attrs.get_int("tvm_blockdim") {
+        Some(dim) => format!("{core} {dim}"),
+        None => core.to_string(),
+    })
+}
+
+/// The pane's text for `subject`, wrapped to the pane's width.
+pub fn paragraph(facts: &Facts<'_>, subject: Subject, theme: &Theme) -> Paragraph<'static> {
+    Paragraph::new(lines(facts, subject, theme)).wrap(Wrap { trim: false })
+}
+
+/// The furthest the details pane drawn in `area` can scroll: its wrapped rows less the rows it
+/// shows.
+pub fn max_scroll(facts: &Facts<'_>, subject: Subject, theme: &Theme, area: Rect) -> usize {
+    let inner = super::layout::inner(area);
+    paragraph(facts, subject, theme)
+        .line_count(inner.width)
+        .saturating_sub(usize::from(inner.height))
+}
+
+/// The pane's lines for the current subject.
+pub fn lines(ex: &Facts<'_>, subject: Subject, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = Lines {
+        lines: Vec::new(),
+        theme,
+    };
+    match subject {
+        Subject::Nothing if ex.ws.graph().is_empty() => out.dim("the graph has no ops"),
+        Subject::Nothing => out.dim("no op in the list"),
+        Subject::Op(id) => op(ex, &mut out, id),
+        Subject::Segment(r) => {
+            let seg = segment_at(ex.ws.plan(), r);
+            let scope = &ex.ws.plan().scopes[r.scope as usize];
+            out.title(&seg.name);
+            out.field(
+                "scope",
+                format!(
+                    "{} · segment {} of {}",
+                    scope.name,
+                    r.index + 1,
+                    scope.segments.len()
+                ),
+            );
+            segment(ex, &mut out, r);
+            profile(ex, &mut out, seg.ops.first().copied());
+            out.heading(&format!("sub-ops ({})", seg.ops.len()));
+            for &id in seg.ops.iter().take(MAX_LISTED) {
+                let op = ex.ws.graph().op(id);
+                out.plain(format!("  {} {}", op.name, op.op_type));
+            }
+            out.more(seg.ops.len(), "the list and the tree show them all");
+        }
+        Subject::Scope(s) => scope(ex, &mut out, s),
+    }
+    out.lines
+}
+
+struct Lines<'t> {
+    lines: Vec<Line<'static>>,
+    theme: &'t Theme,
+}
+
+impl Lines<'_> {
+    fn title(&mut self, text: &str) {
+        self.lines.push(Line::from(Span::styled(
+            sanitize(text).into_owned(),
+            self.theme.get(Role::Title),
+        )));
+    }
+
+    fn heading(&mut self, text: &str) {
+        self.lines.push(Line::from(""));
+        self.lines.push(Line::from(Span::styled(
+            text.to_string(),
+            self.theme.get(Role::Title),
+        )));
+    }
+
+    fn styled(&mut self, text: String, style: Style) {
+        self.lines.push(Line::from(Span::styled(
+            sanitize(&text).into_owned(),
+            style,
+        )));
+    }
+
+    fn plain(&mut self, text: String) {
+        self.styled(text, self.theme.get(Role::Text));
+    }
+
+    fn dim(&mut self, text: &str) {
+        self.styled(text.to_string(), self.theme.get(Role::Dim));
+    }
+
+    /// `label  value`, the label dim and padded.
+    fn field(&mut self, label: &str, value: String) {
+        self.lines.push(Line::from(vec![
+            Span::styled(
+                format!("{:<9} ", sanitize(label)),
+                self.theme.get(Role::Dim),
+            ),
+            Span::raw(sanitize(&value).into_owned()),
+        ]));
+    }
+
+    /// `… and N more (where)` when a list of `total` was cut at [`MAX_LISTED`].
+    fn more(&mut self, total: usize, place: &str) {
+        if total > MAX_LISTED {
+            self.dim(&format!("  … and {} more: {place}", total - MAX_LISTED));
+        }
+    }
+
+    fn findings(&mut self, findings: &[&Finding]) {
+        for f in findings {
+            let role = match f.severity {
+                Severity::Error => Role::Error,
+                Severity::Warning => Role::Warning,
+            };
+            self.styled(
+                format!("! {}: {}", f.severity.name(), f.message),
+                self.theme.get(role),
+            );
+        }
+    }
+}
+
+/// When the graph gets no SuperKernel because of op `id`: what happens, GE's words and the fix.
+fn outcome(ex: &Facts<'_>, out: &mut Lines, id: OpId) {
+    let outcome = &ex.ws.plan().outcome;
+    let Some(detail) = outcome.detail().filter(|d| d.op == Some(id)) else {
+        return;
+    };
+    out.lines.push(Line::from(""));
+    out.styled(
+        outcome.headline().unwrap_or_default(),
+        out.theme.get(Role::Error),
+    );
+    out.field("GE", detail.ge_message.clone());
+    if let Some(compiler) = &detail.compiler_message {
+        out.field("compiler", compiler.clone());
+    }
+    out.field("fix", detail.fix.clone());
+}
+
+fn op(ex: &Facts<'_>, out: &mut Lines, id: OpId) {
+    let ws = &ex.ws;
+    let graph = ws.graph();
+    let cx = ws.context();
+    let op = graph.op(id);
+    out.title(&op.name);
+    let stream = &cx.streams()[cx.stream_of(id) as usize];
+    let stream_text = match &stream.label {
+        Some(label) => format!("stream {} (label {label}, inferred)", stream.id),
+        None => format!("stream {}", stream.id),
+    };
+    let topo = match op.topo_id {
+        Some(t) => format!("topo id {t}"),
+        None => format!("position {} (no topo ids)", cx.topo(id)),
+    };
+    out.plain(format!(
+        "{} · {stream_text} · #{} · {topo}",
+        op.op_type,
+        graph.exec_position(id)
+    ));
+    profile(ex, out, Some(id));
+    outcome(ex, out, id);
+    // Breaks it causes, in the report's words.
+    for r in ws.index().breaks_of(id) {
+        let scope = &ws.plan().scopes[r.scope as usize];
+        let b = BreakReport::new(cx, ws.marks(), &scope.name, break_at(ws.plan(), r));
+        out.lines.push(Line::from(""));
+        out.styled(
+            format!("✗ breaks scope {}{}", scope.name, b.effect()),
+            out.theme.get(Role::Break),
+        );
+        out.field("reason", b.reason);
+        out.field("evidence", format!("{} — {}", b.evidence, b.detail));
+        if b.before.is_some() || b.after.is_some() {
+            out.field(
+                "between",
+                format!(
+                    "{} … {}",
+                    b.before.as_deref().unwrap_or("(start)"),
+                    b.after.as_deref().unwrap_or("(end)")
+                ),
+            );
+        }
+        out.field("fix", b.suggestion);
+    }
+    out.lines.push(Line::from(""));
+    if let Some(r) = ws.index().segment_of(id) {
+        let seg = segment_at(ws.plan(), r);
+        let ordinal = ws.index().segment_ordinal(id).unwrap_or_default();
+        let at = seg.ops.iter().position(|&o| o == id).unwrap_or_default();
+        out.lines.push(Line::from(vec![
+            Span::styled("┃ ", Style::new().fg(out.theme.band(ordinal))),
+            Span::raw(format!(
+                "sub-op {} of {} in segment {}",
+                at + 1,
+                seg.ops.len(),
+                sanitize(&seg.name)
+            )),
+        ]));
+        segment(ex, out, r);
+    } else {
+        match ws.marks().get(id) {
+            OpMark::Member { scope, .. } => {
+                let Some(plan) = ws.plan().scope_of_mark(scope).map(|i| &ws.plan().scopes[i])
+                else {
+                    return;
+                };
+                let why = match plan.status {
+                    ScopeStatus::Fused | ScopeStatus::Split => "",
+                    ScopeStatus::Dropped => " (the scope is dropped)",
+                    ScopeStatus::Aborted => " (the build fails here)",
+                    ScopeStatus::NotBuilt => " (the build fails at another scope)",
+                    ScopeStatus::Skipped => " (dynamic-shape graph)",
+                    ScopeStatus::Unfused => " (no member can be fused)",
+                };
+                out.field("scope", format!("{} · not fused{why}", plan.name));
+            }
+            OpMark::DoNotFuse => out.field("scope", "kept out of fusion".to_string()),
+            OpMark::Unscoped => out.dim("· outside every scope"),
+        }
+    }
+    let verdict = cx.verdicts().get(id);
+    let word = match verdict.verdict {
+        Verdict::Fusible => "fusible".to_string(),
+        Verdict::Ignored => "ignored by the pass".to_string(),
+        Verdict::Unsupported(r) => format!("unsupported: {}", r.text()),
+    };
+    out.field("verdict", word);
+    out.field(
+        "evidence",
+        format!("{} — {}", verdict.evidence.name(), verdict.detail),
+    );
+    if let Some(core) = core_text(op) {
+        out.field("core", core);
+    }
+    let findings: Vec<&Finding> = ws
+        .plan()
+        .all_findings()
+        .filter(|f| f.op == Some(id))
+        .collect();
+    if !findings.is_empty() {
+        out.lines.push(Line::from(""));
+        out.findings(&findings);
+    }
+    out.heading(&format!("inputs ({})", op.inputs.len()));
+    let mut data = 0;
+    for input in &op.inputs {
+        let text = match input {
+            Input::Data { src, out: slot } => {
+                let desc = op.input_descs.get(data).map(tensor).unwrap_or_default();
+                data += 1;
+                format!("  {} ← {}:{slot} {desc}", data - 1, graph.op(*src).name)
+            }
+            Input::Control { src } => format!("  ctrl ← {}", graph.op(*src).name),
+            Input::Unconnected => {
+                data += 1;
+                format!("  {} (unconnected)", data - 1)
+            }
+            Input::Dangling { text } => format!("  ? {text} (not in the graph)"),
+        };
+        out.plain(text);
+    }
+    out.heading(&format!("outputs ({})", op.output_descs.len()));
+    for (i, desc) in op.output_descs.iter().enumerate() {
+        let users = graph
+            .successors(id)
+            .filter(|(_, kind)| {
+                matches!(kind, crate::graph::EdgeKind::Data { out, .. } if *out as usize == i)
+            })
+            .count();
+        out.plain(format!("  {i} {} → {users} consumer(s)", tensor(desc)));
+    }
+    out.heading(&format!("attributes ({})", op.attrs.len()));
+    for (key, value) in op.attrs.iter() {
+        let mut text = value.to_string();
+        if text.chars().count() > MAX_VALUE {
+            let total = text.chars().count();
+            text = text.chars().take(MAX_VALUE).collect::<String>() + &format!("… ({total} chars)");
+        }
+        out.field(key, text);
+    }
+}
+
+/// What the profiles say about op `id` (or, for a segment, its first op): its kernel time
+/// without SuperKernel, its segment's time without and with, and for a break what the unfused
+/// ops around it cost.
+fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
+    let (Some(view), Some(id)) = (ex.profiles, id) else {
+        return;
+    };
+    let name = &ex.ws.graph().op(id).name;
+    out.heading(if view.stale {
+        "profile (comparing with the edited plan…)"
+    } else {
+        "profile"
+    });
+    out.field(
+        "base",
+        match view.base_kernel_us(name) {
+            Some(us) => format!("{us:.2} µs without SuperKernel"),
+            None => "no kernel of this name in the base profile".to_string(),
+        },
+    );
+    if let Some(s) = view.segment_of(name) {
+        let with = match (s.new_us, s.delta_us) {
+            (Some(new), Some(d)) => format!(
+                "{new:.2} µs with ({} µs, {})",
+                crate::profile::output::delta(d),
+                crate::profile::output::pct(s.change_pct)
+            ),
+            _ => "its SuperKernel did not run in the new profile".to_string(),
+        };
+        out.field(
+            "segment",
+            format!("{}: {:.2} µs without → {with}", s.segment, s.base_us),
+        );
+    }
+    for b in view.breaks_of(name) {
+        out.styled(
+            format!(
+                "✗ this break costs {:.2} µs: {} unfused op(s) run {:.2} µs and wait {:.2} µs over {} launch(es)",
+                b.cost_us(),
+                b.unfused.len(),
+                b.unfused_us,
+                b.wait_us,
+                b.launches
+            ),
+            out.theme.get(Role::Break),
+        );
+    }
+}
+
+fn segment(ex: &Facts<'_>, out: &mut Lines, r: crate::fusion::index::SegmentRef) {
+    let ws = &ex.ws;
+    let seg = segment_at(ws.plan(), r);
+    let report = SegmentReport::new(ws.context(), seg);
+    out.field("fused as", report.fused_node);
+    out.field(
+        "kernel",
+        seg.kernel.label().unwrap_or_else(|| "unknown".to_string()),
+    );
+    if let Some(note) = report.kernel_note {
+        out.field("note", note);
+    }
+    out.field("stream", report.stream.to_string());
+    out.field("options", options_text(&report.options));
+}
+
+fn scope(ex: &Facts<'_>, out: &mut Lines, s: u32) {
+    let ws = &ex.ws;
+    let scope = &ws.plan().scopes[s as usize];
+    out.title(&scope.name);
+    out.field("status", scope.status.label().to_string());
+    out.field("members", scope.members.len().to_string());
+    out.field("segments", scope.segments.len().to_string());
+    out.field("breaks", scope.breaks.len().to_string());
+    out.field("options", options_text(&scope.options));
+    if scope.breaks.len() > 1 {
+        out.heading("breaks by reason");
+        let groups = break_groups(ex, s);
+        for g in groups.iter().take(MAX_GROUPS) {
+            let layers = match g.layers {
+                Some((a, b)) if a == b => format!(" · layer {a}"),
+                Some((a, b)) => format!(" · layers {a}–{b}"),
+                None => String::new(),
+            };
+            let streams: Vec<String> = g.streams.iter().map(|s| format!("s{s}")).collect();
+            out.styled(
+                format!(
+                    "  ✗ {} × {} ({}) · {}{layers}",
+                    g.count,
+                    g.reason,
+                    g.op_type,
+                    streams.join(" ")
+                ),
+                out.theme.get(Role::Break),
+            );
+        }
+        if groups.len() > MAX_GROUPS {
+            out.dim(&format!("  … and {} more kinds", groups.len() - MAX_GROUPS));
+        }
+        if groups.iter().any(|g| g.layers.is_some()) {
+            out.dim("  (layer numbers as read from the op names)");
+        }
+    }
+    let findings: Vec<&Finding> = scope.findings.iter().collect();
+    if !findings.is_empty() {
+        out.lines.push(Line::from(""));
+        out.findings(&findings);
+    }
+    if !scope.segments.is_empty() {
+        out.heading("segments");
+        for seg in scope.segments.iter().take(MAX_LISTED) {
+            let kernel = seg
+                .kernel
+                .label()
+                .map(|k| format!(" · {k}"))
+                .unwrap_or_default();
+            out.plain(format!(
+                "  ┃ {} · {} op(s){kernel}",
+                seg.name,
+                seg.ops.len()
+            ));
+        }
+        out.more(scope.segments.len(), "the tree shows them all");
+    }
+    if !scope.breaks.is_empty() {
+        out.heading("breaks");
+        for b in scope.breaks.iter().take(MAX_LISTED) {
+            let op = ws.graph().op(b.op);
+            out.styled(
+                format!(
+                    "  ✗ {} ({}): {}",
+                    op.name,
+                    op.op_type,
+                    describe_cause(ws.marks(), b.cause)
+                ),
+                out.theme.get(Role::Break),
+            );
+        }
+        out.more(scope.breaks.len(), "the tree shows them all");
+    }
+}
+
+/// Kinds of break listed in a scope's summary; the rest are counted.
+const MAX_GROUPS: usize = 12;
+
+/// Breaks of one kind: the same reason and op type.
+struct BreakGroup {
+    reason: String,
+    op_type: String,
+    count: usize,
+    /// Stream ids, ascending.
+    streams: Vec<i64>,
+    /// The lowest and highest layer number in the ops' names, when they carry one.
+    layers: Option<(u64, u64)>,
+}
+
+/// The breaks of scope `s` by kind, most frequent first: a scope name reused in every layer
+/// shows its pattern at once.
+fn break_groups(ex: &Facts<'_>, s: u32) -> Vec<BreakGroup> {
+    let ws = &ex.ws;
+    let cx = ws.context();
+    let mut groups: Vec<BreakGroup> = Vec::new();
+    let mut at: std::collections::HashMap<(String, String), usize> =
+        std::collections::HashMap::new();
+    for b in &ws.plan().scopes[s as usize].breaks {
+        let op = ws.graph().op(b.op);
+        let key = (describe_cause(ws.marks(), b.cause), op.op_type.clone());
+        let i = *at.entry(key.clone()).or_insert_with(|| {
+            groups.push(BreakGroup {
+                reason: key.0,
+                op_type: key.1,
+                count: 0,
+                streams: Vec::new(),
+                layers: None,
+            });
+            groups.len() - 1
+        });
+        let g = &mut groups[i];
+        g.count += 1;
+        let stream = cx.streams()[b.stream as usize].id;
+        if let Err(pos) = g.streams.binary_search(&stream) {
+            g.streams.insert(pos, stream);
+        }
+        if let Some(n) = layer_number(&op.name) {
+            g.layers = Some(g.layers.map_or((n, n), |(a, z)| (a.min(n), z.max(n))));
+        }
+    }
+    groups.sort_by(|a, b| b.count.cmp(&a.count).then(a.reason.cmp(&b.reason)));
+    groups
+}
+
+/// The layer number an op's name carries: the digits after `layer` or `layers` (any case),
+/// past a `.`, `_` or `-` (`model.layers.12.mlp`, `layer3_gate`, `Layer-05`).
+fn layer_number(name: &str) -> Option<u64> {
+    let lower = name.to_ascii_lowercase();
+    let mut rest = lower.as_str();
+    while let Some(at) = rest.find("layer") {
+        let after = rest[at + "layer".len()..].trim_start_matches('s');
+        let after = after.trim_start_matches(['.', '_', '-']);
+        let digits: &str = &after[..after.bytes().take_while(u8::is_ascii_digit).count()];
+        if let Ok(n) = digits.parse() {
+            return Some(n);
+        }
+        rest = &rest[at + "layer".len()..];
+    }
+    None
+}
+
+fn options_text(options: &str) -> String {
+    if options.is_empty() {
+        "(none)".to_string()
+    } else {
+        format!("\"{options}\"")
+    }
+}
+
+fn tensor(desc: &TensorDesc) -> String {
+    let mut text = format!("{} {}", desc.dtype, desc.shape_text());
+    if !desc.layout.is_empty() {
+        text.push(' ');
+        text.push_str(&desc.layout);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layer_number;
+
+    #[test]
+    fn layer_numbers_come_from_op_names() {
+        assert_eq!(layer_number("model.layers.12.mlp.gate"), Some(12));
+        assert_eq!(layer_number("layer3_gate"), Some(3));
+        assert_eq!(layer_number("Layer-05/Cast"), Some(5));
+        assert_eq!(layer_number("layernorm_1"), None);
+        assert_eq!(layer_number("layernorm.layer7.x"), Some(7));
+        assert_eq!(layer_number("matmul_3"), None);
+    }
+}

@@ -1,0 +1,139 @@
+//! The messages the event loop feeds the explorer: terminal events, and what its workers
+//! (loader, highlighter, runs, profiles) report. The workers do not know this type: each
+//! reports through a [`Sink`] of its own events, which [`sink`] maps into a message — so the
+//! workers sit below the state that receives them.
+
+use super::loader::{LoadEvent, Stage};
+use super::profiles::ProfilesEvent;
+use super::runs::RunEvent;
+use super::sink::Sink;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A sink that wraps each item into a message for `tx`.
+pub fn sink<T: 'static>(
+    tx: &std::sync::mpsc::Sender<Msg>,
+    wrap: impl Fn(T) -> Msg + Send + Sync + 'static,
+) -> Sink<T> {
+    let tx = tx.clone();
+    Arc::new(move |item| tx.send(wrap(item)).is_ok())
+}
+
+/// The loader's events as messages for `tx`.
+pub fn loader_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<LoadEvent> {
+    sink(tx, |event| match event {
+        LoadEvent::Progress(stage) => Msg::Progress(stage),
+        LoadEvent::Loaded(result) => Msg::Loaded(result),
+    })
+}
+
+/// A worker's panic as a message saying which `work` stopped.
+pub fn failure_sink(tx: &std::sync::mpsc::Sender<Msg>, work: &'static str) -> Sink<String> {
+    sink(tx, move |message| Msg::WorkerFailed { work, message })
+}
+
+/// The highlighter, its results and its failure, for `tx`.
+pub fn highlighter(tx: &std::sync::mpsc::Sender<Msg>) -> super::highlight::Highlighter {
+    super::highlight::Highlighter::spawn(
+        sink(tx, Msg::Highlighted),
+        failure_sink(tx, "highlighting the code"),
+    )
+}
+
+/// The profile workers' events as messages for `tx`.
+pub fn profiles_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<ProfilesEvent> {
+    sink(tx, |event| match event {
+        ProfilesEvent::Loaded { request, result } => Msg::ProfilesLoaded { request, result },
+        ProfilesEvent::Compared {
+            generation,
+            compared,
+        } => Msg::ProfilesCompared {
+            generation,
+            compared,
+        },
+    })
+}
+
+/// The run workers' events as messages for `tx`.
+pub fn runs_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<RunEvent> {
+    sink(tx, |event| match event {
+        RunEvent::Started { id, result } => Msg::RunStarted { id, result },
+        RunEvent::Output { id, batch } => Msg::RunOutput { id, batch },
+    })
+}
+
+/// Everything the event loop feeds the app.
+#[derive(Debug)]
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// Text pasted into the terminal.
+    Paste(String),
+    /// The terminal has a new size.
+    Resize(u16, u16),
+    /// Time passed (drives the spinner and the elapsed time while loading).
+    Tick(Duration),
+    /// The loader reached a new stage.
+    Progress(Stage),
+    /// The loader finished: the workspace, or the loader's message.
+    Loaded(Result<Box<super::loader::Loaded>, String>),
+    /// Highlighting of the code view's code arrived.
+    Highlighted(super::highlight::Highlighted),
+    /// A worker of the explorer stopped on a panic: which work it did, and the message.
+    WorkerFailed {
+        /// What the worker did, in words ("highlighting the code").
+        work: &'static str,
+        /// The panic's message.
+        message: String,
+    },
+    /// A run's job started (or why it could not).
+    RunStarted {
+        /// The run.
+        id: u64,
+        /// The job and what it was prepared with, or the problem.
+        result: Result<Box<super::runs::Launched>, String>,
+    },
+    /// Output of a run (and, in its last batch, its end).
+    RunOutput {
+        /// The run.
+        id: u64,
+        /// Its new output.
+        batch: crate::compile::batch::Batch,
+    },
+    /// Profiles read and compared on the worker (or why they could not be).
+    ProfilesLoaded {
+        /// What was asked for.
+        request: super::profiles::Request,
+        /// The profiles, or the problem.
+        result: Result<Box<super::profiles::Loaded>, crate::profile::ProfileError>,
+    },
+    /// The profiles compared again against an edited plan.
+    ProfilesCompared {
+        /// Which comparison (only the newest is kept).
+        generation: u64,
+        /// The comparison.
+        compared: Box<super::profiles::Compared>,
+    },
+    /// A signal asked skope to stop.
+    Stop,
+}
+
+impl Msg {
+    /// A press of `code` without modifiers (capital letters carry Shift, as terminals send
+    /// them).
+    pub fn key(code: KeyCode) -> Msg {
+        let modifiers = match code {
+            KeyCode::Char(c) if c.is_uppercase() => KeyModifiers::SHIFT,
+            _ => KeyModifiers::NONE,
+        };
+        Msg::Key(KeyEvent {
+            code,
+            modifiers,
+            kind: KeyEventKind::Press,
+            state: ratatui::crossterm::event::KeyEventState::NONE,
+        })
+    }
+}
