@@ -123,6 +123,18 @@ pub fn size(bytes: u64) -> String {
     }
 }
 
+/// A time spent, for people: `12.3 s`, `4 min 05 s`, `2 h 03 min`.
+pub fn duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    if secs < 60 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else if secs < 3600 {
+        format!("{} min {:02} s", secs / 60, secs % 60)
+    } else {
+        format!("{} h {:02} min", secs / 3600, secs % 3600 / 60)
+    }
+}
+
 /// Why a file could not be read as text.
 #[derive(Debug)]
 pub enum ReadTextError {

@@ -325,6 +325,15 @@ fn the_mouse_scrolls_the_profile_view_and_clicks_do_not_reach_the_hidden_panes()
         ratatui::crossterm::event::MouseEventKind::ScrollDown,
     );
     assert_eq!(app.profile_view().unwrap().selected(), 1);
+    // The wheel is not a key: with `down` bound elsewhere it still scrolls.
+    app.config = skope::tui::config::parse("[keys]\ndown = \"ctrl-j\"\n").unwrap();
+    click(
+        &mut app,
+        60,
+        20,
+        ratatui::crossterm::event::MouseEventKind::ScrollDown,
+    );
+    assert_eq!(app.profile_view().unwrap().selected(), 2);
 }
 
 #[test]

@@ -7,6 +7,7 @@ use super::dialog::{Dialog, PickFor, Picker};
 use super::explorer::{Direction, Explorer, Pane};
 use super::help_text::{self, HelpView};
 use super::highlight::Highlighter;
+use super::layer::{Keys, Layer, Layers, Mouse};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
 use super::query::Query;
@@ -354,57 +355,84 @@ impl App {
         }
     }
 
+    /// The layers on screen, bottom first: the one place that orders them.
+    pub fn layers(&self) -> Layers {
+        let body = match &self.screen {
+            Screen::Explorer(_) if self.runs.open => Layer::Runs,
+            Screen::Explorer(_) if self.profile_open() => Layer::Profiles,
+            Screen::Explorer(_) => Layer::Panes,
+            _ => Layer::Screen,
+        };
+        let options = self.explorer().is_some_and(|ex| ex.options.is_some());
+        Layers::of(
+            body,
+            options,
+            self.dialog.is_some(),
+            self.help.is_some(),
+            self.prompt.is_some(),
+        )
+    }
+
+    /// A key goes to the layer on top, read as that layer reads keys.
     fn key(&mut self, key: KeyEvent) {
         self.status = None;
-        if self.prompt.is_some() {
-            self.prompt_key(key);
-            return;
-        }
-        if self.dialog.is_some() {
-            self.dialog_key(key);
-            return;
-        }
-        if self.help.is_none() && self.runs.open && self.explorer().is_some() {
-            self.runs_key(key);
-            return;
-        }
-        if self.help.is_none() && self.profile_open() && self.explorer().is_some() {
-            self.profile_key(key);
-            return;
-        }
-        if self.help.is_none() && self.options_key(key) {
-            return;
-        }
-        let Some(action) = self.config.keymap.action(key) else {
+        let top = self.layers().top();
+        let action = match top.keys() {
+            Keys::Text => return self.prompt_key(key),
+            Keys::Answers => return self.dialog_key(key),
+            // The options editor reads its own keys first; the rest reach the panes.
+            Keys::Graph if top == Layer::Options && self.options_key(key) => return,
+            Keys::Graph => self.config.keymap.action(key),
+            Keys::View => self.config.keymap.view_action(key),
+        };
+        let Some(action) = action else {
             return;
         };
-        if let Some(scroll) = self.help {
-            let view = self.help_view();
-            let max =
-                help_text::max_scroll(&self.config.keymap, &self.config.theme, self.size, view);
-            self.help = match action {
-                Action::Help | Action::Back => None,
-                Action::Quit => {
-                    self.request_quit();
-                    None
-                }
-                Action::Down => Some(scroll + 1),
-                Action::Up => Some(scroll.saturating_sub(1)),
-                Action::PageDown => Some(scroll + 10),
-                Action::PageUp => Some(scroll.saturating_sub(10)),
-                Action::Top => Some(0),
-                Action::Bottom => Some(max),
-                _ => Some(scroll),
-            }
-            .map(|s| s.min(max));
+        if top.takes_global_keys() && self.global_action(action) {
             return;
         }
+        match top {
+            Layer::Help => self.help_action(action),
+            Layer::Runs => self.runs_view_action(action),
+            Layer::Profiles => self.profile_view_action(action),
+            _ => self.explorer_action(action),
+        }
+    }
+
+    /// Quit, suspend and help, which work the same on every layer that takes them. True when
+    /// `action` was one.
+    fn global_action(&mut self, action: Action) -> bool {
         match action {
             Action::Quit => self.request_quit(),
             Action::Suspend => self.suspend = true,
             Action::Help => self.help = Some(0),
-            _ => self.explorer_action(action),
+            _ => return false,
         }
+        true
+    }
+
+    /// A key in the help overlay: scrolling, and closing it.
+    fn help_action(&mut self, action: Action) {
+        let Some(scroll) = self.help else {
+            return;
+        };
+        let view = self.help_view();
+        let max = help_text::max_scroll(&self.config.keymap, &self.config.theme, self.size, view);
+        self.help = match action {
+            Action::Help | Action::Back => None,
+            Action::Quit => {
+                self.request_quit();
+                None
+            }
+            Action::Down => Some(scroll + 1),
+            Action::Up => Some(scroll.saturating_sub(1)),
+            Action::PageDown => Some(scroll + 10),
+            Action::PageUp => Some(scroll.saturating_sub(10)),
+            Action::Top => Some(0),
+            Action::Bottom => Some(max),
+            _ => Some(scroll),
+        }
+        .map(|s| s.min(max));
     }
 
     fn explorer_action(&mut self, action: Action) {
@@ -707,24 +735,24 @@ impl App {
 
     fn mouse(&mut self, mouse: MouseEvent) {
         let theme = &self.config.theme;
-        if self.help.is_some() || self.prompt.is_some() || self.dialog.is_some() {
-            return;
-        }
-        // The runs and profile views cover the panes: the wheel scrolls them, clicks do
-        // nothing (they would land on panes that are not shown).
-        if self.runs.open || self.profile_open() {
-            let step = match mouse.kind {
-                MouseEventKind::ScrollDown => KeyCode::Down,
-                MouseEventKind::ScrollUp => KeyCode::Up,
-                _ => return,
-            };
-            let key = KeyEvent::new(step, KeyModifiers::NONE);
-            if self.runs.open {
-                self.runs_key(key);
-            } else {
-                self.profile_key(key);
+        let top = self.layers().top();
+        match top.mouse() {
+            Mouse::Ignored => return,
+            // The runs and profile views cover the panes: the wheel scrolls them, a line a
+            // notch (whatever keys are bound to scrolling), and clicks do nothing.
+            Mouse::Wheel => {
+                let lines = match mouse.kind {
+                    MouseEventKind::ScrollDown => 1,
+                    MouseEventKind::ScrollUp => -1,
+                    _ => return,
+                };
+                match top {
+                    Layer::Runs => self.runs_scroll(lines),
+                    _ => self.profile_scroll(lines),
+                }
+                return;
             }
-            return;
+            Mouse::Panes => {}
         }
         let Screen::Explorer(ex) = &mut self.screen else {
             return;

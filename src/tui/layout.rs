@@ -151,6 +151,49 @@ pub fn centred(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
+// The runs view.
+
+/// The history's and the log's areas in the body `area`.
+pub fn runs_parts(area: Rect, runs: usize) -> (Rect, Rect) {
+    if area.width >= 100 {
+        let [history, log] =
+            Layout::horizontal([Constraint::Length(34), Constraint::Min(0)]).areas(area);
+        (history, log)
+    } else {
+        let rows = (runs.clamp(1, 4) + 2) as u16;
+        let [history, log] =
+            Layout::vertical([Constraint::Length(rows), Constraint::Min(0)]).areas(area);
+        (history, log)
+    }
+}
+
+/// Log lines the log pane at `area` shows (inside the border, below the command row and the
+/// first error's row when the run has one, above the key hints).
+pub fn run_log_rows(area: Rect, first_error: bool) -> usize {
+    usize::from(
+        area.height
+            .saturating_sub(2 + 1 + u16::from(first_error) + 1),
+    )
+}
+
+// The profile view.
+
+/// Rows of the profile view's summary pane, borders included.
+const SUMMARY_HEIGHT: u16 = 7;
+
+/// The summary's and the table's areas in the body `area`.
+pub fn profile_parts(area: Rect) -> (Rect, Rect) {
+    let [summary, table] =
+        Layout::vertical([Constraint::Length(SUMMARY_HEIGHT), Constraint::Min(0)]).areas(area);
+    (summary, table)
+}
+
+/// Table rows the view shows in the body `area` (below the header row, above the hints).
+pub fn profile_table_rows(area: Rect) -> usize {
+    let (_, table) = profile_parts(area);
+    usize::from(table.height.saturating_sub(2 + 2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

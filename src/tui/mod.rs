@@ -19,6 +19,7 @@ pub mod help_text;
 pub mod highlight;
 pub mod keymap;
 pub mod latest;
+pub mod layer;
 pub mod layout;
 pub mod loader;
 pub mod minimap;

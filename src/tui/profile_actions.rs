@@ -6,13 +6,12 @@ use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen};
 use super::dialog::{Dialog, PickFor, Picker};
 use super::explorer::Pane;
+use super::layout;
 use super::profiles::{self, Compared, Loaded, ProfileView, Request, Table};
 use super::query::Query;
-use super::views;
 use crate::graph::OpId;
 use crate::profile::ProfileError;
 use crate::text::sanitize;
-use ratatui::crossterm::event::KeyEvent;
 use std::path::{Path, PathBuf};
 
 impl App {
@@ -162,11 +161,8 @@ impl App {
         self.load_profiles(Request { rank, ..request });
     }
 
-    /// A key in the profile view.
-    pub(super) fn profile_key(&mut self, key: KeyEvent) {
-        let Some(action) = self.config.keymap.view_action(key) else {
-            return;
-        };
+    /// An action in the profile view.
+    pub(super) fn profile_view_action(&mut self, action: Action) {
         let height = self.profile_rows();
         let Some(view) = self.profile_view_mut() else {
             return;
@@ -190,10 +186,15 @@ impl App {
                 view.open = false;
                 self.run_action(action);
             }
-            Action::Quit => self.request_quit(),
-            Action::Suspend => self.suspend = true,
-            Action::Help => self.help = Some(0),
             _ => {}
+        }
+    }
+
+    /// Moves the profile view's selection by `rows` (the mouse wheel).
+    pub(super) fn profile_scroll(&mut self, rows: isize) {
+        let height = self.profile_rows();
+        if let Some(view) = self.profile_view_mut() {
+            view.move_by(rows, height);
         }
     }
 
@@ -329,7 +330,7 @@ impl App {
 
     /// Rows of the profile view's table.
     fn profile_rows(&self) -> usize {
-        views::profile::table_rows(self.areas().body)
+        layout::profile_table_rows(self.areas().body)
     }
 }
 

@@ -4,13 +4,12 @@
 use super::action::Action;
 use super::app::{App, Screen};
 use super::dialog::{Answer, Confirm, Dialog, PickFor, Picker};
+use super::layout;
 use super::runs::{Launched, RunState};
-use super::views;
 use crate::compile::batch::Batch;
 use crate::compile::prepare;
 use crate::compile::profile::{self, Profile};
 use crate::text::sanitize;
-use ratatui::crossterm::event::KeyEvent;
 use std::path::PathBuf;
 
 impl App {
@@ -171,7 +170,7 @@ impl App {
             return;
         };
         let name = format!("run {} ({})", run.id, sanitize(&run.profile));
-        let time = views::duration(run.elapsed(self.now));
+        let time = crate::text::duration(run.elapsed(self.now));
         let results_dir = run.results.clone().filter(|p| p.exists());
         let results = results_dir
             .as_ref()
@@ -195,11 +194,8 @@ impl App {
         }
     }
 
-    /// A key in the runs view.
-    pub(super) fn runs_key(&mut self, key: KeyEvent) {
-        let Some(action) = self.config.keymap.view_action(key) else {
-            return;
-        };
+    /// An action in the runs view.
+    pub(super) fn runs_view_action(&mut self, action: Action) {
         let height = self.runs_log_height();
         let page = height.max(1) as isize;
         match action {
@@ -241,11 +237,14 @@ impl App {
             }
             Action::Runs => self.runs.open = false,
             Action::Compile => self.pick_profile(),
-            Action::Quit => self.request_quit(),
-            Action::Suspend => self.suspend = true,
-            Action::Help => self.help = Some(0),
             _ => {}
         }
+    }
+
+    /// Scrolls the selected run's log by `lines` (the mouse wheel).
+    pub(super) fn runs_scroll(&mut self, lines: isize) {
+        let height = self.runs_log_height();
+        self.runs.scroll_log(lines, height);
     }
 
     /// Stops the selected run.
@@ -267,9 +266,9 @@ impl App {
     /// Log lines the runs view shows for the selected run.
     fn runs_log_height(&self) -> usize {
         let body = self.areas().body;
-        let (_, log) = views::runs::parts(body, self.runs.list.len());
-        self.runs
-            .selected()
-            .map_or(0, |run| views::runs::log_rows(log, run))
+        let (_, log) = layout::runs_parts(body, self.runs.list.len());
+        self.runs.selected().map_or(0, |run| {
+            layout::run_log_rows(log, run.log.first_error().is_some())
+        })
     }
 }

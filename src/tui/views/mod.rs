@@ -16,15 +16,14 @@ pub mod screens;
 pub mod strip;
 
 use super::app::{App, Screen};
+use super::layer::Layer;
 use super::layout;
 use super::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Span;
 use ratatui::widgets::{Block, BorderType};
-use std::time::Duration;
 
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame) {
@@ -42,38 +41,36 @@ pub fn render(app: &App, frame: &mut Frame) {
             let areas = layout::areas(area, ex.ws.context().streams().len(), ex.code_layout());
             header::render(ex, &app.runs, app.ticks, theme, frame, areas.header);
             strip::render(ex, theme, frame, areas.strip);
-            if app.runs.open {
-                runs::render(app, frame, areas.body);
-                bar::render(app, frame, areas.bar);
-                return draw_overlays(app, frame, area);
+            // Up the stack of layers: the body, then what is drawn over it.
+            let layers = app.layers();
+            match (layers.body(), ex.profiles.as_ref()) {
+                (Layer::Runs, _) => runs::render(app, frame, areas.body),
+                (Layer::Profiles, Some(view)) => profile::render(app, view, frame, areas.body),
+                _ => {
+                    scopes::render(ex, theme, frame, areas.scopes);
+                    ops::render(ex, &app.config.keymap, theme, frame, areas.ops);
+                    match (&ex.options, layers.has(Layer::Options)) {
+                        (Some(editor), true) => {
+                            options::render(editor, theme, frame, areas.details);
+                        }
+                        _ => details::render(ex, theme, frame, areas.details),
+                    }
+                    code::render(ex, theme, frame, areas.code);
+                }
             }
-            if let Some(view) = ex.profiles.as_ref().filter(|v| v.open) {
-                profile::render(app, view, frame, areas.body);
-                bar::render(app, frame, areas.bar);
-                return draw_overlays(app, frame, area);
-            }
-            scopes::render(ex, theme, frame, areas.scopes);
-            ops::render(ex, &app.config.keymap, theme, frame, areas.ops);
-            match &ex.options {
-                Some(editor) => options::render(editor, theme, frame, areas.details),
-                None => details::render(ex, theme, frame, areas.details),
-            }
-            code::render(ex, theme, frame, areas.code);
+            // The bar holds the prompt when one is up.
             bar::render(app, frame, areas.bar);
         }
     }
-    draw_overlays(app, frame, area);
-}
-
-/// Draws the dialog and the help overlay, when they are up.
-fn draw_overlays(app: &App, frame: &mut Frame, area: Rect) {
-    let theme = &app.config.theme;
-    if let Some(dialog) = &app.dialog {
-        dialog::render(dialog, theme, frame, area);
-    }
-    if let Some(scroll) = app.help {
-        let view = app.help_view();
-        help::render(&app.config.keymap, theme, (scroll, view), frame, area);
+    for layer in app.layers().above_body() {
+        match (layer, &app.dialog, app.help) {
+            (Layer::Dialog, Some(dialog), _) => dialog::render(dialog, theme, frame, area),
+            (Layer::Help, _, Some(scroll)) => {
+                let view = app.help_view();
+                help::render(&app.config.keymap, theme, (scroll, view), frame, area);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -97,18 +94,6 @@ const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧
 /// The spinner's frame after `ticks` ticks.
 pub fn spinner(ticks: usize) -> &'static str {
     SPINNER[ticks % SPINNER.len()]
-}
-
-/// A time spent, for people: `12.3 s`, `4 min 05 s`, `2 h 03 min`.
-pub fn duration(d: Duration) -> String {
-    let secs = d.as_secs();
-    if secs < 60 {
-        format!("{:.1} s", d.as_secs_f64())
-    } else if secs < 3600 {
-        format!("{} min {:02} s", secs / 60, secs % 60)
-    } else {
-        format!("{} h {:02} min", secs / 3600, secs % 3600 / 60)
-    }
 }
 
 /// `text` in at most `width` columns: its start and end with `…` between.

@@ -9,30 +9,15 @@ use crate::profile::{FusedEvidence, Side};
 use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::app::App;
+use crate::tui::layout::profile_parts;
 use crate::tui::profiles::{ProfileView, Table, table_index};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-
-/// Rows of the summary pane, borders included.
-const SUMMARY_HEIGHT: u16 = 7;
-
-/// The summary's and the table's areas in the body `area`.
-fn parts(area: Rect) -> (Rect, Rect) {
-    let [summary, table] =
-        Layout::vertical([Constraint::Length(SUMMARY_HEIGHT), Constraint::Min(0)]).areas(area);
-    (summary, table)
-}
-
-/// Table rows the view shows in the body `area` (below the header row, above the hints).
-pub fn table_rows(area: Rect) -> usize {
-    let (_, table) = parts(area);
-    usize::from(table.height.saturating_sub(2 + 2))
-}
 
 /// The role of a delta: less time is good, more is a regression.
 fn delta_role(v: f64) -> Role {
@@ -48,7 +33,7 @@ fn delta_role(v: f64) -> Role {
 /// Draws the profile view over the body `area`.
 pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
-    let (summary_area, table_area) = parts(area);
+    let (summary_area, table_area) = profile_parts(area);
     summary(app, view, frame, summary_area);
     let block = pane_block(tab_title(view), true, theme);
     let inner = block.inner(table_area);

@@ -7,40 +7,15 @@ use crate::compile::job::Stream;
 use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::app::App;
+use crate::tui::layout::{run_log_rows, runs_parts};
 use crate::tui::runs::{Run, RunState, RunStatus};
 use crate::tui::theme::Role;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use std::time::Duration;
-
-/// The history's and the log's areas in the body `area`.
-pub fn parts(area: Rect, runs: usize) -> (Rect, Rect) {
-    if area.width >= 100 {
-        let [history, log] =
-            Layout::horizontal([Constraint::Length(34), Constraint::Min(0)]).areas(area);
-        (history, log)
-    } else {
-        let rows = (runs.clamp(1, 4) + 2) as u16;
-        let [history, log] =
-            Layout::vertical([Constraint::Length(rows), Constraint::Min(0)]).areas(area);
-        (history, log)
-    }
-}
-
-/// Rows of the log pane above the log itself: the command, and the first error when there
-/// is one.
-fn header_rows(run: &Run) -> u16 {
-    1 + u16::from(run.log.first_error().is_some())
-}
-
-/// Log lines the log pane at `area` shows for `run` (inside the border, below the header
-/// rows, above the key hints).
-pub fn log_rows(area: Rect, run: &Run) -> usize {
-    usize::from(area.height.saturating_sub(2 + header_rows(run) + 1))
-}
 
 /// The glyph of a run's state; a spinner frame while it runs. Every state has its own, so
 /// none relies on colour.
@@ -68,7 +43,7 @@ fn role(run: &Run) -> Role {
 
 /// A run's state in words: `running 12.3 s`, `passed in 4.1 s`, `failed (exit code 1) in 2.0 s`.
 pub fn state_text(run: &Run, now: Duration) -> String {
-    let time = super::duration(run.elapsed(now));
+    let time = crate::text::duration(run.elapsed(now));
     match (run.status(), run.state) {
         (RunStatus::Preparing, _) => format!("preparing… {time}"),
         (RunStatus::Unstarted, _) => "could not start".to_string(),
@@ -90,7 +65,7 @@ pub fn state_text(run: &Run, now: Duration) -> String {
 /// Draws the runs view over the body `area`.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let (runs, keymap, theme) = (&app.runs, &app.config.keymap, &app.config.theme);
-    let (history_area, log_area) = parts(area, runs.list.len());
+    let (history_area, log_area) = runs_parts(area, runs.list.len());
     history(app, frame, history_area);
     match runs.selected() {
         Some(run) => log(app, run, frame, log_area),
@@ -148,7 +123,7 @@ fn history(app: &App, frame: &mut Frame, area: Rect) {
             run.id,
             sanitize(&run.profile),
             run.status().word(),
-            super::duration(run.elapsed(now))
+            crate::text::duration(run.elapsed(now))
         );
         put(buf, x, y, inner.right().saturating_sub(x), &text, base);
     }
@@ -210,7 +185,7 @@ fn log(app: &App, run: &Run, frame: &mut Frame, area: Rect) {
         );
         y += 1;
     }
-    let rows = log_rows(area, run);
+    let rows = run_log_rows(area, run.log.first_error().is_some());
     let first = run.log.dropped();
     let end = run.log.total();
     let top = runs

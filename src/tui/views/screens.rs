@@ -51,7 +51,7 @@ pub fn loading(l: &Loading, app: &App, frame: &mut Frame, area: Rect) {
             Span::styled(format!("{spinner} "), theme.get(Role::Key)),
             Span::raw(what),
             Span::styled(
-                format!("  {}", super::duration(l.elapsed)),
+                format!("  {}", crate::text::duration(l.elapsed)),
                 theme.get(Role::Dim),
             ),
         ])),
