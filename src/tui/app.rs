@@ -479,7 +479,6 @@ impl App {
             self.profile_action(action);
             return;
         }
-        let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
@@ -500,27 +499,25 @@ impl App {
                     _ => page(ex),
                 };
                 match ex.focus {
-                    Pane::Ops => ex.move_cursor(step, theme),
+                    Pane::Ops => ex.move_cursor(step),
                     Pane::Scopes => hidden = !ex.move_tree(step),
-                    Pane::Details if ex.code.is_some() => ex.move_code(step, theme),
-                    Pane::Details => ex.scroll_details(step, theme),
+                    Pane::Details if ex.code.is_some() => ex.move_code(step),
+                    Pane::Details => ex.scroll_details(step),
                 }
             }
             Action::Top | Action::Bottom => {
                 let top = action == Action::Top;
                 match ex.focus {
-                    Pane::Ops => ex.select_row(if top { 0 } else { usize::MAX }, theme),
+                    Pane::Ops => ex.select_row(if top { 0 } else { usize::MAX }),
                     Pane::Scopes => {
                         let height = ex.tree_height();
                         ex.tree.select_row(if top { 0 } else { usize::MAX }, height);
                         hidden = !ex.follow_tree();
                     }
                     Pane::Details if ex.code.is_some() => {
-                        ex.move_code(if top { isize::MIN } else { isize::MAX }, theme)
+                        ex.move_code(if top { isize::MIN } else { isize::MAX })
                     }
-                    Pane::Details => {
-                        ex.scroll_details(if top { isize::MIN } else { isize::MAX }, theme)
-                    }
+                    Pane::Details => ex.scroll_details(if top { isize::MIN } else { isize::MAX }),
                 }
             }
             Action::Collapse | Action::Expand => {
@@ -528,7 +525,7 @@ impl App {
                 match ex.focus {
                     Pane::Scopes => {
                         let height = ex.tree_height();
-                        ex.tree.set_open(open, &ex.ws, theme, height);
+                        ex.tree.set_open(open, &ex.ws, height);
                         hidden = !ex.follow_tree();
                     }
                     Pane::Ops => ex.focus = if open { Pane::Details } else { Pane::Scopes },
@@ -546,7 +543,7 @@ impl App {
                     }
                     _ => {
                         let height = ex.tree_height();
-                        ex.tree.toggle(&ex.ws, theme, height);
+                        ex.tree.toggle(&ex.ws, height);
                     }
                 },
                 Pane::Ops => ex.focus = Pane::Details,
@@ -561,7 +558,7 @@ impl App {
             }
             Action::NextBreak | Action::PrevBreak => {
                 let forward = action == Action::NextBreak;
-                if !ex.jump_to_break(direction(forward), theme) {
+                if !ex.jump_to_break(direction(forward)) {
                     problem = Some(format!(
                         "no break {} in the list",
                         if forward { "below" } else { "above" }
@@ -570,7 +567,7 @@ impl App {
             }
             Action::NextSegment | Action::PrevSegment => {
                 let forward = action == Action::NextSegment;
-                if !ex.jump_to_segment(direction(forward), theme) {
+                if !ex.jump_to_segment(direction(forward)) {
                     problem = Some(format!(
                         "no segment starts {} in the list",
                         if forward { "below" } else { "above" }
@@ -578,7 +575,7 @@ impl App {
                 }
             }
             Action::SearchNext | Action::SearchPrev => {
-                match ex.search_step(direction(action == Action::SearchNext), theme) {
+                match ex.search_step(direction(action == Action::SearchNext)) {
                     None => problem = Some("no search: press / to search".to_string()),
                     Some(false) => problem = Some("no op matches the search".to_string()),
                     Some(true) => {}
@@ -611,16 +608,16 @@ impl App {
             Action::BreaksOnly => {
                 let filter = ex.filter().cloned();
                 let on = !ex.breaks_only();
-                ex.set_filter(filter, on, None, theme);
+                ex.set_filter(filter, on, None);
             }
-            Action::ClearFilter => ex.set_filter(None, false, None, theme),
-            Action::JumpBack => match ex.jump_back(theme) {
+            Action::ClearFilter => ex.set_filter(None, false, None),
+            Action::JumpBack => match ex.jump_back() {
                 None => problem = Some("no jump to go back from".to_string()),
                 Some(false) => hidden = true,
                 Some(true) => {}
             },
             Action::Back if !ex.clear_range() && ex.search().is_some() => {
-                ex.set_search(None, 0, theme);
+                ex.set_search(None, 0);
             }
             _ => {}
         }
@@ -676,7 +673,6 @@ impl App {
 
     /// Applies the prompt's text as it is typed.
     fn prompt_changed(&mut self) {
-        let theme = &self.config.theme;
         let (Some(prompt), Screen::Explorer(ex)) = (&self.prompt, &mut self.screen) else {
             return;
         };
@@ -685,21 +681,21 @@ impl App {
         match &prompt.kind {
             PromptKind::Search => {
                 // No match (or no search left): back where the prompt started.
-                if query.is_none() || !ex.set_search(query.clone(), before_row, theme) {
-                    ex.set_search(query, before_row, theme);
-                    ex.select_row(before_row, theme);
+                if query.is_none() || !ex.set_search(query.clone(), before_row) {
+                    ex.set_search(query, before_row);
+                    ex.select_row(before_row);
                 }
             }
             PromptKind::Filter => {
                 // Each key filters again around the op selected when the prompt opened.
                 let breaks_only = ex.breaks_only();
-                ex.set_filter(query, breaks_only, prompt.before_op, theme);
+                ex.set_filter(query, breaks_only, prompt.before_op);
             }
             PromptKind::CodeSearch(before) => {
                 // Each key searches again from where the prompt opened.
-                ex.code_cursor_to(*before, theme);
-                if !prompt.input.is_empty() && !ex.find_in_code(&prompt.input, true, theme) {
-                    ex.code_cursor_to(*before, theme);
+                ex.code_cursor_to(*before);
+                if !prompt.input.is_empty() && !ex.find_in_code(&prompt.input, true) {
+                    ex.code_cursor_to(*before);
                 }
             }
             PromptKind::NewScope(_) | PromptKind::Rename(_) | PromptKind::Profiles => {}
@@ -707,7 +703,6 @@ impl App {
     }
 
     fn cancel_prompt(&mut self) {
-        let theme = &self.config.theme;
         let Some(prompt) = self.prompt.take() else {
             return;
         };
@@ -717,24 +712,23 @@ impl App {
         let query = prompt.before_text.as_deref().and_then(Query::parse);
         match prompt.kind {
             PromptKind::CodeSearch(before) => {
-                ex.code_cursor_to(before, theme);
+                ex.code_cursor_to(before);
                 return;
             }
-            PromptKind::Search => ex.set_search(query, 0, theme),
+            PromptKind::Search => ex.set_search(query, 0),
             PromptKind::Filter => {
                 let breaks_only = ex.breaks_only();
-                ex.set_filter(query, breaks_only, prompt.before_op, theme);
+                ex.set_filter(query, breaks_only, prompt.before_op);
                 true
             }
             // Naming prompts change nothing until enter.
             PromptKind::NewScope(_) | PromptKind::Rename(_) | PromptKind::Profiles => return,
         };
         let row = ex.row_near(prompt.before_op);
-        ex.select_row(row, theme);
+        ex.select_row(row);
     }
 
     fn mouse(&mut self, mouse: MouseEvent) {
-        let theme = &self.config.theme;
         let top = self.layers().top();
         match top.mouse() {
             Mouse::Ignored => return,
@@ -775,12 +769,12 @@ impl App {
                     -3
                 };
                 match pane {
-                    Some(Pane::Ops) => ex.scroll_list(delta, theme),
+                    Some(Pane::Ops) => ex.scroll_list(delta),
                     Some(Pane::Scopes) => {
                         let height = ex.tree_height();
                         ex.tree.scroll(delta, height);
                     }
-                    Some(Pane::Details) => ex.scroll_details(delta, theme),
+                    Some(Pane::Details) => ex.scroll_details(delta),
                     None => {}
                 }
             }
@@ -791,13 +785,13 @@ impl App {
                     let row = (ex.offset() + usize::from(at.y - inner.y) - 1)
                         .min(ex.rows().len().saturating_sub(1));
                     ex.start_range();
-                    ex.select_row(row, theme);
+                    ex.select_row(row);
                 }
             }
             MouseEventKind::Down(MouseButton::Left) => {
                 if areas.strip.contains(at) {
                     if let Some(row) = ex.strip_row_at(areas.strip, at) {
-                        ex.select_row(row, theme);
+                        ex.select_row(row);
                     }
                     return;
                 }
@@ -815,7 +809,7 @@ impl App {
                         let row = ex.offset() + line - 1;
                         if row < ex.rows().len() {
                             ex.clear_range();
-                            ex.select_row(row, theme);
+                            ex.select_row(row);
                         }
                     }
                     Pane::Scopes if inner.contains(at) => {
@@ -823,7 +817,7 @@ impl App {
                         if row < ex.tree.row_count() {
                             let height = ex.tree_height();
                             if ex.tree.selected_row() == Some(row) {
-                                ex.tree.toggle(&ex.ws, theme, height);
+                                ex.tree.toggle(&ex.ws, height);
                             } else {
                                 ex.tree.select_row(row, height);
                             }

@@ -14,7 +14,6 @@ impl App {
     /// `h`/`l` scroll sideways, `/` `n` `N` search the code, `esc` leaves the zoom, and the
     /// panes stay put while it is zoomed. False when the action is not the code view's.
     pub(super) fn code_key(&mut self, action: Action) -> bool {
-        let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return false;
         };
@@ -31,7 +30,7 @@ impl App {
                 let text = ex.code.as_ref().and_then(|c| c.search.clone());
                 match text {
                     None => self.problem("no search of the code: press / to search".to_string()),
-                    Some(text) if !ex.find_in_code(&text, forward, theme) => {
+                    Some(text) if !ex.find_in_code(&text, forward) => {
                         self.problem(format!("no line of the code holds {text:?}"))
                     }
                     Some(_) => {}

@@ -100,7 +100,6 @@ impl App {
     /// Applies `edit` (steps with the same `key` in a row are one undo step), records it in
     /// the journal and shows what it did.
     pub(super) fn apply_edit(&mut self, edit: Edit, key: Option<u64>) {
-        let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
@@ -112,7 +111,7 @@ impl App {
         match ex.ws.apply(edit, key) {
             Ok(()) => {
                 ex.clear_range();
-                ex.refresh(theme);
+                ex.refresh();
                 let journal = self.session.record(&entry);
                 let summary = change_summary(self, false);
                 self.profiles_follow_plan();
@@ -127,7 +126,6 @@ impl App {
 
     /// Undoes (`redo` false) or redoes the last step.
     pub(super) fn step_history(&mut self, redo: bool) {
-        let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
@@ -137,7 +135,7 @@ impl App {
             self.problem(format!("nothing to {what}"));
             return;
         };
-        ex.refresh(theme);
+        ex.refresh();
         let entry = if redo {
             JournalEntry::Redo
         } else {
@@ -254,14 +252,13 @@ impl App {
     /// Offers to replay `entries`, the journal an unfinished session left.
     /// Selects the neighbour `choice` names, as a jump.
     fn go_to_neighbour(&mut self, ops: &[(OpId, String)], choice: &str) {
-        let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
         let Some(&(id, _)) = ops.iter().find(|(_, label)| label == choice) else {
             return;
         };
-        if ex.jump_to_op(id, theme) {
+        if ex.jump_to_op(id) {
             ex.focus = Pane::Details;
         } else {
             let hidden = self.hidden_message();
@@ -291,7 +288,6 @@ impl App {
 
     /// Applies the plan file at `path` and saves to it from now on.
     fn open_saved_plan(&mut self, path: PathBuf) {
-        let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
@@ -300,7 +296,7 @@ impl App {
             Ok(file) => {
                 let (marks, mismatch) = file.marks_for(ex.ws.graph());
                 ex.ws.reset_marks(marks);
-                ex.refresh(theme);
+                ex.refresh();
                 let scopes = file.scopes.len();
                 self.session.opened(path.clone(), modified);
                 match mismatch.lines(1).first() {
@@ -364,13 +360,12 @@ impl App {
                 self.quit = true;
             }
             Answer::Recover => {
-                let theme = &self.config.theme;
                 let entries = std::mem::take(&mut self.session.pending);
                 let Screen::Explorer(ex) = &mut self.screen else {
                     return;
                 };
                 let replay = planfile::replay(&mut ex.ws, &entries);
-                ex.refresh(theme);
+                ex.refresh();
                 let path = planfile::journal_path(&self.session.plan_path);
                 self.session.journal = Journal::append_to(&path).ok();
                 if replay.skipped.is_empty() {
@@ -539,7 +534,7 @@ impl App {
                     _ => {
                         ex.start_range();
                         let step = if action == Action::ExtendUp { -1 } else { 1 };
-                        ex.move_cursor(step, &self.config.theme);
+                        ex.move_cursor(step);
                     }
                 }
             }

@@ -17,6 +17,7 @@ use crate::fusion::verdict::Verdict;
 use crate::graph::OpId;
 use crate::workspace::Workspace;
 use ratatui::layout::{Position, Rect};
+use std::sync::Arc;
 
 /// A pane that can have the focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +119,9 @@ pub struct Explorer {
     jumps: Vec<OpId>,
     /// The screen areas the last resize gave.
     pub areas: Areas,
+    /// The colours of what it builds to draw (the tree's lines, the details' text), shared
+    /// with the tree.
+    theme: Arc<Theme>,
     /// Column widths of the op list.
     pub widest: Widest,
     /// The fusion strip's cells for the current width.
@@ -140,7 +144,8 @@ pub struct Explorer {
 impl Explorer {
     /// The explorer on `ws`, laid out in `areas`, with the first op selected.
     pub fn new(ws: Workspace, theme: &Theme, areas: Areas) -> Explorer {
-        let tree = ScopeTree::new(&ws, theme);
+        let theme = Arc::new(theme.clone());
+        let tree = ScopeTree::new(&ws, Arc::clone(&theme));
         let rows = ws.graph().exec_order().to_vec();
         let widest = Widest::of(&ws);
         let mut ex = Explorer {
@@ -165,6 +170,7 @@ impl Explorer {
             details_scroll: 0,
             jumps: Vec::new(),
             areas,
+            theme,
         };
         ex.minimap = ex.minimap_for(areas);
         // When the graph gets no SuperKernel, start on the op that decides it.
@@ -175,7 +181,7 @@ impl Explorer {
             .detail()
             .and_then(|d| d.op)
             .map_or(0, |id| ex.ws.graph().exec_position(id));
-        ex.select_row(start, theme);
+        ex.select_row(start);
         ex
     }
 
@@ -252,7 +258,7 @@ impl Explorer {
     }
 
     /// Selects row `row` (clamped) of the op list; the tree and details follow.
-    pub fn select_row(&mut self, row: usize, theme: &Theme) {
+    pub fn select_row(&mut self, row: usize) {
         if self.rows.is_empty() {
             self.cursor = 0;
             self.offset = 0;
@@ -266,24 +272,24 @@ impl Explorer {
         self.set_subject(Subject::Op(id));
         let path = self.tree_path_of(id);
         let height = self.tree_height();
-        self.tree.reveal(path, &self.ws, theme, height);
+        self.tree.reveal(path, &self.ws, height);
     }
 
     /// Moves the list selection by `delta` rows.
-    pub fn move_cursor(&mut self, delta: isize, theme: &Theme) {
+    pub fn move_cursor(&mut self, delta: isize) {
         let row = self.cursor.saturating_add_signed(delta);
-        self.select_row(row, theme);
+        self.select_row(row);
     }
 
     /// Scrolls the list by `delta` rows, keeping the selection when it stays visible.
-    pub fn scroll_list(&mut self, delta: isize, theme: &Theme) {
+    pub fn scroll_list(&mut self, delta: isize) {
         let height = self.list_height();
         let max = self.rows.len().saturating_sub(height);
         self.offset = self.offset.saturating_add_signed(delta).min(max);
         if self.cursor < self.offset {
-            self.select_row(self.offset, theme);
+            self.select_row(self.offset);
         } else if self.cursor >= self.offset + height {
-            self.select_row(self.offset + height - 1, theme);
+            self.select_row(self.offset + height - 1);
         }
     }
 
@@ -360,7 +366,7 @@ impl Explorer {
 
     /// Moves the code's cursor to the next (`forward`) or previous line holding `text`, the
     /// op list following; false when no line holds it.
-    pub fn find_in_code(&mut self, text: &str, forward: bool, theme: &Theme) -> bool {
+    pub fn find_in_code(&mut self, text: &str, forward: bool) -> bool {
         let Some(code) = &mut self.code else {
             return false;
         };
@@ -369,23 +375,23 @@ impl Explorer {
             return false;
         };
         let delta = line as isize - code.cursor as isize;
-        self.move_code(delta, theme);
+        self.move_code(delta);
         true
     }
 
     /// Moves the code's cursor to line `line` (for a search the user cancels), the op list
     /// following.
-    pub fn code_cursor_to(&mut self, line: usize, theme: &Theme) {
+    pub fn code_cursor_to(&mut self, line: usize) {
         let Some(code) = &self.code else {
             return;
         };
         let delta = line as isize - code.cursor as isize;
-        self.move_code(delta, theme);
+        self.move_code(delta);
     }
 
     /// Moves the code view's cursor by `delta` lines; the op list follows to the op the line
     /// belongs to.
-    pub fn move_code(&mut self, delta: isize, theme: &Theme) {
+    pub fn move_code(&mut self, delta: isize) {
         let height = self.code_height();
         let Some(code) = &mut self.code else {
             return;
@@ -394,7 +400,7 @@ impl Explorer {
         code.keep_in_view(height);
         let (cursor, scroll) = (code.cursor, code.scroll);
         if let Some(row) = op.and_then(|id| self.row_of(id)) {
-            self.select_row(row, theme);
+            self.select_row(row);
             // Selecting the op points the code at its call; the cursor and the scroll stay
             // where they were moved.
             if let Some(code) = &mut self.code {
@@ -484,7 +490,9 @@ impl Explorer {
     }
 
     /// Scrolls the details pane by `delta` lines, within its text.
-    pub fn scroll_details(&mut self, delta: isize, theme: &Theme) {
+    pub fn scroll_details(&mut self, delta: isize) {
+        let theme = Arc::clone(&self.theme);
+        let theme = &*theme;
         let max = max_scroll(&self.facts(), self.subject(), theme, self.areas.details);
         self.details_scroll = self.details_scroll.saturating_add_signed(delta).min(max);
     }
@@ -550,7 +558,6 @@ impl Explorer {
     pub fn jump_to(
         &mut self,
         direction: Direction,
-        theme: &Theme,
         pred: impl Fn(&Explorer, OpId) -> bool,
     ) -> bool {
         let found = match direction {
@@ -562,7 +569,7 @@ impl Explorer {
         match found {
             Some(row) => {
                 self.remember_jump();
-                self.select_row(row, theme);
+                self.select_row(row);
                 true
             }
             None => false,
@@ -583,22 +590,22 @@ impl Explorer {
 
     /// Selects op `id` as a jump (back comes here again); false when the list does not show
     /// it (a filter hides it).
-    pub fn jump_to_op(&mut self, id: OpId, theme: &Theme) -> bool {
+    pub fn jump_to_op(&mut self, id: OpId) -> bool {
         let Some(row) = self.row_of(id) else {
             return false;
         };
         self.remember_jump();
-        self.select_row(row, theme);
+        self.select_row(row);
         true
     }
 
     /// Goes back to where the last jump came from; `None` when there is no jump to go back
     /// from, `Some(false)` when the list no longer shows that op.
-    pub fn jump_back(&mut self, theme: &Theme) -> Option<bool> {
+    pub fn jump_back(&mut self) -> Option<bool> {
         let id = self.jumps.pop()?;
         Some(match self.row_of(id) {
             Some(row) => {
-                self.select_row(row, theme);
+                self.select_row(row);
                 true
             }
             None => false,
@@ -642,16 +649,16 @@ impl Explorer {
     }
 
     /// Selects the next (or previous) op that breaks a scope.
-    pub fn jump_to_break(&mut self, direction: Direction, theme: &Theme) -> bool {
-        self.jump_to(direction, theme, |ex, id| ex.ws.index().is_break(id))
+    pub fn jump_to_break(&mut self, direction: Direction) -> bool {
+        self.jump_to(direction, |ex, id| ex.ws.index().is_break(id))
     }
 
     /// Selects the first op of the next (or previous) segment.
-    pub fn jump_to_segment(&mut self, direction: Direction, theme: &Theme) -> bool {
+    pub fn jump_to_segment(&mut self, direction: Direction) -> bool {
         let current = self
             .selected_op()
             .and_then(|id| self.ws.index().segment_ordinal(id));
-        self.jump_to(direction, theme, |ex, id| {
+        self.jump_to(direction, |ex, id| {
             let index = ex.ws.index();
             match index.segment_ordinal(id) {
                 Some(o) if Some(o) != current => {
@@ -668,7 +675,7 @@ impl Explorer {
 
     /// Sets the search; the selection moves to the first match at or after row `from`
     /// (wrapping). Returns false when nothing matches.
-    pub fn set_search(&mut self, query: Option<Query>, from: usize, theme: &Theme) -> bool {
+    pub fn set_search(&mut self, query: Option<Query>, from: usize) -> bool {
         self.search = query;
         self.count_matches();
         let Some(q) = &self.search else { return true };
@@ -678,7 +685,7 @@ impl Explorer {
             .find(|&r| q.matches(&self.ws, self.rows[r]));
         match found {
             Some(row) => {
-                self.select_row(row, theme);
+                self.select_row(row);
                 true
             }
             None => false,
@@ -687,7 +694,7 @@ impl Explorer {
 
     /// Selects the next (or previous) search match, wrapping at the ends. Returns `None`
     /// without a search, `Some(false)` when nothing matches, `Some(true)` otherwise.
-    pub fn search_step(&mut self, direction: Direction, theme: &Theme) -> Option<bool> {
+    pub fn search_step(&mut self, direction: Direction) -> Option<bool> {
         let q = self.search.clone()?;
         let n = self.rows.len();
         let found = (1..=n)
@@ -698,7 +705,7 @@ impl Explorer {
             .find(|&r| q.matches(&self.ws, self.rows[r]));
         Some(match found {
             Some(row) => {
-                self.select_row(row, theme);
+                self.select_row(row);
                 true
             }
             None => false,
@@ -729,13 +736,7 @@ impl Explorer {
     /// Sets the filter and the breaks-only switch and rebuilds the rows, keeping op `keep`
     /// (default: the selected one) when it stays visible, else selecting the next visible op
     /// after it.
-    pub fn set_filter(
-        &mut self,
-        filter: Option<Query>,
-        breaks_only: bool,
-        keep: Option<OpId>,
-        theme: &Theme,
-    ) {
+    pub fn set_filter(&mut self, filter: Option<Query>, breaks_only: bool, keep: Option<OpId>) {
         let keep = keep
             .or(self.selected_op())
             .or(self.anchor)
@@ -760,7 +761,7 @@ impl Explorer {
         });
         // The kept op stays on the same screen row when it can.
         self.offset = row.saturating_sub(screen_row);
-        self.select_row(row, theme);
+        self.select_row(row);
     }
 
     /// Starts (or stops) selecting a range of ops at the selected op.
@@ -826,12 +827,12 @@ impl Explorer {
 
     /// After the workspace's plan changed (an edit, undo or redo): rebuild what depends on it,
     /// keeping the selected op, the filter and the open scopes.
-    pub fn refresh(&mut self, theme: &Theme) {
+    pub fn refresh(&mut self) {
         if let Some(code) = &mut self.code {
             // Generated once, by whichever of the syncs below comes first.
             code.mark_stale();
         }
-        self.tree.refresh(&self.ws, theme);
+        self.tree.refresh(&self.ws);
         self.minimap = self.minimap_for(self.areas);
         self.widest.scope = scope_width(&self.ws);
         if matches!(self.subject, Subject::Segment(_) | Subject::Scope(_)) {
@@ -840,7 +841,7 @@ impl Explorer {
         let keep = self.selected_op();
         let filter = self.filter.clone();
         let breaks_only = self.breaks_only;
-        self.set_filter(filter, breaks_only, keep, theme);
+        self.set_filter(filter, breaks_only, keep);
         if let Some(editor) = &mut self.options {
             // The scope may be gone (deleted, merged) or renamed by an undo.
             match self

@@ -228,14 +228,13 @@ impl App {
         let Some(target) = target else {
             return;
         };
-        let theme = &self.config.theme;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
         match target {
             Target::Type(op_type) => {
                 let query = Query::parse(&format!("type:{op_type}"));
-                ex.set_filter(query, false, None, theme);
+                ex.set_filter(query, false, None);
                 ex.focus = Pane::Ops;
                 let shown = ex.rows().len();
                 if let Some(view) = &mut ex.profiles {
@@ -249,7 +248,7 @@ impl App {
             }
             Target::Op(name) => match ex.ws.graph().find(&name) {
                 Some(id) => {
-                    show_op(ex, id, theme);
+                    show_op(ex, id);
                     if let Some(view) = &mut ex.profiles {
                         view.open = false;
                     }
@@ -341,12 +340,12 @@ enum Target {
 }
 
 /// Selects `id` in the op list, clearing the filter when it hides the op.
-fn show_op(ex: &mut super::explorer::Explorer, id: OpId, theme: &super::theme::Theme) {
+fn show_op(ex: &mut super::explorer::Explorer, id: OpId) {
     if ex.row_of(id).is_none() {
-        ex.set_filter(None, false, Some(id), theme);
+        ex.set_filter(None, false, Some(id));
     }
     if let Some(row) = ex.row_of(id) {
-        ex.select_row(row, theme);
+        ex.select_row(row);
         ex.focus = Pane::Ops;
     }
 }

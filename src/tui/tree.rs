@@ -17,6 +17,7 @@ use crate::workspace::Workspace;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use tui_tree_widget::TreeItem;
 
 /// One node of the tree. A path (scope first) identifies a node.
@@ -105,13 +106,16 @@ pub struct ScopeTree {
     selected: TreePath,
     offset: usize,
     visible: Vec<TreePath>,
+    /// The colours its lines are drawn in, shared with the explorer.
+    theme: Arc<Theme>,
 }
 
 impl ScopeTree {
     /// The tree of `ws`'s plan; every scope is open when there are few.
-    pub fn new(ws: &Workspace, theme: &Theme) -> ScopeTree {
+    pub fn new(ws: &Workspace, theme: Arc<Theme>) -> ScopeTree {
         let scopes = ws.plan().scopes.len();
         let mut tree = ScopeTree {
+            theme,
             children: vec![None; scopes],
             lines: ws.plan().scopes.iter().map(LineKey::of).collect(),
             ..ScopeTree::default()
@@ -122,7 +126,7 @@ impl ScopeTree {
                 .filter(|p| tree.has_children(ws, p))
                 .collect();
         }
-        tree.rebuild(ws, theme);
+        tree.rebuild(ws);
         tree
     }
 
@@ -158,7 +162,7 @@ impl ScopeTree {
 
     /// Follows a new plan of the same graph: the scopes open before stay open (by name);
     /// segments close and windows reset, as their numbering changed; nothing is selected.
-    pub fn refresh(&mut self, ws: &Workspace, theme: &Theme) {
+    pub fn refresh(&mut self, ws: &Workspace) {
         let open: Vec<String> = self
             .opened
             .iter()
@@ -190,7 +194,7 @@ impl ScopeTree {
             let open = self.opened.contains([TreeId::Scope(s as u32)].as_slice());
             items.push(match item {
                 Some(item) if same && !open => item,
-                _ => self.scope_item(ws, theme, s as u32),
+                _ => self.scope_item(ws, s as u32),
             });
         }
         self.items = items;
@@ -198,16 +202,16 @@ impl ScopeTree {
     }
 
     /// Builds the items again from the plan, the open nodes and the windows.
-    pub fn rebuild(&mut self, ws: &Workspace, theme: &Theme) {
+    pub fn rebuild(&mut self, ws: &Workspace) {
         self.items = (0..ws.plan().scopes.len() as u32)
-            .map(|s| self.scope_item(ws, theme, s))
+            .map(|s| self.scope_item(ws, s))
             .collect();
         self.reflatten();
     }
 
     /// Builds the items of the scopes whose open nodes or windows changed (the first
     /// element of each path), and the rows.
-    fn rebuild_scopes(&mut self, ws: &Workspace, theme: &Theme, paths: &[TreePath]) {
+    fn rebuild_scopes(&mut self, ws: &Workspace, paths: &[TreePath]) {
         let mut scopes: Vec<u32> = paths
             .iter()
             .filter_map(|p| match p.first() {
@@ -219,7 +223,7 @@ impl ScopeTree {
         scopes.dedup();
         for s in scopes {
             if (s as usize) < self.items.len() {
-                self.items[s as usize] = self.scope_item(ws, theme, s);
+                self.items[s as usize] = self.scope_item(ws, s);
             }
         }
         self.reflatten();
@@ -258,11 +262,11 @@ impl ScopeTree {
     /// Opens the selected node (`open` true) or closes it; closing a closed node selects its
     /// parent. On a `⋯` row, moves its parent's window instead. Returns true when the tree
     /// changed.
-    pub fn set_open(&mut self, open: bool, ws: &Workspace, theme: &Theme, height: usize) -> bool {
+    pub fn set_open(&mut self, open: bool, ws: &Workspace, height: usize) -> bool {
         let path = self.selected.clone();
         if let [parent @ .., TreeId::More(later)] = path.as_slice() {
             if open {
-                self.shift_window(parent, *later, ws, theme);
+                self.shift_window(parent, *later, ws);
                 self.keep_in_view(height);
                 return true;
             }
@@ -285,23 +289,23 @@ impl ScopeTree {
             false
         };
         if changed {
-            self.rebuild_scopes(ws, theme, std::slice::from_ref(&path));
+            self.rebuild_scopes(ws, std::slice::from_ref(&path));
         }
         self.keep_in_view(height);
         changed
     }
 
     /// Opens or closes the selected node (or moves the window, on a `⋯` row).
-    pub fn toggle(&mut self, ws: &Workspace, theme: &Theme, height: usize) -> bool {
+    pub fn toggle(&mut self, ws: &Workspace, height: usize) -> bool {
         let open = matches!(self.selected.last(), Some(TreeId::More(_)))
             || !self.opened.contains(&self.selected);
-        self.set_open(open, ws, theme, height)
+        self.set_open(open, ws, height)
     }
 
     /// Selects `path` (empty: nothing), opening its ancestors and moving their windows to it;
     /// ancestors opened this way for an earlier reveal are closed again unless they lead to
     /// `path` too.
-    pub fn reveal(&mut self, path: TreePath, ws: &Workspace, theme: &Theme, height: usize) {
+    pub fn reveal(&mut self, path: TreePath, ws: &Workspace, height: usize) {
         if path == self.selected {
             return;
         }
@@ -328,7 +332,7 @@ impl ScopeTree {
         }
         self.selected = path;
         if !changed.is_empty() {
-            self.rebuild_scopes(ws, theme, &changed);
+            self.rebuild_scopes(ws, &changed);
         }
         self.keep_in_view(height);
     }
@@ -400,7 +404,7 @@ impl ScopeTree {
 
     /// Moves the window of `parent` by half a window, and selects the first child that came
     /// into view.
-    fn shift_window(&mut self, parent: &[TreeId], later: bool, ws: &Workspace, theme: &Theme) {
+    fn shift_window(&mut self, parent: &[TreeId], later: bool, ws: &Workspace) {
         let ids = self.child_ids(ws, parent);
         let start = self.window(parent, ids.len());
         let (new_start, first_new) = if later {
@@ -411,7 +415,7 @@ impl ScopeTree {
             (s, start.saturating_sub(1))
         };
         self.windows.insert(parent.to_vec(), new_start);
-        self.rebuild_scopes(ws, theme, &[parent.to_vec()]);
+        self.rebuild_scopes(ws, &[parent.to_vec()]);
         if let Some(&id) = ids.get(first_new) {
             let mut path = parent.to_vec();
             path.push(id);
@@ -427,7 +431,9 @@ impl ScopeTree {
         self.children[s as usize].get_or_insert_with(|| scope_children(ws, s as usize))
     }
 
-    fn scope_item(&mut self, ws: &Workspace, theme: &Theme, s: u32) -> TreeItem<'static, TreeId> {
+    fn scope_item(&mut self, ws: &Workspace, s: u32) -> TreeItem<'static, TreeId> {
+        let theme = Arc::clone(&self.theme);
+        let theme = &*theme;
         let scope = &ws.plan().scopes[s as usize];
         let path = vec![TreeId::Scope(s)];
         let text = scope_line(scope, theme);
@@ -440,18 +446,14 @@ impl ScopeTree {
         let children = self.children_of(ws, s).to_vec();
         let start = self.window(&path, children.len());
         let items = windowed(children.len(), start, theme, |k| {
-            self.child_item(ws, theme, s, children[k])
+            self.child_item(ws, s, children[k])
         });
         tree_item(TreeId::Scope(s), text, items)
     }
 
-    fn child_item(
-        &self,
-        ws: &Workspace,
-        theme: &Theme,
-        s: u32,
-        child: Child,
-    ) -> TreeItem<'static, TreeId> {
+    fn child_item(&self, ws: &Workspace, s: u32, child: Child) -> TreeItem<'static, TreeId> {
+        let theme = Arc::clone(&self.theme);
+        let theme = &*theme;
         let scope = &ws.plan().scopes[s as usize];
         match child {
             Child::Segment(k) => {
@@ -678,8 +680,8 @@ mod tests {
     #[test]
     fn long_child_lists_show_a_window_that_follows_reveals_and_moves_on_request() {
         let ws = big(500);
-        let theme = Theme::default();
-        let mut tree = ScopeTree::new(&ws, &theme);
+
+        let mut tree = ScopeTree::new(&ws, Arc::new(Theme::default()));
         // Both scopes open; b has 500 segments and 500 breaks: a window of 200 and `⋯ 800 later`.
         let shown = rows_ref(&tree, &[TreeId::Scope(1)]);
         assert_eq!(shown.len(), 1 + WINDOW + 1);
@@ -690,7 +692,7 @@ mod tests {
         // Revealing op a[400] opens a's segment with a window around it.
         let a400 = ws.graph().find("a400").unwrap();
         let path = vec![TreeId::Scope(0), TreeId::Segment(0), TreeId::Op(a400)];
-        tree.reveal(path.clone(), &ws, &theme, 20);
+        tree.reveal(path.clone(), &ws, 20);
         assert_eq!(tree.selected(), path);
         assert!(tree.selected_row().is_some());
         let seg = [TreeId::Scope(0), TreeId::Segment(0)];
@@ -703,7 +705,7 @@ mod tests {
         );
         // Enter on `⋯ earlier` moves the window back by half and selects the first new op.
         tree.select_row(tree.visible.iter().position(|p| *p == *ops[1]).unwrap(), 20);
-        assert!(tree.toggle(&ws, &theme, 20));
+        assert!(tree.toggle(&ws, 20));
         let a299 = ws.graph().find("a299").unwrap();
         assert_eq!(
             tree.selected(),
