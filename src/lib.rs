@@ -15,6 +15,7 @@ pub mod graph;
 pub mod info;
 pub mod load;
 pub mod memory;
+pub mod open;
 pub mod paths;
 pub mod planfile;
 pub mod profile;

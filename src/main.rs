@@ -93,28 +93,20 @@ impl Planning {
     }
 
     fn workspace_with(&self, file: &Path, rules: &RuleConfig) -> Result<Workspace> {
-        let dump = load::load_file(file, self.load_options())?;
-        let format = dump.format;
-        let graph = dump.into_main();
-        let (set, problems) = rules.for_graph(&graph);
+        let input = skope::open::Input::File(file.to_path_buf());
+        let (mut ws, problems) =
+            skope::open::open(&input, self.load_options(), rules, &mut |_| {})?;
         for problem in problems {
             eprintln!("warning: {}", skope::text::sanitize(&problem));
         }
-        let mut ws = Workspace::new(graph, format, &file.to_string_lossy(), &set);
         if let Some(path) = &self.plan {
-            let plan = PlanFile::read(path)?;
-            let (marks, mismatch) = plan.marks_for(ws.graph());
-            if let Some(refusal) = mismatch.refusal(path, ws.graph(), self.force) {
-                anyhow::bail!("{}", refusal);
-            }
-            for line in mismatch.lines(20) {
+            for line in skope::open::apply_plan(&mut ws, path, self.force, 20)? {
                 eprintln!(
                     "warning: {}: {}",
                     path.display(),
                     skope::text::sanitize(&line)
                 );
             }
-            ws.reset_marks(marks);
         }
         Ok(ws)
     }

@@ -12,9 +12,10 @@ use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use skope::fusion::rules::RuleConfig;
 use skope::load::LoadOptions;
+use skope::open::{Input, open};
 use skope::tui::app::{App, Msg, Stage};
 use skope::tui::config::Config;
-use skope::tui::loader::{Input, Loaded, load};
+use skope::tui::loader::Loaded;
 use skope::tui::views;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -194,12 +195,13 @@ fn explorer(w: u16, h: u16) -> Result<App> {
         std::env::temp_dir().join("skope-screenshots.skope.json"),
     );
     let input = Input::File(PathBuf::from(EXAMPLE));
-    let ws = load(
+    let ws = open(
         &input,
         LoadOptions::default(),
         &RuleConfig::default(),
         &mut |_| {},
     )
+    .map_err(|e| e.to_string())
     .map_err(anyhow::Error::msg)?;
     app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws.0)))));
     Ok(app)

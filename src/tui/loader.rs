@@ -2,32 +2,12 @@
 
 use super::sink::Sink;
 use crate::fusion::rules::RuleConfig;
-use crate::load::{self, LoadOptions};
+use crate::load::LoadOptions;
+pub use crate::open::{Input, Stage};
+use crate::open::{PlanRefused, apply_plan};
 use crate::planfile::{self, JournalEntry, PlanFile};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
-
-/// What the loader is doing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// Reading the file: bytes read so far, of `total`.
-    Reading {
-        /// Bytes read.
-        done: u64,
-        /// File size.
-        total: u64,
-    },
-    /// Parsing `bytes` bytes.
-    Parsing {
-        /// File size.
-        bytes: u64,
-    },
-    /// Planning a graph of `ops` ops.
-    Planning {
-        /// Ops in the graph.
-        ops: usize,
-    },
-}
 
 /// Where the plan comes from and goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,30 +73,6 @@ pub struct Loaded {
     pub saved: Option<SavedPlan>,
 }
 
-/// What to load.
-#[derive(Debug, Clone)]
-pub enum Input {
-    /// A dump file.
-    File(PathBuf),
-    /// A dump held in the binary (the bundled example), with the name to show for it.
-    Bundled {
-        /// The name shown and used in messages.
-        name: &'static str,
-        /// The dump's bytes.
-        bytes: &'static [u8],
-    },
-}
-
-impl Input {
-    /// The name shown for the input.
-    pub fn name(&self) -> String {
-        match self {
-            Input::File(path) => path.to_string_lossy().into_owned(),
-            Input::Bundled { name, .. } => (*name).to_string(),
-        }
-    }
-}
-
 /// What to load and how: kept by the explorer, so it can load the dump again.
 #[derive(Debug, Clone)]
 pub struct LoadRequest {
@@ -151,9 +107,10 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
     } = request;
     std::thread::spawn(move || {
         let result = crate::worker::guarded(|| {
-            let (ws, problems) = load(&input, options, &rules, &mut |stage| {
+            let (ws, problems) = crate::open::open(&input, options, &rules, &mut |stage| {
                 events(LoadEvent::Progress(stage));
-            })?;
+            })
+            .map_err(|e| e.to_string())?;
             let mut loaded = with_plan(ws, &plan)?;
             loaded.notes.extend(problems);
             Ok(loaded)
@@ -191,17 +148,13 @@ pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Result<Loaded, String> {
     let mut saved = None;
     if (plan.given || recovering) && plan.path.exists() {
         let modified = modified(&plan.path);
-        match PlanFile::read(&plan.path) {
-            Ok(file) => {
-                let (marks, mismatch) = file.marks_for(ws.graph());
-                if let Some(refusal) = mismatch.refusal(&plan.path, ws.graph(), plan.force) {
-                    return Err(refusal);
-                }
-                notes.extend(mismatch.lines(20).into_iter().map(|l| format!("plan: {l}")));
-                ws.reset_marks(marks);
+        match apply_plan(&mut ws, &plan.path, plan.force, 20) {
+            Ok(lacking) => {
+                notes.extend(lacking.into_iter().map(|l| format!("plan: {l}")));
                 plan_read = Some((plan.path.clone(), modified));
             }
-            Err(e) => notes.push(e.to_string().replace('\n', " ")),
+            Err(PlanRefused::OtherGraph(refusal)) => return Err(refusal),
+            Err(PlanRefused::Unreadable(e)) => notes.push(e.to_string().replace('\n', " ")),
         }
     } else if plan.given {
         notes.push(format!(
@@ -256,41 +209,6 @@ fn internal_error(input: &Input, what: &str) -> String {
     )
 }
 
-/// Loads and plans `input` with `rules`, calling `progress` at each stage; also returns what
-/// of the CANN install could not be read. The error is the loader's message (file, line,
-/// column, hint).
-pub fn load(
-    input: &Input,
-    options: LoadOptions,
-    rules: &RuleConfig,
-    progress: &mut dyn FnMut(Stage),
-) -> Result<(Workspace, Vec<String>), String> {
-    let name = input.name();
-    let dump = match input {
-        Input::File(path) => load::load_file_reporting(path, options, &mut |done, total| {
-            progress(if done == total {
-                Stage::Parsing { bytes: total }
-            } else {
-                Stage::Reading { done, total }
-            })
-        }),
-        Input::Bundled { name, bytes } => {
-            progress(Stage::Parsing {
-                bytes: bytes.len() as u64,
-            });
-            load::load_bytes(std::path::Path::new(name), bytes)
-        }
-    }
-    .map_err(|e| e.to_string())?;
-    let (format, stamp) = (dump.format, dump.stamp.clone());
-    let graph = dump.into_main();
-    progress(Stage::Planning { ops: graph.len() });
-    let (rules, problems) = rules.for_graph(&graph);
-    let mut ws = Workspace::new(graph, format, &name, &rules);
-    ws.set_stamp(stamp);
-    Ok((ws, problems))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,29 +223,5 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("hint: this is a bug"), "{message}");
-    }
-
-    #[test]
-    fn stages_are_reported_in_order() {
-        let mut stages = Vec::new();
-        let input = Input::File(PathBuf::from("assets/examples/moe_decode.pbtxt"));
-        let (ws, _) = load(
-            &input,
-            LoadOptions::default(),
-            &RuleConfig::default(),
-            &mut |s| stages.push(s),
-        )
-        .unwrap();
-        assert_eq!(ws.graph().len(), 121);
-        // Larger than the 64 KiB head, which is read (and checked for binary content) first.
-        assert!(
-            matches!(stages[0], Stage::Reading { done, total } if done > 0 && done < total),
-            "{stages:?}"
-        );
-        assert!(
-            matches!(stages[stages.len() - 2], Stage::Parsing { .. }),
-            "{stages:?}"
-        );
-        assert_eq!(stages.last(), Some(&Stage::Planning { ops: 121 }));
     }
 }

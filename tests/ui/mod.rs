@@ -10,9 +10,10 @@ use ratatui::crossterm::event::{KeyCode, KeyModifiers, MouseEvent, MouseEventKin
 use ratatui::layout::Rect;
 use skope::fusion::rules::RuleConfig;
 use skope::load::LoadOptions;
+use skope::open::{Input, open};
 use skope::tui::app::{App, Msg};
 use skope::tui::config::Config;
-use skope::tui::loader::{Input, Loaded, load};
+use skope::tui::loader::Loaded;
 use skope::tui::views;
 use std::path::PathBuf;
 
@@ -32,12 +33,13 @@ pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
     // Runs of its own, so none from outside the test shows.
     app.runs_dir = Some(scratch_plan().with_extension("runs"));
     let input = Input::File(PathBuf::from(file));
-    let result = load(
+    let result = open(
         &input,
         LoadOptions::default(),
         &RuleConfig::default(),
         &mut |_| {},
-    );
+    )
+    .map_err(|e| e.to_string());
     app.handle(Msg::Loaded(result.map(|(ws, _)| Box::new(Loaded::new(ws)))));
     app
 }
@@ -125,12 +127,13 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
     );
     app.runs_dir = Some(plan.with_extension("runs"));
     let input = Input::File(PathBuf::from(EXAMPLE));
-    let result = load(
+    let result = open(
         &input,
         LoadOptions::default(),
         &RuleConfig::default(),
         &mut |_| {},
-    );
+    )
+    .map_err(|e| e.to_string());
     let path = skope::tui::loader::PlanPath::given(plan.to_path_buf(), false);
     app.handle(Msg::Loaded(result.and_then(|(ws, _)| {
         skope::tui::loader::with_plan(ws, &path).map(Box::new)

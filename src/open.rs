@@ -1,0 +1,156 @@
+//! Opening a dump — the one way in for every front end: read it (reporting progress), judge
+//! its ops with the rules (and what the CANN install says), plan it, and apply a plan file by
+//! op name, refusing one made for another graph.
+
+use crate::fusion::rules::RuleConfig;
+use crate::load::{self, LoadError, LoadOptions};
+use crate::planfile::{PlanFile, PlanFileError};
+use crate::workspace::Workspace;
+use std::path::{Path, PathBuf};
+
+/// A dump to open.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A dump file.
+    File(PathBuf),
+    /// A dump held in the binary (the bundled example), with the name to show for it.
+    Bundled {
+        /// The name shown and used in messages.
+        name: &'static str,
+        /// The dump's bytes.
+        bytes: &'static [u8],
+    },
+}
+
+impl Input {
+    /// The name shown for the input.
+    pub fn name(&self) -> String {
+        match self {
+            Input::File(path) => path.to_string_lossy().into_owned(),
+            Input::Bundled { name, .. } => (*name).to_string(),
+        }
+    }
+}
+
+/// How far opening a dump has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading the file: bytes read so far, of `total`.
+    Reading {
+        /// Bytes read.
+        done: u64,
+        /// File size.
+        total: u64,
+    },
+    /// Parsing `bytes` bytes.
+    Parsing {
+        /// File size.
+        bytes: u64,
+    },
+    /// Planning a graph of `ops` ops.
+    Planning {
+        /// Ops in the graph.
+        ops: usize,
+    },
+}
+
+/// Opens `input`: loads it with `options`, judges its ops with `rules`, plans it; `progress`
+/// hears each stage. Returns the workspace and what of the CANN install could not be read.
+pub fn open(
+    input: &Input,
+    options: LoadOptions,
+    rules: &RuleConfig,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<(Workspace, Vec<String>), LoadError> {
+    let dump = match input {
+        Input::File(path) => load::load_file_reporting(path, options, &mut |done, total| {
+            progress(if done == total {
+                Stage::Parsing { bytes: total }
+            } else {
+                Stage::Reading { done, total }
+            })
+        })?,
+        Input::Bundled { name, bytes } => {
+            progress(Stage::Parsing {
+                bytes: bytes.len() as u64,
+            });
+            load::load_bytes(Path::new(name), bytes)?
+        }
+    };
+    let (format, stamp) = (dump.format, dump.stamp.clone());
+    let graph = dump.into_main();
+    progress(Stage::Planning { ops: graph.len() });
+    let (rules, problems) = rules.for_graph(&graph);
+    let mut ws = Workspace::new(graph, format, &input.name(), &rules);
+    ws.set_stamp(stamp);
+    Ok((ws, problems))
+}
+
+/// Why a plan file could not be applied.
+#[derive(Debug)]
+pub enum PlanRefused {
+    /// It could not be read.
+    Unreadable(PlanFileError),
+    /// None of its ops is in the graph (made for another model), and `force` was not given.
+    OtherGraph(String),
+}
+
+impl std::fmt::Display for PlanRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanRefused::Unreadable(e) => write!(f, "{e}"),
+            PlanRefused::OtherGraph(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for PlanRefused {}
+
+/// Applies the plan file at `path` to `ws` by op name; returns what it names that the graph
+/// lacks, a line each (at most `listed`, then a count). A plan none of whose ops is in the
+/// graph is refused unless `force`.
+pub fn apply_plan(
+    ws: &mut Workspace,
+    path: &Path,
+    force: bool,
+    listed: usize,
+) -> Result<Vec<String>, PlanRefused> {
+    let plan = PlanFile::read(path).map_err(PlanRefused::Unreadable)?;
+    let (marks, mismatch) = plan.marks_for(ws.graph());
+    if let Some(refusal) = mismatch.refusal(path, ws.graph(), force) {
+        return Err(PlanRefused::OtherGraph(refusal));
+    }
+    ws.reset_marks(marks);
+    Ok(mismatch.lines(listed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_are_reported_in_order() {
+        let mut stages = Vec::new();
+        let input = Input::File(PathBuf::from("assets/examples/moe_decode.pbtxt"));
+        let opened = open(
+            &input,
+            LoadOptions::default(),
+            &RuleConfig::default(),
+            &mut |s| stages.push(s),
+        );
+        let Ok((ws, _)) = opened else {
+            panic!("the bundled example opens");
+        };
+        assert_eq!(ws.graph().len(), 121);
+        // Larger than the 64 KiB head, which is read (and checked for binary content) first.
+        assert!(
+            matches!(stages[0], Stage::Reading { done, total } if done > 0 && done < total),
+            "{stages:?}"
+        );
+        assert!(
+            matches!(stages[stages.len() - 2], Stage::Parsing { .. }),
+            "{stages:?}"
+        );
+        assert_eq!(stages.last(), Some(&Stage::Planning { ops: 121 }));
+    }
+}
