@@ -13,10 +13,7 @@ fn message(src: &[u8]) -> String {
 }
 
 fn example_bytes() -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt"),
-    )
-    .unwrap()
+    std::fs::read(crate::common::example_path("moe_decode.ge_proto.txt")).unwrap()
 }
 
 fn temp_path(name: &str) -> PathBuf {

@@ -1,26 +1,13 @@
 //! The `skope` binary: `info` in text and JSON, exit codes, sanitised output.
 
+mod cli_diff;
+mod common;
+
+use common::{example_arg as example, skope, skope_in};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 /// Runs `skope args`, away from any CANN install of this machine.
-fn skope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skope"))
-        .args(args)
-        .env_remove("ASCEND_OPP_PATH")
-        .env_remove("ASCEND_HOME_PATH")
-        .output()
-        .expect("run skope")
-}
-
-fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
 fn temp_file(name: &str, content: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("skope-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -567,18 +554,6 @@ fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
         "{err}"
     );
     assert!(!err.contains('\x1b'), "{err}");
-}
-
-/// Runs `skope args` in `dir`, with `env` added.
-fn skope_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skope"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("ASCEND_OPP_PATH")
-        .env_remove("ASCEND_HOME_PATH")
-        .envs(env.iter().copied())
-        .output()
-        .expect("run skope")
 }
 
 #[test]

@@ -1,23 +1,12 @@
 //! `skope diff`: text, JSON and CSV output, rank listing, plan and graph inputs, bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
-fn skope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skope"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env_remove("ASCEND_OPP_PATH")
-        .env_remove("ASCEND_HOME_PATH")
-        .output()
-        .expect("run skope")
-}
+use crate::common::skope;
 
 fn path(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
+    crate::common::repo(rel).to_string_lossy().into_owned()
 }
 
 fn stdout(out: &Output) -> String {

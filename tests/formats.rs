@@ -1,15 +1,10 @@
 //! Every dump format loads the bundled example into the same graph.
 
 use skope::graph::{AttrValue, DType, Graph, Input, OpId};
-use skope::load::{Dump, Format, LoadOptions, load_bytes, load_file};
+use skope::load::{Format, load_bytes};
 use std::path::Path;
 
-fn example(name: &str) -> Dump {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/examples")
-        .join(name);
-    load_file(&path, LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"))
-}
+use crate::common::example_dump as example;
 
 /// Ops as (name, type, inputs as text) in execution order, for comparing formats.
 fn shape_of(g: &Graph) -> Vec<(String, String, Vec<String>)> {

@@ -1,7 +1,7 @@
 //! Every reader of user input fed mutated real-shaped inputs, with a small budget: none may
 //! panic. The long campaign is `cargo run --release --example fuzz` (see README).
 
-mod mutate;
+use crate::mutate;
 
 /// Inputs per reader in `cargo test` (debug build): enough to catch a regression in a few
 /// seconds, with a fixed seed so a failure repeats.

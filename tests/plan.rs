@@ -5,7 +5,7 @@ use skope::fusion::marks::Marks;
 use skope::fusion::plan::{Context, Plan, ScopeStatus, plan};
 use skope::fusion::rules::RuleSet;
 use skope::graph::Graph;
-use skope::load::{self, Dump, LoadOptions};
+use skope::load::{self, Dump};
 use skope::report::Report;
 use std::path::Path;
 
@@ -279,12 +279,7 @@ fn strict_scope_check_in_every_format() {
     }
 }
 
-fn example(name: &str) -> Dump {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/examples")
-        .join(name);
-    load::load_file(&path, LoadOptions::default()).unwrap()
-}
+use crate::common::example_dump as example;
 
 fn site_rules() -> RuleSet {
     let mut rules = RuleSet::bundled();

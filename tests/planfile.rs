@@ -1,18 +1,12 @@
 //! Plan files, the edit journal and the exported code, on the bundled example.
 
 use skope::edit::Edit;
-use skope::fusion::rules::RuleSet;
 use skope::graph::OpId;
-use skope::load::load_file;
 use skope::planfile::{self, JournalEntry, PlanFile, PlanFileErrorKind};
 use skope::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
-fn open(file: &str) -> Workspace {
-    let dump = load_file(Path::new(file), Default::default()).unwrap();
-    let format = dump.format;
-    Workspace::new(dump.into_main(), format, file, &RuleSet::bundled())
-}
+use crate::common::workspace as open;
 
 fn example() -> Workspace {
     open("assets/examples/moe_decode.ge_proto.txt")

@@ -16,11 +16,7 @@ fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn example(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/examples")
-        .join(rel)
-}
+use crate::common::example_path as example;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol

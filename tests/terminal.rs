@@ -2,6 +2,7 @@
 //! back through a terminal emulator. Covers what snapshots of the drawing code cannot: raw
 //! mode, the alternate screen, the event loop, resize (SIGWINCH), quitting and signals.
 
+mod common;
 mod pty;
 
 use pty::Session;
@@ -343,18 +344,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());
     // The run's process is gone (its group was stopped before skope exited).
-    let gone = |pid: i32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map_or(true, |stat| stat.contains(") Z "))
-    };
-    let deadline = std::time::Instant::now() + LONG;
-    while !gone(pid) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "process {pid} lives on"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::assert_gone(pid, LONG);
 }
 
 #[test]

@@ -2,7 +2,13 @@
 //! snapshots of every view at 120×40 and 80×24, and the behaviour behind them (list and tree
 //! in step, break jumps, search, filter, mouse, resize, sanitising, NO_COLOR).
 
+mod common;
 mod ui;
+
+mod tui_code;
+mod tui_edit;
+mod tui_profiles;
+mod tui_runs;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

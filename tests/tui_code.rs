@@ -2,13 +2,11 @@
 //! selects ops, barrier lines say which dependency they serve, option edits regenerate it,
 //! highlighting applies only to its own version, copy and write.
 
-mod ui;
-
+use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
 use skope::codegen::Origin;
 use skope::tui::app::{App, Msg};
 use skope::tui::highlight::{Highlighted, highlight};
-use ui::*;
 
 /// The explorer in a `w`×`h` terminal with `op` selected and the code view on.
 fn code_on(w: u16, h: u16, op: &str) -> App {

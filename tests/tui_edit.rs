@@ -2,8 +2,7 @@
 //! options editor (with snapshots, validation errors included), undo/redo, saving, the journal
 //! and quitting with unsaved edits.
 
-mod ui;
-
+use crate::ui::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEventKind};
 use skope::fusion::marks::OpMark;
 use skope::fusion::plan::ScopeStatus;
@@ -11,7 +10,6 @@ use skope::planfile::{self, JournalEntry, PlanFile};
 use skope::tui::app::{App, Msg};
 use skope::tui::dialog::Dialog;
 use skope::tui::tree::TreeId;
-use ui::*;
 
 fn ctrl(app: &mut App, c: char) {
     app.handle(Msg::Key(KeyEvent::new(
@@ -263,7 +261,7 @@ fn snapshot_picker_and_quit_question() {
         // A run stopped half-way may have left its plan and journal.
         let _ = std::fs::remove_file(&plan);
         let _ = std::fs::remove_file(planfile::journal_path(&plan));
-        let mut app = ui::app_with_plan(&plan, w, h);
+        let mut app = crate::ui::app_with_plan(&plan, w, h);
         find(&mut app, "layer2_mask_fill");
         press(&mut app, KeyCode::Char('a'));
         keys(&mut app, "attn");
@@ -324,7 +322,7 @@ fn an_unfinished_session_is_offered_back_and_replayed() {
     press(&mut first, KeyCode::Char('d'));
     let expected = first.explorer().unwrap().ws.plan().clone();
     // No clean exit: the journal stays. The next start offers it.
-    let mut app = ui::app_with_plan(&plan, 120, 40);
+    let mut app = crate::ui::app_with_plan(&plan, 120, 40);
     let text = screen(&app);
     assert!(text.contains("did not end cleanly"), "{text}");
     assert!(text.contains("holds 3 edit(s)"), "{text}");
@@ -336,7 +334,7 @@ fn an_unfinished_session_is_offered_back_and_replayed() {
         status(&app)
     );
     // Discarding deletes the journal and keeps the saved plan.
-    let mut again = ui::app_with_plan(&plan, 120, 40);
+    let mut again = crate::ui::app_with_plan(&plan, 120, 40);
     press(&mut again, KeyCode::Char('d'));
     assert!(!planfile::journal_path(&plan).exists());
     assert_eq!(mark(&again, "layer2_mask_fill"), OpMark::DoNotFuse);

@@ -3,13 +3,11 @@
 //! the graph, the op list's time column, re-comparing after an edit, ranks, bad profiles, and
 //! a run whose results hold profiles opening them by itself.
 
-mod ui;
-
+use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
 use skope::tui::app::{App, Msg};
 use skope::tui::profiles::{Sort, Table};
 use std::sync::mpsc::Receiver;
-use ui::*;
 
 const BUNDLED: &str = "assets/examples/prof_result";
 

@@ -3,8 +3,7 @@
 //! that never ends (its whole process group), quitting asks while runs are going, and the
 //! screen is checked against reviewed snapshots.
 
-mod ui;
-
+use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
 use skope::compile::batch::Batch;
 use skope::compile::job::{ExitStatus, Stream};
@@ -14,7 +13,6 @@ use skope::tui::runs::RunState;
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
-use ui::*;
 
 /// A fresh file for a job to write a process id into.
 fn pid_file(name: &str) -> PathBuf {
@@ -27,14 +25,7 @@ fn pid_file(name: &str) -> PathBuf {
 /// after ten seconds.
 fn assert_gone(pid: &str) {
     let pid: i32 = pid.trim().parse().unwrap();
-    let start = Instant::now();
-    while std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z ")) {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "process {pid} lives on"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    crate::common::assert_gone(pid, Duration::from_secs(10));
 }
 
 /// A fresh directory for runs.

@@ -1,0 +1,73 @@
+//! Helpers every test binary shares: the bundled example, the `skope` binary, scratch
+//! directories, and waiting for a process to be gone.
+
+#![allow(dead_code)] // each binary uses its own subset
+
+use skope::fusion::rules::RuleSet;
+use skope::load::{Dump, LoadOptions, load_file};
+use skope::workspace::Workspace;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// `rel` inside the repository.
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The bundled example file `name` (in `assets/examples/`).
+pub fn example_path(name: &str) -> PathBuf {
+    repo("assets/examples").join(name)
+}
+
+/// The bundled example file `name`, as a string argument.
+pub fn example_arg(name: &str) -> String {
+    example_path(name).to_string_lossy().into_owned()
+}
+
+/// The bundled example file `name`, loaded.
+pub fn example_dump(name: &str) -> Dump {
+    let path = example_path(name);
+    load_file(&path, LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The dump at `file`, planned with the bundled rules and named `file`.
+pub fn workspace(file: &str) -> Workspace {
+    let dump = load_file(Path::new(file), LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let format = dump.format;
+    Workspace::new(dump.into_main(), format, file, &RuleSet::bundled())
+}
+
+/// The `skope` binary run with `args`, without the machine's CANN and without colour.
+pub fn skope(args: &[&str]) -> Output {
+    skope_in(Path::new("."), args, &[])
+}
+
+/// The `skope` binary run with `args` in `dir`, with `env` added (the machine's CANN removed).
+pub fn skope_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skope"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("ASCEND_OPP_PATH")
+        .env_remove("ASCEND_HOME_PATH")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run skope")
+}
+
+/// A scratch directory of this test process for `tag`, created.
+pub fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skope-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
+/// Waits until process `pid` is gone — not even a zombie; fails after `within`.
+pub fn assert_gone(pid: i32, within: Duration) {
+    let start = Instant::now();
+    while std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z ")) {
+        assert!(start.elapsed() < within, "process {pid} lives on");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -1,0 +1,176 @@
+//! The code's layers: no file imports, directly or through others, a file that imports it —
+//! in the library and in the explorer alike — so the modules read bottom-up.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Every source file under `src/` by module path (`tui::views::help`), with its text before
+/// its tests and without comments.
+fn modules() -> BTreeMap<String, String> {
+    fn walk(dir: &Path, out: &mut BTreeMap<String, String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path
+                    .strip_prefix(crate::common::repo("src"))
+                    .unwrap_or(&path);
+                let mut parts: Vec<String> = rel
+                    .with_extension("")
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect();
+                if matches!(
+                    parts.last().map(String::as_str),
+                    Some("mod" | "lib" | "main")
+                ) {
+                    parts.pop();
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                let code: String = code
+                    .lines()
+                    .map(|l| l.split("//").next().unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                out.insert(parts.join("::"), code);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&crate::common::repo("src"), &mut out);
+    out
+}
+
+/// The modules `path` (as written in `module`) names: the longest known prefix.
+fn target(module: &str, path: &[&str], known: &BTreeMap<String, String>) -> Option<String> {
+    let mut base: Vec<&str> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split("::").collect()
+    };
+    let mut rest = path;
+    match rest.first() {
+        Some(&"crate") => {
+            base.clear();
+            rest = &rest[1..];
+        }
+        Some(&"super" | &"self") => {
+            while let Some(&first) = rest.first() {
+                match first {
+                    "super" => {
+                        base.pop();
+                    }
+                    "self" => {}
+                    _ => break,
+                }
+                rest = &rest[1..];
+            }
+        }
+        _ => return None,
+    }
+    let full: Vec<&str> = base.iter().chain(rest).copied().collect();
+    (1..=full.len())
+        .rev()
+        .map(|n| full[..n].join("::"))
+        .find(|m| known.contains_key(m))
+}
+
+/// Which modules each module uses: every path starting `crate::`, `super::` or `self::`, and
+/// each item of a `{…}` group after one.
+fn edges(known: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let is_path = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
+    let mut out = BTreeMap::new();
+    for (module, code) in known {
+        let mut used = BTreeSet::new();
+        let mut add = |path: &[&str]| {
+            if let Some(t) = target(module, path, known) {
+                used.insert(t);
+            }
+        };
+        for (start, _) in code.match_indices(|c| c == 'c' || c == 's') {
+            let head = &code[start..];
+            let starts_path = ["crate::", "super::", "self::"]
+                .iter()
+                .any(|p| head.starts_with(p));
+            let after_ident = code[..start].chars().next_back().is_some_and(is_path);
+            if !starts_path || after_ident {
+                continue;
+            }
+            let end = head
+                .find(|c: char| !is_path(c))
+                .map_or(code.len(), |i| start + i);
+            let path: Vec<&str> = code[start..end]
+                .split("::")
+                .filter(|p| !p.is_empty())
+                .collect();
+            add(&path);
+            if code[end..].starts_with('{') {
+                let close = code[end..].find('}').map_or(code.len(), |i| end + i);
+                for item in code[end + 1..close].split(',') {
+                    let first = item.trim().split("::").next().unwrap_or_default().trim();
+                    if !first.is_empty() && first != "self" {
+                        let mut each = path.clone();
+                        each.push(first);
+                        add(&each);
+                    }
+                }
+            }
+        }
+        used.remove(module);
+        out.insert(module.clone(), used);
+    }
+    out
+}
+
+/// A cycle through `from`, when there is one.
+fn cycle(edges: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
+    fn visit(
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        node: &str,
+        goal: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        for next in edges.get(node).into_iter().flatten() {
+            if next == goal {
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if visit(edges, next, goal, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let mut path = vec![from.to_string()];
+    visit(edges, from, from, &mut path, &mut BTreeSet::new()).then_some(path)
+}
+
+#[test]
+fn no_module_imports_one_that_imports_it() {
+    let known = modules();
+    assert!(known.contains_key("tui::app") && known.contains_key("fusion::plan"));
+    let edges = edges(&known);
+    // The parser sees what it must: the app uses its layers, views use the app.
+    assert!(edges["tui::app"].contains("tui::layer"));
+    assert!(edges["tui::views::help"].contains("tui::help_text"));
+    let cycles: Vec<String> = known
+        .keys()
+        // A module's parent declares it (`mod x;`): parent and child are one unit.
+        .filter_map(|m| cycle(&edges, m))
+        .filter(|c| {
+            !c.iter()
+                .any(|a| c.iter().any(|b| a != b && b.starts_with(&format!("{a}::"))))
+        })
+        .map(|c| c.join(" → "))
+        .collect();
+    assert!(cycles.is_empty(), "import loops:\n{}", cycles.join("\n"));
+}

@@ -1,0 +1,18 @@
+//! The library's tests: readers of every format on real-shaped and bad input, plans against
+//! hand-checked expectations, edits and plan files, generated code, profiles, jobs, and the
+//! fuzzing of every reader. One binary: each test binary is a link step.
+
+mod common;
+mod mutate;
+
+mod bad_input;
+mod cann;
+mod codegen;
+mod edit;
+mod formats;
+mod fuzz;
+mod jobs;
+mod layers;
+mod plan;
+mod planfile;
+mod profile;
