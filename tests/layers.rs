@@ -92,7 +92,7 @@ fn edges(known: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>>
                 used.insert(t);
             }
         };
-        for (start, _) in code.match_indices(|c| c == 'c' || c == 's') {
+        for (start, _) in code.match_indices(['c', 's']) {
             let head = &code[start..];
             let starts_path = ["crate::", "super::", "self::"]
                 .iter()
