@@ -246,7 +246,7 @@ fn bench_profiles(c: &mut Criterion) {
     let (mut app, mut terminal) = explorer_on(graph(), "bench.txt");
     let dir = std::env::temp_dir().join("skope-bench-profiles");
     let (base, new) = kernel_files(&app.explorer().unwrap().ws, &dir);
-    let request = skope::tui::profiles::Request {
+    let request = skope::tui::profiles::ProfilesRequest {
         base: base.clone(),
         new: Some(new.clone()),
         rank: None,
@@ -276,7 +276,7 @@ fn bench_profiles(c: &mut Criterion) {
     app.profiles_loading = Some(request.clone());
     app.handle(Msg::ProfilesLoaded {
         request,
-        result: Ok(Box::new(skope::tui::profiles::Loaded {
+        result: Ok(Box::new(skope::tui::profiles::LoadedProfiles {
             pair,
             compared,
             plan_version: app.explorer().unwrap().ws.version(),

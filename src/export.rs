@@ -47,8 +47,8 @@ fn lines(ws: &Workspace, scope: &ScopePlan) -> Vec<Line> {
             .breaks_of(id)
             .find(|r| Some(r.scope as usize) == this)
             .map(|r| {
-                let cause = crate::fusion::index::break_at(ws.plan(), r).cause;
-                crate::fusion::plan::describe_cause(ws.marks(), cause)
+                let reason = crate::fusion::index::break_at(ws.plan(), r).reason;
+                crate::fusion::plan::describe_reason(ws.marks(), reason)
             })
     };
     order[first..=last]

@@ -672,7 +672,7 @@ fn explore(cli: Cli) -> Result<()> {
     let mut profiles = cli.profiles.into_iter();
     let profiles = match (profiles.next(), profiles.next(), profiles.next()) {
         (None, _, _) => None,
-        (Some(base), new, None) => Some(skope::tui::profiles::Request {
+        (Some(base), new, None) => Some(skope::tui::profiles::ProfilesRequest {
             base,
             new,
             rank: None,

@@ -7,9 +7,9 @@ use crate::fusion::Severity;
 use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::options::{OptionKind, OptionSpec, SCHEMA, SkOptions};
 use crate::fusion::plan::{
-    Break, BreakCause, Context, Finding, KernelInfo, Plan, Segment, describe_cause,
+    Break, BreakReason, Context, Finding, KernelInfo, Plan, Segment, describe_reason,
 };
-use crate::fusion::verdict::Verdict;
+use crate::fusion::verdict::{Evidence, Verdict};
 use crate::fusion::verify::{Mismatch, Verification};
 use crate::text::sanitize;
 use serde::Serialize;
@@ -40,7 +40,11 @@ pub struct Report {
     /// One entry per scope.
     pub scopes: Vec<ScopeReport>,
     /// Findings about the graph as a whole.
-    pub warnings: Vec<FindingReport>,
+    pub findings: Vec<FindingReport>,
+    /// The same findings under the key earlier releases wrote (`warnings`, which held errors
+    /// too); read `findings` — this one goes in the next release.
+    #[serde(rename = "warnings")]
+    pub findings_as_warnings: Vec<FindingReport>,
 }
 
 /// Why the graph does not build with its SuperKernels.
@@ -98,7 +102,10 @@ pub struct ScopeReport {
     /// Its breaks.
     pub breaks: Vec<BreakReport>,
     /// Its findings.
-    pub warnings: Vec<FindingReport>,
+    pub findings: Vec<FindingReport>,
+    /// The same findings under the key earlier releases wrote; goes in the next release.
+    #[serde(rename = "warnings")]
+    pub findings_as_warnings: Vec<FindingReport>,
 }
 
 /// One segment.
@@ -233,7 +240,8 @@ impl Report {
                     .iter()
                     .map(|b| BreakReport::new(cx, marks, &s.name, b))
                     .collect(),
-                warnings: findings(&s.findings),
+                findings: findings(&s.findings),
+                findings_as_warnings: findings(&s.findings),
             })
             .collect();
         let errors = plan
@@ -265,7 +273,8 @@ impl Report {
                 warnings: plan.all_findings().count() - errors,
             },
             scopes,
-            warnings: findings(&plan.findings),
+            findings: findings(&plan.findings),
+            findings_as_warnings: findings(&plan.findings),
         }
     }
 
@@ -333,7 +342,7 @@ impl Report {
             s.scopes, s.segments, s.breaks, s.errors, s.warnings
         );
         let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
-        write_findings(&mut out, "", &self.warnings);
+        write_findings(&mut out, "", &self.findings);
         for scope in &self.scopes {
             out.push('\n');
             write_scope(&mut out, scope);
@@ -360,7 +369,7 @@ impl Report {
                 scope.members,
                 scope.segment_count,
                 scope.break_count,
-                scope.warnings.len()
+                scope.findings.len()
             );
         }
         out
@@ -427,7 +436,7 @@ fn write_scope(out: &mut String, scope: &ScopeReport) {
         }
         let _ = writeln!(out, "      fix: {}", sanitize(&b.suggestion));
     }
-    write_findings(out, "  ", &scope.warnings);
+    write_findings(out, "  ", &scope.findings);
 }
 
 fn write_findings(out: &mut String, indent: &str, findings: &[FindingReport]) {
@@ -488,17 +497,17 @@ impl BreakReport {
             (OpMark::Unscoped, None) => true,
             _ => false,
         };
-        let (evidence, detail) = match b.cause {
-            BreakCause::Unsupported(_) => (verdict.evidence.name(), verdict.detail.to_string()),
-            BreakCause::OtherScope(_) | BreakCause::Unscoped if from_dump => (
+        let (evidence, detail) = match b.reason {
+            BreakReason::Unsupported(_) => (verdict.evidence.name(), verdict.detail.to_string()),
+            BreakReason::OtherScope(_) | BreakReason::Unscoped if from_dump => (
                 "dump",
                 match op.scope() {
                     Some(s) => format!("_super_kernel_scope = \"{s}\""),
                     None => "no _super_kernel_scope".to_string(),
                 },
             ),
-            BreakCause::OtherScope(_) | BreakCause::Unscoped | BreakCause::DoNotFuse => (
-                "edit",
+            BreakReason::OtherScope(_) | BreakReason::Unscoped | BreakReason::DoNotFuse => (
+                Evidence::Edit.name(),
                 match marks.scope_of(b.op) {
                     Some(s) => format!("put into scope \"{s}\" by an edit"),
                     None if mark == OpMark::DoNotFuse => "kept out of fusion".to_string(),
@@ -506,9 +515,9 @@ impl BreakReport {
                 },
             ),
         };
-        let suggestion = match b.cause {
-            BreakCause::Unsupported(r) => r.suggestion().to_string(),
-            BreakCause::Unscoped => match verdict.verdict {
+        let suggestion = match b.reason {
+            BreakReason::Unsupported(r) => r.suggestion().to_string(),
+            BreakReason::Unscoped => match verdict.verdict {
                 Verdict::Unsupported(r) => format!(
                     "it cannot be fused ({}): move it before or after {scope}'s ops on stream {stream}",
                     r.text()
@@ -517,11 +526,11 @@ impl BreakReport {
                     "add it to scope {scope}, or move it before or after {scope}'s ops on stream {stream}"
                 ),
             },
-            BreakCause::OtherScope(other) => format!(
+            BreakReason::OtherScope(other) => format!(
                 "scopes {scope} and {} interleave on stream {stream}: merge them, or keep their ops apart",
                 marks.scopes()[other as usize]
             ),
-            BreakCause::DoNotFuse => {
+            BreakReason::DoNotFuse => {
                 "it is kept out of fusion on purpose: drop the exclusion or accept the split"
                     .to_string()
             }
@@ -530,8 +539,8 @@ impl BreakReport {
             op: op.name.clone(),
             op_type: op.op_type.clone(),
             stream,
-            reason: describe_cause(marks, b.cause),
-            reason_code: b.cause.code(),
+            reason: describe_reason(marks, b.reason),
+            reason_code: b.reason.code(),
             evidence,
             detail,
             suggestion,

@@ -79,8 +79,8 @@ impl Changes {
 
     fn between(
         graph: &Graph,
-        old: (&Summary, &PlanIndex),
-        new: (&Plan, &PlanIndex, &Summary),
+        old: (&PlanDigest, &PlanIndex),
+        new: (&Plan, &PlanIndex, &PlanDigest),
     ) -> Changes {
         let mut per_op = HashMap::new();
         let (mut breaks_added, mut breaks_healed) = (0, 0);
@@ -143,16 +143,16 @@ impl Changes {
 /// What [`Changes`] compares of a plan. The workspace keeps the current plan's, so an edit
 /// builds only the new one.
 #[derive(Debug, Default)]
-struct Summary {
+struct PlanDigest {
     nodes: HashSet<String>,
     statuses: HashMap<String, ScopeStatus>,
     findings: usize,
     outcome: &'static str,
 }
 
-impl Summary {
-    fn of(plan: &Plan) -> Summary {
-        Summary {
+impl PlanDigest {
+    fn of(plan: &Plan) -> PlanDigest {
+        PlanDigest {
             nodes: plan
                 .scopes
                 .iter()
@@ -189,7 +189,7 @@ pub struct Workspace {
     marks: Marks,
     plan: Plan,
     /// What the current plan's changes are measured against at the next change.
-    summary: Summary,
+    summary: PlanDigest,
     index: PlanIndex,
     done: Vec<Step>,
     undone: Vec<Step>,
@@ -215,7 +215,7 @@ impl Workspace {
             },
             cx,
             marks,
-            summary: Summary::of(&plan),
+            summary: PlanDigest::of(&plan),
             plan,
             index,
             done: Vec::new(),
@@ -374,7 +374,7 @@ impl Workspace {
 
     fn set_plan(&mut self, plan: Plan) {
         let index = PlanIndex::new(self.cx.graph(), &plan);
-        let summary = Summary::of(&plan);
+        let summary = PlanDigest::of(&plan);
         self.changes = Changes::between(
             self.cx.graph(),
             (&self.summary, &self.index),

@@ -230,7 +230,8 @@ fn report_json_has_the_documented_shape() {
     assert_eq!(b["type"], "MoeInitRoutingV2");
     assert_eq!(b["reason_code"], "blacklisted");
     assert_eq!(b["evidence"], "dump");
-    assert!(v["warnings"].is_array() && scope["warnings"].is_array());
+    assert!(v["findings"].is_array() && scope["findings"].is_array());
+    assert_eq!(scope["warnings"], scope["findings"]);
     assert_eq!(v["summary"]["segments"], 13);
 }
 

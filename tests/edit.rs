@@ -2,7 +2,7 @@
 //! the errors, and random edit sequences undone to the original plan.
 
 use skope::edit::{Edit, EditError};
-use skope::fusion::plan::{BreakCause, ScopeStatus, plan};
+use skope::fusion::plan::{BreakReason, ScopeStatus, plan};
 use skope::fusion::rules::RuleSet;
 use skope::graph::OpId;
 use skope::load::load_file;
@@ -132,12 +132,12 @@ fn remove_and_do_not_fuse_keep_cutting_with_their_own_reasons() {
     ws.apply(Edit::Remove { ops: vec![cast] }, None).unwrap();
     let moe = scope(&ws, "moe_1");
     let b = moe.breaks.iter().find(|b| b.op == cast).unwrap();
-    assert_eq!(b.cause, BreakCause::Unscoped);
+    assert_eq!(b.reason, BreakReason::Unscoped);
     let rope = id(&ws, "layer0_rope");
     ws.apply(Edit::DoNotFuse { ops: vec![rope] }, None).unwrap();
     let attn = scope(&ws, "attn_0");
     assert_eq!(attn.status, ScopeStatus::Split);
-    assert_eq!(attn.breaks[0].cause, BreakCause::DoNotFuse);
+    assert_eq!(attn.breaks[0].reason, BreakReason::DoNotFuse);
     assert_eq!(ws.changes().of(rope), Some(OpChange::NewBreak));
     // Doing it again changes nothing and is refused.
     assert_eq!(

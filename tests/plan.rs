@@ -224,7 +224,7 @@ fn foreign_and_blacklisted_ops_split_the_same_way_in_every_format() {
         let codes: Vec<_> = p
             .scopes
             .iter()
-            .map(|s| s.breaks.iter().map(|b| b.cause.code()).collect::<Vec<_>>())
+            .map(|s| s.breaks.iter().map(|b| b.reason.code()).collect::<Vec<_>>())
             .collect();
         assert_eq!(
             codes,
@@ -361,7 +361,7 @@ fn bundled_example_plan_is_the_hand_checked_one() {
         .flat_map(|s| {
             s.breaks.iter().map(|b| {
                 let evidence = cx.verdicts().get(b.op).evidence.name();
-                (g.op(b.op).name.clone(), b.cause.code(), evidence)
+                (g.op(b.op).name.clone(), b.reason.code(), evidence)
             })
         })
         .collect();
@@ -556,7 +556,7 @@ fn ai_cpu_ops_split_a_scope_in_every_format() {
         let breaks: Vec<(&str, &str)> = p.scopes[0]
             .breaks
             .iter()
-            .map(|b| (b.cause.code(), cx.verdicts().get(b.op).evidence.name()))
+            .map(|b| (b.reason.code(), cx.verdicts().get(b.op).evidence.name()))
             .collect();
         let evidence = if format.starts_with("torchair") {
             "rules"

@@ -120,15 +120,18 @@ pub enum Evidence {
     Rules,
     /// Nothing is known; the detail says what was assumed.
     Assumed,
+    /// The user's edit made it so (an op put into a scope, or kept out of one).
+    Edit,
 }
 
 impl Evidence {
-    /// `dump`, `rules` or `assumed`.
+    /// `dump`, `rules`, `assumed` or `edit`.
     pub fn name(self) -> &'static str {
         match self {
             Evidence::Dump => "dump",
             Evidence::Rules => "rules",
             Evidence::Assumed => "assumed",
+            Evidence::Edit => "edit",
         }
     }
 }

@@ -3,7 +3,7 @@
 //! (each scope counted as one segment: an inference, and marked as one).
 
 use crate::fusion::marks::Marks;
-use crate::fusion::plan::{Context, Plan, describe_cause};
+use crate::fusion::plan::{Context, Plan, describe_reason};
 use crate::fusion::verdict::Verdict;
 use crate::planfile::PlanFile;
 use crate::workspace::Workspace;
@@ -106,7 +106,7 @@ impl PlannedFusion {
                 breaks.push(PlannedBreak {
                     scope: scope.name.clone(),
                     op: op(b.op),
-                    reason: describe_cause(marks, b.cause),
+                    reason: describe_reason(marks, b.reason),
                     unfused,
                 });
             }

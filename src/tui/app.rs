@@ -143,9 +143,9 @@ pub struct App {
     /// The worker comparing profiles again after edits, once started.
     pub(super) comparer: Option<Sender<super::profiles::CompareRequest>>,
     /// Profiles to read once the graph is loaded (`--profiles`).
-    pub profiles_on_load: Option<super::profiles::Request>,
+    pub profiles_on_load: Option<super::profiles::ProfilesRequest>,
     /// The profiles being read, if any.
-    pub profiles_loading: Option<super::profiles::Request>,
+    pub profiles_loading: Option<super::profiles::ProfilesRequest>,
     /// Where runs keep their files; `<dump file name>.runs` in the working directory when
     /// not set.
     pub runs_dir: Option<PathBuf>,

@@ -8,7 +8,7 @@ use super::theme::{Role, Theme};
 use crate::fusion::Severity;
 use crate::fusion::index::{SegmentRef, break_at, segment_at};
 use crate::fusion::marks::OpMark;
-use crate::fusion::plan::{Finding, ScopeStatus, describe_cause};
+use crate::fusion::plan::{Finding, ScopeStatus, describe_reason};
 use crate::fusion::verdict::Verdict;
 use crate::graph::{Input, OpId, TensorDesc};
 use crate::report::{BreakReport, SegmentReport};
@@ -467,7 +467,7 @@ fn scope(ex: &Facts<'_>, out: &mut Lines, s: u32) {
                     "  ✗ {} ({}): {}",
                     op.name,
                     op.op_type,
-                    describe_cause(ws.marks(), b.cause)
+                    describe_reason(ws.marks(), b.reason)
                 ),
                 out.theme.get(Role::Break),
             );
@@ -500,7 +500,7 @@ fn break_groups(ex: &Facts<'_>, s: u32) -> Vec<BreakGroup> {
         std::collections::HashMap::new();
     for b in &ws.plan().scopes[s as usize].breaks {
         let op = ws.graph().op(b.op);
-        let key = (describe_cause(ws.marks(), b.cause), op.op_type.clone());
+        let key = (describe_reason(ws.marks(), b.reason), op.op_type.clone());
         let i = *at.entry(key.clone()).or_insert_with(|| {
             groups.push(BreakGroup {
                 reason: key.0,

@@ -23,7 +23,7 @@ pub enum PickFor {
     /// Run the picked profile (one of these).
     Profile(Vec<crate::compile::profile::Profile>),
     /// Read these profiles for the picked rank.
-    Rank(super::profiles::Request),
+    Rank(super::profiles::ProfilesRequest),
     /// Go to the picked op: one next to the selected one, with the words that name it.
     Neighbour(Vec<(OpId, String)>),
 }

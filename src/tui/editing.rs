@@ -513,9 +513,9 @@ impl App {
             ex.ws.index().breaks_of(id).find_map(|r| {
                 let b = crate::fusion::index::break_at(ex.ws.plan(), r);
                 matches!(
-                    b.cause,
-                    crate::fusion::plan::BreakCause::Unscoped
-                        | crate::fusion::plan::BreakCause::OtherScope(_)
+                    b.reason,
+                    crate::fusion::plan::BreakReason::Unscoped
+                        | crate::fusion::plan::BreakReason::OtherScope(_)
                 )
                 .then(|| ex.ws.plan().scopes[r.scope as usize].name.clone())
             })

@@ -27,12 +27,12 @@ pub struct Highlighted {
 }
 
 /// A request: its generation, the source and the lines wanted.
-type Request = (u64, Arc<str>, Range<usize>);
+type HighlightRequest = (u64, Arc<str>, Range<usize>);
 
 /// Sends sources to the highlighting worker.
 #[derive(Debug, Clone)]
 pub struct Highlighter {
-    requests: Sender<Request>,
+    requests: Sender<HighlightRequest>,
 }
 
 impl Highlighter {
@@ -40,7 +40,7 @@ impl Highlighter {
     pub fn spawn(results: Sink<Highlighted>, failed: Sink<String>) -> Highlighter {
         // Without the worker thread the code simply stays plain: requests go nowhere.
         let mut rules: Option<Rules> = None;
-        let serve = move |request: Request| {
+        let serve = move |request: HighlightRequest| {
             let (generation, source, range) = request;
             let rules = rules.get_or_insert_with(Rules::new);
             let first = range.start;

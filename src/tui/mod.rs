@@ -66,7 +66,7 @@ pub struct Options {
     /// Capture the mouse (clicks and wheel); off leaves the terminal's own text selection.
     pub mouse: bool,
     /// Profiles to read and compare once the graph is loaded.
-    pub profiles: Option<profiles::Request>,
+    pub profiles: Option<profiles::ProfilesRequest>,
 }
 
 /// Runs the explorer until the user quits.

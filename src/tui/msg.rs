@@ -106,9 +106,9 @@ pub enum Msg {
     /// Profiles read and compared on the worker (or why they could not be).
     ProfilesLoaded {
         /// What was asked for.
-        request: super::profiles::Request,
+        request: super::profiles::ProfilesRequest,
         /// The profiles, or the problem.
-        result: Result<Box<super::profiles::Loaded>, crate::profile::ProfileError>,
+        result: Result<Box<super::profiles::LoadedProfiles>, crate::profile::ProfileError>,
     },
     /// The profiles compared again against an edited plan.
     ProfilesCompared {

@@ -7,7 +7,7 @@ use super::app::{App, Prompt, PromptKind, Screen};
 use super::dialog::{Dialog, PickFor, Picker};
 use super::explorer::Pane;
 use super::layout;
-use super::profiles::{self, Compared, Loaded, ProfileView, Request, Table};
+use super::profiles::{self, Compared, LoadedProfiles, ProfileView, ProfilesRequest, Table};
 use super::query::Query;
 use crate::graph::OpId;
 use crate::profile::ProfileError;
@@ -78,7 +78,7 @@ impl App {
         if base.as_os_str().is_empty() {
             return self.problem("no profiles given".to_string());
         }
-        self.load_profiles(Request {
+        self.load_profiles(ProfilesRequest {
             base,
             new,
             rank: None,
@@ -86,7 +86,7 @@ impl App {
     }
 
     /// Starts reading `request` on a worker thread.
-    pub(super) fn load_profiles(&mut self, request: Request) {
+    pub(super) fn load_profiles(&mut self, request: ProfilesRequest) {
         let Some(events) = self.events.clone() else {
             return self.problem("reading profiles needs the event loop of the terminal UI".into());
         };
@@ -106,8 +106,8 @@ impl App {
     /// is wrong with them.
     pub(super) fn profiles_loaded(
         &mut self,
-        request: Request,
-        result: Result<Box<Loaded>, ProfileError>,
+        request: ProfilesRequest,
+        result: Result<Box<LoadedProfiles>, ProfileError>,
     ) {
         if self.profiles_loading.as_ref() != Some(&request) {
             return; // an older request
@@ -154,11 +154,11 @@ impl App {
     }
 
     /// Reads `request` again for the rank picked as `choice` (`rank N`).
-    pub(super) fn pick_rank(&mut self, request: Request, choice: &str) {
+    pub(super) fn pick_rank(&mut self, request: ProfilesRequest, choice: &str) {
         let rank = choice
             .strip_prefix("rank ")
             .and_then(|n| n.parse::<u32>().ok());
-        self.load_profiles(Request { rank, ..request });
+        self.load_profiles(ProfilesRequest { rank, ..request });
     }
 
     /// An action in the profile view.
@@ -316,7 +316,7 @@ impl App {
     pub(super) fn open_run_results(&mut self, results: &Path) -> bool {
         match crate::profile::discover(results) {
             Ok(crate::profile::Found::Pair { .. }) => {
-                self.load_profiles(Request {
+                self.load_profiles(ProfilesRequest {
                     base: results.to_path_buf(),
                     new: None,
                     rank: None,

@@ -16,7 +16,7 @@ use std::sync::mpsc::Sender;
 
 /// Which profiles to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
+pub struct ProfilesRequest {
     /// The base profile (without SuperKernel), or a directory holding both.
     pub base: PathBuf,
     /// The new profile (with SuperKernel), unless `base` holds both.
@@ -25,7 +25,7 @@ pub struct Request {
     pub rank: Option<u32>,
 }
 
-impl Request {
+impl ProfilesRequest {
     /// The paths as the user would type them at the `p` prompt.
     pub fn paths(&self) -> String {
         let mut text = self.base.display().to_string();
@@ -48,7 +48,7 @@ impl Request {
 
 /// Profiles read and compared on the worker.
 #[derive(Debug)]
-pub struct Loaded {
+pub struct LoadedProfiles {
     /// The profiles.
     pub pair: Pair,
     /// Their comparison against the plan as it was when they were asked for.
@@ -93,9 +93,9 @@ pub enum ProfilesEvent {
     /// Profiles read and compared (or why they could not be).
     Loaded {
         /// What was asked for.
-        request: Request,
+        request: ProfilesRequest,
         /// The profiles, or the problem.
-        result: Result<Box<Loaded>, ProfileError>,
+        result: Result<Box<LoadedProfiles>, ProfileError>,
     },
     /// The profiles compared again against an edited plan.
     Compared {
@@ -108,12 +108,12 @@ pub enum ProfilesEvent {
 
 /// Reads the profiles of `request` and compares them against `snapshot` on a thread of its
 /// own; the result goes to `events`. A panic while reading becomes an error.
-pub fn spawn_load(request: Request, snapshot: PlanSnapshot, events: Sink<ProfilesEvent>) {
+pub fn spawn_load(request: ProfilesRequest, snapshot: PlanSnapshot, events: Sink<ProfilesEvent>) {
     std::thread::spawn(move || {
         let result = crate::worker::guarded(|| {
             profile::load_pair(&request.base, request.new.as_deref(), request.rank).map(|pair| {
                 let compared = Compared::new(&pair, &snapshot.planned());
-                Box::new(Loaded {
+                Box::new(LoadedProfiles {
                     pair,
                     compared,
                     plan_version: snapshot.version,
@@ -261,7 +261,7 @@ impl Sort {
 #[derive(Debug)]
 pub struct ProfileView {
     /// What was read.
-    pub request: Request,
+    pub request: ProfilesRequest,
     pair: Arc<Pair>,
     /// The comparison against the plan (of `plan_version`, or an older one while `stale`).
     pub diff: Diff,
@@ -294,8 +294,8 @@ pub struct ProfileView {
 
 impl ProfileView {
     /// The view of profiles read and compared on the worker.
-    pub fn new(request: Request, loaded: Loaded) -> ProfileView {
-        let Loaded {
+    pub fn new(request: ProfilesRequest, loaded: LoadedProfiles) -> ProfileView {
+        let LoadedProfiles {
             pair,
             compared,
             plan_version,

@@ -4,7 +4,7 @@
 //! case-sensitive, otherwise case is ignored.
 
 use crate::fusion::index::break_at;
-use crate::fusion::plan::describe_cause;
+use crate::fusion::plan::describe_reason;
 use crate::graph::OpId;
 use crate::workspace::Workspace;
 
@@ -110,7 +110,7 @@ pub fn reasons(ws: &Workspace, id: OpId) -> Vec<String> {
     let mut out: Vec<String> = ws
         .index()
         .breaks_of(id)
-        .map(|r| describe_cause(ws.marks(), break_at(ws.plan(), r).cause))
+        .map(|r| describe_reason(ws.marks(), break_at(ws.plan(), r).reason))
         .collect();
     if out.is_empty()
         && let Some(reason) = ws.context().verdicts().get(id).verdict.reason()

@@ -9,7 +9,7 @@
 
 use super::theme::{Role, Theme};
 use crate::fusion::index::SegmentRef;
-use crate::fusion::plan::{ScopePlan, ScopeStatus, describe_cause};
+use crate::fusion::plan::{ScopePlan, ScopeStatus, describe_reason};
 use crate::fusion::verdict::Verdict;
 use crate::graph::OpId;
 use crate::text::sanitize;
@@ -472,7 +472,7 @@ impl ScopeTree {
             Child::Break(k) => {
                 let b = &scope.breaks[k as usize];
                 let op = ws.graph().op(b.op);
-                let reason = describe_cause(ws.marks(), b.cause);
+                let reason = describe_reason(ws.marks(), b.reason);
                 let text = Line::from(vec![
                     Span::styled("✗ ", theme.get(Role::Break)),
                     Span::styled(sanitize(&op.name).into_owned(), theme.get(Role::Break)),

@@ -229,7 +229,7 @@ fn find_dynamic(graph: &Graph) -> Option<DynamicTensor> {
 
 /// Why an op breaks a scope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BreakCause {
+pub enum BreakReason {
     /// A member the pass cannot fuse.
     Unsupported(Reason),
     /// An op of another scope between members on the same stream.
@@ -240,14 +240,14 @@ pub enum BreakCause {
     DoNotFuse,
 }
 
-impl BreakCause {
+impl BreakReason {
     /// A stable code for JSON: a [`Reason`] code, `other_scope`, `unscoped` or `do_not_fuse`.
     pub fn code(self) -> &'static str {
         match self {
-            BreakCause::Unsupported(r) => r.code(),
-            BreakCause::OtherScope(_) => "other_scope",
-            BreakCause::Unscoped => "unscoped",
-            BreakCause::DoNotFuse => "do_not_fuse",
+            BreakReason::Unsupported(r) => r.code(),
+            BreakReason::OtherScope(_) => "other_scope",
+            BreakReason::Unscoped => "unscoped",
+            BreakReason::DoNotFuse => "do_not_fuse",
         }
     }
 }
@@ -260,7 +260,7 @@ pub struct Break {
     /// Its stream index.
     pub stream: u32,
     /// Why it breaks the scope.
-    pub cause: BreakCause,
+    pub reason: BreakReason,
     /// True when its topo id cuts the scope. False for an unsupported member alone on its
     /// stream (left out, nothing to split) and, under strict-scope-check, for an op that only
     /// trips the check.
@@ -496,7 +496,7 @@ pub fn replan(
         let named = scope
             .breaks
             .iter()
-            .any(|b| matches!(b.cause, BreakCause::OtherScope(o) if touched.contains(&o)));
+            .any(|b| matches!(b.reason, BreakReason::OtherScope(o) if touched.contains(&o)));
         if named || affected.get(s).copied().unwrap_or(true) {
             continue;
         }
@@ -720,7 +720,7 @@ fn plan_scope(
     let kept = found.kept;
     if let (Some(check), Some(trigger)) = (check, first_trigger) {
         let op = cx.graph().op(trigger.op);
-        let what = describe_cause(marks, trigger.cause);
+        let what = describe_reason(marks, trigger.reason);
         let cuts = scope.breaks.iter().any(|b| b.cuts);
         if check == StrictScopeCheck::Abort {
             findings.push(Finding {
@@ -950,7 +950,7 @@ fn find_breaks(
             Break {
                 op: id,
                 stream,
-                cause: cause_of(cx, marks, index, id),
+                reason: reason_of(cx, marks, index, id),
                 cuts: positions.get(stream).is_some(),
                 in_range: false,
                 before: None,
@@ -973,7 +973,7 @@ fn find_breaks(
                 None => breaks.push(Break {
                     op: other,
                     stream,
-                    cause: cause_of(cx, marks, index, other),
+                    reason: reason_of(cx, marks, index, other),
                     cuts: !strict_scope,
                     in_range: true,
                     before: None,
@@ -998,16 +998,16 @@ fn find_breaks(
     Found { kept, breaks }
 }
 
-fn cause_of(cx: &Context, marks: &Marks, index: ScopeIdx, id: OpId) -> BreakCause {
+fn reason_of(cx: &Context, marks: &Marks, index: ScopeIdx, id: OpId) -> BreakReason {
     match marks.get(id) {
         OpMark::Member { scope, .. } if scope == index => match cx.verdicts.get(id).verdict {
-            Verdict::Unsupported(r) => BreakCause::Unsupported(r),
+            Verdict::Unsupported(r) => BreakReason::Unsupported(r),
             // Unreachable for members the scan skips; keep a sensible answer anyway.
-            _ => BreakCause::Unscoped,
+            _ => BreakReason::Unscoped,
         },
-        OpMark::Member { scope, .. } => BreakCause::OtherScope(scope),
-        OpMark::Unscoped => BreakCause::Unscoped,
-        OpMark::DoNotFuse => BreakCause::DoNotFuse,
+        OpMark::Member { scope, .. } => BreakReason::OtherScope(scope),
+        OpMark::Unscoped => BreakReason::Unscoped,
+        OpMark::DoNotFuse => BreakReason::DoNotFuse,
     }
 }
 
@@ -1137,18 +1137,18 @@ fn segment_findings(seg: &Segment) -> Vec<Finding> {
     out
 }
 
-/// The cause of a break in words, naming the other scope where there is one.
-pub fn describe_cause(marks: &Marks, cause: BreakCause) -> String {
-    match cause {
-        BreakCause::Unsupported(r) => r.text().to_string(),
-        BreakCause::OtherScope(s) => format!(
+/// The reason for a break in words, naming the other scope where there is one.
+pub fn describe_reason(marks: &Marks, reason: BreakReason) -> String {
+    match reason {
+        BreakReason::Unsupported(r) => r.text().to_string(),
+        BreakReason::OtherScope(s) => format!(
             "op of scope {} between this scope's ops on the same stream",
             marks.scopes()[s as usize]
         ),
-        BreakCause::Unscoped => {
+        BreakReason::Unscoped => {
             "op without a scope between this scope's ops on the same stream".to_string()
         }
-        BreakCause::DoNotFuse => {
+        BreakReason::DoNotFuse => {
             "op marked do-not-fuse between this scope's ops on the same stream".to_string()
         }
     }

@@ -3,7 +3,7 @@
 //! graph. Facts: reference/ascend_superkernel.md §3.1 (GE's own `strict-scope-check` parse)
 //! and §4.1 (static graphs only; `abort` asserts; `GE_ASSERT` fails the graph build).
 
-use super::{Break, Context, Finding, ScopePlan, ScopeStatus, describe_cause, first_trigger};
+use super::{Break, Context, Finding, ScopePlan, ScopeStatus, describe_reason, first_trigger};
 use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::options::{InvalidCheck, STRICT_SCOPE_CHECK};
 use crate::graph::OpId;
@@ -150,7 +150,7 @@ fn abort_detail(cx: &Context, marks: &Marks, scope: &ScopePlan, trigger: &Break)
             scope.name,
             op.name,
             op.op_type,
-            describe_cause(marks, trigger.cause)
+            describe_reason(marks, trigger.reason)
         ),
         ge_message: format!(
             "In abort check scene, node {} {ge_reason}, target scope {}",

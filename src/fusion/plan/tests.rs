@@ -26,7 +26,7 @@ fn breaks(g: &Graph, p: &Plan, i: usize) -> Vec<(String, &'static str)> {
     p.scopes[i]
         .breaks
         .iter()
-        .map(|b| (g.op(b.op).name.clone(), b.cause.code()))
+        .map(|b| (g.op(b.op).name.clone(), b.reason.code()))
         .collect()
 }
 
@@ -136,7 +136,7 @@ fn interleaved_scopes_cut_each_other() {
         vec![seg("b_split_0_2", &["b1"]), seg("b_split_2_4", &["b2"])]
     );
     assert_eq!(
-        describe_cause(&Marks::from_graph(&g), p.scopes[0].breaks[0].cause),
+        describe_reason(&Marks::from_graph(&g), p.scopes[0].breaks[0].reason),
         "op of scope b between this scope's ops on the same stream"
     );
     // Every piece is a single op: nothing saved.
@@ -607,7 +607,7 @@ fn precompile_dumps_use_positions_labels_and_rules() {
         vec![seg("s_split_-1_2", &["a"]), seg("s_split_2_5", &["b", "c"])]
     );
     let b = &p.scopes[0].breaks[0];
-    assert_eq!(b.cause, BreakCause::Unsupported(Reason::Blacklisted));
+    assert_eq!(b.reason, BreakReason::Unsupported(Reason::Blacklisted));
     let cx = Context::new(g.clone(), &RuleSet::bundled());
     assert_eq!(cx.verdicts().get(b.op).evidence, Evidence::Rules);
     assert_eq!(cx.streams()[cx.stream_of(OpId(1)) as usize].id, 1);
@@ -654,7 +654,7 @@ fn an_unsupported_member_alone_on_its_stream_does_not_cut() {
     let p = plan_of(&g);
     assert_eq!(segments(&g, &p, 0), vec![seg("s", &["a", "b"])]);
     let b = &p.scopes[0].breaks[0];
-    assert!(!b.cuts && b.cause == BreakCause::Unsupported(Reason::NotAscendC));
+    assert!(!b.cuts && b.reason == BreakReason::Unsupported(Reason::NotAscendC));
     assert_eq!(p.scopes[0].status, ScopeStatus::Split);
 }
 
