@@ -168,7 +168,7 @@ impl SegmentReport {
                 Some(k.kernel_type.name()),
                 Some(k.block_dim),
                 seg.ratio_assumed.then(|| {
-                    "a sub-op's core type is only \"mixed\": AIC:AIV 1:2 assumed".to_string()
+                    "a sub-op's core type is only \"mixed\" and the dump has no _task_ratio_cube_vector: AIC:AIV 1:2 assumed".to_string()
                 }),
             ),
             KernelInfo::Unknown => (

@@ -22,9 +22,23 @@ fn view(app: &App) -> &skope::tui::code_view::CodeView {
 }
 
 fn cursor_line(app: &App) -> String {
+    line_after_cursor(app, 0)
+}
+
+/// The code line `offset` lines below the cursor.
+fn line_after_cursor(app: &App, offset: usize) -> String {
     let view = view(app);
     let code = view.code.as_ref().unwrap();
-    code.source.lines().nth(view.cursor).unwrap().to_string()
+    code.source
+        .lines()
+        .nth(view.cursor + offset)
+        .unwrap()
+        .to_string()
+}
+
+/// The `// skope: op <name> (<type>)` line that follows the call's `//begin func call` line.
+fn op_under_cursor(app: &App) -> String {
+    line_after_cursor(app, 1)
 }
 
 fn source(app: &App) -> String {
@@ -54,16 +68,16 @@ fn the_code_follows_the_selected_op_to_its_call() {
     );
     assert!(cursor_line(&app).contains("begin func call of sub operator"));
     assert!(
-        cursor_line(&app).contains("op layer0_rope,"),
+        op_under_cursor(&app).contains("op layer0_rope ("),
         "{}",
-        cursor_line(&app)
+        op_under_cursor(&app)
     );
     // another op of the same segment moves the cursor; one of another segment swaps the code
     press(&mut app, KeyCode::Char('j'));
-    assert!(cursor_line(&app).contains("op layer0_kv_scatter,"));
+    assert!(op_under_cursor(&app).contains("op layer0_kv_scatter ("));
     find(&mut app, "layer0_gate");
     assert!(screen(&app).contains("Code · moe_0_split_17_22.cpp"));
-    assert!(cursor_line(&app).contains("op layer0_gate,"));
+    assert!(op_under_cursor(&app).contains("op layer0_gate ("));
     // an op in no segment keeps the last code and says why
     find(&mut app, "layer0_init_routing");
     let text = screen(&app);

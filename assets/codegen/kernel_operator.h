@@ -10,6 +10,7 @@
 #define __global__
 #define __gm__
 #define __ubuf__
+#define __cbuf__
 #define __BLOCK_LOCAL__
 #define TILING_KEY_VAR 0UL
 #define ASCEND_IS_AIC (skope_shim::is_aic())
@@ -70,13 +71,17 @@ void dsb(mem_dsb_t kind);
 void dci();
 void copy_ubuf_to_gm(void* dst, void* src, uint8_t sid, uint16_t n_burst, uint16_t len_burst,
                      uint16_t src_stride, uint16_t dst_stride);
+void copy_cbuf_to_gm(void* dst, void* src, uint8_t sid, uint16_t n_burst, uint16_t len_burst,
+                     uint16_t src_stride, uint16_t dst_stride);
+void create_cbuf_matrix(uint32_t* dst, uint32_t config, uint32_t value);
 
 namespace AscendC {
 enum SyncFlag { SYNC_AIV_FLAG = 12, SYNC_AIC_FLAG = 11, SYNC_AIC_AIV_FLAG = 13, SYNC_AIV_ONLY_ALL = 14 };
-enum class HardEvent { V_MTE3 };
+enum class HardEvent { V_MTE3, MTE2_MTE3 };
 extern GM_ADDR g_superKernelAutoSyncAllConfigGmBaseAddr;
 extern bool g_superKernelAutoSyncAllEnable;
 int64_t GetBlockIdx();
+int64_t GetBlockIdxImpl();
 uint64_t GetffstMsg(uint64_t mode, SyncFlag flag);
 void SetNextTaskStart();
 template <int config> void WaitPreTaskEndImpl();

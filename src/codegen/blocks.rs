@@ -1,49 +1,58 @@
-//! Pieces both forms of the entry code are made of: the file's head and tail, sub-kernel
-//! declarations, call and preload blocks with the split dispatch, syncs and events.
+//! The pieces both forms of the entry source are made of, each as text in the shape the
+//! SuperKernel compiler writes it (graph-autofusion `super_kernel.py` and
+//! `super_kernel_sub_op_infos.py`; the trailer is asc-devkit's): the header, the sub-kernel
+//! declarations, call and preload blocks with the split dispatch, early-start complements,
+//! notifies and waits, syncs, the lock resets, the feed-sync-all workspace and the trailer.
+//! The helper functions (notify, wait, profiling records) are written in skope's own words:
+//! same calls, same arguments, other bodies.
 
-use super::Layout;
-use super::settings::{Preload, Settings};
-use super::subop::{Core, Event, SubOp};
-use super::writer::Writer;
+use super::settings::Settings;
+use super::subop::{Arch, Core, SubOp};
+use super::writer::indent;
 use crate::fusion::kernel::KernelType;
+use std::fmt::Write as _;
 
-/// `#if 1`, the include, the run-config global (split-mode ≤ 1), the profiling helpers, the
-/// notify/wait helpers and one declaration per sub-kernel and split copy.
-pub(crate) fn head(w: &mut Writer, subs: &[SubOp], settings: &Settings) {
-    w.blank();
-    w.line(0, "#if 1\n#include \"kernel_operator.h\"");
-    if settings.split <= 1 {
-        w.line(
-            0,
-            "#if defined(__DAV_C220_CUBE__)\n    __gm__ struct OpSystemRunCfg g_opSystemRunCfg = {0};\n\
-             #else\n    extern __gm__ struct OpSystemRunCfg g_opSystemRunCfg;\n#endif",
+/// Instruction-cache lines preloaded per sub-kernel: the compiler uses the kernel's text size
+/// in 2 KiB units, which the dump does not have.
+pub const PRELOAD_UNITS: u32 = 2;
+
+/// `\n#if 1`, the include and, with split-mode ≤ 1, the run-config global (defined on the
+/// SuperKernel's main core kind).
+pub(crate) fn header(kernel_type: KernelType, split: u64) -> String {
+    let mut out = String::from("\n#if 1\n#include \"kernel_operator.h\"\n");
+    if split <= 1 {
+        let arch = match kernel_type {
+            KernelType::AivOnly | KernelType::MixAiv1_0 => "__DAV_VEC__",
+            _ => "__DAV_CUBE__",
+        };
+        let _ = write!(
+            out,
+            "#if (defined({arch}) && __NPU_ARCH__ == 2201)\n    \
+             __gm__ struct OpSystemRunCfg g_opSystemRunCfg = {{0}};\n#else\n    \
+             extern __gm__ struct OpSystemRunCfg g_opSystemRunCfg;\n#endif\n\n"
         );
     }
-    w.blank();
-    if settings.profiling {
-        w.line(0, PROFILING_HELPERS);
-        w.blank();
-    }
-    w.line(0, LOCK_HELPERS);
-    w.blank();
-    let mut declared = std::collections::HashSet::new();
-    for sub in subs {
-        if !declared.insert(sub.symbol.as_str()) {
-            continue;
-        }
-        for copy in copies(&sub.symbol, settings.split) {
-            w.line(
-                0,
-                &format!("extern \"C\" __aicore__ void {copy}(uint64_t args_offset);"),
+    out
+}
+
+/// The declarations of a sub-op's kernel: each symbol it calls (a mixed kernel's cube and
+/// vector entries, each) and its split copies, a blank line after each.
+pub(crate) fn declarations(sub: &SubOp, split: u64) -> String {
+    let mut out = String::new();
+    for _ in cores_of(sub.kernel.kernel_type) {
+        for copy in copies(&sub.symbol, split) {
+            let _ = write!(
+                out,
+                "extern \"C\"  __aicore__ void {copy}(uint64_t args_offset);\n\n"
             );
-            w.blank();
         }
     }
+    out
 }
 
 /// The symbol of each split copy: `sym`, `sym_split1`, … `sym_split<n-1>`.
 fn copies(symbol: &str, split: u64) -> Vec<String> {
-    (0..split)
+    (0..split.max(1))
         .map(|i| match i {
             0 => symbol.to_string(),
             i => format!("{symbol}_split{i}"),
@@ -51,183 +60,333 @@ fn copies(symbol: &str, split: u64) -> Vec<String> {
         .collect()
 }
 
-/// The entry's opening line.
-pub(crate) fn entry_open(w: &mut Writer, name: &str, settings: &Settings) {
-    let align = match settings.func_align {
+/// The core kinds a kernel type's calls run on, in the compiler's order, with the function
+/// that gives the block index there (mixed kernels use `get_block_idx` on both).
+fn cores_of(kernel_type: KernelType) -> &'static [(Core, &'static str)] {
+    match kernel_type {
+        KernelType::AivOnly | KernelType::MixAiv1_0 => &[(Core::Aiv, "AscendC::GetBlockIdx")],
+        KernelType::AicOnly | KernelType::MixAic1_0 => &[(Core::Aic, "get_block_idx")],
+        KernelType::MixAic1_1 | KernelType::MixAic1_2 => {
+            &[(Core::Aic, "get_block_idx"), (Core::Aiv, "get_block_idx")]
+        }
+    }
+}
+
+/// The entry function's opening line.
+pub(crate) fn entry_line(name: &str, func_align: u64) -> String {
+    let attribute = match func_align {
         0 => String::new(),
-        n => format!("__attribute__((aligned({n}))) "),
+        n => format!("__attribute__((aligned({n})))"),
     };
-    w.line(
-        0,
-        &format!("extern \"C\" __global__ {align}__aicore__ void {name}(void) {{"),
-    );
-    w.line(4, "GM_ADDR *param_base = (GM_ADDR *)get_para_base();");
+    format!("extern \"C\"  __global__ {attribute} __aicore__ void {name}(void) {{\n")
 }
 
 /// Reads the FFTS base address from argument 0.
-pub(crate) fn ffts_setup(w: &mut Writer) {
-    w.line(
-        4,
-        "GM_ADDR ffts_addr = param_base[0];\nif (ffts_addr != nullptr) {\n    \
-         set_ffts_base_addr((uint64_t)ffts_addr);\n}",
-    );
-    w.blank();
+pub(crate) const FFTS: &str = "    GM_ADDR ffts_addr = param_base[0];\n    if (ffts_addr != nullptr) {\n        set_ffts_base_addr((uint64_t)ffts_addr);\n    }\n\n";
+
+/// What a sub-op's call block holds besides the call: the data-cache flush before or after it
+/// (`dcci-before-kernel-start`, `dcci-after-kernel-end`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Flush {
+    pub(crate) before: bool,
+    pub(crate) after: bool,
 }
 
-/// The trailer: the kernel-type section the runtime reads, and the end of `#if 1`.
-pub(crate) fn tail(w: &mut Writer, kernel_name: &str, kernel_type: KernelType) {
-    let (suffix, k_type, aic, aiv) = match kernel_type {
-        KernelType::AivOnly | KernelType::MixAiv1_0 => ("mix_aiv", "K_TYPE_MIX_AIV_MAIN", 0, 1),
-        KernelType::AicOnly | KernelType::MixAic1_0 => ("mix_aic", "K_TYPE_MIX_AIC_MAIN", 1, 0),
-        KernelType::MixAic1_1 => ("mix_aic", "K_TYPE_MIX_AIC_MAIN", 1, 1),
-        KernelType::MixAic1_2 => ("mix_aic", "K_TYPE_MIX_AIC_MAIN", 1, 2),
-    };
-    w.blank();
-    w.line(0, "#if TILING_KEY_VAR == 0UL");
-    w.line(
-        0,
-        &format!(
-            "static const struct FunLevelMixCoreType {kernel_name}_{suffix}_section \
-             __attribute__ ((used, section (\".ascend.meta.{kernel_name}_{suffix}\"))) = \
-             {{ {{{{F_TYPE_KTYPE, sizeof(unsigned int)}}, {k_type}}}, \
-             {{{{F_TYPE_MIX_TASK_RATION, sizeof(unsigned int)}}, {aic}, {aiv}}} }};"
-        ),
-    );
-    w.line(0, "#endif\n#endif");
-}
+/// A whole-data-cache flush, as the compiler writes it after a comment.
+const DCCI_ALL: &str =
+    "dcci((__gm__ uint64_t*)0, cache_line_t::ENTIRE_DATA_CACHE, dcci_dst_t::CACHELINE_OUT);\n\n";
 
-/// `stmt(copy)` on the cores of `core` that run `sub`, each core running the split copy
-/// `coreid % split`.
-fn dispatch(w: &mut Writer, core: Core, sub: &SubOp, split: u64, stmt: impl Fn(&str) -> String) {
-    w.line(4, &format!("if {} {{", core.guard()));
-    w.line(
-        6,
-        &format!("if ({} < {}) {{", core.block_idx(), sub.kernel.block_dim),
-    );
-    let symbols = copies(&sub.symbol, split);
-    if split <= 1 {
-        w.line(10, &stmt(&symbols[0]));
-    } else {
-        w.line(8, "uint8_t coreid = (uint8_t)get_coreid();");
-        for (i, symbol) in symbols.iter().enumerate() {
-            let head = match i {
-                0 => format!("if ((coreid % {split}) == 0) {{"),
-                i if i as u64 == split - 1 => "} else {".to_string(),
-                i => format!("}} else if ((coreid % {split}) == {i}) {{"),
-            };
-            w.line(8, &head);
-            w.line(10, &stmt(symbol));
+/// `stmt(copy)` on the first `block dim` cores of each core kind `sub` runs on, each core
+/// running the split copy `coreid % split`; with `flush`, the cache flushes around it.
+fn dispatch(sub: &SubOp, split: u64, flush: Flush, stmt: impl Fn(&str) -> String) -> String {
+    let mut out = String::new();
+    for &(core, block_idx) in cores_of(sub.kernel.kernel_type) {
+        let _ = writeln!(out, "if {} {{", core.guard());
+        if flush.before {
+            out.push_str(&indent(
+                &format!("// option: dcci-before-kernel-start\n{DCCI_ALL}"),
+                "  ",
+            ));
         }
-        w.line(8, "}");
+        let _ = writeln!(out, "  if ({block_idx}() < {}) {{", sub.kernel.block_dim);
+        let symbols = copies(&sub.symbol, split);
+        if symbols.len() > 1 {
+            out.push_str("    uint8_t coreid = (uint8_t)get_coreid();\n");
+            let n = symbols.len();
+            for (i, symbol) in symbols.iter().enumerate() {
+                let head = match i {
+                    0 => format!("    if ((coreid % {n}) == 0) {{\n"),
+                    i if i == n - 1 => "    } else {\n".to_string(),
+                    i => format!("    }} else if ((coreid % {n}) == {i}) {{\n"),
+                };
+                out.push_str(&head);
+                let _ = writeln!(out, "      {}", stmt(symbol));
+            }
+            out.push_str("    }\n\n");
+        } else {
+            let _ = writeln!(out, "      {}", stmt(&symbols[0]));
+        }
+        out.push_str("  }\n\n");
+        if flush.after {
+            out.push_str(&indent(
+                &format!("// option: dcci-after-kernel-end\n{DCCI_ALL}"),
+                "  ",
+            ));
+        }
+        out.push_str("}\n\n");
     }
-    w.line(6, "}");
-    w.line(4, "}");
-    w.blank();
+    out
 }
 
-/// The call of `sub` on every core kind it runs on (`cores` limits them in the two-stream
-/// form).
-pub(crate) fn call(w: &mut Writer, sub: &SubOp, cores: &[Core], split: u64) {
-    for &core in sub.arch().cores().iter().filter(|c| cores.contains(c)) {
-        dispatch(w, core, sub, split, |symbol| {
-            format!("{symbol}({});", sub.param_offset)
-        });
-    }
+/// The call of `sub` on its cores.
+pub(crate) fn call(sub: &SubOp, split: u64, flush: Flush) -> String {
+    dispatch(sub, split, flush, |symbol| {
+        format!("{symbol}({});", sub.param_offset)
+    })
 }
 
-/// Instruction-cache lines preloaded per sub-kernel: the compiler uses the kernel's text size
-/// in 2 KiB units, which the dump does not have.
-pub const PRELOAD_UNITS: u32 = 2;
-
-/// `preload(func, N)` of `sub` on the cores it runs on.
-pub(crate) fn preload(w: &mut Writer, sub: &SubOp, cores: &[Core], settings: &Settings) {
-    if settings.preload != Preload::PerFunc {
-        return;
-    }
-    for &core in sub.arch().cores().iter().filter(|c| cores.contains(c)) {
-        dispatch(w, core, sub, settings.split, |symbol| {
-            format!("preload((const void *){symbol}, {PRELOAD_UNITS});")
-        });
-    }
+/// `preload(func, N)` of `sub` on its cores.
+pub(crate) fn preload(sub: &SubOp, split: u64) -> String {
+    dispatch(sub, split, Flush::default(), |symbol| {
+        format!("preload((const void *){symbol}, {PRELOAD_UNITS});")
+    })
 }
 
-/// A full sync of all cores of a SuperKernel of `kernel_type`.
-pub(crate) fn full_sync(w: &mut Writer, indent: usize, kernel_type: KernelType) {
-    let text = match kernel_type {
-        KernelType::MixAic1_1 | KernelType::MixAic1_2 => "AscendC::SyncAll<false>();",
+/// The early-start complements of `sub` on both core kinds: the flag it sets when it ends
+/// (`set`), or the wait for the one before (with the config of the pair).
+pub(crate) fn complements(sub: &SubOp, set: bool, config: u8) -> String {
+    let arch = sub.arch();
+    let order = match arch {
+        Arch::Aiv => [Core::Aiv, Core::Aic],
+        Arch::Aic | Arch::Mix => [Core::Aic, Core::Aiv],
+    };
+    let mut out = String::new();
+    for core in order {
+        let statement = match (set, arch, core) {
+            (false, ..) => format!("AscendC::WaitPreTaskEndImpl<{config}>();"),
+            (true, Arch::Aiv, Core::Aic) => {
+                "// AIV only, no complement early start set flag.".to_string()
+            }
+            (true, Arch::Aic, Core::Aiv) => {
+                "// AIC only, no complement early start set flag.".to_string()
+            }
+            (true, ..) => "AscendC::SetNextTaskStart();".to_string(),
+        };
+        let _ = write!(
+            out,
+            "if {} {{\n    if (true) {{\n        {statement}\n    }}\n}}\n\n",
+            core.guard()
+        );
+    }
+    out
+}
+
+/// A full sync of every core of a SuperKernel of `kernel_type` (the compiler's
+/// `get_sync_code_by_kernel_type`).
+pub(crate) fn full_sync(kernel_type: KernelType) -> &'static str {
+    match kernel_type {
+        KernelType::MixAic1_1 | KernelType::MixAic1_2 => "AscendC::SyncAll<false>();\n\n",
         KernelType::AicOnly | KernelType::MixAic1_0 => {
-            "ffts_cross_core_sync(PIPE_FIX, AscendC::GetffstMsg(0x0, AscendC::SYNC_AIC_FLAG));\n\
-             wait_flag_dev(AscendC::SYNC_AIC_FLAG);"
+            "\nffts_cross_core_sync(PIPE_FIX, AscendC::GetffstMsg(0x0, AscendC::SYNC_AIC_FLAG));\nwait_flag_dev(AscendC::SYNC_AIC_FLAG);\n"
         }
         KernelType::AivOnly | KernelType::MixAiv1_0 => {
-            "ffts_cross_core_sync(PIPE_MTE3, AscendC::GetffstMsg(0x0, AscendC::SYNC_AIV_ONLY_ALL));\n\
-             wait_flag_dev(AscendC::SYNC_AIV_ONLY_ALL);"
+            "\nffts_cross_core_sync(PIPE_MTE3, AscendC::GetffstMsg(0x0, AscendC::SYNC_AIV_ONLY_ALL));\nwait_flag_dev(AscendC::SYNC_AIV_ONLY_ALL);\n"
         }
-    };
-    w.line(indent, text);
-}
-
-/// A whole-data-cache clean and invalidate.
-pub(crate) fn dcci_all(w: &mut Writer) {
-    w.line(
-        4,
-        "pipe_barrier(PIPE_ALL);\n\
-         dcci((__gm__ uint64_t*)0, cache_line_t::ENTIRE_DATA_CACHE, dcci_dst_t::CACHELINE_OUT);",
-    );
-}
-
-/// The core kind that signals events for `sub`: the cube for cube and mixed ops.
-fn event_core(sub: &SubOp) -> Core {
-    sub.arch().cores()[0]
-}
-
-/// `sub` waits for its events from ops outside the segment (before it runs).
-pub(crate) fn waits(w: &mut Writer, sub: &SubOp, layout: &Layout<'_>) {
-    lock_calls(w, sub, &sub.waits, ("WaitFunc", "waits for"), layout);
-}
-
-/// `sub` notifies ops outside the segment (after it runs).
-pub(crate) fn notifies(w: &mut Writer, sub: &SubOp, layout: &Layout<'_>) {
-    lock_calls(w, sub, &sub.notifies, ("NotifyFunc", "notifies"), layout);
-}
-
-/// `helper<aic>(param_base[lock])` for each of `events`, each under a comment saying what
-/// `sub` does (`verb`) with which op.
-fn lock_calls(
-    w: &mut Writer,
-    sub: &SubOp,
-    events: &[Event],
-    (helper, verb): (&str, &str),
-    layout: &Layout<'_>,
-) {
-    let aic = event_core(sub).is_aic();
-    for event in events {
-        w.line(
-            4,
-            &format!("// {}", layout.describe_event(sub, event, verb)),
-        );
-        w.line(4, &format!("{helper}<{aic}>(param_base[{}]);", event.param));
     }
 }
 
-/// Resets a wait lock for the next launch.
-pub(crate) fn reset_lock(w: &mut Writer, event: &Event) {
-    w.line(
-        4,
-        &format!(
-            "*reinterpret_cast<__gm__ uint64_t*>(param_base[{}]) = 0;",
-            event.param
+/// The full sync of one core kind (two-stream rules 1 and 3).
+pub(crate) fn core_sync(core: Core) -> &'static str {
+    match core {
+        Core::Aic => {
+            "ffts_cross_core_sync(PIPE_FIX, AscendC::GetffstMsg(0x0, AscendC::SYNC_AIC_FLAG));\nwait_flag_dev(AscendC::SYNC_AIC_FLAG);\n"
+        }
+        Core::Aiv => {
+            "ffts_cross_core_sync(PIPE_MTE3, AscendC::GetffstMsg(0x0, AscendC::SYNC_AIV_ONLY_ALL));\nwait_flag_dev(AscendC::SYNC_AIV_ONLY_ALL);\n"
+        }
+    }
+}
+
+/// The notify block of `sub` on `core`, for the events it sends to ops outside the segment;
+/// empty when there are none.
+pub(crate) fn notify_block(sub: &SubOp, core: Core, profiling: bool) -> String {
+    lock_block(sub, core, profiling, true)
+}
+
+/// The wait block of `sub` (on the core kind of its events), for the events it receives from
+/// ops outside the segment; empty when there are none.
+pub(crate) fn wait_block(sub: &SubOp, profiling: bool) -> String {
+    lock_block(sub, sub.event_core(), profiling, false)
+}
+
+fn lock_block(sub: &SubOp, core: Core, profiling: bool, notify: bool) -> String {
+    let (events, helper, kind) = if notify {
+        (&sub.notifies, "NotifyFunc", "0x4")
+    } else {
+        (&sub.waits, "WaitFunc", "12")
+    };
+    let outside: Vec<_> = events.iter().filter(|e| !e.inner).collect();
+    if outside.is_empty() {
+        return String::new();
+    }
+    let aic = core == Core::Aic;
+    let mut out = format!("if {} {{\n", core.guard());
+    for event in outside {
+        let _ = writeln!(
+            out,
+            "    // kernel={}, ev={}, param_offset={}",
+            sub.kernel_name, event.id, event.param
+        );
+        if profiling {
+            let _ = writeln!(out, "RecordProfiling({}, {kind}, true);", event.id);
+        }
+        let _ = writeln!(out, "    {helper}<{aic}>(param_base[{}]);", event.param);
+        if profiling {
+            let _ = writeln!(out, "RecordProfiling({}, {kind}, false);", event.id);
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Resets the wait lock of every event a sub-op receives from outside, on block 0 of the core
+/// kind that waited, for the next launch (already indented).
+pub(crate) fn reset_wait_locks(subs: &[SubOp]) -> String {
+    let mut out = String::new();
+    for sub in subs {
+        for event in sub.waits.iter().filter(|e| !e.inner) {
+            let (core, block_idx) = match sub.event_core() {
+                Core::Aic => (Core::Aic, "get_block_idx()"),
+                Core::Aiv => (Core::Aiv, "AscendC::GetBlockIdx()"),
+            };
+            let _ = write!(
+                out,
+                "if {} {{\n    if ({block_idx} == 0) {{\n        \
+                 *(reinterpret_cast<__gm__ uint64_t*>(param_base[{}])) = 0;\n    }}\n}}\n",
+                core.guard(),
+                event.param
+            );
+        }
+    }
+    indent(&out, "    ")
+}
+
+/// The feed-sync-all workspace's size: 512 bytes per block, doubled until it exceeds 128 bytes
+/// per sub-op; mixed 1:2 kernels count their blocks twice (the compiler's `get_ws_size`).
+pub(crate) fn workspace_size(kernel_type: KernelType, block_dim: u64, ops: usize) -> u64 {
+    let blocks = match kernel_type {
+        KernelType::MixAic1_2 => block_dim * 2,
+        _ => block_dim,
+    };
+    let mut size = 512;
+    while blocks * size <= ops as u64 * 128 {
+        size *= 2;
+    }
+    blocks * size
+}
+
+/// Zeroes the feed-sync-all workspace before the first sub-op: on the cube cores through L1
+/// for MIX_AIC_1_0, else on the vector cores through UB (then tells the cube cores for mixed
+/// kernels). Already indented.
+pub(crate) fn clear_workspace(kernel_type: KernelType, size: u64) -> String {
+    let (core, fill, copy, sync) = match kernel_type {
+        KernelType::MixAic1_0 | KernelType::AicOnly => (
+            "ASCEND_IS_AIC",
+            "create_cbuf_matrix((__cbuf__ uint32_t*)(0), 0x10010, 0);\n    \
+             AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE3>(EVENT_ID0);\n    \
+             AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE3>(EVENT_ID0);",
+            "copy_cbuf_to_gm((__gm__ void*)(startAddr), (__cbuf__ void*)(0), 0, 1, 16, 1, 1);",
+            core_sync(Core::Aic),
         ),
+        _ => (
+            "ASCEND_IS_AIV",
+            "AscendC::DuplicateImpl((__ubuf__ uint32_t*)(0), (uint32_t)0, 128);\n    \
+             AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);\n    \
+             AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);",
+            "copy_ubuf_to_gm((__gm__ void*)(startAddr), (__ubuf__ void*)(0), 0, 1, 16, 1, 1);",
+            core_sync(Core::Aiv),
+        ),
+    };
+    let size = match kernel_type {
+        KernelType::MixAic1_2 => size / 2,
+        _ => size,
+    };
+    let mut out = format!(
+        "\nif {core} {{\n    uint32_t sizePerCore = {size} / get_block_num();\n    \
+         const uint32_t repeatTimes = sizePerCore / 512;\n    \
+         __gm__ uint8_t* startAddr  = (__gm__ uint8_t*)(workspace + sizePerCore * AscendC::GetBlockIdxImpl());\n    \
+         {fill}\n    for (size_t i = 0; i < repeatTimes; i++) {{\n        {copy}\n        \
+         startAddr += 512;\n    }}\n    AscendC::PipeBarrier<PIPE_ALL>();\n{}",
+        indent(sync, "    ")
     );
+    if matches!(kernel_type, KernelType::MixAic1_1 | KernelType::MixAic1_2) {
+        out.push_str(
+            "    ffts_cross_core_sync(PIPE_MTE3, AscendC::GetffstMsg(0x02, AscendC::SYNC_AIV_FLAG));\n}\n\n\
+             if ASCEND_IS_AIC {\n   wait_flag_dev(AscendC::SYNC_AIV_FLAG);\n}\n",
+        );
+    } else {
+        out.push_str("}\n");
+    }
+    indent(&out, "    ")
 }
 
-/// `RecordProfiling` of the sub-op at `index` (1-based; 0 is the whole SuperKernel).
-pub(crate) fn record(w: &mut Writer, index: usize, kind: u8, start: bool) {
-    w.line(4, &format!("RecordProfiling({index}, {kind:#x}, {start});"));
+/// The trailer asc-devkit adds: the kernel-type section(s) the runtime reads (a mixed 1:1 or
+/// 1:2 kernel gets one per core kind, each under its arch guard) and the end of `#if 1`.
+pub(crate) fn trailer(kernel_name: &str, kernel_type: KernelType) -> String {
+    let section = |suffix: &str, k_type: &str, aic: u8, aiv: u8| {
+        format!(
+            "static const struct FunLevelMixCoreType {kernel_name}_{suffix}_section \
+             __attribute__ ((used, section (\".ascend.meta.{kernel_name}_{suffix}\"))) = \
+             {{ {{{{F_TYPE_KTYPE, sizeof(unsigned int)}}, {k_type}}},    \
+             {{{{F_TYPE_MIX_TASK_RATION, sizeof(unsigned int)}}, {aic}, {aiv}}} }};\n"
+        )
+    };
+    let mut out = String::new();
+    match kernel_type {
+        KernelType::AivOnly | KernelType::MixAiv1_0 => {
+            let _ = write!(
+                out,
+                "\n#if TILING_KEY_VAR == 0UL\n{}#endif\n",
+                section("mix_aiv", "K_TYPE_MIX_AIV_MAIN", 0, 1)
+            );
+        }
+        KernelType::AicOnly | KernelType::MixAic1_0 => {
+            let _ = write!(
+                out,
+                "\n#if TILING_KEY_VAR == 0UL\n{}#endif\n",
+                section("mix_aic", "K_TYPE_MIX_AIC_MAIN", 1, 0)
+            );
+        }
+        KernelType::MixAic1_1 | KernelType::MixAic1_2 => {
+            let vectors = if kernel_type == KernelType::MixAic1_1 {
+                1
+            } else {
+                2
+            };
+            for (arch, suffix) in [("__DAV_CUBE__", "mix_aic"), ("__DAV_VEC__", "mix_aiv")] {
+                let _ = write!(
+                    out,
+                    "\n#if TILING_KEY_VAR == 0UL\n#if (defined({arch}) && __NPU_ARCH__ == 2201)\n{}#endif\n#endif\n",
+                    section(suffix, "K_TYPE_MIX_AIC_MAIN", 1, vectors)
+                );
+            }
+        }
+    }
+    out.push_str("#endif\n");
+    out
 }
 
-/// Lock-based notify and wait on global memory, done by block 0 of the signalling core.
-const LOCK_HELPERS: &str = r#"template<bool aic_flag>
+/// The debug tail after each call with `debug-dcci-all=1`.
+pub(crate) fn debug_dcci(settings: &Settings) -> String {
+    if !settings.debug_dcci_all {
+        return String::new();
+    }
+    format!("// op end debug dcci all.\npipe_barrier(PIPE_ALL);\n{DCCI_ALL}")
+}
+
+/// Lock-based notify and wait on global memory, done by block 0 of the signalling core kind.
+pub(crate) const LOCK_HELPERS: &str = r#"
+template<bool aic_flag>
 __aicore__ inline uint32_t LockBlockIdx()
 {
     if constexpr (aic_flag) {
@@ -258,10 +417,13 @@ __aicore__ inline void WaitFunc(GM_ADDR wait_lock_addr)
     do {
         dcci(lock, 0, 2);
     } while (*lock != 1);
-}"#;
+}
 
-/// Per-core profiling records in a global-memory ring given as the last argument.
-const PROFILING_HELPERS: &str = r#"__BLOCK_LOCAL__ __inline__ __gm__ uint8_t* g_profiling_base_addr;
+"#;
+
+/// Per-core profiling records in a global-memory ring given as an argument after the sub-ops'.
+pub(crate) const PROFILING_HELPERS: &str = r#"
+__BLOCK_LOCAL__ __inline__ __gm__ uint8_t* g_profiling_base_addr;
 __BLOCK_LOCAL__ __inline__ bool g_profiling_off;
 constexpr uint64_t PROFILING_MAGIC_NUMBER = 0xbdca8756;
 constexpr uint32_t ONE_PROFILING_DATA_SIZE = 16;
@@ -312,4 +474,6 @@ __aicore__ inline void InitProfiling(uint32_t task_id, GM_ADDR profiling_ptr)
     g_profiling_base_addr = profiling_ptr + 64 + GetProfilingBlockIdx() * per_core_size;
     g_profiling_off = !ProfilingAreaIsValid();
     WriteProfiling(((uint64_t)task_id << 32) | (((uint64_t)GetProfilingBlockIdx()) << 8) | 0xff);
-}"#;
+}
+
+"#;

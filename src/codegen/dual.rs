@@ -1,217 +1,284 @@
-//! The two-stream form (`stream-fusion=1` with sub-ops on two streams): the cube and vector
-//! cores each run their own function over their sub-ops, ordered by cross-core flags where a
-//! cube sub-op feeds a vector one or the reverse, and by a pipe barrier between consecutive
-//! sub-ops on the same cores (reference §5.4). Early-start is off in this form.
+//! The two-stream form (`stream-fusion=1`, sub-ops on two streams not linked by an event):
+//! the cube and the vector cores each run a function over their own sub-ops (mixed sub-ops in
+//! both), ordered by same-core syncs and cross-core flags where [`StreamLinks`] link sub-ops,
+//! with the notifies and waits of their events (the compiler's
+//! `gen_2_real_stream_super_kernel_file`). Early start is off in this form.
 
 use super::blocks;
-use super::subop::{Core, SubOp};
-use super::writer::Writer;
+use super::settings::Preload;
+use super::streams::{StreamLinks, on_list};
+use super::subop::{Arch, Core, SubOp};
+use super::writer::{Writer, indent};
 use super::{Layout, Origin};
-use crate::graph::{Graph, OpId};
-use std::collections::HashMap;
-
-/// A dependency between two sub-ops that share no core kind: the producer's cores set a
-/// cross-core flag after it, the consumer's cores wait for the flag before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CrossCoreSync {
-    /// Index of the producing sub-op.
-    pub from: usize,
-    /// Index of the consuming sub-op.
-    pub to: usize,
-    /// The core kind the producer runs on.
-    pub producer: Core,
-}
-
-/// The cross-core syncs the dependencies between `subs` need, with redundant ones removed: a
-/// sync from `a` to `d` is dropped when another sync in the same direction goes from `b` to
-/// `c` with `a ≤ b` and `c ≤ d`, which already orders `a` before `d`.
-pub fn cross_core_syncs(graph: &Graph, subs: &[SubOp]) -> Vec<CrossCoreSync> {
-    let index: HashMap<OpId, usize> = subs.iter().enumerate().map(|(k, s)| (s.id, k)).collect();
-    let mut all = Vec::new();
-    for (from, sub) in subs.iter().enumerate() {
-        let producer = sub.arch().cores();
-        for (dst, _) in graph.successors(sub.id) {
-            let Some(to) = index.get(&dst).copied().filter(|&to| to > from) else {
-                continue;
-            };
-            let consumer = subs[to].arch().cores();
-            if producer.iter().any(|c| consumer.contains(c)) {
-                continue;
-            }
-            all.push(CrossCoreSync {
-                from,
-                to,
-                producer: producer[0],
-            });
-        }
-    }
-    // Latest producer first (earliest consumer first among equals): a sync is implied when one
-    // seen before it, in the same direction, reaches a consumer no later than it does.
-    all.sort_by_key(|s| (s.producer == Core::Aiv, std::cmp::Reverse(s.from), s.to));
-    all.dedup();
-    let mut kept = Vec::with_capacity(all.len());
-    let mut earliest: Option<(Core, usize)> = None;
-    for sync in all {
-        match earliest {
-            Some((core, to)) if core == sync.producer && to <= sync.to => {}
-            Some((core, to)) if core == sync.producer => {
-                earliest = Some((core, to.min(sync.to)));
-                kept.push(sync);
-            }
-            _ => {
-                earliest = Some((sync.producer, sync.to));
-                kept.push(sync);
-            }
-        }
-    }
-    kept.sort_by_key(|s| (s.from, s.to));
-    kept
-}
 
 /// Writes the whole file.
-pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>, graph: &Graph) {
+pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>) {
     let settings = layout.settings;
-    let syncs = cross_core_syncs(graph, subs);
-    blocks::head(w, subs, settings);
-    let mut used = Vec::new();
+    let has_notify: Vec<bool> = subs
+        .iter()
+        .map(|s| s.notifies.iter().any(|e| !e.inner))
+        .collect();
+    let links = StreamLinks::of(subs, &has_notify);
+    w.from(Origin::Frame);
+    layout.head(w, subs);
+    let mut functions = Vec::new();
     for core in [Core::Aic, Core::Aiv] {
-        let mine: Vec<usize> = (0..subs.len())
-            .filter(|&k| subs[k].arch().cores().contains(&core))
+        let list: Vec<usize> = (0..subs.len())
+            .filter(|&i| on_list(&subs[i], core == Core::Aic))
             .collect();
-        if mine.is_empty() {
+        if list.is_empty() {
             continue;
         }
-        used.push(core);
-        w.from(Origin::Frame);
-        w.line(
-            0,
-            &format!(
-                "__aicore__ inline void {}_{}(void) {{",
-                layout.entry_name,
-                core.name().to_lowercase()
-            ),
-        );
-        w.line(4, "GM_ADDR *param_base = (GM_ADDR *)get_para_base();");
-        for (n, &k) in mine.iter().enumerate() {
-            core_step(
-                w,
-                core,
-                subs,
-                k,
-                mine.get(n.wrapping_sub(1)).copied(),
-                &syncs,
-                layout,
-            );
-        }
-        w.from(Origin::Frame);
-        w.line(0, "}");
-        w.blank();
+        functions.push(core);
+        core_function(w, core, subs, &list, &links, layout);
     }
     w.from(Origin::Frame);
-    blocks::entry_open(w, &layout.entry_name, settings);
-    blocks::ffts_setup(w);
-    for core in used {
-        w.line(
-            4,
-            &format!(
-                "if {} {{\n    {}_{}();\n}}",
-                core.guard(),
-                layout.entry_name,
-                core.name().to_lowercase()
-            ),
-        );
+    layout.entry_setup(w);
+    w.put(blocks::FFTS);
+    if settings.profiling {
+        w.put("    RecordProfiling(0, 0, true);\n");
     }
-    for event in subs.iter().flat_map(|s| &s.waits) {
-        blocks::reset_lock(w, event);
+    if let Some(size) = layout.workspace_size {
+        w.put(&blocks::clear_workspace(layout.kernel.kernel_type, size));
     }
-    w.line(0, "}");
-    blocks::tail(w, &layout.kernel_name, layout.kernel.kernel_type);
+    for core in functions {
+        w.put(&format!(
+            "    if {} {{\n        {}_{}();\n    }}\n",
+            core.guard(),
+            layout.entry_name,
+            core.suffix()
+        ));
+    }
+    w.put(&blocks::reset_wait_locks(subs));
+    if settings.profiling {
+        w.put("    RecordProfiling(0, 0, false);\n");
+    }
+    w.put("}\n");
+    w.put(&blocks::trailer(
+        &layout.kernel_name,
+        layout.kernel.kernel_type,
+    ));
 }
 
-/// Sub-op `k` in the function of `core`: flags it waits for, the barrier after the previous
-/// sub-op on these cores, events, the call, and the flags it sets.
-fn core_step(
+/// The function of `core`: the sub-ops of `list` (indices into `subs`) in order.
+fn core_function(
     w: &mut Writer,
     core: Core,
     subs: &[SubOp],
-    k: usize,
-    prev: Option<usize>,
-    syncs: &[CrossCoreSync],
+    list: &[usize],
+    links: &StreamLinks,
     layout: &Layout<'_>,
 ) {
-    let sub = &subs[k];
     let settings = layout.settings;
-    w.from(Origin::Op(sub.id));
-    w.line(
-        4,
-        &format!("//begin func call of sub operator {}", layout.label(sub)),
-    );
-    w.within(Origin::Preload(sub.id), |w| {
-        blocks::preload(w, sub, &[core], settings)
-    });
-    for sync in syncs.iter().filter(|s| s.to == k) {
-        w.within(
-            Origin::Barrier {
-                from: subs[sync.from].id,
-                to: sub.id,
-            },
-            |w| {
-                w.line(4, "// rule 3.2: wait for the flag of the other core kind");
-                w.line(4, &format!("wait_flag_dev({});", flag(sync.producer)));
-            },
-        );
+    w.from(Origin::Frame);
+    w.put(&format!(
+        "__aicore__ inline void {}_{}(void) {{\n    GM_ADDR *param_base = (GM_ADDR *)get_para_base();\n",
+        layout.entry_name,
+        core.suffix()
+    ));
+    if settings.preload == Preload::Max {
+        w.put("    AscendC::PreLoad(8);\n");
     }
-    if let Some(p) = prev {
-        w.within(
-            Origin::Barrier {
-                from: subs[p].id,
-                to: sub.id,
-            },
-            |w| {
-                w.line(4, "// insert pipe all for ops");
-                w.line(4, "pipe_barrier(PIPE_ALL);");
-            },
-        );
+    for (n, &k) in list.iter().enumerate() {
+        let sub = &subs[k];
+        let prev = n.checked_sub(1).map(|p| &subs[list[p]]);
+        let next = list.get(n + 1).map(|&i| &subs[i]);
+        w.from(Origin::Op(sub.id));
+        layout.op_head(w, sub);
+        if settings.preload == Preload::PerFunc {
+            for (on, preloaded) in [(prev.is_none(), Some(sub)), (true, next)] {
+                if let (true, Some(preloaded)) = (on, preloaded) {
+                    w.within(Origin::Preload(preloaded.id), |w| {
+                        w.put(&indent(&blocks::preload(preloaded, settings.split), "    "));
+                    });
+                }
+            }
+        }
+        sync_and_events(w, core, subs, prev, sub, links, layout);
+        layout.call(w, sub, k);
+        if settings.debug_sync_all {
+            let (pipe_flag, flag) = match core {
+                Core::Aic => ("PIPE_MTE3", "AscendC::SYNC_AIC_FLAG"),
+                Core::Aiv => ("PIPE_MTE3", "AscendC::SYNC_AIV_ONLY_ALL"),
+            };
+            w.put(&indent(
+                &format!(
+                    "// op end debug sync all.\npipe_barrier(PIPE_ALL);\n\
+                     ffts_cross_core_sync({pipe_flag}, AscendC::GetffstMsg(0x0, {flag}));\n\
+                     wait_flag_dev({flag});\n\n"
+                ),
+                "    ",
+            ));
+        }
+        layout.record(w, k + 1, false);
+        if next.is_none() {
+            let to = subs.get(k + 1).map_or(sub.id, |s| s.id);
+            w.within(Origin::Barrier { from: sub.id, to }, |w| {
+                w.put(&indent(&send_code(core, subs, sub, links, list), "    "));
+            });
+            if !sub.notifies.is_empty() {
+                w.within(Origin::Event(sub.id), |w| {
+                    w.put(&indent(&notify(core, sub, links, layout), "    "));
+                });
+            }
+        }
     }
-    let signals = sub.arch().cores()[0] == core;
-    if signals && !sub.waits.is_empty() {
-        w.within(Origin::Event(sub.id), |w| blocks::waits(w, sub, layout));
-    }
-    blocks::call(w, sub, &[core], settings.split);
-    if signals && !sub.notifies.is_empty() {
-        w.within(Origin::Event(sub.id), |w| {
-            blocks::notifies(w, sub, layout);
-            w.line(
-                4,
-                "// rule 1: same-core full sync after a sub-op that sends",
-            );
-            blocks::full_sync(w, 4, core.only());
-        });
-    }
-    for sync in syncs.iter().filter(|s| s.from == k) {
-        w.within(
-            Origin::Barrier {
-                from: sub.id,
-                to: subs[sync.to].id,
-            },
-            |w| {
-                w.line(4, "// rule 3.1: set the flag the other core kind waits for");
-                w.line(
-                    4,
-                    &format!(
-                        "ffts_cross_core_sync(PIPE_MTE3, AscendC::GetffstMsg(0x02, {}));",
-                        flag(sync.producer)
-                    ),
-                );
-            },
-        );
-    }
+    w.from(Origin::Frame);
+    w.put("}\n\n");
 }
 
-/// The cross-core flag a producer on `core` sets.
-fn flag(core: Core) -> &'static str {
-    match core {
-        Core::Aic => "AscendC::SYNC_AIC_AIV_FLAG",
-        Core::Aiv => "AscendC::SYNC_AIV_FLAG",
+/// What runs before `cur` on `core`: `prev`'s syncs and flags, the flags `cur` waits for,
+/// `prev`'s notifies, then `cur`'s waits with a full sync of its cores.
+fn sync_and_events(
+    w: &mut Writer,
+    core: Core,
+    subs: &[SubOp],
+    prev: Option<&SubOp>,
+    cur: &SubOp,
+    links: &StreamLinks,
+    layout: &Layout<'_>,
+) {
+    let list: Vec<usize> = (0..subs.len())
+        .filter(|&i| on_list(&subs[i], core == Core::Aic))
+        .collect();
+    if let Some(prev) = prev {
+        w.within(
+            Origin::Barrier {
+                from: prev.id,
+                to: cur.id,
+            },
+            |w| w.put(&indent(&send_code(core, subs, prev, links, &list), "    ")),
+        );
     }
+    w.within(
+        Origin::Barrier {
+            from: prev.map_or(cur.id, |p| p.id),
+            to: cur.id,
+        },
+        |w| w.put(&indent(&recv_code(core, cur, links), "    ")),
+    );
+    let Some(prev) = prev else {
+        return;
+    };
+    if !prev.notifies.is_empty() {
+        w.within(Origin::Event(prev.id), |w| {
+            w.put(&indent(&notify(core, prev, links, layout), "    "));
+        });
+    }
+    let wait = blocks::wait_block(cur, layout.settings.profiling);
+    if cur.waits.is_empty() || wait.is_empty() {
+        return;
+    }
+    w.within(Origin::Event(cur.id), |w| {
+        w.put(&indent(&wait, "    "));
+        w.put("// two stream when has wait event, add sync by current operator kernel type\n");
+        match cur.arch() {
+            Arch::Mix => w.put(&indent(
+                "AscendC::SyncAll<false>(); // reason3: for continues notify/wait event \n\n",
+                "    ",
+            )),
+            Arch::Aic => {
+                w.put("// reason3: for continues notify/wait event\n");
+                w.put(&format!("{}\n", blocks::core_sync(Core::Aic)));
+            }
+            Arch::Aiv => {
+                w.put("// reason3: for continues notify/wait event\n");
+                w.put(&format!("{}\n", blocks::core_sync(Core::Aiv)));
+            }
+        }
+    });
+}
+
+/// `sub`'s notify block on `core`: on the core kind of its events, or, for a mixed sub-op
+/// before a cube one, on the cube side.
+fn notify(core: Core, sub: &SubOp, links: &StreamLinks, layout: &Layout<'_>) -> String {
+    let side = if links.notify_on_cube[sub.index] {
+        Core::Aic
+    } else {
+        sub.event_core()
+    };
+    if side != core {
+        return String::new();
+    }
+    blocks::notify_block(sub, side, layout.settings.profiling)
+}
+
+/// What `op` must do on `core` when it ends (rule 1 and rule 3.1): a full sync of these cores
+/// when it is linked to a sub-op on the same cores, or sends an event as its stream's last,
+/// and the flag for each sub-op on the other cores it is linked to; without links, a pipe
+/// barrier before the next sub-op of the list. Nothing after the segment's last sub-op.
+fn send_code(
+    core: Core,
+    subs: &[SubOp],
+    op: &SubOp,
+    links: &StreamLinks,
+    list: &[usize],
+) -> String {
+    if subs.last().is_some_and(|last| last.index == op.index) {
+        return String::new();
+    }
+    let sends = &links.sends[op.index];
+    let notifies_as_last = links.last_of_stream[op.index] && op.notifies.iter().any(|e| !e.inner);
+    let (arch, pair, same, cross, other) = match core {
+        Core::Aic => ("aic", "C->C", ["cub:cub", "vec:cub"], "cub:vec", "c2v"),
+        Core::Aiv => ("aiv", "V->V", ["vec:vec", "cub:vec"], "vec:cub", "v2c"),
+    };
+    let mut code = format!(
+        "// Rule 1 : sync all {arch} must be insert behind each {arch} sub operator, when has real send info\n\
+         // sync all {pair} kernel_name:{}, send_info:{}\n{}\n",
+        op.kernel_name,
+        sends.shown(),
+        blocks::core_sync(core)
+    );
+    let mut needs_sync = false;
+    for (_, kinds) in &sends.0 {
+        let kinds: Vec<&str> = kinds.split(';').collect();
+        if same.iter().any(|k| kinds.contains(k)) {
+            needs_sync = true;
+        }
+        if kinds.contains(&cross) {
+            let (arrow, flag) = match core {
+                Core::Aic => ("C->V", "AscendC::SYNC_AIC_AIV_FLAG"),
+                Core::Aiv => ("V->C", "AscendC::SYNC_AIV_FLAG"),
+            };
+            code.push_str(&format!(
+                "// Rule 3.1 : sync all {other} must be insert when sendinfo has {other}, kernel_name:{}, send_info:{}\n\
+                 // send sync of {arrow};\n\
+                 ffts_cross_core_sync(PIPE_MTE3, AscendC::GetffstMsg(0x02, {flag}));\n\n",
+                op.kernel_name,
+                sends.shown()
+            ));
+            needs_sync = true;
+        }
+    }
+    if needs_sync || notifies_as_last {
+        return code;
+    }
+    let last_of_list = list.last().is_some_and(|&i| i == op.index);
+    if sends.is_empty() && !last_of_list {
+        return "// insert pipe all for ops\n   pipe_barrier(PIPE_ALL);\n".to_string();
+    }
+    String::new()
+}
+
+/// The flags `op` waits for on `core` before it starts (rule 3.2): one per sub-op on the other
+/// cores it is linked from.
+fn recv_code(core: Core, op: &SubOp, links: &StreamLinks) -> String {
+    let recvs = &links.recvs[op.index];
+    let (kind, other, arrow, flag) = match core {
+        Core::Aic => ("vec:cub", "v2c", "V->C", "AscendC::SYNC_AIV_FLAG"),
+        Core::Aiv => ("cub:vec", "c2v", "C->V", "AscendC::SYNC_AIC_AIV_FLAG"),
+    };
+    let mut code = String::new();
+    for (_, kinds) in &recvs.0 {
+        if kinds.split(';').any(|k| k == kind) {
+            code.push_str(&format!(
+                "// Rule 3.2 : sync all {other} must be insert when recvinfo has {other}, kernel_name:{}, send_info:{}\n\
+                 // receive sync of {arrow};\nwait_flag_dev({flag});\n",
+                op.kernel_name,
+                recvs.shown()
+            ));
+        }
+    }
+    code
 }

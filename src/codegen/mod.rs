@@ -7,10 +7,11 @@
 //! which also head the file as comments.
 
 mod blocks;
-pub mod dual;
+mod dual;
 pub mod files;
 pub mod settings;
 mod single;
+pub mod streams;
 pub mod subop;
 mod writer;
 
@@ -20,8 +21,8 @@ use crate::fusion::plan::{Context, KernelInfo, Segment};
 use crate::graph::{Graph, OpId};
 use settings::Settings;
 use std::ops::Range;
-use subop::{Event, SubOp};
-use writer::Writer;
+use subop::SubOp;
+use writer::{Writer, indent};
 
 /// Where a line of generated code came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -178,7 +179,7 @@ impl EntryCode {
     }
 }
 
-/// Names and argument slots shared by both forms.
+/// Names and argument slots shared by both forms, and the pieces they write alike.
 pub(crate) struct Layout<'a> {
     pub(crate) settings: &'a Settings,
     pub(crate) kernel: SkKernel,
@@ -186,32 +187,87 @@ pub(crate) struct Layout<'a> {
     pub(crate) entry_name: String,
     pub(crate) workspace_param: Option<usize>,
     pub(crate) profiling_param: Option<usize>,
+    /// The feed-sync-all workspace's size, when there is one.
+    pub(crate) workspace_size: Option<u64>,
     pub(crate) graph: &'a Graph,
 }
 
 impl Layout<'_> {
-    /// `is_inf__kernel0 (op IsInf_3, IsInf)` for the comment above a sub-op.
-    pub(crate) fn label(&self, sub: &SubOp) -> String {
+    /// The header, the helpers and one declaration per distinct sub-kernel.
+    fn head(&self, w: &mut Writer, subs: &[SubOp]) {
+        w.put(&blocks::header(
+            self.kernel.kernel_type,
+            self.settings.split,
+        ));
+        if self.settings.profiling {
+            w.put(blocks::PROFILING_HELPERS);
+        }
+        w.put(blocks::LOCK_HELPERS);
+        let mut declared = std::collections::HashSet::new();
+        for sub in subs {
+            if declared.insert(sub.kernel_name.as_str()) {
+                w.put(&blocks::declarations(sub, self.settings.split));
+            }
+        }
+    }
+
+    /// The entry's first lines: its name, the argument table, the feed-sync-all workspace and
+    /// the profiling ring.
+    fn entry_setup(&self, w: &mut Writer) {
+        w.put(&blocks::entry_line(
+            &self.entry_name,
+            self.settings.func_align,
+        ));
+        w.put("    GM_ADDR *param_base = (GM_ADDR *)get_para_base();\n");
+        if let Some(p) = self.workspace_param {
+            w.put(&format!(
+                "    GM_ADDR workspace = param_base[{p}];\n    \
+                 AscendC::g_superKernelAutoSyncAllConfigGmBaseAddr = workspace;\n"
+            ));
+        }
+        if let Some(p) = self.profiling_param {
+            w.put(&format!(
+                "    GM_ADDR profilingPtr = param_base[{p}];\n    \
+                 uint32_t taskId = *((__gm__ uint32_t*)(get_para_base() + 8 * {}));\n    \
+                 InitProfiling(taskId, profilingPtr);\n",
+                p + 1
+            ));
+        }
+    }
+
+    /// The comment that opens a sub-op's part, and skope's line naming its op.
+    fn op_head(&self, w: &mut Writer, sub: &SubOp) {
         let op = self.graph.op(sub.id);
-        let short = sub.symbol.strip_suffix("_middle").unwrap_or(&sub.symbol);
-        comment_text(&format!("{short} (op {}, {})", op.name, op.op_type))
+        w.put(&format!(
+            "    //begin func call of sub operator {}\n    // skope: op {} ({})\n",
+            sub.kernel_name,
+            comment_text(&op.name),
+            comment_text(&op.op_type)
+        ));
     }
 
-    /// The sub-op's op type.
-    pub(crate) fn op_type(&self, sub: &SubOp) -> &str {
-        &self.graph.op(sub.id).op_type
+    /// The call of sub-op `k`: feed-sync-all's switch, the profiling record, the call block
+    /// with its flushes, and the debug flush.
+    fn call(&self, w: &mut Writer, sub: &SubOp, k: usize) {
+        let settings = self.settings;
+        if settings.feed_sync_all {
+            w.put("    AscendC::g_superKernelAutoSyncAllEnable = false;\n");
+        }
+        self.record(w, k + 1, true);
+        let op_type = &self.graph.op(sub.id).op_type;
+        let flush = blocks::Flush {
+            before: settings.dcci_before.iter().any(|t| t == op_type),
+            after: settings.dcci_after.iter().any(|t| t == op_type),
+        };
+        w.put(&indent(&blocks::call(sub, settings.split, flush), "    "));
+        w.put(&indent(&blocks::debug_dcci(settings), "    "));
     }
 
-    /// The comment above an event's notify or wait: `sub` `verb` (waits for / notifies) the
-    /// op outside.
-    pub(crate) fn describe_event(&self, sub: &SubOp, event: &Event, verb: &str) -> String {
-        let short = sub.symbol.strip_suffix("_middle").unwrap_or(&sub.symbol);
-        comment_text(&format!(
-            "kernel={short}, ev={}, param_offset={}: {verb} op {}",
-            event.id,
-            event.param,
-            self.graph.op(event.outside).name
-        ))
+    /// `RecordProfiling` of the sub-op at `index` (1-based), with `profiling=1`.
+    fn record(&self, w: &mut Writer, index: usize, start: bool) {
+        if self.settings.profiling {
+            w.put(&format!("    RecordProfiling({index}, 0x8, {start});\n"));
+        }
     }
 }
 
@@ -232,19 +288,19 @@ pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
     let graph = cx.graph();
     let options = SkOptions::parse(&segment.options);
     let settings = Settings::of(&options);
-    let (sub_ops, next_param) = subop::sub_ops(cx, &segment.ops);
+    let (sub_ops, next_param, facts) = subop::sub_ops(cx, &segment.ops);
     let options_text = match segment.options.trim() {
         "" => "default options".to_string(),
         text => format!("options \"{text}\""),
     };
     let mut notes = vec![format!(
         "Preview of the entry code the SuperKernel compiler generates for segment {} \
-         (fused node {}), {options_text}.",
+         (fused node {}), {options_text}. Lines starting `// skope:` are skope's.",
         segment.name, segment.fused_node
     )];
     notes.push(
-        "GE names the kernel te_superkernel_<hash>; the hash is not in the dump, so the \
-         segment name stands in for it."
+        "GE names the kernel te_superkernel_<hash of its op list>; the hash is not in the \
+         dump, so the segment name stands in for it."
             .to_string(),
     );
     let kernel = match &segment.kernel {
@@ -290,47 +346,58 @@ pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
             kernel::ATTR_CORE_TYPE
         ));
     }
+    let ratio_assumed: Vec<&str> = sub_ops
+        .iter()
+        .filter(|s| s.kernel.ratio_assumed)
+        .map(|s| graph.op(s.id).name.as_str())
+        .collect();
+    if !ratio_assumed.is_empty() {
+        notes.push(format!(
+            "Assumed MIX_AIC_1_2 for {}: the dump says only \"mixed\" and has no {}.",
+            list(&ratio_assumed),
+            kernel::ATTR_TASK_RATIO
+        ));
+    }
     notes.push(format!(
         "Inferred: argument offsets count each sub-kernel's data inputs, outputs and one \
-         workspace; preload sizes use {} × 2 KiB (the kernel's text size is not in the dump).",
+         workspace; preload sizes use {} × 2 KiB (the kernel's text size is not in the dump); \
+         the kernel's symbol is <_kernelname>__kernel0_middle.",
         blocks::PRELOAD_UNITS
     ));
-    if sub_ops
-        .iter()
-        .any(|s| !s.waits.is_empty() || !s.notifies.is_empty())
-    {
-        notes.push(
-            "Inferred: events are the graph's dependencies with ops outside the segment on \
-             other streams; their ids are numbered here."
-                .to_string(),
-        );
-    }
-    let streams = {
-        let mut s: Vec<u32> = segment.ops.iter().map(|&id| cx.stream_of(id)).collect();
-        s.sort_unstable();
-        s.dedup();
-        s.len()
-    };
-    let form = if settings.stream_fusion && streams > 1 {
-        notes.push(
-            "Inferred: in the two-stream form, cross-core flags follow the graph's \
-             dependencies between sub-ops that share no core kind."
-                .to_string(),
-        );
+    event_notes(&mut notes, &sub_ops, &facts);
+    // Two streams run as two functions when consecutive sub-ops on different streams are not
+    // linked by an event (the compiler's `check_sp_has_two_real_stream`).
+    let unlinked = sub_ops.windows(2).any(|pair| {
+        pair[0].stream != pair[1].stream
+            && !pair[0]
+                .notifies
+                .iter()
+                .any(|e| pair[1].waits.iter().any(|r| r.id == e.id))
+    });
+    let form = if settings.stream_fusion && unlinked {
         Form::TwoStream
     } else {
+        if unlinked {
+            notes.push(
+                "Consecutive sub-ops on different streams are not linked by an event: without \
+                 stream-fusion=1 the compiler stops with \"super kernel do not support more \
+                 than 2 real stream\"."
+                    .to_string(),
+            );
+        }
         Form::SingleStream
     };
-    let mut next = next_param;
-    let mut take = |on: bool| {
-        on.then(|| {
-            next += 1;
-            next - 1
-        })
-    };
-    let workspace_param = take(settings.feed_sync_all && form == Form::SingleStream);
-    let profiling_param = take(settings.profiling && form == Form::SingleStream);
-    let kernel_name = format!("te_superkernel_{}", subop::ident(&segment.name));
+    // The feed-sync-all workspace and the profiling ring follow the sub-ops' arguments; with
+    // both, the compiler gives them the same argument.
+    let workspace_param = settings.feed_sync_all.then_some(next_param);
+    let profiling_param = settings.profiling.then_some(next_param);
+    if workspace_param.is_some() && profiling_param.is_some() {
+        notes.push(format!(
+            "feed-sync-all and profiling both read argument {next_param}, as the compiler \
+             writes them."
+        ));
+    }
+    let kernel_name = subop::ident(&format!("te_superkernel_{}", segment.name));
     let layout = Layout {
         settings: &settings,
         kernel,
@@ -338,15 +405,18 @@ pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
         kernel_name,
         workspace_param,
         profiling_param,
+        workspace_size: settings
+            .feed_sync_all
+            .then(|| blocks::workspace_size(kernel.kernel_type, kernel.block_dim, sub_ops.len())),
         graph,
     };
     let mut w = Writer::default();
     for note in &notes {
-        w.line(0, &format!("// {}", comment_text(note)));
+        w.line(0, &format!("// skope: {}", comment_text(note)));
     }
     match form {
         Form::SingleStream => single::generate(&mut w, &sub_ops, &layout),
-        Form::TwoStream => dual::generate(&mut w, &sub_ops, &layout, graph),
+        Form::TwoStream => dual::generate(&mut w, &sub_ops, &layout),
     }
     let (source, origins) = w.finish();
     let flags = settings.compile_flags(form == Form::SingleStream && settings.early_start != 0);
@@ -361,6 +431,38 @@ pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
         notes,
         source,
         origins,
+    }
+}
+
+/// What the events rest on, in words.
+fn event_notes(notes: &mut Vec<String>, subs: &[SubOp], facts: &subop::EventFacts) {
+    let events: usize = subs.iter().map(|s| s.notifies.len() + s.waits.len()).sum();
+    if events > 0 {
+        notes.push(
+            "Events are GE's Send/Recv pairs in the dump, with their event ids; an event \
+             between two sub-ops keeps its lock argument but gets no notify or wait."
+                .to_string(),
+        );
+    }
+    if facts.numbered > 0 {
+        notes.push(format!(
+            "{} Send/Recv node(s) have no event_id: skope numbers them from -1 down.",
+            facts.numbered
+        ));
+    }
+    if facts.moved > 0 {
+        notes.push(format!(
+            "{} event(s) of the first sub-op's receives or the last sub-op's sends belong to \
+             the SuperKernel node itself: GE moves them there.",
+            facts.moved
+        ));
+    }
+    if facts.unpaired {
+        notes.push(
+            "Sub-ops on different streams depend on each other without a Send/Recv pair in the \
+             dump (taken before GE assigned streams): no events are shown."
+                .to_string(),
+        );
     }
 }
 

@@ -1,12 +1,20 @@
-//! What the generator needs to know about each sub-op of a segment, read from the graph:
-//! its kernel symbol, cores, argument count and events with ops outside the segment.
+//! What the generator needs to know about each sub-op of a segment, read from the graph: its
+//! kernel name and symbol, cores, argument count, stream, and the events of GE's Send/Recv
+//! pairs it sends or receives (SuperKernel compiler `super_kernel_sub_op_infos.py`).
 
 use crate::fusion::kernel::{KernelType, SubKernel};
 use crate::fusion::plan::Context;
-use crate::graph::{Input, OpId};
+use crate::graph::{Graph, Input, OpId};
+use std::collections::BTreeSet;
 
 /// Attribute with the op's compiled kernel name (GE dumps taken after compilation).
 pub const ATTR_KERNEL_NAME: &str = "_kernelname";
+
+/// Op types GE inserts to send an event to another stream.
+const SEND_TYPES: [&str; 3] = ["Send", "SendMem", "SendNotify"];
+
+/// Op types GE inserts to wait for an event from another stream.
+const RECV_TYPES: [&str; 3] = ["Recv", "RecvMem", "RecvNotify"];
 
 /// Which cores a sub-op or a SuperKernel runs on, as the early-start config encodes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,15 +45,6 @@ impl Arch {
             Arch::Mix => 2,
         }
     }
-
-    /// The core kinds it occupies, cube first.
-    pub(crate) fn cores(self) -> &'static [Core] {
-        match self {
-            Arch::Aic => &[Core::Aic],
-            Arch::Aiv => &[Core::Aiv],
-            Arch::Mix => &[Core::Aic, Core::Aiv],
-        }
-    }
 }
 
 /// One kind of core: code guarded by `ASCEND_IS_AIC` or `ASCEND_IS_AIV`.
@@ -66,54 +65,28 @@ impl Core {
         }
     }
 
-    /// The block index expression on this core.
-    pub(crate) fn block_idx(self) -> &'static str {
+    /// `aic` or `aiv`, as the two-stream functions are named.
+    pub(crate) fn suffix(self) -> &'static str {
         match self {
-            Core::Aic => "get_block_idx()",
-            Core::Aiv => "AscendC::GetBlockIdx()",
-        }
-    }
-
-    /// `true` for the cube core (the template argument of NotifyFunc / WaitFunc).
-    pub(crate) fn is_aic(self) -> bool {
-        self == Core::Aic
-    }
-
-    /// The other kind.
-    pub(crate) fn other(self) -> Core {
-        match self {
-            Core::Aic => Core::Aiv,
-            Core::Aiv => Core::Aic,
-        }
-    }
-
-    /// The kernel type of a kernel on these cores only.
-    pub(crate) fn only(self) -> KernelType {
-        match self {
-            Core::Aic => KernelType::AicOnly,
-            Core::Aiv => KernelType::AivOnly,
-        }
-    }
-
-    /// `AIC` or `AIV`.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Core::Aic => "AIC",
-            Core::Aiv => "AIV",
+            Core::Aic => "aic",
+            Core::Aiv => "aiv",
         }
     }
 }
 
-/// An event between a sub-op and an op outside the segment on another stream: the sub-op
-/// notifies after it runs, or waits before it runs.
+/// An event of a Send/Recv pair GE put between a sub-op and another op.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
-    /// Event number within the segment (GE's event ids are not in the dump).
-    pub id: usize,
-    /// The op outside the segment.
-    pub outside: OpId,
+    /// GE's event id (the Send/Recv node's `event_id`), or a number of skope's when the node
+    /// has none.
+    pub id: i64,
+    /// The op on the other side, when the dump shows it.
+    pub other: Option<OpId>,
     /// Index of the event's lock in the SuperKernel's argument table.
     pub param: usize,
+    /// True when both ends are sub-ops of the segment: the event keeps its lock slot, but no
+    /// notify or wait is generated for it.
+    pub inner: bool,
 }
 
 /// One sub-op as the generator sees it.
@@ -121,7 +94,12 @@ pub struct Event {
 pub struct SubOp {
     /// The op.
     pub id: OpId,
-    /// The sub-kernel's symbol, a C identifier (`<kernel name>__kernel0_middle`).
+    /// Its position in the segment.
+    pub index: usize,
+    /// The kernel's name as the compiler's comments give it (`<kernel>__kernel0`).
+    pub kernel_name: String,
+    /// The sub-kernel's symbol, a C identifier (`<kernel>__kernel0_middle`); mixed kernels
+    /// call it on both core kinds.
     pub symbol: String,
     /// False when the dump has no kernel name and the symbol is made from the op name.
     pub symbol_from_dump: bool,
@@ -129,13 +107,15 @@ pub struct SubOp {
     pub kernel: SubKernel,
     /// True when the dump lacks them and AIV × 1 was assumed.
     pub kernel_assumed: bool,
+    /// Its stream index.
+    pub stream: u32,
     /// Its arguments: data inputs, outputs and a workspace (inferred from the golden files).
     pub params: usize,
     /// Index of its first argument in the SuperKernel's argument table.
     pub param_offset: usize,
-    /// Events it notifies after running.
+    /// Events it sends (its `send_event_list`), in the dump's order.
     pub notifies: Vec<Event>,
-    /// Events it waits for before running.
+    /// Events it receives (its `recv_event_list`), in the dump's order.
     pub waits: Vec<Event>,
 }
 
@@ -144,39 +124,86 @@ impl SubOp {
     pub fn arch(&self) -> Arch {
         Arch::of(self.kernel.kernel_type)
     }
+
+    /// The name the two-stream sync lists use for it: `<kernel name>_<index>`.
+    pub(crate) fn stream_name(&self) -> String {
+        format!("{}_{}", self.kernel_name, self.index)
+    }
+
+    /// The core kind its notifies and waits run on: the cube for cube kernels, the vector cores
+    /// for the rest (mixed kernels included).
+    pub(crate) fn event_core(&self) -> Core {
+        match self.arch() {
+            Arch::Aic => Core::Aic,
+            Arch::Aiv | Arch::Mix => Core::Aiv,
+        }
+    }
+}
+
+/// An event as read from the dump: its id and the op on the other side.
+type Listed = (i64, Option<OpId>);
+
+/// What the events of a segment's sub-ops rest on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFacts {
+    /// Send or Recv nodes without an `event_id`, numbered by skope.
+    pub numbered: usize,
+    /// Events GE moves to the SuperKernel node: receives of the first sub-op, sends of the
+    /// last (GE `SuperKernelScope::LinkEventNode`).
+    pub moved: usize,
+    /// True when sub-ops on different streams depend on each other with no Send/Recv between
+    /// them (a dump taken before GE assigned streams).
+    pub unpaired: bool,
 }
 
 /// Reads the sub-ops of `ops` (one segment, in order) and lays out the argument table: index 0
-/// holds the FFTS address, then each sub-op's arguments followed by its notify and wait locks.
-/// Returns the sub-ops and the next free argument index.
-pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize) {
+/// holds the FFTS address, then each sub-op's arguments followed by one lock per event it
+/// sends and one per event it receives. Returns the sub-ops, the next free argument index and
+/// what the events rest on.
+pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize, EventFacts) {
     let graph = cx.graph();
-    let members: std::collections::HashSet<OpId> = ops.iter().copied().collect();
-    let mut next_param = 1;
-    let mut next_event = 0;
-    let mut out = Vec::with_capacity(ops.len());
-    for &id in ops {
-        let op = graph.op(id);
+    let mut facts = EventFacts::default();
+    let mut next_id = 0;
+    let mut lists: Vec<(Vec<Listed>, Vec<Listed>)> = ops
+        .iter()
+        .map(|&id| {
+            let sends = sends_of(graph, id, &mut next_id, &mut facts);
+            let recvs = recvs_of(graph, id, &mut next_id, &mut facts);
+            (sends, recvs)
+        })
+        .collect();
+    if let Some((_, recvs)) = lists.first_mut() {
+        facts.moved += recvs.len();
+        recvs.clear();
+    }
+    if let Some((sends, _)) = lists.last_mut() {
+        facts.moved += sends.len();
+        sends.clear();
+    }
+    let inner: BTreeSet<i64> = lists
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (sends, _))| {
+            let later = &lists[i + 1..];
+            sends
+                .iter()
+                .filter(move |(id, _)| later.iter().any(|(_, r)| r.iter().any(|(e, _)| e == id)))
+                .map(|(id, _)| *id)
+        })
+        .collect();
+    facts.unpaired = ops.iter().any(|&id| {
         let stream = cx.stream_of(id);
-        let outside = |other: &OpId| !members.contains(other) && cx.stream_of(*other) != stream;
-        let mut waits_on: Vec<OpId> = op
-            .inputs
-            .iter()
-            .filter_map(|input| match input {
-                Input::Data { src, .. } | Input::Control { src } => Some(*src),
-                _ => None,
-            })
-            .filter(outside)
-            .collect();
-        waits_on.sort_unstable();
-        waits_on.dedup();
-        let mut notifies_to: Vec<OpId> = graph
-            .successors(id)
-            .map(|(dst, _)| dst)
-            .filter(outside)
-            .collect();
-        notifies_to.sort_unstable();
-        notifies_to.dedup();
+        graph.op(id).inputs.iter().any(|input| match input {
+            Input::Data { src, .. } | Input::Control { src } => {
+                ops.contains(src) && cx.stream_of(*src) != stream
+            }
+            _ => false,
+        })
+    }) && lists.iter().all(|(s, r)| s.is_empty() && r.is_empty());
+    let mut next_param = 1;
+    let mut out = Vec::with_capacity(ops.len());
+    for (index, (&id, (sends, recvs))) in ops.iter().zip(lists).enumerate() {
+        let op = graph.op(id);
         let data_inputs = op
             .inputs
             .iter()
@@ -185,30 +212,27 @@ pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize) {
         let params = data_inputs + op.output_descs.len().max(1) + 1;
         let param_offset = next_param;
         next_param += params;
-        let mut events = |targets: Vec<OpId>| -> Vec<Event> {
-            targets
+        let mut lock = |events: Vec<Listed>| -> Vec<Event> {
+            events
                 .into_iter()
-                .map(|outside| {
-                    let event = Event {
-                        id: next_event,
-                        outside,
-                        param: next_param,
-                    };
-                    next_event += 1;
+                .map(|(id, other)| {
                     next_param += 1;
-                    event
+                    Event {
+                        id,
+                        other,
+                        param: next_param - 1,
+                        inner: inner.contains(&id),
+                    }
                 })
                 .collect()
         };
-        let notifies = events(notifies_to);
-        let waits = events(waits_on);
-        let (symbol, symbol_from_dump) = match op.attrs.get_str(ATTR_KERNEL_NAME) {
-            Some(name) if !name.is_empty() => (format!("{}__kernel0_middle", ident(name)), true),
-            _ => (
-                format!("placeholder_{}__kernel0_middle", ident(&op.name)),
-                false,
-            ),
+        let notifies = lock(sends);
+        let waits = lock(recvs);
+        let (base, symbol_from_dump) = match op.attrs.get_str(ATTR_KERNEL_NAME) {
+            Some(name) if !name.is_empty() => (name.to_string(), true),
+            _ => (format!("placeholder_{}", op.name), false),
         };
+        let kernel_name = format!("{}__kernel0", ident(&base));
         let (kernel, kernel_assumed) = match cx.sub_kernel(id) {
             Some(kernel) => (kernel, false),
             None => (
@@ -222,17 +246,76 @@ pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize) {
         };
         out.push(SubOp {
             id,
-            symbol,
+            index,
+            symbol: format!("{kernel_name}_middle"),
+            kernel_name,
             symbol_from_dump,
             kernel,
             kernel_assumed,
+            stream: cx.stream_of(id),
             params,
             param_offset,
             notifies,
             waits,
         });
     }
-    (out, next_param)
+    (out, next_param, facts)
+}
+
+/// The event id of a Send or Recv node, or the next of skope's own numbers.
+fn event_id(graph: &Graph, node: OpId, next_id: &mut i64, facts: &mut EventFacts) -> i64 {
+    graph.op(node).attrs.get_int("event_id").unwrap_or_else(|| {
+        facts.numbered += 1;
+        *next_id -= 1;
+        *next_id
+    })
+}
+
+/// The events `id` sends: a Send node after it; the other side is the op after the Recv that
+/// pairs with it.
+fn sends_of(graph: &Graph, id: OpId, next_id: &mut i64, facts: &mut EventFacts) -> Vec<Listed> {
+    let is = |node: OpId, types: &[&str]| types.contains(&graph.op(node).op_type.as_str());
+    graph
+        .successors(id)
+        .map(|(node, _)| node)
+        .filter(|&node| is(node, &SEND_TYPES))
+        .map(|send| {
+            let other = graph
+                .successors(send)
+                .map(|(n, _)| n)
+                .find(|&n| is(n, &RECV_TYPES))
+                .and_then(|recv| graph.successors(recv).map(|(n, _)| n).next());
+            (event_id(graph, send, next_id, facts), other)
+        })
+        .collect()
+}
+
+/// The events `id` receives: a Recv node before it; the other side is the op before the Send
+/// that pairs with it.
+fn recvs_of(graph: &Graph, id: OpId, next_id: &mut i64, facts: &mut EventFacts) -> Vec<Listed> {
+    let is = |node: OpId, types: &[&str]| types.contains(&graph.op(node).op_type.as_str());
+    let before = |node: OpId| -> Vec<OpId> {
+        graph
+            .op(node)
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                Input::Data { src, .. } | Input::Control { src } => Some(*src),
+                _ => None,
+            })
+            .collect()
+    };
+    before(id)
+        .into_iter()
+        .filter(|&node| is(node, &RECV_TYPES))
+        .map(|recv| {
+            let other = before(recv)
+                .into_iter()
+                .find(|&n| is(n, &SEND_TYPES))
+                .and_then(|send| before(send).into_iter().next());
+            (event_id(graph, recv, next_id, facts), other)
+        })
+        .collect()
 }
 
 /// `text` as a C identifier: characters other than ASCII letters, digits and `_` become `_`,

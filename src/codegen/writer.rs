@@ -35,13 +35,30 @@ impl Writer {
         }
     }
 
-    /// An empty line.
-    pub(crate) fn blank(&mut self) {
-        self.line(0, "");
+    /// Writes `text` as it is, a line for each of its lines (a final newline ends the last
+    /// line; an empty line between two newlines stays).
+    pub(crate) fn put(&mut self, text: &str) {
+        for line in text.lines() {
+            self.text.push_str(line);
+            self.text.push('\n');
+            self.origins.push(self.origin);
+        }
     }
 
     /// The text and the origin of each of its lines.
     pub(crate) fn finish(self) -> (String, Vec<Origin>) {
         (self.text, self.origins)
     }
+}
+
+/// `text` with `prefix` before each line that is not empty (the compiler's `indent_code_func`).
+pub(crate) fn indent(text: &str, prefix: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        if line != "\n" {
+            out.push_str(prefix);
+        }
+        out.push_str(line);
+    }
+    out
 }

@@ -86,11 +86,15 @@ impl SubKernel {
     /// Reads `_cube_vector_core_type` and `tvm_blockdim` (or `hcom_block_dim`); `None` when the
     /// dump lacks either (taken before compilation) or the core type is not one we know.
     pub fn of(op: &Op) -> Option<SubKernel> {
-        let (kernel_type, ratio_assumed) = match op.attrs.get_str(ATTR_CORE_TYPE)? {
+        let core_type = op.attrs.get_str(ATTR_CORE_TYPE)?;
+        let (kernel_type, ratio_assumed) = match core_type {
             "AIV" | "VectorCore" => (KernelType::AivOnly, false),
             "AIC" | "AiCore" => (KernelType::AicOnly, false),
             "MIX_AIV" => (KernelType::MixAiv1_0, false),
-            "MIX_AIC" | "MIX" => (KernelType::MixAic1_2, true),
+            "MIX_AIC" | "MIX" => match task_ratio(op) {
+                Some(kernel_type) => (kernel_type, false),
+                None => (KernelType::MixAic1_2, true),
+            },
             _ => return None,
         };
         let block_dim = op
@@ -103,6 +107,27 @@ impl SubKernel {
             block_dim: block_dim as u64,
             ratio_assumed,
         })
+    }
+}
+
+/// Attribute with a mixed kernel's cube:vector task ratio (`[1, 2]`), which GE reads from the
+/// kernel's `taskRation` (GE `tbe_json_parse.cc`).
+pub const ATTR_TASK_RATIO: &str = "_task_ratio_cube_vector";
+
+/// The mixed kernel type the task ratio names: ASC compiles MIX_AIC_1_0 as 1:0, MIX_AIV_1_0 as
+/// 0:1, MIX_AIC_1_1 as 1:1 and MIX_AIC_1_2 as 1:2 (asc-devkit `compile_op.py`). `None` when
+/// the dump has no ratio or one of none of these.
+fn task_ratio(op: &Op) -> Option<KernelType> {
+    let Some(crate::graph::AttrValue::List(items)) = op.attrs.get(ATTR_TASK_RATIO) else {
+        return None;
+    };
+    let ratio: Vec<i64> = items.iter().filter_map(|v| v.as_int()).collect();
+    match ratio.as_slice() {
+        [1, 0] => Some(KernelType::MixAic1_0),
+        [0, 1] => Some(KernelType::MixAiv1_0),
+        [1, 1] => Some(KernelType::MixAic1_1),
+        [1, 2] => Some(KernelType::MixAic1_2),
+        _ => None,
     }
 }
 
