@@ -34,6 +34,7 @@ fn bench(c: &mut Criterion) {
     let g = common::graph();
     let cx = Context::new(g.clone(), &RuleSet::bundled());
     let p = plan(&cx, &Marks::from_graph(&g));
+    let meta = skope::kernel_meta::KernelMeta::default();
     let dir = std::env::temp_dir().join(format!("skope-bench-check-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let codes: Vec<_> = p
@@ -41,7 +42,7 @@ fn bench(c: &mut Criterion) {
         .iter()
         .flat_map(|s| &s.segments)
         .take(SOURCES)
-        .map(|s| skope::codegen::entry(&cx, s))
+        .map(|s| skope::codegen::entry(&cx, &meta, s))
         .collect();
     skope::codegen::files::write_all(&dir, &codes, &g).expect("write the sources");
     std::fs::write(dir.join("kernel_operator.h"), SHIM_HEADER).expect("write the shim");

@@ -13,6 +13,7 @@ pub mod file_error;
 pub mod fusion;
 pub mod graph;
 pub mod info;
+pub mod kernel_meta;
 pub mod load;
 pub mod memory;
 pub mod open;

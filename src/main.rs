@@ -41,12 +41,35 @@ struct Cli {
     /// Leave the mouse to the terminal (its own text selection) instead of clicks and wheel.
     #[arg(long)]
     no_mouse: bool,
+    #[command(flatten)]
+    meta: MetaArgs,
     /// Profiles to compare in the explorer's profile view: a directory holding no_sk_model and
     /// sk_model, or BASE (without SuperKernel) then NEW (with): `--profiles B --profiles N`.
     #[arg(long, value_name = "PATH", num_args = 1, action = clap::ArgAction::Append)]
     profiles: Vec<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// What a compile left that the generated code can use instead of guessing.
+#[derive(clap::Args)]
+struct MetaArgs {
+    /// A compile's kernel_meta directory, or files from it: the sub-kernels' op-info JSONs
+    /// (kernel names, symbols, kernel types, block dims, arguments, flags) and the entry
+    /// sources the SuperKernel compiler wrote (te_superkernel_*_kernel.cpp), which the code
+    /// is compared with (repeatable).
+    #[arg(long = "kernel-meta", value_name = "PATH")]
+    paths: Vec<PathBuf>,
+}
+
+impl MetaArgs {
+    /// Reads the paths into `ws`; what of a directory could not be used goes to stderr.
+    fn apply(&self, ws: &mut Workspace) -> Result<()> {
+        for problem in skope::open::use_kernel_meta(ws, &self.paths)? {
+            eprintln!("warning: {}", skope::text::sanitize(&problem));
+        }
+        Ok(())
+    }
 }
 
 /// How a dump is read, judged and given scopes: the options of every command that plans.
@@ -172,6 +195,8 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         planning: Planning,
+        #[command(flatten)]
+        meta: MetaArgs,
         /// Only this segment (its name as `skope report` prints it).
         #[arg(long, value_name = "NAME", conflicts_with = "all")]
         segment: Option<String>,
@@ -180,8 +205,13 @@ enum Command {
         all: bool,
         /// The directory to write into (default `<dump name>.codegen`); `-` prints the
         /// source to stdout instead.
-        #[arg(short, long, value_name = "DIR")]
+        #[arg(short, long, value_name = "DIR", conflicts_with = "compare")]
         output: Option<PathBuf>,
+        /// Compare each segment's code with the entry source the compiler wrote (found in
+        /// --kernel-meta by its sub-op calls) instead of writing it: a line per segment, and
+        /// with --segment the differing lines. Exits 1 when a compared segment differs.
+        #[arg(long, requires = "paths")]
+        compare: bool,
     },
     /// Run a compile profile on the graph (from skope.toml or built in: check, cann) and
     /// stream its output; exits with the job's status.
@@ -193,6 +223,8 @@ enum Command {
         profile: String,
         #[command(flatten)]
         planning: Planning,
+        #[command(flatten)]
+        meta: MetaArgs,
     },
     /// Compare a profile without SuperKernel (BASE) with one with it (NEW): time by op type,
     /// the fused part against the rest, and, with kernel files, per segment and per break.
@@ -329,19 +361,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Codegen {
             file,
             planning,
+            meta,
             segment,
             all: _,
             output,
+            compare,
         }) => {
-            let ws = planning.workspace(&file)?;
-            codegen(&ws, &file, segment.as_deref(), output)?;
+            let mut ws = planning.workspace(&file)?;
+            meta.apply(&mut ws)?;
+            let codes = codegen_segments(&ws, &file, segment.as_deref())?;
+            if compare {
+                return compare_codes(&ws, &codes, segment.is_some());
+            }
+            write_codes(&ws, &file, &codes, output)?;
         }
         Some(Command::Compile {
             file,
             profile,
             planning,
+            meta,
         }) => {
-            let ws = planning.workspace(&file)?;
+            let mut ws = planning.workspace(&file)?;
+            meta.apply(&mut ws)?;
             return compile(&ws, &file, &profile);
         }
         Some(Command::Diff {
@@ -368,13 +409,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `skope codegen`: generates the entry code of one segment or all and writes it out.
-fn codegen(
+/// `skope codegen`: the entry code of segment `segment`, or of all.
+fn codegen_segments(
     ws: &Workspace,
     file: &Path,
     segment: Option<&str>,
-    output: Option<PathBuf>,
-) -> Result<()> {
+) -> Result<Vec<skope::codegen::EntryCode>> {
     let segments: Vec<_> = ws.plan().scopes.iter().flat_map(|s| &s.segments).collect();
     let chosen: Vec<_> = match segment {
         Some(name) => match segments.iter().find(|s| s.name == name) {
@@ -404,18 +444,27 @@ fn codegen(
         },
         None => segments,
     };
-    let codes: Vec<_> = chosen
+    Ok(chosen
         .iter()
-        .map(|s| skope::codegen::entry(ws.context(), s))
-        .collect();
+        .map(|s| skope::codegen::entry(ws.context(), ws.kernel_meta(), s))
+        .collect())
+}
+
+/// `skope codegen`: writes `codes` into `output` (or beside `file`), or prints them for `-`.
+fn write_codes(
+    ws: &Workspace,
+    file: &Path,
+    codes: &[skope::codegen::EntryCode],
+    output: Option<PathBuf>,
+) -> Result<()> {
     if output.as_deref() == Some(Path::new("-")) {
-        for code in &codes {
+        for code in codes {
             print!("{}", code.source);
         }
         return Ok(());
     }
     let dir = output.unwrap_or_else(|| skope::paths::beside(&file.to_string_lossy(), "codegen"));
-    let written = skope::codegen::files::write_all(&dir, &codes, ws.graph())
+    let written = skope::codegen::files::write_all(&dir, codes, ws.graph())
         .with_context(|| format!("cannot write the generated code into {}", dir.display()))?;
     for path in &written {
         println!("{}", skope::text::sanitize(&path.to_string_lossy()));
@@ -424,6 +473,82 @@ fn codegen(
         eprintln!("{}: no segments: nothing to generate", file.display());
     }
     Ok(())
+}
+
+/// Lines of context around each differing run in `skope codegen --compare --segment`.
+const COMPARE_CONTEXT: usize = 2;
+
+/// `skope codegen --compare`: each code held against the compiler's source for the same
+/// sub-ops; with `show_lines`, the differing lines too. Fails when no code has a source, and
+/// exits 1 when one differs.
+fn compare_codes(
+    ws: &Workspace,
+    codes: &[skope::codegen::EntryCode],
+    show_lines: bool,
+) -> Result<ExitCode> {
+    use skope::codegen::compare::{Change, calls, compare};
+    let meta = ws.kernel_meta();
+    let clean = |text: &str| skope::text::sanitize(text).into_owned();
+    let (mut compared, mut differing) = (0, 0);
+    for code in codes {
+        let calls = calls(code);
+        let Some(source) = meta.sources_for(&calls).first().copied() else {
+            println!(
+                "{}: no entry source in kernel_meta calls its {} sub-op(s)",
+                clean(&code.segment),
+                calls.len()
+            );
+            continue;
+        };
+        let comparison = compare(code, source);
+        compared += 1;
+        differing += usize::from(!comparison.equal());
+        println!(
+            "{}: {}: {}",
+            clean(&code.segment),
+            clean(&source.file.to_string_lossy()),
+            comparison.summary()
+        );
+        if !show_lines || comparison.equal() {
+            continue;
+        }
+        let near_change = |n: usize| {
+            let from = n.saturating_sub(COMPARE_CONTEXT);
+            let to = (n + COMPARE_CONTEXT + 1).min(comparison.lines.len());
+            comparison.lines[from..to]
+                .iter()
+                .any(|l| l.change != Change::Same)
+        };
+        println!("  (- only in skope's prediction, + only in the compiler's source)");
+        let mut skipped = false;
+        for (n, line) in comparison.lines.iter().enumerate() {
+            if !near_change(n) {
+                skipped = true;
+                continue;
+            }
+            if std::mem::take(&mut skipped) {
+                println!("  …");
+            }
+            let mark = match line.change {
+                Change::Same => ' ',
+                Change::Predicted => '-',
+                Change::Written => '+',
+            };
+            println!("{mark} {}", clean(&line.text));
+        }
+    }
+    if compared == 0 {
+        anyhow::bail!(
+            "no segment's sub-op calls match an entry source in kernel_meta ({} read): pass the \
+             te_superkernel_*_kernel.cpp files of the same compile",
+            meta.sources.len()
+        );
+    }
+    Ok(if differing > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `skope compile`: prepares the run, streams the job's output (stdout to stdout, stderr to
@@ -690,6 +815,7 @@ fn explore(cli: Cli) -> Result<()> {
         config,
         mouse: !cli.no_mouse,
         profiles,
+        kernel_meta: cli.meta.paths,
     })
 }
 

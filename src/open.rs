@@ -2,7 +2,9 @@
 //! its ops with the rules (and what the CANN install says), plan it, and apply a plan file by
 //! op name, refusing one made for another graph.
 
+use crate::file_error::FileError;
 use crate::fusion::rules::RuleConfig;
+use crate::kernel_meta::KernelMeta;
 use crate::load::{self, LoadError, LoadOptions};
 use crate::planfile::{PlanFile, PlanFileError};
 use crate::workspace::Workspace;
@@ -84,6 +86,33 @@ pub fn open(
     let mut ws = Workspace::new(graph, format, &input.name(), &rules);
     ws.set_stamp(stamp);
     Ok((ws, problems))
+}
+
+/// Reads the compile's kernel_meta at `paths` (directories, op-info JSONs, entry sources)
+/// for `ws`'s generated code; returns, a line each, the files of a directory that could not be
+/// used. Nothing happens without paths; a file named explicitly that cannot be used is an
+/// error.
+pub fn use_kernel_meta(ws: &mut Workspace, paths: &[PathBuf]) -> Result<Vec<String>, FileError> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let meta = KernelMeta::read(paths)?;
+    let mut problems: Vec<String> = meta
+        .problems
+        .iter()
+        .map(|p| p.to_string().replace('\n', " "))
+        .collect();
+    if meta.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        problems.push(format!(
+            "{}: no op-info JSON or entry source in it: the code stays inferred (a compile \
+             writes them to <op_debug_dir>/kernel_meta/; op_debug_config=dump_cce keeps the \
+             te_superkernel_*_kernel.cpp)",
+            shown.join(", ")
+        ));
+    }
+    ws.set_kernel_meta(std::sync::Arc::new(meta));
+    Ok(problems)
 }
 
 /// Why a plan file could not be applied.

@@ -10,6 +10,7 @@ use crate::fusion::marks::ScopeIdx;
 use crate::fusion::plan::{Context, Plan, ScopeStatus, plan, replan};
 use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, OpId};
+use crate::kernel_meta::KernelMeta;
 use crate::load::Format;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -186,6 +187,8 @@ struct Step {
 pub struct Workspace {
     source: Source,
     cx: Arc<Context>,
+    /// What a compile's kernel_meta holds of the graph's kernels (empty unless given).
+    kernel_meta: Arc<KernelMeta>,
     marks: Marks,
     plan: Plan,
     /// What the current plan's changes are measured against at the next change.
@@ -214,6 +217,7 @@ impl Workspace {
                 stamp: None,
             },
             cx,
+            kernel_meta: Arc::default(),
             marks,
             summary: PlanDigest::of(&plan),
             plan,
@@ -246,6 +250,16 @@ impl Workspace {
     /// another thread.
     pub fn shared_context(&self) -> Arc<Context> {
         Arc::clone(&self.cx)
+    }
+
+    /// What was read from a compile's kernel_meta (op-infos, entry sources), shared.
+    pub fn kernel_meta(&self) -> &Arc<KernelMeta> {
+        &self.kernel_meta
+    }
+
+    /// Uses `meta` for the generated code from now on.
+    pub fn set_kernel_meta(&mut self, meta: Arc<KernelMeta>) {
+        self.kernel_meta = meta;
     }
 
     /// The scope marks the plan was made from.

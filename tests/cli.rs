@@ -506,6 +506,111 @@ fn a_plan_for_another_dump_warns_and_a_bad_plan_is_an_error() {
     );
 }
 
+/// The compiler's source for the prediction `source`: its hash name, no notes, blank lines
+/// and indentation its own, and the preload sizes it read from the objects.
+fn as_the_compiler_writes(source: &str, kernel: &str) -> String {
+    source
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("// skope:"))
+        .map(|l| {
+            let l = l.replace(kernel, "te_superkernel_5e1f0a2b");
+            let l = l.replace("_split1, 2);", "_split1, 7);");
+            format!("{}\n\n", l.trim_start())
+        })
+        .collect()
+}
+
+#[test]
+fn codegen_compares_its_code_with_the_compilers_source() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let dir = std::env::temp_dir().join(format!("skope-cli-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = skope(&["codegen", &dump, "--segment", "attn_0", "-o", "-"]);
+    let predicted = String::from_utf8_lossy(&out.stdout).into_owned();
+    let kernel = "te_superkernel_attn_0";
+    let cpp = dir.join("te_superkernel_5e1f0a2b_4242_kernel.cpp");
+    let meta = dir.to_string_lossy().into_owned();
+    let compare_attn_0 = || {
+        skope(&[
+            "codegen",
+            &dump,
+            "--kernel-meta",
+            &meta,
+            "--segment",
+            "attn_0",
+            "--compare",
+        ])
+    };
+
+    // The same code under the compiler's hash name: equal, exit 0.
+    let same = as_the_compiler_writes(&predicted, kernel).replace("_split1, 7);", "_split1, 2);");
+    std::fs::write(&cpp, &same).unwrap();
+    let out = compare_attn_0();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("attn_0: ")
+            && text.contains("te_superkernel_5e1f0a2b_4242_kernel.cpp: all "),
+        "{text}"
+    );
+
+    // Other preload sizes and one line the compiler does not write: exit 1, lines shown.
+    let preloads = predicted.matches("_split1, 2);").count();
+    assert!(preloads > 0);
+    let differing = as_the_compiler_writes(&predicted, kernel).replacen(
+        "set_ffts_base_addr((uint64_t)ffts_addr);\n",
+        "",
+        1,
+    );
+    std::fs::write(&cpp, &differing).unwrap();
+    let out = compare_attn_0();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let summary = text.lines().next().unwrap();
+    assert!(
+        summary.ends_with(&format!(
+            "{preloads} only in the compiler's ({} of them preloads, whose sizes skope infers)",
+            2 * preloads
+        )),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("{} only in skope's", preloads + 1)),
+        "{summary}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("- ")
+            && l.trim_start_matches("- ").trim() == "set_ffts_base_addr((uint64_t)ffts_addr);"),
+        "{text}"
+    );
+    assert!(text.contains("_split1, 7);"), "{text}");
+
+    // Every segment: those without a source say so.
+    let out = skope(&["codegen", &dump, "--kernel-meta", &meta, "--compare"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("moe_0_split_22_34: no entry source in kernel_meta calls its"),
+        "{text}"
+    );
+
+    // Without kernel_meta there is nothing to compare with.
+    let out = skope(&["codegen", &dump, "--compare"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--kernel-meta"));
+    std::fs::remove_file(&cpp).unwrap();
+    let out = skope(&["codegen", &dump, "--kernel-meta", &meta, "--compare"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no op-info JSON or entry source"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
     let dir = std::env::temp_dir().join(format!("skope-cli-codegen-{}", std::process::id()));

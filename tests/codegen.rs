@@ -12,17 +12,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// An op of the test graph: name, type, stream, core type, block dim, inputs, in the scope.
-struct Op(
-    &'static str,
-    &'static str,
-    i64,
-    &'static str,
-    i64,
-    &'static [&'static str],
-    bool,
+pub(crate) struct Op(
+    pub(crate) &'static str,
+    pub(crate) &'static str,
+    pub(crate) i64,
+    pub(crate) &'static str,
+    pub(crate) i64,
+    pub(crate) &'static [&'static str],
+    pub(crate) bool,
 );
 
-fn workspace(ops: &[Op], options: &str) -> Workspace {
+pub(crate) fn workspace(ops: &[Op], options: &str) -> Workspace {
     workspace_named(ops, options, "sk")
 }
 
@@ -66,23 +66,23 @@ fn workspace_named(ops: &[Op], options: &str, scope: &str) -> Workspace {
     Workspace::new(b.build(), Format::GeProtoText, "test", &RuleSet::bundled())
 }
 
-const TWO_AIV: &[Op] = &[
+pub(crate) const TWO_AIV: &[Op] = &[
     Op("x", "Data", 0, "", 0, &[], false),
     Op("is_inf", "IsInf", 0, "AIV", 32, &["x:0"], true),
     Op("pows", "Pows", 0, "AIV", 1, &["is_inf:0", "x:0"], true),
 ];
 
-fn only_segment(ws: &Workspace) -> EntryCode {
+pub(crate) fn only_segment(ws: &Workspace) -> EntryCode {
     let segments: Vec<_> = ws.plan().scopes.iter().flat_map(|s| &s.segments).collect();
     assert_eq!(segments.len(), 1, "one segment expected");
-    entry(ws.context(), segments[0])
+    entry(ws.context(), ws.kernel_meta(), segments[0])
 }
 
 fn code(ops: &[Op], options: &str) -> EntryCode {
     only_segment(&workspace(ops, options))
 }
 
-fn count(code: &EntryCode, text: &str) -> usize {
+pub(crate) fn count(code: &EntryCode, text: &str) -> usize {
     code.source.matches(text).count()
 }
 
@@ -121,7 +121,7 @@ fn leak(inputs: Vec<String>) -> &'static [&'static str] {
 }
 
 /// The line number (0-based) of the first line holding `text`, after line `from`.
-fn line_of(code: &EntryCode, text: &str, from: usize) -> usize {
+pub(crate) fn line_of(code: &EntryCode, text: &str, from: usize) -> usize {
     code.source
         .lines()
         .enumerate()
@@ -369,13 +369,13 @@ fn cube_ops_and_mixed_kernels_pick_their_cores_and_configs() {
 #[test]
 fn a_task_ratio_of_one_to_zero_is_a_cube_only_mixed_kernel() {
     let with_ratio = |ratio: &[i64]| {
-        let mut ws_ops = vec![
-            Op("a", "FusedMatmul", 0, "MIX_AIC", 24, &[], true),
-            Op("b", "FusedMatmul", 0, "MIX_AIC", 24, &["a:0"], true),
-        ];
-        ws_ops.truncate(2);
-        let mut ws = workspace(&ws_ops, "");
-        let _ = &mut ws;
+        let ws = workspace(
+            &[
+                Op("a", "FusedMatmul", 0, "MIX_AIC", 24, &[], true),
+                Op("b", "FusedMatmul", 0, "MIX_AIC", 24, &["a:0"], true),
+            ],
+            "",
+        );
         let ratio: Vec<AttrValue> = ratio.iter().map(|r| AttrValue::Int(*r)).collect();
         // Rebuilt with the ratio on both ops.
         let mut b = GraphBuilder::new("g");
@@ -808,7 +808,7 @@ fn dumps_without_kernel_names_get_marked_placeholders() {
     let format = dump.format;
     let ws = Workspace::new(dump.into_main(), format, "pbtxt", &RuleSet::bundled());
     let segment = &ws.plan().scopes[0].segments[0];
-    let c = entry(ws.context(), segment);
+    let c = entry(ws.context(), ws.kernel_meta(), segment);
     assert!(c.sub_ops.iter().all(|s| !s.symbol_from_dump));
     assert!(c.sub_ops[0].symbol.starts_with("placeholder_"));
     assert!(
@@ -863,7 +863,7 @@ fn every_segment_of_the_example_compiles_against_the_shim() {
             .scopes
             .iter()
             .flat_map(|s| &s.segments)
-            .map(|s| entry(ws.context(), s))
+            .map(|s| entry(ws.context(), ws.kernel_meta(), s))
             .collect();
         assert!(codes.len() >= 10, "{example}: {} segments", codes.len());
         let out = dir.join(example);

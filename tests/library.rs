@@ -12,6 +12,7 @@ mod edit;
 mod formats;
 mod fuzz;
 mod jobs;
+mod kernel_meta;
 mod layers;
 mod plan;
 mod planfile;

@@ -28,8 +28,7 @@ fn cursor_line(app: &App) -> String {
 /// The code line `offset` lines below the cursor.
 fn line_after_cursor(app: &App, offset: usize) -> String {
     let view = view(app);
-    let code = view.code.as_ref().unwrap();
-    code.source
+    view.text()
         .lines()
         .nth(view.cursor + offset)
         .unwrap()
@@ -50,7 +49,7 @@ fn source(app: &App) -> String {
 fn highlight_now(app: &mut App) {
     let view = app.explorer().unwrap().code.as_ref().unwrap();
     let generation = view.generation;
-    let lines = highlight(&view.code.as_ref().unwrap().source);
+    let lines = highlight(view.text());
     app.handle(Msg::Highlighted(Highlighted {
         generation,
         first: 0,
@@ -310,4 +309,126 @@ fn snapshot_the_zoomed_code_view() {
         highlight_now(&mut app);
         insta::assert_snapshot!(format!("code_zoomed_{w}x{h}"), screen(&app));
     }
+}
+
+/// A kernel_meta directory holding what the compiler wrote for segment attn_0: skope's
+/// prediction under a hash name, without skope's notes, other preload sizes and without the
+/// ffts set-up line.
+fn compilers_source_for_attn_0() -> std::path::PathBuf {
+    let input = skope::open::Input::File(EXAMPLE.into());
+    let (ws, _) = skope::open::open(
+        &input,
+        skope::load::LoadOptions::default(),
+        &skope::fusion::rules::RuleConfig::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let segment = ws
+        .plan()
+        .scopes
+        .iter()
+        .flat_map(|s| &s.segments)
+        .find(|s| s.name == "attn_0")
+        .unwrap();
+    let code = skope::codegen::entry(ws.context(), ws.kernel_meta(), segment);
+    let written: String = code
+        .source
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("// skope:"))
+        .filter(|l| !l.contains("set_ffts_base_addr((uint64_t)ffts_addr);"))
+        .map(|l| {
+            let l = l.replace(&code.kernel_name, "te_superkernel_9c0ffee1");
+            format!("{}\n", l.replace("_split1, 2);", "_split1, 3);"))
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("skope-tui-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("te_superkernel_9c0ffee1_77_kernel.cpp"), written).unwrap();
+    dir
+}
+
+#[test]
+fn the_code_shows_against_the_compilers_source_and_back() {
+    let meta = compilers_source_for_attn_0();
+    let mut app = app_with_kernel_meta(&meta, 120, 40);
+    find(&mut app, "layer0_rope");
+    press(&mut app, KeyCode::Char('e'));
+    let predicted = view(&app).line_count();
+    press(&mut app, KeyCode::Char('='));
+    let v = view(&app);
+    assert!(v.comparing);
+    let comparison = v.comparison.as_ref().unwrap();
+    assert_eq!(comparison.predicted, 1 + comparison.preloads / 2);
+    assert_eq!(comparison.written, comparison.preloads / 2);
+    // The cursor stays on the op's call, and every line still leads to its op.
+    assert!(
+        cursor_line(&app).contains("begin func call"),
+        "{}",
+        cursor_line(&app)
+    );
+    assert_eq!(
+        v.origin_at_cursor()
+            .op()
+            .map(|id| app.explorer().unwrap().ws.graph().op(id).name.clone()),
+        Some("layer0_rope".to_string())
+    );
+    let text = screen(&app);
+    assert!(
+        text.contains("Code vs te_superkernel_9c0…7_kernel.cpp"),
+        "{text}"
+    );
+    // The footer of a compared line says how it stands.
+    assert!(
+        text.contains("calls layer0_rope (ApplyRotaryPosEmb)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "· -{} +{} ",
+            comparison.predicted, comparison.written
+        )),
+        "{text}"
+    );
+    // The line the compiler does not write is marked, next to the op it belongs to.
+    let ffts = v
+        .text()
+        .lines()
+        .position(|l| l.contains("set_ffts_base_addr"))
+        .unwrap();
+    assert_eq!(
+        v.change(ffts),
+        Some(skope::codegen::compare::Change::Predicted)
+    );
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, "set_ffts");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(view(&app).cursor, ffts);
+    assert!(screen(&app).contains("only in skope's code · set-up shared by every sub-op"));
+    highlight_now(&mut app);
+    insta::assert_snapshot!("code_compared_120x40", screen(&app));
+
+    press(&mut app, KeyCode::Char('='));
+    assert!(!view(&app).comparing);
+    assert_eq!(view(&app).line_count(), predicted);
+}
+
+#[test]
+fn comparing_without_the_compilers_source_says_what_to_pass() {
+    let mut app = code_on(120, 40, "layer0_rope");
+    press(&mut app, KeyCode::Char('='));
+    assert!(!view(&app).comparing);
+    let text = screen(&app);
+    assert!(
+        text.contains("nothing to compare with: start skope with --kernel-meta"),
+        "{text}"
+    );
+    // kernel_meta with a source for another segment only.
+    let meta = compilers_source_for_attn_0();
+    let mut app = app_with_kernel_meta(&meta, 120, 40);
+    find(&mut app, "layer0_gate");
+    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Char('='));
+    assert!(!view(&app).comparing);
+    assert!(screen(&app).contains("no entry source in kernel_meta calls this segment's sub-ops"));
 }

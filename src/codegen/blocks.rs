@@ -39,8 +39,8 @@ pub(crate) fn header(kernel_type: KernelType, split: u64) -> String {
 /// vector entries, each) and its split copies, a blank line after each.
 pub(crate) fn declarations(sub: &SubOp, split: u64) -> String {
     let mut out = String::new();
-    for _ in cores_of(sub.kernel.kernel_type) {
-        for copy in copies(&sub.symbol, split) {
+    for &(core, _) in cores_of(sub.kernel.kernel_type) {
+        for copy in copies(sub.symbol_on(core), split) {
             let _ = write!(
                 out,
                 "extern \"C\"  __aicore__ void {copy}(uint64_t args_offset);\n\n"
@@ -96,9 +96,21 @@ pub(crate) struct Flush {
 const DCCI_ALL: &str =
     "dcci((__gm__ uint64_t*)0, cache_line_t::ENTIRE_DATA_CACHE, dcci_dst_t::CACHELINE_OUT);\n\n";
 
+/// How a call block is shaped.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CallShape {
+    /// The data-cache flushes around the call.
+    pub(crate) flush: Flush,
+    /// feed-sync-all feeds the kernel's SyncAll: each core that runs it ends the sync, the
+    /// others complement it (the compiler's `gen_call_func_with_syncall`).
+    pub(crate) feed_sync: bool,
+}
+
 /// `stmt(copy)` on the first `block dim` cores of each core kind `sub` runs on, each core
-/// running the split copy `coreid % split`; with `flush`, the cache flushes around it.
-fn dispatch(sub: &SubOp, split: u64, flush: Flush, stmt: impl Fn(&str) -> String) -> String {
+/// running the split copy `coreid % split`, shaped by `shape`.
+fn dispatch(sub: &SubOp, split: u64, shape: CallShape, stmt: impl Fn(&str) -> String) -> String {
+    const SYNC_END: &str = "      AscendC::SuperKernelAutoSyncAllEndImpl();\n";
+    let flush = shape.flush;
     let mut out = String::new();
     for &(core, block_idx) in cores_of(sub.kernel.kernel_type) {
         let _ = writeln!(out, "if {} {{", core.guard());
@@ -109,7 +121,7 @@ fn dispatch(sub: &SubOp, split: u64, flush: Flush, stmt: impl Fn(&str) -> String
             ));
         }
         let _ = writeln!(out, "  if ({block_idx}() < {}) {{", sub.kernel.block_dim);
-        let symbols = copies(&sub.symbol, split);
+        let symbols = copies(sub.symbol_on(core), split);
         if symbols.len() > 1 {
             out.push_str("    uint8_t coreid = (uint8_t)get_coreid();\n");
             let n = symbols.len();
@@ -121,17 +133,30 @@ fn dispatch(sub: &SubOp, split: u64, flush: Flush, stmt: impl Fn(&str) -> String
                 };
                 out.push_str(&head);
                 let _ = writeln!(out, "      {}", stmt(symbol));
+                if shape.feed_sync {
+                    out.push_str(SYNC_END);
+                }
             }
             out.push_str("    }\n\n");
         } else {
             let _ = writeln!(out, "      {}", stmt(&symbols[0]));
         }
-        out.push_str("  }\n\n");
-        if flush.after {
-            out.push_str(&indent(
+        let after = match flush.after {
+            true => indent(
                 &format!("// option: dcci-after-kernel-end\n{DCCI_ALL}"),
                 "  ",
-            ));
+            ),
+            false => String::new(),
+        };
+        if shape.feed_sync {
+            // The compiler writes the flush between the brace and its `else`.
+            let _ = write!(
+                out,
+                "  }} {after}else {{\n    AscendC::SuperKernelAutoSyncAllComplementImpl();\n  }}\n"
+            );
+        } else {
+            out.push_str("  }\n\n");
+            out.push_str(&after);
         }
         out.push_str("}\n\n");
     }
@@ -139,17 +164,30 @@ fn dispatch(sub: &SubOp, split: u64, flush: Flush, stmt: impl Fn(&str) -> String
 }
 
 /// The call of `sub` on its cores.
-pub(crate) fn call(sub: &SubOp, split: u64, flush: Flush) -> String {
-    dispatch(sub, split, flush, |symbol| {
+pub(crate) fn call(sub: &SubOp, split: u64, shape: CallShape) -> String {
+    dispatch(sub, split, shape, |symbol| {
         format!("{symbol}({});", sub.param_offset)
     })
 }
 
 /// `preload(func, N)` of `sub` on its cores.
 pub(crate) fn preload(sub: &SubOp, split: u64) -> String {
-    dispatch(sub, split, Flush::default(), |symbol| {
+    dispatch(sub, split, CallShape::default(), |symbol| {
         format!("preload((const void *){symbol}, {PRELOAD_UNITS});")
     })
+}
+
+/// feed-sync-all's set-up before a sub-op whose SyncAll it feeds: the sub-op's own sync slots
+/// in the workspace, by core kind (`index` of `count` sub-ops).
+pub(crate) fn feed_sync_config(index: usize, count: usize) -> String {
+    format!(
+        "\nAscendC::g_superKernelAutoSyncAllSyncIdx = 0;\n\
+         AscendC::g_superKernelAutoSyncAllEnable = true;\n\
+         if ASCEND_IS_AIC {{\n    AscendC::g_superKernelAutoSyncAllConfigGmAddr = \
+         AscendC::g_superKernelAutoSyncAllConfigGmBaseAddr + {index} * 64;\n}}\n\
+         if ASCEND_IS_AIV {{\n    AscendC::g_superKernelAutoSyncAllConfigGmAddr = \
+         AscendC::g_superKernelAutoSyncAllConfigGmBaseAddr + {count} * 64 + {index} * 64;\n}}\n"
+    )
 }
 
 /// The early-start complements of `sub` on both core kinds: the flag it sets when it ends
@@ -160,8 +198,16 @@ pub(crate) fn complements(sub: &SubOp, set: bool, config: u8) -> String {
         Arch::Aiv => [Core::Aiv, Core::Aic],
         Arch::Aic | Arch::Mix => [Core::Aic, Core::Aiv],
     };
+    let own = cores_of(sub.kernel.kernel_type);
     let mut out = String::new();
     for core in order {
+        // With the op-info's early-start flag, only the cores the sub-op leaves idle run it.
+        let condition = match own.iter().find(|(c, _)| *c == core) {
+            Some((_, block_idx)) if sub.idle_cores_only(set) => {
+                format!("{block_idx}() >= {}", sub.kernel.block_dim)
+            }
+            _ => "true".to_string(),
+        };
         let statement = match (set, arch, core) {
             (false, ..) => format!("AscendC::WaitPreTaskEndImpl<{config}>();"),
             (true, Arch::Aiv, Core::Aic) => {
@@ -174,7 +220,7 @@ pub(crate) fn complements(sub: &SubOp, set: bool, config: u8) -> String {
         };
         let _ = write!(
             out,
-            "if {} {{\n    if (true) {{\n        {statement}\n    }}\n}}\n\n",
+            "if {} {{\n    if ({condition}) {{\n        {statement}\n    }}\n}}\n\n",
             core.guard()
         );
     }

@@ -95,7 +95,7 @@ fn core_function(
             }
         }
         sync_and_events(w, core, subs, prev, sub, links, layout);
-        layout.call(w, sub, k);
+        layout.call(w, sub, k, subs.len());
         if settings.debug_sync_all {
             let (pipe_flag, flag) = match core {
                 Core::Aic => ("PIPE_MTE3", "AscendC::SYNC_AIC_FLAG"),

@@ -7,6 +7,7 @@
 //! which also head the file as comments.
 
 mod blocks;
+pub mod compare;
 mod dual;
 pub mod files;
 pub mod settings;
@@ -19,6 +20,7 @@ use crate::fusion::kernel::{self, KernelType, SkKernel};
 use crate::fusion::options::SkOptions;
 use crate::fusion::plan::{Context, KernelInfo, Segment};
 use crate::graph::{Graph, OpId};
+use crate::kernel_meta::KernelMeta;
 use settings::Settings;
 use std::ops::Range;
 use subop::SubOp;
@@ -54,6 +56,14 @@ impl Origin {
             Origin::Barrier { to, .. } => Some(to),
         }
     }
+}
+
+/// The lines of `op`'s call block among lines of `origins`: its first to its last
+/// [`Origin::Op`] line.
+pub fn call_lines(origins: &[Origin], op: OpId) -> Option<Range<usize>> {
+    let first = origins.iter().position(|&o| o == Origin::Op(op))?;
+    let last = origins.iter().rposition(|&o| o == Origin::Op(op))?;
+    Some(first..last + 1)
 }
 
 /// Which form the generator used.
@@ -109,9 +119,7 @@ impl EntryCode {
 
     /// The lines of `op`'s call block: its first to its last [`Origin::Op`] line.
     pub fn call_lines(&self, op: OpId) -> Option<Range<usize>> {
-        let first = self.origins.iter().position(|&o| o == Origin::Op(op))?;
-        let last = self.origins.iter().rposition(|&o| o == Origin::Op(op))?;
-        Some(first..last + 1)
+        call_lines(&self.origins, op)
     }
 
     /// A file name for the source, safe whatever the segment's name contains.
@@ -246,21 +254,54 @@ impl Layout<'_> {
         ));
     }
 
-    /// The call of sub-op `k`: feed-sync-all's switch, the profiling record, the call block
-    /// with its flushes, and the debug flush.
-    fn call(&self, w: &mut Writer, sub: &SubOp, k: usize) {
+    /// The call of sub-op `k` of `count`: feed-sync-all's switch, the profiling record, the
+    /// call block with its flushes, and the debug flush.
+    fn call(&self, w: &mut Writer, sub: &SubOp, k: usize, count: usize) {
         let settings = self.settings;
-        if settings.feed_sync_all {
+        let feed_sync = settings.feed_sync_all && self.feeds_sync_all(sub);
+        if feed_sync {
+            w.put(&indent(&blocks::feed_sync_config(k, count), "    "));
+        } else if settings.feed_sync_all {
             w.put("    AscendC::g_superKernelAutoSyncAllEnable = false;\n");
         }
         self.record(w, k + 1, true);
-        let op_type = &self.graph.op(sub.id).op_type;
-        let flush = blocks::Flush {
-            before: settings.dcci_before.iter().any(|t| t == op_type),
-            after: settings.dcci_after.iter().any(|t| t == op_type),
+        let flush = match &sub.op_info {
+            Some(info) => blocks::Flush {
+                before: info.dcci_before,
+                after: info.dcci_after,
+            },
+            None => {
+                let op_type = &self.graph.op(sub.id).op_type;
+                blocks::Flush {
+                    before: settings.dcci_before.iter().any(|t| t == op_type),
+                    after: settings.dcci_after.iter().any(|t| t == op_type),
+                }
+            }
         };
-        w.put(&indent(&blocks::call(sub, settings.split, flush), "    "));
+        let shape = blocks::CallShape { flush, feed_sync };
+        w.put(&indent(&blocks::call(sub, settings.split, shape), "    "));
         w.put(&indent(&blocks::debug_dcci(settings), "    "));
+    }
+
+    /// Whether feed-sync-all feeds the SyncAll of `sub`: its kernel calls SyncAll (op-info
+    /// `sub_op_with_sync_all`) on fewer cores than the SuperKernel launches (the compiler's
+    /// `judge_need_feed_sync_all`).
+    fn feeds_sync_all(&self, sub: &SubOp) -> bool {
+        if !sub.op_info.as_ref().is_some_and(|i| i.with_sync_all) {
+            return false;
+        }
+        let (own, sk) = (sub.kernel, self.kernel);
+        if own.block_dim == sk.block_dim && own.kernel_type == sk.kernel_type {
+            return false;
+        }
+        let cores = match (sk.kernel_type, own.kernel_type) {
+            (KernelType::MixAic1_0 | KernelType::MixAiv1_0 | KernelType::MixAic1_1, _) => {
+                sk.block_dim
+            }
+            (_, KernelType::AivOnly | KernelType::MixAiv1_0) => sk.block_dim * 2,
+            _ => sk.block_dim,
+        };
+        own.block_dim < cores
     }
 
     /// `RecordProfiling` of the sub-op at `index` (1-based), with `profiling=1`.
@@ -283,12 +324,12 @@ pub fn comment_text(text: &str) -> String {
         .collect()
 }
 
-/// Generates the entry code of `segment`.
-pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
+/// Generates the entry code of `segment`, with what `meta` holds of its sub-kernels.
+pub fn entry(cx: &Context, meta: &KernelMeta, segment: &Segment) -> EntryCode {
     let graph = cx.graph();
     let options = SkOptions::parse(&segment.options);
     let settings = Settings::of(&options);
-    let (sub_ops, next_param, facts) = subop::sub_ops(cx, &segment.ops);
+    let (sub_ops, next_param, facts) = subop::sub_ops(cx, &segment.ops, meta);
     let options_text = match segment.options.trim() {
         "" => "default options".to_string(),
         text => format!("options \"{text}\""),
@@ -303,23 +344,36 @@ pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
          dump, so the segment name stands in for it."
             .to_string(),
     );
-    let kernel = match &segment.kernel {
-        KernelInfo::Known(k) => *k,
-        other => {
-            if let KernelInfo::Fails(message) = other {
+    let with_info = sub_ops.iter().filter(|s| s.op_info.is_some()).count();
+    let kernel = if with_info > 0 {
+        // The op-infos' kernel types and block dims are the compiler's own inputs.
+        let subs: Vec<_> = sub_ops.iter().map(|s| s.kernel).collect();
+        match kernel::superkernel(&subs, &options) {
+            Ok(k) => k,
+            Err(message) => {
                 notes.push(format!(
                     "The compiler rejects these options ({message}); the code shows the \
                      sub-ops' own kernel type and block dim."
                 ));
+                kernel::superkernel(&subs, &SkOptions::default())
+                    .unwrap_or(segment_kernel(&sub_ops))
             }
-            let subs: Vec<_> = sub_ops.iter().map(|s| s.kernel).collect();
-            kernel::superkernel(&subs, &SkOptions::default()).unwrap_or(SkKernel {
-                kernel_type: KernelType::MixAiv1_0,
-                block_dim: 1,
-                forced: false,
-            })
+        }
+    } else {
+        match &segment.kernel {
+            KernelInfo::Known(k) => *k,
+            other => {
+                if let KernelInfo::Fails(message) = other {
+                    notes.push(format!(
+                        "The compiler rejects these options ({message}); the code shows the \
+                         sub-ops' own kernel type and block dim."
+                    ));
+                }
+                segment_kernel(&sub_ops)
+            }
         }
     };
+    op_info_notes(&mut notes, &sub_ops, meta, &settings, graph);
     let placeholders: Vec<&str> = sub_ops
         .iter()
         .filter(|s| !s.symbol_from_dump)
@@ -358,10 +412,20 @@ pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
             kernel::ATTR_TASK_RATIO
         ));
     }
+    if with_info < sub_ops.len() {
+        let whose = if meta.op_infos.is_empty() {
+            "no op-info loaded (--kernel-meta DIR reads the compiler's kernel_meta)"
+        } else {
+            "for sub-ops without op-info"
+        };
+        notes.push(format!(
+            "Inferred, {whose}: argument offsets count each sub-kernel's data inputs, outputs \
+             and one workspace; the kernel's symbol is <_kernelname>__kernel0_middle."
+        ));
+    }
     notes.push(format!(
-        "Inferred: argument offsets count each sub-kernel's data inputs, outputs and one \
-         workspace; preload sizes use {} × 2 KiB (the kernel's text size is not in the dump); \
-         the kernel's symbol is <_kernelname>__kernel0_middle.",
+        "Inferred: preload sizes use {} × 2 KiB (the compiler reads the sub-kernel object's \
+         text size, which neither the dump nor the op-info has).",
         blocks::PRELOAD_UNITS
     ));
     event_notes(&mut notes, &sub_ops, &facts);
@@ -431,6 +495,84 @@ pub fn entry(cx: &Context, segment: &Segment) -> EntryCode {
         notes,
         source,
         origins,
+    }
+}
+
+/// The kernel of `subs` under default options, or MIX_AIV_1_0 × 1 when there is none.
+fn segment_kernel(subs: &[SubOp]) -> SkKernel {
+    let kernels: Vec<_> = subs.iter().map(|s| s.kernel).collect();
+    kernel::superkernel(&kernels, &SkOptions::default()).unwrap_or(SkKernel {
+        kernel_type: KernelType::MixAiv1_0,
+        block_dim: 1,
+        forced: false,
+    })
+}
+
+/// Which sub-ops the op-infos of `meta` described, and where the compiler would stop on
+/// them, in words.
+fn op_info_notes(
+    notes: &mut Vec<String>,
+    subs: &[SubOp],
+    meta: &KernelMeta,
+    settings: &Settings,
+    graph: &Graph,
+) {
+    if meta.op_infos.is_empty() {
+        return;
+    }
+    let names = |with_info: bool| -> Vec<&str> {
+        subs.iter()
+            .filter(|s| s.op_info.is_some() == with_info)
+            .map(|s| graph.op(s.id).name.as_str())
+            .collect()
+    };
+    let (described, missing) = (names(true), names(false));
+    if !described.is_empty() {
+        notes.push(format!(
+            "Kernel names, symbols, kernel types, block dims, argument counts and early-start, \
+             dcci and sync-all flags of {} come from their op-info in kernel_meta.",
+            list(&described)
+        ));
+    }
+    if !missing.is_empty() {
+        notes.push(format!(
+            "No op-info in kernel_meta for {} (matched by _kernelname to kernelName or \
+             binFileName): their facts come from the dump.",
+            list(&missing)
+        ));
+    }
+    for sub in subs {
+        let Some(info) = &sub.op_info else { continue };
+        if let Some(split) = info.split_mode.filter(|&m| m != settings.split) {
+            notes.push(format!(
+                "The compiler stops: {} has split_mode {split} in its op-info but the \
+                 SuperKernel's split-mode is {}.",
+                info.kernel_name, settings.split
+            ));
+        }
+        if info.dynamic {
+            notes.push(format!(
+                "Not shown: {} is a dynamic-shape kernel (dynamic_func_names in its op-info); \
+                 the compiler picks its function by tiling key at run time \
+                 (switch_func_of_/call_func_of_, three more arguments); skope shows a static \
+                 call.",
+                info.kernel_name
+            ));
+        }
+        if info.debug_dump {
+            notes.push(format!(
+                "Not shown: {} has printf, assert or timestamp in debugOptions; the compiler \
+                 adds a dump area to the SuperKernel's arguments.",
+                info.kernel_name
+            ));
+        }
+        if settings.early_start == 0 && (info.early_start_set || info.early_start_wait) {
+            notes.push(format!(
+                "The compiler stops: {} has early-start flags in its op-info but the \
+                 SuperKernel's early-start is 0.",
+                info.kernel_name
+            ));
+        }
     }
 }
 

@@ -43,7 +43,7 @@ pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>) {
         if k > 0 {
             sync_and_events(w, &subs[k - 1], sub, layout);
         }
-        layout.call(w, sub, k);
+        layout.call(w, sub, k, subs.len());
         if settings.debug_sync_all {
             w.put(&indent(
                 &format!(

@@ -5,6 +5,7 @@
 use crate::fusion::kernel::{KernelType, SubKernel};
 use crate::fusion::plan::Context;
 use crate::graph::{Graph, Input, OpId};
+use crate::kernel_meta::{KernelMeta, OpInfo};
 use std::collections::BTreeSet;
 
 /// Attribute with the op's compiled kernel name (GE dumps taken after compilation).
@@ -98,11 +99,17 @@ pub struct SubOp {
     pub index: usize,
     /// The kernel's name as the compiler's comments give it (`<kernel>__kernel0`).
     pub kernel_name: String,
-    /// The sub-kernel's symbol, a C identifier (`<kernel>__kernel0_middle`); mixed kernels
-    /// call it on both core kinds.
+    /// The sub-kernel's symbol, a C identifier (`<kernel>__kernel0_middle`): the one called on
+    /// the cube cores, or on the only core kind it runs on.
     pub symbol: String,
+    /// The symbol a MIX_AIC_1_1/1_2 kernel calls on the vector cores, when its op-info names
+    /// one (without it, [`SubOp::symbol`] is called on both).
+    pub vector_symbol: Option<String>,
     /// False when the dump has no kernel name and the symbol is made from the op name.
     pub symbol_from_dump: bool,
+    /// The kernel's op-info from `kernel_meta`, when it was given: kernel name, symbols,
+    /// kernel type, block dim and argument count then come from it.
+    pub op_info: Option<OpInfo>,
     /// Kernel type and block dim.
     pub kernel: SubKernel,
     /// True when the dump lacks them and AIV × 1 was assumed.
@@ -123,6 +130,23 @@ impl SubOp {
     /// The arch it runs on.
     pub fn arch(&self) -> Arch {
         Arch::of(self.kernel.kernel_type)
+    }
+
+    /// The symbol it calls on `core`.
+    pub(crate) fn symbol_on(&self, core: Core) -> &str {
+        match (core, &self.vector_symbol) {
+            (Core::Aiv, Some(vector)) => vector,
+            _ => &self.symbol,
+        }
+    }
+
+    /// Whether its early-start complement runs only on the cores it leaves idle: for the flag
+    /// it sets when it ends (`set`) or for the wait before it.
+    pub(crate) fn idle_cores_only(&self, set: bool) -> bool {
+        self.op_info.as_ref().is_some_and(|info| match set {
+            true => info.early_start_set,
+            false => info.early_start_wait,
+        })
     }
 
     /// The name the two-stream sync lists use for it: `<kernel name>_<index>`.
@@ -156,11 +180,11 @@ pub struct EventFacts {
     pub unpaired: bool,
 }
 
-/// Reads the sub-ops of `ops` (one segment, in order) and lays out the argument table: index 0
-/// holds the FFTS address, then each sub-op's arguments followed by one lock per event it
-/// sends and one per event it receives. Returns the sub-ops, the next free argument index and
-/// what the events rest on.
-pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize, EventFacts) {
+/// Reads the sub-ops of `ops` (one segment, in order), each from its op-info in `meta` when
+/// there is one, and lays out the argument table: index 0 holds the FFTS address, then each
+/// sub-op's arguments followed by one lock per event it sends and one per event it receives.
+/// Returns the sub-ops, the next free argument index and what the events rest on.
+pub fn sub_ops(cx: &Context, ops: &[OpId], meta: &KernelMeta) -> (Vec<SubOp>, usize, EventFacts) {
     let graph = cx.graph();
     let mut facts = EventFacts::default();
     let mut next_id = 0;
@@ -204,12 +228,22 @@ pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize, EventFacts) {
     let mut out = Vec::with_capacity(ops.len());
     for (index, (&id, (sends, recvs))) in ops.iter().zip(lists).enumerate() {
         let op = graph.op(id);
-        let data_inputs = op
-            .inputs
-            .iter()
-            .filter(|i| matches!(i, Input::Data { .. }))
-            .count();
-        let params = data_inputs + op.output_descs.len().max(1) + 1;
+        let dump_name = op
+            .attrs
+            .get_str(ATTR_KERNEL_NAME)
+            .filter(|name| !name.is_empty());
+        let op_info: Option<OpInfo> = dump_name.and_then(|name| meta.op_info(name)).cloned();
+        let params = match &op_info {
+            Some(info) => info.params,
+            None => {
+                let data_inputs = op
+                    .inputs
+                    .iter()
+                    .filter(|i| matches!(i, Input::Data { .. }))
+                    .count();
+                data_inputs + op.output_descs.len().max(1) + 1
+            }
+        };
         let param_offset = next_param;
         next_param += params;
         let mut lock = |events: Vec<Listed>| -> Vec<Event> {
@@ -228,14 +262,22 @@ pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize, EventFacts) {
         };
         let notifies = lock(sends);
         let waits = lock(recvs);
-        let (base, symbol_from_dump) = match op.attrs.get_str(ATTR_KERNEL_NAME) {
-            Some(name) if !name.is_empty() => (name.to_string(), true),
-            _ => (format!("placeholder_{}", op.name), false),
+        let kernel_name = match (&op_info, dump_name) {
+            (Some(info), _) => info.kernel_name.clone(),
+            (None, Some(name)) => format!("{}__kernel0", ident(name)),
+            (None, None) => format!("{}__kernel0", ident(&format!("placeholder_{}", op.name))),
         };
-        let kernel_name = format!("{}__kernel0", ident(&base));
-        let (kernel, kernel_assumed) = match cx.sub_kernel(id) {
-            Some(kernel) => (kernel, false),
-            None => (
+        let (kernel, kernel_assumed) = match (&op_info, cx.sub_kernel(id)) {
+            (Some(info), _) => (
+                SubKernel {
+                    kernel_type: info.kernel_type,
+                    block_dim: info.block_dim,
+                    ratio_assumed: false,
+                },
+                false,
+            ),
+            (None, Some(kernel)) => (kernel, false),
+            (None, None) => (
                 SubKernel {
                     kernel_type: KernelType::AivOnly,
                     block_dim: 1,
@@ -247,9 +289,14 @@ pub fn sub_ops(cx: &Context, ops: &[OpId]) -> (Vec<SubOp>, usize, EventFacts) {
         out.push(SubOp {
             id,
             index,
-            symbol: format!("{kernel_name}_middle"),
+            symbol: match &op_info {
+                Some(info) => info.symbol.clone(),
+                None => format!("{kernel_name}_middle"),
+            },
+            vector_symbol: op_info.as_ref().and_then(|i| i.vector_symbol.clone()),
             kernel_name,
-            symbol_from_dump,
+            symbol_from_dump: dump_name.is_some(),
+            op_info,
             kernel,
             kernel_assumed,
             stream: cx.stream_of(id),

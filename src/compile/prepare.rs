@@ -45,6 +45,7 @@ impl Prepared {
 pub struct RunInput {
     file: String,
     cx: Arc<Context>,
+    kernel_meta: Arc<crate::kernel_meta::KernelMeta>,
     plan: Plan,
     plan_file: PlanFile,
     used: Vec<&'static str>,
@@ -63,6 +64,7 @@ impl RunInput {
         Ok(RunInput {
             file: ws.source().file.clone(),
             cx: ws.shared_context(),
+            kernel_meta: Arc::clone(ws.kernel_meta()),
             plan: ws.plan().clone(),
             plan_file: PlanFile::of(ws),
             used,
@@ -110,7 +112,7 @@ pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<
             .scopes
             .iter()
             .flat_map(|s| &s.segments)
-            .map(|s| codegen::entry(&input.cx, s))
+            .map(|s| codegen::entry(&input.cx, &input.kernel_meta, s))
             .collect();
         codegen::files::write_all(&dir, &codes, input.cx.graph())
             .and_then(|_| {

@@ -42,6 +42,21 @@ impl KernelType {
         }
     }
 
+    /// The type the compiler's `KERNEL_TYPE_<name>` string names.
+    pub fn from_compiler_name(text: &str) -> Option<KernelType> {
+        let name = text.strip_prefix("KERNEL_TYPE_")?;
+        [
+            KernelType::AivOnly,
+            KernelType::AicOnly,
+            KernelType::MixAiv1_0,
+            KernelType::MixAic1_0,
+            KernelType::MixAic1_1,
+            KernelType::MixAic1_2,
+        ]
+        .into_iter()
+        .find(|t| t.name() == name)
+    }
+
     /// The compiler's bit for this type when summarising sub-ops.
     fn bit(self) -> u8 {
         match self {

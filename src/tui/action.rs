@@ -44,6 +44,8 @@ pub enum Action {
     WriteCode,
     /// Give the code view the whole body of the screen, or give the panes back.
     ZoomCode,
+    /// Show the code held against the entry source the compiler wrote, or the code again.
+    CompareCode,
     /// Go back to where the last jump (to a neighbour, a break, a segment) came from.
     JumpBack,
     /// Pick a compile profile and run it.
@@ -159,7 +161,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 50] = [
+    pub const ALL: [Action; 51] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -178,6 +180,7 @@ impl Action {
         Action::JumpBack,
         Action::CodeView,
         Action::ZoomCode,
+        Action::CompareCode,
         Action::CopyCode,
         Action::WriteCode,
         Action::Search,
@@ -234,6 +237,7 @@ impl Action {
             Action::CopyCode => "copy_code",
             Action::WriteCode => "write_code",
             Action::ZoomCode => "zoom_code",
+            Action::CompareCode => "compare_code",
             Action::JumpBack => "jump_back",
             Action::Compile => "compile",
             Action::Runs => "runs",
@@ -290,6 +294,7 @@ impl Action {
             Action::CopyCode => "copy the code to the clipboard",
             Action::WriteCode => "write the code to <dump>.codegen/",
             Action::ZoomCode => "code over the whole body (toggle)",
+            Action::CompareCode => "code vs the compiler's source (toggle)",
             Action::JumpBack => "back from the last jump",
             Action::Compile => "run a compile profile (pick one)",
             Action::Runs => "runs and their logs (toggle)",
@@ -345,6 +350,7 @@ impl Action {
             | Action::JumpBack
             | Action::CodeView
             | Action::ZoomCode
+            | Action::CompareCode
             | Action::CopyCode
             | Action::WriteCode => Group::Plan,
             Action::Search

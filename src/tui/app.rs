@@ -348,10 +348,8 @@ impl App {
         let height = ex.code_height();
         if let Some(view) = &mut ex.code
             && let Some(lines) = view.highlight_request(height)
-            && let Some(code) = &view.code
         {
-            let source = std::sync::Arc::from(code.source.as_str());
-            highlighter.request(view.generation, source, lines);
+            highlighter.request(view.generation, view.text().clone(), lines);
         }
     }
 
@@ -442,7 +440,11 @@ impl App {
         }
         if matches!(
             action,
-            Action::CodeView | Action::CopyCode | Action::WriteCode | Action::ZoomCode
+            Action::CodeView
+                | Action::CopyCode
+                | Action::WriteCode
+                | Action::ZoomCode
+                | Action::CompareCode
         ) {
             self.code_action(action);
             return;

@@ -81,6 +81,17 @@ impl App {
                 ex.focus = Pane::Details;
                 ex.show_code_cursor();
             }
+            Action::CompareCode => {
+                let meta_loaded = !ex.ws.kernel_meta().is_empty();
+                let toggled = match &mut ex.code {
+                    Some(view) => view.toggle_compare(meta_loaded),
+                    None => Err("no code shown: press e on an op of a segment".to_string()),
+                };
+                match toggled {
+                    Ok(()) => ex.show_code_cursor(),
+                    Err(why) => self.problem(why),
+                }
+            }
             Action::CopyCode | Action::WriteCode => {
                 let Some(code) = ex.code.as_ref().and_then(|c| c.code.clone()) else {
                     self.problem("no code shown: press e on an op of a segment".to_string());

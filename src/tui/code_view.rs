@@ -2,9 +2,11 @@
 //! cursor, and the highlighting that has arrived for it. The code follows the selection (an
 //! op of another segment regenerates it; an op of this one moves the cursor to its call) and
 //! the plan (every edit regenerates it), and moving the cursor selects the op its line comes
-//! from.
+//! from. With a compile's kernel_meta loaded, the view can instead show the prediction held
+//! against the entry source the compiler wrote for the same sub-ops, line by line.
 
 use super::highlight::{Highlighted, LineSpans};
+use crate::codegen::compare::{self, Change, Comparison};
 use crate::codegen::{self, EntryCode, Origin};
 use crate::fusion::index::SegmentRef;
 use crate::graph::OpId;
@@ -21,8 +23,19 @@ const HIGHLIGHT_MARGIN: usize = 100;
 /// The code view.
 #[derive(Debug, Clone)]
 pub struct CodeView {
-    /// The code shown, when the selection is in a segment (or was, before it moved out).
+    /// The code generated, when the selection is in a segment (or was, before it moved out).
     pub code: Option<Arc<EntryCode>>,
+    /// The code held against the compiler's source for the same sub-ops, when kernel_meta has
+    /// one.
+    pub comparison: Option<Arc<Comparison>>,
+    /// True while the comparison is shown instead of the code.
+    pub comparing: bool,
+    /// The text shown: the code, or both files' lines in diff order.
+    text: Arc<str>,
+    /// Where each shown line came from.
+    origins: Vec<Origin>,
+    /// How each shown line stands, while comparing.
+    changes: Vec<Change>,
     /// Why no code is shown, or why it may be stale.
     pub note: Option<String>,
     /// Line of the cursor (0-based).
@@ -52,6 +65,11 @@ impl CodeView {
     pub fn new() -> CodeView {
         CodeView {
             code: None,
+            comparison: None,
+            comparing: false,
+            text: Arc::from(""),
+            origins: Vec::new(),
+            changes: Vec::new(),
             note: None,
             cursor: 0,
             scroll: 0,
@@ -104,7 +122,13 @@ impl CodeView {
             .as_ref()
             .is_some_and(|c| c.segment == plan_segment.name);
         if regenerate || !same {
-            let code = codegen::entry(ws.context(), plan_segment);
+            let code = codegen::entry(ws.context(), ws.kernel_meta(), plan_segment);
+            let comparison = ws
+                .kernel_meta()
+                .sources_for(&compare::calls(&code))
+                .first()
+                .map(|source| Arc::new(compare::compare(&code, source)));
+            self.comparison = comparison;
             self.set_code(Some(Arc::new(code)));
             if !same {
                 self.cursor = 0;
@@ -113,7 +137,7 @@ impl CodeView {
         }
         self.note = None;
         self.focus_op = op;
-        if let Some(lines) = op.and_then(|id| self.code.as_ref()?.call_lines(id)) {
+        if let Some(lines) = op.and_then(|id| self.op_lines(id)) {
             // The call's first line near the top, its block below it.
             self.cursor = lines.start;
             self.scroll = lines.start.saturating_sub(CONTEXT_ABOVE);
@@ -122,16 +146,89 @@ impl CodeView {
     }
 
     fn set_code(&mut self, code: Option<Arc<EntryCode>>) {
+        if code.is_none() {
+            self.comparison = None;
+        }
         self.code = code;
+        self.refresh_shown();
+    }
+
+    /// Shows the comparison instead of the code, or the code again, keeping the cursor on the
+    /// op it was on. Says why when there is nothing to compare with.
+    pub fn toggle_compare(&mut self, meta_loaded: bool) -> Result<(), String> {
+        if self.code.is_none() {
+            return Err("no code shown: press e on an op of a segment".to_string());
+        }
+        if self.comparison.is_none() {
+            return Err(if meta_loaded {
+                "no entry source in kernel_meta calls this segment's sub-ops".to_string()
+            } else {
+                "nothing to compare with: start skope with --kernel-meta <kernel_meta dir> \
+                 holding the compiler's te_superkernel_*_kernel.cpp"
+                    .to_string()
+            });
+        }
+        let op = self.origin_at_cursor().op();
+        self.comparing = !self.comparing;
+        self.refresh_shown();
+        if let Some(lines) = op.and_then(|id| self.op_lines(id)) {
+            self.cursor = lines.start;
+            self.scroll = lines.start.saturating_sub(CONTEXT_ABOVE);
+        }
+        self.clamp();
+        Ok(())
+    }
+
+    /// Fills the shown text from the code or the comparison; highlighting starts over.
+    fn refresh_shown(&mut self) {
+        self.comparing &= self.comparison.is_some();
+        match (&self.comparison, &self.code) {
+            (Some(comparison), Some(_)) if self.comparing => {
+                let lines: Vec<&str> = comparison.lines.iter().map(|l| l.text.as_str()).collect();
+                self.text = Arc::from(lines.join("\n"));
+                self.origins = comparison.lines.iter().map(|l| l.origin).collect();
+                self.changes = comparison.lines.iter().map(|l| l.change).collect();
+            }
+            (_, Some(code)) => {
+                self.text = Arc::from(code.source.as_str());
+                self.origins = code.origins().to_vec();
+                self.changes = Vec::new();
+            }
+            (_, None) => {
+                self.text = Arc::from("");
+                self.origins = Vec::new();
+                self.changes = Vec::new();
+            }
+        }
         self.generation += 1;
         self.highlighted = vec![None; self.line_count()];
         self.requested = None;
         self.clamp();
     }
 
-    /// Number of lines of code.
+    /// Number of lines shown.
     pub fn line_count(&self) -> usize {
-        self.code.as_ref().map_or(0, |c| c.origins().len())
+        self.origins.len()
+    }
+
+    /// The text shown, whole (what the highlighter reads).
+    pub fn text(&self) -> &Arc<str> {
+        &self.text
+    }
+
+    /// Where shown line `n` came from.
+    pub fn origin(&self, n: usize) -> Origin {
+        self.origins.get(n).copied().unwrap_or_default()
+    }
+
+    /// How shown line `n` stands, while comparing.
+    pub fn change(&self, n: usize) -> Option<Change> {
+        self.changes.get(n).copied()
+    }
+
+    /// The shown lines of `op`'s call.
+    fn op_lines(&self, op: OpId) -> Option<Range<usize>> {
+        codegen::call_lines(&self.origins, op)
     }
 
     fn clamp(&mut self) {
@@ -194,8 +291,7 @@ impl CodeView {
     /// The first line after (`forward`) or before the cursor's that holds `text` (a capital
     /// letter makes it case-sensitive), wrapping around; the cursor's own line counts last.
     pub fn find(&self, text: &str, forward: bool) -> Option<usize> {
-        let code = self.code.as_ref()?;
-        if text.is_empty() {
+        if self.code.is_none() || text.is_empty() {
             return None;
         }
         let sensitive = text.chars().any(char::is_uppercase);
@@ -204,7 +300,7 @@ impl CodeView {
         } else {
             text.to_lowercase()
         };
-        let lines: Vec<&str> = code.source.lines().collect();
+        let lines: Vec<&str> = self.text.lines().collect();
         let n = lines.len();
         let holds = |i: usize| {
             let line = lines[i];
@@ -227,10 +323,7 @@ impl CodeView {
 
     /// The origin of the cursor's line.
     pub fn origin_at_cursor(&self) -> Origin {
-        self.code
-            .as_ref()
-            .and_then(|c| c.origins().get(self.cursor).copied())
-            .unwrap_or_default()
+        self.origin(self.cursor)
     }
 
     /// The op whose lines stand out.

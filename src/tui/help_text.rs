@@ -66,6 +66,10 @@ impl HelpView {
                 (Action::SearchNext, "next line holding it"),
                 (Action::SearchPrev, "previous line holding it"),
                 (Action::ZoomCode, "the code over the whole screen, or back"),
+                (
+                    Action::CompareCode,
+                    "the code vs the compiler's source, or back",
+                ),
                 (Action::CopyCode, "copy the code (OSC 52)"),
                 (Action::WriteCode, "write it to <dump>.codegen/"),
                 (Action::CodeView, "close the code"),

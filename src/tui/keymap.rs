@@ -164,6 +164,7 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::CopyCode, &["y"]),
     (Action::WriteCode, &["W"]),
     (Action::ZoomCode, &["z"]),
+    (Action::CompareCode, &["="]),
     (Action::JumpBack, &["ctrl-o", "backspace"]),
     (Action::Compile, &["c"]),
     (Action::Runs, &["L"]),

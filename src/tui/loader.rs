@@ -84,6 +84,8 @@ pub struct LoadRequest {
     pub options: LoadOptions,
     /// The rules to judge ops with.
     pub rules: RuleConfig,
+    /// A compile's kernel_meta (directories, op-info JSONs, entry sources) for the code view.
+    pub kernel_meta: Vec<PathBuf>,
 }
 
 /// What the loader reports.
@@ -104,6 +106,7 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
         plan,
         options,
         rules,
+        kernel_meta,
     } = request;
     std::thread::spawn(move || {
         let result = crate::worker::guarded(|| {
@@ -111,8 +114,12 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
                 events(LoadEvent::Progress(stage));
             })
             .map_err(|e| e.to_string())?;
+            let mut ws = ws;
+            let meta_problems =
+                crate::open::use_kernel_meta(&mut ws, &kernel_meta).map_err(|e| e.to_string())?;
             let mut loaded = with_plan(ws, &plan)?;
             loaded.notes.extend(problems);
+            loaded.notes.extend(meta_problems);
             Ok(loaded)
         })
         .unwrap_or_else(|message| Err(internal_error(&input, &message)));

@@ -67,6 +67,8 @@ pub struct Options {
     pub mouse: bool,
     /// Profiles to read and compare once the graph is loaded.
     pub profiles: Option<profiles::ProfilesRequest>,
+    /// A compile's kernel_meta for the code view.
+    pub kernel_meta: Vec<std::path::PathBuf>,
 }
 
 /// Runs the explorer until the user quits.
@@ -83,6 +85,7 @@ pub fn run(options: Options) -> Result<()> {
         plan: options.plan,
         options: options.load,
         rules: options.rules,
+        kernel_meta: options.kernel_meta,
     };
     loader::spawn(request.clone(), msg::loader_sink(&tx));
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;

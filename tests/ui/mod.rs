@@ -44,6 +44,30 @@ pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
     app
 }
 
+/// An app on the bundled example with a compile's kernel_meta at `meta`, as
+/// `--kernel-meta` gives it.
+pub fn app_with_kernel_meta(meta: &std::path::Path, w: u16, h: u16) -> App {
+    let mut app = App::new(
+        Config::default(),
+        Rect::new(0, 0, w, h),
+        EXAMPLE,
+        scratch_plan(),
+    );
+    app.runs_dir = Some(scratch_plan().with_extension("runs"));
+    let input = Input::File(PathBuf::from(EXAMPLE));
+    let (mut ws, _) = open(
+        &input,
+        LoadOptions::default(),
+        &RuleConfig::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let problems = skope::open::use_kernel_meta(&mut ws, &[meta.to_path_buf()]).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
+    app
+}
+
 /// Writes a dump named `name` holding `text` to a temporary directory; returns its path.
 pub fn temp_dump(name: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("skope-tui-{}", std::process::id()));

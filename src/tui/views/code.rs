@@ -1,10 +1,12 @@
 //! The code view: the generated entry code of the selected op's segment, highlighted, with
 //! line numbers; the selected op's lines stand out, the cursor line is marked, and the bottom
 //! border says what the cursor's line does (which op it calls, which dependency a barrier
-//! serves).
+//! serves). Comparing with the compiler's source, a column marks the lines only skope's
+//! prediction has (`-`) and those only the compiler wrote (`+`).
 
 use super::pane_block;
 use crate::codegen::Form;
+use crate::codegen::compare::Change;
 use crate::text::sanitize;
 use crate::tui::code_view::{CodeView, describe};
 use crate::tui::explorer::{Explorer, Pane};
@@ -21,8 +23,14 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         return;
     };
     let focused = ex.focus == Pane::Details;
-    let title = match &view.code {
-        Some(code) => format!(
+    let title = match (&view.code, &view.comparison) {
+        (Some(_), Some(comparison)) if view.comparing => format!(
+            " Code vs {} · -{} +{} ",
+            sanitize(&short_name(&comparison.file)),
+            comparison.predicted,
+            comparison.written,
+        ),
+        (Some(code), _) => format!(
             " Code · {} · {} × {}{}{} ",
             sanitize(&code.file_name()),
             code.kernel.kernel_type.name(),
@@ -37,18 +45,25 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
                 String::new()
             }
         ),
-        None => " Code ".to_string(),
+        (None, _) => " Code ".to_string(),
     };
     let footer = match (&view.note, &view.code) {
         (Some(note), _) => note.clone(),
-        (None, Some(_)) => describe(&ex.ws, view.origin_at_cursor()),
+        (None, Some(_)) => {
+            let what = describe(&ex.ws, view.origin_at_cursor());
+            match view.change(view.cursor) {
+                Some(Change::Predicted) => format!("only in skope's code · {what}"),
+                Some(Change::Written) => format!("only in the compiler's source · {what}"),
+                _ => what,
+            }
+        }
         (None, None) => String::new(),
     };
     let block = pane_block(title, focused, theme)
         .title_bottom(Line::styled(format!(" {footer} "), theme.get(Role::Dim)));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let Some(code) = &view.code else {
+    if view.code.is_none() {
         let text = view
             .note
             .clone()
@@ -58,12 +73,12 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
             inner,
         );
         return;
-    };
+    }
     let height = usize::from(inner.height);
     let scroll = view.scroll.min(view.line_count().saturating_sub(height));
     let gutter = view.line_count().to_string().len();
-    let lines: Vec<Line> = code
-        .source
+    let lines: Vec<Line> = view
+        .text()
         .lines()
         .enumerate()
         .skip(scroll)
@@ -71,6 +86,24 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         .map(|(n, text)| line(view, theme, focused, gutter, n, text))
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The file name of `path`, its middle left out when long (real entry sources carry a
+/// 64-digit hash).
+fn short_name(path: &std::path::Path) -> String {
+    const HEAD: usize = 18;
+    const TAIL: usize = 12;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= HEAD + TAIL + 1 {
+        return name;
+    }
+    let head: String = chars[..HEAD].iter().collect();
+    let tail: String = chars[chars.len() - TAIL..].iter().collect();
+    format!("{head}…{tail}")
 }
 
 /// `spans` without their first `n` characters (the code scrolled sideways).
@@ -103,11 +136,7 @@ fn line<'a>(
     n: usize,
     text: &'a str,
 ) -> Line<'a> {
-    let origin = view
-        .code
-        .as_ref()
-        .and_then(|c| c.origins().get(n).copied())
-        .unwrap_or_default();
+    let origin = view.origin(n);
     let mine = origin.op().is_some() && origin.op() == view.focus_op();
     let mut extra = Style::new();
     if mine {
@@ -128,6 +157,12 @@ fn line<'a>(
             theme.get(Role::CodeFocus).patch(theme.get(Role::Key)),
         ),
     ];
+    match view.change(n) {
+        Some(Change::Same) => spans.push(Span::raw("  ")),
+        Some(Change::Predicted) => spans.push(Span::styled("- ", theme.get(Role::Error))),
+        Some(Change::Written) => spans.push(Span::styled("+ ", theme.get(Role::Good))),
+        None => {}
+    }
     let code: Vec<Span<'a>> = match view.spans(n) {
         Some(parts) => parts
             .iter()
