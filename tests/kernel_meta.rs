@@ -267,6 +267,13 @@ fn op_infos_replace_names_symbols_and_argument_counts() {
         count(&c, "//begin func call of sub operator is_inf__kernel0"),
         1
     );
+    // The sidecar says which op-info each sub-op's facts came from.
+    let sidecar = c.sidecar(ws.graph());
+    let described = sidecar["sub_ops"][0]["op_info"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(described.ends_with("is_inf.json"), "{sidecar}");
+    assert!(sidecar["sub_ops"][1]["op_info"].is_null());
     assert!(
         c.notes
             .iter()

@@ -176,7 +176,9 @@ impl EntryCode {
             "sub_ops": self.sub_ops.iter().map(|s| serde_json::json!({
                 "op": name(s.id),
                 "symbol": s.symbol,
+                "vector_symbol": s.vector_symbol,
                 "symbol_from_dump": s.symbol_from_dump,
+                "op_info": s.op_info.as_ref().map(|i| i.file.to_string_lossy()),
                 "kernel_type": s.kernel.kernel_type.name(),
                 "block_dim": s.kernel.block_dim,
                 "param_offset": s.param_offset,
