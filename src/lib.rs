@@ -5,6 +5,7 @@
 //! SuperKernel pass makes of it; [`report`] puts the plan in words. Front ends (the `skope`
 //! binary) are thin layers over it.
 
+pub mod aclgraph;
 pub mod codegen;
 pub mod compile;
 pub mod edit;

@@ -298,6 +298,17 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Some(Command::Info { file, json, .. } | Command::Report { file, json, .. })
+            if skope::aclgraph::layout::looks_like_output(&file) =>
+        {
+            let (model, others) = skope::aclgraph::open(&file)?;
+            let report = skope::aclgraph::report::AclReport::new(&model, &others);
+            if json {
+                print_json(&report)?;
+            } else {
+                print_text(&report.to_text());
+            }
+        }
         Some(Command::Info {
             file,
             json,

@@ -962,3 +962,44 @@ fn report_puts_the_verdict_first_and_can_be_short_or_one_scope() {
         "{err}"
     );
 }
+
+#[test]
+fn report_and_info_read_the_aclgraph_pass_output() {
+    let dir = example("aclgraph");
+    let out = skope(&["report", &dir]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("aclgraph SuperKernel pass · model 3_1 · device 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("6 SuperKernel(s) built; 3 kernel(s) not fused"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cut at task 7 FusedInferAttentionScore_30ab9e11 (stream 0): UNFUSIBLE_NODE"),
+        "{text}"
+    );
+    assert!(
+        text.contains("✗ task 33 Cast_f00d (stream 0): IN_UNFUSIBLE_SCOPE"),
+        "{text}"
+    );
+    // Any of the pass's files opens its model; --json is one object.
+    let file = format!("{dir}/sk_meta/4711/model_3_1/sk_fused_nodes.log");
+    let out = skope(&["info", &file, "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["path"], "aclgraph");
+    assert_eq!(v["scopes"][0]["name"], "attn_0");
+    assert_eq!(
+        v["scopes"][0]["superkernels"][0]["break"]["reason"],
+        "UNFUSIBLE_NODE"
+    );
+    assert_eq!(v["scopes"][0]["unfused"][0]["sub"], "BINDMAP_INIT_EMPTY");
+    assert_eq!(v["missing"].as_array().map(Vec::len), Some(0));
+}

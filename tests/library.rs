@@ -5,6 +5,7 @@
 mod common;
 mod mutate;
 
+mod aclgraph;
 mod bad_input;
 mod cann;
 mod codegen;

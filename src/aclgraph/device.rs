@@ -1,0 +1,239 @@
+//! What the SuperKernels did on the device: `sk_task_queue.json` (each SuperKernel's cube and
+//! vector task queues) and `sk_prof_device_<dev>.json` (per-sub-op and whole-SuperKernel timing
+//! with `ASCEND_PROF_SK_ON`). Reference/aclgraph_superkernel.md §4.3, §4.5.
+
+use serde::Deserialize;
+
+/// One core kind's task queue of a SuperKernel.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Queue {
+    /// `numBlocks`.
+    pub num_blocks: u64,
+    /// `funcCnt`: sub-kernel calls.
+    pub funcs: u64,
+    /// Tasks by type (`FUNC`, `SYNC`, `PRELOAD`, `EVENT_NOTIFY`…), with their counts, in
+    /// first-seen order.
+    pub by_type: Vec<(String, u64)>,
+}
+
+impl Queue {
+    /// All its tasks.
+    pub fn tasks(&self) -> u64 {
+        self.by_type.iter().map(|(_, n)| n).sum()
+    }
+}
+
+/// The queues of one SuperKernel.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ScopeQueues {
+    /// Its `scopeId` (absent in files with one root-level `taskQueues`).
+    pub scope_id: Option<u64>,
+    /// The cube queue.
+    pub aic: Queue,
+    /// The vector queue.
+    pub aiv: Queue,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawQueues {
+    #[serde(default)]
+    scopes: Option<Vec<RawScope>>,
+    #[serde(default)]
+    task_queues: Option<RawPair>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawScope {
+    #[serde(default)]
+    scope_id: Option<u64>,
+    #[serde(default)]
+    task_queues: Option<RawPair>,
+}
+
+#[derive(Deserialize)]
+struct RawPair {
+    #[serde(default)]
+    aic: Option<RawQueue>,
+    #[serde(default)]
+    aiv: Option<RawQueue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawQueue {
+    #[serde(default)]
+    num_blocks: Option<u64>,
+    #[serde(default)]
+    func_cnt: Option<u64>,
+    #[serde(default)]
+    task_que: Option<RawTaskQue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawTaskQue {
+    #[serde(default)]
+    task_infos: Option<Vec<RawTaskInfo>>,
+}
+
+#[derive(Deserialize)]
+struct RawTaskInfo {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+}
+
+fn queue(raw: Option<RawQueue>) -> Queue {
+    let Some(raw) = raw else {
+        return Queue::default();
+    };
+    let mut by_type: Vec<(String, u64)> = Vec::new();
+    for info in raw.task_que.and_then(|q| q.task_infos).unwrap_or_default() {
+        let kind = info.kind.unwrap_or_else(|| "?".to_string());
+        match by_type.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => by_type.push((kind, 1)),
+        }
+    }
+    Queue {
+        num_blocks: raw.num_blocks.unwrap_or_default(),
+        funcs: raw.func_cnt.unwrap_or_default(),
+        by_type,
+    }
+}
+
+/// A JSON file that could not be read: serde's message and its place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    /// What is wrong.
+    pub message: String,
+    /// 1-based line and column.
+    pub at: Option<(usize, usize)>,
+}
+
+impl From<serde_json::Error> for JsonError {
+    fn from(e: serde_json::Error) -> JsonError {
+        JsonError {
+            message: super::json_error_text(&e),
+            at: (e.line() > 0).then(|| (e.line(), e.column())),
+        }
+    }
+}
+
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+}
+
+/// Reads `sk_task_queue.json`: per-scope `scopes[].taskQueues`, or one root-level
+/// `taskQueues` without a scope id.
+pub fn task_queues(bytes: &[u8]) -> Result<Vec<ScopeQueues>, JsonError> {
+    let raw: RawQueues = serde_json::from_slice(without_bom(bytes))?;
+    let mut out: Vec<ScopeQueues> = raw
+        .scopes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|s| {
+            let pair = s.task_queues.unwrap_or(RawPair {
+                aic: None,
+                aiv: None,
+            });
+            ScopeQueues {
+                scope_id: s.scope_id,
+                aic: queue(pair.aic),
+                aiv: queue(pair.aiv),
+            }
+        })
+        .collect();
+    if let Some(pair) = raw.task_queues {
+        out.push(ScopeQueues {
+            scope_id: None,
+            aic: queue(pair.aic),
+            aiv: queue(pair.aiv),
+        });
+    }
+    Ok(out)
+}
+
+/// Timing of one sub-op (or of a whole SuperKernel) over the cores that ran it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Timing {
+    /// The SuperKernel's `skId` (its scope id).
+    pub sk_id: u64,
+    /// The position in the SuperKernel's task list (`args.nodeId`); `None` for the whole
+    /// SuperKernel.
+    pub position: Option<u64>,
+    /// The sub-kernel's (or SuperKernel's) name, without the `[block/blocks]` prefix.
+    pub name: String,
+    /// Records (one per core and run).
+    pub records: u64,
+    /// Sum of their durations, µs.
+    pub total_us: f64,
+    /// The longest, µs.
+    pub max_us: f64,
+}
+
+impl Timing {
+    /// Mean duration, µs.
+    pub fn mean_us(&self) -> f64 {
+        if self.records == 0 {
+            0.0
+        } else {
+            self.total_us / self.records as f64
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct RawRecord {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    dur: Option<f64>,
+    #[serde(default)]
+    args: Option<RawArgs>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawArgs {
+    #[serde(default)]
+    sk_id: Option<u64>,
+    #[serde(default)]
+    node_id: Option<u64>,
+}
+
+/// Reads `sk_prof_device_<dev>.json` (or the older `sk_event_dev_device_<dev>.json`): a
+/// Chrome-trace array whose last element is `{}`; records are summed per SuperKernel and
+/// position.
+pub fn timings(bytes: &[u8]) -> Result<Vec<Timing>, JsonError> {
+    let records: Vec<RawRecord> = serde_json::from_slice(without_bom(bytes))?;
+    let mut out: Vec<Timing> = Vec::new();
+    let mut index: std::collections::HashMap<(u64, Option<u64>), usize> = Default::default();
+    for record in records {
+        let (Some(args), Some(dur), Some(name)) = (record.args, record.dur, record.name) else {
+            continue;
+        };
+        let Some(sk_id) = args.sk_id else { continue };
+        // The device writes UINT32_MAX as the position of a whole-SuperKernel record.
+        let position = args.node_id.filter(|&n| n != u64::from(u32::MAX));
+        let name = match name.find(']') {
+            Some(end) if name.starts_with('[') => name[end + 1..].trim().to_string(),
+            _ => name,
+        };
+        let slot = *index.entry((sk_id, position)).or_insert_with(|| {
+            out.push(Timing {
+                sk_id,
+                position,
+                name,
+                ..Timing::default()
+            });
+            out.len() - 1
+        });
+        let t = &mut out[slot];
+        t.records += 1;
+        t.total_us += dur;
+        t.max_us = t.max_us.max(dur);
+    }
+    Ok(out)
+}

@@ -1,0 +1,263 @@
+//! The aclgraph pass's reasons in words: why a task was not fused (`FusionFailReason`, with
+//! the bind-map and deadlock sub-reasons) and why a scope was cut (`ScopeBreakReason`).
+//! Facts: reference/aclgraph_superkernel.md §3.2–3.3 (graph-autofusion `aot/sk_node.h`,
+//! `sk_node.cpp`, `sk_lock_detector.h`, `sk_scope_info.h`).
+
+/// What a fail reason key (`OP_UNSUPPORT`, …) means and what to do, when skope knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReasonText {
+    /// The key as the logs write it.
+    pub key: &'static str,
+    /// What it means, in a user's words.
+    pub meaning: &'static str,
+    /// What to do about it.
+    pub action: &'static str,
+}
+
+/// The pass's `FusionFailReason` keys (ids 0–17), in id order.
+pub const FAIL_REASONS: &[ReasonText] = &[
+    ReasonText {
+        key: "CAN_FUSE",
+        meaning: "nothing recorded against it",
+        action: "",
+    },
+    ReasonText {
+        key: "OP_UNSUPPORT",
+        meaning: "its binary has no usable SuperKernel sub-kernel table",
+        action: "build the op with SuperKernel support (static kernel compile passes \
+                 --enable_super_kernel), or leave it out of the scope",
+    },
+    ReasonText {
+        key: "DYNAMIC_TASK_UNSUPPORT",
+        meaning: "the task is refreshed at run time (it belongs to a task group)",
+        action: "keep it out of the scope; dynamic task groups are not fused",
+    },
+    ReasonText {
+        key: "NOT_IN_SCOPE",
+        meaning: "outside every named scope (named scopes exist, so only their tasks fuse)",
+        action: "put it between super_kernel_scope_begin/end of a named scope to fuse it",
+    },
+    ReasonText {
+        key: "IN_UNFUSIBLE_SCOPE",
+        meaning: "inside an unnamed scope, which excludes its tasks from fusion",
+        action: "end the unnamed (None) scope before it to let it fuse",
+    },
+    ReasonText {
+        key: "EXCEED_CORE_MAX",
+        meaning: "needs more cores than the device has (the pass never sets this)",
+        action: "",
+    },
+    ReasonText {
+        key: "RESET_TYPE_NODE",
+        meaning: "an event reset: resets are never fused",
+        action: "nothing to do: it stays a plain task",
+    },
+    ReasonText {
+        key: "ISOLATED_EVENT",
+        meaning: "within its scope this stream holds only sync tasks, which would be alone",
+        action: "nothing to do unless kernels of that stream belong in the scope",
+    },
+    ReasonText {
+        key: "EXIST_DEADLOCK",
+        meaning: "fusing it could hang (the deadlock check rejected it)",
+        action: "see the deadlock sub-reason; moving the notifying task into the scope or \
+                 ending the scope before the wait avoids it",
+    },
+    ReasonText {
+        key: "SCOPE_FUSE_PART",
+        meaning: "its whole scope was dropped after splitting (see the status)",
+        action: "see the status: a scope with no kernel or without free task slots is not \
+                 launched",
+    },
+    ReasonText {
+        key: "EXTERNAL_DEPEND",
+        meaning: "the event is shared outside the graph (non-default flag or external event)",
+        action: "use a graph-internal event, or keep the task out of the scope",
+    },
+    ReasonText {
+        key: "UNSUPPORT_EVENT_TYPE",
+        meaning: "an event task of a kind the pass does not know",
+        action: "the whole optimize likely failed: check super_kernel.log",
+    },
+    ReasonText {
+        key: "MEMORY_WAIT_NODE_ONLY",
+        meaning: "a value wait without a writer (the pass never sets this)",
+        action: "",
+    },
+    ReasonText {
+        key: "MEMORY_WRITE_NODE_ONLY",
+        meaning: "a value write without a waiter (the pass never sets this)",
+        action: "",
+    },
+    ReasonText {
+        key: "DEFAULT_NODE",
+        meaning: "a non-kernel task (AI CPU or other resource) on a stream with kernels in \
+                  the scope",
+        action: "move it out of the scope, or let task_breaker_bypass drop it",
+    },
+    ReasonText {
+        key: "SIMT_OP_UNSUPPORT",
+        meaning: "a SIMT kernel: SIMT ops are not fused",
+        action: "keep it out of the scope",
+    },
+    ReasonText {
+        key: "KERNEL_ATTR_GET_FAILED",
+        meaning: "a run-time query of the kernel's attributes failed",
+        action: "check super_kernel.log for the failed query",
+    },
+    ReasonText {
+        key: "EXCEED_SCOPE_MAX",
+        meaning: "more than 1024 scope names: later scopes are not fused",
+        action: "reuse scope names (a name used again keeps its bit)",
+    },
+];
+
+/// The bind-map sub-reasons of `OP_UNSUPPORT`.
+pub const BINDMAP_REASONS: &[(&str, &str)] = &[
+    (
+        "BINDMAP_INIT_EMPTY",
+        "the kernel was not built for SuperKernel (no SK info in the binary) (inferred)",
+    ),
+    ("BINHDL_NULL", "the binary handle is null"),
+    ("FUNCHDL_NULL", "the function handle is null"),
+    (
+        "FUNC_NOT_FOUND",
+        "neither its AIC nor its AIV entry is in the bind map",
+    ),
+    (
+        "BIN_DEV_ADDR_GET_FAILED",
+        "the binary's device address could not be read",
+    ),
+    (
+        "FUNC_ADDR_GET_FAILED",
+        "the function's address could not be read",
+    ),
+    (
+        "BINDMAP_ENTRY_CONFLICT",
+        "a global function appears twice with different values",
+    ),
+    (
+        "BINDMAP_CAP_INCONSISTENT",
+        "its AIC and AIV capability words differ",
+    ),
+    (
+        "BIN_HOST_ADDR_GET_FAILED",
+        "the binary's host buffer could not be read",
+    ),
+];
+
+/// The deadlock sub-reasons of `EXIST_DEADLOCK`.
+pub const DEADLOCK_REASONS: &[(&str, &str)] = &[
+    (
+        "FIRST_WAIT",
+        "the scope starts with a wait, which is peeled off",
+    ),
+    (
+        "NOTIFY_NOT_IN_GRAPH",
+        "the matching notify is not in the model",
+    ),
+    (
+        "NOTIFY_AFTER_SK_RANGE",
+        "the notify comes later on a stream inside the SuperKernel",
+    ),
+    (
+        "NOTIFY_INSUFFICIENT_CORES",
+        "the notify needs more cores than are free",
+    ),
+    (
+        "NOTIFY_INVALID",
+        "the notify lookup failed, or a notify inside the SuperKernel claims cores",
+    ),
+    ("NO_SUPPORT_NODE", "a task of an unexpected type"),
+    (
+        "KERNEL_INSUFFICIENT_CORES",
+        "a kernel outside the SuperKernel it depends on lacks cores",
+    ),
+];
+
+/// The statuses of a dropped scope (`SCOPE_FUSE_PART [status]`).
+pub const SCOPE_STATUSES: &[(&str, &str)] = &[
+    ("NO_TARGET_NODE", "no kernel was left in the scope"),
+    (
+        "RESOURCE_INSUFFICIENT",
+        "too few task slots for the syncs of its extra streams",
+    ),
+    (
+        "UNRECOVERABLE_FAIL",
+        "post-processing failed; the optimize aborts",
+    ),
+];
+
+/// `ScopeBreakReason` values: why a scope was cut where it was.
+pub const BREAK_REASONS: &[(&str, &str)] = &[
+    ("NONE", "the scope's bit set changed, or its streams ended"),
+    ("UNFUSIBLE_NODE", "an unfusible task cut the scope"),
+    (
+        "DEADLOCK_DETECTED",
+        "the deadlock check split the scope at a wait",
+    ),
+    (
+        "SYNCALL_OP_DROP",
+        "a ScheMode (all-core sync) kernel's core count dropped or rose",
+    ),
+    (
+        "DEBUG_PER_OP_MAX_CORE",
+        "one SuperKernel per kernel (debug)",
+    ),
+];
+
+/// What fail reason `key` means, when it is one of the pass's.
+pub fn fail_reason(key: &str) -> Option<&'static ReasonText> {
+    FAIL_REASONS.iter().find(|r| r.key == key)
+}
+
+/// The meaning of sub-reason `sub` of fail reason `key` (bind-map, deadlock or scope status).
+pub fn sub_reason(key: &str, sub: &str) -> Option<&'static str> {
+    let table = match key {
+        "OP_UNSUPPORT" => BINDMAP_REASONS,
+        "EXIST_DEADLOCK" => DEADLOCK_REASONS,
+        "SCOPE_FUSE_PART" => SCOPE_STATUSES,
+        _ => return None,
+    };
+    table.iter().find(|(k, _)| *k == sub).map(|(_, m)| *m)
+}
+
+/// What break reason `key` means.
+pub fn break_reason(key: &str) -> Option<&'static str> {
+    BREAK_REASONS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, m)| *m)
+}
+
+/// `reason` (`KEY` or `KEY [SUB]`) in words: the meaning, the sub-reason's meaning, and an
+/// unknown key said as such.
+pub fn describe(key: &str, sub: Option<&str>) -> String {
+    let mut text = match fail_reason(key) {
+        Some(r) => r.meaning.to_string(),
+        None => format!("{key} (a reason skope does not know)"),
+    };
+    if let Some(sub) = sub {
+        match sub_reason(key, sub) {
+            Some(meaning) => text.push_str(&format!(": {meaning}")),
+            None => text.push_str(&format!(": {sub}")),
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_id_has_its_key_in_order() {
+        assert_eq!(FAIL_REASONS.len(), 18);
+        assert_eq!(FAIL_REASONS[1].key, "OP_UNSUPPORT");
+        assert_eq!(FAIL_REASONS[17].key, "EXCEED_SCOPE_MAX");
+        // The logs' detail texts for 3 and 4 are swapped; skope goes by the key.
+        assert!(describe("NOT_IN_SCOPE", None).starts_with("outside every named scope"));
+        assert!(describe("OP_UNSUPPORT", Some("BINDMAP_INIT_EMPTY")).contains("not built for"));
+        assert!(describe("NEW_REASON", Some("X")).contains("does not know"));
+    }
+}

@@ -1,0 +1,410 @@
+//! The aclgraph pass's output: the bundled example read back against the outcome its generator
+//! wrote by hand, files missing or broken, the log formats' variants, scope markers (nested,
+//! interleaved, unnamed, over 1024 names) and where model directories are found.
+
+use skope::aclgraph::graph_json::{self, Marker, NodeType, Task};
+use skope::aclgraph::model::{self, TaskStatus};
+use skope::aclgraph::{layout, logs, open};
+use std::path::{Path, PathBuf};
+
+fn example() -> PathBuf {
+    crate::common::repo("assets/examples/aclgraph")
+}
+
+/// A copy of the example's model directory (and its timing file) to change.
+fn copy_of_example(tag: &str) -> PathBuf {
+    let root = crate::common::scratch(&format!("aclgraph-{tag}"));
+    let _ = std::fs::remove_dir_all(&root);
+    let from = example().join("sk_meta/4711");
+    let model = root.join("sk_meta/4711/model_3_1");
+    std::fs::create_dir_all(&model).unwrap();
+    for entry in std::fs::read_dir(from.join("model_3_1")).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::copy(&p, model.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::copy(
+        from.join("sk_prof_device_0.json"),
+        root.join("sk_meta/4711/sk_prof_device_0.json"),
+    )
+    .unwrap();
+    model
+}
+
+fn names(model: &skope::aclgraph::AclModel, sk: usize) -> Vec<u64> {
+    model.sks[sk]
+        .tasks
+        .iter()
+        .map(|&i| model.tasks[i].node_id)
+        .collect()
+}
+
+#[test]
+fn the_example_reads_back_as_its_generator_wrote_it() {
+    let (model, others) = open(&example()).expect("the example");
+    assert!(others.is_empty());
+    assert!(model.missing.is_empty(), "{:?}", model.missing);
+    assert!(model.problems.is_empty(), "{:?}", model.problems);
+    assert_eq!(model.model_id.as_deref(), Some("3_1"));
+    assert_eq!(model.tasks.len(), 69);
+    assert_eq!(model.streams, 2);
+    assert_eq!(
+        model.scope_names,
+        ["attn_0", "moe_0", "kv_sync", "attn_1", "moe_1"]
+    );
+    // Six SuperKernels, by scope id, with the tasks the generator put in them.
+    let ids: Vec<u64> = model.sks.iter().map(|s| s.scope_id).collect();
+    assert_eq!(ids, [14, 15, 17, 21, 23, 24]);
+    assert_eq!(names(&model, 0), [4, 5, 6]);
+    assert_eq!(names(&model, 2), [16, 19, 20, 21, 22, 23, 26]);
+    // moe_0 fuses both streams; its events are cancelled, not members.
+    let streams: std::collections::BTreeSet<u32> = model.sks[2]
+        .tasks
+        .iter()
+        .map(|&i| model.tasks[i].stream)
+        .collect();
+    assert_eq!(streams.len(), 2);
+    // Breaks: the unsupported attention kernel, the ScheMode core drop.
+    let b = model.sks[0].break_info.as_ref().expect("attn_0 is cut");
+    assert_eq!(
+        (b.reason.as_str(), b.trigger_node),
+        ("UNFUSIBLE_NODE", Some(7))
+    );
+    let b = model.sks[4].break_info.as_ref().expect("moe_1 is cut");
+    assert_eq!(b.reason, "SYNCALL_OP_DROP");
+    assert_eq!(
+        b.detail.as_deref(),
+        Some("ScheMode core drop at node 62: merged(24,48) -> cur(8,16)")
+    );
+    assert!(model.sks[1].break_info.is_none());
+    // Launch tasks, entries, queues and timing joined by scope id.
+    assert_eq!(model.sks[0].launch.map(|i| model.tasks[i].node_id), Some(4));
+    assert_eq!(model.sks[5].entry.as_deref(), Some("sk_entry_mix11"));
+    let q = model.sks[0].queues.as_ref().expect("queues");
+    assert_eq!((q.aic.funcs, q.aiv.funcs), (1, 2));
+    assert!(model.sks[0].time.as_ref().is_some_and(|t| t.records == 1));
+    // One timing per sub-op position (22) and one per SuperKernel (6).
+    assert_eq!(model.timings.len(), 22 + 6);
+    // Every unfusible kernel with the pass's reason; markers; the rest said.
+    let status = |id: u64| &model.status[model.task_index(id).unwrap()];
+    assert_eq!(
+        status(7),
+        &TaskStatus::Unfusible {
+            reason: "OP_UNSUPPORT".into(),
+            sub: Some("BINDMAP_INIT_EMPTY".into()),
+            detail: "Failed to resolve SuperKernel bind map for the operator, bindmap init empty"
+                .into()
+        }
+    );
+    assert!(
+        matches!(status(33), TaskStatus::Unfusible { reason, .. } if reason == "IN_UNFUSIBLE_SCOPE")
+    );
+    assert!(matches!(status(67), TaskStatus::Unfusible { reason, .. } if reason == "NOT_IN_SCOPE"));
+    assert_eq!(status(1), &TaskStatus::Marker);
+    assert!(matches!(status(17), TaskStatus::NotFused { why } if why.contains("cancelled")));
+    assert!(matches!(status(40), TaskStatus::NotFused { why } if why.contains("CAN_FUSE")));
+    assert!(matches!(status(0), TaskStatus::NotFused { why } if why.contains("default")));
+}
+
+#[test]
+fn missing_files_are_named_with_what_they_would_show() {
+    let dir = copy_of_example("missing");
+    for name in [
+        layout::FUSED_NODES,
+        layout::TASK_QUEUE,
+        layout::GRAPH_ORIGIN,
+    ] {
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+    std::fs::remove_file(dir.parent().unwrap().join("sk_prof_device_0.json")).unwrap();
+    let (model, _) = open(&dir.join(layout::FAIL_REASONS)).expect("any file opens its model");
+    assert_eq!(model.graph_file, layout::GRAPH_UPDATED);
+    let missing: Vec<&str> = model.missing.iter().map(|f| f.name).collect();
+    assert_eq!(
+        missing,
+        [
+            layout::GRAPH_ORIGIN,
+            layout::FUSED_NODES,
+            layout::TASK_QUEUE,
+            layout::TIMING
+        ]
+    );
+    assert!(model.missing.iter().all(|f| !f.shows.is_empty()));
+    // The SuperKernels come from the fail-reasons log's listing instead.
+    assert_eq!(model.sks.len(), 6);
+    assert_eq!(names(&model, 0), [4, 5, 6]);
+    assert!(
+        model
+            .sks
+            .iter()
+            .all(|s| s.queues.is_none() && s.time.is_none())
+    );
+    let text = skope::aclgraph::report::AclReport::new(&model, &[]).to_text();
+    assert!(
+        text.contains("missing files (what they would have shown):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sk_fused_nodes.log: the SuperKernels that were built"),
+        "{text}"
+    );
+
+    // Without either graph file there are no tasks to show: an error that says so.
+    std::fs::remove_file(dir.join(layout::GRAPH_UPDATED)).unwrap();
+    let e = open(&dir).expect_err("no graph").to_string();
+    assert!(
+        e.contains("neither sk_graph_origin.json nor sk_graph_updated.json"),
+        "{e}"
+    );
+    assert!(e.contains("hint: pass the model directory"), "{e}");
+}
+
+#[test]
+fn broken_files_are_errors_or_problems_with_their_place() {
+    let dir = copy_of_example("broken");
+    let graph = std::fs::read_to_string(dir.join(layout::GRAPH_ORIGIN)).unwrap();
+    // A truncated graph file: an error at its end.
+    std::fs::write(dir.join(layout::GRAPH_ORIGIN), &graph[..graph.len() / 2]).unwrap();
+    let e = open(&dir).expect_err("truncated").to_string();
+    assert!(e.contains("sk_graph_origin.json:"), "{e}");
+    assert!(e.contains("not a graph file of the aclgraph pass"), "{e}");
+    // A wrong type where a number belongs: the line of it.
+    let wrong = graph.replacen("\"nodeId\": 0,", "\"nodeId\": \"zero\",", 1);
+    std::fs::write(dir.join(layout::GRAPH_ORIGIN), &wrong).unwrap();
+    let e = open(&dir).expect_err("wrong type").to_string();
+    let line = wrong.lines().position(|l| l.contains("\"zero\"")).unwrap() + 1;
+    assert!(e.contains(&format!("sk_graph_origin.json:{line}:")), "{e}");
+    std::fs::write(dir.join(layout::GRAPH_ORIGIN), &graph).unwrap();
+    // A broken task queue or timing file is a problem; the rest still reads.
+    std::fs::write(dir.join(layout::TASK_QUEUE), "{\"scopes\": [").unwrap();
+    std::fs::write(dir.join(layout::FUSED_NODES), b"\xff\xfe garbage").unwrap();
+    let (model, _) = open(&dir).expect("still readable");
+    assert_eq!(model.problems.len(), 2, "{:?}", model.problems);
+    let about = |file: &str| {
+        model
+            .problems
+            .iter()
+            .find(|p| p.file.ends_with(file))
+            .map(|p| p.message.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        about(layout::TASK_QUEUE).starts_with("line 1, column "),
+        "{:?}",
+        model.problems
+    );
+    assert!(
+        about(layout::FUSED_NODES).contains("line 1"),
+        "{:?}",
+        model.problems
+    );
+    assert_eq!(model.sks.len(), 6, "the fail-reasons listing stands in");
+    // Garbage lines in a log are passed over.
+    let log = std::fs::read_to_string(dir.join(layout::FAIL_REASONS)).unwrap();
+    std::fs::write(
+        dir.join(layout::FAIL_REASONS),
+        format!("\u{1b}[31mjunk\nNode [nodeId:x: reason: \n{log}"),
+    )
+    .unwrap();
+    let (model, _) = open(&dir).expect("junk passed over");
+    assert_eq!(model.sks.len(), 6);
+}
+
+#[test]
+fn files_that_disagree_are_said() {
+    let dir = copy_of_example("disagree");
+    let log = std::fs::read_to_string(dir.join(layout::FUSED_NODES)).unwrap();
+    // The fused listing names a task the graph does not have, and loses one of SK 14's.
+    let changed = log.replacen("[nodeId:5,", "[nodeId:999,", 1);
+    std::fs::write(dir.join(layout::FUSED_NODES), changed).unwrap();
+    let (model, _) = open(&dir).unwrap();
+    let problems: Vec<&str> = model.problems.iter().map(|p| p.message.as_str()).collect();
+    assert!(
+        problems.iter().any(|p| p.contains("lists task 999")),
+        "{problems:?}"
+    );
+}
+
+fn task(id: u64, marker: Option<Marker>, scope: Option<&str>) -> Task {
+    Task {
+        node_id: id,
+        stream: 0,
+        index_in_stream: id as u32,
+        runtime_stream: None,
+        node_type: NodeType::Kernel,
+        scope_name: scope.map(str::to_string),
+        marker,
+        func_name: Some(format!("k{id}")),
+        kernel_type: Some("AIV_ONLY".into()),
+        num_blocks: Some(8),
+        task_ratio: None,
+        simt: false,
+        event_id: None,
+        sk: None,
+    }
+}
+
+#[test]
+fn markers_nest_interleave_exclude_and_stop_at_1024_names() {
+    use Marker::{Begin, End};
+    // A-B-A-B interleaving: ends match by name; A∩B differs from A alone.
+    let tasks = vec![
+        task(0, Some(Begin), Some("A")),
+        task(1, None, None),
+        task(2, Some(Begin), Some("B")),
+        task(3, None, None),
+        task(4, Some(End), Some("A")),
+        task(5, None, None),
+        task(6, Some(End), Some("B")),
+        task(7, None, None),
+        task(8, Some(Begin), None),
+        task(9, Some(Begin), Some("A")),
+        task(10, None, None),
+        task(11, Some(End), Some("A")),
+        task(12, Some(End), None),
+    ];
+    let (names, m) = model::memberships(&tasks);
+    assert_eq!(names, ["A", "B"]);
+    assert_eq!(m[1].bits, [0]);
+    assert_eq!(m[3].bits, [0, 1]);
+    assert_eq!(m[5].bits, [1]);
+    assert!(m[7].bits.is_empty() && !m[7].excluded);
+    // An enclosing unnamed scope excludes even inside a named one.
+    assert!(m[10].excluded && m[10].bits == [0]);
+
+    let mut many = Vec::new();
+    for n in 0..1026u64 {
+        let name = format!("s{n}");
+        many.push(task(3 * n, Some(Begin), Some(&name)));
+        many.push(task(3 * n + 1, None, None));
+        many.push(task(3 * n + 2, Some(End), Some(&name)));
+    }
+    let (names, m) = model::memberships(&many);
+    assert_eq!(names.len(), model::MAX_SCOPE_NAMES);
+    assert!(!m[3 * 1023 + 1].over_limit);
+    assert!(m[3 * 1024 + 1].over_limit && m[3 * 1024 + 1].bits.is_empty());
+}
+
+#[test]
+fn graph_files_with_nulls_numbers_and_a_bom_read() {
+    let text = "\u{feff}{\"modelId\": 7, \"deviceId\": null, \"options\": {\"early_start\": \
+                {\"name\": \"early_start\", \"type\": 16, \"value\": 1}, \"inner_options\": {}},\
+                \"streams\": [{\"streamIdxInGraph\": 0, \"nodes\": [\
+                {\"nodeId\": 3, \"nodeType\": \"KERNEL\", \"scopeName\": null, \"preNodeId\": \"none\",\
+                 \"taskInfo\": [{\"streamId\": 9, \"taskType\": \"KERNEL\", \"kernelParams\": \
+                 {\"funcName\": \"sk_scope_kernel_begin_dav_3510\", \"isSimtOp\": 1, \"taskRatio\": [1, 2],\
+                  \"unknownField\": {\"deep\": [1, 2]}}}]},\
+                {\"nodeId\": 1, \"nodeType\": \"VALUE_WAIT\", \"taskInfo\": null}]}]}";
+    let g = graph_json::parse(text.as_bytes()).expect("parses");
+    assert_eq!(g.model_id.as_deref(), Some("7"));
+    assert_eq!(g.options, [("early_start".to_string(), "1".to_string())]);
+    assert_eq!(g.tasks[0].node_id, 1, "sorted by nodeId");
+    assert_eq!(g.tasks[0].node_type, NodeType::MemoryWait);
+    assert_eq!(g.tasks[1].marker, Some(Marker::Begin));
+    assert!(g.tasks[1].simt);
+    assert_eq!(g.tasks[1].task_ratio, Some((1, 2)));
+    assert_eq!(g.tasks[1].runtime_stream, Some(9));
+    for bad in [
+        "",
+        "[]",
+        "{\"streams\": [{\"nodes\": [{}]}]}",
+        "{\"streams\": 3}",
+    ] {
+        let e = graph_json::parse(bad.as_bytes()).expect_err(bad);
+        assert!(!e.message.is_empty());
+    }
+}
+
+#[test]
+fn log_variants_of_real_runs_read() {
+    // The older split form without scopeId, a root-level taskQueues, the older timing name.
+    let split = "Scope split results begin: pass=InitialScopeSplitPass, totalScopes=1\n\
+                 Scope 0: 2 nodes, 1 streams, scopeBitFlags=1, scopeNames=[a]\n\
+                 \x20 BreakInfo: breakReason=NONE\n\
+                 \x20   [0] [nodeId:4, streamId:2, streamIdxInGraph:0, nodeIdxInStream:4] - KernelInfos{funcName:x}\n\
+                 Scope split results begin: pass=ScopeSplitPipelineFinal, totalScopes=1\n\
+                 Scope 0 (scopeId=9): 1 nodes, 1 streams, scopeBitFlags=1, scopeNames=[a]\n\
+                 \x20 BreakInfo: breakReason=DEADLOCK_DETECTED, triggerNode=6, detail=\"Deadlock at node 6, split at Wait node 5\"\n\
+                 \x20   [0] [nodeId:4, streamId:2, streamIdxInGraph:0, nodeIdxInStream:4] - KernelInfos{funcName:x}\n";
+    let (pass, scopes) = logs::scope_split(split).unwrap();
+    assert_eq!(pass, "ScopeSplitPipelineFinal");
+    assert_eq!(scopes[0].scope_id, Some(9));
+    assert_eq!(scopes[0].node_ids, [4]);
+    assert_eq!(
+        scopes[0].break_info.as_ref().unwrap().reason,
+        "DEADLOCK_DETECTED"
+    );
+    let old = "Scope split results begin: pass=X, totalScopes=1\nScope 3: 1 nodes, 1 streams, scopeBitFlags=1, scopeNames=[a]\n";
+    let (_, scopes) = logs::scope_split(old).unwrap();
+    assert_eq!((scopes[0].display, scopes[0].scope_id), (3, None));
+
+    let q = skope::aclgraph::device::task_queues(
+        br#"{"taskQueues": {"aiv": {"numBlocks": 40, "funcCnt": 2, "taskQue": {"taskCnt": 3,
+            "taskInfos": [{"type": "FUNC"}, {"type": "SYNC"}, {"type": "FUNC"}]}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(q.len(), 1);
+    assert_eq!(
+        (q[0].scope_id, q[0].aiv.funcs, q[0].aiv.tasks()),
+        (None, 2, 3)
+    );
+    assert_eq!(q[0].aic.tasks(), 0);
+    assert!(layout::timing_file("sk_event_dev_device_1.json"));
+
+    let t = skope::aclgraph::device::timings(
+        br#"[{"ph":"X","name":"[1/40]Add","pid":"AIV","tid":1,"ts":1.0,"dur":2.0,"args":{"modelId":"3_1","skId":7,"nodeId":0}},
+             {"ph":"X","name":"[2/40]Add","pid":"AIV","tid":2,"ts":1.0,"dur":4.0,"args":{"modelId":"3_1","skId":7,"nodeId":0}},
+             {"ph":"X","name":"[0/40] sk_7_a","pid":"AIV","tid":0,"ts":1.0,"dur":9.0,"args":{"modelId":"3_1","skId":7,"nodeId":4294967295}},
+             {}]"#,
+    )
+    .unwrap();
+    assert_eq!(t.len(), 2);
+    assert_eq!(
+        (t[0].name.as_str(), t[0].records, t[0].mean_us()),
+        ("Add", 2, 3.0)
+    );
+    assert_eq!((t[1].position, t[1].max_us), (None, 9.0));
+    assert!(skope::aclgraph::device::timings(b"[{\"dur\": ").is_err());
+
+    let d = logs::device_args(
+        "AIV TaskQue: cap=64, tasks=2\n[0] type=FUNC, idx=0, nodeId=12, relatedType=NONE, blk=40\n\
+         [1] type=SYNC, idx=1, nodeId=18446744073709551615, relatedType=NONE, blk=0\n",
+    );
+    assert_eq!(d.len(), 2);
+    assert_eq!(
+        (d[0].queue.as_str(), d[0].node_id, d[1].node_id),
+        ("AIV", Some(12), None)
+    );
+}
+
+#[test]
+fn model_directories_are_found_below_a_result_root() {
+    let root = crate::common::scratch("aclgraph-root");
+    let _ = std::fs::remove_dir_all(&root);
+    let graph = example().join("sk_meta/4711/model_3_1/sk_graph_origin.json");
+    for rank in ["0", "1"] {
+        let dir = root.join(format!("runs/sk_meta/{rank}/model_3_1"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(&graph, dir.join("sk_graph_origin.json")).unwrap();
+    }
+    std::fs::create_dir_all(root.join("log")).unwrap();
+    let dirs = layout::model_dirs(&root);
+    assert_eq!(dirs.len(), 2);
+    assert!(dirs[0].ends_with("runs/sk_meta/0/model_3_1"));
+    assert!(layout::looks_like_output(&root));
+    let (model, others) = open(&root).unwrap();
+    assert!(model.dir.ends_with("0/model_3_1"));
+    assert_eq!(others.len(), 1);
+    // Without the logs the SuperKernels are unknown, and that is said.
+    assert!(model.sks.is_empty());
+    assert!(matches!(&model.status[4], TaskStatus::NotFused { why } if why.contains("missing")));
+    let empty = crate::common::scratch("aclgraph-empty");
+    assert!(!layout::looks_like_output(&empty));
+    let e = open(&empty).expect_err("nothing").to_string();
+    assert!(
+        e.contains("no output of the aclgraph SuperKernel pass"),
+        "{e}"
+    );
+    assert!(!layout::looks_like_output(Path::new(
+        "assets/examples/moe_decode.ge_proto.txt"
+    )));
+}
