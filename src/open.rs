@@ -64,6 +64,11 @@ pub fn open(
     rules: &RuleConfig,
     progress: &mut dyn FnMut(Stage),
 ) -> Result<(Workspace, Vec<String>), LoadError> {
+    if let Input::File(path) = input
+        && crate::aclgraph::layout::looks_like_output(path)
+    {
+        return open_pass_output(path, progress);
+    }
     let dump = match input {
         Input::File(path) => load::load_file_reporting(path, options, &mut |done, total| {
             progress(if done == total {
@@ -86,6 +91,32 @@ pub fn open(
     let mut ws = Workspace::new(graph, format, &input.name(), &rules);
     ws.set_stamp(stamp);
     Ok((ws, problems))
+}
+
+/// Opens what the aclgraph SuperKernel pass wrote at `path`: the plan it made, read from its
+/// files; the notes say which files are missing and which other models are beside it.
+fn open_pass_output(
+    path: &Path,
+    progress: &mut dyn FnMut(Stage),
+) -> Result<(Workspace, Vec<String>), LoadError> {
+    let (model, others) = crate::aclgraph::open(path)?;
+    progress(Stage::Planning {
+        ops: model.tasks.len(),
+    });
+    let ws = crate::aclgraph::observed::workspace(&model, &path.to_string_lossy());
+    let mut notes: Vec<String> = model
+        .missing
+        .iter()
+        .map(|f| format!("{} is missing: no {}", f.name, f.shows))
+        .collect();
+    if !others.is_empty() {
+        notes.push(format!(
+            "{} more model(s) beside {}: open one by its directory",
+            others.len(),
+            model.dir.display()
+        ));
+    }
+    Ok((ws, notes))
 }
 
 /// Reads the compile's kernel_meta at `paths` (directories, op-info JSONs, entry sources)

@@ -506,6 +506,13 @@ impl BreakReport {
                     None => "no _super_kernel_scope".to_string(),
                 },
             ),
+            BreakReason::Pass(_) => (
+                "dump",
+                op.attrs
+                    .get_str(crate::aclgraph::reasons::ATTR_BREAK)
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
             BreakReason::OtherScope(_) | BreakReason::Unscoped | BreakReason::DoNotFuse => (
                 Evidence::Edit.name(),
                 match marks.scope_of(b.op) {
@@ -534,6 +541,7 @@ impl BreakReport {
                 "it is kept out of fusion on purpose: drop the exclusion or accept the split"
                     .to_string()
             }
+            BreakReason::Pass(_) => crate::aclgraph::reasons::break_suggestion(b.reason.code()),
         };
         BreakReport {
             op: op.name.clone(),

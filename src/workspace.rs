@@ -200,20 +200,44 @@ pub struct Workspace {
     next_version: u64,
     saved_version: u64,
     changes: Changes,
+    /// Set when the plan is what a pass did, read from its files: why edits are refused.
+    read_only: Option<&'static str>,
 }
 
 impl Workspace {
     /// Plans `graph` with `rules` and the scope marks the dump carries.
     pub fn new(graph: Graph, format: Format, file: &str, rules: &RuleSet) -> Workspace {
-        let cx = Arc::new(Context::new(graph, rules));
+        let cx = Context::new(graph, rules);
         let marks = Marks::from_graph(cx.graph());
         let plan = plan(&cx, &marks);
+        let mut ws = Workspace::with_plan(cx, marks, plan, format, file);
+        ws.source.rules = rules.files().to_vec();
+        ws
+    }
+
+    /// A workspace whose plan was made elsewhere (read from a pass's own files): it cannot be
+    /// edited, and edits say `why`.
+    pub fn read_only(
+        cx: Context,
+        marks: Marks,
+        plan: Plan,
+        format: Format,
+        file: &str,
+        why: &'static str,
+    ) -> Workspace {
+        let mut ws = Workspace::with_plan(cx, marks, plan, format, file);
+        ws.read_only = Some(why);
+        ws
+    }
+
+    fn with_plan(cx: Context, marks: Marks, plan: Plan, format: Format, file: &str) -> Workspace {
+        let cx = Arc::new(cx);
         let index = PlanIndex::new(cx.graph(), &plan);
         Workspace {
             source: Source {
                 file: file.to_string(),
                 format,
-                rules: rules.files().to_vec(),
+                rules: Vec::new(),
                 stamp: None,
             },
             cx,
@@ -228,7 +252,13 @@ impl Workspace {
             next_version: 1,
             saved_version: 0,
             changes: Changes::default(),
+            read_only: None,
         }
+    }
+
+    /// Why the plan cannot be edited, when it is what a pass did.
+    pub fn read_only_reason(&self) -> Option<&'static str> {
+        self.read_only
     }
 
     /// Where the graph came from.
@@ -285,6 +315,9 @@ impl Workspace {
     /// Applies `edit` and plans again. Consecutive edits with the same `key` are one step of
     /// the history (undone together).
     pub fn apply(&mut self, edit: Edit, key: Option<u64>) -> Result<(), EditError> {
+        if let Some(why) = self.read_only {
+            return Err(EditError::ReadOnly(why));
+        }
         let undo = edit::apply(&mut self.marks, &self.plan, &edit)?;
         let (changed, touched) = (undo.changed(), undo.renamed());
         self.undone.clear();

@@ -631,3 +631,18 @@ fn a_dump_changed_on_disk_is_noticed_before_a_run_and_can_be_reloaded() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_aclgraph_model_directory_opens_in_the_explorer() {
+    let model = common::repo("assets/examples/aclgraph/sk_meta/4711/model_3_1");
+    let mut s = skope(&[&model.to_string_lossy()], 140, 40);
+    s.wait_for("the model", LONG, |t| {
+        t.contains("aclgraph · 69 ops") && t.contains("sk_14 3 ops")
+    });
+    select(&mut s, "Cast_f00d#33");
+    let screen = s.wait_for("its reason", LONG, |t| t.contains("IN_UNFUSIBLE_SCOPE"));
+    assert!(screen.contains("inside an unnamed scope"), "{screen}");
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}

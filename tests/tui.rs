@@ -5,6 +5,7 @@
 mod common;
 mod ui;
 
+mod tui_aclgraph;
 mod tui_code;
 mod tui_edit;
 mod tui_profiles;

@@ -8,6 +8,7 @@ pub mod graph_json;
 pub mod layout;
 pub mod logs;
 pub mod model;
+pub mod observed;
 pub mod reasons;
 pub mod report;
 

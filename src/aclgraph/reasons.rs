@@ -112,6 +112,29 @@ pub const FAIL_REASONS: &[ReasonText] = &[
     },
 ];
 
+/// A reason key the pass wrote that skope does not know.
+pub const UNKNOWN_REASON: ReasonText = ReasonText {
+    key: "UNKNOWN",
+    meaning: "a reason skope does not know (the pass's detail says more)",
+    action: "",
+};
+
+/// The id of fail reason `key`, when the pass has it.
+pub fn fail_reason_id(key: &str) -> Option<u8> {
+    FAIL_REASONS
+        .iter()
+        .position(|r| r.key == key)
+        .map(|i| i as u8)
+}
+
+/// The id of break reason `key`, when the pass has it.
+pub fn break_reason_id(key: &str) -> Option<u8> {
+    BREAK_REASONS
+        .iter()
+        .position(|(k, _)| *k == key)
+        .map(|i| i as u8)
+}
+
 /// The bind-map sub-reasons of `OP_UNSUPPORT`.
 pub const BINDMAP_REASONS: &[(&str, &str)] = &[
     (
@@ -220,6 +243,22 @@ pub fn sub_reason(key: &str, sub: &str) -> Option<&'static str> {
         _ => return None,
     };
     table.iter().find(|(k, _)| *k == sub).map(|(_, m)| *m)
+}
+
+/// The attribute of a trigger task that holds the pass's words on the cut it made.
+pub const ATTR_BREAK: &str = "_sk_break";
+
+/// What to do about a scope-level cut with break reason `key`.
+pub fn break_suggestion(key: &str) -> String {
+    match key {
+        "SYNCALL_OP_DROP" => "a ScheMode kernel needs all the cores it starts with: put it in \
+                              its own scope, or next to kernels of the same core count"
+            .to_string(),
+        "DEADLOCK_DETECTED" => "move the notifying task into the scope, or end the scope \
+                                before the wait"
+            .to_string(),
+        _ => "see the pass's detail".to_string(),
+    }
 }
 
 /// What break reason `key` means.

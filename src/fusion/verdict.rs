@@ -28,6 +28,10 @@ pub enum Reason {
     CommNotSupported,
     /// An op that runs on AI CPU (no AI Core kernel at all).
     AiCpu,
+    /// A reason the aclgraph pass gave: its `FusionFailReason` id (an index into
+    /// [`crate::aclgraph::reasons::FAIL_REASONS`]). Never in rules files.
+    #[serde(skip)]
+    Pass(u8),
 }
 
 impl Reason {
@@ -50,6 +54,7 @@ impl Reason {
             Reason::TilingOnAicpu => "tiling_on_aicpu",
             Reason::CommNotSupported => "comm_not_supported",
             Reason::AiCpu => "ai_cpu",
+            Reason::Pass(id) => pass_reason(id).key,
         }
     }
 
@@ -64,6 +69,7 @@ impl Reason {
                 "communication op outside the AllReduce/ReduceScatter/AllGather/AlltoAll whitelist"
             }
             Reason::AiCpu => "runs on AI CPU, not on an AI Core kernel",
+            Reason::Pass(id) => pass_reason(id).meaning,
         }
     }
 
@@ -85,8 +91,15 @@ impl Reason {
                 "move it out of the scope, or do its work before or after the scope's ops: no \
                  AI CPU op joins a SuperKernel"
             }
+            Reason::Pass(id) => pass_reason(id).action,
         }
     }
+}
+
+/// The aclgraph pass's reason with `id`.
+fn pass_reason(id: u8) -> &'static crate::aclgraph::reasons::ReasonText {
+    use crate::aclgraph::reasons::{FAIL_REASONS, UNKNOWN_REASON};
+    FAIL_REASONS.get(usize::from(id)).unwrap_or(&UNKNOWN_REASON)
 }
 
 /// What GE's SuperKernel pass does with an op.
@@ -191,6 +204,14 @@ impl Verdicts {
             .map(|op| judge(op, rule_of(&op.op_type), compiled))
             .collect();
         Verdicts { per_op, compiled }
+    }
+
+    /// Verdicts known otherwise (read from a pass's own files), one per op.
+    pub fn of_ops(per_op: Vec<OpVerdict>) -> Verdicts {
+        Verdicts {
+            per_op,
+            compiled: true,
+        }
     }
 
     /// The verdict on op `id`.

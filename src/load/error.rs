@@ -52,6 +52,16 @@ pub enum LoadErrorKind {
         /// What was expected and found.
         message: String,
     },
+    /// A file of a pass's output (not a dump) that could not be used: its place, what is
+    /// wrong and what to do.
+    PassOutput {
+        /// 1-based line and column, when the problem has a place.
+        at: Option<(usize, usize)>,
+        /// What is wrong.
+        message: String,
+        /// What to do.
+        hint: &'static str,
+    },
     /// The content is well-formed but does not describe a graph (e.g. wrong JSON shape).
     Structure {
         /// Where in the document (a JSON path such as `graph[0].op[3].attr`).
@@ -99,6 +109,7 @@ impl LoadError {
                 "the file is damaged or was edited by hand at this position; fix it there or dump the graph again".into()
             }
             LoadErrorKind::Structure { .. } => format!("expected the layout of one of: {FORMATS}"),
+            LoadErrorKind::PassOutput { hint, .. } => (*hint).to_string(),
         }
     }
 }
@@ -135,6 +146,13 @@ impl fmt::Display for LoadError {
             LoadErrorKind::Syntax { line, col, message } => {
                 write!(f, "{path}:{line}:{col}: {message}")?
             }
+            LoadErrorKind::PassOutput { at, message, .. } => {
+                write!(f, "{path}")?;
+                if let Some((line, col)) = at {
+                    write!(f, ":{line}:{col}")?;
+                }
+                write!(f, ": {message}")?
+            }
             LoadErrorKind::Structure {
                 path: json_path,
                 at,
@@ -156,6 +174,19 @@ impl std::error::Error for LoadError {
         match &self.kind {
             LoadErrorKind::Io(e) => Some(e),
             _ => None,
+        }
+    }
+}
+
+impl From<crate::file_error::FileError> for LoadError {
+    fn from(e: crate::file_error::FileError) -> LoadError {
+        LoadError {
+            path: e.path,
+            kind: LoadErrorKind::PassOutput {
+                at: e.at,
+                message: e.message,
+                hint: e.hint,
+            },
         }
     }
 }

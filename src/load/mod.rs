@@ -33,6 +33,9 @@ pub enum Format {
     GeOnnxText,
     /// atc JSON (`--mode=1` / `--mode=5`).
     GeJson,
+    /// What the aclgraph SuperKernel pass wrote (`sk_meta/<pid>/<model>/`): not a dump of a
+    /// graph before the pass but its result.
+    AclgraphPass,
 }
 
 impl Format {
@@ -44,6 +47,7 @@ impl Format {
             Format::TorchairPbtxt => "torchair_pbtxt",
             Format::GeOnnxText => "ge_onnx_text",
             Format::GeJson => "ge_json",
+            Format::AclgraphPass => "aclgraph",
         }
     }
 
@@ -55,6 +59,7 @@ impl Format {
             Format::TorchairPbtxt => "TorchAir pbtxt dump",
             Format::GeOnnxText => "GE ONNX text (ge_onnx_*.pbtxt)",
             Format::GeJson => "atc JSON (ModelDef)",
+            Format::AclgraphPass => "aclgraph SuperKernel pass output (sk_meta/<pid>/<model>)",
         }
     }
 }
@@ -251,6 +256,14 @@ fn parse(path: &Path, src: &[u8]) -> Result<(Format, Vec<crate::graph::GraphBuil
         Format::GraphDefText => vec![ge_text::load_graph_def(src, &name).map_err(syntax)?],
         Format::TorchairPbtxt => vec![torchair_pbtxt::load(src, &name).map_err(syntax)?],
         Format::GeOnnxText => vec![ge_onnx::load(src, &name).map_err(syntax)?],
+        // The pass's output is a directory of files, opened through `crate::aclgraph`.
+        Format::AclgraphPass => {
+            return Err(error(LoadErrorKind::UnknownFormat {
+                line: 1,
+                col: 1,
+                detail: "the aclgraph pass's output: open its model directory instead".into(),
+            }));
+        }
         Format::GeJson => {
             let doc: serde_json::Value = serde_json::from_slice(src).map_err(|e| {
                 error(LoadErrorKind::Syntax {

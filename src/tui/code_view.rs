@@ -108,6 +108,16 @@ impl CodeView {
             self.focus_op = op;
             return;
         };
+        if ws.source().format == crate::load::Format::AclgraphPass {
+            self.note = Some(
+                "an aclgraph SuperKernel runs the prebuilt sk_entry_* kernel over task queues: \
+                 there is no generated entry source (skope report shows its queues)"
+                    .to_string(),
+            );
+            self.set_code(None);
+            self.focus_op = op;
+            return;
+        }
         let Some(plan_segment) = ws
             .plan()
             .scopes

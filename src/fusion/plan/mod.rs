@@ -94,8 +94,15 @@ impl Context {
     /// Prepares `graph` for planning with `rules`.
     pub fn new(graph: impl Into<Arc<Graph>>, rules: &RuleSet) -> Context {
         let shared: Arc<Graph> = graph.into();
+        let verdicts = Verdicts::compute(&shared, |t| rules.get(t));
+        Context::with_verdicts(shared, verdicts)
+    }
+
+    /// Prepares `graph` for planning with verdicts known otherwise (read from a pass's own
+    /// files).
+    pub fn with_verdicts(graph: impl Into<Arc<Graph>>, verdicts: Verdicts) -> Context {
+        let shared: Arc<Graph> = graph.into();
         let graph: &Graph = &shared;
-        let verdicts = Verdicts::compute(graph, |t| rules.get(t));
         let n = graph.len();
         let mut topo = vec![0i64; n];
         for (pos, &id) in graph.exec_order().iter().enumerate() {
@@ -238,6 +245,9 @@ pub enum BreakReason {
     Unscoped,
     /// An op kept out of fusion (`super_kernel(None)`) between members on the same stream.
     DoNotFuse,
+    /// A cut the aclgraph pass made for a scope-level reason: its `ScopeBreakReason` (an index
+    /// into [`crate::aclgraph::reasons::BREAK_REASONS`]); the op is the trigger task.
+    Pass(u8),
 }
 
 impl BreakReason {
@@ -248,6 +258,7 @@ impl BreakReason {
             BreakReason::OtherScope(_) => "other_scope",
             BreakReason::Unscoped => "unscoped",
             BreakReason::DoNotFuse => "do_not_fuse",
+            BreakReason::Pass(id) => pass_break(id).0,
         }
     }
 }
@@ -419,6 +430,28 @@ impl PartialEq for Plan {
 }
 
 impl Plan {
+    /// A plan of `scopes` made elsewhere (read from a pass's own files) for marks with
+    /// `mark_count` scopes.
+    pub fn of_scopes(
+        scopes: Vec<ScopePlan>,
+        findings: Vec<Finding>,
+        outcome: Outcome,
+        mark_count: usize,
+    ) -> Plan {
+        let mut by_mark = vec![NO_SCOPE; mark_count];
+        for (i, scope) in scopes.iter().enumerate() {
+            if let Some(slot) = by_mark.get_mut(scope.mark as usize) {
+                *slot = i as u32;
+            }
+        }
+        Plan {
+            by_mark,
+            scopes,
+            findings,
+            outcome,
+        }
+    }
+
     /// The index in [`Plan::scopes`] of the scope with index `mark` in the marks, when it
     /// marks any op.
     pub fn scope_of_mark(&self, mark: ScopeIdx) -> Option<usize> {
@@ -1151,7 +1184,14 @@ pub fn describe_reason(marks: &Marks, reason: BreakReason) -> String {
         BreakReason::DoNotFuse => {
             "op marked do-not-fuse between this scope's ops on the same stream".to_string()
         }
+        BreakReason::Pass(id) => pass_break(id).1.to_string(),
     }
+}
+
+/// The aclgraph pass's scope break reason with `id`: its key and meaning.
+fn pass_break(id: u8) -> (&'static str, &'static str) {
+    let table = crate::aclgraph::reasons::BREAK_REASONS;
+    table.get(usize::from(id)).copied().unwrap_or(table[0])
 }
 
 #[cfg(test)]

@@ -1,0 +1,405 @@
+//! An aclgraph model as a workspace for the explorer and the reports: its tasks as the ops of a
+//! graph (one stream each as the pass numbered them, `nodeId` as topo id, a notify's events as
+//! edges to its waits), each task's verdict from the pass's files, scopes from the markers, and
+//! the plan the pass made — its SuperKernels as segments and its cuts as breaks. The plan is
+//! read, not predicted, so it cannot be edited.
+
+use super::graph_json::{Marker, NodeType};
+use super::model::{AclModel, OUTSIDE, TaskStatus};
+use super::reasons::{self, ATTR_BREAK};
+use crate::fusion::Severity;
+use crate::fusion::kernel::{KernelType, SkKernel};
+use crate::fusion::marks::Marks;
+use crate::fusion::plan::{
+    Break, BreakReason, Context, Finding, KernelInfo, Outcome, Plan, ScopePlan, ScopeStatus,
+    Segment,
+};
+use crate::fusion::verdict::{Evidence, OpVerdict, Reason, Verdict, Verdicts};
+use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
+use crate::load::Format;
+use crate::workspace::Workspace;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Why the plan of an aclgraph model cannot be edited.
+pub const READ_ONLY: &str = "this plan is what the aclgraph pass did, read from its files: \
+                             change the scopes in the model code (super_kernel_scope_begin/end) \
+                             and run it again";
+
+/// The attribute holding a task's node type (`KERNEL`, `WAIT`…).
+pub const ATTR_NODE_TYPE: &str = "_sk_node_type";
+
+/// The op name of a task: its function name (or node type, or for a marker its kind and
+/// scope) and `nodeId`, unique in the model.
+pub fn op_name(model: &AclModel, i: usize) -> String {
+    let t = &model.tasks[i];
+    let scope = t.scope_name.as_deref().unwrap_or("(unnamed)");
+    match (&t.marker, &t.func_name) {
+        (Some(Marker::Begin), _) => format!("begin {scope}#{}", t.node_id),
+        (Some(Marker::End), _) => format!("end {scope}#{}", t.node_id),
+        (Some(Marker::Placeholder), _) => format!("placeholder#{}", t.node_id),
+        (None, Some(f)) => format!("{f}#{}", t.node_id),
+        (None, None) => format!("{}#{}", t.node_type.name(), t.node_id),
+    }
+}
+
+/// The op type of a task: a kernel's function name without the hash the build appends
+/// (`RmsNorm_5cce7ee1` → `RmsNorm`, inferred from how kernel names are made), else the node
+/// type.
+pub fn op_type(model: &AclModel, i: usize) -> String {
+    let t = &model.tasks[i];
+    match t.marker {
+        Some(Marker::Begin) => return "ScopeBegin".to_string(),
+        Some(Marker::End) => return "ScopeEnd".to_string(),
+        Some(Marker::Placeholder) => return "ScopePlaceholder".to_string(),
+        None => {}
+    }
+    let Some(func) = &t.func_name else {
+        return t.node_type.name().to_string();
+    };
+    match func.rsplit_once('_') {
+        Some((head, tail))
+            if !head.is_empty()
+                && tail.len() >= 4
+                && tail.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            head.to_string()
+        }
+        _ => func.clone(),
+    }
+}
+
+/// The graph of `model`'s tasks.
+pub fn graph(model: &AclModel) -> Graph {
+    let mut b = GraphBuilder::new(
+        model
+            .model_id
+            .as_ref()
+            .map_or("aclgraph".to_string(), |id| format!("model_{id}")),
+    );
+    b.streams_assigned(true);
+    // A wait takes its event from the latest notify of the same event before it.
+    let mut last_notify: HashMap<u64, usize> = HashMap::new();
+    let mut break_words: HashMap<usize, Vec<String>> = HashMap::new();
+    for sk in &model.sks {
+        if let Some(info) = &sk.break_info
+            && let Some(i) = info.trigger_node.and_then(|n| model.task_index(n))
+        {
+            let mut words = format!("{}: {}", info.reason, sk.name);
+            if let Some(detail) = &info.detail {
+                words.push_str(&format!(" — {detail}"));
+            }
+            break_words.entry(i).or_default().push(words);
+        }
+    }
+    for (i, t) in model.tasks.iter().enumerate() {
+        let mut attrs = crate::graph::Attrs::default();
+        attrs.insert(
+            ATTR_NODE_TYPE.into(),
+            AttrValue::Str(t.node_type.name().into()),
+        );
+        if let Some(k) = &t.kernel_type {
+            attrs.insert("kernelType".into(), AttrValue::Str(k.clone()));
+        }
+        if let Some(n) = t.num_blocks {
+            attrs.insert("numBlocks".into(), AttrValue::Int(n as i64));
+        }
+        if let Some(f) = &t.func_name {
+            attrs.insert("funcName".into(), AttrValue::Str(f.clone()));
+        }
+        if let Some(e) = t.event_id {
+            attrs.insert("eventId".into(), AttrValue::Int(e as i64));
+        }
+        if let Some(words) = break_words.get(&i) {
+            attrs.insert(ATTR_BREAK.into(), AttrValue::Str(words.join("; ")));
+        }
+        let m = &model.memberships[i];
+        let label = model.scope_label(m);
+        if t.marker.is_none() && !m.excluded && label != OUTSIDE {
+            attrs.insert(
+                crate::graph::ATTR_SCOPE.into(),
+                AttrValue::Str(label.clone()),
+            );
+        }
+        let mut inputs = Vec::new();
+        match t.node_type {
+            NodeType::Notify => {
+                if let Some(e) = t.event_id {
+                    last_notify.insert(e, i);
+                }
+            }
+            NodeType::Wait => {
+                if let Some(&n) = t.event_id.and_then(|e| last_notify.get(&e)) {
+                    inputs.push(format!("{}:-1", op_name(model, n)));
+                }
+            }
+            _ => {}
+        }
+        b.push(OpBuilder {
+            name: op_name(model, i),
+            op_type: op_type(model, i),
+            topo_id: Some(t.node_id as i64),
+            stream: Some(i64::from(t.stream)),
+            attrs,
+            inputs,
+            ..OpBuilder::default()
+        });
+    }
+    b.build()
+}
+
+/// Each task's verdict, from its status.
+fn verdicts(model: &AclModel) -> Verdicts {
+    let per_op = model
+        .status
+        .iter()
+        .enumerate()
+        .map(|(i, status)| {
+            let task = &model.tasks[i];
+            let (verdict, evidence, detail): (Verdict, Evidence, String) = match status {
+                TaskStatus::Marker => (
+                    Verdict::Ignored,
+                    Evidence::Dump,
+                    match task.marker {
+                        Some(Marker::Begin) => "scope begin marker (disabled after the pass)",
+                        Some(Marker::End) => "scope end marker (disabled after the pass)",
+                        _ => "scope placeholder (a slot for syncs, else disabled)",
+                    }
+                    .to_string(),
+                ),
+                TaskStatus::Fused(k) => (
+                    Verdict::Fusible,
+                    Evidence::Dump,
+                    format!(
+                        "fused into SuperKernel {} ({})",
+                        model.sks[*k].scope_id,
+                        super::layout::FUSED_NODES
+                    ),
+                ),
+                TaskStatus::Unfusible {
+                    reason,
+                    sub,
+                    detail,
+                } => {
+                    let id = reasons::fail_reason_id(reason).unwrap_or(u8::MAX);
+                    // The reason's meaning is the verdict's; the detail adds the key, the
+                    // sub-reason's meaning and the pass's own words.
+                    let key = match sub {
+                        Some(s) => match reasons::sub_reason(reason, s) {
+                            Some(meaning) => format!("{reason} [{s}]: {meaning}"),
+                            None => format!("{reason} [{s}]"),
+                        },
+                        None => reason.clone(),
+                    };
+                    (
+                        Verdict::Unsupported(Reason::Pass(id)),
+                        Evidence::Dump,
+                        format!("{key} ({}: \"{detail}\")", super::layout::FAIL_REASONS),
+                    )
+                }
+                TaskStatus::NotFused { why } if task.node_type == NodeType::Kernel => {
+                    (Verdict::Fusible, Evidence::Assumed, why.clone())
+                }
+                TaskStatus::NotFused { why } => (Verdict::Ignored, Evidence::Assumed, why.clone()),
+            };
+            OpVerdict {
+                verdict,
+                evidence,
+                detail: Cow::Owned(detail),
+            }
+        })
+        .collect();
+    Verdicts::of_ops(per_op)
+}
+
+/// The kernel a SuperKernel runs, from its entry kernel's name (`sk_entry_mix12…`) and its
+/// tasks' block counts.
+fn kernel_of(model: &AclModel, k: usize) -> KernelInfo {
+    let sk = &model.sks[k];
+    let Some(entry) = sk.entry.as_deref() else {
+        return KernelInfo::Unknown;
+    };
+    let kernel_type = if entry.starts_with("sk_entry_mix12") {
+        KernelType::MixAic1_2
+    } else if entry.starts_with("sk_entry_mix11") {
+        KernelType::MixAic1_1
+    } else if entry.starts_with("sk_entry_aic") {
+        KernelType::AicOnly
+    } else if entry.starts_with("sk_entry_aiv") {
+        KernelType::AivOnly
+    } else {
+        return KernelInfo::Unknown;
+    };
+    let block_dim = sk
+        .tasks
+        .iter()
+        .filter_map(|&i| model.tasks[i].num_blocks)
+        .max()
+        .unwrap_or(1);
+    KernelInfo::Known(SkKernel {
+        kernel_type,
+        block_dim,
+        forced: false,
+    })
+}
+
+/// The plan the pass made: per scope (as the markers make them, in order of first task), its
+/// SuperKernels as segments and its cuts and unfusible kernels as breaks.
+fn plan(model: &AclModel, graph: &Graph, marks: &Marks, verdicts: &Verdicts) -> Plan {
+    let mut scopes: Vec<ScopePlan> = Vec::new();
+    let options: Vec<String> = model
+        .options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let options = options.join(" ");
+    for &id in graph.exec_order() {
+        let Some(scope) = marks.scope_of(id) else {
+            continue;
+        };
+        let at = match scopes.iter().position(|s| s.name == scope) {
+            Some(at) => at,
+            None => {
+                let mark = marks
+                    .scopes()
+                    .iter()
+                    .position(|s| s == scope)
+                    .unwrap_or_default() as u32;
+                scopes.push(ScopePlan {
+                    mark,
+                    name: scope.to_string(),
+                    options: options.clone(),
+                    members: Vec::new(),
+                    status: ScopeStatus::Unfused,
+                    segments: Vec::new(),
+                    breaks: Vec::new(),
+                    findings: Vec::new(),
+                });
+                scopes.len() - 1
+            }
+        };
+        if verdicts.get(id).verdict != Verdict::Ignored {
+            scopes[at].members.push(id);
+        }
+    }
+    let op = |i: usize| OpId(i as u32);
+    for (k, sk) in model.sks.iter().enumerate() {
+        let Some(&first) = sk.tasks.iter().min_by_key(|&&i| model.tasks[i].node_id) else {
+            continue;
+        };
+        let Some(scope) = marks
+            .scope_of(op(first))
+            .and_then(|name| scopes.iter_mut().find(|s| s.name == name))
+        else {
+            continue;
+        };
+        let mut ops: Vec<OpId> = sk.tasks.iter().map(|&i| op(i)).collect();
+        ops.sort_by_key(|id| model.tasks[id.index()].node_id);
+        scope.segments.push(Segment {
+            name: format!("sk_{}", sk.scope_id),
+            fused_node: sk.name.clone(),
+            stream: model.tasks[sk.launch.unwrap_or(first)].stream,
+            ops,
+            options: options.clone(),
+            kernel: kernel_of(model, k),
+            ratio_assumed: false,
+        });
+        if let Some(info) = &sk.break_info
+            && let Some(trigger) = info.trigger_node.and_then(|n| model.task_index(n))
+        {
+            let reason = match (info.reason.as_str(), verdicts.get(op(trigger)).verdict) {
+                ("UNFUSIBLE_NODE", Verdict::Unsupported(r)) => BreakReason::Unsupported(r),
+                (key, _) => BreakReason::Pass(reasons::break_reason_id(key).unwrap_or(u8::MAX)),
+            };
+            let last = sk.tasks.iter().max_by_key(|&&i| model.tasks[i].node_id);
+            scope.breaks.push(Break {
+                op: op(trigger),
+                stream: model.tasks[trigger].stream,
+                reason,
+                cuts: true,
+                in_range: true,
+                before: last.map(|&i| op(i)),
+                after: None,
+            });
+        }
+    }
+    for scope in &mut scopes {
+        // Unfusible kernels of the scope that cut nothing listed are breaks that cut nothing.
+        for &id in &scope.members {
+            if let Verdict::Unsupported(r) = verdicts.get(id).verdict
+                && !scope.breaks.iter().any(|b| b.op == id)
+            {
+                scope.breaks.push(Break {
+                    op: id,
+                    stream: model.tasks[id.index()].stream,
+                    reason: BreakReason::Unsupported(r),
+                    cuts: false,
+                    in_range: true,
+                    before: None,
+                    after: None,
+                });
+            }
+        }
+        scope
+            .breaks
+            .sort_by_key(|b| model.tasks[b.op.index()].node_id);
+        scope
+            .segments
+            .sort_by_key(|s| s.ops.first().map(|id| model.tasks[id.index()].node_id));
+        // The next segment of the scope is what follows a cut.
+        for b in &mut scope.breaks {
+            let at = model.tasks[b.op.index()].node_id;
+            b.after = scope
+                .segments
+                .iter()
+                .flat_map(|s| s.ops.iter())
+                .find(|id| model.tasks[id.index()].node_id >= at)
+                .copied();
+        }
+        let kernels = scope
+            .members
+            .iter()
+            .filter(|id| model.tasks[id.index()].node_type == NodeType::Kernel)
+            .count();
+        scope.status = match scope.segments.len() {
+            0 => ScopeStatus::Unfused,
+            1 if scope.breaks.is_empty() => ScopeStatus::Fused,
+            _ => ScopeStatus::Split,
+        };
+        if kernels == 0 {
+            scope.findings.push(Finding {
+                severity: Severity::Warning,
+                op: None,
+                message: "no kernel in this scope: the pass does not launch it (its tasks are \
+                          SCOPE_FUSE_PART [NO_TARGET_NODE]; inferred, the logs list only \
+                          kernels)"
+                    .to_string(),
+            });
+        }
+    }
+    let mut findings: Vec<Finding> = model
+        .missing
+        .iter()
+        .map(|f| Finding {
+            severity: Severity::Warning,
+            op: None,
+            message: format!("{} is missing: no {}", f.name, f.shows),
+        })
+        .collect();
+    findings.extend(model.problems.iter().map(|p| Finding {
+        severity: Severity::Warning,
+        op: None,
+        message: format!("{}: {}", p.file.display(), p.message),
+    }));
+    Plan::of_scopes(scopes, findings, Outcome::Ok, marks.scopes().len())
+}
+
+/// The workspace of `model`, named `file`.
+pub fn workspace(model: &AclModel, file: &str) -> Workspace {
+    let graph = graph(model);
+    let verdicts = verdicts(model);
+    let marks = Marks::from_graph(&graph);
+    let plan = plan(model, &graph, &marks, &verdicts);
+    let cx = Context::with_verdicts(graph, verdicts);
+    Workspace::read_only(cx, marks, plan, Format::AclgraphPass, file, READ_ONLY)
+}
