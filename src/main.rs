@@ -263,6 +263,11 @@ enum Command {
         /// it works too).
         #[arg(allow_hyphen_values = true)]
         text: Option<String>,
+        /// The aclgraph path's options instead: list them, or check a JSON object of them
+        /// (`{"early_start": 1, "debug_sync_all": 1}`, or with `optimize_options` and
+        /// `debug_options` inside) and print the `super_kernel_optimize` call.
+        #[arg(long)]
+        aclgraph: bool,
     },
 }
 
@@ -341,10 +346,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             return report(&file, &args);
         }
-        Some(Command::Options { text }) => {
-            let (out, ok) = match text {
-                Some(text) => skope::report::options_check_text(&text),
-                None => (skope::report::options_schema_text(), true),
+        Some(Command::Options { text, aclgraph }) => {
+            let (out, ok) = match (text, aclgraph) {
+                (Some(text), true) => aclgraph_options_text(&text)?,
+                (None, true) => (aclgraph_options_list(), true),
+                (Some(text), false) => skope::report::options_check_text(&text),
+                (None, false) => (skope::report::options_schema_text(), true),
             };
             print_text(&out);
             if !ok {
@@ -357,11 +364,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             output,
         }) => {
-            let ws = planning.workspace(&file)?;
-            let text = match format {
-                ExportFormat::Plan => PlanFile::of(&ws).to_json(),
-                ExportFormat::Torchair => skope::export::torchair(&ws),
-                ExportFormat::Acl => skope::export::acl(&ws),
+            let text = if skope::aclgraph::layout::looks_like_output(&file) {
+                let (model, _) = skope::aclgraph::open(&file)?;
+                if format != ExportFormat::Torchair {
+                    anyhow::bail!(
+                        "{}: the aclgraph pass's scopes export as Python only (the default \
+                         --format torchair writes super_kernel_scope_begin/end and \
+                         super_kernel_optimize)",
+                        file.display()
+                    );
+                }
+                skope::aclgraph::export::python(&model)
+            } else {
+                export_text(&planning.workspace(&file)?, format)
             };
             match output {
                 Some(path) => skope::planfile::write_atomically(&path, text.as_bytes())
@@ -484,6 +499,76 @@ fn write_codes(
         eprintln!("{}: no segments: nothing to generate", file.display());
     }
     Ok(())
+}
+
+/// `skope options --aclgraph`: every option of the aclgraph path.
+fn aclgraph_options_list() -> String {
+    use skope::aclgraph::options::{Kind, OPTIONS, STRATEGIES};
+    let mut out = String::from("aclgraph options (super_kernel_optimize):\n");
+    for o in OPTIONS {
+        let kind = match o.kind {
+            Kind::Int { min, max } => format!("int {min}..{max}"),
+            Kind::Patterns => "list[str] of kernel-name patterns".to_string(),
+            Kind::Extend => "str k=v1,v2:k2=v".to_string(),
+            Kind::Strategies => "dict".to_string(),
+        };
+        let dict = if o.debug {
+            "debug_options"
+        } else {
+            "optimize_options"
+        };
+        out.push_str(&format!(
+            "  {:<28} {dict:<16} {kind}, default {}\n      {}\n",
+            o.key, o.default, o.effect
+        ));
+    }
+    out.push_str("  aggressive_opt_strategies keys:\n");
+    for (key, max, effect) in STRATEGIES {
+        out.push_str(&format!("    {key} (0..{max}): {effect}\n"));
+    }
+    out
+}
+
+/// `skope options --aclgraph JSON`: the options checked, and the call to paste.
+fn aclgraph_options_text(text: &str) -> Result<(String, bool)> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        anyhow::anyhow!(
+            "line {}, column {}: not a JSON object of options: {e}\n  hint: write it as JSON, \
+             e.g. '{{\"early_start\": 1, \"dcci_after_kernel_end\": [\".*\"]}}'",
+            e.line(),
+            e.column()
+        )
+    })?;
+    let Some(map) = value.as_object() else {
+        anyhow::bail!("{value} is not a JSON object of options");
+    };
+    let checked = skope::aclgraph::options::check(map);
+    let mut out = String::new();
+    for d in &checked.diagnostics {
+        let level = match d.level {
+            skope::aclgraph::options::Level::Error => "error",
+            skope::aclgraph::options::Level::Warning => "warning",
+        };
+        out.push_str(&format!(
+            "{level}: {}: {}\n",
+            skope::text::sanitize(&d.key),
+            skope::text::sanitize(&d.message)
+        ));
+    }
+    out.push_str(&skope::text::sanitize_lines(&checked.python("graph")));
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok((out, checked.ok()))
+}
+
+/// The scopes of `ws` written as `format`.
+fn export_text(ws: &Workspace, format: ExportFormat) -> String {
+    match format {
+        ExportFormat::Plan => PlanFile::of(ws).to_json(),
+        ExportFormat::Torchair => skope::export::torchair(ws),
+        ExportFormat::Acl => skope::export::acl(ws),
+    }
 }
 
 /// Lines of context around each differing run in `skope codegen --compare --segment`.

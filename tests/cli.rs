@@ -1003,3 +1003,55 @@ fn report_and_info_read_the_aclgraph_pass_output() {
     assert_eq!(v["scopes"][0]["unfused"][0]["sub"], "BINDMAP_INIT_EMPTY");
     assert_eq!(v["missing"].as_array().map(Vec::len), Some(0));
 }
+
+#[test]
+fn aclgraph_options_are_checked_and_exported_as_python() {
+    let out = skope(&["options", "--aclgraph"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("early_start") && text.contains("debug_options"),
+        "{text}"
+    );
+    let out = skope(&[
+        "options",
+        "--aclgraph",
+        r#"{"early_strat": 1, "debug_sync_all": 1, "preload_code": 9}"#,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("did you mean early_start?"), "{text}");
+    assert!(text.contains("keeps the default 1"), "{text}");
+    assert!(
+        text.contains("debug_options={\"debug_sync_all\": 1}"),
+        "{text}"
+    );
+    let out = skope(&["options", "--aclgraph", "{early_start: 1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1, column 2"));
+
+    // The example's scopes and options as the Python to paste.
+    let out = skope(&["export", &example("aclgraph")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(
+            "torch.npu.super_kernel_scope_begin(\"attn_0\")\n# 6 kernel(s): RmsNorm_5cce7ee1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("torch.npu.super_kernel_scope_begin(None)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("optimize_options={\"dcci_after_kernel_end\": [\".*\"]}"),
+        "{text}"
+    );
+    let out = skope(&["export", &example("aclgraph"), "--format", "acl"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -4,11 +4,13 @@
 //! `sk_meta/<pid>/<model>/` and explaining it. Facts: reference/aclgraph_superkernel.md.
 
 pub mod device;
+pub mod export;
 pub mod graph_json;
 pub mod layout;
 pub mod logs;
 pub mod model;
 pub mod observed;
+pub mod options;
 pub mod reasons;
 pub mod report;
 

@@ -545,7 +545,7 @@ fn unknown_key_message(key: &str) -> String {
     }
     let nearest = SCHEMA
         .iter()
-        .map(|s| (edit_distance(key, s.key), s.key))
+        .map(|s| (crate::text::edit_distance(key, s.key), s.key))
         .min()
         .filter(|(d, _)| *d <= 3.max(key.len() / 4));
     match nearest {
@@ -555,22 +555,6 @@ fn unknown_key_message(key: &str) -> String {
             SCHEMA.iter().map(|s| s.key).collect::<Vec<_>>().join(", ")
         ),
     }
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 /// Checks `value` against `spec`, returning the typed value or (our message, GE's message).
