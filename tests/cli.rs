@@ -978,7 +978,13 @@ fn report_and_info_read_the_aclgraph_pass_output() {
         "{text}"
     );
     assert!(
-        text.contains("6 SuperKernel(s) built; 3 kernel(s) not fused"),
+        text.contains("7 SuperKernel(s) built; 3 kernel(s) not fused"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "skope's prediction from the graph file and options: 7 of the pass's 7 SuperKernel(s)"
+        ),
         "{text}"
     );
     assert!(

@@ -96,8 +96,15 @@ pub struct Task {
     pub task_ratio: Option<(u64, u64)>,
     /// `kernelParams.isSimtOp`.
     pub simt: bool,
-    /// `eventParams.eventId`, or the value task's `devAddr` as a number when it is one.
+    /// `eventParams.eventId`.
     pub event_id: Option<u64>,
+    /// `eventParams.eventFlag` and `eventTaskFlag` (all ones for events made from value tasks).
+    pub event_flags: Option<(u64, u64)>,
+    /// `kernelParams.resolvedNum`: how many sub-kernel entries the bind map resolved.
+    pub resolved: Option<u64>,
+    /// Whether the kernel is a ScheMode (all-core sync) kernel: not in the graph file; the
+    /// logs' `isScheModeOn` fills it in.
+    pub sche_mode: Option<bool>,
     /// The SuperKernel this task launches (`skinfos`, updated file only).
     pub sk: Option<SkInfo>,
 }
@@ -210,6 +217,8 @@ struct RawKernel {
     task_ratio: Option<Vec<u64>>,
     #[serde(default)]
     is_simt_op: Option<Flag>,
+    #[serde(default)]
+    resolved_num: Option<u64>,
 }
 
 /// A flag written as `true`/`false` or `1`/`0`.
@@ -225,6 +234,10 @@ enum Flag {
 struct RawEvent {
     #[serde(default)]
     event_id: Option<u64>,
+    #[serde(default)]
+    event_flag: Option<u64>,
+    #[serde(default)]
+    event_task_flag: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -330,7 +343,12 @@ fn task(node: RawNode, stream: u32, index: u32) -> Task {
             kernel.as_ref().and_then(|k| k.is_simt_op.as_ref()),
             Some(Flag::Number(n)) if *n != 0
         ),
-        event_id: event.and_then(|e| e.event_id),
+        event_id: event.as_ref().and_then(|e| e.event_id),
+        event_flags: event
+            .as_ref()
+            .map(|e| (e.event_flag.unwrap_or(0), e.event_task_flag.unwrap_or(0))),
+        resolved: kernel.as_ref().and_then(|k| k.resolved_num),
+        sche_mode: None,
         func_name,
         sk: node.skinfos.map(|s| SkInfo {
             scope_id: s.scope_id,

@@ -433,6 +433,8 @@ pub struct NodeDetail {
     pub flags: String,
     /// `isFusible=`.
     pub fusible: bool,
+    /// `isScheModeOn:` of a kernel's `KernelInfos`.
+    pub sche_mode: Option<bool>,
 }
 
 /// Reads `sk_node_detail.log`.
@@ -450,6 +452,7 @@ pub fn node_detail(text: &str) -> Vec<NodeDetail> {
                     .unwrap_or_default()
                     .to_string(),
                 fusible: number_after(tail, "isFusible=")? != 0,
+                sche_mode: number_after(rest, "isScheModeOn:").map(|n| n != 0),
             })
         })
         .collect()

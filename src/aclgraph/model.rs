@@ -175,6 +175,33 @@ pub struct AclModel {
 }
 
 impl AclModel {
+    /// The model of `graph` (read from `graph_file` in `dir`) alone: scopes from its markers,
+    /// no SuperKernels, every task's status still to be told.
+    pub fn of_graph(
+        dir: &Path,
+        graph_file: &'static str,
+        graph: graph_json::GraphFile,
+    ) -> AclModel {
+        let (scope_names, memberships) = memberships(&graph.tasks);
+        AclModel {
+            dir: dir.to_path_buf(),
+            graph_file,
+            model_id: graph.model_id,
+            device_id: graph.device_id,
+            options: graph.options,
+            streams: graph.streams,
+            status: vec![TaskStatus::NotFused { why: String::new() }; graph.tasks.len()],
+            tasks: graph.tasks,
+            scope_names,
+            memberships,
+            sks: Vec::new(),
+            timings: Vec::new(),
+            missing: Vec::new(),
+            problems: Vec::new(),
+            read: Vec::new(),
+        }
+    }
+
     /// The index of the task with `node_id`.
     pub fn task_index(&self, node_id: u64) -> Option<usize> {
         self.tasks
@@ -247,24 +274,7 @@ pub fn read(dir: &Path) -> Result<AclModel, FileError> {
             .cloned()
             .collect()
     };
-    let (scope_names, memberships) = memberships(&graph.tasks);
-    let mut model = AclModel {
-        dir: dir.to_path_buf(),
-        graph_file,
-        model_id: graph.model_id,
-        device_id: graph.device_id,
-        options: graph.options,
-        streams: graph.streams,
-        status: vec![TaskStatus::NotFused { why: String::new() }; graph.tasks.len()],
-        tasks: graph.tasks,
-        scope_names,
-        memberships,
-        sks: Vec::new(),
-        timings: Vec::new(),
-        missing: Vec::new(),
-        problems: Vec::new(),
-        read: Vec::new(),
-    };
+    let mut model = AclModel::of_graph(dir, graph_file, graph);
     let text_of =
         |name: &'static str, missing: &mut Vec<KnownFile>, problems: &mut Vec<Problem>| {
             let path = dir.join(name);
@@ -356,6 +366,13 @@ pub fn read(dir: &Path) -> Result<AclModel, FileError> {
     );
     if let Some((_, scopes)) = &split {
         attach_split_breaks(&mut model, scopes);
+    }
+    if let Some(detail) = &detail {
+        for d in detail {
+            if let Some(i) = model.task_index(d.node_id) {
+                model.tasks[i].sche_mode = d.sche_mode;
+            }
+        }
     }
     mark_tasks(&mut model, fail.as_ref(), detail.as_deref());
     model.missing = missing;

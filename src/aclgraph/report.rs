@@ -4,6 +4,7 @@
 
 use super::graph_json::NodeType;
 use super::model::{AclModel, TaskStatus};
+use super::predict;
 use super::reasons;
 use crate::text::sanitize;
 use serde::Serialize;
@@ -113,6 +114,23 @@ pub struct AclReport {
     pub problems: Vec<String>,
     /// Other model directories found beside this one.
     pub other_models: Vec<String>,
+    /// skope's prediction from the graph file and options, held against what the pass built.
+    pub prediction: PredictionText,
+}
+
+/// The prediction's agreement with the pass.
+#[derive(Debug, Clone, Serialize)]
+pub struct PredictionText {
+    /// SuperKernels predicted with exactly the kernels of one the pass built.
+    pub matched: usize,
+    /// SuperKernels the pass built.
+    pub actual: usize,
+    /// SuperKernels predicted.
+    pub predicted: usize,
+    /// The differences, in words.
+    pub differences: Vec<String>,
+    /// What the prediction does not model.
+    pub not_modelled: &'static str,
 }
 
 fn task_ref(model: &AclModel, i: usize) -> TaskRef {
@@ -227,6 +245,16 @@ impl AclReport {
                 .map(|p| format!("{}: {}", p.file.display(), p.message))
                 .collect(),
             other_models: others.iter().map(|p| p.display().to_string()).collect(),
+            prediction: {
+                let check = predict::check(model, &predict::predict(model));
+                PredictionText {
+                    matched: check.matched,
+                    actual: check.actual,
+                    predicted: check.predicted,
+                    differences: check.differences,
+                    not_modelled: predict::NOT_MODELLED,
+                }
+            },
         }
     }
 
@@ -328,6 +356,17 @@ impl AclReport {
                 line(format!("  {n} × {why}"));
             }
         }
+        let p = &self.prediction;
+        line(String::new());
+        line(format!(
+            "skope's prediction from the graph file and options: {} of the pass's {} \
+             SuperKernel(s) with the same kernels ({} predicted)",
+            p.matched, p.actual, p.predicted
+        ));
+        for d in &p.differences {
+            line(format!("  ≠ {d}"));
+        }
+        line(format!("  not modelled: {}", p.not_modelled));
         if !self.missing.is_empty() {
             line(String::new());
             line("missing files (what they would have shown):".to_string());

@@ -13,8 +13,9 @@ of graph-autofusion super_kernel/src/aot (reference/aclgraph_superkernel.md §4)
            (OP_UNSUPPORT [BINDMAP_INIT_EMPTY]): the scope breaks there (UNFUSIBLE_NODE)
   moe_0    a notify/wait pair from stream 0 to the shared expert on stream 1: both inside the
            SuperKernel, so the events are cancelled and the streams fuse
-  moe_1    GroupedMatmulFinalize is a ScheMode kernel on 8 cores after 24-core kernels:
-           SYNCALL_OP_DROP splits before it
+  moe_1    GroupedMatmulFinalizeRouting is a ScheMode kernel on 8 cube cores after 24-core
+           kernels: SYNCALL_OP_DROP splits before it (core drop) and again before the 40-core
+           kernel after it (core rise)
   (None)   an unnamed scope excludes a Cast (IN_UNFUSIBLE_SCOPE)
   kv_sync  a named scope holding only events: no kernel, not launched
   lm_head  outside every named scope (NOT_IN_SCOPE); the sampler is a default task
@@ -124,9 +125,12 @@ SKS = [  # scopeId, names, member task keys, break (reason, trigger key, detail)
      "sk_entry_mix12"),
     (21, "attn_1", ["rms1", "qkv1", "rope1", "fia1", "o1"], None, "sk_entry_mix12"),
     (23, "moe_1", ["gate1", "gmm1", "swi1"],
-     ("SYNCALL_OP_DROP", "gmmf1", "ScheMode core drop at node {gmmf1}: merged(24,48) -> cur(8,16)"),
+     ("SYNCALL_OP_DROP", "gmmf1", "ScheMode core drop at node {gmmf1}: merged(24,40) -> cur(8,16)"),
      "sk_entry_mix12"),
-    (24, "moe_1", ["gmmf1", "fin1"], None, "sk_entry_mix11"),
+    (24, "moe_1", ["gmmf1"],
+     ("SYNCALL_OP_DROP", "fin1", "ScheMode core rise at node {fin1}: merged(8,16) -> cur(0,40)"),
+     "sk_entry_aic"),
+    (26, "moe_1", ["fin1"], None, "sk_entry_aiv"),
 ]
 UNFUSIBLE = {  # key: (reason, detail)
     "fia0": ("OP_UNSUPPORT [BINDMAP_INIT_EMPTY]",
@@ -177,6 +181,8 @@ def node_json(t, updated, sk_of_launch):
                 t["kind"], t["kind"]),
             "taskTypeInt": {"KERNEL": 1, "NOTIFY": 2, "WAIT": 3, "DEFAULT": 0}.get(t["kind"], 9)}
     if t["kind"] == "KERNEL":
+        # A kernel whose bind map did not resolve (OP_UNSUPPORT) has no resolved entries.
+        unresolved = t["id"] == T["fia0"]
         func = t["func"]
         if updated and t["id"] in sk_of_launch:
             func = sk_of_launch[t["id"]][4]
@@ -186,9 +192,10 @@ def node_json(t, updated, sk_of_launch):
             "launchKernelCfg": None, "binHandle": f"0x55{t['id']:06x}", "kernelTypeInt": 0,
             "kernelType": t["ktype"], "needMixKernelSplit": False, "isSimtOp": False,
             "taskRatio": list(t["ratio"]), "opInfoPtr": "0x0", "opInfoSize": 0,
-            "taskGrp": "0x0", "resolvedNum": 1,
-            "resolvedFuncs": [{"funcAddr": ["0x0", "0x0"], "prefetchCnt": [2, 2],
-                               "funcOffset": [0, 0], "symbolBind": [0, 0]}]}
+            "taskGrp": "0x0", "resolvedNum": 0 if unresolved else 1,
+            "resolvedFuncs": [] if unresolved else [{"funcAddr": ["0x0", "0x0"],
+                                                     "prefetchCnt": [2, 2],
+                                                     "funcOffset": [0, 0], "symbolBind": [0, 0]}]}
     elif t["kind"] in ("NOTIFY", "WAIT", "RESET"):
         info["eventParams"] = {"eventId": t["event"], "eventFlag": 0, "eventTaskFlag": 0}
     elif t["kind"] == "MEMORY_WRITE":
