@@ -131,9 +131,9 @@ pub enum EditError {
     SameScope(String),
     /// The edit would change nothing.
     Unchanged,
-    /// The plan is what a pass did, read from its files: it cannot be edited (the words say
-    /// why and what to do instead).
-    ReadOnly(&'static str),
+    /// The graph's planner has no model for this edit (the words say why and what to do
+    /// instead).
+    Refused(&'static str),
 }
 
 impl fmt::Display for EditError {
@@ -148,7 +148,7 @@ impl fmt::Display for EditError {
             EditError::BadName(s, why) => write!(f, "\"{s}\" cannot name a scope: {why}"),
             EditError::SameScope(s) => write!(f, "scope \"{s}\" cannot merge into itself"),
             EditError::Unchanged => f.write_str("nothing to change"),
-            EditError::ReadOnly(why) => f.write_str(why),
+            EditError::Refused(why) => f.write_str(why),
         }
     }
 }

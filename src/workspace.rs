@@ -200,8 +200,17 @@ pub struct Workspace {
     next_version: u64,
     saved_version: u64,
     changes: Changes,
-    /// Set when the plan is what a pass did, read from its files: why edits are refused.
-    read_only: Option<&'static str>,
+    /// The planner when it is not GE's (the aclgraph pass's, read from its files).
+    planner: Option<Arc<dyn Planner>>,
+}
+
+/// A planner other than GE's pass: plans the marks its own way, and may refuse edits it has
+/// no model for.
+pub trait Planner: std::fmt::Debug + Send + Sync {
+    /// The plan of `marks` on the graph of `cx`.
+    fn plan(&self, cx: &Context, marks: &Marks) -> Plan;
+    /// Why `edit` cannot be made, when it cannot.
+    fn refuses(&self, edit: &Edit) -> Option<&'static str>;
 }
 
 impl Workspace {
@@ -215,18 +224,17 @@ impl Workspace {
         ws
     }
 
-    /// A workspace whose plan was made elsewhere (read from a pass's own files): it cannot be
-    /// edited, and edits say `why`.
-    pub fn read_only(
+    /// A workspace planned by `planner` instead of GE's rules.
+    pub fn with_planner(
         cx: Context,
         marks: Marks,
-        plan: Plan,
+        planner: Arc<dyn Planner>,
         format: Format,
         file: &str,
-        why: &'static str,
     ) -> Workspace {
+        let plan = planner.plan(&cx, &marks);
         let mut ws = Workspace::with_plan(cx, marks, plan, format, file);
-        ws.read_only = Some(why);
+        ws.planner = Some(planner);
         ws
     }
 
@@ -252,13 +260,8 @@ impl Workspace {
             next_version: 1,
             saved_version: 0,
             changes: Changes::default(),
-            read_only: None,
+            planner: None,
         }
-    }
-
-    /// Why the plan cannot be edited, when it is what a pass did.
-    pub fn read_only_reason(&self) -> Option<&'static str> {
-        self.read_only
     }
 
     /// Where the graph came from.
@@ -315,8 +318,8 @@ impl Workspace {
     /// Applies `edit` and plans again. Consecutive edits with the same `key` are one step of
     /// the history (undone together).
     pub fn apply(&mut self, edit: Edit, key: Option<u64>) -> Result<(), EditError> {
-        if let Some(why) = self.read_only {
-            return Err(EditError::ReadOnly(why));
+        if let Some(why) = self.planner.as_ref().and_then(|p| p.refuses(&edit)) {
+            return Err(EditError::Refused(why));
         }
         let undo = edit::apply(&mut self.marks, &self.plan, &edit)?;
         let (changed, touched) = (undo.changed(), undo.renamed());
@@ -402,7 +405,10 @@ impl Workspace {
         self.undone.clear();
         self.version = self.new_version();
         self.saved_version = self.version;
-        let plan = plan(&self.cx, &self.marks);
+        let plan = match &self.planner {
+            Some(planner) => planner.plan(&self.cx, &self.marks),
+            None => plan(&self.cx, &self.marks),
+        };
         self.set_plan(plan);
     }
 
@@ -414,8 +420,13 @@ impl Workspace {
     /// Plans again after ops changed their marks (`changed`, with their scopes before) and
     /// scopes were renamed (`touched`), reusing what the change cannot affect.
     fn replan(&mut self, changed: &[(OpId, Option<ScopeIdx>)], touched: &[ScopeIdx]) {
-        let old = std::mem::take(&mut self.plan);
-        let plan = replan(&self.cx, &self.marks, old, changed, touched);
+        let plan = match &self.planner {
+            Some(planner) => planner.plan(&self.cx, &self.marks),
+            None => {
+                let old = std::mem::take(&mut self.plan);
+                replan(&self.cx, &self.marks, old, changed, touched)
+            }
+        };
         self.set_plan(plan);
     }
 

@@ -617,3 +617,77 @@ mod prediction {
         );
     }
 }
+
+#[test]
+fn edits_re_plan_with_the_prediction_and_undo_brings_the_pass_back() {
+    use skope::edit::{Edit, EditError};
+    let (model, _) = open(&example()).unwrap();
+    let mut ws = skope::aclgraph::observed::workspace(&model, "example");
+    let observed = ws.plan().clone();
+    assert_eq!(observed.segment_count(), 7);
+    let op = |ws: &skope::workspace::Workspace, name: &str| {
+        ws.graph()
+            .ops()
+            .iter()
+            .position(|o| o.name == name)
+            .map(|i| skope::graph::OpId(i as u32))
+            .unwrap()
+    };
+    // lm_head into moe_1: it joins the SuperKernel of the 40-core kernel before it.
+    let lm = op(&ws, "MatMulV2_lm_head_5e5e#67");
+    ws.apply(
+        Edit::Assign {
+            ops: vec![lm],
+            scope: "moe_1".into(),
+        },
+        None,
+    )
+    .unwrap();
+    let plan = ws.plan();
+    let moe_1 = plan.scopes.iter().find(|s| s.name == "moe_1").unwrap();
+    let last = moe_1.segments.last().unwrap();
+    let ids: Vec<String> = last
+        .ops
+        .iter()
+        .map(|&id| ws.graph().op(id).name.clone())
+        .collect();
+    assert_eq!(
+        ids,
+        ["MoeFinalizeRouting_77e0#63", "MatMulV2_lm_head_5e5e#67"]
+    );
+    assert_eq!(last.name, "moe_1_3");
+    assert!(
+        plan.findings[0]
+            .message
+            .starts_with("skope's prediction after your edits")
+    );
+    // The Cast kept out by its unnamed scope fuses once it is put into a scope.
+    let cast = op(&ws, "Cast_f00d#33");
+    ws.apply(
+        Edit::NewScope {
+            ops: vec![cast],
+            scope: "cast".into(),
+            options: String::new(),
+        },
+        None,
+    )
+    .unwrap();
+    let cast_scope = ws.plan().scopes.iter().find(|s| s.name == "cast").unwrap();
+    assert_eq!(cast_scope.segments.len(), 1);
+    // Options are per graph here: an options edit is refused with what to do instead.
+    let e = ws
+        .apply(
+            Edit::SetOptions {
+                scope: "moe_1".into(),
+                options: "early-start=1".into(),
+            },
+            None,
+        )
+        .unwrap_err();
+    assert!(matches!(e, EditError::Refused(_)));
+    assert!(e.to_string().contains("skope options --aclgraph"));
+    // Undoing every edit shows what the pass did again.
+    ws.undo();
+    ws.undo();
+    assert_eq!(ws.plan(), &observed);
+}

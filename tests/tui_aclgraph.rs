@@ -1,7 +1,7 @@
 //! The explorer on the aclgraph pass's output: the model directory opens as one graph of
 //! tasks per stream with the pass's SuperKernels as segments and its cuts as breaks, every
-//! task's verdict in the pass's words; the plan is read, so edits and the code view say why
-//! they do not apply.
+//! task's verdict in the pass's words; an edit re-plans with skope's prediction, undo brings
+//! the pass's own result back, and the code view says there is no generated entry.
 
 use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
@@ -14,7 +14,7 @@ fn the_model_directory_opens_as_the_pass_left_it() {
     let mut app = app_on(MODEL, 160, 45, Config::default());
     let text = screen(&app);
     assert!(
-        text.contains("aclgraph · 69 ops · 5 scopes → 7 segments · ✗ 3 breaks"),
+        text.contains("aclgraph · 69 ops · 5 scopes → 7 segments · ✗ 4 breaks"),
         "{text}"
     );
     assert!(text.contains("sk_14 3 ops MIX_AIC_1_2"), "{text}");
@@ -37,17 +37,25 @@ fn the_model_directory_opens_as_the_pass_left_it() {
 }
 
 #[test]
-fn edits_and_the_code_view_say_why_they_do_not_apply() {
+fn an_edit_re_plans_with_the_prediction_and_undo_brings_the_pass_back() {
     let mut app = app_on(MODEL, 160, 45, Config::default());
-    find(&mut app, "Cast_f00d#33");
     let before = app.explorer().unwrap().ws.plan().clone();
-    press(&mut app, KeyCode::Char('d'));
+    // lm_head, outside every scope, into a scope of its own: skope predicts a SuperKernel.
+    find(&mut app, "MatMulV2_lm_head_5e5e#67");
+    press(&mut app, KeyCode::Char('s'));
+    keys(&mut app, "head");
+    press(&mut app, KeyCode::Enter);
     let text = screen(&app);
+    assert!(text.contains("6 scopes → 8 segments"), "{text}");
+    let plan = app.explorer().unwrap().ws.plan();
     assert!(
-        text.contains("this plan is what the aclgraph pass did"),
-        "{text}"
+        plan.findings[0]
+            .message
+            .starts_with("skope's prediction after your edits")
     );
+    press(&mut app, KeyCode::Char('u'));
     assert_eq!(app.explorer().unwrap().ws.plan(), &before);
+    // The code view says there is no generated entry.
     find(&mut app, "ApplyRotaryPosEmb_9ef39792#6");
     press(&mut app, KeyCode::Char('e'));
     let text = screen(&app);

@@ -1,15 +1,18 @@
 //! An aclgraph model as a workspace for the explorer and the reports: its tasks as the ops of a
 //! graph (one stream each as the pass numbered them, `nodeId` as topo id, a notify's events as
 //! edges to its waits), each task's verdict from the pass's files, scopes from the markers, and
-//! the plan the pass made — its SuperKernels as segments and its cuts as breaks. The plan is
-//! read, not predicted, so it cannot be edited.
+//! the plan the pass made — its SuperKernels as segments and its cuts as breaks. Edits to the
+//! scopes re-plan with skope's prediction of the pass; undoing them all shows the pass's own
+//! result again.
 
 use super::graph_json::{Marker, NodeType};
-use super::model::{AclModel, OUTSIDE, TaskStatus};
+use super::model::{AclModel, Membership, OUTSIDE, TaskStatus};
+use super::predict;
 use super::reasons::{self, ATTR_BREAK};
+use crate::edit::Edit;
 use crate::fusion::Severity;
 use crate::fusion::kernel::{KernelType, SkKernel};
-use crate::fusion::marks::Marks;
+use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::plan::{
     Break, BreakReason, Context, Finding, KernelInfo, Outcome, Plan, ScopePlan, ScopeStatus,
     Segment,
@@ -17,14 +20,10 @@ use crate::fusion::plan::{
 use crate::fusion::verdict::{Evidence, OpVerdict, Reason, Verdict, Verdicts};
 use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use crate::load::Format;
-use crate::workspace::Workspace;
+use crate::workspace::{Planner, Workspace};
 use std::borrow::Cow;
 use std::collections::HashMap;
-
-/// Why the plan of an aclgraph model cannot be edited.
-pub const READ_ONLY: &str = "this plan is what the aclgraph pass did, read from its files: \
-                             change the scopes in the model code (super_kernel_scope_begin/end) \
-                             and run it again";
+use std::sync::Arc;
 
 /// The attribute holding a task's node type (`KERNEL`, `WAIT`…).
 pub const ATTR_NODE_TYPE: &str = "_sk_node_type";
@@ -212,30 +211,50 @@ fn verdicts(model: &AclModel) -> Verdicts {
     Verdicts::of_ops(per_op)
 }
 
-/// The kernel a SuperKernel runs, from its entry kernel's name (`sk_entry_mix12…`) and its
-/// tasks' block counts.
-fn kernel_of(model: &AclModel, k: usize) -> KernelInfo {
-    let sk = &model.sks[k];
-    let Some(entry) = sk.entry.as_deref() else {
-        return KernelInfo::Unknown;
-    };
-    let kernel_type = if entry.starts_with("sk_entry_mix12") {
-        KernelType::MixAic1_2
-    } else if entry.starts_with("sk_entry_mix11") {
-        KernelType::MixAic1_1
-    } else if entry.starts_with("sk_entry_aic") {
-        KernelType::AicOnly
-    } else if entry.starts_with("sk_entry_aiv") {
-        KernelType::AivOnly
-    } else {
-        return KernelInfo::Unknown;
-    };
-    let block_dim = sk
-        .tasks
+/// The kernel a SuperKernel of `tasks` runs: from its entry kernel's name (`sk_entry_mix12…`)
+/// when known, else by the pass's rule (§3.5: cube or vector only when one queue has
+/// functions; MIX_1_2 when a sub-kernel is 1:2 or vector blocks outnumber cube blocks; else
+/// MIX_1_1); the block dim is the largest of its tasks'.
+fn kernel_of(model: &AclModel, tasks: &[usize], entry: Option<&str>) -> KernelInfo {
+    let kernels: Vec<&super::graph_json::Task> = tasks
         .iter()
-        .filter_map(|&i| model.tasks[i].num_blocks)
+        .map(|&i| &model.tasks[i])
+        .filter(|t| t.node_type == NodeType::Kernel)
+        .collect();
+    let block_dim = kernels
+        .iter()
+        .filter_map(|t| t.num_blocks)
         .max()
         .unwrap_or(1);
+    let kernel_type = match entry {
+        Some(e) if e.starts_with("sk_entry_mix12") => KernelType::MixAic1_2,
+        Some(e) if e.starts_with("sk_entry_mix11") => KernelType::MixAic1_1,
+        Some(e) if e.starts_with("sk_entry_aic") => KernelType::AicOnly,
+        Some(e) if e.starts_with("sk_entry_aiv") => KernelType::AivOnly,
+        Some(_) => return KernelInfo::Unknown,
+        None => {
+            let kind = |k: &str| kernels.iter().any(|t| t.kernel_type.as_deref() == Some(k));
+            let (cube, vec) = kernels.iter().fold((0u64, 0u64), |(c, v), t| {
+                let n = t.num_blocks.unwrap_or(0);
+                match t.kernel_type.as_deref() {
+                    Some("AIC_ONLY") => (c + n, v),
+                    Some("MIX_1_1") => (c + n, v + n),
+                    Some("MIX_1_2") => (c + n, v + 2 * n),
+                    _ => (c, v + n),
+                }
+            });
+            let has_cube = kinds_with_cube(&kernels);
+            let has_vec = kernels
+                .iter()
+                .any(|t| t.kernel_type.as_deref() != Some("AIC_ONLY"));
+            match (has_cube, has_vec) {
+                (true, false) => KernelType::AicOnly,
+                (false, _) => KernelType::AivOnly,
+                _ if kind("MIX_1_2") || vec > cube => KernelType::MixAic1_2,
+                _ => KernelType::MixAic1_1,
+            }
+        }
+    };
     KernelInfo::Known(SkKernel {
         kernel_type,
         block_dim,
@@ -243,9 +262,42 @@ fn kernel_of(model: &AclModel, k: usize) -> KernelInfo {
     })
 }
 
-/// The plan the pass made: per scope (as the markers make them, in order of first task), its
-/// SuperKernels as segments and its cuts and unfusible kernels as breaks.
-fn plan(model: &AclModel, graph: &Graph, marks: &Marks, verdicts: &Verdicts) -> Plan {
+fn kinds_with_cube(kernels: &[&super::graph_json::Task]) -> bool {
+    kernels.iter().any(|t| {
+        matches!(
+            t.kernel_type.as_deref(),
+            Some("AIC_ONLY" | "MIX_1_1" | "MIX_1_2")
+        )
+    })
+}
+
+/// A SuperKernel as the plan shows it, whether the pass built it or skope predicts it.
+struct SkView {
+    /// The segment's name.
+    name: String,
+    /// The SuperKernel's name.
+    fused_node: String,
+    /// Its tasks.
+    tasks: Vec<usize>,
+    /// The task that launches it, when known.
+    launch: Option<usize>,
+    /// Its kernel.
+    kernel: KernelInfo,
+    /// The `ScopeBreakReason` key of the cut that ends it, and the trigger task.
+    cut: Option<(String, usize)>,
+}
+
+/// A plan: per scope (as the marks make them, in order of first task), the SuperKernels of
+/// `sks` as segments and their cuts and the scope's unfusible kernels as breaks; `findings`
+/// are the graph's.
+fn build_plan(
+    model: &AclModel,
+    cx: &Context,
+    marks: &Marks,
+    sks: Vec<SkView>,
+    findings: Vec<Finding>,
+) -> Plan {
+    let (graph, verdicts) = (cx.graph(), cx.verdicts());
     let mut scopes: Vec<ScopePlan> = Vec::new();
     let options: Vec<String> = model
         .options
@@ -283,7 +335,7 @@ fn plan(model: &AclModel, graph: &Graph, marks: &Marks, verdicts: &Verdicts) -> 
         }
     }
     let op = |i: usize| OpId(i as u32);
-    for (k, sk) in model.sks.iter().enumerate() {
+    for sk in sks {
         let Some(&first) = sk.tasks.iter().min_by_key(|&&i| model.tasks[i].node_id) else {
             continue;
         };
@@ -295,30 +347,28 @@ fn plan(model: &AclModel, graph: &Graph, marks: &Marks, verdicts: &Verdicts) -> 
         };
         let mut ops: Vec<OpId> = sk.tasks.iter().map(|&i| op(i)).collect();
         ops.sort_by_key(|id| model.tasks[id.index()].node_id);
+        let last = ops.last().copied();
         scope.segments.push(Segment {
-            name: format!("sk_{}", sk.scope_id),
-            fused_node: sk.name.clone(),
+            name: sk.name,
+            fused_node: sk.fused_node,
             stream: model.tasks[sk.launch.unwrap_or(first)].stream,
             ops,
             options: options.clone(),
-            kernel: kernel_of(model, k),
+            kernel: sk.kernel,
             ratio_assumed: false,
         });
-        if let Some(info) = &sk.break_info
-            && let Some(trigger) = info.trigger_node.and_then(|n| model.task_index(n))
-        {
-            let reason = match (info.reason.as_str(), verdicts.get(op(trigger)).verdict) {
+        if let Some((key, trigger)) = sk.cut {
+            let reason = match (key.as_str(), verdicts.get(op(trigger)).verdict) {
                 ("UNFUSIBLE_NODE", Verdict::Unsupported(r)) => BreakReason::Unsupported(r),
                 (key, _) => BreakReason::Pass(reasons::break_reason_id(key).unwrap_or(u8::MAX)),
             };
-            let last = sk.tasks.iter().max_by_key(|&&i| model.tasks[i].node_id);
             scope.breaks.push(Break {
                 op: op(trigger),
                 stream: model.tasks[trigger].stream,
                 reason,
                 cuts: true,
                 in_range: true,
-                before: last.map(|&i| op(i)),
+                before: last,
                 after: None,
             });
         }
@@ -377,6 +427,11 @@ fn plan(model: &AclModel, graph: &Graph, marks: &Marks, verdicts: &Verdicts) -> 
             });
         }
     }
+    Plan::of_scopes(scopes, findings, Outcome::Ok, marks.scopes().len())
+}
+
+/// The graph's findings: the missing files and the problems between them.
+fn file_findings(model: &AclModel) -> Vec<Finding> {
     let mut findings: Vec<Finding> = model
         .missing
         .iter()
@@ -391,15 +446,157 @@ fn plan(model: &AclModel, graph: &Graph, marks: &Marks, verdicts: &Verdicts) -> 
         op: None,
         message: format!("{}: {}", p.file.display(), p.message),
     }));
-    Plan::of_scopes(scopes, findings, Outcome::Ok, marks.scopes().len())
+    findings
 }
 
-/// The workspace of `model`, named `file`.
+/// The SuperKernels the pass built.
+fn built(model: &AclModel) -> Vec<SkView> {
+    model
+        .sks
+        .iter()
+        .map(|sk| SkView {
+            name: format!("sk_{}", sk.scope_id),
+            fused_node: sk.name.clone(),
+            tasks: sk.tasks.clone(),
+            launch: sk.launch,
+            kernel: kernel_of(model, &sk.tasks, sk.entry.as_deref()),
+            cut: sk.break_info.as_ref().and_then(|b| {
+                let trigger = b.trigger_node.and_then(|n| model.task_index(n))?;
+                Some((b.reason.clone(), trigger))
+            }),
+        })
+        .collect()
+}
+
+/// The SuperKernels skope predicts for the scopes of `marks`.
+fn predicted(model: &AclModel, marks: &Marks) -> Vec<SkView> {
+    let any_member =
+        (0..model.tasks.len()).any(|i| matches!(marks.get(OpId(i as u32)), OpMark::Member { .. }));
+    let memberships: Vec<Membership> = (0..model.tasks.len())
+        .map(|i| match marks.get(OpId(i as u32)) {
+            OpMark::Member { scope, .. } => Membership {
+                bits: vec![scope as u16],
+                ..Membership::default()
+            },
+            OpMark::DoNotFuse => Membership {
+                excluded: true,
+                ..Membership::default()
+            },
+            OpMark::Unscoped => Membership::default(),
+        })
+        .collect();
+    let names = if any_member {
+        marks.scopes().to_vec()
+    } else {
+        Vec::new()
+    };
+    let prediction = predict::predict_for(model, &memberships, &names);
+    let mut count: HashMap<String, usize> = HashMap::new();
+    prediction
+        .sks
+        .into_iter()
+        .map(|sk| {
+            let n = count.entry(sk.scope.clone()).or_default();
+            *n += 1;
+            let func = |i: Option<&usize>| {
+                i.and_then(|&i| model.tasks[i].func_name.clone())
+                    .unwrap_or_default()
+            };
+            let kernels: Vec<usize> = sk
+                .tasks
+                .iter()
+                .copied()
+                .filter(|&i| model.tasks[i].node_type == NodeType::Kernel)
+                .collect();
+            SkView {
+                name: format!("{}_{n}", sk.scope),
+                fused_node: format!(
+                    "sk_?_{}_start_{}_end_{}",
+                    sk.scope,
+                    func(kernels.first()),
+                    func(kernels.last())
+                ),
+                kernel: kernel_of(model, &sk.tasks, None),
+                launch: None,
+                cut: sk.cut.map(|(k, i)| (k.to_string(), i)),
+                tasks: sk.tasks,
+            }
+        })
+        .collect()
+}
+
+/// True when every task of `a` and `b` is in the same scope (by name) or kept out alike:
+/// scope names interned by edits that were undone do not count.
+fn same_scopes(a: &Marks, b: &Marks, tasks: usize) -> bool {
+    (0..tasks).all(|i| {
+        let id = OpId(i as u32);
+        a.scope_of(id) == b.scope_of(id)
+            && matches!(a.get(id), OpMark::DoNotFuse) == matches!(b.get(id), OpMark::DoNotFuse)
+    })
+}
+
+/// Why the aclgraph plan takes no options edit.
+const OPTIONS_PER_GRAPH: &str = "aclgraph options are per graph, not per scope: check them with \
+                                 skope options --aclgraph and pass them to \
+                                 super_kernel_optimize";
+
+/// The aclgraph pass as a planner: the scopes the markers made plan to what the pass did (read
+/// from its files); any other scopes to skope's prediction.
+#[derive(Debug)]
+pub struct AclPlanner {
+    model: AclModel,
+    initial: Marks,
+    observed: Plan,
+}
+
+impl Planner for AclPlanner {
+    fn plan(&self, cx: &Context, marks: &Marks) -> Plan {
+        if same_scopes(marks, &self.initial, self.model.tasks.len()) {
+            return self.observed.clone();
+        }
+        let mut findings = file_findings(&self.model);
+        findings.insert(
+            0,
+            Finding {
+                severity: Severity::Warning,
+                op: None,
+                message: format!(
+                    "skope's prediction after your edits, not what the pass did ({}; undo \
+                     every edit to see the pass's result again)",
+                    predict::NOT_MODELLED
+                ),
+            },
+        );
+        build_plan(
+            &self.model,
+            cx,
+            marks,
+            predicted(&self.model, marks),
+            findings,
+        )
+    }
+
+    fn refuses(&self, edit: &Edit) -> Option<&'static str> {
+        matches!(edit, Edit::SetOptions { .. }).then_some(OPTIONS_PER_GRAPH)
+    }
+}
+
+/// The workspace of `model`, named `file`: what the pass did, re-planned by skope's
+/// prediction after an edit.
 pub fn workspace(model: &AclModel, file: &str) -> Workspace {
     let graph = graph(model);
-    let verdicts = verdicts(model);
-    let marks = Marks::from_graph(&graph);
-    let plan = plan(model, &graph, &marks, &verdicts);
-    let cx = Context::with_verdicts(graph, verdicts);
-    Workspace::read_only(cx, marks, plan, Format::AclgraphPass, file, READ_ONLY)
+    let cx = Context::with_verdicts(graph, verdicts(model));
+    let mut marks = Marks::from_graph(cx.graph());
+    for (i, m) in model.memberships.iter().enumerate() {
+        if m.excluded && model.tasks[i].marker.is_none() {
+            marks.set_do_not_fuse(OpId(i as u32));
+        }
+    }
+    let observed = build_plan(model, &cx, &marks, built(model), file_findings(model));
+    let planner = AclPlanner {
+        model: model.clone(),
+        initial: marks.clone(),
+        observed,
+    };
+    Workspace::with_planner(cx, marks, Arc::new(planner), Format::AclgraphPass, file)
 }

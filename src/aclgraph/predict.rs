@@ -141,14 +141,20 @@ fn cores(task: &Task) -> (u64, u64) {
     }
 }
 
-/// Predicts what the pass makes of `model`'s graph.
+/// Predicts what the pass makes of `model`'s graph with the scopes its markers make.
 pub fn predict(model: &AclModel) -> Prediction {
+    predict_for(model, &model.memberships, &model.scope_names)
+}
+
+/// Predicts what the pass makes of `model`'s graph with each task in the scopes of
+/// `memberships` (bits into `names`).
+pub fn predict_for(model: &AclModel, memberships: &[Membership], names: &[String]) -> Prediction {
     let p = policy(model);
-    let named = !model.scope_names.is_empty();
+    let named = !names.is_empty();
     let tasks = &model.tasks;
     let unfusible: Vec<Option<Unfusible>> = tasks
         .iter()
-        .zip(&model.memberships)
+        .zip(memberships)
         .map(|(t, m)| match t.marker {
             Some(_) => None,
             None => unfusible(t, m, named, p),
@@ -211,7 +217,7 @@ pub fn predict(model: &AclModel) -> Prediction {
             }
             continue;
         };
-        let bits = model.memberships[first].bits.clone();
+        let bits = memberships[first].bits.clone();
         let mut taken: Vec<usize> = Vec::new();
         let mut done = vec![false; streams];
         let mut cut: Option<usize> = None;
@@ -230,7 +236,7 @@ pub fn predict(model: &AclModel) -> Prediction {
                     cut = Some(i);
                     continue;
                 }
-                if model.memberships[i].bits != bits {
+                if memberships[i].bits != bits {
                     done[s] = true;
                     continue;
                 }
@@ -264,7 +270,7 @@ pub fn predict(model: &AclModel) -> Prediction {
             continue;
         }
         taken.sort_by_key(|&i| tasks[i].node_id);
-        let scope = scope_name(model, &bits);
+        let scope = scope_name(names, &bits);
         for (part, part_cut) in sche_mode_split(tasks, &taken) {
             sks.push(Predicted {
                 scope: scope.clone(),
@@ -359,12 +365,12 @@ fn finish(tasks: &[Task], sks: Vec<Predicted>) -> Vec<Predicted> {
         .collect()
 }
 
-fn scope_name(model: &AclModel, bits: &[u16]) -> String {
-    if model.scope_names.is_empty() {
+fn scope_name(names: &[String], bits: &[u16]) -> String {
+    if names.is_empty() {
         return "none".to_string();
     }
     bits.iter()
-        .map(|&b| model.scope_names[b as usize].as_str())
+        .filter_map(|&b| names.get(b as usize).map(String::as_str))
         .collect::<Vec<_>>()
         .join("_")
 }
@@ -372,7 +378,8 @@ fn scope_name(model: &AclModel, bits: &[u16]) -> String {
 /// How the prediction compares with what the pass did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Check {
-    /// SuperKernels predicted with the same kernels as one the pass built.
+    /// SuperKernels predicted with the same kernels as one the pass built (whether their cuts
+    /// agree is in the differences).
     pub matched: usize,
     /// The pass's SuperKernels.
     pub actual: usize,
@@ -404,8 +411,28 @@ pub fn check(model: &AclModel, prediction: &Prediction) -> Check {
     };
     let show = |ids: &[u64]| ids.iter().map(u64::to_string).collect::<Vec<_>>().join(" ");
     for (k, a) in actual.iter().enumerate() {
-        if predicted.contains(a) {
+        if let Some(at) = predicted.iter().position(|p| p == a) {
             out.matched += 1;
+            // Where it ends, and why, must agree too.
+            let theirs = model.sks[k]
+                .break_info
+                .as_ref()
+                .and_then(|b| Some((b.reason.as_str(), b.trigger_node?)));
+            let ours = prediction.sks[at]
+                .cut
+                .map(|(key, i)| (key, model.tasks[i].node_id));
+            if theirs != ours {
+                let say = |c: Option<(&str, u64)>| match c {
+                    Some((key, node)) => format!("{key} at task {node}"),
+                    None => "no cut".to_string(),
+                };
+                out.differences.push(format!(
+                    "SuperKernel {}: the pass reports {}, skope predicts {}",
+                    model.sks[k].scope_id,
+                    say(theirs),
+                    say(ours)
+                ));
+            }
         } else {
             out.differences.push(format!(
                 "the pass built SuperKernel {} of tasks {}; skope predicted none with exactly these",

@@ -130,7 +130,9 @@ SKS = [  # scopeId, names, member task keys, break (reason, trigger key, detail)
     (24, "moe_1", ["gmmf1"],
      ("SYNCALL_OP_DROP", "fin1", "ScheMode core rise at node {fin1}: merged(8,16) -> cur(0,40)"),
      "sk_entry_aic"),
-    (26, "moe_1", ["fin1"], None, "sk_entry_aiv"),
+    # The rest of moe_1 keeps its scope's own break: lm_head after it is outside every scope.
+    (26, "moe_1", ["fin1"], ("UNFUSIBLE_NODE", "lm", "unfused node causes scope break"),
+     "sk_entry_aiv"),
 ]
 UNFUSIBLE = {  # key: (reason, detail)
     "fia0": ("OP_UNSUPPORT [BINDMAP_INIT_EMPTY]",
