@@ -691,3 +691,136 @@ fn edits_re_plan_with_the_prediction_and_undo_brings_the_pass_back() {
     ws.undo();
     assert_eq!(ws.plan(), &observed);
 }
+
+#[test]
+fn device_time_and_profiles_join_the_superkernels() {
+    use skope::aclgraph::observed::{ATTR_DEVICE_US, ATTR_SK_DEVICE_US};
+    use skope::profile::kernels::KernelTable;
+    use skope::profile::per_op::per_op;
+    use skope::profile::planned::PlannedFusion;
+    let (model, _) = open(&example()).unwrap();
+    let ws = skope::aclgraph::observed::workspace(&model, "example");
+    let op = |name: &str| ws.graph().ops().iter().find(|o| o.name == name).unwrap();
+    // Per-sub-op device time on each fused task; the SuperKernel's on its launch task.
+    let rms = op("RmsNorm_5cce7ee1#4");
+    let us = match rms.attrs.get(ATTR_DEVICE_US) {
+        Some(skope::graph::AttrValue::Float(us)) => *us,
+        other => panic!("{other:?}"),
+    };
+    // Two cores ran it: 4.5 and 4.6 µs.
+    assert!((us - 4.55).abs() < 1e-9, "{us}");
+    assert!(rms.attrs.get(ATTR_SK_DEVICE_US).is_some());
+    assert!(op("Cast_f00d#33").attrs.get(ATTR_DEVICE_US).is_none());
+    // kernel_details rows of type SuperKernel join their SuperKernel by its name.
+    let dir = crate::common::scratch("aclgraph-prof");
+    let csv = dir.join("kernel_details.csv");
+    std::fs::write(
+        &csv,
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n\
+         1,sk_14_attn_0_start_RmsNorm_5cce7ee1_end_ApplyRotaryPosEmb_9ef39792,SuperKernel,MIX_AIC,\"1.0\t\",12.5,0.5,24\n\
+         1,sk_99_gone,SuperKernel,MIX_AIC,\"20.0\t\",3.0,0.5,24\n",
+    )
+    .unwrap();
+    let table = KernelTable::read(&[csv]).unwrap();
+    let planned = PlannedFusion::from_workspace(&ws, "example");
+    let joined = per_op(&planned, &table, Some(&table));
+    let sk14 = joined
+        .segments
+        .iter()
+        .find(|s| s.segment == "sk_14")
+        .unwrap();
+    assert_eq!(sk14.new_us, Some(12.5));
+    assert_eq!(joined.unmatched_superkernels, ["sk_99_gone"]);
+}
+
+/// Writes a model directory of `tasks` (kind, stream, func or event, numBlocks) and the given
+/// fused-nodes and fail-reasons log lines.
+fn write_model(tag: &str, tasks: &[(&str, u32, &str, u64)], fused: &str, fail: &str) -> PathBuf {
+    use serde_json::json;
+    let dir = crate::common::scratch(&format!("aclgraph-{tag}")).join("sk_meta/1/model_1_1");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let node = |(id, (kind, stream, what, blocks)): (usize, &(&str, u32, &str, u64))| {
+        let info = match *kind {
+            "KERNEL" => json!({"taskId": id, "streamId": stream, "taskType": "KERNEL",
+                "kernelParams": {"funcName": what, "numBlocks": blocks, "kernelType": "AIV_ONLY",
+                "resolvedNum": 1, "taskRatio": [0, 1]}}),
+            _ => json!({"taskId": id, "streamId": stream, "taskType": kind,
+                "eventParams": {"eventId": what.parse::<u64>().unwrap(), "eventFlag": 0, "eventTaskFlag": 0}}),
+        };
+        let marker = what.starts_with("sk_scope_kernel_begin");
+        json!({"nodeId": id, "streamIdxInGraph": stream, "nodeType": kind,
+            "scopeName": if marker || what.starts_with("sk_scope_kernel_end") { json!("full_model") } else { json!(null) },
+            "taskInfo": [info]})
+    };
+    let streams: Vec<serde_json::Value> = (0..2u32)
+        .map(|s| {
+            let nodes: Vec<serde_json::Value> = tasks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.1 == s)
+                .map(node)
+                .collect();
+            json!({"streamIdxInGraph": s, "nodes": nodes})
+        })
+        .collect();
+    let graph = json!({"version": "1.0", "modelId": "1_1", "deviceId": 0, "options": {}, "streams": streams});
+    std::fs::write(dir.join(layout::GRAPH_ORIGIN), graph.to_string()).unwrap();
+    std::fs::write(dir.join(layout::FUSED_NODES), fused).unwrap();
+    std::fs::write(dir.join(layout::FAIL_REASONS), fail).unwrap();
+    dir
+}
+
+#[test]
+fn a_deadlock_split_is_shown_and_the_prediction_says_it_does_not_model_it() {
+    // vLLM-Ascend wraps the whole capture in one scope; stream 1 waits (task 4) for a notify
+    // (task 6) that comes later on stream 0: the pass splits at the wait.
+    let tasks = [
+        ("KERNEL", 0, "sk_scope_kernel_begin_dav_2201", 1),
+        ("KERNEL", 0, "Add_aaaa", 40),
+        ("KERNEL", 0, "Mul_bbbb", 40),
+        ("KERNEL", 1, "Cast_cccc", 40),
+        ("WAIT", 1, "7", 0),
+        ("KERNEL", 0, "Sub_dddd", 40),
+        ("NOTIFY", 0, "7", 0),
+        ("KERNEL", 1, "Div_eeee", 40),
+        ("KERNEL", 0, "sk_scope_kernel_end_dav_2201", 1),
+    ];
+    let fmt = |id: u64, s: u32| {
+        format!("[nodeId:{id}, streamId:{s}, streamIdxInGraph:{s}, nodeIdxInStream:0]")
+    };
+    let fused = format!(
+        "  SK Function: sk_3_full_model_start_Add_aaaa_end_Cast_cccc, scope id: 3, Node Count: 3\n    [0] {}\n    [1] {}\n    [2] {}\n\
+         \x20 SK Function: sk_5_full_model_start_Sub_dddd_end_Div_eeee, scope id: 5, Node Count: 2\n    [0] {}\n    [1] {}\n",
+        fmt(1, 0),
+        fmt(2, 0),
+        fmt(3, 1),
+        fmt(5, 0),
+        fmt(7, 1)
+    );
+    let fail = "unfusible kernel:\n[PrintFusedScopes] scopes after fusion: DEBUG_PER_OP_MAX_CORE=false\n\
+                \x20 scopeId=3, scopeBitFlag=1\n    fusedNodeIds=[1, 2, 3];\n    scopeStatus=SUCCESS\n\
+                \x20   breakReason=[breakReason=DEADLOCK_DETECTED, triggerNode=7, triggerStream=1, detail=\"Deadlock at node 7, split at Wait node 4\"], breakReasonDetail=deadlock, scopeName=[full_model]\n\
+                \x20 scopeId=5, scopeBitFlag=1\n    fusedNodeIds=[5, 7];\n    scopeStatus=SUCCESS\n";
+    let dir = write_model("deadlock", &tasks, &fused, fail);
+    let (model, _) = open(&dir).unwrap();
+    assert_eq!(model.sks.len(), 2);
+    let report = skope::aclgraph::report::AclReport::new(&model, &[]);
+    let text = report.to_text();
+    assert!(
+        text.contains("cut at task 7 Div_eeee (stream 1): DEADLOCK_DETECTED — the deadlock check split the scope at a wait"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Deadlock at node 7, split at Wait node 4"),
+        "{text}"
+    );
+    // Without the deadlock check the prediction fuses the whole scope, and says so.
+    assert_eq!(report.prediction.matched, 0);
+    assert_eq!(report.prediction.predicted, 1);
+    assert!(text.contains("not modelled: the deadlock check"), "{text}");
+    // The graph opens in the explorer's plan with the deadlock cut as a break.
+    let ws = skope::aclgraph::observed::workspace(&model, "deadlock");
+    let b = &ws.plan().scopes[0].breaks[0];
+    assert_eq!(b.reason.code(), "DEADLOCK_DETECTED");
+}

@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
+/// The bundled aclgraph pass output.
+const ACLGRAPH_EXAMPLE: &str = "assets/examples/aclgraph";
 
 /// A view: file name, title, terminal size, and the keys that lead to it, typed as text
 /// (`\r` is enter, `\t` shift-tab, `»` tab, `\x1b` esc, `«` down).
@@ -158,6 +160,7 @@ fn main() -> Result<()> {
     }
     runs(out)?;
     compare(out)?;
+    aclgraph(out)?;
     let mut app = App::new(
         Config::default(),
         Rect::new(0, 0, 100, 24),
@@ -186,15 +189,34 @@ fn main() -> Result<()> {
     Ok(())
 }
 
+/// The explorer on the bundled aclgraph pass output, on the unsupported attention kernel.
+fn aclgraph(out: &Path) -> Result<()> {
+    let mut app = explorer_on(ACLGRAPH_EXAMPLE, 160, 45)?;
+    for key in presses("/FusedInferAttentionScore_30ab9e11#7\r") {
+        app.handle(Msg::key(key));
+    }
+    write(
+        &app,
+        out,
+        "aclgraph",
+        "What the aclgraph pass did, in the explorer",
+    )
+}
+
 /// The explorer on the bundled example in a `w`×`h` terminal.
 fn explorer(w: u16, h: u16) -> Result<App> {
+    explorer_on(EXAMPLE, w, h)
+}
+
+/// The explorer on `file` in a `w`×`h` terminal.
+fn explorer_on(file: &str, w: u16, h: u16) -> Result<App> {
     let mut app = App::new(
         Config::default(),
         Rect::new(0, 0, w, h),
-        EXAMPLE,
+        file,
         std::env::temp_dir().join("skope-screenshots.skope.json"),
     );
-    let input = Input::File(PathBuf::from(EXAMPLE));
+    let input = Input::File(PathBuf::from(file));
     let ws = open(
         &input,
         LoadOptions::default(),

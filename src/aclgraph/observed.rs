@@ -25,6 +25,13 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// The attribute holding a sub-op's mean device time in its SuperKernel, µs (per core and
+/// run, from `sk_prof_device_*.json`).
+pub const ATTR_DEVICE_US: &str = "_sk_device_us";
+
+/// The attribute of a SuperKernel's launch task holding the SuperKernel's mean device time, µs.
+pub const ATTR_SK_DEVICE_US: &str = "_sk_superkernel_device_us";
+
 /// The attribute holding a task's node type (`KERNEL`, `WAIT`…).
 pub const ATTR_NODE_TYPE: &str = "_sk_node_type";
 
@@ -91,8 +98,30 @@ pub fn graph(model: &AclModel) -> Graph {
             break_words.entry(i).or_default().push(words);
         }
     }
+    // Device time of each sub-op (by its position in its SuperKernel) and of each SuperKernel
+    // (on the task that launches it), from sk_prof_device_*.json.
+    let mut device_us: HashMap<usize, (&'static str, f64)> = HashMap::new();
+    for sk in &model.sks {
+        for (position, &i) in sk.tasks.iter().enumerate() {
+            if let Some(t) = model
+                .timings
+                .iter()
+                .find(|t| t.sk_id == sk.scope_id && t.position == Some(position as u64))
+            {
+                device_us.insert(i, (ATTR_DEVICE_US, t.mean_us()));
+            }
+        }
+    }
     for (i, t) in model.tasks.iter().enumerate() {
         let mut attrs = crate::graph::Attrs::default();
+        if let Some(&(key, us)) = device_us.get(&i) {
+            attrs.insert(key.into(), AttrValue::Float(us));
+        }
+        if let Some(sk) = model.sks.iter().find(|sk| sk.launch == Some(i))
+            && let Some(time) = &sk.time
+        {
+            attrs.insert(ATTR_SK_DEVICE_US.into(), AttrValue::Float(time.mean_us()));
+        }
         attrs.insert(
             ATTR_NODE_TYPE.into(),
             AttrValue::Str(t.node_type.name().into()),
