@@ -28,6 +28,9 @@ fn the_model_directory_opens_as_the_pass_left_it() {
     );
     assert!(text.contains("sk_fusion_fail_reasons.log"), "{text}");
     insta::assert_snapshot!("aclgraph_unsupported_160x45", text);
+    // Device time per task from sk_prof_device_*.json in the op list's time column.
+    assert!(text.contains("µs dev"), "{text}");
+    assert!(text.contains("4.55"), "{text}");
     // A fused kernel names its SuperKernel; a marker says what it is.
     find(&mut app, "GroupedMatmulFinalizeRouting_9d9d#62");
     let text = screen(&app);

@@ -49,10 +49,48 @@ pub struct SkText {
     /// Why it was cut from its scope.
     #[serde(rename = "break")]
     pub break_text: Option<BreakText>,
-    /// Cube / vector queue sizes (`FUNC` and all tasks).
-    pub queues: Option<[u64; 4]>,
+    /// Its cube and vector task queues: blocks, sub-kernel calls and tasks by type.
+    pub queues: Option<QueuesText>,
     /// Mean whole-SuperKernel time, µs.
     pub time_us: Option<f64>,
+}
+
+/// A SuperKernel's task queues, as `sk_task_queue.json` has them.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueuesText {
+    /// The cube queue.
+    pub aic: QueueText,
+    /// The vector queue.
+    pub aiv: QueueText,
+}
+
+/// One task queue.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueText {
+    /// `numBlocks`.
+    pub blocks: u64,
+    /// Sub-kernel calls.
+    pub funcs: u64,
+    /// Tasks by type (`FUNC`, `SYNC`, `PRELOAD`, `EVENT_*`), in first-seen order.
+    pub tasks: Vec<(String, u64)>,
+}
+
+impl QueueText {
+    fn of(q: &super::device::Queue) -> QueueText {
+        QueueText {
+            blocks: q.num_blocks,
+            funcs: q.funcs,
+            tasks: q.by_type.clone(),
+        }
+    }
+
+    fn words(&self) -> String {
+        let tasks: Vec<String> = self.tasks.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        if tasks.is_empty() {
+            return "empty".to_string();
+        }
+        format!("{} blocks, {}", self.blocks, tasks.join(", "))
+    }
 }
 
 /// A task that was not fused, with why.
@@ -321,6 +359,13 @@ impl AclReport {
                 line(format!("    {}", sk.name));
                 let ids: Vec<String> = sk.tasks.iter().map(|t| t.node_id.to_string()).collect();
                 line(format!("    tasks {}", ids.join(" ")));
+                if let Some(q) = &sk.queues {
+                    line(format!(
+                        "    queues: cube {} · vector {}",
+                        q.aic.words(),
+                        q.aiv.words()
+                    ));
+                }
                 if let Some(b) = &sk.break_text {
                     let trigger = b.trigger.as_ref().map_or(String::new(), |t| {
                         format!(" at task {} {} (stream {})", t.node_id, t.name, t.stream)
@@ -412,10 +457,10 @@ fn sk_text(model: &AclModel, k: usize) -> SkText {
                 .map(|i| task_ref(model, i)),
             detail: b.detail.clone(),
         }),
-        queues: sk
-            .queues
-            .as_ref()
-            .map(|q| [q.aic.funcs, q.aic.tasks(), q.aiv.funcs, q.aiv.tasks()]),
+        queues: sk.queues.as_ref().map(|q| QueuesText {
+            aic: QueueText::of(&q.aic),
+            aiv: QueueText::of(&q.aiv),
+        }),
         time_us: sk.time.as_ref().map(|t| t.mean_us()),
     }
 }

@@ -139,6 +139,10 @@ pub struct Explorer {
     pub code: Option<CodeView>,
     /// The profile comparison against this graph's plan, once profiles are read.
     pub profiles: Option<super::profiles::ProfileView>,
+    /// The longest device time of a task in a SuperKernel, when the graph carries device times
+    /// (the aclgraph pass's `sk_prof_device_*.json`): the op list shows them until profiles
+    /// are read.
+    pub device_max_us: Option<f64>,
 }
 
 impl Explorer {
@@ -148,7 +152,19 @@ impl Explorer {
         let tree = ScopeTree::new(&ws, Arc::clone(&theme));
         let rows = ws.graph().exec_order().to_vec();
         let widest = Widest::of(&ws);
+        let device_max_us = ws
+            .graph()
+            .ops()
+            .iter()
+            .filter_map(
+                |op| match op.attrs.get(crate::aclgraph::observed::ATTR_DEVICE_US) {
+                    Some(crate::graph::AttrValue::Float(us)) => Some(*us),
+                    _ => None,
+                },
+            )
+            .reduce(f64::max);
         let mut ex = Explorer {
+            device_max_us,
             widest,
             minimap: Minimap::default(),
             search_matches: 0,

@@ -6,15 +6,15 @@
 //! their room to the reason.
 
 use super::{pane_block, put};
+use crate::aclgraph::observed::ATTR_DEVICE_US;
 use crate::fusion::index::segment_at;
 use crate::fusion::marks::OpMark;
 use crate::fusion::verdict::{Evidence, Verdict};
-use crate::graph::OpId;
+use crate::graph::{AttrValue, OpId};
 use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::explorer::{Explorer, Pane, core_text};
 use crate::tui::keymap::Keymap;
-use crate::tui::profiles::ProfileView;
 use crate::tui::query::reasons;
 use crate::tui::theme::{Role, Theme};
 use crate::workspace::OpChange;
@@ -152,7 +152,7 @@ impl Widths {
 }
 
 /// Draws the op list; with profiles read, a column of each op's time without SuperKernel and
-/// a heat glyph.
+/// a heat glyph (without them, the device time the graph carries, when it does).
 pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, area: Rect) {
     let times = ex.profiles.as_ref().filter(|t| t.max_base_us > 0.0);
     let is_focused = ex.focus == Pane::Ops;
@@ -177,7 +177,9 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
     if inner.height == 0 || inner.width == 0 {
         return;
     }
-    let w = Widths::of(ex, inner.width, times.is_some());
+    // Without profiles, the device time the graph carries (aclgraph) fills the column.
+    let device = ex.device_max_us.filter(|_| times.is_none());
+    let w = Widths::of(ex, inner.width, times.is_some() || device.is_some());
     let buf = frame.buffer_mut();
     let dim = theme.get(Role::Dim);
     let header = Row {
@@ -192,7 +194,15 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
         scope: "scope".into(),
         last: ("segment / break reason".into(), dim),
         time: (
-            format!("{:>w$}", "µs base", w = usize::from(TIME_WIDTH)),
+            format!(
+                "{:>w$}",
+                if device.is_some() {
+                    "µs dev"
+                } else {
+                    "µs base"
+                },
+                w = usize::from(TIME_WIDTH)
+            ),
             dim,
         ),
         verdict: (" ", dim),
@@ -225,7 +235,14 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
         let y = inner.y + 1 + i as u16;
         let mut cells = Row::of(ex, theme, id);
         if let Some(times) = times {
-            cells.time = time_cell(times, &ex.ws.graph().op(id).name, theme);
+            let us = times.base_kernel_us(&ex.ws.graph().op(id).name);
+            cells.time = time_cell(us, times.max_base_us, theme);
+        } else if let Some(max) = device {
+            let us = match ex.ws.graph().op(id).attrs.get(ATTR_DEVICE_US) {
+                Some(AttrValue::Float(us)) => Some(*us),
+                _ => None,
+            };
+            cells.time = time_cell(us, max, theme);
         }
         cells.draw(buf, inner.x, y, &w, breaks);
         if range.is_some_and(|(a, b)| (a..=b).contains(&row)) {
@@ -281,12 +298,12 @@ fn broken_scopes(ws: &crate::workspace::Workspace, id: OpId) -> String {
 /// Heat glyphs, from a little time to the most any op takes.
 const HEAT: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
 
-/// The time column of op `name`: its kernels' time in the base profile and a heat glyph;
-/// `·` when the profile has no kernel of that name.
-fn time_cell(times: &ProfileView, name: &str, theme: &Theme) -> (String, Style) {
-    match times.base_kernel_us(name) {
+/// The time column of an op: its time (`us`: its kernels' in the base profile, or its device
+/// time) and a heat glyph against the most any op takes (`max`); `·` without a time.
+fn time_cell(us: Option<f64>, max: f64, theme: &Theme) -> (String, Style) {
+    match us {
         Some(us) => {
-            let level = ((us / times.max_base_us) * HEAT.len() as f64).ceil() as usize;
+            let level = ((us / max) * HEAT.len() as f64).ceil() as usize;
             let heat = HEAT[level.clamp(1, HEAT.len()) - 1];
             let role = if level * 2 > HEAT.len() {
                 Role::Warning
