@@ -253,6 +253,25 @@ enum Command {
         #[arg(long)]
         csv: bool,
     },
+    /// Suggest scopes for a graph, ranked by the time they would save: every candidate is one
+    /// of the planner's segments; with a profile its saving is estimated from the measured
+    /// gaps, and with a profile pair the saving model is fitted first.
+    Suggest {
+        /// The dump file.
+        file: PathBuf,
+        #[command(flatten)]
+        planning: Planning,
+        /// A profile without SuperKernel (its kernel_details.csv or op_summary gives the gaps),
+        /// or a directory holding no_sk_model and sk_model (the pair also fits the model).
+        #[arg(long, value_name = "DIR")]
+        profiles: Option<PathBuf>,
+        /// With several ranks, the one to use.
+        #[arg(long, value_name = "N")]
+        rank: Option<u32>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a config file with every key binding and theme style at its default, to copy to
     /// ~/.config/skope/config.toml and edit.
     Config,
@@ -429,6 +448,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             diff(&base, new.as_deref(), &args)?;
         }
+        Some(Command::Suggest {
+            file,
+            planning,
+            profiles,
+            rank,
+            json,
+        }) => {
+            let ws = planning.workspace(&file)?;
+            suggest(&ws, &file, profiles.as_deref(), rank, json)?;
+        }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
         None => explore(cli)?,
     }
@@ -498,6 +527,133 @@ fn write_codes(
     if written.is_empty() {
         eprintln!("{}: no segments: nothing to generate", file.display());
     }
+    Ok(())
+}
+
+/// `skope suggest`: reads the profiles when given, fits the saving model on a pair, and prints
+/// the suggestions.
+fn suggest(
+    ws: &Workspace,
+    file: &Path,
+    profiles: Option<&Path>,
+    rank: Option<u32>,
+    json: bool,
+) -> Result<()> {
+    use skope::profile::discover::{Found, discover};
+    use skope::suggest::{saving, timing};
+    let graph = ws.graph();
+    let by_name: std::collections::HashMap<&str, u32> = graph
+        .ops()
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let id = skope::graph::OpId(i as u32);
+            (op.name.as_str(), ws.context().stream_of(id))
+        })
+        .collect();
+    let stream_of = |name: &str| by_name.get(name).copied();
+    let mut timing_used = None;
+    let mut fit = None;
+    if let Some(path) = profiles {
+        let found = discover(path)
+            .with_context(|| format!("cannot read the profiles at {}", path.display()))?;
+        let (base, new) = match found {
+            Found::Pair { .. } => {
+                let (b, n, _) = skope::profile::locate_pair(path, None, rank)?;
+                (b, Some(n))
+            }
+            other => (other.pick(rank, path)?, None),
+        };
+        if base.kernels.is_empty() {
+            anyhow::bail!(
+                "{}: no kernel_details.csv or op_summary_*.csv: the gaps need the kernel file \
+                 (profile with the Level1 kernel view)",
+                base.root.display()
+            );
+        }
+        let t = timing::read(&base.kernels, &stream_of)?;
+        if let Some(new) = new.filter(|n| !n.kernels.is_empty()) {
+            let table = skope::profile::kernels::KernelTable::read(&new.kernels)?;
+            fit = saving::fit(&skope::suggest::observations(ws, &t, &table));
+        }
+        timing_used = Some(t);
+    }
+    let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
+    let result = skope::suggest::suggest(ws, timing_used.as_ref(), coefficients, fit.is_some());
+    if json {
+        let mut value = serde_json::to_value(&result)?;
+        value["fit"] = serde_json::to_value(&fit)?;
+        value["file"] = file.to_string_lossy().into();
+        print_json(&value)?;
+        return Ok(());
+    }
+    let c = result.coefficients;
+    let mut out = format!(
+        "{} suggestion(s) for {}\n",
+        result.list.len(),
+        file.display()
+    );
+    let coefficients_text = format!(
+        "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs",
+        c.a, c.b, c.c_same, c.c_cross, c.c0
+    );
+    match (&timing_used, &fit) {
+        (None, _) => out.push_str(
+            "no profile: ranked by the kernel boundaries each removes (a count, not a time); \
+             --profiles DIR estimates the saving from measured gaps\n",
+        ),
+        (Some(_), None) => out.push_str(&format!(
+            "saving per step: an estimate from the gaps the profile measured, with skope's \
+             assumed coefficients ({coefficients_text}); a profile pair (no_sk_model, \
+             sk_model) calibrates them\n"
+        )),
+        (Some(_), Some(f)) => out.push_str(&format!(
+            "saving per step: an estimate from the measured gaps, coefficients fitted ({}) on {} \
+             segment(s) of the profile pair: {coefficients_text}; leaving one segment out, the \
+             error is {:.2} µs on average, {:.2} µs at worst ({})\n",
+            f.fitted.join(", "),
+            f.segments,
+            f.loo_mean_us,
+            f.loo_worst_us,
+            f.loo_worst_segment
+        )),
+    }
+    if let Some(f) = fit.as_ref().filter(|f| !f.doubtful.is_empty()) {
+        out.push_str(&format!(
+            "warning: {} fitted outside what the model means: the pair cannot tell those terms \
+             apart (e.g. every gap the same length); rank by them with care\n",
+            f.doubtful.join(", ")
+        ));
+    }
+    for (n, s) in result.list.iter().enumerate() {
+        let value = match s.saving_us {
+            Some(us) => format!(
+                "{us:.1} µs/step ({} of {} boundaries measured)",
+                s.measured, s.boundaries
+            ),
+            None => format!("{} boundaries", s.boundaries),
+        };
+        let versus = match &s.versus {
+            skope::suggest::Versus::New => "new".to_string(),
+            skope::suggest::Versus::Same(seg) => format!("already fused as {seg}"),
+            skope::suggest::Versus::Overlaps(segs) => format!("takes ops of {}", segs.join(", ")),
+        };
+        out.push_str(&format!(
+            "\n{:>3}. {}  {} ops  stream {}  {value}  {versus}\n",
+            n + 1,
+            s.name,
+            s.op_names.len(),
+            ws.context().streams()[s.stream as usize].id
+        ));
+        out.push_str(&format!(
+            "     {} … {}\n     starts after {} · ends before {}\n",
+            s.op_names.first().map_or("", String::as_str),
+            s.op_names.last().map_or("", String::as_str),
+            s.starts_after,
+            s.ends_before
+        ));
+    }
+    print_text(&skope::text::sanitize_lines(&out));
     Ok(())
 }
 

@@ -48,9 +48,15 @@ pub enum Col {
     BlockNum,
     /// `Input Shapes`.
     InputShapes,
+    /// `Stream ID`.
+    StreamId,
+    /// `aicore_time(us)`: time the cube cores ran, a PMU metric.
+    AicoreTime,
+    /// `aiv_time(us)`: time the vector cores ran, a PMU metric.
+    AivTime,
 }
 
-const ALL: [Col; 16] = [
+const ALL: [Col; 19] = [
     Col::DeviceId,
     Col::StepId,
     Col::OpType,
@@ -67,6 +73,9 @@ const ALL: [Col; 16] = [
     Col::WaitTime,
     Col::BlockNum,
     Col::InputShapes,
+    Col::StreamId,
+    Col::AicoreTime,
+    Col::AivTime,
 ];
 
 impl Col {
@@ -94,6 +103,9 @@ impl Col {
             Col::WaitTime => &["wait time", "task wait time"],
             Col::BlockNum => &["block num", "block dim"],
             Col::InputShapes => &["input shapes"],
+            Col::StreamId => &["stream id"],
+            Col::AicoreTime => &["aicore time", "aicore_time"],
+            Col::AivTime => &["aiv time", "aiv_time"],
         }
     }
 
@@ -116,6 +128,9 @@ impl Col {
             Col::WaitTime => "Wait Time(us)",
             Col::BlockNum => "Block Num",
             Col::InputShapes => "Input Shapes",
+            Col::StreamId => "Stream ID",
+            Col::AicoreTime => "aicore_time(us)",
+            Col::AivTime => "aiv_time(us)",
         }
     }
 }

@@ -46,6 +46,11 @@ pub struct KernelRow<'r> {
     pub block_num: Option<u32>,
     /// `Input Shapes` without the writer's inner quotes, when given.
     pub input_shapes: Option<&'r str>,
+    /// `Stream ID`, when given (`N/A` for communication rows).
+    pub stream: Option<&'r str>,
+    /// `aicore_time(us)` or, without it, `aiv_time(us)`: the time the cores ran, when the
+    /// profile has the PMU metrics.
+    pub core_us: Option<f64>,
 }
 
 /// Where each column is in the current file.
@@ -60,6 +65,9 @@ struct Cols {
     wait: Option<(usize, f64)>,
     block: Option<usize>,
     shapes: Option<usize>,
+    stream: Option<usize>,
+    aicore: Option<(usize, f64)>,
+    aiv: Option<(usize, f64)>,
 }
 
 /// Reads kernel rows from one or several files (op_summary slices), one row at a time.
@@ -125,6 +133,9 @@ fn columns<R: Read>(t: &Table<R>) -> Result<Cols, ProfileError> {
         wait: timed(Col::WaitTime),
         block: h.get(Col::BlockNum),
         shapes: h.get(Col::InputShapes),
+        stream: h.get(Col::StreamId),
+        aicore: timed(Col::AicoreTime),
+        aiv: timed(Col::AivTime),
     })
 }
 
@@ -167,6 +178,11 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
         wait_us: opt_num(c.wait)?,
         block_num,
         input_shapes: opt_text(c.shapes)?,
+        stream: opt_text(c.stream)?,
+        core_us: match opt_num(c.aicore)? {
+            Some(us) if us > 0.0 => Some(us),
+            _ => opt_num(c.aiv)?,
+        },
     })
 }
 

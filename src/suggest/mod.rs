@@ -1,0 +1,435 @@
+//! Scopes suggested for a graph, ranked by the time they would save.
+//!
+//! Candidates are the maximal runs of fusible ops on each stream (an unsupported op ends a run;
+//! ops the pass ignores do not), and the same runs cut where the layer in the op names changes
+//! (one scope per decoder layer, as users place them). Every candidate goes through the real
+//! planner as a scope of its own, so a suggestion is one of the planner's segments: it never
+//! splits. Each is ranked by the saving model ([`saving`]) on the gaps and overheads a profile
+//! without SuperKernel measured ([`timing`]); without a profile, by the kernel boundaries it
+//! removes — a count, not a time.
+
+pub mod saving;
+pub mod timing;
+
+use crate::fusion::kernel::KernelType;
+use crate::fusion::marks::{Marks, OpMark};
+use crate::fusion::plan::{Context, describe_reason, plan};
+use crate::fusion::verdict::Verdict;
+use crate::graph::OpId;
+use crate::profile::kernels::KernelTable;
+use crate::workspace::Workspace;
+use saving::{Coefficients, Features, Observation};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use timing::Timing;
+
+/// How a candidate was drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A maximal run of fusible ops on a stream.
+    Run,
+    /// Such a run cut at layer changes in the op names.
+    Layer,
+}
+
+/// How a suggestion stands against the user's scopes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Versus {
+    /// None of its ops is fused today.
+    New,
+    /// Exactly one of the user's segments today.
+    Same(String),
+    /// It takes ops of these segments of the user's (and maybe more).
+    Overlaps(Vec<String>),
+}
+
+/// A suggested scope.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestion {
+    /// The scope name it would get.
+    pub name: String,
+    /// How it was drawn.
+    pub kind: Kind,
+    /// Its ops, in execution order.
+    #[serde(skip)]
+    pub ops: Vec<OpId>,
+    /// Their names.
+    pub op_names: Vec<String>,
+    /// The stream (its index) it runs on.
+    pub stream: u32,
+    /// Kernel boundaries it removes per run.
+    pub boundaries: usize,
+    /// What a run's inner boundaries add up to (zeros without a profile).
+    pub features: Features,
+    /// Boundaries whose kernel the profile measured.
+    pub measured: usize,
+    /// Runs per step (1 without a profile).
+    pub per_step: f64,
+    /// Estimated saving per step, µs (without a profile: none).
+    pub saving_us: Option<f64>,
+    /// Why it starts where it starts.
+    pub starts_after: String,
+    /// Why it ends where it ends.
+    pub ends_before: String,
+    /// Against the user's scopes.
+    pub versus: Versus,
+}
+
+/// The suggestions for a graph.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestions {
+    /// Best first.
+    pub list: Vec<Suggestion>,
+    /// The coefficients used.
+    pub coefficients: Coefficients,
+    /// True when they were fitted on a profile pair (else skope's assumed defaults).
+    pub fitted: bool,
+    /// True when a profile gave the gaps (else the ranking counts boundaries).
+    pub measured: bool,
+}
+
+/// The layer an op name belongs to: the digits after `layer`, `layers.` or `layers_`.
+fn layer_of(name: &str) -> Option<&str> {
+    let at = name.find("layer")?;
+    let rest = &name[at + "layer".len()..];
+    let rest = rest
+        .strip_prefix("s.")
+        .or_else(|| rest.strip_prefix("s_"))
+        .unwrap_or(rest);
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// The core kind a kernel runs on: cube, vector, or both (`None` when unknown).
+fn core_kind(cx: &Context, id: OpId) -> Option<u8> {
+    Some(match cx.sub_kernel(id)?.kernel_type {
+        KernelType::AicOnly | KernelType::MixAic1_0 => 0,
+        KernelType::AivOnly | KernelType::MixAiv1_0 => 1,
+        _ => 2,
+    })
+}
+
+/// The runs of fusible ops on each stream, in execution order (ignored ops left out).
+fn runs(cx: &Context) -> Vec<Vec<OpId>> {
+    let graph = cx.graph();
+    let mut open: HashMap<u32, Vec<OpId>> = HashMap::new();
+    let mut out = Vec::new();
+    for &id in graph.exec_order() {
+        match cx.verdicts().get(id).verdict {
+            Verdict::Ignored => {}
+            Verdict::Fusible => open.entry(cx.stream_of(id)).or_default().push(id),
+            Verdict::Unsupported(_) => {
+                if let Some(run) = open.remove(&cx.stream_of(id)) {
+                    out.push(run);
+                }
+            }
+        }
+    }
+    let mut rest: Vec<Vec<OpId>> = open.into_values().collect();
+    rest.sort_by_key(|r| r.first().map(|id| graph.exec_position(*id)));
+    out.extend(rest);
+    out.retain(|r| r.len() >= 2);
+    out
+}
+
+/// `runs` cut where the layer in the op names changes; `None` when no run spans two layers.
+fn by_layer(cx: &Context, runs: &[Vec<OpId>]) -> Option<Vec<Vec<OpId>>> {
+    let graph = cx.graph();
+    let mut cut = false;
+    let mut out = Vec::new();
+    for run in runs {
+        let mut part: Vec<OpId> = Vec::new();
+        let mut layer: Option<&str> = None;
+        for &id in run {
+            let l = layer_of(&graph.op(id).name);
+            if !part.is_empty() && l != layer {
+                cut = true;
+                out.push(std::mem::take(&mut part));
+            }
+            layer = l;
+            part.push(id);
+        }
+        out.push(part);
+    }
+    out.retain(|r| r.len() >= 2);
+    cut.then_some(out)
+}
+
+/// The planner's segments when each of `runs` is a scope of its own (default options).
+fn planned(
+    cx: &Context,
+    runs: &[Vec<OpId>],
+    prefix: &str,
+) -> Vec<(String, Vec<OpId>, Vec<String>)> {
+    let graph = cx.graph();
+    let mut marks = Marks::unmarked(graph.len());
+    let options = marks.intern_options("");
+    for (k, run) in runs.iter().enumerate() {
+        let scope = marks.intern_scope(&format!("{prefix}{k}"));
+        for &id in run {
+            marks.set(id, OpMark::Member { scope, options });
+        }
+    }
+    let p = plan(cx, &marks);
+    let mut out = Vec::new();
+    for scope in &p.scopes {
+        for seg in &scope.segments {
+            // The planner's cuts around it, in words.
+            let cuts: Vec<String> = scope
+                .breaks
+                .iter()
+                .filter(|b| {
+                    b.cuts
+                        && (b.after == seg.ops.first().copied()
+                            || b.before == seg.ops.last().copied())
+                })
+                .map(|b| {
+                    format!(
+                        "{}: {}",
+                        graph.op(b.op).name,
+                        describe_reason(&marks, b.reason)
+                    )
+                })
+                .collect();
+            if seg.ops.len() >= 2 {
+                out.push((seg.name.clone(), seg.ops.clone(), cuts));
+            }
+        }
+    }
+    out
+}
+
+/// Why a run of ops starts after (`before` = true: ends before) the neighbour on its stream.
+fn edge(cx: &Context, ops: &[OpId], before: bool, cuts: &[String]) -> String {
+    let graph = cx.graph();
+    let (Some(&first), Some(&last)) = (ops.first(), ops.last()) else {
+        return String::new();
+    };
+    let stream = cx.stream_of(first);
+    let order = graph.exec_order();
+    let at = graph.exec_position(if before { last } else { first });
+    let neighbour = if before {
+        order[at + 1..].iter().copied().find(|&id| {
+            cx.stream_of(id) == stream && cx.verdicts().get(id).verdict != Verdict::Ignored
+        })
+    } else {
+        order[..at].iter().rev().copied().find(|&id| {
+            cx.stream_of(id) == stream && cx.verdicts().get(id).verdict != Verdict::Ignored
+        })
+    };
+    let Some(n) = neighbour else {
+        return if before {
+            "end of its stream"
+        } else {
+            "start of its stream"
+        }
+        .to_string();
+    };
+    let name = &graph.op(n).name;
+    if let Some(r) = cx.verdicts().get(n).verdict.reason() {
+        return format!("{name}: {}", r.text());
+    }
+    if let Some(cut) = cuts.iter().find(|c| c.starts_with(name.as_str())) {
+        return format!("the planner cuts at {cut}");
+    }
+    if layer_of(name) != layer_of(&graph.op(if before { last } else { first }).name) {
+        return format!("{name}: another layer");
+    }
+    format!("{name}: the planner cuts here")
+}
+
+/// The ops that wait for another stream (an input from an op on another stream, or from a
+/// Recv): the time before them is a dependency wait, which fusing does not remove, not a
+/// scheduling gap.
+fn waiting(cx: &Context) -> HashSet<OpId> {
+    let graph = cx.graph();
+    let mut out = HashSet::new();
+    for &u in graph.exec_order() {
+        for (v, _) in graph.successors(u) {
+            if cx.stream_of(u) != cx.stream_of(v) || graph.op(u).op_type == "Recv" {
+                out.insert(v);
+            }
+        }
+    }
+    out
+}
+
+/// What a run of `ops` adds up to per run, from `timing`: its features, and how many of its
+/// boundaries were measured. The gap before an op in `waiting` is not counted.
+fn features(
+    cx: &Context,
+    ops: &[OpId],
+    timing: Option<&Timing>,
+    waiting: &HashSet<OpId>,
+) -> (Features, usize) {
+    let graph = cx.graph();
+    let mut f = Features::default();
+    let mut measured = 0;
+    for pair in ops.windows(2) {
+        match (core_kind(cx, pair[0]), core_kind(cx, pair[1])) {
+            (Some(x), Some(y)) if x == y && x != 2 => f.same += 1.0,
+            _ => f.cross += 1.0,
+        }
+        if let Some(k) = timing.and_then(|t| t.get(&graph.op(pair[1]).name)) {
+            measured += 1;
+            if !waiting.contains(&pair[1]) {
+                f.gap += k.gap();
+            }
+            f.head += k.head();
+        }
+    }
+    (f, measured)
+}
+
+/// The suggestions for the graph of `ws`, ranked: by the saving per step `coefficients` give
+/// on `timing`'s gaps, or without timing by the boundaries removed.
+pub fn suggest(
+    ws: &Workspace,
+    timing: Option<&Timing>,
+    coefficients: Coefficients,
+    fitted: bool,
+) -> Suggestions {
+    let cx = ws.context();
+    let graph = cx.graph();
+    let runs = runs(cx);
+    let waiting = waiting(cx);
+    let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> = planned(cx, &runs, "suggest_")
+        .into_iter()
+        .map(|(n, o, c)| (Kind::Run, n, o, c))
+        .collect();
+    if let Some(layers) = by_layer(cx, &runs) {
+        let mut seen: HashSet<Vec<OpId>> = drawn.iter().map(|d| d.2.clone()).collect();
+        for (n, o, c) in planned(cx, &layers, "suggest_layer_") {
+            if seen.insert(o.clone()) {
+                drawn.push((Kind::Layer, n, o, c));
+            }
+        }
+    }
+    // Today's segments, to say how each suggestion stands against them.
+    let mut segment_of: HashMap<OpId, &str> = HashMap::new();
+    let mut segment_ops: HashMap<&str, &[OpId]> = HashMap::new();
+    for scope in &ws.plan().scopes {
+        for seg in &scope.segments {
+            segment_ops.insert(&seg.name, &seg.ops);
+            for &id in &seg.ops {
+                segment_of.insert(id, &seg.name);
+            }
+        }
+    }
+    let mut list: Vec<Suggestion> = drawn
+        .into_iter()
+        .map(|(kind, _, ops, cuts)| {
+            let (features, measured) = features(cx, &ops, timing, &waiting);
+            let first = &graph.op(ops[0]).name;
+            let per_step = timing.map_or(1.0, |t| t.per_step(first).max(1.0));
+            let mut names: Vec<&str> = ops
+                .iter()
+                .filter_map(|id| segment_of.get(id).copied())
+                .collect();
+            names.dedup();
+            let versus = match names.as_slice() {
+                [] => Versus::New,
+                [one] if segment_ops.get(one).is_some_and(|s| *s == ops.as_slice()) => {
+                    Versus::Same(one.to_string())
+                }
+                many => {
+                    let mut v: Vec<String> = many.iter().map(|s| s.to_string()).collect();
+                    v.sort();
+                    v.dedup();
+                    Versus::Overlaps(v)
+                }
+            };
+            let stream = cx.stream_of(ops[0]);
+            let layer = match kind {
+                Kind::Layer => layer_of(first)
+                    .map(|l| format!("layer{l}_"))
+                    .unwrap_or_default(),
+                Kind::Run => String::new(),
+            };
+            Suggestion {
+                name: format!(
+                    "sk_{layer}s{}_{}",
+                    cx.streams()[stream as usize].id,
+                    graph.exec_position(ops[0])
+                ),
+                kind,
+                op_names: ops.iter().map(|&id| graph.op(id).name.clone()).collect(),
+                stream,
+                boundaries: ops.len() - 1,
+                features,
+                measured,
+                per_step,
+                saving_us: timing.map(|_| coefficients.saving(&features) * per_step),
+                starts_after: edge(cx, &ops, false, &cuts),
+                ends_before: edge(cx, &ops, true, &cuts),
+                versus,
+                ops,
+            }
+        })
+        .collect();
+    list.sort_by(|a, b| {
+        match (a.saving_us, b.saving_us) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            _ => b.boundaries.cmp(&a.boundaries),
+        }
+        .then(a.ops[0].cmp(&b.ops[0]))
+    });
+    Suggestions {
+        list,
+        coefficients,
+        fitted,
+        measured: timing.is_some(),
+    }
+}
+
+/// The segments of `ws`'s plan that both profiles hold, as fit observations: each one's
+/// features from the profile without SuperKernel (`base`), and the saving measured — its
+/// kernels' durations and inner gaps there, minus its SuperKernel's duration in `new`.
+pub fn observations(ws: &Workspace, base: &Timing, new: &KernelTable) -> Vec<Observation> {
+    let cx = ws.context();
+    let graph = cx.graph();
+    let waiting = waiting(cx);
+    let mut out = Vec::new();
+    for scope in &ws.plan().scopes {
+        for seg in &scope.segments {
+            let Some(sk) = new.get(&seg.fused_node).filter(|k| k.count > 0) else {
+                continue;
+            };
+            let timings: Option<Vec<_>> = seg
+                .ops
+                .iter()
+                .map(|&id| base.get(&graph.op(id).name))
+                .collect();
+            let Some(timings) = timings else { continue };
+            if seg.ops.len() < 2 {
+                continue;
+            }
+            let (features, _) = features(cx, &seg.ops, Some(base), &waiting);
+            let unfused: f64 = timings.iter().map(|k| k.duration()).sum::<f64>() + features.gap;
+            out.push(Observation {
+                segment: seg.name.clone(),
+                features,
+                saving_us: unfused - sk.total_us / sk.count as f64,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layer_of;
+
+    #[test]
+    fn layers_come_from_the_op_names() {
+        assert_eq!(layer_of("layer12_qkv_proj"), Some("12"));
+        assert_eq!(layer_of("model.layers.3.mlp"), Some("3"));
+        assert_eq!(layer_of("layers_7_add"), Some("7"));
+        assert_eq!(layer_of("lm_head"), None);
+        assert_eq!(layer_of("layer_norm"), None);
+    }
+}

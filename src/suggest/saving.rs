@@ -1,0 +1,300 @@
+//! The saving model: what fusing a run of kernels buys.
+//!
+//! SuperKernel removes the scheduling gap between consecutive kernels and part of each
+//! kernel's head/tail overhead, and pays for the syncs it inserts and for its own entry:
+//!
+//! ```text
+//! saving(run) = Σ over its inner boundaries i of ( a·gap_i + b·head_i − c(pair_i) ) − c0
+//! ```
+//!
+//! per run of the segment, times how often it runs per step. `c(pair)` is `c_same` between two
+//! kernels on the same core kind and `c_cross` between cube and vector kernels. The default
+//! coefficients are skope's assumptions (evidence `assumed`); with a profile pair (without and
+//! with SuperKernel) they are fitted by least squares on the segments both profiles hold, and the
+//! fit is judged by leaving one segment out at a time.
+
+use serde::Serialize;
+
+/// The coefficients.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Coefficients {
+    /// Share of the gap before a kernel that fusing removes.
+    pub a: f64,
+    /// Share of a kernel's head/tail overhead that fusing removes.
+    pub b: f64,
+    /// Cost of a sync between kernels on the same core kind, µs.
+    pub c_same: f64,
+    /// Cost of a cross-core sync between cube and vector kernels, µs.
+    pub c_cross: f64,
+    /// Fixed cost of a SuperKernel (entry, preload), µs.
+    pub c0: f64,
+}
+
+/// skope's assumed coefficients, used until a profile pair calibrates them: the gap goes away
+/// entirely, half the head/tail overhead does, a same-core barrier costs 0.3 µs, a cross-core
+/// sync 1 µs, the SuperKernel's entry 2 µs.
+pub const DEFAULTS: Coefficients = Coefficients {
+    a: 1.0,
+    b: 0.5,
+    c_same: 0.3,
+    c_cross: 1.0,
+    c0: 2.0,
+};
+
+/// What a run's inner boundaries add up to: the model's inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Features {
+    /// Σ gaps before its kernels after the first, µs.
+    pub gap: f64,
+    /// Σ head/tail overheads of those kernels, µs.
+    pub head: f64,
+    /// Boundaries between kernels on the same core kind.
+    pub same: f64,
+    /// Boundaries between cube and vector kernels.
+    pub cross: f64,
+}
+
+impl Coefficients {
+    /// The saving of one run with `f`, µs.
+    pub fn saving(&self, f: &Features) -> f64 {
+        self.a * f.gap + self.b * f.head - self.c_same * f.same - self.c_cross * f.cross - self.c0
+    }
+
+    fn as_vec(self) -> [f64; 5] {
+        [self.a, self.b, self.c_same, self.c_cross, self.c0]
+    }
+
+    fn from_vec(v: [f64; 5]) -> Coefficients {
+        Coefficients {
+            a: v[0],
+            b: v[1],
+            c_same: v[2],
+            c_cross: v[3],
+            c0: v[4],
+        }
+    }
+}
+
+/// The model's row for `f`: the saving is this row times the coefficient vector.
+fn row(f: &Features) -> [f64; 5] {
+    [f.gap, f.head, -f.same, -f.cross, -1.0]
+}
+
+/// A segment both profiles hold: its features (from the profile without SuperKernel) and the
+/// saving measured (its kernels' time and gaps without, minus the SuperKernel's time with).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Observation {
+    /// The segment.
+    pub segment: String,
+    /// Its features, per run.
+    pub features: Features,
+    /// The saving measured, per run, µs.
+    pub saving_us: f64,
+}
+
+/// A fit and how good it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fit {
+    /// The fitted coefficients (those not fitted keep their defaults).
+    pub coefficients: Coefficients,
+    /// Which coefficients were fitted (`a`, `b`, `c_same`, `c_cross`, `c0`).
+    pub fitted: Vec<&'static str>,
+    /// Segments it was fitted on.
+    pub segments: usize,
+    /// Leaving one segment out at a time, fitting on the rest and predicting it: the mean
+    /// absolute error, µs per run.
+    pub loo_mean_us: f64,
+    /// The worst of those errors, µs per run, and its segment.
+    pub loo_worst_us: f64,
+    /// The segment of the worst error.
+    pub loo_worst_segment: String,
+    /// Fitted values outside what the model means (a share outside 0..1.5, a negative cost):
+    /// the pair cannot tell those terms apart, so take them with care.
+    pub doubtful: Vec<String>,
+}
+
+const NAMES: [&str; 5] = ["a", "b", "c_same", "c_cross", "c0"];
+
+/// Fits the coefficients to `obs`: all five with 8 segments or more, else `a` and `c0` with 3
+/// or more (the others keep their defaults), else none (`None`). Coefficients a segment set
+/// cannot tell apart (a column without variation) keep their defaults too.
+pub fn fit(obs: &[Observation]) -> Option<Fit> {
+    let free = free_set(obs)?;
+    let coefficients = solve(obs, &free)?;
+    let mut errors: Vec<(f64, &str)> = Vec::with_capacity(obs.len());
+    for (i, o) in obs.iter().enumerate() {
+        let rest: Vec<Observation> = obs
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, o)| o.clone())
+            .collect();
+        let c = free_set(&rest)
+            .and_then(|f| solve(&rest, &f))
+            .unwrap_or(coefficients);
+        errors.push(((c.saving(&o.features) - o.saving_us).abs(), &o.segment));
+    }
+    let (worst, worst_segment) = errors
+        .iter()
+        .copied()
+        .fold((0.0, ""), |acc, e| if e.0 > acc.0 { e } else { acc });
+    let values = coefficients.as_vec();
+    let doubtful = free
+        .iter()
+        .filter(|&&k| {
+            let v = values[k];
+            if k < 2 {
+                !(0.0..=1.5).contains(&v)
+            } else {
+                v < 0.0
+            }
+        })
+        .map(|&k| format!("{}={:.2}", NAMES[k], values[k]))
+        .collect();
+    Some(Fit {
+        doubtful,
+        coefficients,
+        fitted: free.iter().map(|&i| NAMES[i]).collect(),
+        segments: obs.len(),
+        loo_mean_us: errors.iter().map(|e| e.0).sum::<f64>() / errors.len() as f64,
+        loo_worst_us: worst,
+        loo_worst_segment: worst_segment.to_string(),
+    })
+}
+
+/// The coefficients `obs` can fit, by index.
+fn free_set(obs: &[Observation]) -> Option<Vec<usize>> {
+    let wanted: Vec<usize> = match obs.len() {
+        n if n >= 8 => vec![0, 1, 2, 3, 4],
+        n if n >= 3 => vec![0, 4],
+        _ => return None,
+    };
+    // A feature that does not vary cannot be told from the constant.
+    let varies = |k: usize| {
+        let values: Vec<f64> = obs.iter().map(|o| row(&o.features)[k]).collect();
+        values.iter().any(|v| (v - values[0]).abs() > 1e-9)
+    };
+    let free: Vec<usize> = wanted
+        .into_iter()
+        .filter(|&k| k == 4 || varies(k))
+        .collect();
+    (free.len() >= 2 || free == [4]).then_some(free)
+}
+
+/// Least squares for the coefficients in `free`, the others at their defaults.
+fn solve(obs: &[Observation], free: &[usize]) -> Option<Coefficients> {
+    let defaults = DEFAULTS.as_vec();
+    let n = free.len();
+    let mut ata = vec![vec![0.0; n]; n];
+    let mut atb = vec![0.0; n];
+    for o in obs {
+        let r = row(&o.features);
+        // What the fixed coefficients explain is taken off the target.
+        let fixed: f64 = (0..5)
+            .filter(|k| !free.contains(k))
+            .map(|k| r[k] * defaults[k])
+            .sum();
+        let y = o.saving_us - fixed;
+        for (i, &fi) in free.iter().enumerate() {
+            atb[i] += r[fi] * y;
+            for (j, &fj) in free.iter().enumerate() {
+                ata[i][j] += r[fi] * r[fj];
+            }
+        }
+    }
+    let x = gauss(ata, atb)?;
+    let mut v = defaults;
+    for (i, &k) in free.iter().enumerate() {
+        v[k] = x[i];
+    }
+    Some(Coefficients::from_vec(v))
+}
+
+/// Solves `m · x = b` by Gaussian elimination with partial pivoting; `None` when singular.
+fn gauss(mut m: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&i, &j| m[i][col].abs().total_cmp(&m[j][col].abs()))?;
+        if m[pivot][col].abs() < 1e-9 {
+            return None;
+        }
+        m.swap(col, pivot);
+        b.swap(col, pivot);
+        let (top, rest) = m.split_at_mut(col + 1);
+        let pivot_row = &top[col];
+        for (k, row) in rest.iter_mut().enumerate() {
+            let f = row[col] / pivot_row[col];
+            for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= f * p;
+            }
+            b[col + 1 + k] -= f * b[col];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for r in (0..n).rev() {
+        let s: f64 = (r + 1..n).map(|c| m[r][c] * x[c]).sum();
+        x[r] = (b[r] - s) / m[r][r];
+    }
+    Some(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Observations made by `truth` from varied features, with `noise` added in turn.
+    fn observed(truth: Coefficients, n: usize, noise: f64) -> Vec<Observation> {
+        (0..n)
+            .map(|i| {
+                let k = i as f64;
+                let features = Features {
+                    gap: 2.0 + (k * 7.3) % 11.0,
+                    head: 1.0 + (k * 3.1) % 5.0,
+                    same: (i % 4) as f64,
+                    cross: ((i * 3) % 5) as f64,
+                };
+                let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+                Observation {
+                    segment: format!("s{i}"),
+                    saving_us: truth.saving(&features) + sign * noise,
+                    features,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fit_recovers_the_coefficients_that_made_the_savings() {
+        let truth = Coefficients {
+            a: 0.8,
+            b: 0.35,
+            c_same: 0.5,
+            c_cross: 1.4,
+            c0: 3.0,
+        };
+        let fit = fit(&observed(truth, 20, 0.0)).expect("a fit");
+        let c = fit.coefficients;
+        for (got, want) in c.as_vec().iter().zip(truth.as_vec()) {
+            assert!((got - want).abs() <= 0.1 * want.abs(), "{c:?}");
+        }
+        assert!(fit.loo_worst_us < 1e-6);
+        // With noise, still within 10 %, and the leave-one-out error says how big it is.
+        let fit = super::fit(&observed(truth, 40, 0.05)).expect("a fit");
+        for (got, want) in fit.coefficients.as_vec().iter().zip(truth.as_vec()) {
+            assert!(
+                (got - want).abs() <= 0.1 * want.abs(),
+                "{:?}",
+                fit.coefficients
+            );
+        }
+        assert!(fit.loo_mean_us > 0.0 && fit.loo_mean_us < 0.2, "{fit:?}");
+    }
+
+    #[test]
+    fn few_segments_fit_fewer_coefficients_or_none() {
+        let obs = observed(DEFAULTS, 4, 0.0);
+        let fit = fit(&obs).expect("a and c0");
+        assert_eq!(fit.fitted, ["a", "c0"]);
+        assert!(super::fit(&obs[..2]).is_none());
+    }
+}

@@ -1,0 +1,159 @@
+//! What a profile without SuperKernel says about the boundaries a scope would remove: for each
+//! kernel name, the scheduling gap before it on its stream and its head/tail overhead.
+//!
+//! msprof's `Wait Time` is measured over every task of the device, not per stream, so the
+//! gaps are recomputed per `Stream ID` (or, without that column, per the graph's stream of the
+//! op of that name): `gap_i = max(0, start_i − (start_{i−1} + dur_{i−1}))`; where the profile
+//! has the PMU core-time columns, `head_i = dur_i − core_i`.
+
+use crate::profile::error::ProfileError;
+use crate::profile::kernels::KernelReader;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// What the profile measured for one kernel name, summed over its runs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct KernelTiming {
+    /// Runs.
+    pub runs: u64,
+    /// Sum of the gaps before its runs (runs that start their stream add none), µs.
+    pub gap_us: f64,
+    /// Runs with a gap measured (not the first of their stream).
+    pub gaps: u64,
+    /// Sum of its runs' durations, µs.
+    pub duration_us: f64,
+    /// Sum of its runs' head/tail overhead (duration − core time), µs.
+    pub head_us: f64,
+    /// Runs with a core time.
+    pub heads: u64,
+}
+
+impl KernelTiming {
+    /// Mean gap before a run, µs.
+    pub fn gap(&self) -> f64 {
+        mean(self.gap_us, self.gaps)
+    }
+
+    /// Mean head/tail overhead of a run, µs.
+    pub fn head(&self) -> f64 {
+        mean(self.head_us, self.heads)
+    }
+
+    /// Mean duration of a run, µs.
+    pub fn duration(&self) -> f64 {
+        mean(self.duration_us, self.runs)
+    }
+}
+
+fn mean(sum: f64, n: u64) -> f64 {
+    if n == 0 { 0.0 } else { sum / n as f64 }
+}
+
+/// A profile's timing by kernel name.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Timing {
+    /// By kernel name.
+    pub kernels: HashMap<String, KernelTiming>,
+    /// Steps the profile holds (distinct `Step Id`s; 1 without the column).
+    pub steps: u64,
+    /// True when the profile has a `Stream ID` column (else streams come from the graph).
+    pub by_stream_id: bool,
+    /// True when the profile has core-time columns (else heads are 0).
+    pub has_core_time: bool,
+    /// The files read.
+    pub files: Vec<PathBuf>,
+}
+
+impl Timing {
+    /// The timing of kernel `name`.
+    pub fn get(&self, name: &str) -> Option<&KernelTiming> {
+        self.kernels.get(name)
+    }
+
+    /// Runs of `name` per step (at least 1 when it ran).
+    pub fn per_step(&self, name: &str) -> f64 {
+        self.get(name)
+            .map_or(0.0, |k| k.runs as f64 / self.steps.max(1) as f64)
+    }
+}
+
+/// One run, kept until its stream is sorted.
+struct Run {
+    start: f64,
+    duration: f64,
+    name: u32,
+}
+
+/// Reads the kernel rows of `files`; `stream_of` gives the stream of a kernel name when the
+/// profile has no `Stream ID`.
+pub fn read(
+    files: &[PathBuf],
+    stream_of: &dyn Fn(&str) -> Option<u32>,
+) -> Result<Timing, ProfileError> {
+    let mut reader = KernelReader::open(files);
+    let mut names: HashMap<String, u32> = HashMap::new();
+    let mut by_name: Vec<KernelTiming> = Vec::new();
+    let mut streams: HashMap<String, Vec<Run>> = HashMap::new();
+    let mut steps: std::collections::HashSet<String> = Default::default();
+    let (mut by_stream_id, mut has_core_time) = (false, false);
+    while let Some(row) = reader.next_row()? {
+        let Some(duration) = row.duration_us else {
+            continue;
+        };
+        let id = match names.get(row.name) {
+            Some(&id) => id,
+            None => {
+                names.insert(row.name.to_string(), by_name.len() as u32);
+                by_name.push(KernelTiming::default());
+                (by_name.len() - 1) as u32
+            }
+        };
+        let k = &mut by_name[id as usize];
+        k.runs += 1;
+        k.duration_us += duration;
+        if let Some(core) = row.core_us {
+            has_core_time = true;
+            k.head_us += (duration - core).max(0.0);
+            k.heads += 1;
+        }
+        if let Some(step) = row.step {
+            steps.insert(step.to_string());
+        }
+        let Some(start) = row.start_us else { continue };
+        let stream = match row.stream {
+            Some(s) => {
+                by_stream_id = true;
+                s.to_string()
+            }
+            None => match stream_of(row.name) {
+                Some(s) => format!("graph {s}"),
+                None => "device".to_string(),
+            },
+        };
+        streams.entry(stream).or_default().push(Run {
+            start,
+            duration,
+            name: id,
+        });
+    }
+    for runs in streams.values_mut() {
+        runs.sort_by(|a, b| a.start.total_cmp(&b.start));
+        for pair in runs.windows(2) {
+            let gap = (pair[1].start - (pair[0].start + pair[0].duration)).max(0.0);
+            let k = &mut by_name[pair[1].name as usize];
+            k.gap_us += gap;
+            k.gaps += 1;
+        }
+    }
+    let mut kernels = HashMap::with_capacity(names.len());
+    for (name, id) in names {
+        kernels.insert(name, by_name[id as usize]);
+    }
+    Ok(Timing {
+        kernels,
+        steps: steps.len().max(1) as u64,
+        by_stream_id,
+        has_core_time,
+        files: files.to_vec(),
+    })
+}
