@@ -1061,3 +1061,50 @@ fn aclgraph_options_are_checked_and_exported_as_python() {
     let out = skope(&["export", &example("aclgraph"), "--format", "acl"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn suggest_ranks_scopes_by_count_or_by_measured_time() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let out = skope(&["suggest", &dump]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(
+            "no profile: ranked by the kernel boundaries each removes (a count, not a time)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  1. sk_s0_57  26 ops  stream 0  25 boundaries"),
+        "{text}"
+    );
+    let profiles = example("prof_result");
+    let out = skope(&["suggest", &dump, "--profiles", &profiles, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["measured"], true);
+    assert_eq!(v["fitted"], true);
+    assert_eq!(v["fit"]["segments"], 12);
+    assert!(v["list"][0]["saving_us"].as_f64().unwrap() > 0.0);
+    assert!(v["list"][0]["versus"]["overlaps"].is_array());
+    // A profile without a kernel file cannot give gaps.
+    let dir = std::env::temp_dir().join(format!("skope-cli-suggest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("op_statistic.csv"),
+        "OP Type,Core Type,Count,Total Time(us)\nAdd,AI_VECTOR_CORE,1,2.0\n",
+    )
+    .unwrap();
+    let out = skope(&["suggest", &dump, "--profiles", &dir.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no kernel_details.csv"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

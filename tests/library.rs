@@ -18,3 +18,4 @@ mod layers;
 mod plan;
 mod planfile;
 mod profile;
+mod suggest;

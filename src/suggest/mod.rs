@@ -245,13 +245,13 @@ fn edge(cx: &Context, ops: &[OpId], before: bool, cuts: &[String]) -> String {
 /// The ops that wait for another stream (an input from an op on another stream, or from a
 /// Recv): the time before them is a dependency wait, which fusing does not remove, not a
 /// scheduling gap.
-fn waiting(cx: &Context) -> HashSet<OpId> {
+fn waiting(cx: &Context) -> Vec<bool> {
     let graph = cx.graph();
-    let mut out = HashSet::new();
+    let mut out = vec![false; graph.len()];
     for &u in graph.exec_order() {
         for (v, _) in graph.successors(u) {
             if cx.stream_of(u) != cx.stream_of(v) || graph.op(u).op_type == "Recv" {
-                out.insert(v);
+                out[v.index()] = true;
             }
         }
     }
@@ -264,7 +264,7 @@ fn features(
     cx: &Context,
     ops: &[OpId],
     timing: Option<&Timing>,
-    waiting: &HashSet<OpId>,
+    waiting: &[bool],
 ) -> (Features, usize) {
     let graph = cx.graph();
     let mut f = Features::default();
@@ -276,7 +276,7 @@ fn features(
         }
         if let Some(k) = timing.and_then(|t| t.get(&graph.op(pair[1]).name)) {
             measured += 1;
-            if !waiting.contains(&pair[1]) {
+            if !waiting[pair[1].index()] {
                 f.gap += k.gap();
             }
             f.head += k.head();
@@ -310,14 +310,12 @@ pub fn suggest(
         }
     }
     // Today's segments, to say how each suggestion stands against them.
-    let mut segment_of: HashMap<OpId, &str> = HashMap::new();
-    let mut segment_ops: HashMap<&str, &[OpId]> = HashMap::new();
-    for scope in &ws.plan().scopes {
-        for seg in &scope.segments {
-            segment_ops.insert(&seg.name, &seg.ops);
-            for &id in &seg.ops {
-                segment_of.insert(id, &seg.name);
-            }
+    let segments: Vec<&crate::fusion::plan::Segment> =
+        ws.plan().scopes.iter().flat_map(|s| &s.segments).collect();
+    let mut segment_of: Vec<u32> = vec![u32::MAX; graph.len()];
+    for (k, seg) in segments.iter().enumerate() {
+        for &id in &seg.ops {
+            segment_of[id.index()] = k as u32;
         }
     }
     let mut list: Vec<Suggestion> = drawn
@@ -326,20 +324,24 @@ pub fn suggest(
             let (features, measured) = features(cx, &ops, timing, &waiting);
             let first = &graph.op(ops[0]).name;
             let per_step = timing.map_or(1.0, |t| t.per_step(first).max(1.0));
-            let mut names: Vec<&str> = ops
+            let mut hit: Vec<u32> = ops
                 .iter()
-                .filter_map(|id| segment_of.get(id).copied())
+                .map(|id| segment_of[id.index()])
+                .filter(|&k| k != u32::MAX)
                 .collect();
-            names.dedup();
-            let versus = match names.as_slice() {
+            hit.sort_unstable();
+            hit.dedup();
+            let versus = match hit.as_slice() {
                 [] => Versus::New,
-                [one] if segment_ops.get(one).is_some_and(|s| *s == ops.as_slice()) => {
-                    Versus::Same(one.to_string())
+                [one] if segments[*one as usize].ops == ops => {
+                    Versus::Same(segments[*one as usize].name.clone())
                 }
                 many => {
-                    let mut v: Vec<String> = many.iter().map(|s| s.to_string()).collect();
+                    let mut v: Vec<String> = many
+                        .iter()
+                        .map(|&k| segments[k as usize].name.clone())
+                        .collect();
                     v.sort();
-                    v.dedup();
                     Versus::Overlaps(v)
                 }
             };

@@ -1,0 +1,273 @@
+//! Scope suggestions: on a hand-made graph where the best scope is known, the ranking by
+//! measured gaps; the saving model fitted through real CSV files of a generated pair with a
+//! known truth; the bundled example with and without its profiles.
+
+use skope::fusion::rules::RuleSet;
+use skope::graph::{AttrValue, GraphBuilder, OpBuilder};
+use skope::load::Format;
+use skope::suggest::saving::{Coefficients, DEFAULTS};
+use skope::suggest::{Versus, observations, saving, suggest, timing};
+use skope::workspace::Workspace;
+use std::path::{Path, PathBuf};
+
+/// An op: name, core type (`""`: not an AscendC kernel), scope (`""`: none).
+type Spec = (&'static str, &'static str, String);
+
+fn graph(ops: &[Spec]) -> Workspace {
+    let mut b = GraphBuilder::new("g");
+    for (topo, (name, core, scope)) in ops.iter().enumerate() {
+        let mut op = OpBuilder {
+            name: name.to_string(),
+            op_type: if core.is_empty() { "Cast" } else { "Add" }.to_string(),
+            topo_id: Some(topo as i64),
+            stream: Some(0),
+            inputs: if topo > 0 {
+                vec![format!("{}:0", ops[topo - 1].0)]
+            } else {
+                vec![]
+            },
+            ..OpBuilder::default()
+        };
+        if !core.is_empty() {
+            op.attrs
+                .insert("supportSuperKernel".into(), AttrValue::Int(1));
+            op.attrs.insert(
+                "_cube_vector_core_type".into(),
+                AttrValue::Str(core.to_string()),
+            );
+            op.attrs.insert("tvm_blockdim".into(), AttrValue::Int(8));
+        }
+        if !scope.is_empty() {
+            op.attrs
+                .insert("_super_kernel_scope".into(), AttrValue::Str(scope.clone()));
+        }
+        b.push(op);
+    }
+    Workspace::new(b.build(), Format::GeProtoText, "test", &RuleSet::bundled())
+}
+
+/// A kernel_details.csv of `rows` (name, start, duration, core time) on stream 0, one step.
+fn kernel_details(dir: &Path, file: &str, rows: &[(String, f64, f64, f64)]) -> PathBuf {
+    let mut text = String::from(
+        "Step Id,Model ID,Task ID,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim,aicore_time(us),aiv_time(us)\n",
+    );
+    for (i, (name, start, dur, core)) in rows.iter().enumerate() {
+        text.push_str(&format!(
+            "1,1,{i},0,{name},Add,AI_VECTOR_CORE,\"{start:.3}\t\",{dur:.3},0.000,8,0,{core:.3}\n"
+        ));
+    }
+    let path = dir.join(file);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn the_run_with_the_big_gaps_ranks_first_and_says_where_it_ends() {
+    let ops: Vec<Spec> = vec![
+        ("a", "AIV", String::new()),
+        ("b", "AIV", String::new()),
+        ("c", "AIV", String::new()),
+        ("cast", "", String::new()),
+        ("d", "AIV", String::new()),
+        ("e", "AIC", String::new()),
+    ];
+    let ws = graph(&ops);
+    let dir = crate::common::scratch("suggest-hand");
+    // 10 µs kernels with 2 µs of head each; 5 µs gaps before b and c, 0.5 µs before e.
+    let starts = [0.0, 15.0, 30.0, 41.0, 52.0, 62.5];
+    let rows: Vec<(String, f64, f64, f64)> = ops
+        .iter()
+        .zip(starts)
+        .map(|((n, ..), s)| (n.to_string(), s, 10.0, 8.0))
+        .collect();
+    let csv = kernel_details(&dir, "kernel_details.csv", &rows);
+    let t = timing::read(&[csv], &|_| None).unwrap();
+    assert!(t.by_stream_id && t.has_core_time);
+    assert_eq!(t.get("b").unwrap().gap(), 5.0);
+    assert_eq!(t.get("b").unwrap().head(), 2.0);
+    let s = suggest(&ws, Some(&t), DEFAULTS, false);
+    assert_eq!(s.list.len(), 2);
+    let best = &s.list[0];
+    assert_eq!(best.op_names, ["a", "b", "c"]);
+    // 1·(5+5) + 0.5·(2+2) − 0.3·2 − 2 = 9.4 µs per step.
+    assert!((best.saving_us.unwrap() - 9.4).abs() < 1e-9, "{best:?}");
+    assert_eq!(best.starts_after, "start of its stream");
+    assert!(
+        best.ends_before.starts_with("cast: not an AscendC kernel"),
+        "{}",
+        best.ends_before
+    );
+    assert_eq!(best.versus, Versus::New);
+    // d → e crosses core kinds over a 0.5 µs gap: it costs more than it saves.
+    let worst = &s.list[1];
+    assert_eq!(worst.op_names, ["d", "e"]);
+    assert!((worst.saving_us.unwrap() - (0.5 + 1.0 - 1.0 - 2.0)).abs() < 1e-9);
+    // Without a profile the ranking counts boundaries and says so.
+    let s = suggest(&ws, None, DEFAULTS, false);
+    assert!(!s.measured && s.list[0].saving_us.is_none());
+    assert_eq!(s.list[0].boundaries, 2);
+}
+
+#[test]
+fn the_fit_through_real_files_recovers_the_generating_coefficients() {
+    let truth = Coefficients {
+        a: 0.85,
+        b: 0.4,
+        c_same: 0.6,
+        c_cross: 1.5,
+        c0: 2.5,
+    };
+    // Twelve scopes of two to six kernels, cube and vector mixed, each cut by a Cast.
+    let mut ops: Vec<Spec> = Vec::new();
+    let names: &'static [&'static str] = Box::leak(
+        (0..120)
+            .map(|i| &*Box::leak(format!("k{i}").into_boxed_str()))
+            .collect::<Vec<&'static str>>()
+            .into_boxed_slice(),
+    );
+    let mut n = 0;
+    for scope in 0..12 {
+        for k in 0..(2 + scope % 5) {
+            let core = if (scope + k) % 3 == 0 { "AIC" } else { "AIV" };
+            ops.push((names[n], core, format!("s{scope}")));
+            n += 1;
+        }
+        ops.push((names[n], "", String::new()));
+        n += 1;
+    }
+    let ws = graph(&ops);
+    let dir = crate::common::scratch("suggest-fit");
+    let mut base = Vec::new();
+    let mut t = 0.0;
+    for (i, (name, ..)) in ops.iter().enumerate() {
+        let gap = 1.0 + (i as f64 * 1.7) % 6.0;
+        let dur = 8.0 + (i as f64 * 2.3) % 9.0;
+        let head = 0.5 + (i as f64 * 0.9) % 3.0;
+        t += gap;
+        base.push((name.to_string(), t, dur, dur - head));
+        t += dur;
+    }
+    let base_csv = kernel_details(&dir, "base.csv", &base);
+    let timing = timing::read(&[base_csv], &|_| None).unwrap();
+    // With SuperKernel: each segment runs as its kernels, their inner gaps, minus the truth.
+    let mut new = Vec::new();
+    for scope in &ws.plan().scopes {
+        for seg in &scope.segments {
+            let names: Vec<&str> = seg
+                .ops
+                .iter()
+                .map(|&id| ws.graph().op(id).name.as_str())
+                .collect();
+            let rows: Vec<&(String, f64, f64, f64)> = names
+                .iter()
+                .map(|n| base.iter().find(|r| r.0 == *n).unwrap())
+                .collect();
+            let mut f = saving::Features::default();
+            for (pair, ids) in rows.windows(2).zip(seg.ops.windows(2)) {
+                f.gap += pair[1].1 - (pair[0].1 + pair[0].2);
+                f.head += pair[1].2 - pair[1].3;
+                let core = |id| {
+                    ws.graph()
+                        .op(id)
+                        .attrs
+                        .get_str("_cube_vector_core_type")
+                        .map(str::to_string)
+                };
+                if core(ids[0]) == core(ids[1]) {
+                    f.same += 1.0;
+                } else {
+                    f.cross += 1.0;
+                }
+            }
+            let unfused: f64 = rows.iter().map(|r| r.2).sum::<f64>() + f.gap;
+            new.push((seg.fused_node.clone(), 0.0, unfused - truth.saving(&f), 0.0));
+        }
+    }
+    let new_csv = kernel_details(&dir, "new.csv", &new);
+    let table = skope::profile::kernels::KernelTable::read(&[new_csv]).unwrap();
+    let obs = observations(&ws, &timing, &table);
+    assert_eq!(obs.len(), 12);
+    let fit = saving::fit(&obs).expect("a fit");
+    assert_eq!(fit.fitted, ["a", "b", "c_same", "c_cross", "c0"]);
+    let got = fit.coefficients;
+    for (g, w) in [
+        (got.a, truth.a),
+        (got.b, truth.b),
+        (got.c_same, truth.c_same),
+        (got.c_cross, truth.c_cross),
+        (got.c0, truth.c0),
+    ] {
+        assert!((g - w).abs() <= 0.1 * w, "{got:?}");
+    }
+    assert!(fit.loo_worst_us < 0.01, "{fit:?}");
+    assert!(fit.doubtful.is_empty());
+}
+
+#[test]
+fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
+    let mut ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
+    let s = suggest(&ws, None, DEFAULTS, false);
+    // The longest fusible run on stream 0, between the HcomBroadcast and the SIMT kv scatter.
+    let top = &s.list[0];
+    assert_eq!((top.op_names.len(), top.boundaries), (26, 25));
+    assert_eq!(
+        top.op_names.first().map(String::as_str),
+        Some("layer1_gmm_up")
+    );
+    assert!(
+        top.starts_after
+            .starts_with("layer1_expert_broadcast: communication op")
+    );
+    assert!(top.ends_before.starts_with("layer3_kv_scatter: SIMT op"));
+    // One per layer too, the way users place scopes.
+    assert!(s.list.iter().any(|x| x.kind == skope::suggest::Kind::Layer
+        && x.op_names.first().map(String::as_str) == Some("layer2_input_rmsnorm")
+        && x.op_names.last().map(String::as_str) == Some("layer2_moe_add")));
+    // A suggestion is one of the planner's segments: accepted as a scope, it does not split.
+    let ops = top.ops.clone();
+    ws.apply(
+        skope::edit::Edit::NewScope {
+            ops: ops.clone(),
+            scope: top.name.clone(),
+            options: String::new(),
+        },
+        None,
+    )
+    .unwrap();
+    let scope = ws
+        .plan()
+        .scopes
+        .iter()
+        .find(|x| x.name == s.list[0].name)
+        .unwrap();
+    assert_eq!(scope.segments.len(), 1);
+    assert_eq!(scope.segments[0].ops, ops);
+    ws.undo();
+    // The pair: every plan segment with a SuperKernel row is an observation.
+    let root = crate::common::example_path("prof_result");
+    let (b, n, _) = skope::profile::locate_pair(&root, None, None).unwrap();
+    let by_name: std::collections::HashMap<String, u32> = ws
+        .graph()
+        .ops()
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            (
+                op.name.clone(),
+                ws.context().stream_of(skope::graph::OpId(i as u32)),
+            )
+        })
+        .collect();
+    let t = timing::read(&b.kernels, &|name| by_name.get(name).copied()).unwrap();
+    assert!(
+        !t.by_stream_id,
+        "the example profile has no Stream ID: streams come from the graph"
+    );
+    let table = skope::profile::kernels::KernelTable::read(&n.kernels).unwrap();
+    let obs = observations(&ws, &t, &table);
+    assert_eq!(obs.len(), 12);
+    let fit = saving::fit(&obs).unwrap();
+    // Its gaps are all 1 µs: the fit cannot tell the gap from the sync cost, and says so.
+    assert!(!fit.doubtful.is_empty(), "{fit:?}");
+    assert!(fit.loo_mean_us < 0.05, "{fit:?}");
+}
