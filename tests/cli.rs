@@ -16,6 +16,17 @@ fn temp_file(name: &str, content: &[u8]) -> PathBuf {
     path
 }
 
+/// The standard output of a `skope` run that must succeed (its stderr when it does not).
+fn stdout_of(args: &[&str]) -> String {
+    let out = skope(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn info_json_has_the_documented_keys_and_counts() {
     let out = skope(&["info", &example("moe_decode.ge_proto.txt"), "--json"]);
@@ -966,13 +977,7 @@ fn report_puts_the_verdict_first_and_can_be_short_or_one_scope() {
 #[test]
 fn report_and_info_read_the_aclgraph_pass_output() {
     let dir = example("aclgraph");
-    let out = skope(&["report", &dir]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = stdout_of(&["report", &dir]);
     assert!(
         text.starts_with("aclgraph SuperKernel pass · model 3_1 · device 0"),
         "{text}"
@@ -1037,13 +1042,7 @@ fn aclgraph_options_are_checked_and_exported_as_python() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 1, column 2"));
 
     // The example's scopes and options as the Python to paste.
-    let out = skope(&["export", &example("aclgraph")]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = stdout_of(&["export", &example("aclgraph")]);
     assert!(
         text.contains(
             "torch.npu.super_kernel_scope_begin(\"attn_0\")\n# 6 kernel(s): RmsNorm_5cce7ee1"
@@ -1065,13 +1064,7 @@ fn aclgraph_options_are_checked_and_exported_as_python() {
 #[test]
 fn suggest_ranks_scopes_by_count_or_by_measured_time() {
     let dump = example("moe_decode.ge_proto.txt");
-    let out = skope(&["suggest", &dump]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = stdout_of(&["suggest", &dump]);
     assert!(
         text.contains(
             "no profile: ranked by the kernel boundaries each removes (a count, not a time)"
