@@ -540,46 +540,33 @@ fn suggest(
     json: bool,
 ) -> Result<()> {
     use skope::profile::discover::{Found, discover};
-    use skope::suggest::{saving, timing};
-    let graph = ws.graph();
-    let by_name: std::collections::HashMap<&str, u32> = graph
-        .ops()
-        .iter()
-        .enumerate()
-        .map(|(i, op)| {
-            let id = skope::graph::OpId(i as u32);
-            (op.name.as_str(), ws.context().stream_of(id))
-        })
-        .collect();
-    let stream_of = |name: &str| by_name.get(name).copied();
-    let mut timing_used = None;
-    let mut fit = None;
-    if let Some(path) = profiles {
-        let found = discover(path)
-            .with_context(|| format!("cannot read the profiles at {}", path.display()))?;
-        let (base, new) = match found {
-            Found::Pair { .. } => {
-                let (b, n, _) = skope::profile::locate_pair(path, None, rank)?;
-                (b, Some(n))
+    let (base, new) = match profiles {
+        None => (None, None),
+        Some(path) => {
+            let found = discover(path)
+                .with_context(|| format!("cannot read the profiles at {}", path.display()))?;
+            let (base, new) = match found {
+                Found::Pair { .. } => {
+                    let (b, n, _) = skope::profile::locate_pair(path, None, rank)?;
+                    (b, Some(n))
+                }
+                other => (other.pick(rank, path)?, None),
+            };
+            if base.kernels.is_empty() {
+                anyhow::bail!(
+                    "{}: no kernel_details.csv or op_summary_*.csv: the gaps need the kernel \
+                     file (profile with the Level1 kernel view)",
+                    base.root.display()
+                );
             }
-            other => (other.pick(rank, path)?, None),
-        };
-        if base.kernels.is_empty() {
-            anyhow::bail!(
-                "{}: no kernel_details.csv or op_summary_*.csv: the gaps need the kernel file \
-                 (profile with the Level1 kernel view)",
-                base.root.display()
-            );
+            let new = match new.filter(|n| !n.kernels.is_empty()) {
+                Some(n) => Some(skope::profile::kernels::KernelTable::read(&n.kernels)?),
+                None => None,
+            };
+            (Some(base.kernels), new)
         }
-        let t = timing::read(&base.kernels, &stream_of)?;
-        if let Some(new) = new.filter(|n| !n.kernels.is_empty()) {
-            let table = skope::profile::kernels::KernelTable::read(&new.kernels)?;
-            fit = saving::fit(&skope::suggest::observations(ws, &t, &table));
-        }
-        timing_used = Some(t);
-    }
-    let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
-    let result = skope::suggest::suggest(ws, timing_used.as_ref(), coefficients, fit.is_some());
+    };
+    let (result, fit) = skope::suggest::rank(ws, base.as_deref(), new.as_ref())?;
     if json {
         let mut value = serde_json::to_value(&result)?;
         value["fit"] = serde_json::to_value(&fit)?;
@@ -597,17 +584,17 @@ fn suggest(
         "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs",
         c.a, c.b, c.c_same, c.c_cross, c.c0
     );
-    match (&timing_used, &fit) {
-        (None, _) => out.push_str(
+    match (result.measured, &fit) {
+        (false, _) => out.push_str(
             "no profile: ranked by the kernel boundaries each removes (a count, not a time); \
              --profiles DIR estimates the saving from measured gaps\n",
         ),
-        (Some(_), None) => out.push_str(&format!(
+        (true, None) => out.push_str(&format!(
             "saving per step: an estimate from the gaps the profile measured, with skope's \
              assumed coefficients ({coefficients_text}); a profile pair (no_sk_model, \
              sk_model) calibrates them\n"
         )),
-        (Some(_), Some(f)) => out.push_str(&format!(
+        (true, Some(f)) => out.push_str(&format!(
             "saving per step: an estimate from the measured gaps, coefficients fitted ({}) on {} \
              segment(s) of the profile pair: {coefficients_text}; leaving one segment out, the \
              error is {:.2} µs on average, {:.2} µs at worst ({})\n",

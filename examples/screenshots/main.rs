@@ -107,6 +107,12 @@ const VIEWS: &[View] = &[
         keys: "/name:layer1_gate\rojjll\x1b",
     },
     View {
+        name: "suggestions",
+        title: "Suggested scopes, ranked (S), with the second one's ops listed",
+        size: (140, 42),
+        keys: "Sj\r",
+    },
+    View {
         name: "code",
         title: "The generated entry code of the selected op's segment",
         size: (170, 48),

@@ -388,6 +388,37 @@ pub fn suggest(
     }
 }
 
+/// The suggestions for `ws` with what the profiles give: the gaps of `base` (kernel files of a
+/// profile without SuperKernel) and, with `new` (the kernels of one with it), the model fitted
+/// on the pair; without `base`, ranked by boundaries.
+pub fn rank(
+    ws: &Workspace,
+    base: Option<&[std::path::PathBuf]>,
+    new: Option<&KernelTable>,
+) -> Result<(Suggestions, Option<saving::Fit>), crate::profile::error::ProfileError> {
+    let cx = ws.context();
+    let by_name: HashMap<&str, u32> = cx
+        .graph()
+        .ops()
+        .iter()
+        .enumerate()
+        .map(|(i, op)| (op.name.as_str(), cx.stream_of(OpId(i as u32))))
+        .collect();
+    let timing = match base {
+        Some(files) => Some(timing::read(files, &|name| by_name.get(name).copied())?),
+        None => None,
+    };
+    let fit = match (&timing, new) {
+        (Some(t), Some(new)) => saving::fit(&observations(ws, t, new)),
+        _ => None,
+    };
+    let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
+    Ok((
+        suggest(ws, timing.as_ref(), coefficients, fit.is_some()),
+        fit,
+    ))
+}
+
 /// The segments of `ws`'s plan that both profiles hold, as fit observations: each one's
 /// features from the profile without SuperKernel (`base`), and the saving measured — its
 /// kernels' durations and inner gaps there, minus its SuperKernel's duration in `new`.

@@ -46,6 +46,13 @@ pub enum Action {
     ZoomCode,
     /// Show the code held against the entry source the compiler wrote, or the code again.
     CompareCode,
+    /// Show or hide the suggested scopes.
+    Suggestions,
+    /// In the suggestions view: make the selected suggestion a scope.
+    AcceptSuggestion,
+    /// In the suggestions view: make every suggestion a scope that does not overlap one made
+    /// before it, best first.
+    AcceptAllSuggestions,
     /// Go back to where the last jump (to a neighbour, a break, a segment) came from.
     JumpBack,
     /// Pick a compile profile and run it.
@@ -161,7 +168,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 51] = [
+    pub const ALL: [Action; 54] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -181,6 +188,9 @@ impl Action {
         Action::CodeView,
         Action::ZoomCode,
         Action::CompareCode,
+        Action::Suggestions,
+        Action::AcceptSuggestion,
+        Action::AcceptAllSuggestions,
         Action::CopyCode,
         Action::WriteCode,
         Action::Search,
@@ -238,6 +248,9 @@ impl Action {
             Action::WriteCode => "write_code",
             Action::ZoomCode => "zoom_code",
             Action::CompareCode => "compare_code",
+            Action::Suggestions => "suggestions",
+            Action::AcceptSuggestion => "accept_suggestion",
+            Action::AcceptAllSuggestions => "accept_all_suggestions",
             Action::JumpBack => "jump_back",
             Action::Compile => "compile",
             Action::Runs => "runs",
@@ -295,6 +308,9 @@ impl Action {
             Action::WriteCode => "write the code to <dump>.codegen/",
             Action::ZoomCode => "code over the whole body (toggle)",
             Action::CompareCode => "code vs the compiler's source (toggle)",
+            Action::Suggestions => "suggested scopes (toggle)",
+            Action::AcceptSuggestion => "accept the suggestion",
+            Action::AcceptAllSuggestions => "accept all that fit",
             Action::JumpBack => "back from the last jump",
             Action::Compile => "run a compile profile (pick one)",
             Action::Runs => "runs and their logs (toggle)",
@@ -351,6 +367,9 @@ impl Action {
             | Action::CodeView
             | Action::ZoomCode
             | Action::CompareCode
+            | Action::Suggestions
+            | Action::AcceptSuggestion
+            | Action::AcceptAllSuggestions
             | Action::CopyCode
             | Action::WriteCode => Group::Plan,
             Action::Search
@@ -382,7 +401,27 @@ impl Action {
     /// True for an action that only works in the runs or the profile view; its keys may be
     /// the same as those of the scope edits, which do not work there.
     pub fn view_only(self) -> bool {
-        matches!(self, Action::CancelRun | Action::SortProfiles)
+        matches!(
+            self,
+            Action::CancelRun
+                | Action::SortProfiles
+                | Action::AcceptSuggestion
+                | Action::AcceptAllSuggestions
+        )
+    }
+
+    /// The rows a movement moves a list selection by, `page` rows to a page; `None` for an
+    /// action that is not a movement.
+    pub fn rows(self, page: isize) -> Option<isize> {
+        Some(match self {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -page,
+            Action::PageDown => page,
+            Action::Top => isize::MIN,
+            Action::Bottom => isize::MAX,
+            _ => return None,
+        })
     }
 
     /// The action named `name` in the config file.

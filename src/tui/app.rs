@@ -223,6 +223,7 @@ impl App {
             return HelpView::Profiles;
         }
         match self.explorer() {
+            Some(ex) if ex.suggestions.as_ref().is_some_and(|v| v.open) => HelpView::Suggestions,
             Some(ex) if ex.focus == Pane::Details && ex.code.is_some() => HelpView::Code,
             _ => HelpView::Graph,
         }
@@ -358,6 +359,9 @@ impl App {
         let body = match &self.screen {
             Screen::Explorer(_) if self.runs.open => Layer::Runs,
             Screen::Explorer(_) if self.profile_open() => Layer::Profiles,
+            Screen::Explorer(ex) if ex.suggestions.as_ref().is_some_and(|v| v.open) => {
+                Layer::Suggestions
+            }
             Screen::Explorer(_) => Layer::Panes,
             _ => Layer::Screen,
         };
@@ -393,6 +397,7 @@ impl App {
             Layer::Help => self.help_action(action),
             Layer::Runs => self.runs_view_action(action),
             Layer::Profiles => self.profile_view_action(action),
+            Layer::Suggestions => self.suggestions_action(action),
             _ => self.explorer_action(action),
         }
     }
@@ -447,6 +452,10 @@ impl App {
                 | Action::CompareCode
         ) {
             self.code_action(action);
+            return;
+        }
+        if action == Action::Suggestions {
+            self.toggle_suggestions();
             return;
         }
         let code_focused = self
@@ -744,6 +753,7 @@ impl App {
                 };
                 match top {
                     Layer::Runs => self.runs_scroll(lines),
+                    Layer::Suggestions => self.suggestions_scroll(lines),
                     _ => self.profile_scroll(lines),
                 }
                 return;

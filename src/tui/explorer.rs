@@ -139,6 +139,8 @@ pub struct Explorer {
     pub code: Option<CodeView>,
     /// The profile comparison against this graph's plan, once profiles are read.
     pub profiles: Option<super::profiles::ProfileView>,
+    /// The suggested scopes, once asked for.
+    pub suggestions: Option<super::suggestions::SuggestionsView>,
     /// The longest device time of a task in a SuperKernel, when the graph carries device times
     /// (the aclgraph pass's `sk_prof_device_*.json`): the op list shows them until profiles
     /// are read.
@@ -164,6 +166,7 @@ impl Explorer {
             )
             .reduce(f64::max);
         let mut ex = Explorer {
+            suggestions: None,
             device_max_us,
             widest,
             minimap: Minimap::default(),

@@ -41,6 +41,8 @@ pub enum HelpView {
     Runs,
     /// The profile comparison.
     Profiles,
+    /// The suggested scopes.
+    Suggestions,
 }
 
 impl HelpView {
@@ -50,6 +52,7 @@ impl HelpView {
             HelpView::Code => "In the code view",
             HelpView::Runs => "In the runs view",
             HelpView::Profiles => "In the profile view",
+            HelpView::Suggestions => "In the suggestions view",
         }
     }
 
@@ -103,6 +106,19 @@ impl HelpView {
                 (Action::LoadProfiles, "load other profiles"),
                 (Action::Compile, "run a compile profile"),
                 (Action::Profiles, "back to the graph"),
+                (Action::Back, "back to the graph"),
+            ],
+            HelpView::Suggestions => &[
+                (Action::Down, "next suggestion"),
+                (Action::Up, "previous suggestion"),
+                (Action::Toggle, "list the selected one's ops (toggle)"),
+                (Action::SortProfiles, "order by saving, ops, graph order"),
+                (Action::AcceptSuggestion, "make the selected one a scope"),
+                (
+                    Action::AcceptAllSuggestions,
+                    "make every one a scope that fits (one undo step)",
+                ),
+                (Action::Suggestions, "back to the graph"),
                 (Action::Back, "back to the graph"),
             ],
         }

@@ -165,6 +165,9 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::WriteCode, &["W"]),
     (Action::ZoomCode, &["z"]),
     (Action::CompareCode, &["="]),
+    (Action::Suggestions, &["S"]),
+    (Action::AcceptSuggestion, &["a"]),
+    (Action::AcceptAllSuggestions, &["A"]),
     (Action::JumpBack, &["ctrl-o", "backspace"]),
     (Action::Compile, &["c"]),
     (Action::Runs, &["L"]),
@@ -434,9 +437,12 @@ mod tests {
         let x = event(KeyCode::Char('x'), KeyModifiers::NONE);
         assert_eq!(map.action(x), Some(Action::RemoveFromScope));
         assert_eq!(map.view_action(x), Some(Action::CancelRun));
-        // Scope edits do nothing in the runs view; moving does.
+        // Scope edits do nothing in the views; their own keys on the same letters do.
+        let d = event(KeyCode::Char('d'), KeyModifiers::NONE);
+        assert_eq!(map.view_action(d), None);
         let a = event(KeyCode::Char('a'), KeyModifiers::NONE);
-        assert_eq!(map.view_action(a), None);
+        assert_eq!(map.action(a), Some(Action::AssignScope));
+        assert_eq!(map.view_action(a), Some(Action::AcceptSuggestion));
         let j = event(KeyCode::Char('j'), KeyModifiers::NONE);
         assert_eq!(map.view_action(j), Some(Action::Down));
         let mut bindings = Keymap::default_bindings();

@@ -14,6 +14,8 @@ pub enum Layer {
     Runs,
     /// The profile comparison over the panes.
     Profiles,
+    /// The suggested scopes over the panes.
+    Suggestions,
     /// The options editor in the details pane's place.
     Options,
     /// A picker or a question.
@@ -54,7 +56,7 @@ impl Layer {
         match self {
             Layer::Prompt => Keys::Text,
             Layer::Dialog => Keys::Answers,
-            Layer::Runs | Layer::Profiles => Keys::View,
+            Layer::Runs | Layer::Profiles | Layer::Suggestions => Keys::View,
             Layer::Screen | Layer::Panes | Layer::Options | Layer::Help => Keys::Graph,
         }
     }
@@ -63,7 +65,7 @@ impl Layer {
     pub fn mouse(self) -> Mouse {
         match self {
             Layer::Panes | Layer::Options => Mouse::Panes,
-            Layer::Runs | Layer::Profiles => Mouse::Wheel,
+            Layer::Runs | Layer::Profiles | Layer::Suggestions => Mouse::Wheel,
             Layer::Screen | Layer::Dialog | Layer::Help | Layer::Prompt => Mouse::Ignored,
         }
     }

@@ -194,6 +194,32 @@ pub fn profile_table_rows(area: Rect) -> usize {
     usize::from(table.height.saturating_sub(2 + 2))
 }
 
+/// Lines the suggestions view keeps above its table (the model's words, the keys, the header).
+const SUGGESTION_HEAD: u16 = 3;
+
+/// The suggestions view's table and the area listing the selected suggestion's ops (when
+/// `expanded`), inside the view's border in the body `area`.
+pub fn suggestion_parts(area: Rect, expanded: bool) -> (Rect, Option<Rect>) {
+    let inner = Rect {
+        x: area.x + 1,
+        y: area.y + 1,
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2),
+    };
+    if !expanded {
+        return (inner, None);
+    }
+    let [table, ops] =
+        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(inner);
+    (table, Some(ops))
+}
+
+/// Rows of suggestions the view shows in the body `area`.
+pub fn suggestion_rows(area: Rect, expanded: bool) -> usize {
+    let (table, _) = suggestion_parts(area, expanded);
+    usize::from(table.height.saturating_sub(SUGGESTION_HEAD))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

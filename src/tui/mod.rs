@@ -32,6 +32,8 @@ mod run_actions;
 pub mod runs;
 pub mod session;
 pub mod sink;
+mod suggestion_actions;
+pub mod suggestions;
 pub mod terminal;
 pub mod theme;
 pub mod tree;

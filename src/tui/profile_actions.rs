@@ -167,14 +167,11 @@ impl App {
         let Some(view) = self.profile_view_mut() else {
             return;
         };
-        let page = height.max(1) as isize;
+        if let Some(rows) = action.rows(height.max(1) as isize) {
+            view.move_by(rows, height);
+            return;
+        }
         match action {
-            Action::Up => view.move_by(-1, height),
-            Action::Down => view.move_by(1, height),
-            Action::PageUp => view.move_by(-page, height),
-            Action::PageDown => view.move_by(page, height),
-            Action::Top => view.move_by(isize::MIN, height),
-            Action::Bottom => view.move_by(isize::MAX, height),
             Action::NextPane | Action::Expand => view.cycle(true),
             Action::PrevPane | Action::Collapse => view.cycle(false),
             Action::SortProfiles if view.table == Table::Types => view.next_sort(),

@@ -293,6 +293,11 @@ pub struct ProfileView {
 }
 
 impl ProfileView {
+    /// The profiles read.
+    pub fn pair(&self) -> &Pair {
+        &self.pair
+    }
+
     /// The view of profiles read and compared on the worker.
     pub fn new(request: ProfilesRequest, loaded: LoadedProfiles) -> ProfileView {
         let LoadedProfiles {

@@ -14,6 +14,7 @@ pub mod runs;
 pub mod scopes;
 pub mod screens;
 pub mod strip;
+pub mod suggestions;
 
 use super::app::{App, Screen};
 use super::layer::Layer;
@@ -46,6 +47,9 @@ pub fn render(app: &App, frame: &mut Frame) {
             match (layers.body(), ex.profiles.as_ref()) {
                 (Layer::Runs, _) => runs::render(app, frame, areas.body),
                 (Layer::Profiles, Some(view)) => profile::render(app, view, frame, areas.body),
+                (Layer::Suggestions, _) if let Some(view) = &ex.suggestions => {
+                    suggestions::render(app, view, frame, areas.body);
+                }
                 _ => {
                     scopes::render(ex, theme, frame, areas.scopes);
                     ops::render(ex, &app.config.keymap, theme, frame, areas.ops);

@@ -1,0 +1,144 @@
+//! The suggestions view's state: the suggested scopes of the current plan, ranked, with the
+//! selection, the order the user chose and whether the selected one's ops are listed.
+
+use crate::suggest::saving::Fit;
+use crate::suggest::{Suggestion, Suggestions};
+
+/// How the list is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    /// Best saving (or most boundaries) first, as ranked.
+    Saving,
+    /// Most ops first.
+    Ops,
+    /// In execution order of their first op.
+    Position,
+}
+
+impl Sort {
+    /// The next order.
+    fn next(self) -> Sort {
+        match self {
+            Sort::Saving => Sort::Ops,
+            Sort::Ops => Sort::Position,
+            Sort::Position => Sort::Saving,
+        }
+    }
+
+    /// In words, for the title.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Saving => "by saving",
+            Sort::Ops => "by ops",
+            Sort::Position => "in graph order",
+        }
+    }
+}
+
+/// The suggestions view.
+#[derive(Debug, Clone)]
+pub struct SuggestionsView {
+    /// True while the view is up.
+    pub open: bool,
+    /// The suggestions, ranked.
+    pub suggestions: Suggestions,
+    /// The fit of the saving model, when profiles calibrated it.
+    pub fit: Option<Fit>,
+    /// The workspace version they were made for.
+    pub plan_version: u64,
+    /// The profile without SuperKernel whose gaps they were ranked by, when one was read.
+    pub profile: Option<std::path::PathBuf>,
+    /// The order shown.
+    pub sort: Sort,
+    /// Indices into the ranked list, in the order shown.
+    pub order: Vec<usize>,
+    /// The selected row.
+    pub selected: usize,
+    /// The first row shown.
+    pub offset: usize,
+    /// True when the selected suggestion's ops are listed below the table.
+    pub expanded: bool,
+}
+
+impl SuggestionsView {
+    /// The view of `suggestions`, made for version `plan_version` of the plan.
+    pub fn new(
+        suggestions: Suggestions,
+        fit: Option<Fit>,
+        plan_version: u64,
+        profile: Option<std::path::PathBuf>,
+    ) -> SuggestionsView {
+        let mut view = SuggestionsView {
+            open: true,
+            profile,
+            order: Vec::new(),
+            suggestions,
+            fit,
+            plan_version,
+            sort: Sort::Saving,
+            selected: 0,
+            offset: 0,
+            expanded: false,
+        };
+        view.reorder();
+        view
+    }
+
+    /// Takes new suggestions (after the plan or the profiles changed), keeping the order and
+    /// the row.
+    pub fn replace(
+        &mut self,
+        suggestions: Suggestions,
+        fit: Option<Fit>,
+        plan_version: u64,
+        profile: Option<std::path::PathBuf>,
+    ) {
+        self.suggestions = suggestions;
+        self.fit = fit;
+        self.plan_version = plan_version;
+        self.profile = profile;
+        self.reorder();
+    }
+
+    fn reorder(&mut self) {
+        let list = &self.suggestions.list;
+        let mut order: Vec<usize> = (0..list.len()).collect();
+        match self.sort {
+            Sort::Saving => {}
+            Sort::Ops => order.sort_by_key(|&i| std::cmp::Reverse(list[i].ops.len())),
+            Sort::Position => order.sort_by_key(|&i| list[i].ops.first().copied()),
+        }
+        self.order = order;
+        self.selected = self.selected.min(self.order.len().saturating_sub(1));
+    }
+
+    /// Orders the list the next way.
+    pub fn next_sort(&mut self) {
+        self.sort = self.sort.next();
+        self.reorder();
+    }
+
+    /// The suggestion on row `row` of the order shown.
+    pub fn at(&self, row: usize) -> Option<&Suggestion> {
+        self.order
+            .get(row)
+            .and_then(|&i| self.suggestions.list.get(i))
+    }
+
+    /// The selected suggestion.
+    pub fn current(&self) -> Option<&Suggestion> {
+        self.at(self.selected)
+    }
+
+    /// Moves the selection by `delta` rows, keeping it within `height` rows shown.
+    pub fn move_by(&mut self, delta: isize, height: usize) {
+        let last = self.order.len().saturating_sub(1);
+        self.selected = self.selected.saturating_add_signed(delta).min(last);
+        let height = height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+    }
+}
