@@ -43,9 +43,15 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(10));
     group.bench_function("candidates_and_ranking_100k_ops", |b| {
         b.iter(|| {
-            suggest(&ws, Some(&profile), saving::DEFAULTS, false)
-                .list
-                .len()
+            suggest(
+                ws.context(),
+                ws.plan(),
+                Some(&profile),
+                saving::DEFAULTS,
+                false,
+            )
+            .list
+            .len()
         })
     });
     group.bench_function("gaps_from_100k_rows", |b| {

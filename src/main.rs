@@ -566,9 +566,21 @@ fn suggest(
             (Some(base.kernels), new)
         }
     };
-    let (result, fit) = skope::suggest::rank(ws, base.as_deref(), new.as_ref())?;
+    let (result, fit) =
+        skope::suggest::rank(ws.context(), ws.plan(), base.as_deref(), new.as_ref())?;
     if json {
         let mut value = serde_json::to_value(&result)?;
+        // Each suggestion's ops by name.
+        if let Some(list) = value["list"].as_array_mut() {
+            for (item, s) in list.iter_mut().zip(&result.list) {
+                let names: Vec<&str> = s
+                    .ops
+                    .iter()
+                    .map(|&id| ws.graph().op(id).name.as_str())
+                    .collect();
+                item["ops"] = serde_json::to_value(names)?;
+            }
+        }
         value["fit"] = serde_json::to_value(&fit)?;
         value["file"] = file.to_string_lossy().into();
         print_json(&value)?;
@@ -625,19 +637,22 @@ fn suggest(
             skope::suggest::Versus::Same(seg) => format!("already fused as {seg}"),
             skope::suggest::Versus::Overlaps(segs) => format!("takes ops of {}", segs.join(", ")),
         };
+        let streams: Vec<String> = s.streams.iter().map(i64::to_string).collect();
         out.push_str(&format!(
-            "\n{:>3}. {}  {} ops  stream {}  {value}  {versus}\n",
+            "\n{:>3}. {}  {} ops  stream {}  {value}  {versus}{}\n",
             n + 1,
             s.name,
-            s.op_names.len(),
-            ws.context().streams()[s.stream as usize].id
+            s.ops.len(),
+            streams.join("+"),
+            if s.options.is_empty() {
+                String::new()
+            } else {
+                format!("  options {}", s.options)
+            }
         ));
         out.push_str(&format!(
             "     {} … {}\n     starts after {} · ends before {}\n",
-            s.op_names.first().map_or("", String::as_str),
-            s.op_names.last().map_or("", String::as_str),
-            s.starts_after,
-            s.ends_before
+            s.first_op, s.last_op, s.starts_after, s.ends_before
         ));
     }
     print_text(&skope::text::sanitize_lines(&out));

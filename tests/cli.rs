@@ -1072,7 +1072,11 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
         "{text}"
     );
     assert!(
-        text.contains("  1. sk_s0_57  26 ops  stream 0  25 boundaries"),
+        text.contains("  1. sk_2s_s0_57  32 ops  stream 0+1  31 boundaries"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sk_s0_57  26 ops  stream 0  25 boundaries"),
         "{text}"
     );
     let profiles = example("prof_result");

@@ -10,6 +10,13 @@ use skope::suggest::{Versus, observations, saving, suggest, timing};
 use skope::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
+/// The names of `ops`.
+fn names(ws: &Workspace, ops: &[skope::graph::OpId]) -> Vec<String> {
+    ops.iter()
+        .map(|&id| ws.graph().op(id).name.clone())
+        .collect()
+}
+
 /// An op: name, core type (`""`: not an AscendC kernel), scope (`""`: none).
 type Spec = (&'static str, &'static str, String);
 
@@ -85,10 +92,10 @@ fn the_run_with_the_big_gaps_ranks_first_and_says_where_it_ends() {
     assert!(t.by_stream_id && t.has_core_time);
     assert_eq!(t.get("b").unwrap().gap(), 5.0);
     assert_eq!(t.get("b").unwrap().head(), 2.0);
-    let s = suggest(&ws, Some(&t), DEFAULTS, false);
+    let s = suggest(ws.context(), ws.plan(), Some(&t), DEFAULTS, false);
     assert_eq!(s.list.len(), 2);
     let best = &s.list[0];
-    assert_eq!(best.op_names, ["a", "b", "c"]);
+    assert_eq!(names(&ws, &best.ops), ["a", "b", "c"]);
     // 1·(5+5) + 0.5·(2+2) − 0.3·2 − 2 = 9.4 µs per step.
     assert!((best.saving_us.unwrap() - 9.4).abs() < 1e-9, "{best:?}");
     assert_eq!(best.starts_after, "start of its stream");
@@ -100,10 +107,10 @@ fn the_run_with_the_big_gaps_ranks_first_and_says_where_it_ends() {
     assert_eq!(best.versus, Versus::New);
     // d → e crosses core kinds over a 0.5 µs gap: it costs more than it saves.
     let worst = &s.list[1];
-    assert_eq!(worst.op_names, ["d", "e"]);
+    assert_eq!(names(&ws, &worst.ops), ["d", "e"]);
     assert!((worst.saving_us.unwrap() - (0.5 + 1.0 - 1.0 - 2.0)).abs() < 1e-9);
     // Without a profile the ranking counts boundaries and says so.
-    let s = suggest(&ws, None, DEFAULTS, false);
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
     assert!(!s.measured && s.list[0].saving_us.is_none());
     assert_eq!(s.list[0].boundaries, 2);
 }
@@ -185,7 +192,7 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
     }
     let new_csv = kernel_details(&dir, "new.csv", &new);
     let table = skope::profile::kernels::KernelTable::read(&[new_csv]).unwrap();
-    let obs = observations(&ws, &timing, &table);
+    let obs = observations(ws.context(), ws.plan(), &timing, &table);
     assert_eq!(obs.len(), 12);
     let fit = saving::fit(&obs).expect("a fit");
     assert_eq!(fit.fitted, ["a", "b", "c_same", "c_cross", "c0"]);
@@ -206,30 +213,41 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
 #[test]
 fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
     let mut ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
-    let s = suggest(&ws, None, DEFAULTS, false);
-    // The longest fusible run on stream 0, between the HcomBroadcast and the SIMT kv scatter.
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    // Best: the longest fusible run on stream 0 — between the HcomBroadcast and the SIMT kv
+    // scatter — joined with the shared expert's runs on stream 1 that interleave with it.
     let top = &s.list[0];
-    assert_eq!((top.op_names.len(), top.boundaries), (26, 25));
+    assert_eq!(top.kind, skope::suggest::Kind::TwoStream);
+    assert_eq!((top.ops.len(), top.boundaries), (32, 31));
     assert_eq!(
-        top.op_names.first().map(String::as_str),
-        Some("layer1_gmm_up")
+        (top.streams.as_slice(), top.options.as_str()),
+        ([0, 1].as_slice(), "stream-fusion=1")
     );
+    // The run alone is suggested too.
+    let run = s
+        .list
+        .iter()
+        .find(|x| x.kind == skope::suggest::Kind::Run)
+        .unwrap();
+    assert_eq!((run.ops.len(), run.boundaries), (26, 25));
+    assert_eq!(Some(run.first_op.as_str()), Some("layer1_gmm_up"));
     assert!(
-        top.starts_after
+        run.starts_after
             .starts_with("layer1_expert_broadcast: communication op")
     );
-    assert!(top.ends_before.starts_with("layer3_kv_scatter: SIMT op"));
+    assert!(run.ends_before.starts_with("layer3_kv_scatter: SIMT op"));
     // One per layer too, the way users place scopes.
     assert!(s.list.iter().any(|x| x.kind == skope::suggest::Kind::Layer
-        && x.op_names.first().map(String::as_str) == Some("layer2_input_rmsnorm")
-        && x.op_names.last().map(String::as_str) == Some("layer2_moe_add")));
-    // A suggestion is one of the planner's segments: accepted as a scope, it does not split.
+        && x.first_op == "layer2_input_rmsnorm"
+        && x.last_op == "layer2_moe_add"));
+    // A suggestion is one of the planner's segments: accepted as a scope (with its options),
+    // it does not split.
     let ops = top.ops.clone();
     ws.apply(
         skope::edit::Edit::NewScope {
             ops: ops.clone(),
             scope: top.name.clone(),
-            options: String::new(),
+            options: top.options.clone(),
         },
         None,
     )
@@ -264,7 +282,7 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
         "the example profile has no Stream ID: streams come from the graph"
     );
     let table = skope::profile::kernels::KernelTable::read(&n.kernels).unwrap();
-    let obs = observations(&ws, &t, &table);
+    let obs = observations(ws.context(), ws.plan(), &t, &table);
     assert_eq!(obs.len(), 12);
     let fit = saving::fit(&obs).unwrap();
     // Its gaps are all 1 µs: the fit cannot tell the gap from the sync cost, and says so.

@@ -128,6 +128,14 @@ impl Marks {
         })
     }
 
+    /// Adds a scope named `name` without looking for one of that name (the caller makes
+    /// names unique: for many generated scopes, the lookup of [`Marks::intern_scope`] would
+    /// cost a pass over all of them each).
+    pub fn add_scope(&mut self, name: String) -> ScopeIdx {
+        self.scopes.push(name);
+        (self.scopes.len() - 1) as ScopeIdx
+    }
+
     /// Renames scope `scope` (the caller makes sure no other scope in use has the name).
     pub fn rename_scope(&mut self, scope: ScopeIdx, name: &str) {
         self.scopes[scope as usize] = name.to_string();

@@ -2,7 +2,8 @@
 //!
 //! Candidates are the maximal runs of fusible ops on each stream (an unsupported op ends a run;
 //! ops the pass ignores do not), and the same runs cut where the layer in the op names changes
-//! (one scope per decoder layer, as users place them). Every candidate goes through the real
+//! (one scope per decoder layer, as users place them), and runs of two streams whose ops
+//! interleave joined into one scope with `stream-fusion=1`. Every candidate goes through the real
 //! planner as a scope of its own, so a suggestion is one of the planner's segments: it never
 //! splits. Each is ranked by the saving model ([`saving`]) on the gaps and overheads a profile
 //! without SuperKernel measured ([`timing`]); without a profile, by the kernel boundaries it
@@ -13,11 +14,11 @@ pub mod timing;
 
 use crate::fusion::kernel::KernelType;
 use crate::fusion::marks::{Marks, OpMark};
+use crate::fusion::plan::Plan;
 use crate::fusion::plan::{Context, describe_reason, plan};
 use crate::fusion::verdict::Verdict;
 use crate::graph::OpId;
 use crate::profile::kernels::KernelTable;
-use crate::workspace::Workspace;
 use saving::{Coefficients, Features, Observation};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -31,6 +32,8 @@ pub enum Kind {
     Run,
     /// Such a run cut at layer changes in the op names.
     Layer,
+    /// Runs on two streams whose ops interleave, as one scope with `stream-fusion=1`.
+    TwoStream,
 }
 
 /// How a suggestion stands against the user's scopes.
@@ -55,10 +58,14 @@ pub struct Suggestion {
     /// Its ops, in execution order.
     #[serde(skip)]
     pub ops: Vec<OpId>,
-    /// Their names.
-    pub op_names: Vec<String>,
-    /// The stream (its index) it runs on.
-    pub stream: u32,
+    /// The first op's name.
+    pub first_op: String,
+    /// The last op's name.
+    pub last_op: String,
+    /// The streams (their ids) its ops run on: two for a two-stream suggestion.
+    pub streams: Vec<i64>,
+    /// The options string the scope needs (`stream-fusion=1` across two streams).
+    pub options: String,
     /// Kernel boundaries it removes per run.
     pub boundaries: usize,
     /// What a run's inner boundaries add up to (zeros without a profile).
@@ -159,17 +166,69 @@ fn by_layer(cx: &Context, runs: &[Vec<OpId>]) -> Option<Vec<Vec<OpId>>> {
     cut.then_some(out)
 }
 
-/// The planner's segments when each of `runs` is a scope of its own (default options).
+/// Runs on different streams whose ops interleave in execution order, joined (each group
+/// holds runs of two streams or more), in execution order.
+fn two_stream(cx: &Context, runs: &[Vec<OpId>]) -> Vec<Vec<OpId>> {
+    let graph = cx.graph();
+    let spans: Vec<(usize, usize)> = runs
+        .iter()
+        .map(|r| {
+            let pos = r.iter().map(|id| graph.exec_position(*id));
+            (pos.clone().min().unwrap_or(0), pos.max().unwrap_or(0))
+        })
+        .collect();
+    // Union-find over runs that overlap on different streams, swept in order of start.
+    let mut parent: Vec<usize> = (0..runs.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&i| spans[i].0);
+    let mut open: Vec<usize> = Vec::new();
+    for &i in &order {
+        open.retain(|&j| spans[j].1 >= spans[i].0);
+        for &j in &open {
+            if cx.stream_of(runs[i][0]) != cx.stream_of(runs[j][0]) {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a] = b;
+            }
+        }
+        open.push(i);
+    }
+    let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
+    for i in 0..runs.len() {
+        let r = root(&mut parent, i);
+        groups.entry(r).or_default().push(i);
+    }
+    let mut out: Vec<Vec<OpId>> = groups
+        .into_values()
+        .filter(|g| g.len() >= 2)
+        .map(|g| {
+            let mut ops: Vec<OpId> = g.iter().flat_map(|&i| runs[i].iter().copied()).collect();
+            ops.sort_by_key(|id| graph.exec_position(*id));
+            ops
+        })
+        .collect();
+    out.sort_by_key(|ops| ops.first().map(|id| graph.exec_position(*id)));
+    out
+}
+
+/// The planner's segments when each of `runs` is a scope of its own with `options`.
 fn planned(
     cx: &Context,
     runs: &[Vec<OpId>],
     prefix: &str,
+    options: &str,
 ) -> Vec<(String, Vec<OpId>, Vec<String>)> {
     let graph = cx.graph();
     let mut marks = Marks::unmarked(graph.len());
-    let options = marks.intern_options("");
+    let options = marks.intern_options(options);
     for (k, run) in runs.iter().enumerate() {
-        let scope = marks.intern_scope(&format!("{prefix}{k}"));
+        let scope = marks.add_scope(format!("{prefix}{k}"));
         for &id in run {
             marks.set(id, OpMark::Member { scope, options });
         }
@@ -177,7 +236,7 @@ fn planned(
     let p = plan(cx, &marks);
     let mut out = Vec::new();
     for scope in &p.scopes {
-        for seg in &scope.segments {
+        for seg in scope.segments.iter().filter(|seg| seg.ops.len() >= 2) {
             // The planner's cuts around it, in words.
             let cuts: Vec<String> = scope
                 .breaks
@@ -195,9 +254,7 @@ fn planned(
                     )
                 })
                 .collect();
-            if seg.ops.len() >= 2 {
-                out.push((seg.name.clone(), seg.ops.clone(), cuts));
-            }
+            out.push((seg.name.clone(), seg.ops.clone(), cuts));
         }
     }
     out
@@ -258,15 +315,29 @@ fn waiting(cx: &Context) -> Vec<bool> {
     out
 }
 
-/// What a run of `ops` adds up to per run, from `timing`: its features, and how many of its
-/// boundaries were measured. The gap before an op in `waiting` is not counted.
-fn features(
-    cx: &Context,
-    ops: &[OpId],
-    timing: Option<&Timing>,
-    waiting: &[bool],
-) -> (Features, usize) {
-    let graph = cx.graph();
+/// What the profile says of each op, looked up once: its kernel's timing (by the op's name)
+/// and whether it waits for another stream.
+struct PerOp<'t> {
+    timing: Vec<Option<&'t timing::KernelTiming>>,
+    waiting: Vec<bool>,
+}
+
+impl<'t> PerOp<'t> {
+    fn new(cx: &Context, timing: Option<&'t Timing>) -> PerOp<'t> {
+        let graph = cx.graph();
+        PerOp {
+            timing: match timing {
+                Some(t) => graph.ops().iter().map(|op| t.get(&op.name)).collect(),
+                None => vec![None; graph.len()],
+            },
+            waiting: waiting(cx),
+        }
+    }
+}
+
+/// What a run of `ops` adds up to per run: its features, and how many of its boundaries were
+/// measured. The gap before an op that waits for another stream is not counted.
+fn features(cx: &Context, ops: &[OpId], per_op: &PerOp<'_>) -> (Features, usize) {
     let mut f = Features::default();
     let mut measured = 0;
     for pair in ops.windows(2) {
@@ -274,9 +345,9 @@ fn features(
             (Some(x), Some(y)) if x == y && x != 2 => f.same += 1.0,
             _ => f.cross += 1.0,
         }
-        if let Some(k) = timing.and_then(|t| t.get(&graph.op(pair[1]).name)) {
+        if let Some(k) = per_op.timing[pair[1].index()] {
             measured += 1;
-            if !waiting[pair[1].index()] {
+            if !per_op.waiting[pair[1].index()] {
                 f.gap += k.gap();
             }
             f.head += k.head();
@@ -285,33 +356,51 @@ fn features(
     (f, measured)
 }
 
-/// The suggestions for the graph of `ws`, ranked: by the saving per step `coefficients` give
+/// The suggestions for the graph of `cx` with today's `plan` (to say how each stands against
+/// it), ranked: by the saving per step `coefficients` give
 /// on `timing`'s gaps, or without timing by the boundaries removed.
 pub fn suggest(
-    ws: &Workspace,
+    cx: &Context,
+    today: &Plan,
     timing: Option<&Timing>,
     coefficients: Coefficients,
     fitted: bool,
 ) -> Suggestions {
-    let cx = ws.context();
     let graph = cx.graph();
     let runs = runs(cx);
-    let waiting = waiting(cx);
-    let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> = planned(cx, &runs, "suggest_")
+    let per_op = PerOp::new(cx, timing);
+    let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> = planned(cx, &runs, "suggest_", "")
         .into_iter()
         .map(|(n, o, c)| (Kind::Run, n, o, c))
         .collect();
-    if let Some(layers) = by_layer(cx, &runs) {
-        let mut seen: HashSet<Vec<OpId>> = drawn.iter().map(|d| d.2.clone()).collect();
-        for (n, o, c) in planned(cx, &layers, "suggest_layer_") {
-            if seen.insert(o.clone()) {
-                drawn.push((Kind::Layer, n, o, c));
-            }
+    let mut more = Vec::new();
+    let groups = [
+        (Kind::Layer, by_layer(cx, &runs), "suggest_layer_", ""),
+        (
+            Kind::TwoStream,
+            Some(two_stream(cx, &runs)),
+            "suggest_two_",
+            "stream-fusion=1",
+        ),
+    ];
+    for (kind, groups, prefix, options) in groups {
+        for (n, o, c) in planned(cx, &groups.unwrap_or_default(), prefix, options) {
+            more.push((kind, n, o, c));
+        }
+    }
+    // The same ops drawn twice (a run that is also a layer): kept once. Runs in execution order
+    // with the same ends and length are the same ops.
+    let key = |ops: &[OpId]| (ops.first().copied(), ops.last().copied(), ops.len());
+    let mut seen: HashSet<(Option<OpId>, Option<OpId>, usize)> =
+        drawn.iter().map(|d| key(&d.2)).collect();
+    for d in more {
+        if seen.insert(key(&d.2)) {
+            drawn.push(d);
         }
     }
     // Today's segments, to say how each suggestion stands against them.
     let segments: Vec<&crate::fusion::plan::Segment> =
-        ws.plan().scopes.iter().flat_map(|s| &s.segments).collect();
+        today.scopes.iter().flat_map(|s| &s.segments).collect();
     let mut segment_of: Vec<u32> = vec![u32::MAX; graph.len()];
     for (k, seg) in segments.iter().enumerate() {
         for &id in &seg.ops {
@@ -321,7 +410,7 @@ pub fn suggest(
     let mut list: Vec<Suggestion> = drawn
         .into_iter()
         .map(|(kind, _, ops, cuts)| {
-            let (features, measured) = features(cx, &ops, timing, &waiting);
+            let (features, measured) = features(cx, &ops, &per_op);
             let first = &graph.op(ops[0]).name;
             let per_step = timing.map_or(1.0, |t| t.per_step(first).max(1.0));
             let mut hit: Vec<u32> = ops
@@ -345,22 +434,33 @@ pub fn suggest(
                     Versus::Overlaps(v)
                 }
             };
-            let stream = cx.stream_of(ops[0]);
+            let mut streams: Vec<i64> = ops
+                .iter()
+                .map(|&id| cx.streams()[cx.stream_of(id) as usize].id)
+                .collect();
+            streams.sort_unstable();
+            streams.dedup();
             let layer = match kind {
                 Kind::Layer => layer_of(first)
                     .map(|l| format!("layer{l}_"))
                     .unwrap_or_default(),
+                Kind::TwoStream => "2s_".to_string(),
                 Kind::Run => String::new(),
             };
             Suggestion {
                 name: format!(
                     "sk_{layer}s{}_{}",
-                    cx.streams()[stream as usize].id,
+                    streams.first().copied().unwrap_or_default(),
                     graph.exec_position(ops[0])
                 ),
+                streams,
                 kind,
-                op_names: ops.iter().map(|&id| graph.op(id).name.clone()).collect(),
-                stream,
+                first_op: first.clone(),
+                last_op: graph.op(ops[ops.len() - 1]).name.clone(),
+                options: match kind {
+                    Kind::TwoStream => "stream-fusion=1".to_string(),
+                    _ => String::new(),
+                },
                 boundaries: ops.len() - 1,
                 features,
                 measured,
@@ -388,15 +488,15 @@ pub fn suggest(
     }
 }
 
-/// The suggestions for `ws` with what the profiles give: the gaps of `base` (kernel files of a
+/// The suggestions for the graph of `cx` and today's `plan` with what the profiles give: the gaps of `base` (kernel files of a
 /// profile without SuperKernel) and, with `new` (the kernels of one with it), the model fitted
 /// on the pair; without `base`, ranked by boundaries.
 pub fn rank(
-    ws: &Workspace,
+    cx: &Context,
+    plan: &Plan,
     base: Option<&[std::path::PathBuf]>,
     new: Option<&KernelTable>,
 ) -> Result<(Suggestions, Option<saving::Fit>), crate::profile::error::ProfileError> {
-    let cx = ws.context();
     let by_name: HashMap<&str, u32> = cx
         .graph()
         .ops()
@@ -409,25 +509,29 @@ pub fn rank(
         None => None,
     };
     let fit = match (&timing, new) {
-        (Some(t), Some(new)) => saving::fit(&observations(ws, t, new)),
+        (Some(t), Some(new)) => saving::fit(&observations(cx, plan, t, new)),
         _ => None,
     };
     let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
     Ok((
-        suggest(ws, timing.as_ref(), coefficients, fit.is_some()),
+        suggest(cx, plan, timing.as_ref(), coefficients, fit.is_some()),
         fit,
     ))
 }
 
-/// The segments of `ws`'s plan that both profiles hold, as fit observations: each one's
+/// The segments of `plan` (made on `cx`) that both profiles hold, as fit observations: each one's
 /// features from the profile without SuperKernel (`base`), and the saving measured — its
 /// kernels' durations and inner gaps there, minus its SuperKernel's duration in `new`.
-pub fn observations(ws: &Workspace, base: &Timing, new: &KernelTable) -> Vec<Observation> {
-    let cx = ws.context();
+pub fn observations(
+    cx: &Context,
+    plan: &Plan,
+    base: &Timing,
+    new: &KernelTable,
+) -> Vec<Observation> {
     let graph = cx.graph();
-    let waiting = waiting(cx);
+    let per_op = PerOp::new(cx, Some(base));
     let mut out = Vec::new();
-    for scope in &ws.plan().scopes {
+    for scope in &plan.scopes {
         for seg in &scope.segments {
             let Some(sk) = new.get(&seg.fused_node).filter(|k| k.count > 0) else {
                 continue;
@@ -441,7 +545,7 @@ pub fn observations(ws: &Workspace, base: &Timing, new: &KernelTable) -> Vec<Obs
             if seg.ops.len() < 2 {
                 continue;
             }
-            let (features, _) = features(cx, &seg.ops, Some(base), &waiting);
+            let (features, _) = features(cx, &seg.ops, &per_op);
             let unfused: f64 = timings.iter().map(|k| k.duration()).sum::<f64>() + features.gap;
             out.push(Observation {
                 segment: seg.name.clone(),

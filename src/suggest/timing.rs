@@ -45,6 +45,32 @@ impl KernelTiming {
     }
 }
 
+/// FNV-1a for kernel names: the table is looked up once per op of a 100k-op graph each time
+/// suggestions are made, where SipHash's resistance to chosen keys buys nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// The hasher of [`Timing::kernels`].
+pub type NameHash = std::hash::BuildHasherDefault<Fnv>;
+
 fn mean(sum: f64, n: u64) -> f64 {
     if n == 0 { 0.0 } else { sum / n as f64 }
 }
@@ -53,7 +79,7 @@ fn mean(sum: f64, n: u64) -> f64 {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Timing {
     /// By kernel name.
-    pub kernels: HashMap<String, KernelTiming>,
+    pub kernels: HashMap<String, KernelTiming, NameHash>,
     /// Steps the profile holds (distinct `Step Id`s; 1 without the column).
     pub steps: u64,
     /// True when the profile has a `Stream ID` column (else streams come from the graph).
@@ -91,7 +117,7 @@ pub fn read(
     stream_of: &dyn Fn(&str) -> Option<u32>,
 ) -> Result<Timing, ProfileError> {
     let mut reader = KernelReader::open(files);
-    let mut names: HashMap<String, u32> = HashMap::new();
+    let mut names: HashMap<String, u32, NameHash> = HashMap::default();
     let mut by_name: Vec<KernelTiming> = Vec::new();
     let mut streams: HashMap<String, Vec<Run>> = HashMap::new();
     let mut steps: std::collections::HashSet<String> = Default::default();
@@ -145,7 +171,7 @@ pub fn read(
             k.gaps += 1;
         }
     }
-    let mut kernels = HashMap::with_capacity(names.len());
+    let mut kernels = HashMap::with_capacity_and_hasher(names.len(), NameHash::default());
     for (name, id) in names {
         kernels.insert(name, by_name[id as usize]);
     }

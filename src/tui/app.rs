@@ -142,6 +142,8 @@ pub struct App {
     pub now: Duration,
     /// The worker comparing profiles again after edits, once started.
     pub(super) comparer: Option<Sender<super::profiles::CompareRequest>>,
+    /// The worker that makes suggestions, once asked for.
+    pub(super) suggester: Option<Sender<super::suggestions::SuggestRequest>>,
     /// Profiles to read once the graph is loaded (`--profiles`).
     pub profiles_on_load: Option<super::profiles::ProfilesRequest>,
     /// The profiles being read, if any.
@@ -184,6 +186,7 @@ impl App {
             profiles_loading: None,
             profiles_on_load: None,
             comparer: None,
+            suggester: None,
             runs_dir: None,
             reload: None,
             runs_may_stop: false,
@@ -331,6 +334,7 @@ impl App {
                 generation,
                 compared,
             } => self.profiles_compared(generation, *compared),
+            Msg::Suggested(answer) => self.suggested(*answer),
             Msg::WorkerFailed { work, message } => self.problem(format!(
                 "{work} stopped: {} (a bug in skope; please report it)",
                 crate::text::sanitize(&message)

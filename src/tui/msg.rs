@@ -55,6 +55,11 @@ pub fn profiles_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<ProfilesEvent> {
     })
 }
 
+/// The suggesting worker's answers as messages for `tx`.
+pub fn suggestions_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<super::suggestions::Suggested> {
+    sink(tx, |answer| Msg::Suggested(Box::new(answer)))
+}
+
 /// The run workers' events as messages for `tx`.
 pub fn runs_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<RunEvent> {
     sink(tx, |event| match event {
@@ -117,6 +122,8 @@ pub enum Msg {
         /// The comparison.
         compared: Box<super::profiles::Compared>,
     },
+    /// Suggestions made on the worker.
+    Suggested(Box<super::suggestions::Suggested>),
     /// A signal asked skope to stop.
     Stop,
 }

@@ -293,9 +293,9 @@ pub struct ProfileView {
 }
 
 impl ProfileView {
-    /// The profiles read.
-    pub fn pair(&self) -> &Pair {
-        &self.pair
+    /// The profiles read, shared.
+    pub fn shared_pair(&self) -> Arc<Pair> {
+        Arc::clone(&self.pair)
     }
 
     /// The view of profiles read and compared on the worker.

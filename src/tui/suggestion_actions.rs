@@ -1,29 +1,18 @@
-//! The suggestions view's actions: open it (suggestions made for the current plan, with the
-//! profiles read when there are), move, sort, list the selected one's ops, and accept one or
+//! The suggestions view's actions: open it (suggestions made on a worker for the current plan,
+//! with the profiles read when there are, and made again after every edit), move, sort, list the selected one's ops, and accept one or
 //! all of them as ordinary scope edits (undoable, journaled).
 
 use super::action::Action;
 use super::app::{App, Screen};
-use super::explorer::Explorer;
 use super::layout;
-use super::suggestions::SuggestionsView;
+use super::suggestions::{SuggestRequest, Suggested, SuggestionsView};
 use crate::edit::Edit;
-use crate::suggest::saving::Fit;
 use crate::suggest::{Suggestions, Versus};
 use std::collections::HashSet;
 
-/// The suggestions for the explorer's current plan, with the profiles it has read.
-fn make(ex: &Explorer) -> Result<(Suggestions, Option<Fit>), String> {
-    let pair = ex.profiles.as_ref().map(|p| p.pair());
-    let base = pair
-        .map(|p| p.base.files.kernels.clone())
-        .filter(|k| !k.is_empty());
-    let new = pair.and_then(|p| p.new.kernels.as_ref());
-    crate::suggest::rank(&ex.ws, base.as_deref(), new).map_err(|e| e.to_string())
-}
-
 impl App {
-    /// Opens the suggestions view, made again when the plan changed since; or closes it.
+    /// Opens the suggestions view (asking for suggestions when the plan or the profiles
+    /// changed since they were made), or closes it.
     pub(super) fn toggle_suggestions(&mut self) {
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
@@ -34,12 +23,97 @@ impl App {
             view.open = false;
             return;
         }
-        if let Err(problem) = refresh(ex) {
-            self.problem(format!("cannot make suggestions: {problem}"));
+        let request = self.suggestions_request();
+        let Screen::Explorer(ex) = &mut self.screen else {
             return;
+        };
+        if ex.suggestions.is_none() {
+            // Until the first answer comes, the view says they are being made.
+            let empty = Suggestions {
+                list: Vec::new(),
+                coefficients: crate::suggest::saving::DEFAULTS,
+                fitted: false,
+                measured: false,
+            };
+            let mut view = SuggestionsView::new(empty, None, u64::MAX, None);
+            view.stale = true;
+            ex.suggestions = Some(view);
         }
         if let Some(view) = &mut ex.suggestions {
             view.open = true;
+        }
+        if let Some(request) = request {
+            self.ask_for_suggestions(request);
+        }
+    }
+
+    /// A request for suggestions for the current plan and profiles, unless the view has them.
+    fn suggestions_request(&self) -> Option<SuggestRequest> {
+        let Screen::Explorer(ex) = &self.screen else {
+            return None;
+        };
+        let profiles = ex.profiles.as_ref().map(|p| p.shared_pair());
+        let request = SuggestRequest {
+            version: ex.ws.version(),
+            cx: ex.ws.shared_context(),
+            plan: ex.ws.plan().clone(),
+            profiles,
+        };
+        let current = ex
+            .suggestions
+            .as_ref()
+            .is_some_and(|v| v.plan_version == request.version && v.profile == request.profile());
+        (!current).then_some(request)
+    }
+
+    /// Sends `request` to the suggesting worker; without an event loop, serves it here.
+    fn ask_for_suggestions(&mut self, request: SuggestRequest) {
+        if let Screen::Explorer(ex) = &mut self.screen
+            && let Some(view) = &mut ex.suggestions
+        {
+            view.stale = true;
+        }
+        let request = match self.events.clone() {
+            Some(events) => {
+                let worker = self.suggester.get_or_insert_with(|| {
+                    super::suggestions::spawn_suggester(
+                        super::msg::suggestions_sink(&events),
+                        super::msg::failure_sink(&events, "making suggestions"),
+                    )
+                });
+                match worker.send(request) {
+                    Ok(()) => return,
+                    Err(failed) => failed.0,
+                }
+            }
+            None => request,
+        };
+        self.suggested(request.serve());
+    }
+
+    /// Takes the worker's suggestions when they are for the current plan and profiles.
+    pub(super) fn suggested(&mut self, answer: Suggested) {
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let profile = ex
+            .profiles
+            .as_ref()
+            .map(|p| p.shared_pair().base.files.root.clone());
+        if answer.version != ex.ws.version() || answer.profile != profile {
+            return;
+        }
+        let Some(view) = &mut ex.suggestions else {
+            return;
+        };
+        match answer.result {
+            Ok((suggestions, fit)) => {
+                view.replace(suggestions, fit, answer.version, answer.profile);
+            }
+            Err(problem) => {
+                view.stale = false;
+                self.problem(format!("cannot make suggestions: {problem}"));
+            }
         }
     }
 
@@ -128,7 +202,7 @@ impl App {
             edits.push(Edit::NewScope {
                 ops: s.ops.clone(),
                 scope: name,
-                options: String::new(),
+                options: s.options.clone(),
             });
         }
         if edits.is_empty() {
@@ -142,10 +216,9 @@ impl App {
         for edit in edits {
             self.apply_edit(edit, None);
         }
-        let Screen::Explorer(ex) = &mut self.screen else {
-            return;
-        };
-        let _ = refresh(ex);
+        if let Some(request) = self.suggestions_request() {
+            self.ask_for_suggestions(request);
+        }
         if !single {
             self.info(format!(
                 "made {count} suggested scope(s){}; u undoes them one at a time",
@@ -157,27 +230,4 @@ impl App {
             ));
         }
     }
-}
-
-/// Makes the explorer's suggestions again when the plan or the profiles read changed since
-/// they were made.
-fn refresh(ex: &mut Explorer) -> Result<(), String> {
-    let version = ex.ws.version();
-    let profile = ex
-        .profiles
-        .as_ref()
-        .map(|p| p.pair().base.files.root.clone());
-    if ex
-        .suggestions
-        .as_ref()
-        .is_some_and(|v| v.plan_version == version && v.profile == profile)
-    {
-        return Ok(());
-    }
-    let (suggestions, fit) = make(ex)?;
-    match &mut ex.suggestions {
-        Some(view) => view.replace(suggestions, fit, version, profile),
-        None => ex.suggestions = Some(SuggestionsView::new(suggestions, fit, version, profile)),
-    }
-    Ok(())
 }

@@ -1,8 +1,72 @@
 //! The suggestions view's state: the suggested scopes of the current plan, ranked, with the
 //! selection, the order the user chose and whether the selected one's ops are listed.
 
+use crate::fusion::plan::{Context, Plan};
+use crate::profile::Pair;
 use crate::suggest::saving::Fit;
 use crate::suggest::{Suggestion, Suggestions};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
+/// What the suggesting worker is asked: suggestions for `plan` (version `version` of the
+/// workspace's plan on `cx`), ranked with `profiles` when they were read.
+pub struct SuggestRequest {
+    /// The plan's version.
+    pub version: u64,
+    /// The planning context.
+    pub cx: Arc<Context>,
+    /// Today's plan.
+    pub plan: Plan,
+    /// The profiles read in the explorer.
+    pub profiles: Option<Arc<Pair>>,
+}
+
+impl SuggestRequest {
+    /// The profile without SuperKernel the ranking reads, when there is one.
+    pub fn profile(&self) -> Option<PathBuf> {
+        self.profiles.as_ref().map(|p| p.base.files.root.clone())
+    }
+
+    /// Makes the suggestions (on the worker, or here without one).
+    pub fn serve(&self) -> Suggested {
+        let base = self
+            .profiles
+            .as_ref()
+            .map(|p| p.base.files.kernels.clone())
+            .filter(|k| !k.is_empty());
+        let new = self.profiles.as_ref().and_then(|p| p.new.kernels.as_ref());
+        Suggested {
+            version: self.version,
+            profile: self.profile(),
+            result: crate::suggest::rank(&self.cx, &self.plan, base.as_deref(), new)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// The worker's answer.
+#[derive(Debug, Clone)]
+pub struct Suggested {
+    /// The plan's version they are for.
+    pub version: u64,
+    /// The profile they were ranked with.
+    pub profile: Option<PathBuf>,
+    /// The suggestions and the fit, or why they could not be made.
+    pub result: Result<(Suggestions, Option<Fit>), String>,
+}
+
+/// Starts the worker that makes suggestions, newest request first; answers go to `results`,
+/// a panic's message to `failed`.
+pub fn spawn_suggester(
+    results: crate::tui::sink::Sink<Suggested>,
+    failed: crate::tui::sink::Sink<String>,
+) -> Sender<SuggestRequest> {
+    let serve = move |request: SuggestRequest| results(request.serve());
+    super::latest::spawn("skope-suggest", serve, move |message| {
+        failed(message);
+    })
+}
 
 /// How the list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +122,8 @@ pub struct SuggestionsView {
     pub offset: usize,
     /// True when the selected suggestion's ops are listed below the table.
     pub expanded: bool,
+    /// True while suggestions for a newer plan are being made.
+    pub stale: bool,
 }
 
 impl SuggestionsView {
@@ -79,6 +145,7 @@ impl SuggestionsView {
             selected: 0,
             offset: 0,
             expanded: false,
+            stale: false,
         };
         view.reorder();
         view
@@ -97,6 +164,7 @@ impl SuggestionsView {
         self.fit = fit;
         self.plan_version = plan_version;
         self.profile = profile;
+        self.stale = false;
         self.reorder();
     }
 

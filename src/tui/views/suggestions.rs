@@ -21,9 +21,14 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     let keymap = &app.config.keymap;
     let s = &view.suggestions;
     let title = format!(
-        " Suggested scopes · {} · {} · the saving is an estimate ",
+        " Suggested scopes · {} · {} · the saving is an estimate{} ",
         s.list.len(),
-        view.sort.label()
+        view.sort.label(),
+        if view.stale {
+            " · making them for the current plan…"
+        } else {
+            ""
+        }
     );
     frame.render_widget(pane_block(title, true, theme), area);
     let (table, ops_area) = suggestion_parts(area, view.expanded);
@@ -84,38 +89,32 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     put(buf, x, table.y + 2, w, &header, theme.get(Role::Title));
     let height = usize::from(table.height.saturating_sub(3));
     if s.list.is_empty() {
-        put(
-            buf,
-            x,
-            table.y + 3,
-            w,
-            "no run of two fusible ops on any stream: nothing to suggest",
-            theme.get(Role::Dim),
-        );
+        let why = if view.stale {
+            "making suggestions…"
+        } else {
+            "no run of two fusible ops on any stream: nothing to suggest"
+        };
+        put(buf, x, table.y + 3, w, why, theme.get(Role::Dim));
     }
-    let streams = app
-        .explorer()
-        .map(|ex| ex.ws.context().streams().to_vec())
-        .unwrap_or_default();
     for (i, row) in (view.offset..view.order.len()).take(height).enumerate() {
         let Some(sg) = view.at(row) else { break };
         let value = match sg.saving_us {
             Some(us) => format!("{us:>12.1}"),
             None => format!("{:>12}", sg.boundaries),
         };
-        let first = sg.op_names.first().map_or("", String::as_str);
-        let last = sg.op_names.last().map_or("", String::as_str);
+        let (first, last) = (&sg.first_op, &sg.last_op);
         let span: String = format!("{first} … {last}").chars().take(40).collect();
         let versus = match &sg.versus {
             Versus::New => "new".to_string(),
             Versus::Same(seg) => format!("fused already as {seg}"),
             Versus::Overlaps(segs) => format!("takes ops of {}", segs.join(", ")),
         };
-        let stream = streams.get(sg.stream as usize).map_or(0, |s| s.id);
+        let stream: Vec<String> = sg.streams.iter().map(i64::to_string).collect();
+        let stream = stream.join("+");
         let text = format!(
             "{:>3} {value} {:>4} {:>3}  {:<40} {}",
             row + 1,
-            sg.op_names.len(),
+            sg.ops.len(),
             stream,
             span,
             versus
@@ -138,7 +137,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     let head = format!(
         "{} · {} ops · starts after {} · ends before {}",
         sg.name,
-        sg.op_names.len(),
+        sg.ops.len(),
         sg.starts_after,
         sg.ends_before
     );
@@ -152,7 +151,10 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     );
     // The ops, as many to a line as fit, on the lines there are.
     let mut lines: Vec<String> = vec![String::new()];
-    for name in &sg.op_names {
+    let Some(graph) = app.explorer().map(|ex| ex.ws.graph()) else {
+        return;
+    };
+    for name in sg.ops.iter().map(|&id| &graph.op(id).name) {
         let Some(line) = lines.last_mut() else { break };
         if !line.is_empty()
             && line.chars().count() + name.chars().count() + 2 > usize::from(ops.width)
