@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
     }
     std::fs::write(&csv, text).expect("write the profile");
     let files = vec![csv];
-    let profile = timing::read(&files, &|_| None).expect("read");
+    let profile = timing::read(&files, Some(ws.context())).expect("read");
     let mut group = c.benchmark_group("suggest");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(10));
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("gaps_from_100k_rows", |b| {
-        b.iter(|| timing::read(&files, &|_| None).map(|t| t.kernels.len()))
+        b.iter(|| timing::read(&files, Some(ws.context())).map(|t| t.kernels.len()))
     });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);

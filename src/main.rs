@@ -563,11 +563,11 @@ fn suggest(
                 Some(n) => Some(skope::profile::kernels::KernelTable::read(&n.kernels)?),
                 None => None,
             };
-            (Some(base.kernels), new)
+            let timing = skope::suggest::timing::read(&base.kernels, Some(ws.context()))?;
+            (Some(timing), new)
         }
     };
-    let (result, fit) =
-        skope::suggest::rank(ws.context(), ws.plan(), base.as_deref(), new.as_ref())?;
+    let (result, fit) = skope::suggest::rank(ws.context(), ws.plan(), base.as_ref(), new.as_ref());
     if json {
         let mut value = serde_json::to_value(&result)?;
         // Each suggestion's ops by name.

@@ -88,7 +88,7 @@ fn the_run_with_the_big_gaps_ranks_first_and_says_where_it_ends() {
         .map(|((n, ..), s)| (n.to_string(), s, 10.0, 8.0))
         .collect();
     let csv = kernel_details(&dir, "kernel_details.csv", &rows);
-    let t = timing::read(&[csv], &|_| None).unwrap();
+    let t = timing::read(&[csv], None).unwrap();
     assert!(t.by_stream_id && t.has_core_time);
     assert_eq!(t.get("b").unwrap().gap(), 5.0);
     assert_eq!(t.get("b").unwrap().head(), 2.0);
@@ -155,7 +155,7 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
         t += dur;
     }
     let base_csv = kernel_details(&dir, "base.csv", &base);
-    let timing = timing::read(&[base_csv], &|_| None).unwrap();
+    let timing = timing::read(&[base_csv], Some(ws.context())).unwrap();
     // With SuperKernel: each segment runs as its kernels, their inner gaps, minus the truth.
     let mut new = Vec::new();
     for scope in &ws.plan().scopes {
@@ -236,7 +236,11 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
             .starts_with("layer1_expert_broadcast: communication op")
     );
     assert!(run.ends_before.starts_with("layer3_kv_scatter: SIMT op"));
-    // One per layer too, the way users place scopes.
+    // The attention and MoE parts of a layer too, the way users place scopes.
+    assert!(s.list.iter().any(|x| x.kind == skope::suggest::Kind::Part
+        && x.first_op == "layer2_gate"
+        && x.last_op == "layer2_moe_add"));
+    // One per layer too.
     assert!(s.list.iter().any(|x| x.kind == skope::suggest::Kind::Layer
         && x.first_op == "layer2_input_rmsnorm"
         && x.last_op == "layer2_moe_add"));
@@ -264,19 +268,7 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
     // The pair: every plan segment with a SuperKernel row is an observation.
     let root = crate::common::example_path("prof_result");
     let (b, n, _) = skope::profile::locate_pair(&root, None, None).unwrap();
-    let by_name: std::collections::HashMap<String, u32> = ws
-        .graph()
-        .ops()
-        .iter()
-        .enumerate()
-        .map(|(i, op)| {
-            (
-                op.name.clone(),
-                ws.context().stream_of(skope::graph::OpId(i as u32)),
-            )
-        })
-        .collect();
-    let t = timing::read(&b.kernels, &|name| by_name.get(name).copied()).unwrap();
+    let t = timing::read(&b.kernels, Some(ws.context())).unwrap();
     assert!(
         !t.by_stream_id,
         "the example profile has no Stream ID: streams come from the graph"

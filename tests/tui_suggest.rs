@@ -15,7 +15,7 @@ fn the_view_lists_suggestions_and_says_they_are_counted_without_profiles() {
     press(&mut app, KeyCode::Char('S'));
     let text = screen(&app);
     assert!(
-        text.contains("Suggested scopes · 19 · by saving · the saving is an estimate"),
+        text.contains("Suggested scopes · 27 · by saving · the saving is an estimate"),
         "{text}"
     );
     assert!(

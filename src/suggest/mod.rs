@@ -2,7 +2,8 @@
 //!
 //! Candidates are the maximal runs of fusible ops on each stream (an unsupported op ends a run;
 //! ops the pass ignores do not), and the same runs cut where the layer in the op names changes
-//! (one scope per decoder layer, as users place them), and runs of two streams whose ops
+//! (one scope per decoder layer, as users place them) and between attention and the MoE/MLP
+//! block of a layer, and runs of two streams whose ops
 //! interleave joined into one scope with `stream-fusion=1`. Every candidate goes through the real
 //! planner as a scope of its own, so a suggestion is one of the planner's segments: it never
 //! splits. Each is ranked by the saving model ([`saving`]) on the gaps and overheads a profile
@@ -32,6 +33,8 @@ pub enum Kind {
     Run,
     /// Such a run cut at layer changes in the op names.
     Layer,
+    /// Such a run cut at layer changes and between attention and the MoE/MLP block.
+    Part,
     /// Runs on two streams whose ops interleave, as one scope with `stream-fusion=1`.
     TwoStream,
 }
@@ -99,7 +102,7 @@ pub struct Suggestions {
 
 /// The layer an op name belongs to: the digits after `layer`, `layers.` or `layers_`.
 fn layer_of(name: &str) -> Option<&str> {
-    let at = name.find("layer")?;
+    let at = memchr::memmem::find(name.as_bytes(), b"layer")?;
     let rest = &name[at + "layer".len()..];
     let rest = rest
         .strip_prefix("s.")
@@ -143,27 +146,64 @@ fn runs(cx: &Context) -> Vec<Vec<OpId>> {
     out
 }
 
-/// `runs` cut where the layer in the op names changes; `None` when no run spans two layers.
-fn by_layer(cx: &Context, runs: &[Vec<OpId>]) -> Option<Vec<Vec<OpId>>> {
+/// The part of a decoder layer an op name names: attention or the MoE/MLP block (`None`
+/// when the name says neither).
+fn part_of(name: &str) -> Option<&'static str> {
+    // Without allocating: this runs on every op of the graph.
+    let has = |token: &str| {
+        name.as_bytes()
+            .windows(token.len())
+            .any(|w| w.eq_ignore_ascii_case(token.as_bytes()))
+    };
+    if has("attn") || has("attention") {
+        Some("attn")
+    } else if ["moe", "expert", "gate", "gmm", "mlp", "ffn"]
+        .iter()
+        .any(|t| has(t))
+    {
+        Some("moe")
+    } else {
+        None
+    }
+}
+
+/// `runs` cut where the layer in the op names changes, and the same cut also where the names go
+/// from attention to the MoE/MLP block or back (a name that says neither stays with the part
+/// before it); each `None` when it cut nothing.
+type Cuts = (Option<Vec<Vec<OpId>>>, Option<Vec<Vec<OpId>>>);
+
+fn cut_runs(cx: &Context, runs: &[Vec<OpId>]) -> Cuts {
     let graph = cx.graph();
-    let mut cut = false;
-    let mut out = Vec::new();
+    let (mut by_layer, mut by_part) = (Vec::new(), Vec::new());
+    let (mut layer_cut, mut part_cut) = (false, false);
     for run in runs {
-        let mut part: Vec<OpId> = Vec::new();
-        let mut layer: Option<&str> = None;
+        let (mut layer_piece, mut part_piece): (Vec<OpId>, Vec<OpId>) = (Vec::new(), Vec::new());
+        let (mut layer, mut part): (Option<&str>, Option<&str>) = (None, None);
         for &id in run {
-            let l = layer_of(&graph.op(id).name);
-            if !part.is_empty() && l != layer {
-                cut = true;
-                out.push(std::mem::take(&mut part));
+            let name = &graph.op(id).name;
+            let (l, p) = (layer_of(name), part_of(name));
+            let new_layer = !layer_piece.is_empty() && l != layer;
+            let new_part = matches!((part, p), (Some(a), Some(b)) if a != b);
+            if new_layer {
+                layer_cut = true;
+                by_layer.push(std::mem::take(&mut layer_piece));
+                part = None;
+            }
+            if !part_piece.is_empty() && (new_layer || new_part) {
+                part_cut |= new_part;
+                by_part.push(std::mem::take(&mut part_piece));
             }
             layer = l;
-            part.push(id);
+            part = p.or(part);
+            layer_piece.push(id);
+            part_piece.push(id);
         }
-        out.push(part);
+        by_layer.push(layer_piece);
+        by_part.push(part_piece);
     }
-    out.retain(|r| r.len() >= 2);
-    cut.then_some(out)
+    by_layer.retain(|r| r.len() >= 2);
+    by_part.retain(|r| r.len() >= 2);
+    (layer_cut.then_some(by_layer), part_cut.then_some(by_part))
 }
 
 /// Runs on different streams whose ops interleave in execution order, joined (each group
@@ -327,6 +367,10 @@ impl<'t> PerOp<'t> {
         let graph = cx.graph();
         PerOp {
             timing: match timing {
+                // Read for this graph: looked up already.
+                Some(t) if t.by_op.len() == graph.len() => {
+                    t.by_op.iter().map(Option::as_ref).collect()
+                }
                 Some(t) => graph.ops().iter().map(|op| t.get(&op.name)).collect(),
                 None => vec![None; graph.len()],
             },
@@ -374,8 +418,10 @@ pub fn suggest(
         .map(|(n, o, c)| (Kind::Run, n, o, c))
         .collect();
     let mut more = Vec::new();
+    let (layer_pieces, part_pieces) = cut_runs(cx, &runs);
     let groups = [
-        (Kind::Layer, by_layer(cx, &runs), "suggest_layer_", ""),
+        (Kind::Layer, layer_pieces, "suggest_layer_", ""),
+        (Kind::Part, part_pieces, "suggest_part_", ""),
         (
             Kind::TwoStream,
             Some(two_stream(cx, &runs)),
@@ -444,6 +490,13 @@ pub fn suggest(
                 Kind::Layer => layer_of(first)
                     .map(|l| format!("layer{l}_"))
                     .unwrap_or_default(),
+                Kind::Part => format!(
+                    "{}{}_",
+                    layer_of(first)
+                        .map(|l| format!("layer{l}_"))
+                        .unwrap_or_default(),
+                    part_of(first).unwrap_or("part")
+                ),
                 Kind::TwoStream => "2s_".to_string(),
                 Kind::Run => String::new(),
             };
@@ -488,35 +541,22 @@ pub fn suggest(
     }
 }
 
-/// The suggestions for the graph of `cx` and today's `plan` with what the profiles give: the gaps of `base` (kernel files of a
-/// profile without SuperKernel) and, with `new` (the kernels of one with it), the model fitted
-/// on the pair; without `base`, ranked by boundaries.
+/// The suggestions for the graph of `cx` and today's `plan` with what the profiles give: the
+/// gaps `base` measured (a profile without SuperKernel, read for this graph) and, with `new`
+/// (the kernels of one with it), the model fitted on the pair; without `base`, ranked by
+/// boundaries.
 pub fn rank(
     cx: &Context,
     plan: &Plan,
-    base: Option<&[std::path::PathBuf]>,
+    base: Option<&Timing>,
     new: Option<&KernelTable>,
-) -> Result<(Suggestions, Option<saving::Fit>), crate::profile::error::ProfileError> {
-    let by_name: HashMap<&str, u32> = cx
-        .graph()
-        .ops()
-        .iter()
-        .enumerate()
-        .map(|(i, op)| (op.name.as_str(), cx.stream_of(OpId(i as u32))))
-        .collect();
-    let timing = match base {
-        Some(files) => Some(timing::read(files, &|name| by_name.get(name).copied())?),
-        None => None,
-    };
-    let fit = match (&timing, new) {
+) -> (Suggestions, Option<saving::Fit>) {
+    let fit = match (base, new) {
         (Some(t), Some(new)) => saving::fit(&observations(cx, plan, t, new)),
         _ => None,
     };
     let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
-    Ok((
-        suggest(cx, plan, timing.as_ref(), coefficients, fit.is_some()),
-        fit,
-    ))
+    (suggest(cx, plan, base, coefficients, fit.is_some()), fit)
 }
 
 /// The segments of `plan` (made on `cx`) that both profiles hold, as fit observations: each one's
@@ -568,5 +608,15 @@ mod tests {
         assert_eq!(layer_of("layers_7_add"), Some("7"));
         assert_eq!(layer_of("lm_head"), None);
         assert_eq!(layer_of("layer_norm"), None);
+    }
+
+    #[test]
+    fn parts_come_from_the_op_names() {
+        use super::part_of;
+        assert_eq!(part_of("layer0_attention"), Some("attn"));
+        assert_eq!(part_of("model.layers.1.self_attn.o_proj"), Some("attn"));
+        assert_eq!(part_of("layer0_gmm_up"), Some("moe"));
+        assert_eq!(part_of("layers.2.mlp.down_proj"), Some("moe"));
+        assert_eq!(part_of("layer0_residual_add"), None);
     }
 }

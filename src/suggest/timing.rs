@@ -5,7 +5,12 @@
 //! gaps are recomputed per `Stream ID` (or, without that column, per the graph's stream of the
 //! op of that name): `gap_i = max(0, start_i − (start_{i−1} + dur_{i−1}))`; where the profile
 //! has the PMU core-time columns, `head_i = dur_i − core_i`.
+//!
+//! Read for a graph, each op's kernel timing is looked up once here, not each time
+//! suggestions are made.
 
+use crate::fusion::plan::Context;
+use crate::graph::OpId;
 use crate::profile::error::ProfileError;
 use crate::profile::kernels::KernelReader;
 use std::collections::HashMap;
@@ -80,6 +85,8 @@ fn mean(sum: f64, n: u64) -> f64 {
 pub struct Timing {
     /// By kernel name.
     pub kernels: HashMap<String, KernelTiming, NameHash>,
+    /// By op of the graph it was read for (the op's name's kernel), when it was read for one.
+    pub by_op: Vec<Option<KernelTiming>>,
     /// Steps the profile holds (distinct `Step Id`s; 1 without the column).
     pub steps: u64,
     /// True when the profile has a `Stream ID` column (else streams come from the graph).
@@ -110,12 +117,21 @@ struct Run {
     name: u32,
 }
 
-/// Reads the kernel rows of `files`; `stream_of` gives the stream of a kernel name when the
-/// profile has no `Stream ID`.
-pub fn read(
-    files: &[PathBuf],
-    stream_of: &dyn Fn(&str) -> Option<u32>,
-) -> Result<Timing, ProfileError> {
+/// Reads the kernel rows of `files`, for the graph of `cx` when given: its streams stand in when
+/// the profile has no `Stream ID`, and [`Timing::by_op`] gives each op's kernel timing.
+pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileError> {
+    let op_of: HashMap<&str, OpId, NameHash> = cx
+        .map(|cx| {
+            let graph = cx.graph();
+            graph
+                .ops()
+                .iter()
+                .enumerate()
+                .map(|(i, op)| (op.name.as_str(), OpId(i as u32)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let stream_of = |name: &str| Some(cx?.stream_of(*op_of.get(name)?));
     let mut reader = KernelReader::open(files);
     let mut names: HashMap<String, u32, NameHash> = HashMap::default();
     let mut by_name: Vec<KernelTiming> = Vec::new();
@@ -171,11 +187,16 @@ pub fn read(
             k.gaps += 1;
         }
     }
+    let mut by_op: Vec<Option<KernelTiming>> = vec![None; cx.map_or(0, |cx| cx.graph().len())];
     let mut kernels = HashMap::with_capacity_and_hasher(names.len(), NameHash::default());
     for (name, id) in names {
+        if let Some(op) = op_of.get(name.as_str()) {
+            by_op[op.index()] = Some(by_name[id as usize]);
+        }
         kernels.insert(name, by_name[id as usize]);
     }
     Ok(Timing {
+        by_op,
         kernels,
         steps: steps.len().max(1) as u64,
         by_stream_id,

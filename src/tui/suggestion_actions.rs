@@ -88,7 +88,7 @@ impl App {
             }
             None => request,
         };
-        self.suggested(request.serve());
+        self.suggested(request.serve(&mut None));
     }
 
     /// Takes the worker's suggestions when they are for the current plan and profiles.

@@ -4,6 +4,7 @@
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::Pair;
 use crate::suggest::saving::Fit;
+use crate::suggest::timing::Timing;
 use crate::suggest::{Suggestion, Suggestions};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,20 +29,40 @@ impl SuggestRequest {
         self.profiles.as_ref().map(|p| p.base.files.root.clone())
     }
 
-    /// Makes the suggestions (on the worker, or here without one).
-    pub fn serve(&self) -> Suggested {
-        let base = self
-            .profiles
-            .as_ref()
-            .map(|p| p.base.files.kernels.clone())
-            .filter(|k| !k.is_empty());
-        let new = self.profiles.as_ref().and_then(|p| p.new.kernels.as_ref());
-        Suggested {
+    /// Makes the suggestions (on the worker, or here without one). The profile's gaps are
+    /// read once and kept in `cache` while the same profile is asked for.
+    pub fn serve(&self, cache: &mut Option<(PathBuf, Arc<Timing>)>) -> Suggested {
+        let answer = |result| Suggested {
             version: self.version,
             profile: self.profile(),
-            result: crate::suggest::rank(&self.cx, &self.plan, base.as_deref(), new)
-                .map_err(|e| e.to_string()),
-        }
+            result,
+        };
+        let base = match (&self.profiles, self.profile()) {
+            (Some(pair), Some(root)) if !pair.base.files.kernels.is_empty() => {
+                match cache.as_ref().filter(|(r, _)| *r == root) {
+                    Some((_, timing)) => Some(Arc::clone(timing)),
+                    None => {
+                        match crate::suggest::timing::read(&pair.base.files.kernels, Some(&self.cx))
+                        {
+                            Ok(timing) => {
+                                let timing = Arc::new(timing);
+                                *cache = Some((root, Arc::clone(&timing)));
+                                Some(timing)
+                            }
+                            Err(e) => return answer(Err(e.to_string())),
+                        }
+                    }
+                }
+            }
+            _ => None,
+        };
+        let new = self.profiles.as_ref().and_then(|p| p.new.kernels.as_ref());
+        answer(Ok(crate::suggest::rank(
+            &self.cx,
+            &self.plan,
+            base.as_deref(),
+            new,
+        )))
     }
 }
 
@@ -62,7 +83,8 @@ pub fn spawn_suggester(
     results: crate::tui::sink::Sink<Suggested>,
     failed: crate::tui::sink::Sink<String>,
 ) -> Sender<SuggestRequest> {
-    let serve = move |request: SuggestRequest| results(request.serve());
+    let mut cache = None;
+    let serve = move |request: SuggestRequest| results(request.serve(&mut cache));
     super::latest::spawn("skope-suggest", serve, move |message| {
         failed(message);
     })
