@@ -150,6 +150,60 @@ fn dump_path() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-modeldef.txt")
 }
 
+/// Bytes of the generated atc JSON (the bar: a JSON dump of 150 MB or more).
+const JSON_BYTES: usize = 150 << 20;
+
+/// An atc `--mode=5` JSON `ModelDef` of about `JSON_BYTES`, in GE's printer layout: maps as
+/// arrays of `{"key", "value"}`, enums by name, two-space indentation.
+fn generate_json() -> String {
+    let mut out = String::with_capacity(JSON_BYTES + (1 << 20));
+    out.push_str("{\n  \"name\": \"bench\",\n  \"graph\": [\n    {\n      \"name\": \"bench_graph\",\n      \"op\": [\n");
+    let mut i = 0usize;
+    while out.len() < JSON_BYTES {
+        let (ty, core, block_dim) = TYPES[i % TYPES.len()];
+        let layer = i / 40;
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        let inputs = if i > 0 {
+            let (pty, ..) = TYPES[(i - 1) % TYPES.len()];
+            format!("\"layer{}_{pty}_{}:0\"", (i - 1) / 40, i - 1)
+        } else {
+            String::new()
+        };
+        let attr = |key: &str, value: &str| {
+            format!("            {{\n              \"key\": \"{key}\",\n              \"value\": {{\n                {value}\n              }}\n            }}")
+        };
+        let attrs = [
+            attr("_super_kernel_scope", &format!("\"s\": \"scope_{}\"", layer % 64)),
+            attr("_super_kernel_options", "\"s\": \"stream-fusion=1:early-start=1\""),
+            attr("_cube_vector_core_type", &format!("\"s\": \"{core}\"")),
+            attr("tvm_blockdim", &format!("\"i\": \"{block_dim}\"")),
+            attr("supportSuperKernel", "\"i\": \"1\""),
+            attr("_kernelname", &format!("\"s\": \"te_{}_{i:08x}\"", ty.to_lowercase())),
+        ]
+        .join(",\n");
+        let desc = |name: &str| {
+            format!("            {{\n              \"name\": \"{name}\",\n              \"dtype\": \"DT_BF16\",\n              \"shape\": {{\n                \"dim\": [\n                  \"8\",\n                  \"7168\"\n                ]\n              }},\n              \"layout\": \"ND\",\n              \"attr\": [\n                {{\n                  \"key\": \"origin_format\",\n                  \"value\": {{\n                    \"s\": \"ND\"\n                  }}\n                }}\n              ]\n            }}")
+        };
+        let _ = write!(
+            out,
+            "        {{\n          \"name\": \"layer{layer}_{ty}_{i}\",\n          \"type\": \"{ty}\",\n          \"input\": [{inputs}],\n          \"attr\": [\n{attrs}\n          ],\n          \"input_desc\": [\n{}\n          ],\n          \"output_desc\": [\n{}\n          ],\n          \"id\": \"{i}\",\n          \"stream_id\": \"{}\"\n        }}",
+            desc("x"),
+            desc("y"),
+            i % 2
+        );
+        i += 1;
+    }
+    out.push_str("\n      ]\n    }\n  ]\n}\n");
+    out
+}
+
+/// Where the generated JSON is kept, for measuring peak memory on it.
+fn json_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-modeldef.json")
+}
+
 fn bench_load(c: &mut Criterion) {
     let text = generate();
     let path = dump_path();
@@ -170,6 +224,26 @@ fn bench_load(c: &mut Criterion) {
     // Freeing the graph is not part of loading it: the result is dropped outside the timing.
     group.bench_function("ge_proto_text_100MB", |b| {
         b.iter_with_large_drop(|| load_file(&path, LoadOptions::default()).expect("loads"))
+    });
+    group.finish();
+
+    let json = generate_json();
+    let json_file = json_path();
+    std::fs::write(&json_file, &json).expect("write the generated JSON");
+    let dump = load_file(&json_file, LoadOptions::default()).expect("generated JSON loads");
+    eprintln!(
+        "generated {} bytes of JSON, {} ops, at {}",
+        json.len(),
+        dump.main().len(),
+        json_file.display()
+    );
+    drop(dump);
+    let mut group = c.benchmark_group("load");
+    group.throughput(Throughput::Bytes(json.len() as u64));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    group.bench_function("ge_json_150MB", |b| {
+        b.iter_with_large_drop(|| load_file(&json_file, LoadOptions::default()).expect("loads"))
     });
     group.finish();
 }

@@ -34,54 +34,378 @@ fn err<T>(path: &str, message: impl Into<String>) -> Result<T> {
     })
 }
 
-/// Converts a parsed JSON document into graphs' ops, to build (the first is the main one).
-pub fn load(doc: &Value, default_name: &str) -> Result<Vec<GraphBuilder>> {
-    let Some(root) = doc.as_object() else {
-        return err("$", "expected a JSON object (a ModelDef or GraphDef)");
-    };
-    if let Some(graphs) = root.get("graph") {
-        let graphs = array(graphs, "graph")?;
-        return graphs
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| !g.is_null())
-            .map(|(i, g)| {
-                let path = format!("graph[{i}]");
-                let obj = object(g, &path)?;
-                graph(obj, &path, &format!("graph_{i}"), true)
-            })
-            .collect();
-    }
-    if root.contains_key("op") {
-        return Ok(vec![graph(root, "$", default_name, false)?]);
-    }
-    err(
-        "$",
-        "expected a \"graph\" array (ModelDef) or an \"op\" array (GraphDef)",
-    )
+/// Why a document could not be read: its JSON (serde's error, with its line and column) or
+/// its structure.
+#[derive(Debug)]
+pub enum Failure {
+    /// Not well-formed JSON.
+    Syntax(serde_json::Error),
+    /// Well-formed, but not a ModelDef or GraphDef.
+    Structure(StructureError),
 }
 
-fn graph(
-    obj: &Map<String, Value>,
-    path: &str,
+/// The first structure error met, kept while the parse goes on.
+type Noted = std::cell::RefCell<Option<StructureError>>;
+
+/// Reads `src` straight into graphs' ops, one op at a time: only one op's JSON tree is held at
+/// once, so memory stays near the size of the graph built. A syntax error anywhere comes first
+/// (as when the whole document was parsed before its structure was looked at), then the first
+/// structure error, named by its path (`graph[0].op[3].name`).
+pub fn load_streaming(
+    src: &[u8],
     default_name: &str,
-    streams: bool,
-) -> Result<GraphBuilder> {
-    let mut b = GraphBuilder::new(default_name);
-    b.streams_assigned(streams);
-    if let Some(name) = obj.get("name") {
-        b.set_name(string(name, &format!("{path}.name"))?);
-    }
-    if let Some(ops) = obj.get("op") {
-        for (i, op) in array(ops, &format!("{path}.op"))?.iter().enumerate() {
-            if op.is_null() {
-                continue;
+) -> std::result::Result<Vec<GraphBuilder>, Failure> {
+    use serde::de::DeserializeSeed;
+    let noted = Noted::new(None);
+    let mut de = serde_json::Deserializer::from_slice(src);
+    let root = Root { noted: &noted }
+        .deserialize(&mut de)
+        .and_then(|root| de.end().map(|()| root));
+    let root = match (root, noted.into_inner()) {
+        (Err(e), _) => return Err(Failure::Syntax(e)),
+        (Ok(_), Some(structure)) => return Err(Failure::Structure(structure)),
+        (Ok(root), None) => root,
+    };
+    match root {
+        RootFound::Graphs(graphs) => Ok(graphs),
+        RootFound::Ops(mut b, name) => {
+            match name {
+                Some(name) => b.set_name(string(&name, "name").map_err(Failure::Structure)?),
+                None => b.set_name(default_name),
             }
-            let op_path = format!("{path}.op[{i}]");
-            b.push(op_def(object(op, &op_path)?, &op_path)?);
+            Ok(vec![b])
         }
+        RootFound::Neither => Err(Failure::Structure(StructureError {
+            path: "$".into(),
+            message: "expected a \"graph\" array (ModelDef) or an \"op\" array (GraphDef)".into(),
+        })),
     }
-    Ok(b)
+}
+
+/// What the root held.
+enum RootFound {
+    /// A ModelDef's graphs.
+    Graphs(Vec<GraphBuilder>),
+    /// A GraphDef's ops, and its name when it has one.
+    Ops(GraphBuilder, Option<Value>),
+    /// Neither a `graph` nor an `op` array.
+    Neither,
+}
+
+/// Keeps `e` when it is the first structure error.
+fn note(noted: &Noted, e: StructureError) {
+    let mut slot = noted.borrow_mut();
+    if slot.is_none() {
+        *slot = Some(e);
+    }
+}
+
+/// `expected …, found …` at `path`.
+fn wrong(path: &str, expected: &str, found: &str) -> StructureError {
+    StructureError {
+        path: path.to_string(),
+        message: format!("expected {expected}, found {found}"),
+    }
+}
+
+/// Reads past a sequence whose content is not used (as values, so that serde's recursion limit
+/// still catches a document nested too deep: skipping ignores the limit).
+fn skip_seq<'de, A: serde::de::SeqAccess<'de>>(mut seq: A) -> std::result::Result<(), A::Error> {
+    while seq.next_element::<Value>()?.is_some() {}
+    Ok(())
+}
+
+/// Reads past a map whose content is not used.
+fn skip_map<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> std::result::Result<(), A::Error> {
+    while map.next_entry::<serde::de::IgnoredAny, Value>()?.is_some() {}
+    Ok(())
+}
+
+/// The visitor methods for what a visitor does not take: each reads past it, notes a
+/// structure error at `$path` saying what was expected and what was found, and gives
+/// `$fallback`.
+macro_rules! wrong_kinds {
+    ($expected:literal, |$this:ident| $path:expr, $fallback:expr, [$($skip:ident),*]) => {
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> std::result::Result<Self::Value, E> {
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "a boolean"));
+            Ok($fallback)
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> std::result::Result<Self::Value, E> {
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "a number"));
+            Ok($fallback)
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> std::result::Result<Self::Value, E> {
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "a number"));
+            Ok($fallback)
+        }
+
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> std::result::Result<Self::Value, E> {
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "a number"));
+            Ok($fallback)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<Self::Value, E> {
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "a string"));
+            Ok($fallback)
+        }
+
+        $(wrong_kinds!(@$skip, $expected, |$this| $path, $fallback);)*
+    };
+    (@seq, $expected:literal, |$this:ident| $path:expr, $fallback:expr) => {
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            skip_seq(seq)?;
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "an array"));
+            Ok($fallback)
+        }
+    };
+    (@map, $expected:literal, |$this:ident| $path:expr, $fallback:expr) => {
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            map: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            skip_map(map)?;
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "an object"));
+            Ok($fallback)
+        }
+    };
+    (@unit, $expected:literal, |$this:ident| $path:expr, $fallback:expr) => {
+        fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+            let $this = &self;
+            note($this.noted, wrong($path, $expected, "null"));
+            Ok($fallback)
+        }
+    };
+}
+
+/// The document.
+struct Root<'n> {
+    noted: &'n Noted,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Root<'_> {
+    type Value = RootFound;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<RootFound, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Root<'_> {
+    type Value = RootFound;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object (a ModelDef or GraphDef)")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<RootFound, A::Error> {
+        let (mut graphs, mut ops, mut name) = (None, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "graph" => graphs = Some(map.next_value_seed(Graphs { noted: self.noted })?),
+                "op" => {
+                    let mut b = GraphBuilder::new("");
+                    map.next_value_seed(Ops {
+                        noted: self.noted,
+                        builder: &mut b,
+                        path: "$.op",
+                    })?;
+                    ops = Some(b);
+                }
+                "name" => name = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(match (graphs, ops) {
+            (Some(g), _) => RootFound::Graphs(g),
+            (None, Some(b)) => RootFound::Ops(b, name),
+            (None, None) => RootFound::Neither,
+        })
+    }
+
+    wrong_kinds!(
+        "a JSON object (a ModelDef or GraphDef)",
+        |this| "$",
+        RootFound::Neither,
+        [seq, unit]
+    );
+}
+
+/// A ModelDef's `graph` array.
+struct Graphs<'n> {
+    noted: &'n Noted,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Graphs<'_> {
+    type Value = Vec<GraphBuilder>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Vec<GraphBuilder>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Graphs<'_> {
+    type Value = Vec<GraphBuilder>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of graphs")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Vec<GraphBuilder>, E> {
+        Ok(Vec::new())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Vec<GraphBuilder>, A::Error> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while let Some(found) = seq.next_element_seed(OneGraph {
+            noted: self.noted,
+            path: format!("graph[{i}]"),
+            default_name: format!("graph_{i}"),
+        })? {
+            out.extend(found);
+            i += 1;
+        }
+        Ok(out)
+    }
+
+    wrong_kinds!("an array", |this| "graph", Vec::new(), [map]);
+}
+
+/// One graph of the `graph` array (`None` for a `null` one).
+struct OneGraph<'n> {
+    noted: &'n Noted,
+    path: String,
+    default_name: String,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for OneGraph<'_> {
+    type Value = Option<GraphBuilder>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Option<GraphBuilder>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for OneGraph<'_> {
+    type Value = Option<GraphBuilder>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a graph object")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Option<GraphBuilder>, E> {
+        Ok(None)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Option<GraphBuilder>, A::Error> {
+        let mut b = GraphBuilder::new(self.default_name.as_str());
+        b.streams_assigned(true);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "name" => {
+                    let v: Value = map.next_value()?;
+                    match string(&v, &format!("{}.name", self.path)) {
+                        Ok(name) => b.set_name(name),
+                        Err(e) => note(self.noted, e),
+                    }
+                }
+                "op" => {
+                    let path = format!("{}.op", self.path);
+                    map.next_value_seed(Ops {
+                        noted: self.noted,
+                        builder: &mut b,
+                        path: &path,
+                    })?;
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(b))
+    }
+
+    wrong_kinds!("an object", |this| &this.path, None, [seq]);
+}
+
+/// An `op` array, each op read into `builder` as it comes.
+struct Ops<'n, 'b, 'p> {
+    noted: &'n Noted,
+    builder: &'b mut GraphBuilder,
+    path: &'p str,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Ops<'_, '_, '_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Ops<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of ops")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<(), A::Error> {
+        let mut i = 0;
+        while let Some(v) = seq.next_element::<Value>()? {
+            // After a structure error the rest is read only for its syntax.
+            if !v.is_null() && self.noted.borrow().is_none() {
+                let op_path = format!("{}[{i}]", self.path);
+                match object(&v, &op_path).and_then(|obj| op_def(obj, &op_path)) {
+                    Ok(op) => self.builder.push(op),
+                    Err(e) => note(self.noted, e),
+                }
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    wrong_kinds!("an array", |this| this.path, (), [map]);
 }
 
 fn op_def(obj: &Map<String, Value>, path: &str) -> Result<OpBuilder> {

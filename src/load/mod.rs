@@ -264,15 +264,13 @@ fn parse(path: &Path, src: &[u8]) -> Result<(Format, Vec<crate::graph::GraphBuil
                 detail: "the aclgraph pass's output: open its model directory instead".into(),
             }));
         }
-        Format::GeJson => {
-            let doc: serde_json::Value = serde_json::from_slice(src).map_err(|e| {
-                error(LoadErrorKind::Syntax {
-                    line: e.line(),
-                    col: e.column(),
-                    message: json_message(&e),
-                })
-            })?;
-            ge_json::load(&doc, &name).map_err(|e| {
+        Format::GeJson => ge_json::load_streaming(src, &name).map_err(|e| match e {
+            ge_json::Failure::Syntax(e) => error(LoadErrorKind::Syntax {
+                line: e.line(),
+                col: e.column(),
+                message: json_message(&e),
+            }),
+            ge_json::Failure::Structure(e) => {
                 let at = json_locate::locate(src, &e.path).map(|offset| {
                     let at = LineCol::of(src, offset);
                     (at.line, at.col)
@@ -282,8 +280,8 @@ fn parse(path: &Path, src: &[u8]) -> Result<(Format, Vec<crate::graph::GraphBuil
                     at,
                     message: e.message,
                 })
-            })?
-        }
+            }
+        })?,
     };
     if graphs.is_empty() {
         return Err(error(LoadErrorKind::Structure {
