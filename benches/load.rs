@@ -204,11 +204,10 @@ fn json_path() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-modeldef.json")
 }
 
-fn bench_load(c: &mut Criterion) {
-    let text = generate();
-    let path = dump_path();
-    std::fs::write(&path, &text).expect("write the generated dump");
-    let dump = load_file(&path, LoadOptions::default()).expect("generated dump loads");
+/// Writes `text` to `path`, says what it holds, and times loading it as `name`.
+fn bench_file(c: &mut Criterion, name: &str, text: &str, path: &PathBuf, seconds: u64) {
+    std::fs::write(path, text).expect("write the generated dump");
+    let dump = load_file(path, LoadOptions::default()).expect("generated dump loads");
     eprintln!(
         "generated {} bytes, {} ops, at {}",
         text.len(),
@@ -216,36 +215,20 @@ fn bench_load(c: &mut Criterion) {
         path.display()
     );
     drop(dump);
-
     let mut group = c.benchmark_group("load");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(10);
-    group.measurement_time(Duration::from_secs(20));
+    group.measurement_time(Duration::from_secs(seconds));
     // Freeing the graph is not part of loading it: the result is dropped outside the timing.
-    group.bench_function("ge_proto_text_100MB", |b| {
-        b.iter_with_large_drop(|| load_file(&path, LoadOptions::default()).expect("loads"))
+    group.bench_function(name, |b| {
+        b.iter_with_large_drop(|| load_file(path, LoadOptions::default()).expect("loads"))
     });
     group.finish();
+}
 
-    let json = generate_json();
-    let json_file = json_path();
-    std::fs::write(&json_file, &json).expect("write the generated JSON");
-    let dump = load_file(&json_file, LoadOptions::default()).expect("generated JSON loads");
-    eprintln!(
-        "generated {} bytes of JSON, {} ops, at {}",
-        json.len(),
-        dump.main().len(),
-        json_file.display()
-    );
-    drop(dump);
-    let mut group = c.benchmark_group("load");
-    group.throughput(Throughput::Bytes(json.len() as u64));
-    group.sample_size(10);
-    group.measurement_time(Duration::from_secs(30));
-    group.bench_function("ge_json_150MB", |b| {
-        b.iter_with_large_drop(|| load_file(&json_file, LoadOptions::default()).expect("loads"))
-    });
-    group.finish();
+fn bench_load(c: &mut Criterion) {
+    bench_file(c, "ge_proto_text_100MB", &generate(), &dump_path(), 20);
+    bench_file(c, "ge_json_150MB", &generate_json(), &json_path(), 30);
 }
 
 criterion_group!(benches, bench_load);
