@@ -172,19 +172,32 @@ fn generate_json() -> String {
             String::new()
         };
         let attr = |key: &str, value: &str| {
-            format!("            {{\n              \"key\": \"{key}\",\n              \"value\": {{\n                {value}\n              }}\n            }}")
+            format!(
+                "            {{\n              \"key\": \"{key}\",\n              \"value\": {{\n                {value}\n              }}\n            }}"
+            )
         };
         let attrs = [
-            attr("_super_kernel_scope", &format!("\"s\": \"scope_{}\"", layer % 64)),
-            attr("_super_kernel_options", "\"s\": \"stream-fusion=1:early-start=1\""),
+            attr(
+                "_super_kernel_scope",
+                &format!("\"s\": \"scope_{}\"", layer % 64),
+            ),
+            attr(
+                "_super_kernel_options",
+                "\"s\": \"stream-fusion=1:early-start=1\"",
+            ),
             attr("_cube_vector_core_type", &format!("\"s\": \"{core}\"")),
             attr("tvm_blockdim", &format!("\"i\": \"{block_dim}\"")),
             attr("supportSuperKernel", "\"i\": \"1\""),
-            attr("_kernelname", &format!("\"s\": \"te_{}_{i:08x}\"", ty.to_lowercase())),
+            attr(
+                "_kernelname",
+                &format!("\"s\": \"te_{}_{i:08x}\"", ty.to_lowercase()),
+            ),
         ]
         .join(",\n");
         let desc = |name: &str| {
-            format!("            {{\n              \"name\": \"{name}\",\n              \"dtype\": \"DT_BF16\",\n              \"shape\": {{\n                \"dim\": [\n                  \"8\",\n                  \"7168\"\n                ]\n              }},\n              \"layout\": \"ND\",\n              \"attr\": [\n                {{\n                  \"key\": \"origin_format\",\n                  \"value\": {{\n                    \"s\": \"ND\"\n                  }}\n                }}\n              ]\n            }}")
+            format!(
+                "            {{\n              \"name\": \"{name}\",\n              \"dtype\": \"DT_BF16\",\n              \"shape\": {{\n                \"dim\": [\n                  \"8\",\n                  \"7168\"\n                ]\n              }},\n              \"layout\": \"ND\",\n              \"attr\": [\n                {{\n                  \"key\": \"origin_format\",\n                  \"value\": {{\n                    \"s\": \"ND\"\n                  }}\n                }}\n              ]\n            }}"
+            )
         };
         let _ = write!(
             out,
