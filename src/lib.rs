@@ -22,6 +22,7 @@ pub mod paths;
 pub mod planfile;
 pub mod profile;
 pub mod report;
+pub mod static_kernels;
 pub mod suggest;
 pub mod text;
 pub mod tui;

@@ -272,6 +272,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Which ops got a static kernel (TorchAir static kernel compile), for which input shapes,
+    /// and which were filtered out and why.
+    Static {
+        /// static_kernel_compile_outputs/ (or aclnn_static_shape_kernel_outputs/), one run's
+        /// ts*_pid*_outputs/, or a directory holding them.
+        dir: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a config file with every key binding and theme style at its default, to copy to
     /// ~/.config/skope/config.toml and edit.
     Config,
@@ -460,6 +470,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }) => {
             let ws = planning.workspace(&file)?;
             suggest(&ws, &file, profiles.as_deref(), rank, json)?;
+        }
+        Some(Command::Static { dir, json }) => {
+            let (runs, problems) = skope::static_kernels::read(&dir)?;
+            let summary = skope::static_kernels::summarise(&runs, problems);
+            if json {
+                print_json(&summary)?;
+            } else {
+                print_text(&summary.to_text());
+            }
         }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
         None => explore(cli)?,

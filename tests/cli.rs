@@ -1105,3 +1105,38 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no kernel_details.csv"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn static_reads_a_static_kernel_compile_output() {
+    let root = std::env::temp_dir().join(format!("skope-cli-static-{}", std::process::id()));
+    let run = root.join("static_kernel_compile_outputs/ts1_pid9_outputs");
+    let info = |op: &str, shape: &str| {
+        format!(
+            "{{\"deterministic\": \"false\", \"inputs\": [{{\"dtype\": \"float16\", \"format\": \"ND\", \"name\": \"x\", \"shape\": {shape}}}, null], \"op_type\": \"{op}\", \"outputs\": []}}"
+        )
+    };
+    for (set, op, shape) in [
+        ("9", "MatMulV2", "[8,64]"),
+        ("9_debug", "MatMulV2", "[8,64]"),
+        ("9_debug", "GatherV2", "[8]"),
+    ] {
+        std::fs::create_dir_all(run.join(set)).unwrap();
+        std::fs::write(run.join(set).join(format!("{op}.json")), info(op, shape)).unwrap();
+    }
+    let text = stdout_of(&["static", &root.to_string_lossy()]);
+    assert!(
+        text.starts_with("static kernels: 1 op type(s), 1 binary(ies) from 1 run(s)"),
+        "{text}"
+    );
+    assert!(text.contains("    float16[8,64] ND"), "{text}");
+    assert!(
+        text.contains("GatherV2  float16[8] ND: on the static compile's blacklist"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["static", &root.to_string_lossy(), "--json"])).unwrap();
+    assert_eq!(v["compiled"][0]["op_type"], "MatMulV2");
+    let out = skope(&["static", "/nonexistent/dir"]);
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -18,4 +18,5 @@ mod layers;
 mod plan;
 mod planfile;
 mod profile;
+mod static_kernels;
 mod suggest;
