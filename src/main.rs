@@ -278,6 +278,10 @@ enum Command {
         /// static_kernel_compile_outputs/ (or aclnn_static_shape_kernel_outputs/), one run's
         /// ts*_pid*_outputs/, or a directory holding them.
         dir: PathBuf,
+        /// The graph dump the ops ran in: each op of a compiled type is marked with whether its
+        /// input shapes got a static kernel.
+        #[arg(long, value_name = "DUMP")]
+        graph: Option<PathBuf>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -471,9 +475,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let ws = planning.workspace(&file)?;
             suggest(&ws, &file, profiles.as_deref(), rank, json)?;
         }
-        Some(Command::Static { dir, json }) => {
+        Some(Command::Static { dir, graph, json }) => {
             let (runs, problems) = skope::static_kernels::read(&dir)?;
-            let summary = skope::static_kernels::summarise(&runs, problems);
+            let mut summary = skope::static_kernels::summarise(&runs, problems);
+            if let Some(graph) = graph {
+                let dump = load::load_file(&graph, LoadOptions::default())?;
+                summary.join(dump.main());
+            }
             if json {
                 print_json(&summary)?;
             } else {

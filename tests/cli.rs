@@ -1136,6 +1136,34 @@ fn static_reads_a_static_kernel_compile_output() {
     let v: serde_json::Value =
         serde_json::from_str(&stdout_of(&["static", &root.to_string_lossy(), "--json"])).unwrap();
     assert_eq!(v["compiled"][0]["op_type"], "MatMulV2");
+    // With the graph: its MatMulV2 of the compiled shape has a kernel, the other shape not.
+    let op = |name: &str, dims: &[i64]| {
+        let dims: String = dims.iter().map(|d| format!("        dim: {d}\n")).collect();
+        format!(
+            "  op {{\n    name: \"{name}\"\n    type: \"MatMulV2\"\n    input_desc {{\n      dtype: DT_FLOAT16\n      shape {{\n{dims}      }}\n    }}\n  }}\n"
+        )
+    };
+    let dump = root.join("graph.txt");
+    std::fs::write(
+        &dump,
+        format!(
+            "graph {{\n  name: \"g\"\n{}{}}}\n",
+            op("mm_a", &[8, 64]),
+            op("mm_b", &[16, 64])
+        ),
+    )
+    .unwrap();
+    let text = stdout_of(&[
+        "static",
+        &root.to_string_lossy(),
+        "--graph",
+        &dump.to_string_lossy(),
+    ]);
+    assert!(text.contains("graph: 1 op(s) with a static kernel, 1 of a compiled type with other input shapes (joined by op type and input shapes: a guess"), "{text}");
+    assert!(
+        text.contains("no static kernel for this shape: mm_b"),
+        "{text}"
+    );
     let out = skope(&["static", "/nonexistent/dir"]);
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&root);

@@ -64,6 +64,9 @@ pub struct Compiled {
     pub op_type: String,
     /// Each input signature compiled (`float16[8,7168] ND, …`): one binary each.
     pub signatures: Vec<String>,
+    /// Each signature's input shapes, to join graph ops by.
+    #[serde(skip)]
+    pub shapes: Vec<Vec<Vec<i64>>>,
 }
 
 /// An op the debug set saw that was not compiled.
@@ -90,6 +93,43 @@ pub struct Summary {
     pub warnings: Vec<String>,
     /// Files that could not be read, with their place.
     pub problems: Vec<String>,
+    /// The graph's ops against the compiled kernels, when a graph was given.
+    pub graph: Option<GraphJoin>,
+}
+
+/// A graph's ops of the compiled types, joined by op type and input shapes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GraphJoin {
+    /// Ops whose input shapes match a compiled signature.
+    pub with_kernel: Vec<String>,
+    /// Ops of a compiled type with other input shapes: no static kernel for them.
+    pub other_shapes: Vec<String>,
+    /// How the join was made, in words.
+    pub basis: &'static str,
+}
+
+impl Summary {
+    /// Joins `graph`'s ops to the compiled kernels by op type and input shapes.
+    pub fn join(&mut self, graph: &crate::graph::Graph) {
+        let mut join = GraphJoin {
+            basis: "by op type and input shapes: a guess, the dump does not name the ops the \
+                    compile ran",
+            ..GraphJoin::default()
+        };
+        for &id in graph.exec_order() {
+            let op = graph.op(id);
+            let Some(c) = self.compiled.iter().find(|c| c.op_type == op.op_type) else {
+                continue;
+            };
+            let shapes: Vec<Vec<i64>> = op.input_descs.iter().map(|d| d.shape.clone()).collect();
+            if c.shapes.contains(&shapes) {
+                join.with_kernel.push(op.name.clone());
+            } else {
+                join.other_shapes.push(op.name.clone());
+            }
+        }
+        self.graph = Some(join);
+    }
 }
 
 /// The set a process directory's name says, with the pid (`1234_opcompile` → opcompile).
@@ -221,7 +261,7 @@ pub fn read(path: &Path) -> Result<(Vec<Run>, Vec<String>), FileError> {
 /// What `runs` say: the compiled op types with their signatures, the ops filtered out with
 /// why, and the warnings the layout calls for.
 pub fn summarise(runs: &[Run], problems: Vec<String>) -> Summary {
-    let mut compiled: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut compiled: BTreeMap<String, BTreeMap<String, Vec<Vec<i64>>>> = BTreeMap::new();
     let mut filtered: BTreeSet<(String, String, &'static str)> = BTreeSet::new();
     let mut warnings = Vec::new();
     for run in runs {
@@ -247,10 +287,10 @@ pub fn summarise(runs: &[Run], problems: Vec<String>) -> Summary {
             let eligible: BTreeSet<(String, String)> =
                 set("opcompile").iter().map(|(_, i)| key(i)).collect();
             for (_, info) in built {
-                compiled
-                    .entry(info.op_type.clone())
-                    .or_default()
-                    .insert(info.signature());
+                compiled.entry(info.op_type.clone()).or_default().insert(
+                    info.signature(),
+                    info.input_tensors().map(|t| t.shape.clone()).collect(),
+                );
             }
             for (_, info) in set("debug") {
                 let k = key(info);
@@ -276,7 +316,8 @@ pub fn summarise(runs: &[Run], problems: Vec<String>) -> Summary {
             .into_iter()
             .map(|(op_type, s)| Compiled {
                 op_type,
-                signatures: s.into_iter().collect(),
+                signatures: s.keys().cloned().collect(),
+                shapes: s.into_values().collect(),
             })
             .collect(),
         filtered: filtered
@@ -289,6 +330,7 @@ pub fn summarise(runs: &[Run], problems: Vec<String>) -> Summary {
             .collect(),
         warnings,
         problems,
+        graph: None,
     }
 }
 
@@ -323,6 +365,18 @@ impl Summary {
         }
         for p in &self.problems {
             out.push_str(&format!("\nproblem: {p}\n"));
+        }
+        if let Some(g) = &self.graph {
+            out.push_str(&format!(
+                "\ngraph: {} op(s) with a static kernel, {} of a compiled type with other input \
+                 shapes (joined {})\n",
+                g.with_kernel.len(),
+                g.other_shapes.len(),
+                g.basis
+            ));
+            for name in &g.other_shapes {
+                out.push_str(&format!("  no static kernel for this shape: {name}\n"));
+            }
         }
         crate::text::sanitize_lines(&out)
     }
