@@ -987,13 +987,19 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     let options = args.planning.load_options();
     let (cx, plan) = (ws.context(), ws.plan());
     let rule_files = ws.source().rules.clone();
-    let mut report = Report::new(
+    let detail = if args.summary {
+        skope::report::Detail::Summary
+    } else {
+        skope::report::Detail::Full
+    };
+    let mut report = Report::with_detail(
         cx,
         ws.marks(),
         plan,
         &file.to_string_lossy(),
         ws.source().format.id(),
         &rule_files,
+        detail,
     );
     let after: Vec<Dump> = args
         .verify
@@ -1006,9 +1012,6 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     });
     if let Some(name) = &args.scope {
         report.keep_scope(name).map_err(anyhow::Error::msg)?;
-    }
-    if args.summary {
-        report.summarise();
     }
     if args.json {
         let mut value = serde_json::to_value(&report)?;

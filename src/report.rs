@@ -207,8 +207,18 @@ pub struct FindingReport {
     pub message: String,
 }
 
+/// How much of each scope a report holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Every segment and break.
+    Full,
+    /// Each scope's status and counts only (`--summary`): its segments and breaks are not put
+    /// in words at all, which on a graph of tens of thousands of breaks is most of the work.
+    Summary,
+}
+
 impl Report {
-    /// Builds the report of `plan`.
+    /// Builds the report of `plan`, every segment and break in words.
     pub fn new(
         cx: &Context,
         marks: &Marks,
@@ -217,6 +227,20 @@ impl Report {
         format: &str,
         rules: &[String],
     ) -> Report {
+        Report::with_detail(cx, marks, plan, file, format, rules, Detail::Full)
+    }
+
+    /// Builds the report of `plan` with `detail`.
+    pub fn with_detail(
+        cx: &Context,
+        marks: &Marks,
+        plan: &Plan,
+        file: &str,
+        format: &str,
+        rules: &[String],
+        detail: Detail,
+    ) -> Report {
+        let full = detail == Detail::Full;
         let graph = cx.graph();
         let findings =
             |f: &[Finding]| -> Vec<FindingReport> { f.iter().map(|f| finding(cx, f)).collect() };
@@ -233,11 +257,13 @@ impl Report {
                 segments: s
                     .segments
                     .iter()
+                    .filter(|_| full)
                     .map(|seg| SegmentReport::new(cx, seg))
                     .collect(),
                 breaks: s
                     .breaks
                     .iter()
+                    .filter(|_| full)
                     .map(|b| BreakReport::new(cx, marks, &s.name, b))
                     .collect(),
                 findings: findings(&s.findings),
@@ -301,14 +327,6 @@ impl Report {
         }
         self.scopes.retain(|s| s.name == name);
         Ok(())
-    }
-
-    /// Leaves out every scope's segments and breaks (their counts stay).
-    pub fn summarise(&mut self) {
-        for scope in &mut self.scopes {
-            scope.segments.clear();
-            scope.breaks.clear();
-        }
     }
 
     /// The report as text for a terminal, every dump string sanitised.
