@@ -992,7 +992,7 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     } else {
         skope::report::Detail::Full
     };
-    let mut report = Report::with_detail(
+    let mut report = Report::new(
         cx,
         ws.marks(),
         plan,

@@ -218,20 +218,8 @@ pub enum Detail {
 }
 
 impl Report {
-    /// Builds the report of `plan`, every segment and break in words.
-    pub fn new(
-        cx: &Context,
-        marks: &Marks,
-        plan: &Plan,
-        file: &str,
-        format: &str,
-        rules: &[String],
-    ) -> Report {
-        Report::with_detail(cx, marks, plan, file, format, rules, Detail::Full)
-    }
-
     /// Builds the report of `plan` with `detail`.
-    pub fn with_detail(
+    pub fn new(
         cx: &Context,
         marks: &Marks,
         plan: &Plan,

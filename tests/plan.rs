@@ -396,8 +396,16 @@ fn report_json(dump: &Dump, rules: &RuleSet) -> serde_json::Value {
     let cx = Context::new(g.clone(), rules);
     let marks = Marks::from_graph(g);
     let p = plan(&cx, &marks);
-    let mut v =
-        serde_json::to_value(Report::new(&cx, &marks, &p, "-", "-", rules.files())).unwrap();
+    let mut v = serde_json::to_value(Report::new(
+        &cx,
+        &marks,
+        &p,
+        "-",
+        "-",
+        rules.files(),
+        skope::report::Detail::Full,
+    ))
+    .unwrap();
     v.as_object_mut().unwrap().remove("ops");
     v
 }

@@ -265,9 +265,16 @@ fn plan_dump(data: &[u8], name: &str) {
             name,
             &skope::fusion::rules::RuleSet::bundled(),
         );
-        let _ =
-            skope::report::Report::new(ws.context(), ws.marks(), ws.plan(), name, format.id(), &[])
-                .to_text();
+        let _ = skope::report::Report::new(
+            ws.context(),
+            ws.marks(),
+            ws.plan(),
+            name,
+            format.id(),
+            &[],
+            skope::report::Detail::Full,
+        )
+        .to_text();
     }
 }
 
