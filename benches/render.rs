@@ -323,7 +323,7 @@ fn bench_profiles(c: &mut Criterion) {
     }
     let segments = |app: &App| {
         app.profile_view()
-            .map_or(0, |v| v.rows(skope::tui::profiles::Table::Segments))
+            .map_or(0, |v| v.rows(skope::tui::profile_view::Table::Segments))
     };
     let before = segments(&app);
     app.handle(Msg::key(KeyCode::Char('d')));

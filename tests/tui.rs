@@ -19,6 +19,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Color;
 use skope::tui::app::{App, Msg, Screen, Stage};
 use skope::tui::config::Config;
+use skope::tui::effect::Effect;
 use skope::tui::explorer::{Pane, Subject};
 use skope::tui::tree::TreeId;
 use skope::tui::views;
@@ -468,7 +469,7 @@ fn a_damaged_dump_shows_the_loaders_message_with_its_place() {
     assert!(text.contains("truncated.txt:3:1:"), "{text}");
     assert!(text.contains("hint:"), "{text}");
     press(&mut app, KeyCode::Char('q'));
-    assert!(app.quit);
+    assert!(app.effects.contains(&Effect::Quit));
 }
 
 #[test]

@@ -6,6 +6,7 @@ use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
 use skope::codegen::Origin;
 use skope::tui::app::{App, Msg};
+use skope::tui::effect::Effect;
 use skope::tui::highlight::{Highlighted, highlight};
 
 /// The explorer in a `w`×`h` terminal with `op` selected and the code view on.
@@ -183,11 +184,14 @@ fn snapshot_code_view() {
 fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
     let mut app = app(120, 40);
     press(&mut app, KeyCode::Char('y'));
-    assert!(app.clipboard.is_none());
+    assert!(app.effects.take().is_empty());
     find(&mut app, "layer0_rope");
     press(&mut app, KeyCode::Char('e'));
     press(&mut app, KeyCode::Char('y'));
-    let sequence = app.clipboard.take().unwrap();
+    let effects = app.effects.take();
+    let [Effect::Copy(sequence)] = effects.as_slice() else {
+        panic!("one copy expected, got {effects:?}")
+    };
     assert!(sequence.starts_with("\x1b]52;c;") && sequence.ends_with('\x07'));
     let status = app.status.as_ref().unwrap().text.clone();
     assert!(status.contains("copied attn_0.cpp"), "{status}");

@@ -9,6 +9,7 @@ use skope::fusion::plan::ScopeStatus;
 use skope::planfile::{self, JournalEntry, PlanFile};
 use skope::tui::app::{App, Msg};
 use skope::tui::dialog::Dialog;
+use skope::tui::effect::Effect;
 use skope::tui::tree::TreeId;
 
 fn ctrl(app: &mut App, c: char) {
@@ -275,7 +276,7 @@ fn snapshot_picker_and_quit_question() {
         );
         // Leave nothing behind for the next run.
         press(&mut app, KeyCode::Char('q'));
-        assert!(app.quit);
+        assert!(app.effects.contains(&Effect::Quit));
     }
 }
 
@@ -292,7 +293,7 @@ fn saving_quitting_and_the_journal() {
     // Quitting asks; c stays.
     press(&mut app, KeyCode::Char('q'));
     press(&mut app, KeyCode::Char('c'));
-    assert!(!app.quit);
+    assert!(!app.effects.contains(&Effect::Quit));
     // w saves: the plan file has the edit, the journal is emptied, nothing is unsaved.
     press(&mut app, KeyCode::Char('w'));
     assert!(
@@ -304,7 +305,7 @@ fn saving_quitting_and_the_journal() {
     assert!(saved.do_not_fuse.contains(&"layer2_mask_fill".to_string()));
     assert_eq!(planfile::read_journal(&journal).unwrap().0.len(), 0);
     press(&mut app, KeyCode::Char('q'));
-    assert!(app.quit);
+    assert!(app.effects.contains(&Effect::Quit));
     assert!(!journal.exists());
 }
 

@@ -6,7 +6,7 @@
 use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
 use skope::tui::app::{App, Msg};
-use skope::tui::profiles::{Sort, Table};
+use skope::tui::profile_view::{Sort, Table};
 use std::sync::mpsc::Receiver;
 
 const BUNDLED: &str = "assets/examples/prof_result";

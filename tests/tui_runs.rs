@@ -9,6 +9,7 @@ use skope::compile::batch::Batch;
 use skope::compile::job::{ExitStatus, Stream};
 use skope::compile::log::LogLine;
 use skope::tui::app::{App, Msg};
+use skope::tui::effect::Effect;
 use skope::tui::runs::RunState;
 use std::path::PathBuf;
 use std::sync::mpsc::Receiver;
@@ -308,10 +309,10 @@ fn esc_on_a_running_run_asks_and_quitting_asks_too() {
     press(&mut app, KeyCode::Char('b'));
     assert!(!app.runs.open && app.runs.running() == 1);
     press(&mut app, KeyCode::Char('q'));
-    assert!(!app.quit);
+    assert!(!app.effects.contains(&Effect::Quit));
     assert!(screen(&app).contains("1 run(s) still running"));
     press(&mut app, KeyCode::Char('q'));
-    assert!(app.quit);
+    assert!(app.effects.contains(&Effect::Quit));
     app.runs.stop_all(Duration::from_secs(3));
     pump(&mut app, &rx, ended);
 }

@@ -4,12 +4,14 @@
 use super::action::{Action, Group};
 use super::config::Config;
 use super::dialog::{Dialog, PickFor, Picker};
+use super::effect::{Effect, Effects};
 use super::explorer::{Direction, Explorer, Pane};
 use super::help_text::{self, HelpView};
 use super::highlight::Highlighter;
 use super::layer::{Keys, Layer, Layers, Mouse};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
+use super::outcome::Outcome;
 use super::query::Query;
 use super::runs::Runs;
 use super::session::Session;
@@ -119,19 +121,14 @@ pub struct App {
     pub status: Option<Status>,
     /// Ticks seen, for the spinner.
     pub ticks: usize,
-    /// True once the user (or a signal) asked to quit.
-    pub quit: bool,
-    /// True when the user asked to suspend: the event loop gives the terminal back, stops the
-    /// process, and takes the terminal again when it resumes.
-    pub suspend: bool,
+    /// What the event loop is to do next: copy, suspend, quit.
+    pub effects: Effects,
     /// The question or picker shown over the screen, if any.
     pub dialog: Option<Dialog>,
     /// The plan file and the journal.
     pub session: Session,
     /// Options editors opened so far (each gets its own undo-step key).
     pub(super) editor_sessions: u64,
-    /// Text for the terminal (an OSC 52 clipboard sequence) that the event loop writes out.
-    pub clipboard: Option<String>,
     /// The highlighting worker, when running (not in tests that drive the app directly).
     pub highlighter: Option<Highlighter>,
     /// The runs started from the explorer, and the runs view.
@@ -173,12 +170,10 @@ impl App {
             prompt: None,
             status: None,
             ticks: 0,
-            quit: false,
-            suspend: false,
+            effects: Effects::default(),
             dialog: None,
             session: Session::new(plan_path),
             editor_sessions: 0,
-            clipboard: None,
             highlighter: None,
             runs: Runs::default(),
             events: None,
@@ -339,7 +334,7 @@ impl App {
                 "{work} stopped: {} (a bug in skope; please report it)",
                 crate::text::sanitize(&message)
             )),
-            Msg::Stop => self.quit = true,
+            Msg::Stop => self.effects.push(Effect::Quit),
         }
         self.request_highlight();
     }
@@ -406,12 +401,27 @@ impl App {
         }
     }
 
+    /// Does what a view's handler left for the app.
+    pub(super) fn carry_out(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Done => {}
+            Outcome::Info(text) => self.info(text),
+            Outcome::Problem(text) => self.problem(text),
+            Outcome::Ask(dialog) => self.dialog = Some(dialog),
+            Outcome::Pass(action) if action.group() == Group::Run => self.run_action(action),
+            Outcome::Pass(action) if action.group() == Group::Profile => {
+                self.profile_action(action)
+            }
+            Outcome::Pass(action) => self.explorer_action(action),
+        }
+    }
+
     /// Quit, suspend and help, which work the same on every layer that takes them. True when
     /// `action` was one.
     fn global_action(&mut self, action: Action) -> bool {
         match action {
             Action::Quit => self.request_quit(),
-            Action::Suspend => self.suspend = true,
+            Action::Suspend => self.effects.push(Effect::Suspend),
             Action::Help => self.help = Some(0),
             _ => return false,
         }

@@ -3,6 +3,7 @@
 use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen};
 use super::clipboard::osc52;
+use super::effect::Effect;
 use super::explorer::Pane;
 use super::layout::{self, CodeLayout};
 
@@ -98,7 +99,7 @@ impl App {
                     return;
                 };
                 if action == Action::CopyCode {
-                    self.clipboard = Some(osc52(&code.source));
+                    self.effects.push(Effect::Copy(osc52(&code.source)));
                     let lines = code.origins().len();
                     self.info(format!(
                         "copied {} ({lines} lines) to the clipboard (OSC 52: the terminal must allow it)",

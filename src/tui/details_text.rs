@@ -3,7 +3,7 @@
 //! the pane, the text report and the JSON report never disagree. The lines are built here,
 //! below the explorer's state, so scrolling knows where the text ends without drawing it.
 
-use super::profiles::ProfileView;
+use super::profile_view::ProfileView;
 use super::theme::{Role, Theme};
 use crate::fusion::Severity;
 use crate::fusion::index::{SegmentRef, break_at, segment_at};

@@ -5,6 +5,7 @@
 use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen, Status};
 use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor, Picker};
+use super::effect::Effect;
 use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
 use crate::edit::Edit;
@@ -235,7 +236,7 @@ impl App {
         let dirty = self.explorer().is_some_and(|ex| ex.ws.is_dirty());
         if !dirty {
             self.session.end();
-            self.quit = true;
+            self.effects.push(Effect::Quit);
             return;
         }
         let path = self.session.plan_path.display().to_string();
@@ -341,13 +342,13 @@ impl App {
             Answer::SaveAndQuit => {
                 if self.save_then(true) {
                     self.session.end();
-                    self.quit = true;
+                    self.effects.push(Effect::Quit);
                 }
             }
             Answer::Overwrite { quit } => {
                 if self.write_plan() && quit {
                     self.session.end();
-                    self.quit = true;
+                    self.effects.push(Effect::Quit);
                 }
             }
             Answer::OpenSaved(path) => self.open_saved_plan(path),
@@ -357,7 +358,7 @@ impl App {
             )),
             Answer::QuitWithoutSaving => {
                 self.session.end();
-                self.quit = true;
+                self.effects.push(Effect::Quit);
             }
             Answer::Recover => {
                 let entries = std::mem::take(&mut self.session.pending);

@@ -138,7 +138,7 @@ pub struct Explorer {
     /// The code view, when on.
     pub code: Option<CodeView>,
     /// The profile comparison against this graph's plan, once profiles are read.
-    pub profiles: Option<super::profiles::ProfileView>,
+    pub profiles: Option<super::profile_view::ProfileView>,
     /// The suggested scopes, once asked for.
     pub suggestions: Option<super::suggestions::SuggestionsView>,
     /// The longest device time of a task in a SuperKernel, when the graph carries device times

@@ -14,6 +14,7 @@ pub mod config;
 pub mod details_text;
 pub mod dialog;
 pub mod editing;
+pub mod effect;
 pub mod explorer;
 pub mod help_text;
 pub mod highlight;
@@ -25,7 +26,9 @@ pub mod loader;
 pub mod minimap;
 pub mod msg;
 pub mod options_editor;
+pub mod outcome;
 mod profile_actions;
+pub mod profile_view;
 pub mod profiles;
 pub mod query;
 mod run_actions;
@@ -43,6 +46,7 @@ use crate::fusion::rules::RuleConfig;
 use crate::load::LoadOptions;
 use anyhow::{Context as _, Result};
 use app::{App, Msg};
+use effect::Effect;
 use ratatui::crossterm::event::{self, Event, MouseEventKind};
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::layout::Rect;
@@ -137,27 +141,33 @@ pub fn run(options: Options) -> Result<()> {
                 last_tick = Instant::now();
                 app.handle(Msg::Tick(start.elapsed()));
             }
-            if let Some(sequence) = app.clipboard.take() {
-                use std::io::Write;
-                let mut out = std::io::stdout();
-                out.write_all(sequence.as_bytes())?;
-                out.flush()?;
+            let mut quit = false;
+            for effect in app.effects.take() {
+                match effect {
+                    Effect::Copy(sequence) => {
+                        use std::io::Write;
+                        let mut out = std::io::stdout();
+                        out.write_all(sequence.as_bytes())?;
+                        out.flush()?;
+                    }
+                    Effect::Suspend => {
+                        terminal::restore();
+                        signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)
+                            .context("cannot suspend")?;
+                        // Resumed (`fg`): take the terminal again and draw everything anew. (A
+                        // fresh `Terminal` rather than `Terminal::clear`, which asks the terminal
+                        // for the cursor position while the input thread owns its replies.)
+                        terminal = terminal::take(options.mouse)
+                            .context("cannot take the terminal back")?;
+                        // The terminal may have been resized meanwhile.
+                        let size = terminal.size()?;
+                        app.handle(Msg::Resize(size.width, size.height));
+                    }
+                    Effect::Quit => quit = true,
+                }
             }
-            if app.quit {
+            if quit {
                 break;
-            }
-            if std::mem::take(&mut app.suspend) {
-                terminal::restore();
-                signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)
-                    .context("cannot suspend")?;
-                // Resumed (`fg`): take the terminal again and draw everything anew. (A fresh
-                // `Terminal` rather than `Terminal::clear`, which asks the terminal for the
-                // cursor position while the input thread owns the terminal's replies.)
-                terminal =
-                    terminal::take(options.mouse).context("cannot take the terminal back")?;
-                // The terminal may have been resized meanwhile.
-                let size = terminal.size()?;
-                app.handle(Msg::Resize(size.width, size.height));
             }
         }
         Ok(())

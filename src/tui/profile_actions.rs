@@ -7,7 +7,9 @@ use super::app::{App, Prompt, PromptKind, Screen};
 use super::dialog::{Dialog, PickFor, Picker};
 use super::explorer::Pane;
 use super::layout;
-use super::profiles::{self, Compared, LoadedProfiles, ProfileView, ProfilesRequest, Table};
+use super::outcome::Outcome;
+use super::profile_view::{ProfileView, Table};
+use super::profiles::{self, Compared, LoadedProfiles, ProfilesRequest};
 use super::query::Query;
 use crate::graph::OpId;
 use crate::profile::ProfileError;
@@ -161,29 +163,16 @@ impl App {
         self.load_profiles(ProfilesRequest { rank, ..request });
     }
 
-    /// An action in the profile view.
+    /// An action in the profile view: the view handles its own keys; enter drills down from
+    /// the selected row into the graph.
     pub(super) fn profile_view_action(&mut self, action: Action) {
         let height = self.profile_rows();
         let Some(view) = self.profile_view_mut() else {
             return;
         };
-        if let Some(rows) = action.rows(height.max(1) as isize) {
-            view.move_by(rows, height);
-            return;
-        }
-        match action {
-            Action::NextPane | Action::Expand => view.cycle(true),
-            Action::PrevPane | Action::Collapse => view.cycle(false),
-            Action::SortProfiles if view.table == Table::Types => view.next_sort(),
-            Action::SortProfiles => self.problem("only the op-type table sorts".to_string()),
-            Action::Toggle => self.drill_down(),
-            Action::Back | Action::Profiles => view.open = false,
-            Action::LoadProfiles => self.ask_for_profiles(),
-            Action::Compile | Action::Runs => {
-                view.open = false;
-                self.run_action(action);
-            }
-            _ => {}
+        match view.action(action, height) {
+            Outcome::Pass(Action::Toggle) => self.drill_down(),
+            outcome => self.carry_out(outcome),
         }
     }
 

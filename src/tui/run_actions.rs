@@ -197,48 +197,8 @@ impl App {
     /// An action in the runs view.
     pub(super) fn runs_view_action(&mut self, action: Action) {
         let height = self.runs_log_height();
-        let page = height.max(1) as isize;
-        match action {
-            Action::Up => self.runs.scroll_log(-1, height),
-            Action::Down => self.runs.scroll_log(1, height),
-            Action::PageUp => self.runs.scroll_log(-page, height),
-            Action::PageDown => self.runs.scroll_log(page, height),
-            Action::Top => self.runs.scroll_log(isize::MIN, height),
-            Action::Bottom => self.runs.scroll = None,
-            Action::Collapse => self.runs.shift = self.runs.shift.saturating_sub(8),
-            Action::Expand => self.runs.shift += 8,
-            Action::NextPane => self.runs.select(-1),
-            Action::PrevPane => self.runs.select(1),
-            Action::Toggle if !self.runs.show_first_error() => {
-                self.problem("no error line in this run's log".to_string());
-            }
-            Action::CancelRun => self.cancel_run(),
-            Action::Back => {
-                let running = self.runs.selected().filter(|r| r.is_running());
-                match running {
-                    Some(run) => {
-                        let question = format!(
-                            "Run {} ({}) is still running. Stop it (SIGTERM to its process group, SIGKILL after {} s)?",
-                            run.id,
-                            run.profile,
-                            super::runs::GRACE.as_secs()
-                        );
-                        self.dialog = Some(Dialog::Confirm(Confirm {
-                            question,
-                            answers: vec![
-                                ('x', "stop the run".into(), Answer::StopRun),
-                                ('b', "back, keep it running".into(), Answer::LeaveRuns),
-                                ('c', "keep watching".into(), Answer::Cancel),
-                            ],
-                        }));
-                    }
-                    None => self.runs.open = false,
-                }
-            }
-            Action::Runs => self.runs.open = false,
-            Action::Compile => self.pick_profile(),
-            _ => {}
-        }
+        let outcome = self.runs.view_action(action, height);
+        self.carry_out(outcome);
     }
 
     /// Scrolls the selected run's log by `lines` (the mouse wheel).
@@ -249,18 +209,8 @@ impl App {
 
     /// Stops the selected run.
     pub(super) fn cancel_run(&mut self) {
-        let Some(run) = self.runs.selected() else {
-            return self.problem("no run to stop".to_string());
-        };
-        let words = format!("run {} ({})", run.id, sanitize(&run.profile));
-        if self.runs.cancel_selected() {
-            self.info(format!(
-                "stopping {words}: SIGTERM to its process group, SIGKILL in {} s",
-                super::runs::GRACE.as_secs()
-            ));
-        } else {
-            self.problem(format!("{words} is not running"));
-        }
+        let outcome = self.runs.cancel();
+        self.carry_out(outcome);
     }
 
     /// Log lines the runs view shows for the selected run.

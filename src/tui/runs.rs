@@ -2,6 +2,9 @@
 //! reaches the UI in batches through [`crate::compile::batch`], so a job that prints without
 //! end neither floods the event loop nor grows memory.
 
+use super::action::Action;
+use super::dialog::{Answer, Confirm, Dialog};
+use super::outcome::Outcome;
 use super::sink::Sink;
 use crate::compile::batch::{self, Batch, Handshake};
 use crate::compile::job::{ExitStatus, Job, Stream};
@@ -9,6 +12,7 @@ use crate::compile::log::{self, Log, LogLine};
 use crate::compile::prepare::{self, Prepared, RunInput};
 use crate::compile::profile::Profile;
 use crate::compile::record::{self, Ending, RunRecord};
+use crate::text::sanitize;
 use std::path::PathBuf;
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
@@ -398,19 +402,54 @@ impl Runs {
         self.list.get(self.selected)
     }
 
-    /// Stops the selected run's whole process group; false when it is not running.
-    pub fn cancel_selected(&mut self) -> bool {
-        match self.list.get_mut(self.selected) {
-            Some(run) if matches!(run.state, RunState::Running | RunState::Preparing) => {
-                // A run still being prepared is stopped as soon as its job starts.
-                if let Some(job) = &run.job {
-                    job.cancel(GRACE);
-                }
-                run.state = RunState::Cancelling;
-                true
+    /// The runs view's keys: scrolling, moving sideways, other runs, the first error, stopping
+    /// (asking first on `esc`) and closing. `height` is the log's height in lines.
+    pub fn view_action(&mut self, action: Action, height: usize) -> Outcome {
+        let page = height.max(1) as isize;
+        match action {
+            Action::Up => self.scroll_log(-1, height),
+            Action::Down => self.scroll_log(1, height),
+            Action::PageUp => self.scroll_log(-page, height),
+            Action::PageDown => self.scroll_log(page, height),
+            Action::Top => self.scroll_log(isize::MIN, height),
+            Action::Bottom => self.scroll = None,
+            Action::Collapse => self.shift = self.shift.saturating_sub(8),
+            Action::Expand => self.shift += 8,
+            Action::NextPane => self.select(-1),
+            Action::PrevPane => self.select(1),
+            Action::Toggle if !self.show_first_error() => {
+                return Outcome::Problem("no error line in this run's log".to_string());
             }
-            _ => false,
+            Action::CancelRun => return self.cancel(),
+            Action::Back => match self.selected().filter(|r| r.is_running()) {
+                Some(run) => return Outcome::Ask(ask_to_stop(run)),
+                None => self.open = false,
+            },
+            Action::Runs => self.open = false,
+            Action::Compile => return Outcome::Pass(action),
+            _ => {}
         }
+        Outcome::Done
+    }
+
+    /// Stops the selected run's whole process group, saying so, or why not.
+    pub fn cancel(&mut self) -> Outcome {
+        let Some(run) = self.list.get_mut(self.selected) else {
+            return Outcome::Problem("no run to stop".to_string());
+        };
+        let words = format!("run {} ({})", run.id, sanitize(&run.profile));
+        if !matches!(run.state, RunState::Running | RunState::Preparing) {
+            return Outcome::Problem(format!("{words} is not running"));
+        }
+        // A run still being prepared is stopped as soon as its job starts.
+        if let Some(job) = &run.job {
+            job.cancel(GRACE);
+        }
+        run.state = RunState::Cancelling;
+        Outcome::Info(format!(
+            "stopping {words}: SIGTERM to its process group, SIGKILL in {} s",
+            GRACE.as_secs()
+        ))
     }
 
     /// Runs still going.
@@ -492,6 +531,23 @@ impl Runs {
         self.scroll = Some(n);
         true
     }
+}
+
+/// The question `esc` asks while `run` is still running.
+fn ask_to_stop(run: &Run) -> Dialog {
+    Dialog::Confirm(Confirm {
+        question: format!(
+            "Run {} ({}) is still running. Stop it (SIGTERM to its process group, SIGKILL after {} s)?",
+            run.id,
+            sanitize(&run.profile),
+            GRACE.as_secs()
+        ),
+        answers: vec![
+            ('x', "stop the run".into(), Answer::StopRun),
+            ('b', "back, keep it running".into(), Answer::LeaveRuns),
+            ('c', "keep watching".into(), Answer::Cancel),
+        ],
+    })
 }
 
 /// A run's job, started, and what it was prepared with.

@@ -10,7 +10,7 @@ use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::profile_parts;
-use crate::tui::profiles::{ProfileView, Table, table_index};
+use crate::tui::profile_view::{ProfileView, Table, table_index};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

@@ -1,0 +1,309 @@
+//! The profile view's state: the tables it shows (op types, segments, breaks) with their
+//! selection and sort order, and its keys.
+
+use super::action::Action;
+use super::outcome::Outcome;
+use super::profiles::{CompareRequest, Compared, LoadedProfiles, PlanSnapshot, ProfilesRequest};
+use crate::profile::{self, BreakCost, Diff, Pair, RowStatus, SegmentTime};
+use crate::workspace::Workspace;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The tables of the profile view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// Time by op type and core type.
+    Types,
+    /// Each segment without and with SuperKernel.
+    Segments,
+    /// Breaks by the time of the unfused ops around them.
+    Breaks,
+}
+
+impl Table {
+    /// Every table, in `tab` order.
+    pub const ALL: [Table; 3] = [Table::Types, Table::Segments, Table::Breaks];
+
+    /// Its name on the tab line.
+    pub fn title(self) -> &'static str {
+        match self {
+            Table::Types => "op types",
+            Table::Segments => "segments",
+            Table::Breaks => "breaks",
+        }
+    }
+}
+
+/// The op-type table's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    /// Biggest saving first, regressions last.
+    Delta,
+    /// Most time (the larger of base and new) first.
+    Total,
+    /// By op type, then core type.
+    Name,
+}
+
+impl Sort {
+    /// The next order (`s`).
+    pub fn next(self) -> Sort {
+        match self {
+            Sort::Delta => Sort::Total,
+            Sort::Total => Sort::Name,
+            Sort::Name => Sort::Delta,
+        }
+    }
+
+    /// Its name.
+    pub fn title(self) -> &'static str {
+        match self {
+            Sort::Delta => "Δ",
+            Sort::Total => "total",
+            Sort::Name => "name",
+        }
+    }
+}
+
+/// Profiles read and compared, and how the view shows them.
+#[derive(Debug)]
+pub struct ProfileView {
+    /// What was read.
+    pub request: ProfilesRequest,
+    pair: Arc<Pair>,
+    /// The comparison against the plan (of `plan_version`, or an older one while `stale`).
+    pub diff: Diff,
+    /// The workspace version the comparison is for (or, while stale, is being made for).
+    pub plan_version: u64,
+    /// True while a comparison against a newer plan is on its way.
+    pub stale: bool,
+    generation: u64,
+    /// The table shown.
+    pub table: Table,
+    /// The op-type table's order.
+    pub sort: Sort,
+    /// The op-type rows in `sort` order (indices into `diff.rows`).
+    pub order: Vec<usize>,
+    /// The selected row of each table.
+    pub selected: [usize; 3],
+    /// The first row shown of each table.
+    pub offset: [usize; 3],
+    /// True while the view is up.
+    pub open: bool,
+    /// For each op name in a segment of the comparison, the segment's index in
+    /// `diff.per_op.segments`.
+    segment_of: HashMap<String, usize>,
+    /// For each break op's name, its indices in `diff.per_op.breaks`.
+    breaks_of: HashMap<String, Vec<usize>>,
+    /// The longest time of any kernel in the base profile (the op list's heat scale); 0
+    /// without a kernel file.
+    pub max_base_us: f64,
+}
+
+impl ProfileView {
+    /// The profiles read, shared.
+    pub fn shared_pair(&self) -> Arc<Pair> {
+        Arc::clone(&self.pair)
+    }
+
+    /// The view of profiles read and compared on the worker.
+    pub fn new(request: ProfilesRequest, loaded: LoadedProfiles) -> ProfileView {
+        let LoadedProfiles {
+            pair,
+            compared,
+            plan_version,
+        } = loaded;
+        let max_base_us = pair.base.kernels.as_ref().map_or(0.0, |k| {
+            k.iter().map(|(_, s)| s.total_us).fold(0.0, f64::max)
+        });
+        let Compared {
+            diff,
+            segment_of,
+            breaks_of,
+        } = compared;
+        let mut view = ProfileView {
+            request,
+            pair: Arc::new(pair),
+            diff,
+            plan_version,
+            stale: false,
+            generation: 0,
+            table: Table::Types,
+            sort: Sort::Delta,
+            order: Vec::new(),
+            selected: [0; 3],
+            offset: [0; 3],
+            open: true,
+            segment_of,
+            breaks_of,
+            max_base_us,
+        };
+        view.sort_rows();
+        view
+    }
+
+    /// Marks the comparison stale for `ws`'s plan and returns the request that makes it anew.
+    pub fn compare_request(&mut self, ws: &Workspace) -> CompareRequest {
+        self.generation += 1;
+        self.stale = true;
+        self.plan_version = ws.version();
+        CompareRequest {
+            generation: self.generation,
+            pair: Arc::clone(&self.pair),
+            snapshot: PlanSnapshot::of(ws),
+        }
+    }
+
+    /// Takes in comparison `generation`; an older one than the last asked for is ignored.
+    pub fn apply(&mut self, generation: u64, compared: Compared) {
+        if generation != self.generation {
+            return;
+        }
+        let Compared {
+            diff,
+            segment_of,
+            breaks_of,
+        } = compared;
+        self.diff = diff;
+        self.segment_of = segment_of;
+        self.breaks_of = breaks_of;
+        self.stale = false;
+        self.sort_rows();
+        for table in Table::ALL {
+            let i = table_index(table);
+            self.selected[i] = self.selected[i].min(self.rows(table).saturating_sub(1));
+            self.offset[i] = self.offset[i].min(self.selected[i]);
+        }
+    }
+
+    /// Rows of `table`.
+    pub fn rows(&self, table: Table) -> usize {
+        match table {
+            Table::Types => self.diff.rows.len(),
+            Table::Segments => self.diff.per_op.as_ref().map_or(0, |p| p.segments.len()),
+            Table::Breaks => self.diff.per_op.as_ref().map_or(0, |p| p.breaks.len()),
+        }
+    }
+
+    /// The selected row of the table shown.
+    pub fn selected(&self) -> usize {
+        self.selected[table_index(self.table)]
+    }
+
+    /// Moves the selection of the table shown by `step` rows, keeping it in a view of
+    /// `height` rows.
+    pub fn move_by(&mut self, step: isize, height: usize) {
+        let i = table_index(self.table);
+        let last = self.rows(self.table).saturating_sub(1);
+        self.selected[i] = self.selected[i].saturating_add_signed(step).min(last);
+        let height = height.max(1);
+        if self.selected[i] < self.offset[i] {
+            self.offset[i] = self.selected[i];
+        } else if self.selected[i] >= self.offset[i] + height {
+            self.offset[i] = self.selected[i] + 1 - height;
+        }
+    }
+
+    /// Shows the next (or previous) table.
+    pub fn cycle(&mut self, forward: bool) {
+        let at = table_index(self.table);
+        let n = Table::ALL.len();
+        self.table = Table::ALL[if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        }];
+    }
+
+    /// Sorts the op types by the next order.
+    pub fn next_sort(&mut self) {
+        self.sort = self.sort.next();
+        self.sort_rows();
+    }
+
+    /// The profile view's keys: moving, other tables, sorting and closing; drilling down
+    /// (enter), reading other profiles, compiling and the runs view are passed to the app.
+    /// `height` is the table's height in rows.
+    pub fn action(&mut self, action: Action, height: usize) -> Outcome {
+        if let Some(rows) = action.rows(height.max(1) as isize) {
+            self.move_by(rows, height);
+            return Outcome::Done;
+        }
+        match action {
+            Action::NextPane | Action::Expand => self.cycle(true),
+            Action::PrevPane | Action::Collapse => self.cycle(false),
+            Action::SortProfiles if self.table == Table::Types => self.next_sort(),
+            Action::SortProfiles => {
+                return Outcome::Problem("only the op-type table sorts".to_string());
+            }
+            Action::Back | Action::Profiles => self.open = false,
+            Action::Toggle | Action::LoadProfiles => return Outcome::Pass(action),
+            Action::Compile | Action::Runs => {
+                self.open = false;
+                return Outcome::Pass(action);
+            }
+            _ => {}
+        }
+        Outcome::Done
+    }
+
+    /// The segment of the comparison that op `name` is fused into.
+    pub fn segment_of(&self, name: &str) -> Option<&SegmentTime> {
+        let i = *self.segment_of.get(name)?;
+        self.diff.per_op.as_ref()?.segments.get(i)
+    }
+
+    /// The breaks op `name` causes, with what the unfused ops around each cost.
+    pub fn breaks_of(&self, name: &str) -> Vec<&BreakCost> {
+        let Some(per_op) = &self.diff.per_op else {
+            return Vec::new();
+        };
+        self.breaks_of
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| per_op.breaks.get(i))
+            .collect()
+    }
+
+    fn sort_rows(&mut self) {
+        let rows = &self.diff.rows;
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        let biggest = |i: usize| {
+            let r = &rows[i];
+            let side = |s: Option<profile::Side>| s.map_or(0.0, |s| s.total_us);
+            side(r.base).max(side(r.new))
+        };
+        match self.sort {
+            Sort::Delta => order.sort_by(|&a, &b| rows[a].delta_us.total_cmp(&rows[b].delta_us)),
+            Sort::Total => order.sort_by(|&a, &b| biggest(b).total_cmp(&biggest(a))),
+            Sort::Name => order.sort_by(|&a, &b| {
+                (&rows[a].op_type, &rows[a].core_type).cmp(&(&rows[b].op_type, &rows[b].core_type))
+            }),
+        }
+        self.order = order;
+    }
+
+    /// The op-type row shown at `row` of the table.
+    pub fn type_row(&self, row: usize) -> Option<&profile::DiffRow> {
+        self.order.get(row).and_then(|&i| self.diff.rows.get(i))
+    }
+
+    /// The base time of every kernel by name (the op list's time column); empty without a
+    /// kernel file.
+    pub fn base_kernel_us(&self, name: &str) -> Option<f64> {
+        let stat = self.pair.base.kernels.as_ref()?.get(name)?;
+        Some(stat.total_us)
+    }
+
+    /// True when the selected op-type row is a SuperKernel (its drill-down is the segments).
+    pub fn selected_is_superkernel(&self) -> bool {
+        self.type_row(self.selected[0])
+            .is_some_and(|r| r.status == RowStatus::NewSuperkernel)
+    }
+}
+
+/// The index of `table` in [`Table::ALL`].
+pub fn table_index(table: Table) -> usize {
+    Table::ALL.iter().position(|t| *t == table).unwrap_or(0)
+}
