@@ -1,4 +1,4 @@
-//! The built-in `check` profile on 256 entry sources of the 100k-op graph: its script
+//! The built-in `check` recipe on 256 entry sources of the 100k-op graph: its script
 //! (batches of 64 sources, one compiler call each, on every core) against the serial loop it
 //! replaced (one compiler call per source). Both are whole processes, as a user waits for them.
 
@@ -6,7 +6,7 @@ mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use skope::compile::prepare::SHIM_HEADER;
-use skope::compile::profile;
+use skope::compile::recipe;
 use skope::compile::template::{Values, expand};
 use skope::fusion::marks::Marks;
 use skope::fusion::plan::{Context, plan};
@@ -17,7 +17,7 @@ use std::process::Command;
 /// How many entry sources each run checks.
 const SOURCES: usize = 256;
 
-/// The loop the `check` profile ran before: one compiler call per source.
+/// The loop the `check` recipe ran before: one compiler call per source.
 const SERIAL: &str = "for f in \"$1\"/*.cpp; do \"${CXX:-c++}\" -std=c++17 -fsyntax-only \
                       -I \"$1\" \"$f\" || exit 1; done";
 
@@ -50,7 +50,7 @@ fn bench(c: &mut Criterion) {
         codegen_dir: dir.to_string_lossy().into_owned(),
         ..Values::default()
     };
-    let check = profile::builtin()
+    let check = recipe::builtin()
         .into_iter()
         .find(|p| p.name == "check")
         .expect("the built-in check");

@@ -1,4 +1,4 @@
-//! Errors in files the user writes (the keys and theme config, compile profiles): the file,
+//! Errors in files the user writes (the keys and theme config, recipes): the file,
 //! the place, what is wrong, and what to do about it.
 
 use std::fmt;

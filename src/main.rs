@@ -213,14 +213,14 @@ enum Command {
         #[arg(long, requires = "paths")]
         compare: bool,
     },
-    /// Run a compile profile on the graph (from skope.toml or built in: check, cann) and
+    /// Run a recipe on the graph (a command from skope.toml, or built in: check, cann) and
     /// stream its output; exits with the job's status.
     Compile {
         /// The dump file.
         file: PathBuf,
-        /// The profile to run.
-        #[arg(long, value_name = "NAME")]
-        profile: String,
+        /// The recipe to run (`--profile` is its earlier name, still accepted).
+        #[arg(long, value_name = "NAME", alias = "profile")]
+        recipe: String,
         #[command(flatten)]
         planning: Planning,
         #[command(flatten)]
@@ -439,13 +439,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Compile {
             file,
-            profile,
+            recipe,
             planning,
             meta,
         }) => {
             let mut ws = planning.workspace(&file)?;
             meta.apply(&mut ws)?;
-            return compile(&ws, &file, &profile);
+            return compile(&ws, &file, &recipe);
         }
         Some(Command::Diff {
             base,
@@ -839,23 +839,26 @@ fn compare_codes(
 /// stderr) and returns its status; ctrl-c or SIGTERM cancels the job's whole process group.
 fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
     use skope::compile::job::{ExitStatus, Job, JobEvent, Stream};
-    use skope::compile::{prepare, profile};
+    use skope::compile::{prepare, recipe};
     let cwd = std::env::current_dir().context("no working directory")?;
-    let profiles = profile::load(&profile::search_paths(&cwd))?;
-    let Some(chosen) = profiles.list.iter().find(|p| p.name == name) else {
-        let names: Vec<&str> = profiles.list.iter().map(|p| p.name.as_str()).collect();
+    let recipes = recipe::load(&recipe::search_paths(&cwd))?;
+    for note in &recipes.notes {
+        eprintln!("skope: note: {}", skope::text::sanitize(note));
+    }
+    let Some(chosen) = recipes.list.iter().find(|p| p.name == name) else {
+        let names: Vec<&str> = recipes.list.iter().map(|p| p.name.as_str()).collect();
         anyhow::bail!(
-            "no profile named {:?}; profiles: {} (define more in {} as [[profile]] tables)",
+            "no recipe named {:?}; recipes: {} (define more in {} as [[recipe]] tables)",
             skope::text::sanitize(name),
             names.join(", "),
-            profile::FILE_NAME
+            recipe::FILE_NAME
         );
     };
     let runs = prepare::runs_dir(&file.to_string_lossy());
     let mut run =
-        prepare::prepare(ws, chosen, &runs, profiles.keep_runs).map_err(anyhow::Error::msg)?;
+        prepare::prepare(ws, chosen, &runs, recipes.keep_runs).map_err(anyhow::Error::msg)?;
     eprintln!(
-        "skope: running profile {} ({}) in {} (output in {})",
+        "skope: running recipe {} ({}) in {} (output in {})",
         skope::text::sanitize(&chosen.name),
         skope::text::sanitize(&chosen.origin()),
         skope::text::sanitize(&run.cwd.to_string_lossy()),
@@ -906,13 +909,13 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
     run.record.finish(&run.out, status, cancelled);
     match log.first_error() {
         Some((n, line)) if !status.success() => eprintln!(
-            "skope: profile {} failed ({status}); first error, line {}: {}",
+            "skope: recipe {} failed ({status}); first error, line {}: {}",
             skope::text::sanitize(&chosen.name),
             n + 1,
             line.text
         ),
         _ => eprintln!(
-            "skope: profile {} ended: {status}",
+            "skope: recipe {} ended: {status}",
             skope::text::sanitize(&chosen.name)
         ),
     }

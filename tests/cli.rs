@@ -150,10 +150,10 @@ fn files_that_are_not_utf8_are_refused_at_their_first_bad_byte() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("skope.toml"),
-        b"[[profile]]\nname = \"caf\xe9\"\nargv = [\"true\"]\n",
+        b"[[recipe]]\nname = \"caf\xe9\"\nargv = [\"true\"]\n",
     )
     .unwrap();
-    let out = skope_in(&dir, &["compile", &dump, "--profile", "check"], &[]);
+    let out = skope_in(&dir, &["compile", &dump, "--recipe", "check"], &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("skope.toml:2:12: not UTF-8 text"), "{err}");
@@ -674,12 +674,12 @@ fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
 }
 
 #[test]
-fn compile_runs_profiles_and_exits_with_their_status() {
+fn compile_runs_recipes_and_exits_with_their_status() {
     let dir = std::env::temp_dir().join(format!("skope-cli-compile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let dump = example("moe_decode.ge_proto.txt");
     // check: every entry source compiles against the shim
-    let out = skope_in(&dir, &["compile", &dump, "--profile", "check"], &[]);
+    let out = skope_in(&dir, &["compile", &dump, "--recipe", "check"], &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -693,18 +693,18 @@ fn compile_runs_profiles_and_exits_with_their_status() {
             .exists()
     );
     // cann without CANN says so and fails
-    let out = skope_in(&dir, &["compile", &dump, "--profile", "cann"], &[]);
+    let out = skope_in(&dir, &["compile", &dump, "--recipe", "cann"], &[]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("ASCEND_HOME_PATH is not set"), "{stderr}");
     assert!(stderr.contains("first error, line 1"), "{stderr}");
-    // a profile of the user's, with every placeholder, run without a shell
+    // a recipe of the user's, with every placeholder, run without a shell
     std::fs::write(
         dir.join("skope.toml"),
-        "[[profile]]\nname = \"args\"\nargv = [\"printf\", \"%s\\\\n\", \"{graph}\", \"{plan}\", \"{codegen_dir}\", \"{out}\"]\nresults = \"{out}/prof_result\"\n",
+        "[[recipe]]\nname = \"args\"\nargv = [\"printf\", \"%s\\\\n\", \"{graph}\", \"{plan}\", \"{codegen_dir}\", \"{out}\"]\nresults = \"{out}/prof_result\"\n",
     )
     .unwrap();
-    let out = skope_in(&dir, &["compile", &dump, "--profile", "args"], &[]);
+    let out = skope_in(&dir, &["compile", &dump, "--recipe", "args"], &[]);
     assert!(
         out.status.success(),
         "{}",
@@ -716,12 +716,13 @@ fn compile_runs_profiles_and_exits_with_their_status() {
     assert!(lines[1].ends_with("args-1/plan.skope.json") && Path::new(lines[1]).exists());
     assert!(lines[2].ends_with("args-1/codegen") && Path::new(lines[2]).is_dir());
     assert!(lines[3].ends_with("args-1"));
-    // an unknown profile lists the known ones
-    let out = skope_in(&dir, &["compile", &dump, "--profile", "nope"], &[]);
+    // an unknown recipe lists the known ones
+    let out = skope_in(&dir, &["compile", &dump, "--recipe", "nope"], &[]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("args, check, cann"), "{stderr}");
-    // a job's exit code comes through
+    // a job's exit code comes through (here from a file and a flag under their earlier names,
+    // read with a note)
     std::fs::write(
         dir.join("skope.toml"),
         "[[profile]]\nname = \"fail\"\nargv = [\"sh\", \"-c\", \"echo 'x.cpp:1:1: error: boom' >&2; exit 7\"]\n",
@@ -729,6 +730,11 @@ fn compile_runs_profiles_and_exits_with_their_status() {
     .unwrap();
     let out = skope_in(&dir, &["compile", &dump, "--profile", "fail"], &[]);
     assert_eq!(out.status.code(), Some(7));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("skope.toml: [[profile]] tables are read as [[recipe]]; rename them"),
+        "{stderr}"
+    );
     assert!(
         String::from_utf8_lossy(&out.stderr)
             .contains("first error, line 1: x.cpp:1:1: error: boom")
@@ -736,28 +742,28 @@ fn compile_runs_profiles_and_exits_with_their_status() {
     // a local file replacing the built-in check is announced before it runs
     std::fs::write(
         dir.join("skope.toml"),
-        "[[profile]]\nname = \"check\"\nargv = [\"echo\", \"not the real check\"]\n",
+        "[[recipe]]\nname = \"check\"\nargv = [\"echo\", \"not the real check\"]\n",
     )
     .unwrap();
-    let out = skope_in(&dir, &["compile", &dump, "--profile", "check"], &[]);
+    let out = skope_in(&dir, &["compile", &dump, "--recipe", "check"], &[]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("running profile check (from ./skope.toml, overrides the built-in)"),
+        stderr.contains("running recipe check (from ./skope.toml, overrides the built-in)"),
         "{stderr}"
     );
     // a bad skope.toml says where
     std::fs::write(
         dir.join("skope.toml"),
-        "[[profile]]\nname = \"x\"\nargv = [\"{nope}\"]\n",
+        "[[recipe]]\nname = \"x\"\nargv = [\"{nope}\"]\n",
     )
     .unwrap();
-    let out = skope_in(&dir, &["compile", &dump, "--profile", "x"], &[]);
+    let out = skope_in(&dir, &["compile", &dump, "--recipe", "x"], &[]);
     assert_eq!(out.status.code(), Some(2));
     // at the argument on line 3, not at the table
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("skope.toml:3:9: profile \"x\": argument 1 uses {nope}"),
+        stderr.contains("skope.toml:3:9: recipe \"x\": argument 1 uses {nope}"),
         "{stderr}"
     );
     let _ = std::fs::remove_dir_all(&dir);

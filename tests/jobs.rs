@@ -185,8 +185,8 @@ fn a_missing_program_is_an_error_not_a_panic() {
 }
 
 #[test]
-fn the_check_profile_fails_with_the_compilers_message_on_a_broken_shim() {
-    use skope::compile::{prepare, profile};
+fn the_check_recipe_fails_with_the_compilers_message_on_a_broken_shim() {
+    use skope::compile::{prepare, recipe};
     let dump = "assets/examples/moe_decode.ge_proto.txt";
     let loaded = skope::load::load_file(Path::new(dump), Default::default()).unwrap();
     let format = loaded.format;
@@ -196,7 +196,7 @@ fn the_check_profile_fails_with_the_compilers_message_on_a_broken_shim() {
         dump,
         &skope::fusion::rules::RuleSet::bundled(),
     );
-    let check = profile::builtin()
+    let check = recipe::builtin()
         .into_iter()
         .find(|p| p.name == "check")
         .unwrap();

@@ -299,7 +299,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
     std::fs::write(
         dir.join("skope.toml"),
         format!(
-            "[[profile]]\nname = \"forever\"\nabout = \"never ends\"\n\
+            "[[recipe]]\nname = \"forever\"\nabout = \"never ends\"\n\
              argv = [\"sh\", \"-c\", \"echo $$ > {}; echo started; sleep 1000\"]\n",
             pid_file.display()
         ),
@@ -315,7 +315,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
     );
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
     // c → the picker; the built-in check compiles every entry source and passes.
-    pick_profile(&mut s, "check");
+    pick_recipe(&mut s, "check");
     let text = s.wait_for("the check run to pass", Duration::from_secs(120), |t| {
         t.contains("all 13 entry sources compile") && t.contains("passed in")
     });
@@ -325,7 +325,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
             .is_dir()
     );
     // A run that never ends: x stops it.
-    pick_profile(&mut s, "forever");
+    pick_recipe(&mut s, "forever");
     s.wait_for("the output", LONG, |t| {
         t.contains("started") && t.contains("1 run going")
     });
@@ -334,7 +334,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
         t.contains("cancelled after") && !t.contains("run going")
     });
     // Another: quitting asks, then stops it with skope.
-    pick_profile(&mut s, "forever");
+    pick_recipe(&mut s, "forever");
     s.wait_for("the output", LONG, |t| {
         t.contains("run 3 · forever") && t.contains("started")
     });
@@ -377,9 +377,9 @@ fn profiles_given_on_the_command_line_open_in_the_profile_view() {
 
 /// `skope DUMP` in `dir`, a 120×40 terminal.
 /// Opens the profile picker (`c`) and starts profile `name`.
-fn pick_profile(s: &mut Session, name: &str) {
+fn pick_recipe(s: &mut Session, name: &str) {
     s.send(b"c");
-    s.wait_for("the picker", LONG, |t| t.contains("Run a profile"));
+    s.wait_for("the picker", LONG, |t| t.contains("Run a recipe"));
     s.send(format!("{name}\r").as_bytes());
 }
 
@@ -549,7 +549,7 @@ fn earlier_runs_are_listed_after_a_restart() {
     let dump = dump.to_str().unwrap();
     let mut s = skope_in(&dir, &[dump]);
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
-    pick_profile(&mut s, "check");
+    pick_recipe(&mut s, "check");
     s.wait_for("the run", Duration::from_secs(120), |t| {
         t.contains("passed in")
     });
@@ -573,7 +573,7 @@ fn a_local_profile_replacing_the_built_in_check_is_shown_as_such() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("skope.toml"),
-        "[[profile]]\nname = \"check\"\nargv = [\"echo\", \"anything at all\"]\n",
+        "[[recipe]]\nname = \"check\"\nargv = [\"echo\", \"anything at all\"]\n",
     )
     .unwrap();
     let dump =
@@ -586,7 +586,7 @@ fn a_local_profile_replacing_the_built_in_check_is_shown_as_such() {
             && t.contains("cann  built in")
     });
     s.send(b"\x1b");
-    s.wait_for("the picker closed", LONG, |t| !t.contains("Run a profile"));
+    s.wait_for("the picker closed", LONG, |t| !t.contains("Run a recipe"));
     s.send(b"q");
     assert_eq!(s.wait_exit(LONG), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
@@ -612,7 +612,7 @@ fn a_dump_changed_on_disk_is_noticed_before_a_run_and_can_be_reloaded() {
     );
     assert_ne!(cut, text);
     std::fs::write(&dump, cut).unwrap();
-    pick_profile(&mut s, "check");
+    pick_recipe(&mut s, "check");
     s.wait_for("the question", LONG, |t| {
         t.contains("changed on disk since it was loaded") && t.contains("reload it")
     });
@@ -623,7 +623,7 @@ fn a_dump_changed_on_disk_is_noticed_before_a_run_and_can_be_reloaded() {
     });
     s.send(b"/renamed_op\r");
     s.wait_for("the renamed op", LONG, |t| t.contains("renamed_op"));
-    pick_profile(&mut s, "check");
+    pick_recipe(&mut s, "check");
     s.wait_for("the run", Duration::from_secs(120), |t| {
         t.contains("passed in")
     });

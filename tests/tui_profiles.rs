@@ -184,7 +184,7 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
         "{text}"
     );
     assert!(
-        text.contains("segment   attn_0: 56.38 µs without → 50.08 µs with (▼ −6.30 µs, −11.17 %)"),
+        text.contains("segment   attn_0: 56.38 µs base → 50.08 µs new (▼ −6.30 µs, −11.17 %)"),
         "{text}"
     );
     find(&mut app, "layer1_expert_broadcast");
@@ -279,7 +279,7 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     let _ = std::fs::remove_dir_all(&runs);
     app.runs_dir = Some(runs);
     let source = std::path::absolute(BUNDLED).unwrap();
-    let profile = skope::compile::profile::Profile {
+    let profile = skope::compile::recipe::Recipe {
         name: "compare".into(),
         about: String::new(),
         argv: vec![

@@ -1,4 +1,4 @@
-//! Runs from the explorer: `c` picks a profile and starts it as a real process, the runs view
+//! Runs from the explorer: `c` picks a recipe and starts it as a real process, the runs view
 //! streams its log with the exit status, a failure shows its first error, `x` stops a run
 //! that never ends (its whole process group), quitting asks while runs are going, and the
 //! screen is checked against reviewed snapshots.
@@ -47,7 +47,7 @@ fn ended(app: &App) -> bool {
     app.runs.list.last().is_some_and(|r| !r.is_running())
 }
 
-/// Picks the profile `name` in the picker `c` opens.
+/// Picks the recipe `name` in the picker `c` opens.
 fn start(app: &mut App, name: &str) {
     press(app, KeyCode::Char('c'));
     keys(app, name);
@@ -55,16 +55,16 @@ fn start(app: &mut App, name: &str) {
 }
 
 #[test]
-fn c_picks_a_profile_and_shows_what_it_runs() {
+fn c_picks_a_recipe_and_shows_what_it_runs() {
     let (mut app, _rx) = app_with_runs(120, 40, "picker");
     press(&mut app, KeyCode::Char('c'));
     let text = screen(&app);
-    assert!(text.contains("Run a profile on the current plan"), "{text}");
+    assert!(text.contains("Run a recipe on the current plan"), "{text}");
     assert!(
         text.contains(" check ") && text.contains(" cann "),
         "{text}"
     );
-    // The selected profile says what it is and what it runs.
+    // The selected recipe says what it is and what it runs.
     assert!(
         text.contains("compile every generated entry source"),
         "{text}"
@@ -74,13 +74,13 @@ fn c_picks_a_profile_and_shows_what_it_runs() {
         "{text}"
     );
     keys(&mut app, "zzz");
-    assert!(screen(&app).contains("no profile matches"));
+    assert!(screen(&app).contains("no recipe matches"));
     press(&mut app, KeyCode::Esc);
     assert!(app.dialog.is_none() && app.runs.list.is_empty());
 }
 
 #[test]
-fn the_check_profile_runs_from_the_explorer_and_passes() {
+fn the_check_recipe_runs_from_the_explorer_and_passes() {
     let (mut app, rx) = app_with_runs(120, 40, "check");
     start(&mut app, "check");
     assert!(app.runs.open, "the runs view opens");
@@ -123,7 +123,7 @@ fn the_check_profile_runs_from_the_explorer_and_passes() {
     // The run left its record, its plan and its whole log.
     let out = app.runs.list[0].out.clone().unwrap();
     let record = skope::compile::record::RunRecord::read(&out).expect("run.json");
-    assert_eq!(record.profile, "check");
+    assert_eq!(record.recipe, "check");
     assert_eq!(record.ending, Some(skope::compile::record::Ending::Passed));
     assert_eq!(record.exit_code, Some(0));
     assert!(record.ended_ms.unwrap() >= record.started_ms);
@@ -164,8 +164,8 @@ fn old_runs_are_pruned_to_keep_runs() {
     use skope::compile::record::{RunRecord, prune};
     let dir = runs_dir("prune");
     let record = |started_ms, ended: bool| RunRecord {
-        profile: "p".into(),
-        profile_file: None,
+        recipe: "p".into(),
+        recipe_file: None,
         argv: vec!["true".into()],
         cwd: ".".into(),
         env: Vec::new(),
@@ -191,9 +191,9 @@ fn old_runs_are_pruned_to_keep_runs() {
     assert!(dir.join("p-2").is_dir() && dir.join("p-5").is_dir());
 }
 
-/// Starts `sh -c script` as profile `name`, the way the app starts any run.
+/// Starts `sh -c script` as recipe `name`, the way the app starts any run.
 fn start_script(app: &mut App, name: &str, script: &str) {
-    let profile = skope::compile::profile::Profile {
+    let recipe = skope::compile::recipe::Recipe {
         name: name.into(),
         about: String::new(),
         argv: ["sh", "-c", script].map(String::from).to_vec(),
@@ -203,7 +203,7 @@ fn start_script(app: &mut App, name: &str, script: &str) {
         file: None,
         overrides: false,
     };
-    offer(app, profile);
+    offer(app, recipe);
     press(app, KeyCode::Enter);
 }
 
@@ -498,7 +498,7 @@ fn a_run_whose_output_cannot_be_followed_ends_as_failed_and_says_why() {
 #[test]
 fn a_command_that_cannot_start_says_so() {
     let (mut app, rx) = app_with_runs(120, 30, "unstartable");
-    let profile = skope::compile::profile::Profile {
+    let recipe = skope::compile::recipe::Recipe {
         name: "missing".into(),
         about: String::new(),
         argv: vec!["skope-no-such-program".into()],
@@ -508,7 +508,7 @@ fn a_command_that_cannot_start_says_so() {
         file: None,
         overrides: false,
     };
-    offer(&mut app, profile);
+    offer(&mut app, recipe);
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, ended);
     let run = &app.runs.list[0];

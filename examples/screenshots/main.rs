@@ -132,7 +132,7 @@ const VIEWS: &[View] = &[
     },
     View {
         name: "profiles",
-        title: "Picking a compile profile",
+        title: "Picking a recipe",
         size: (140, 42),
         keys: "c",
     },

@@ -90,7 +90,7 @@ impl Job {
         use std::os::unix::process::CommandExt;
         let (program, args) = argv
             .split_first()
-            .ok_or_else(|| std::io::Error::other("the profile's command is empty"))?;
+            .ok_or_else(|| std::io::Error::other("the recipe's command is empty"))?;
         let mut child = Command::new(program)
             .args(args)
             .current_dir(cwd)

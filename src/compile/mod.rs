@@ -1,10 +1,10 @@
-//! Compile and run jobs: profiles with argument templates, processes in their own process
+//! Compile and run jobs: recipes with argument templates, processes in their own process
 //! group with streamed and bounded output, cancelling, and where results appear.
 
 pub mod batch;
 pub mod job;
 pub mod log;
 pub mod prepare;
-pub mod profile;
+pub mod recipe;
 pub mod record;
 pub mod template;

@@ -1,7 +1,7 @@
 //! Getting a run ready: a fresh output directory holding the current plan, its record and the
-//! generated entry sources when the profile uses them, and the profile's templates expanded.
+//! generated entry sources when the recipe uses them, and the recipe's templates expanded.
 
-use super::profile::Profile;
+use super::recipe::Recipe;
 use super::record::{self, RunRecord};
 use super::template::{self, Values};
 use crate::codegen;
@@ -11,7 +11,7 @@ use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The shim header the `check` profile compiles the entry sources against.
+/// The shim header the `check` recipe compiles the entry sources against.
 pub const SHIM_HEADER: &str = include_str!("../../assets/codegen/kernel_operator.h");
 
 /// A run ready to start.
@@ -54,13 +54,13 @@ pub struct RunInput {
 }
 
 impl RunInput {
-    /// What `profile` needs of `ws`, keeping at most `keep` runs of the dump on disk; fails
-    /// when the profile's templates are bad.
-    pub fn of(ws: &Workspace, profile: &Profile, keep: usize) -> Result<RunInput, String> {
-        let mut templates = profile.argv.clone();
-        templates.extend(profile.results.clone());
+    /// What `recipe` needs of `ws`, keeping at most `keep` runs of the dump on disk; fails
+    /// when the recipe's templates are bad.
+    pub fn of(ws: &Workspace, recipe: &Recipe, keep: usize) -> Result<RunInput, String> {
+        let mut templates = recipe.argv.clone();
+        templates.extend(recipe.results.clone());
         let used =
-            template::used(&templates).map_err(|e| format!("profile {}: {e}", profile.name))?;
+            template::used(&templates).map_err(|e| format!("recipe {}: {e}", recipe.name))?;
         Ok(RunInput {
             file: ws.source().file.clone(),
             cx: ws.shared_context(),
@@ -73,24 +73,24 @@ impl RunInput {
     }
 }
 
-/// Prepares `profile` on `ws`, keeping at most `keep` runs on disk (see [`prepare_from`]).
+/// Prepares `recipe` on `ws`, keeping at most `keep` runs on disk (see [`prepare_from`]).
 pub fn prepare(
     ws: &Workspace,
-    profile: &Profile,
+    recipe: &Recipe,
     runs: &Path,
     keep: usize,
 ) -> Result<Prepared, String> {
-    prepare_from(&RunInput::of(ws, profile, keep)?, profile, runs)
+    prepare_from(&RunInput::of(ws, recipe, keep)?, recipe, runs)
 }
 
-/// Prepares `profile` on `input`: makes `<runs>/<profile>-<n>` (the first unused `n`), writes
+/// Prepares `recipe` on `input`: makes `<runs>/<recipe>-<n>` (the first unused `n`), writes
 /// the plan (`plan.skope.json`) into it, `codegen/` (every segment's entry source, the shim
-/// header) when the profile uses `{codegen_dir}`, expands the templates, and writes the run's
+/// header) when the recipe uses `{codegen_dir}`, expands the templates, and writes the run's
 /// record; then removes the oldest ended runs beyond `input.keep`. Generating every segment's
 /// code takes seconds on a 100k-op graph: the explorer does this on a worker.
-pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<Prepared, String> {
+pub fn prepare_from(input: &RunInput, recipe: &Recipe, runs: &Path) -> Result<Prepared, String> {
     let used = &input.used;
-    let out = fresh_dir(runs, &profile.name)?;
+    let out = fresh_dir(runs, &recipe.name)?;
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let mut values = Values {
         graph: absolute(Path::new(&input.file))
@@ -124,8 +124,8 @@ pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<
             .map_err(|e| format!("cannot write the entry sources into {}: {e}", dir.display()))?;
         values.codegen_dir = absolute(&dir).to_string_lossy().into_owned();
     }
-    let argv = template::expand(&profile.argv, &values).map_err(|e| e.to_string())?;
-    let results = match &profile.results {
+    let argv = template::expand(&recipe.argv, &values).map_err(|e| e.to_string())?;
+    let results = match &recipe.results {
         Some(t) => Some(PathBuf::from(
             template::expand(std::slice::from_ref(t), &values)
                 .map_err(|e| e.to_string())?
@@ -133,19 +133,19 @@ pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<
         )),
         None => None,
     };
-    let cwd = match &profile.cwd {
+    let cwd = match &recipe.cwd {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?,
     };
     let record = RunRecord {
-        profile: profile.name.clone(),
-        profile_file: profile
+        recipe: recipe.name.clone(),
+        recipe_file: recipe
             .file
             .as_ref()
             .map(|f| f.to_string_lossy().into_owned()),
         argv: argv.clone(),
         cwd: cwd.to_string_lossy().into_owned(),
-        env: profile.env.clone(),
+        env: recipe.env.clone(),
         dump: values.graph.clone(),
         plan: record::PLAN.to_string(),
         log: record::LOG.to_string(),
@@ -164,14 +164,14 @@ pub fn prepare_from(input: &RunInput, profile: &Profile, runs: &Path) -> Result<
     Ok(Prepared {
         argv,
         cwd,
-        env: profile.env.clone(),
+        env: recipe.env.clone(),
         out,
         results,
         record,
     })
 }
 
-/// Creates `<runs>/<name>-<n>` for the first `n` not taken. The profile name is made safe for
+/// Creates `<runs>/<name>-<n>` for the first `n` not taken. The recipe name is made safe for
 /// a file name first.
 fn fresh_dir(runs: &Path, name: &str) -> Result<PathBuf, String> {
     std::fs::create_dir_all(runs).map_err(|e| format!("cannot create {}: {e}", runs.display()))?;

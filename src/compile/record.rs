@@ -1,5 +1,5 @@
 //! What a run leaves behind, so that after skope has gone one can still tell which plan made
-//! which results: in the run's directory, `run.json` (this record: the profile, the command as
+//! which results: in the run's directory, `run.json` (this record: the recipe, the command as
 //! run, where, the dump, start and end, the exit status) beside `plan.skope.json` (the plan it
 //! ran on) and `log.txt` (every line of both streams, each marked). Old runs are pruned to a
 //! number the user chooses.
@@ -47,10 +47,12 @@ impl Ending {
 /// One run's record (`run.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunRecord {
-    /// The profile's name.
-    pub profile: String,
-    /// The file the profile came from; `None` for a built-in.
-    pub profile_file: Option<String>,
+    /// The recipe's name (`profile` in records of earlier releases).
+    #[serde(alias = "profile")]
+    pub recipe: String,
+    /// The file the recipe came from; `None` for a built-in.
+    #[serde(alias = "profile_file")]
+    pub recipe_file: Option<String>,
     /// The command and its arguments, as run.
     pub argv: Vec<String>,
     /// Where it ran.
@@ -63,7 +65,7 @@ pub struct RunRecord {
     pub plan: String,
     /// Every line of its output (a file in the run directory).
     pub log: String,
-    /// Where the profile says its results appear.
+    /// Where the recipe says its results appear.
     pub results: Option<String>,
     /// When it started, in milliseconds since the Unix epoch.
     pub started_ms: u64,
@@ -232,6 +234,23 @@ pub fn utc(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_of_earlier_releases_read_their_recipe_from_profile() {
+        let dir = std::env::temp_dir().join(format!("skope-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = r#"{"profile": "check", "profile_file": null, "argv": ["true"], "cwd": ".",
+            "env": [], "dump": "m.txt", "plan": "plan.skope.json", "log": "log.txt",
+            "results": null, "started_ms": 1, "ended_ms": null, "ending": null,
+            "exit_code": null, "signal": null, "error": null}"#;
+        std::fs::write(dir.join(RECORD), old).unwrap();
+        let record = RunRecord::read(&dir).unwrap();
+        assert_eq!(record.recipe, "check");
+        record.write(&dir).unwrap();
+        let written = std::fs::read_to_string(dir.join(RECORD)).unwrap();
+        assert!(written.contains("\"recipe\": \"check\""), "{written}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn times_read_as_utc_dates() {

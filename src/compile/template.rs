@@ -1,4 +1,4 @@
-//! Argument templates of compile profiles: `{graph}`, `{plan}`, `{codegen_dir}` and `{out}`
+//! Argument templates of compile recipes: `{graph}`, `{plan}`, `{codegen_dir}` and `{out}`
 //! are replaced inside each argument, which stays one argument — a value from a dump or a scope
 //! name can never become shell syntax or a second argument. `{{` and `}}` stand for braces.
 

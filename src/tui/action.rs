@@ -55,7 +55,7 @@ pub enum Action {
     AcceptAllSuggestions,
     /// Go back to where the last jump (to a neighbour, a break, a segment) came from.
     JumpBack,
-    /// Pick a compile profile and run it.
+    /// Pick a recipe and run it.
     Compile,
     /// Show or hide the runs view (the history and each run's log).
     Runs,
@@ -312,7 +312,7 @@ impl Action {
             Action::AcceptSuggestion => "accept the suggestion",
             Action::AcceptAllSuggestions => "accept all that fit",
             Action::JumpBack => "back from the last jump",
-            Action::Compile => "run a compile profile (pick one)",
+            Action::Compile => "run a recipe (pick one)",
             Action::Runs => "runs and their logs (toggle)",
             Action::CancelRun => "runs view: stop the selected run",
             Action::Profiles => "profile comparison (toggle)",

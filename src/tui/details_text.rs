@@ -358,7 +358,7 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
     if let Some(s) = view.segment_of(name) {
         let with = match (s.new_us, s.delta_us) {
             (Some(new), Some(d)) => format!(
-                "{new:.2} µs with ({} µs, {})",
+                "{new:.2} µs new ({} µs, {})",
                 crate::profile::output::delta(d),
                 crate::profile::output::pct(s.change_pct)
             ),
@@ -366,7 +366,7 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
         };
         out.field(
             "segment",
-            format!("{}: {:.2} µs without → {with}", s.segment, s.base_us),
+            format!("{}: {:.2} µs base → {with}", s.segment, s.base_us),
         );
     }
     for b in view.breaks_of(name) {

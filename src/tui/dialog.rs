@@ -1,4 +1,4 @@
-//! The modal questions of the explorer: a picker (scopes, profiles, ranks, neighbours) and
+//! The modal questions of the explorer: a picker (scopes, recipes, ranks, neighbours) and
 //! one-key questions with their answers.
 
 use crate::graph::OpId;
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// A modal question over the screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dialog {
-    /// Pick from a list: a scope, a compile profile or a rank.
+    /// Pick from a list: a scope, a compile recipe or a rank.
     Pick(Picker),
     /// Answer a question with one key.
     Confirm(Confirm),
@@ -20,15 +20,15 @@ pub enum PickFor {
     Assign(Vec<OpId>),
     /// Merge this scope into it.
     Merge(String),
-    /// Run the picked profile (one of these).
-    Profile(Vec<crate::compile::profile::Profile>),
-    /// Read these profiles for the picked rank.
+    /// Run the picked recipe (one of these).
+    Recipe(Vec<crate::compile::recipe::Recipe>),
+    /// Read these recipes for the picked rank.
     Rank(super::profiles::ProfilesRequest),
     /// Go to the picked op: one next to the selected one, with the words that name it.
     Neighbour(Vec<(OpId, String)>),
 }
 
-/// A list to pick from (scopes, profiles or ranks), narrowed by typing.
+/// A list to pick from (scopes, recipes or ranks), narrowed by typing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picker {
     /// What the pick is for.
@@ -98,7 +98,7 @@ pub enum Answer {
     /// Load the dump again (it changed on disk).
     ReloadDump,
     /// Start the run although the dump changed on disk.
-    RunAnyway(crate::compile::profile::Profile),
+    RunAnyway(crate::compile::recipe::Recipe),
     /// Do nothing.
     Cancel,
 }

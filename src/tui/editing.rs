@@ -392,7 +392,7 @@ impl App {
                 self.request_quit();
             }
             Answer::ReloadDump => self.reload_dump(),
-            Answer::RunAnyway(profile) => self.start_run_anyway(&profile),
+            Answer::RunAnyway(recipe) => self.start_run_anyway(&recipe),
             Answer::Cancel => {}
         }
     }
@@ -439,8 +439,8 @@ impl App {
                         let purpose = picker.purpose.clone();
                         self.dialog = None;
                         match (choice, purpose) {
-                            (None, PickFor::Profile(_)) => {
-                                self.problem("no profile matches".to_string())
+                            (None, PickFor::Recipe(_)) => {
+                                self.problem("no recipe matches".to_string())
                             }
                             (None, PickFor::Rank(_)) => self.problem("no rank matches".to_string()),
                             (None, PickFor::Neighbour(_)) => {
@@ -453,8 +453,8 @@ impl App {
                                 self.pick_rank(request, &choice)
                             }
                             (None, _) => self.problem("no scope matches".to_string()),
-                            (Some(name), PickFor::Profile(profiles)) => {
-                                if let Some(p) = profiles.iter().find(|p| p.name == name) {
+                            (Some(name), PickFor::Recipe(recipes)) => {
+                                if let Some(p) = recipes.iter().find(|p| p.name == name) {
                                     self.start_run(p);
                                 }
                             }

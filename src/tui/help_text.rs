@@ -104,7 +104,7 @@ impl HelpView {
                     "go to the graph: its ops, segments or break",
                 ),
                 (Action::LoadProfiles, "load other profiles"),
-                (Action::Compile, "run a compile profile"),
+                (Action::Compile, "run a recipe"),
                 (Action::Profiles, "back to the graph"),
                 (Action::Back, "back to the graph"),
             ],

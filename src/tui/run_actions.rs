@@ -1,4 +1,4 @@
-//! Compile and run from the explorer: `c` picks a profile and starts it, the runs view follows
+//! Compile and run from the explorer: `c` picks a recipe and starts it, the runs view follows
 //! its log, `x` (or esc, after asking) stops it, and its end is reported.
 
 use super::action::Action;
@@ -8,7 +8,7 @@ use super::layout;
 use super::runs::{Launched, RunState};
 use crate::compile::batch::Batch;
 use crate::compile::prepare;
-use crate::compile::profile::{self, Profile};
+use crate::compile::recipe::{self, Recipe};
 use crate::text::sanitize;
 use std::path::PathBuf;
 
@@ -16,24 +16,27 @@ impl App {
     /// Runs a compile-and-run action from the explorer.
     pub(super) fn run_action(&mut self, action: Action) {
         match action {
-            Action::Compile => self.pick_profile(),
+            Action::Compile => self.pick_recipe(),
             Action::Runs => self.runs.open = !self.runs.open,
             _ => {}
         }
     }
 
-    /// Opens the profile picker with every profile of the config files and the built-in ones.
-    fn pick_profile(&mut self) {
+    /// Opens the recipe picker with every recipe of the config files and the built-in ones.
+    fn pick_recipe(&mut self) {
         let cwd = match std::env::current_dir() {
             Ok(dir) => dir,
             Err(e) => return self.problem(format!("no working directory: {e}")),
         };
-        match profile::load(&profile::search_paths(&cwd)) {
-            Ok(profiles) => {
-                self.runs.keep_runs = Some(profiles.keep_runs);
+        match recipe::load(&recipe::search_paths(&cwd)) {
+            Ok(recipes) => {
+                self.runs.keep_runs = Some(recipes.keep_runs);
+                if !recipes.notes.is_empty() {
+                    self.info(sanitize(&recipes.notes.join("; ")).into_owned());
+                }
                 self.dialog = Some(Dialog::Pick(Picker {
-                    choices: profiles.list.iter().map(|p| p.name.clone()).collect(),
-                    purpose: PickFor::Profile(profiles.list),
+                    choices: recipes.list.iter().map(|p| p.name.clone()).collect(),
+                    purpose: PickFor::Recipe(recipes.list),
                     filter: String::new(),
                     selected: 0,
                 }));
@@ -49,9 +52,9 @@ impl App {
             .unwrap_or_else(|| prepare::runs_dir(dump))
     }
 
-    /// Starts `profile` on the current plan — after asking, when the dump changed on disk
+    /// Starts `recipe` on the current plan — after asking, when the dump changed on disk
     /// since it was loaded (the job would get the new file with a plan of the old one).
-    pub(super) fn start_run(&mut self, profile: &Profile) {
+    pub(super) fn start_run(&mut self, recipe: &Recipe) {
         let Screen::Explorer(ex) = &self.screen else {
             return;
         };
@@ -61,7 +64,7 @@ impl App {
             .as_ref()
             .and_then(|stamp| stamp.check(std::path::Path::new(&source.file)));
         let Some(change) = change else {
-            return self.start_run_anyway(profile);
+            return self.start_run_anyway(recipe);
         };
         let question = format!(
             "{} changed on disk since it was loaded: {change}. A run gives the job the file on \
@@ -69,7 +72,7 @@ impl App {
             sanitize(&source.file)
         );
         let mut answers = vec![
-            ('a', "run anyway".into(), Answer::RunAnyway(profile.clone())),
+            ('a', "run anyway".into(), Answer::RunAnyway(recipe.clone())),
             ('c', "cancel".into(), Answer::Cancel),
         ];
         if self.reload.is_some() {
@@ -99,8 +102,8 @@ impl App {
         super::loader::spawn(request, super::msg::loader_sink(&events));
     }
 
-    /// Prepares and starts `profile` on the current plan, and opens the runs view on it.
-    pub(super) fn start_run_anyway(&mut self, profile: &Profile) {
+    /// Prepares and starts `recipe` on the current plan, and opens the runs view on it.
+    pub(super) fn start_run_anyway(&mut self, recipe: &Recipe) {
         let Some(events) = self.events.clone() else {
             return self.problem("runs need the event loop of the terminal UI".to_string());
         };
@@ -108,12 +111,12 @@ impl App {
             return;
         };
         let runs_dir = self.runs_dir_of(&ex.ws.source().file);
-        let input = match prepare::RunInput::of(&ex.ws, profile, self.runs.keep()) {
+        let input = match prepare::RunInput::of(&ex.ws, recipe, self.runs.keep()) {
             Ok(input) => input,
             Err(e) => return self.problem(e),
         };
         let id = self.runs.start(
-            profile,
+            recipe,
             input,
             runs_dir,
             self.now,
@@ -122,7 +125,7 @@ impl App {
         self.runs.open = true;
         self.info(format!(
             "run {id}: preparing {} (its directory, plan and entry sources)…",
-            sanitize(&profile.name)
+            sanitize(&recipe.name)
         ));
     }
 
@@ -133,7 +136,7 @@ impl App {
         let Some(run) = self.runs.list.iter().find(|r| r.id == id) else {
             return;
         };
-        let name = format!("run {} ({})", run.id, sanitize(&run.profile));
+        let name = format!("run {} ({})", run.id, sanitize(&run.recipe));
         match (problem, &run.out) {
             (Some(problem), _) => {
                 self.problem(format!("{name} could not start: {}", sanitize(&problem)))
@@ -169,7 +172,7 @@ impl App {
         else {
             return;
         };
-        let name = format!("run {} ({})", run.id, sanitize(&run.profile));
+        let name = format!("run {} ({})", run.id, sanitize(&run.recipe));
         let time = crate::text::duration(run.elapsed(self.now));
         let results_dir = run.results.clone().filter(|p| p.exists());
         let results = results_dir

@@ -10,7 +10,7 @@ use crate::compile::batch::{self, Batch, Handshake};
 use crate::compile::job::{ExitStatus, Job, Stream};
 use crate::compile::log::{self, Log, LogLine};
 use crate::compile::prepare::{self, Prepared, RunInput};
-use crate::compile::profile::Profile;
+use crate::compile::recipe::Recipe;
 use crate::compile::record::{self, Ending, RunRecord};
 use crate::text::sanitize;
 use std::path::PathBuf;
@@ -69,19 +69,19 @@ pub enum RunEvent {
     },
 }
 
-/// One run of a profile.
+/// One run of a recipe.
 #[derive(Debug)]
 pub struct Run {
     /// Its number, counting from 1 in this session.
     pub id: u64,
-    /// The profile's name.
-    pub profile: String,
-    /// The command (arguments separated by spaces, for showing): the profile's template until
+    /// The recipe's name.
+    pub recipe: String,
+    /// The command (arguments separated by spaces, for showing): the recipe's template until
     /// the run is prepared, then as started.
     pub command: String,
     /// The run's own directory (`{out}`), once prepared.
     pub out: Option<PathBuf>,
-    /// Where the profile says results appear.
+    /// Where the recipe says results appear.
     pub results: Option<PathBuf>,
     /// The output kept.
     pub log: Log,
@@ -225,7 +225,7 @@ impl Runs {
             self.next_id += 1;
             self.list.push(Run {
                 id: self.next_id,
-                profile: record.profile.clone(),
+                recipe: record.recipe.clone(),
                 command: record.argv.join(" "),
                 out: Some(out),
                 results: record.results.as_ref().map(PathBuf::from),
@@ -265,12 +265,12 @@ impl Runs {
         }
     }
 
-    /// Starts a run of `profile` on `input` at `now`: on a worker, its files are written into
+    /// Starts a run of `recipe` on `input` at `now`: on a worker, its files are written into
     /// `runs` and its job started; the worker's answer comes back as [`RunEvent::Started`] and
     /// the job's output as [`RunEvent::Output`]. The new run is selected and its log followed.
     pub fn start(
         &mut self,
-        profile: &Profile,
+        recipe: &Recipe,
         input: RunInput,
         runs: PathBuf,
         now: Duration,
@@ -280,7 +280,7 @@ impl Runs {
         let id = self.next_id;
         let handshake = Handshake::default();
         let forwarder = handshake.clone();
-        let chosen = profile.clone();
+        let chosen = recipe.clone();
         let launched = Arc::clone(&self.launched);
         std::thread::spawn(move || {
             let result = crate::worker::guarded(|| {
@@ -292,8 +292,8 @@ impl Runs {
         self.forget_old();
         self.list.push(Run {
             id,
-            profile: profile.name.clone(),
-            command: crate::compile::template::shown(&profile.argv),
+            recipe: recipe.name.clone(),
+            command: crate::compile::template::shown(&recipe.argv),
             out: None,
             results: None,
             log: Log::new(log::DEFAULT_LINES),
@@ -437,7 +437,7 @@ impl Runs {
         let Some(run) = self.list.get_mut(self.selected) else {
             return Outcome::Problem("no run to stop".to_string());
         };
-        let words = format!("run {} ({})", run.id, sanitize(&run.profile));
+        let words = format!("run {} ({})", run.id, sanitize(&run.recipe));
         if !matches!(run.state, RunState::Running | RunState::Preparing) {
             return Outcome::Problem(format!("{words} is not running"));
         }
@@ -539,7 +539,7 @@ fn ask_to_stop(run: &Run) -> Dialog {
         question: format!(
             "Run {} ({}) is still running. Stop it (SIGTERM to its process group, SIGKILL after {} s)?",
             run.id,
-            sanitize(&run.profile),
+            sanitize(&run.recipe),
             GRACE.as_secs()
         ),
         answers: vec![
@@ -563,13 +563,13 @@ pub struct Launched {
 /// [`RunEvent::Output`].
 fn launch(
     input: &RunInput,
-    profile: &Profile,
+    recipe: &Recipe,
     runs: &std::path::Path,
     (id, handshake): (u64, Handshake),
     events: &Sink<RunEvent>,
     launched: &Mutex<Launches>,
 ) -> Result<Box<Launched>, String> {
-    let mut prepared = prepare::prepare_from(input, profile, runs)?;
+    let mut prepared = prepare::prepare_from(input, recipe, runs)?;
     let (tx, rx) = sync_channel(1024);
     // Started and recorded under the lock that closing takes: skope either sees the job or
     // never lets it start.

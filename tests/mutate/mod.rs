@@ -95,6 +95,7 @@ const TOKENS: &[&[u8]] = &[
     b"stream-fusion=1",
     b"strict-scope-check=abort",
     b"[[profile]]",
+    b"[[recipe]]",
     b"argv = [",
     b"{graph}",
     b"{nope}",
@@ -348,10 +349,10 @@ pub fn targets() -> Vec<Target> {
         },
         Target {
             name: "toml-profiles",
-            seeds: vec![asset("assets/profiles/skope.toml")],
+            seeds: vec![asset("assets/recipes/skope.toml")],
             run: |data, _| {
                 if let Ok(text) = std::str::from_utf8(data) {
-                    let _ = skope::compile::profile::parse(text, Path::new("skope.toml"));
+                    let _ = skope::compile::recipe::parse(text, Path::new("skope.toml"));
                 }
             },
         },

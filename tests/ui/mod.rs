@@ -165,7 +165,7 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
     app
 }
 
-/// The explorer with its event channel, so work on threads (runs, profiles) reaches it.
+/// The explorer with its event channel, so work on threads (runs, recipes) reaches it.
 pub fn app_with_events(w: u16, h: u16) -> (App, std::sync::mpsc::Receiver<skope::tui::app::Msg>) {
     let mut app = app(w, h);
     let (tx, rx) = std::sync::mpsc::channel();
@@ -192,14 +192,14 @@ pub fn pump(
     }
 }
 
-/// Opens the compile profile picker (`c`) with `profile` offered first.
-pub fn offer(app: &mut App, profile: skope::compile::profile::Profile) {
+/// Opens the compile recipe picker (`c`) with `recipe` offered first.
+pub fn offer(app: &mut App, recipe: skope::compile::recipe::Recipe) {
     app.handle(Msg::key(KeyCode::Char('c')));
     let Some(skope::tui::dialog::Dialog::Pick(picker)) = &mut app.dialog else {
         panic!("no picker");
     };
-    picker.choices.insert(0, profile.name.clone());
-    if let skope::tui::dialog::PickFor::Profile(profiles) = &mut picker.purpose {
-        profiles.insert(0, profile);
+    picker.choices.insert(0, recipe.name.clone());
+    if let skope::tui::dialog::PickFor::Recipe(recipes) = &mut picker.purpose {
+        recipes.insert(0, recipe);
     }
 }

@@ -1,4 +1,4 @@
-//! Questions over the screen: the picker (scopes, compile profiles, ranks) and yes/no-style
+//! Questions over the screen: the picker (scopes, compile recipes, ranks) and yes/no-style
 //! confirmations.
 
 use crate::text::sanitize;
@@ -50,16 +50,16 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
     let title = match &picker.purpose {
         PickFor::Assign(ops) => format!(" Put {} op(s) into a scope ", ops.len()),
         PickFor::Merge(scope) => format!(" Merge scope {} into ", sanitize(scope)),
-        PickFor::Profile(_) => " Run a profile on the current plan ".to_string(),
-        PickFor::Rank(_) => " The profiles hold several ranks: pick one ".to_string(),
+        PickFor::Recipe(_) => " Run a recipe on the current plan ".to_string(),
+        PickFor::Rank(_) => " The recipes hold several ranks: pick one ".to_string(),
         PickFor::Neighbour(_) => " Go to an op it takes from or gives to ".to_string(),
     };
     let shown = picker.shown();
-    // For a profile: what the selected one is and the command it runs.
+    // For a recipe: what the selected one is and the command it runs.
     let about: Vec<String> = match &picker.purpose {
-        PickFor::Profile(profiles) => shown
+        PickFor::Recipe(recipes) => shown
             .get(picker.selected)
-            .and_then(|name| profiles.iter().find(|p| p.name == *name))
+            .and_then(|name| recipes.iter().find(|p| p.name == *name))
             .map(|p| {
                 vec![
                     sanitize(&p.about).into_owned(),
@@ -96,7 +96,7 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
     ];
     if shown.is_empty() {
         let what = match picker.purpose {
-            PickFor::Profile(_) => "no profile matches",
+            PickFor::Recipe(_) => "no recipe matches",
             PickFor::Rank(_) => "no rank matches",
             PickFor::Neighbour(_) => "no op matches",
             _ => "no scope matches",
@@ -110,17 +110,17 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
             theme.get(Role::Text)
         };
         let mut row = vec![Span::styled(format!(" {} ", sanitize(choice)), style)];
-        // A profile says where it comes from; one replacing a built-in stands out.
-        if let PickFor::Profile(profiles) = &picker.purpose
-            && let Some(profile) = profiles.iter().find(|p| p.name == *choice)
+        // A recipe says where it comes from; one replacing a built-in stands out.
+        if let PickFor::Recipe(recipes) = &picker.purpose
+            && let Some(recipe) = recipes.iter().find(|p| p.name == *choice)
         {
-            let role = if profile.overrides {
+            let role = if recipe.overrides {
                 Role::Warning
             } else {
                 Role::Dim
             };
             row.push(Span::styled(
-                format!(" {}", sanitize(&profile.origin())),
+                format!(" {}", sanitize(&recipe.origin())),
                 theme.get(role),
             ));
         }

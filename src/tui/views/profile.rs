@@ -1,6 +1,6 @@
 //! The profile view: the comparison's totals and attribution on top, then one of three tables
-//! — op types side by side with a bar per row (`▀` base over `▄` new), segments without and
-//! with SuperKernel, breaks by what the unfused ops around them cost. Every delta carries a
+//! — op types side by side with a bar per row (`▀` base over `▄` new), segments in the base
+//! and the new profile, breaks by what the unfused ops around them cost. Every delta carries a
 //! sign and an arrow, so nothing depends on colour.
 
 use super::{pane_block, put};
@@ -425,8 +425,8 @@ fn segments(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, row
         ("segment", 26, false),
         ("scope", 12, false),
         ("ops", 4, true),
-        ("without µs", 10, true),
-        ("with µs", 9, true),
+        ("base µs", 10, true),
+        ("new µs", 9, true),
         ("Δ µs", 11, true),
         ("change", 10, true),
     ];

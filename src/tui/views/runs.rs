@@ -74,7 +74,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             let inner = block.inner(log_area);
             frame.render_widget(block, log_area);
             let text = format!(
-                "No runs yet. {} picks a compile profile and runs it; {} goes back.",
+                "No runs yet. {} picks a compile recipe and runs it; {} goes back.",
                 keymap.hint(Action::Compile),
                 keymap.hint(Action::Back)
             );
@@ -121,7 +121,7 @@ fn history(app: &App, frame: &mut Frame, area: Rect) {
         let text = format!(
             "{:>2} {}  {} {}",
             run.id,
-            sanitize(&run.profile),
+            sanitize(&run.recipe),
             run.status().word(),
             crate::text::duration(run.elapsed(now))
         );
@@ -136,7 +136,7 @@ fn log(app: &App, run: &Run, frame: &mut Frame, area: Rect) {
         " {} run {} · {} · {} ",
         glyph(run, ticks),
         run.id,
-        sanitize(&run.profile),
+        sanitize(&run.recipe),
         state_text(run, now)
     );
     let files = match &run.out {

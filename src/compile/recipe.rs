@@ -1,8 +1,10 @@
-//! Compile profiles: what to run for a graph, read from `skope.toml` (in the working
-//! directory, then in the user config directory), plus the built-in `check` and `cann`.
+//! Recipes: the commands to run for a graph, read from `skope.toml` (in the working directory,
+//! then in the user config directory), plus the built-in `check` and `cann`. (Earlier releases
+//! called them profiles, a word now kept for the profiler's output; `[[profile]]` tables are
+//! still read, with a note.)
 //!
 //! ```toml
-//! [[profile]]
+//! [[recipe]]
 //! name = "compare"
 //! argv = ["python3", "compare.py", "--graph", "{graph}", "--out", "{out}"]
 //! cwd = "."                        # relative to the file; default: the working directory
@@ -15,13 +17,13 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The file name profiles are read from.
+/// The file name recipes are read from.
 pub const FILE_NAME: &str = "skope.toml";
 
-/// One profile.
+/// One recipe.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Profile {
-    /// Its name (`skope compile --profile NAME`).
+pub struct Recipe {
+    /// Its name (`skope compile --recipe NAME`).
     pub name: String,
     /// One line on what it does.
     pub about: String,
@@ -35,11 +37,11 @@ pub struct Profile {
     pub results: Option<String>,
     /// The file it came from; `None` for a built-in.
     pub file: Option<PathBuf>,
-    /// True when it replaces a built-in profile of the same name.
+    /// True when it replaces a built-in recipe of the same name.
     pub overrides: bool,
 }
 
-impl Profile {
+impl Recipe {
     /// Where it comes from, in words: `built in`, or `from ./skope.toml` (the working
     /// directory's file; another file by its path, `~` for the home directory), with
     /// `, overrides the built-in` when it replaces one — a `skope.toml` in a cloned repository
@@ -68,43 +70,50 @@ impl Profile {
     }
 }
 
-/// A profiles file that cannot be used.
-pub type ProfileError = crate::file_error::FileError;
+/// A recipes file that cannot be used.
+pub type RecipeError = crate::file_error::FileError;
 
-/// What to do about a bad profiles file.
-const HINT: &str = "each [[profile]] needs name and argv (a list of strings); optional cwd, env, \
+/// What to do about a bad recipes file.
+const HINT: &str = "each [[recipe]] needs name and argv (a list of strings); optional cwd, env, \
                     results, about";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     #[serde(default)]
-    profile: Vec<toml::Spanned<RawProfile>>,
+    recipe: Vec<toml::Spanned<RawRecipe>>,
+    /// The tables' earlier name, still read.
+    #[serde(default)]
+    profile: Vec<toml::Spanned<RawRecipe>>,
     #[serde(default)]
     keep_runs: Option<toml::Spanned<i64>>,
 }
 
-/// Every profile to choose from, and how many runs of a dump to keep on disk.
+/// Every recipe to choose from, and how many runs of a dump to keep on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Profiles {
-    /// The profiles: those of the files, then the built-ins they do not replace.
-    pub list: Vec<Profile>,
+pub struct Recipes {
+    /// The recipes: those of the files, then the built-ins they do not replace.
+    pub list: Vec<Recipe>,
     /// Runs kept in a dump's runs directory (`keep_runs`; the first file that sets it wins).
     pub keep_runs: usize,
+    /// What the user should change in the files (tables under their earlier name).
+    pub notes: Vec<String>,
 }
 
-/// What one profiles file holds.
+/// What one recipes file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfilesFile {
-    /// Its profiles.
-    pub profiles: Vec<Profile>,
+pub struct RecipesFile {
+    /// Its recipes.
+    pub recipes: Vec<Recipe>,
     /// Its `keep_runs`, when it sets one.
     pub keep_runs: Option<usize>,
+    /// Set when it defines recipes as `[[profile]]` tables: what to change.
+    pub note: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawProfile {
+struct RawRecipe {
     name: String,
     argv: Vec<toml::Spanned<String>>,
     #[serde(default)]
@@ -117,8 +126,8 @@ struct RawProfile {
     results: Option<toml::Spanned<String>>,
 }
 
-/// The built-in profiles.
-pub fn builtin() -> Vec<Profile> {
+/// The built-in recipes.
+pub fn builtin() -> Vec<Recipe> {
     // Each part includes up to 64 entry sources, each in a namespace of its own (their helpers
     // share names); parts are checked on every core. Braces are doubled: argv is a template.
     let check_script = r#"dir=$1; set -- "$dir"/*.cpp; if [ ! -e "$1" ]; then echo "no entry sources in $dir"; exit 0; fi; n=$#; mkdir -p "$dir/check" && rm -f "$dir"/check/part_*.cpp; i=0; for f in "$@"; do w="$dir/check/part_$((i / 64 + 1)).cpp"; if [ $((i % 64)) -eq 0 ]; then printf '#include "kernel_operator.h"\n' > "$w"; fi; printf 'namespace skope_check_%d {{\n#include "%s"\n}}\n' "$i" "${{f##*/}}" >> "$w"; i=$((i + 1)); done; parts=$(( (n + 63) / 64 )); cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); echo "checking $n entry sources: $parts part(s) of up to 64 on $cores core(s)"; printf '%s\0' "$dir"/check/part_*.cpp | xargs -0 -P "$cores" -n 1 sh -c '"${{CXX:-c++}}" -std=c++17 -fsyntax-only -I "$0" "$2" && p=${{2##*part_}} && echo "checked part ${{p%.cpp}} of $1"' "$dir" "$parts" || {{ echo "error: an entry source does not compile (see above)" >&2; exit 1; }}; echo "all $n entry sources compile""#;
@@ -132,7 +141,7 @@ pub fn builtin() -> Vec<Profile> {
         -I \"$ASCEND_HOME_PATH/compiler/tikcpp/tikcfw/impl\" \"$f\" -o \"$2/$(basename \"$f\" .cpp).o\" || exit 1; \
         done";
     vec![
-        Profile {
+        Recipe {
             name: "check".into(),
             about: "compile every generated entry source with the host C++ compiler against \
                     skope's shim header (any machine; catches code generation errors)"
@@ -146,7 +155,7 @@ pub fn builtin() -> Vec<Profile> {
             file: None,
             overrides: false,
         },
-        Profile {
+        Recipe {
             name: "cann".into(),
             about: "compile every generated entry source with the CANN toolchain \
                     (needs ASCEND_HOME_PATH)"
@@ -163,7 +172,7 @@ pub fn builtin() -> Vec<Profile> {
     ]
 }
 
-/// Where profile files are looked for: `skope.toml` in `cwd`, then in the user config
+/// Where recipe files are looked for: `skope.toml` in `cwd`, then in the user config
 /// directory (`$XDG_CONFIG_HOME/skope` or `~/.config/skope`).
 pub fn search_paths(cwd: &Path) -> Vec<PathBuf> {
     let mut paths = vec![cwd.join(FILE_NAME)];
@@ -177,39 +186,41 @@ pub fn search_paths(cwd: &Path) -> Vec<PathBuf> {
     paths
 }
 
-/// The built-ins, then the profiles of each existing file in `paths`; a profile of an earlier
+/// The built-ins, then the recipes of each existing file in `paths`; a recipe of an earlier
 /// file wins over a later one and over a built-in of the same name.
-pub fn load(paths: &[PathBuf]) -> Result<Profiles, ProfileError> {
-    let mut profiles: Vec<Profile> = Vec::new();
+pub fn load(paths: &[PathBuf]) -> Result<Recipes, RecipeError> {
+    let mut recipes: Vec<Recipe> = Vec::new();
     let mut keep_runs = None;
+    let mut notes = Vec::new();
     for path in paths.iter().filter(|p| p.is_file()) {
         let text =
-            crate::text::read_utf8(path).map_err(|e| ProfileError::unreadable(path, &e, HINT))?;
+            crate::text::read_utf8(path).map_err(|e| RecipeError::unreadable(path, &e, HINT))?;
         let file = parse(&text, path)?;
         keep_runs = keep_runs.or(file.keep_runs);
-        for profile in file.profiles {
-            if !profiles.iter().any(|p| p.name == profile.name) {
-                profiles.push(profile);
+        notes.extend(file.note);
+        for recipe in file.recipes {
+            if !recipes.iter().any(|p| p.name == recipe.name) {
+                recipes.push(recipe);
             }
         }
     }
-    for profile in builtin() {
-        match profiles.iter_mut().find(|p| p.name == profile.name) {
+    for recipe in builtin() {
+        match recipes.iter_mut().find(|p| p.name == recipe.name) {
             Some(replacing) => replacing.overrides = true,
-            None => profiles.push(profile),
+            None => recipes.push(recipe),
         }
     }
-    Ok(Profiles {
-        list: profiles,
+    Ok(Recipes {
+        list: recipes,
         keep_runs: keep_runs.unwrap_or(super::record::DEFAULT_KEEP),
+        notes,
     })
 }
 
-/// The profiles (and `keep_runs`) in `text`, read from `path`.
-pub fn parse(text: &str, path: &Path) -> Result<ProfilesFile, ProfileError> {
-    let error = |offset: Option<usize>, message: String| {
-        ProfileError::at(path, text, offset, message, HINT)
-    };
+/// The recipes (and `keep_runs`) in `text`, read from `path`.
+pub fn parse(text: &str, path: &Path) -> Result<RecipesFile, RecipeError> {
+    let error =
+        |offset: Option<usize>, message: String| RecipeError::at(path, text, offset, message, HINT);
     let raw: RawFile = toml::from_str(text).map_err(|e| {
         error(
             e.span().map(|s| s.start),
@@ -227,26 +238,35 @@ pub fn parse(text: &str, path: &Path) -> Result<ProfilesFile, ProfileError> {
         None => None,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut out: Vec<Profile> = Vec::new();
-    for spanned in raw.profile {
+    let note = (!raw.profile.is_empty()).then(|| {
+        format!(
+            "{}: [[profile]] tables are read as [[recipe]]; rename them (a later release reads \
+             only [[recipe]])",
+            path.display()
+        )
+    });
+    let mut tables = raw.recipe;
+    tables.extend(raw.profile);
+    let mut out: Vec<Recipe> = Vec::new();
+    for spanned in tables {
         let at = Some(spanned.span().start);
         let raw = spanned.into_inner();
         if raw.name.trim().is_empty() || raw.name.chars().any(char::is_control) {
             return Err(error(
                 at,
-                "a profile needs a name without control characters".into(),
+                "a recipe needs a name without control characters".into(),
             ));
         }
         if out.iter().any(|p| p.name == raw.name) {
             return Err(error(
                 at,
-                format!("profile \"{}\" is defined twice", raw.name),
+                format!("recipe \"{}\" is defined twice", raw.name),
             ));
         }
         if raw.argv.is_empty() {
             return Err(error(
                 at,
-                format!("profile \"{}\" has an empty argv", raw.name),
+                format!("recipe \"{}\" has an empty argv", raw.name),
             ));
         }
         // Every template, where it is in the file: an error points at the argument.
@@ -255,14 +275,14 @@ pub fn parse(text: &str, path: &Path) -> Result<ProfilesFile, ProfileError> {
         let texts: Vec<String> = templates.iter().map(|t| t.get_ref().clone()).collect();
         template::used(&texts).map_err(|e| {
             let place = templates.get(e.arg()).map(|t| t.span().start);
-            error(place.or(at), format!("profile \"{}\": {e}", raw.name))
+            error(place.or(at), format!("recipe \"{}\": {e}", raw.name))
         })?;
         let argv: Vec<String> = raw
             .argv
             .into_iter()
             .map(toml::Spanned::into_inner)
             .collect();
-        out.push(Profile {
+        out.push(Recipe {
             about: raw.about.unwrap_or_else(|| argv.join(" ")),
             name: raw.name,
             argv,
@@ -273,9 +293,10 @@ pub fn parse(text: &str, path: &Path) -> Result<ProfilesFile, ProfileError> {
             overrides: false,
         });
     }
-    Ok(ProfilesFile {
-        profiles: out,
+    Ok(RecipesFile {
+        recipes: out,
         keep_runs,
+        note,
     })
 }
 
@@ -284,22 +305,22 @@ mod tests {
     use super::*;
 
     const FILE: &str = r#"
-[[profile]]
+[[recipe]]
 name = "compare"
 argv = ["python3", "compare.py", "--graph", "{graph}", "--out", "{out}"]
 cwd = "scripts"
 env = { ASCEND_RT_VISIBLE_DEVICES = "0" }
 results = "{out}/prof_result"
 
-[[profile]]
+[[recipe]]
 name = "check"
 argv = ["make", "check"]
 "#;
 
     #[test]
-    fn files_give_profiles_and_override_built_ins_by_name() {
+    fn files_give_recipes_and_override_built_ins_by_name() {
         let path = Path::new("/work/model/skope.toml");
-        let parsed = parse(FILE, path).unwrap().profiles;
+        let parsed = parse(FILE, path).unwrap().recipes;
         assert_eq!(parsed[0].name, "compare");
         assert_eq!(
             parsed[0].cwd.as_deref(),
@@ -310,7 +331,7 @@ argv = ["make", "check"]
             [("ASCEND_RT_VISIBLE_DEVICES".into(), "0".into())]
         );
         assert_eq!(parsed[0].results.as_deref(), Some("{out}/prof_result"));
-        let dir = std::env::temp_dir().join(format!("skope-profiles-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("skope-recipes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join(FILE_NAME);
         std::fs::write(&file, FILE).unwrap();
@@ -319,9 +340,9 @@ argv = ["make", "check"]
         let names: Vec<&str> = all.list.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["compare", "check", "cann"]);
         assert_eq!(all.list[1].argv, ["make", "check"]);
-        // A file's check replacing the built-in says so; its other profiles and the
+        // A file's check replacing the built-in says so; its other recipes and the
         // remaining built-in do not.
-        let origins: Vec<String> = all.list.iter().map(Profile::origin).collect();
+        let origins: Vec<String> = all.list.iter().map(Recipe::origin).collect();
         let shown = dir.join(FILE_NAME).display().to_string();
         assert_eq!(
             origins,
@@ -338,18 +359,18 @@ argv = ["make", "check"]
     fn bad_files_say_where() {
         let path = Path::new("skope.toml");
         let cases = [
-            ("[[profile]]\nname = \"x\"\n", "missing field `argv`"),
-            ("[[profile]]\nname = \"x\"\nargv = []\n", "empty argv"),
+            ("[[recipe]]\nname = \"x\"\n", "missing field `argv`"),
+            ("[[recipe]]\nname = \"x\"\nargv = []\n", "empty argv"),
             (
-                "[[profile]]\nname = \"x\"\nargv = [\"a\", \"{grpah}\"]\n",
+                "[[recipe]]\nname = \"x\"\nargv = [\"a\", \"{grpah}\"]\n",
                 "{grpah}",
             ),
             (
-                "[[profile]]\nname = \"x\"\nargv = [\"a\"]\nshell = true\n",
+                "[[recipe]]\nname = \"x\"\nargv = [\"a\"]\nshell = true\n",
                 "unknown field `shell`",
             ),
             (
-                "[[profile]]\nname = \"x\"\nargv = [\"a\"]\n[[profile]]\nname = \"x\"\nargv = [\"b\"]\n",
+                "[[recipe]]\nname = \"x\"\nargv = [\"a\"]\n[[recipe]]\nname = \"x\"\nargv = [\"b\"]\n",
                 "defined twice",
             ),
             ("[[profile]\n", ""),
@@ -364,30 +385,44 @@ argv = ["make", "check"]
     }
 
     #[test]
-    fn the_bundled_example_profiles_parse() {
+    fn the_bundled_example_recipes_parse() {
         let path = Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/assets/profiles/skope.toml"
+            "/assets/recipes/skope.toml"
         ));
         let text = std::fs::read_to_string(path).unwrap();
-        let profiles = parse(&text, path).unwrap().profiles;
-        let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+        let recipes = parse(&text, path).unwrap().recipes;
+        let names: Vec<&str> = recipes.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["torchair-compare", "check-verbose"]);
-        assert_eq!(profiles[0].results.as_deref(), Some("{out}/prof_result"));
+        assert_eq!(recipes[0].results.as_deref(), Some("{out}/prof_result"));
+    }
+
+    #[test]
+    fn tables_under_their_earlier_name_are_read_with_a_note() {
+        let text = "[[profile]]\nname = \"old\"\nargv = [\"a\"]\n";
+        let file = parse(text, Path::new("skope.toml")).unwrap();
+        assert_eq!(file.recipes[0].name, "old");
+        let note = file.note.unwrap();
+        assert!(note.starts_with("skope.toml: [[profile]] tables"), "{note}");
+        assert!(parse(FILE, Path::new("skope.toml")).unwrap().note.is_none());
+        // One name may not be defined under both.
+        let both = format!("{text}[[recipe]]\nname = \"old\"\nargv = [\"b\"]\n");
+        let err = parse(&both, Path::new("skope.toml")).unwrap_err();
+        assert!(err.to_string().contains("defined twice"), "{err}");
     }
 
     #[test]
     fn keep_runs_comes_from_the_first_file_that_sets_it() {
         let file = parse("keep_runs = 5\n", Path::new("skope.toml")).unwrap();
         assert_eq!(file.keep_runs, Some(5));
-        assert!(file.profiles.is_empty());
+        assert!(file.recipes.is_empty());
     }
 
     #[test]
     fn built_ins_use_only_known_placeholders() {
-        for profile in builtin() {
-            assert!(template::used(&profile.argv).is_ok(), "{}", profile.name);
-            assert!(profile.argv.iter().any(|a| a == "{codegen_dir}"));
+        for recipe in builtin() {
+            assert!(template::used(&recipe.argv).is_ok(), "{}", recipe.name);
+            assert!(recipe.argv.iter().any(|a| a == "{codegen_dir}"));
         }
     }
 }
