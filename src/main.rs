@@ -47,6 +47,10 @@ struct Cli {
     /// sk_model, or BASE (without SuperKernel) then NEW (with): `--profiles B --profiles N`.
     #[arg(long, value_name = "PATH", num_args = 1, action = clap::ArgAction::Append)]
     profiles: Vec<PathBuf>,
+    /// A static kernel compile's outputs for the explorer's static kernels view (K):
+    /// static_kernel_compile_outputs/, one run's ts*_pid*_outputs/, or a directory holding them.
+    #[arg(long = "static", value_name = "DIR")]
+    statics: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -1109,6 +1113,7 @@ fn explore(cli: Cli) -> Result<()> {
         config,
         mouse: !cli.no_mouse,
         profiles,
+        statics: cli.statics,
         kernel_meta: cli.meta.paths,
     })
 }

@@ -376,7 +376,7 @@ fn profiles_given_on_the_command_line_open_in_the_profile_view() {
 }
 
 /// `skope DUMP` in `dir`, a 120×40 terminal.
-/// Opens the profile picker (`c`) and starts profile `name`.
+/// Opens the recipe picker (`c`) and starts recipe `name`.
 fn pick_recipe(s: &mut Session, name: &str) {
     s.send(b"c");
     s.wait_for("the picker", LONG, |t| t.contains("Run a recipe"));
@@ -567,7 +567,7 @@ fn earlier_runs_are_listed_after_a_restart() {
 }
 
 #[test]
-fn a_local_profile_replacing_the_built_in_check_is_shown_as_such() {
+fn a_local_recipe_replacing_the_built_in_check_is_shown_as_such() {
     let dir = std::env::temp_dir().join(format!("skope-term-override-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -642,6 +642,32 @@ fn an_aclgraph_model_directory_opens_in_the_explorer() {
     select(&mut s, "Cast_f00d#33");
     let screen = s.wait_for("its reason", LONG, |t| t.contains("IN_UNFUSIBLE_SCOPE"));
     assert!(screen.contains("inside an unnamed scope"), "{screen}");
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
+
+#[test]
+fn static_kernel_outputs_given_on_the_command_line_open_in_their_view() {
+    let outputs = common::repo("assets/examples/static_kernel_compile_outputs");
+    let mut s = skope(&["--static", outputs.to_str().unwrap()], 140, 42);
+    s.wait_for("the view", LONG, |t| {
+        t.contains("Static kernels · 4 op type(s), 5 binary(ies)")
+            && t.contains("MatMulV2 · 2 binary(ies)")
+    });
+    // To the bottom, then enter on the last op: the graph, with the op selected.
+    s.send(b"G");
+    s.wait_for("the graph's ops", LONG, |t| {
+        t.contains("✓ static kernel  lm_head  MatMulV2  [8,7168]")
+    });
+    s.send(b"\r");
+    let screen = s.wait_for("the op", LONG, |t| {
+        details_title(t).is_some_and(|d| d.contains("lm_head"))
+    });
+    assert!(!screen.contains("Static kernels ·"), "{screen}");
+    // K brings the view back as it was.
+    s.send(b"K");
+    s.wait_for("the view again", LONG, |t| t.contains("Static kernels ·"));
     s.send(b"q");
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());

@@ -131,7 +131,7 @@ const VIEWS: &[View] = &[
         keys: "/name:layer0_rope\r»\r",
     },
     View {
-        name: "profiles",
+        name: "recipes",
         title: "Picking a recipe",
         size: (140, 42),
         keys: "c",
@@ -158,9 +158,7 @@ fn main() -> Result<()> {
     for view in VIEWS {
         let (w, h) = view.size;
         let mut app = explorer(w, h)?;
-        for key in presses(view.keys) {
-            app.handle(Msg::key(key));
-        }
+        press(&mut app, view.keys);
         highlight_code(&mut app);
         write(&app, out, view.name, view.title)?;
     }
@@ -198,9 +196,7 @@ fn main() -> Result<()> {
 /// The explorer on the bundled aclgraph pass output, on the unsupported attention kernel.
 fn aclgraph(out: &Path) -> Result<()> {
     let mut app = explorer_on(ACLGRAPH_EXAMPLE, 160, 45)?;
-    for key in presses("/FusedInferAttentionScore_30ab9e11#7\r") {
-        app.handle(Msg::key(key));
-    }
+    press(&mut app, "/FusedInferAttentionScore_30ab9e11#7\r");
     write(
         &app,
         out,
@@ -235,7 +231,7 @@ fn explorer_on(file: &str, w: u16, h: u16) -> Result<App> {
     Ok(app)
 }
 
-/// The runs view after a real run of the built-in `check` profile.
+/// The runs view after a real run of the built-in `check` recipe.
 fn runs(out: &Path) -> Result<()> {
     let mut app = explorer(140, 42)?;
     let (tx, rx) = std::sync::mpsc::channel();
@@ -244,21 +240,11 @@ fn runs(out: &Path) -> Result<()> {
     let runs = std::env::temp_dir().join("skope-screenshots.runs");
     let _ = std::fs::remove_dir_all(&runs);
     app.runs_dir = Some(runs);
-    for key in presses("ccheck\r") {
-        app.handle(Msg::key(key));
-    }
-    let start = std::time::Instant::now();
-    while app.runs.running() > 0 {
-        anyhow::ensure!(
-            start.elapsed() < Duration::from_secs(300),
-            "the check run did not end"
-        );
-        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
-            app.now = start.elapsed();
-            app.handle(msg);
-        }
-    }
-    write(&app, out, "runs", "The runs view after the check profile")
+    press(&mut app, "ccheck\r");
+    wait(&mut app, &rx, "the check run", |app| {
+        app.runs.running() == 0
+    })?;
+    write(&app, out, "runs", "The runs view after the check recipe")
 }
 
 /// The profile view on the bundled profiles, its segments table, and the op list's times.
@@ -267,19 +253,10 @@ fn compare(out: &Path) -> Result<()> {
     let (tx, rx) = std::sync::mpsc::channel();
     app.events = Some(tx);
     // p guesses the bundled profiles beside the dump; enter reads them.
-    for key in presses("p\r") {
-        app.handle(Msg::key(key));
-    }
-    let start = std::time::Instant::now();
-    while app.profiles_loading.is_some() {
-        anyhow::ensure!(
-            start.elapsed() < Duration::from_secs(60),
-            "the profiles were not read"
-        );
-        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
-            app.handle(msg);
-        }
-    }
+    press(&mut app, "p\r");
+    wait(&mut app, &rx, "the profiles", |app| {
+        app.profiles_loading.is_none()
+    })?;
     anyhow::ensure!(app.profile_open(), "no profile view: {:?}", app.status);
     write(
         &app,
@@ -294,10 +271,50 @@ fn compare(out: &Path) -> Result<()> {
         "compare_segments",
         "Each segment without and with SuperKernel",
     )?;
-    for key in presses("\x1b/name:layer0_attention\r") {
+    press(&mut app, "\x1b/name:layer0_attention\r");
+    write(&app, out, "op_times", "The op list with each op's time")?;
+    // K guesses the bundled static kernel outputs beside the dump; enter reads them.
+    press(&mut app, "K\r");
+    wait(&mut app, &rx, "the static kernel outputs", |app| {
+        app.explorer().is_some_and(|ex| ex.statics.is_some())
+    })?;
+    press(&mut app, "G");
+    write(
+        &app,
+        out,
+        "statics",
+        "Static kernels: compiled, left out, and the graph's ops with their time",
+    )
+}
+
+/// Presses the keys `text` stands for.
+fn press(app: &mut App, text: &str) {
+    for key in presses(text) {
         app.handle(Msg::key(key));
     }
-    write(&app, out, "op_times", "The op list with each op's time")
+}
+
+/// Feeds `app` the workers' messages (with a clock) until `done` holds; fails after five
+/// minutes.
+fn wait(
+    app: &mut App,
+    rx: &std::sync::mpsc::Receiver<Msg>,
+    what: &str,
+    done: impl Fn(&App) -> bool,
+) -> Result<()> {
+    let start = std::time::Instant::now();
+    while !done(app) {
+        anyhow::ensure!(
+            start.elapsed() < Duration::from_secs(300),
+            "waited too long for {what}: {:?}",
+            app.status
+        );
+        if let Ok(msg) = rx.recv_timeout(Duration::from_millis(50)) {
+            app.now = start.elapsed();
+            app.handle(msg);
+        }
+    }
+    Ok(())
 }
 
 /// Highlights the code view's code here, as the worker thread does in the explorer.

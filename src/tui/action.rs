@@ -53,6 +53,8 @@ pub enum Action {
     /// In the suggestions view: make every suggestion a scope that does not overlap one made
     /// before it, best first.
     AcceptAllSuggestions,
+    /// Show or hide the static kernels view (asks for the compile's outputs the first time).
+    StaticKernels,
     /// Go back to where the last jump (to a neighbour, a break, a segment) came from.
     JumpBack,
     /// Pick a recipe and run it.
@@ -168,7 +170,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 54] = [
+    pub const ALL: [Action; 55] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -191,6 +193,7 @@ impl Action {
         Action::Suggestions,
         Action::AcceptSuggestion,
         Action::AcceptAllSuggestions,
+        Action::StaticKernels,
         Action::CopyCode,
         Action::WriteCode,
         Action::Search,
@@ -251,6 +254,7 @@ impl Action {
             Action::Suggestions => "suggestions",
             Action::AcceptSuggestion => "accept_suggestion",
             Action::AcceptAllSuggestions => "accept_all_suggestions",
+            Action::StaticKernels => "static_kernels",
             Action::JumpBack => "jump_back",
             Action::Compile => "compile",
             Action::Runs => "runs",
@@ -311,6 +315,7 @@ impl Action {
             Action::Suggestions => "suggested scopes (toggle)",
             Action::AcceptSuggestion => "accept the suggestion",
             Action::AcceptAllSuggestions => "accept all that fit",
+            Action::StaticKernels => "static kernels view (toggle)",
             Action::JumpBack => "back from the last jump",
             Action::Compile => "run a recipe (pick one)",
             Action::Runs => "runs and their logs (toggle)",
@@ -370,6 +375,7 @@ impl Action {
             | Action::Suggestions
             | Action::AcceptSuggestion
             | Action::AcceptAllSuggestions
+            | Action::StaticKernels
             | Action::CopyCode
             | Action::WriteCode => Group::Plan,
             Action::Search

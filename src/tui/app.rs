@@ -93,6 +93,8 @@ pub enum PromptKind {
     Rename(String),
     /// The profiles to compare: one directory holding both, or base and new.
     Profiles,
+    /// A static kernel compile's outputs directory.
+    Statics,
 }
 
 /// A one-line message shown in place of the key bar until the next key.
@@ -141,6 +143,8 @@ pub struct App {
     pub(super) comparer: Option<Sender<super::profiles::CompareRequest>>,
     /// The worker that makes suggestions, once asked for.
     pub(super) suggester: Option<Sender<super::suggestions::SuggestRequest>>,
+    /// A static kernel compile's outputs to read once the graph is loaded (`--static`).
+    pub statics_on_load: Option<PathBuf>,
     /// Profiles to read once the graph is loaded (`--profiles`).
     pub profiles_on_load: Option<super::profiles::ProfilesRequest>,
     /// The profiles being read, if any.
@@ -180,6 +184,7 @@ impl App {
             now: Duration::ZERO,
             profiles_loading: None,
             profiles_on_load: None,
+            statics_on_load: None,
             comparer: None,
             suggester: None,
             runs_dir: None,
@@ -222,6 +227,7 @@ impl App {
         }
         match self.explorer() {
             Some(ex) if ex.suggestions.as_ref().is_some_and(|v| v.open) => HelpView::Suggestions,
+            Some(ex) if ex.statics.as_ref().is_some_and(|v| v.open) => HelpView::Statics,
             Some(ex) if ex.focus == Pane::Details && ex.code.is_some() => HelpView::Code,
             _ => HelpView::Graph,
         }
@@ -311,6 +317,9 @@ impl App {
                         if let Some(request) = self.profiles_on_load.take() {
                             self.load_profiles(request);
                         }
+                        if let Some(dir) = self.statics_on_load.take() {
+                            self.load_statics(dir);
+                        }
                     }
                     Err(message) => self.screen = Screen::Failed { file, message },
                 }
@@ -330,6 +339,7 @@ impl App {
                 compared,
             } => self.profiles_compared(generation, *compared),
             Msg::Suggested(answer) => self.suggested(*answer),
+            Msg::StaticsRead(answer) => self.statics_read(*answer),
             Msg::WorkerFailed { work, message } => self.problem(format!(
                 "{work} stopped: {} (a bug in skope; please report it)",
                 crate::text::sanitize(&message)
@@ -361,6 +371,7 @@ impl App {
             Screen::Explorer(ex) if ex.suggestions.as_ref().is_some_and(|v| v.open) => {
                 Layer::Suggestions
             }
+            Screen::Explorer(ex) if ex.statics.as_ref().is_some_and(|v| v.open) => Layer::Statics,
             Screen::Explorer(_) => Layer::Panes,
             _ => Layer::Screen,
         };
@@ -397,6 +408,7 @@ impl App {
             Layer::Runs => self.runs_view_action(action),
             Layer::Profiles => self.profile_view_action(action),
             Layer::Suggestions => self.suggestions_action(action),
+            Layer::Statics => self.statics_action(action),
             _ => self.explorer_action(action),
         }
     }
@@ -413,6 +425,7 @@ impl App {
                 self.profile_action(action)
             }
             Outcome::Pass(action) => self.explorer_action(action),
+            Outcome::GoTo(target) => self.go_to(target),
         }
     }
 
@@ -470,6 +483,10 @@ impl App {
         }
         if action == Action::Suggestions {
             self.toggle_suggestions();
+            return;
+        }
+        if action == Action::StaticKernels {
+            self.toggle_statics();
             return;
         }
         let code_focused = self
@@ -723,7 +740,10 @@ impl App {
                     ex.code_cursor_to(*before);
                 }
             }
-            PromptKind::NewScope(_) | PromptKind::Rename(_) | PromptKind::Profiles => {}
+            PromptKind::NewScope(_)
+            | PromptKind::Rename(_)
+            | PromptKind::Profiles
+            | PromptKind::Statics => {}
         }
     }
 
@@ -747,7 +767,10 @@ impl App {
                 true
             }
             // Naming prompts change nothing until enter.
-            PromptKind::NewScope(_) | PromptKind::Rename(_) | PromptKind::Profiles => return,
+            PromptKind::NewScope(_)
+            | PromptKind::Rename(_)
+            | PromptKind::Profiles
+            | PromptKind::Statics => return,
         };
         let row = ex.row_near(prompt.before_op);
         ex.select_row(row);
@@ -768,6 +791,7 @@ impl App {
                 match top {
                     Layer::Runs => self.runs_scroll(lines),
                     Layer::Suggestions => self.suggestions_scroll(lines),
+                    Layer::Statics => self.statics_scroll(lines),
                     _ => self.profile_scroll(lines),
                 }
                 return;

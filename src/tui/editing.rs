@@ -499,6 +499,7 @@ impl App {
             ),
             PromptKind::Rename(scope) => self.apply_edit(Edit::Rename { scope, to: name }, None),
             PromptKind::Profiles => self.submit_profiles(&name),
+            PromptKind::Statics => self.submit_statics(&name),
             PromptKind::Search | PromptKind::Filter | PromptKind::CodeSearch(_) => {}
         }
     }

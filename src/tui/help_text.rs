@@ -43,6 +43,8 @@ pub enum HelpView {
     Profiles,
     /// The suggested scopes.
     Suggestions,
+    /// The static kernels view.
+    Statics,
 }
 
 impl HelpView {
@@ -53,6 +55,7 @@ impl HelpView {
             HelpView::Runs => "In the runs view",
             HelpView::Profiles => "In the profile view",
             HelpView::Suggestions => "In the suggestions view",
+            HelpView::Statics => "In the static kernels view",
         }
     }
 
@@ -119,6 +122,16 @@ impl HelpView {
                     "make every one a scope that fits (one undo step)",
                 ),
                 (Action::Suggestions, "back to the graph"),
+                (Action::Back, "back to the graph"),
+            ],
+            HelpView::Statics => &[
+                (Action::Down, "next row"),
+                (Action::Up, "previous row"),
+                (
+                    Action::Toggle,
+                    "go to the graph: the ops of a type, or the op",
+                ),
+                (Action::StaticKernels, "back to the graph"),
                 (Action::Back, "back to the graph"),
             ],
         }

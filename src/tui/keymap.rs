@@ -168,6 +168,7 @@ pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
     (Action::Suggestions, &["S"]),
     (Action::AcceptSuggestion, &["a"]),
     (Action::AcceptAllSuggestions, &["A"]),
+    (Action::StaticKernels, &["K"]),
     (Action::JumpBack, &["ctrl-o", "backspace"]),
     (Action::Compile, &["c"]),
     (Action::Runs, &["L"]),

@@ -16,6 +16,8 @@ pub enum Layer {
     Profiles,
     /// The suggested scopes over the panes.
     Suggestions,
+    /// The static kernels view over the panes.
+    Statics,
     /// The options editor in the details pane's place.
     Options,
     /// A picker or a question.
@@ -56,7 +58,7 @@ impl Layer {
         match self {
             Layer::Prompt => Keys::Text,
             Layer::Dialog => Keys::Answers,
-            Layer::Runs | Layer::Profiles | Layer::Suggestions => Keys::View,
+            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics => Keys::View,
             Layer::Screen | Layer::Panes | Layer::Options | Layer::Help => Keys::Graph,
         }
     }
@@ -65,7 +67,7 @@ impl Layer {
     pub fn mouse(self) -> Mouse {
         match self {
             Layer::Panes | Layer::Options => Mouse::Panes,
-            Layer::Runs | Layer::Profiles | Layer::Suggestions => Mouse::Wheel,
+            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics => Mouse::Wheel,
             Layer::Screen | Layer::Dialog | Layer::Help | Layer::Prompt => Mouse::Ignored,
         }
     }

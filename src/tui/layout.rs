@@ -220,6 +220,44 @@ pub fn suggestion_rows(area: Rect, expanded: bool) -> usize {
     usize::from(table.height.saturating_sub(SUGGESTION_HEAD))
 }
 
+/// Moves a list's `selected` row by `step` among `len` rows, scrolling `offset` so that it
+/// stays within the `height` rows shown.
+pub fn move_selection(
+    selected: &mut usize,
+    offset: &mut usize,
+    step: isize,
+    len: usize,
+    height: usize,
+) {
+    *selected = selected
+        .saturating_add_signed(step)
+        .min(len.saturating_sub(1));
+    let height = height.max(1);
+    if *selected < *offset {
+        *offset = *selected;
+    } else if *selected >= *offset + height {
+        *offset = *selected + 1 - height;
+    }
+}
+
+/// Lines above the static kernels view's rows: what the join is, the keys.
+pub const STATICS_HEAD: u16 = 2;
+
+/// The static kernels view's list of rows inside the body `area`.
+pub fn statics_list(area: Rect) -> Rect {
+    let inner = inner(area);
+    Rect {
+        y: inner.y + STATICS_HEAD.min(inner.height),
+        height: inner.height.saturating_sub(STATICS_HEAD),
+        ..inner
+    }
+}
+
+/// Rows the static kernels view shows at once in the body `area`.
+pub fn statics_rows(area: Rect) -> usize {
+    usize::from(statics_list(area).height)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ pub mod dialog;
 pub mod editing;
 pub mod effect;
 pub mod explorer;
+pub mod go_to;
 pub mod help_text;
 pub mod highlight;
 pub mod keymap;
@@ -35,6 +36,8 @@ mod run_actions;
 pub mod runs;
 pub mod session;
 pub mod sink;
+mod static_actions;
+pub mod statics;
 mod suggestion_actions;
 pub mod suggestions;
 pub mod terminal;
@@ -73,6 +76,8 @@ pub struct Options {
     pub mouse: bool,
     /// Profiles to read and compare once the graph is loaded.
     pub profiles: Option<profiles::ProfilesRequest>,
+    /// A static kernel compile's outputs to read once the graph is loaded.
+    pub statics: Option<std::path::PathBuf>,
     /// A compile's kernel_meta for the code view.
     pub kernel_meta: Vec<std::path::PathBuf>,
 }
@@ -108,6 +113,7 @@ pub fn run(options: Options) -> Result<()> {
         app.events = Some(events);
         app.reload = Some(request);
         app.profiles_on_load = options.profiles;
+        app.statics_on_load = options.statics;
         let start = Instant::now();
         let mut last_tick = start;
         loop {

@@ -60,6 +60,11 @@ pub fn suggestions_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<super::sugges
     sink(tx, |answer| Msg::Suggested(Box::new(answer)))
 }
 
+/// The static kernel reader's answer as a message for `tx`.
+pub fn statics_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<super::statics::StaticsRead> {
+    sink(tx, |answer| Msg::StaticsRead(Box::new(answer)))
+}
+
 /// The run workers' events as messages for `tx`.
 pub fn runs_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<RunEvent> {
     sink(tx, |event| match event {
@@ -124,6 +129,8 @@ pub enum Msg {
     },
     /// Suggestions made on the worker.
     Suggested(Box<super::suggestions::Suggested>),
+    /// Static kernel compile outputs read on the worker.
+    StaticsRead(Box<super::statics::StaticsRead>),
     /// A signal asked skope to stop.
     Stop,
 }

@@ -1,6 +1,6 @@
 //! What a view's own key handler asks of the app once it has changed its own state: a message,
 //! a question, closing, or an action only the app can carry out (it needs the explorer, the
-//! prompt or another view).
+//! prompt or another view), such as showing a row's ops in the graph.
 
 use super::action::Action;
 use super::dialog::Dialog;
@@ -18,4 +18,15 @@ pub enum Outcome {
     Ask(Dialog),
     /// The app carries out this action (after the view changed what it owns).
     Pass(Action),
+    /// Show this in the graph's panes, closing the views over them.
+    GoTo(Target),
+}
+
+/// Where a drill-down from a view's row goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The ops of this type.
+    Type(String),
+    /// The op of this name.
+    Op(String),
 }

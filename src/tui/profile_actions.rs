@@ -5,13 +5,9 @@
 use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen};
 use super::dialog::{Dialog, PickFor, Picker};
-use super::explorer::Pane;
 use super::layout;
-use super::outcome::Outcome;
-use super::profile_view::{ProfileView, Table};
+use super::profile_view::ProfileView;
 use super::profiles::{self, Compared, LoadedProfiles, ProfilesRequest};
-use super::query::Query;
-use crate::graph::OpId;
 use crate::profile::ProfileError;
 use crate::text::sanitize;
 use std::path::{Path, PathBuf};
@@ -163,17 +159,14 @@ impl App {
         self.load_profiles(ProfilesRequest { rank, ..request });
     }
 
-    /// An action in the profile view: the view handles its own keys; enter drills down from
-    /// the selected row into the graph.
+    /// An action in the profile view (which handles its own keys).
     pub(super) fn profile_view_action(&mut self, action: Action) {
         let height = self.profile_rows();
         let Some(view) = self.profile_view_mut() else {
             return;
         };
-        match view.action(action, height) {
-            Outcome::Pass(Action::Toggle) => self.drill_down(),
-            outcome => self.carry_out(outcome),
-        }
+        let outcome = view.action(action, height);
+        self.carry_out(outcome);
     }
 
     /// Moves the profile view's selection by `rows` (the mouse wheel).
@@ -181,66 +174,6 @@ impl App {
         let height = self.profile_rows();
         if let Some(view) = self.profile_view_mut() {
             view.move_by(rows, height);
-        }
-    }
-
-    /// From the selected row to the graph: an op type filters the op list to its ops; a
-    /// SuperKernel row shows the segments; a segment selects its first op, a break its op.
-    fn drill_down(&mut self) {
-        let Some(view) = self.profile_view_mut() else {
-            return;
-        };
-        let row = view.selected();
-        let target = match view.table {
-            Table::Types if view.selected_is_superkernel() => {
-                view.table = Table::Segments;
-                return;
-            }
-            Table::Types => view.type_row(row).map(|r| Target::Type(r.op_type.clone())),
-            Table::Segments => view
-                .diff
-                .per_op
-                .as_ref()
-                .and_then(|p| p.segments.get(row))
-                .and_then(|s| s.ops.first())
-                .map(|op| Target::Op(op.name.clone())),
-            Table::Breaks => view
-                .diff
-                .per_op
-                .as_ref()
-                .and_then(|p| p.breaks.get(row))
-                .map(|b| Target::Op(b.op.clone())),
-        };
-        let Some(target) = target else {
-            return;
-        };
-        let Screen::Explorer(ex) = &mut self.screen else {
-            return;
-        };
-        match target {
-            Target::Type(op_type) => {
-                let query = Query::parse(&format!("type:{op_type}"));
-                ex.set_filter(query, false, None);
-                ex.focus = Pane::Ops;
-                let shown = ex.rows().len();
-                if let Some(view) = &mut ex.profiles {
-                    view.open = false;
-                }
-                self.info(format!(
-                    "{shown} op(s) of type {} in the graph; {} clears the filter",
-                    sanitize(&op_type),
-                    self.config.keymap.hint(Action::ClearFilter)
-                ));
-            }
-            Target::Op(name) => match ex.ws.graph().find(&name) {
-                Some(id) => {
-                    show_op(ex, id);
-                    if let Some(view) = &mut ex.profiles {
-                        view.open = false;
-                    }
-                }
-                None => self.problem(format!("no op named {} in the graph", sanitize(&name))),
-            },
         }
     }
 
@@ -316,22 +249,5 @@ impl App {
     /// Rows of the profile view's table.
     fn profile_rows(&self) -> usize {
         layout::profile_table_rows(self.areas().body)
-    }
-}
-
-/// Where a drill-down goes.
-enum Target {
-    Type(String),
-    Op(String),
-}
-
-/// Selects `id` in the op list, clearing the filter when it hides the op.
-fn show_op(ex: &mut super::explorer::Explorer, id: OpId) {
-    if ex.row_of(id).is_none() {
-        ex.set_filter(None, false, Some(id));
-    }
-    if let Some(row) = ex.row_of(id) {
-        ex.select_row(row);
-        ex.focus = Pane::Ops;
     }
 }

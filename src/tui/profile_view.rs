@@ -2,7 +2,7 @@
 //! selection and sort order, and its keys.
 
 use super::action::Action;
-use super::outcome::Outcome;
+use super::outcome::{Outcome, Target};
 use super::profiles::{CompareRequest, Compared, LoadedProfiles, PlanSnapshot, ProfilesRequest};
 use crate::profile::{self, BreakCost, Diff, Pair, RowStatus, SegmentTime};
 use crate::workspace::Workspace;
@@ -194,14 +194,14 @@ impl ProfileView {
     /// `height` rows.
     pub fn move_by(&mut self, step: isize, height: usize) {
         let i = table_index(self.table);
-        let last = self.rows(self.table).saturating_sub(1);
-        self.selected[i] = self.selected[i].saturating_add_signed(step).min(last);
-        let height = height.max(1);
-        if self.selected[i] < self.offset[i] {
-            self.offset[i] = self.selected[i];
-        } else if self.selected[i] >= self.offset[i] + height {
-            self.offset[i] = self.selected[i] + 1 - height;
-        }
+        let len = self.rows(self.table);
+        super::layout::move_selection(
+            &mut self.selected[i],
+            &mut self.offset[i],
+            step,
+            len,
+            height,
+        );
     }
 
     /// Shows the next (or previous) table.
@@ -221,8 +221,8 @@ impl ProfileView {
         self.sort_rows();
     }
 
-    /// The profile view's keys: moving, other tables, sorting and closing; drilling down
-    /// (enter), reading other profiles, compiling and the runs view are passed to the app.
+    /// The profile view's keys: moving, other tables, sorting, closing, and drilling down
+    /// (enter); reading other profiles, compiling and the runs view are passed to the app.
     /// `height` is the table's height in rows.
     pub fn action(&mut self, action: Action, height: usize) -> Outcome {
         if let Some(rows) = action.rows(height.max(1) as isize) {
@@ -237,7 +237,8 @@ impl ProfileView {
                 return Outcome::Problem("only the op-type table sorts".to_string());
             }
             Action::Back | Action::Profiles => self.open = false,
-            Action::Toggle | Action::LoadProfiles => return Outcome::Pass(action),
+            Action::Toggle => return self.drill_down(),
+            Action::LoadProfiles => return Outcome::Pass(action),
             Action::Compile | Action::Runs => {
                 self.open = false;
                 return Outcome::Pass(action);
@@ -245,6 +246,33 @@ impl ProfileView {
             _ => {}
         }
         Outcome::Done
+    }
+
+    /// From the selected row to the graph: an op type filters the op list to its ops; a
+    /// SuperKernel row shows the segments; a segment selects its first op, a break its op.
+    fn drill_down(&mut self) -> Outcome {
+        let row = self.selected();
+        let target = match self.table {
+            Table::Types if self.selected_is_superkernel() => {
+                self.table = Table::Segments;
+                return Outcome::Done;
+            }
+            Table::Types => self.type_row(row).map(|r| Target::Type(r.op_type.clone())),
+            Table::Segments => self
+                .diff
+                .per_op
+                .as_ref()
+                .and_then(|p| p.segments.get(row))
+                .and_then(|s| s.ops.first())
+                .map(|op| Target::Op(op.name.clone())),
+            Table::Breaks => self
+                .diff
+                .per_op
+                .as_ref()
+                .and_then(|p| p.breaks.get(row))
+                .map(|b| Target::Op(b.op.clone())),
+        };
+        target.map_or(Outcome::Done, Outcome::GoTo)
     }
 
     /// The segment of the comparison that op `name` is fused into.

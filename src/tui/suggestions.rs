@@ -222,13 +222,7 @@ impl SuggestionsView {
 
     /// Moves the selection by `delta` rows, keeping it within `height` rows shown.
     pub fn move_by(&mut self, delta: isize, height: usize) {
-        let last = self.order.len().saturating_sub(1);
-        self.selected = self.selected.saturating_add_signed(delta).min(last);
-        let height = height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + height {
-            self.offset = self.selected + 1 - height;
-        }
+        let len = self.order.len();
+        super::layout::move_selection(&mut self.selected, &mut self.offset, delta, len, height);
     }
 }

@@ -61,6 +61,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "enter read · esc cancel · a directory holding no_sk_model and sk_model, or BASE NEW",
                 String::new(),
             ),
+            (PromptKind::Statics, _) => (
+                "static kernel outputs: ",
+                "enter read · esc cancel · static_kernel_compile_outputs/ (or aclnn_static_shape_kernel_outputs/), one run's ts*_pid*_outputs/, or a directory holding them",
+                String::new(),
+            ),
             (PromptKind::Rename(scope), _) => (
                 "rename to: ",
                 "enter rename · esc cancel",

@@ -13,6 +13,7 @@ pub mod profile;
 pub mod runs;
 pub mod scopes;
 pub mod screens;
+pub mod statics;
 pub mod strip;
 pub mod suggestions;
 
@@ -49,6 +50,9 @@ pub fn render(app: &App, frame: &mut Frame) {
                 (Layer::Profiles, Some(view)) => profile::render(app, view, frame, areas.body),
                 (Layer::Suggestions, _) if let Some(view) = &ex.suggestions => {
                     suggestions::render(app, view, frame, areas.body);
+                }
+                (Layer::Statics, profiles) if let Some(view) = &ex.statics => {
+                    statics::render(app, view, profiles, frame, areas.body);
                 }
                 _ => {
                     scopes::render(ex, theme, frame, areas.scopes);

@@ -1,0 +1,111 @@
+//! The static kernels view's actions: asking where a static kernel compile's outputs are (with
+//! a guess), reading them on a worker thread, the view's keys, and going from a row to the
+//! graph.
+
+use super::action::Action;
+use super::app::{App, Prompt, PromptKind, Screen};
+use super::layout;
+use super::statics::{self, StaticsRead, StaticsView};
+use crate::static_kernels::ROOT_NAMES;
+use crate::text::sanitize;
+use std::path::{Path, PathBuf};
+
+impl App {
+    /// Opens the static kernels view (asking for the outputs the first time), or closes it.
+    pub(super) fn toggle_statics(&mut self) {
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        match &mut ex.statics {
+            Some(view) => view.open = !view.open,
+            None => {
+                let guess = self.guess_statics().unwrap_or_default();
+                self.prompt = Some(Prompt::new(
+                    PromptKind::Statics,
+                    guess.display().to_string(),
+                ));
+            }
+        }
+    }
+
+    /// Where the outputs probably are: an outputs root in the working directory, or next to
+    /// the dump.
+    fn guess_statics(&self) -> Option<PathBuf> {
+        let dump = self.explorer().map(|ex| ex.ws.source().file.clone());
+        let beside_dump = dump.as_deref().and_then(|f| Path::new(f).parent());
+        let dirs = [Some(Path::new("")), beside_dump];
+        dirs.into_iter()
+            .flatten()
+            .flat_map(|dir| ROOT_NAMES.iter().map(move |name| dir.join(name)))
+            .find(|p| p.is_dir())
+    }
+
+    /// Reads the outputs the prompt names.
+    pub(super) fn submit_statics(&mut self, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return self.problem("no directory given".to_string());
+        }
+        self.load_statics(PathBuf::from(text));
+    }
+
+    /// Reads the outputs at `dir` on a worker thread (here, without an event loop).
+    pub(super) fn load_statics(&mut self, dir: PathBuf) {
+        self.info(format!(
+            "reading the static kernel outputs in {}…",
+            sanitize(&dir.display().to_string())
+        ));
+        match self.events.clone() {
+            Some(events) => statics::spawn_read(
+                dir,
+                super::msg::statics_sink(&events),
+                super::msg::failure_sink(&events, "reading static kernel outputs"),
+            ),
+            None => self.statics_read(statics::read(dir)),
+        }
+    }
+
+    /// Takes in the outputs read on the worker: opens the view, or says what is wrong.
+    pub(super) fn statics_read(&mut self, answer: StaticsRead) {
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        match answer.result {
+            Ok(summary) => {
+                let view = StaticsView::new(answer.dir, summary, ex.ws.graph());
+                let words = format!(
+                    "static kernels: {} op type(s), {} binary(ies); {} problem(s) reading files",
+                    view.summary.compiled.len(),
+                    view.binaries(),
+                    view.summary.problems.len()
+                );
+                ex.statics = Some(view);
+                self.info(words);
+            }
+            Err(why) => self.problem(sanitize(&why.replace('\n', " ")).into_owned()),
+        }
+    }
+
+    /// An action with the static kernels view on top.
+    pub(super) fn statics_action(&mut self, action: Action) {
+        let height = layout::statics_rows(self.areas().body);
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let Some(view) = &mut ex.statics else {
+            return;
+        };
+        let outcome = view.action(action, height);
+        self.carry_out(outcome);
+    }
+
+    /// Moves the static kernels view's selection by `rows` (the mouse wheel).
+    pub(super) fn statics_scroll(&mut self, rows: isize) {
+        let height = layout::statics_rows(self.areas().body);
+        if let Screen::Explorer(ex) = &mut self.screen
+            && let Some(view) = &mut ex.statics
+        {
+            view.move_by(rows, height);
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! The static kernels view's state: a static kernel compile's outputs read on a worker thread
+//! (reference/profiling_and_dumps.md §3), summarised and joined to the graph, laid out as rows
+//! — the op types compiled with each input signature (one binary each), the ops left out
+//! grouped by why, and the graph's ops of compiled types with whether their shapes got a
+//! kernel — with the selection.
+
+use super::action::Action;
+use super::layout;
+use super::outcome::{Outcome, Target};
+use super::sink::Sink;
+use crate::graph::Graph;
+use crate::static_kernels::{self, Summary};
+use std::path::PathBuf;
+
+/// What the reading worker answers.
+#[derive(Debug)]
+pub struct StaticsRead {
+    /// The directory asked for.
+    pub dir: PathBuf,
+    /// The summary, or why the outputs could not be read.
+    pub result: Result<Summary, String>,
+}
+
+/// Reads and summarises the outputs at `dir`.
+pub fn read(dir: PathBuf) -> StaticsRead {
+    let result = static_kernels::read(&dir)
+        .map(|(runs, problems)| static_kernels::summarise(&runs, problems))
+        .map_err(|e| e.to_string());
+    StaticsRead { dir, result }
+}
+
+/// Reads the outputs at `dir` on a worker thread; the answer goes to `done`, a panic's
+/// message to `failed`.
+pub fn spawn_read(dir: PathBuf, done: Sink<StaticsRead>, failed: Sink<String>) {
+    crate::worker::spawn(
+        "skope-static",
+        move || _ = done(read(dir)),
+        move |m| {
+            failed(m);
+        },
+    );
+}
+
+/// What a row of the view is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowKind {
+    /// A section's title.
+    Heading,
+    /// An op type compiled, or a reason ops were left out.
+    Group,
+    /// A signature or an op under a group.
+    Item,
+    /// A graph op whose input shapes got a static kernel.
+    WithKernel,
+    /// A graph op of a compiled type whose shapes did not.
+    OtherShapes,
+    /// What the docs say breaks the compile and the layout shows.
+    Warning,
+    /// A file that could not be read.
+    Problem,
+}
+
+/// One row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// What it is.
+    pub kind: RowKind,
+    /// Its text (from the outputs: sanitised when drawn).
+    pub text: String,
+    /// The graph op it stands for, whose time the view shows when profiles are read.
+    pub op: Option<String>,
+    /// Where enter goes.
+    pub target: Option<Target>,
+}
+
+impl Row {
+    fn new(kind: RowKind, text: String, target: Option<Target>) -> Row {
+        Row {
+            kind,
+            text,
+            op: None,
+            target,
+        }
+    }
+}
+
+/// The static kernels view.
+#[derive(Debug)]
+pub struct StaticsView {
+    /// The directory read.
+    pub dir: PathBuf,
+    /// What the outputs say, joined to the graph.
+    pub summary: Summary,
+    /// The rows shown.
+    pub rows: Vec<Row>,
+    /// The selected row.
+    pub selected: usize,
+    /// The first row shown.
+    pub offset: usize,
+    /// True while the view covers the panes.
+    pub open: bool,
+}
+
+impl StaticsView {
+    /// The view of `summary` (read from `dir`), joined to `graph`.
+    pub fn new(dir: PathBuf, mut summary: Summary, graph: &Graph) -> StaticsView {
+        summary.join(graph);
+        let rows = rows(&summary, graph);
+        StaticsView {
+            dir,
+            summary,
+            rows,
+            selected: 0,
+            offset: 0,
+            open: true,
+        }
+    }
+
+    /// Binaries compiled: one per op type and input signature.
+    pub fn binaries(&self) -> usize {
+        self.summary
+            .compiled
+            .iter()
+            .map(|c| c.signatures.len())
+            .sum()
+    }
+
+    /// Moves the selection by `step` rows, keeping it in a view of `height` rows.
+    pub fn move_by(&mut self, step: isize, height: usize) {
+        let len = self.rows.len();
+        layout::move_selection(&mut self.selected, &mut self.offset, step, len, height);
+    }
+
+    /// Where enter on the selected row goes.
+    pub fn target(&self) -> Option<Target> {
+        self.rows.get(self.selected).and_then(|r| r.target.clone())
+    }
+
+    /// The view's keys: moving, going to the selected row's ops in the graph, closing.
+    /// `height` is the list's height in rows.
+    pub fn action(&mut self, action: Action, height: usize) -> Outcome {
+        if let Some(rows) = action.rows(height.max(1) as isize) {
+            self.move_by(rows, height);
+            return Outcome::Done;
+        }
+        match action {
+            Action::Toggle => {
+                return match self.target() {
+                    Some(target) => Outcome::GoTo(target),
+                    None => Outcome::Problem("nothing in the graph for this row".to_string()),
+                };
+            }
+            Action::Back | Action::StaticKernels => self.open = false,
+            _ => {}
+        }
+        Outcome::Done
+    }
+}
+
+/// The rows of `summary` (already joined) over `graph`.
+fn rows(summary: &Summary, graph: &Graph) -> Vec<Row> {
+    let mut out = Vec::new();
+    for w in &summary.warnings {
+        out.push(Row::new(RowKind::Warning, format!("! {w}"), None));
+    }
+    for p in &summary.problems {
+        out.push(Row::new(RowKind::Problem, format!("✗ {p}"), None));
+    }
+    out.push(Row::new(
+        RowKind::Heading,
+        format!(
+            "Compiled: {} op type(s), one binary per input signature",
+            summary.compiled.len()
+        ),
+        None,
+    ));
+    for c in &summary.compiled {
+        let target = Some(Target::Type(c.op_type.clone()));
+        out.push(Row::new(
+            RowKind::Group,
+            format!("{} · {} binary(ies)", c.op_type, c.signatures.len()),
+            target.clone(),
+        ));
+        for s in &c.signatures {
+            out.push(Row::new(RowKind::Item, s.clone(), target.clone()));
+        }
+    }
+    out.push(Row::new(
+        RowKind::Heading,
+        format!(
+            "Filtered out: {} op signature(s) the compile saw and did not build",
+            summary.filtered.len()
+        ),
+        None,
+    ));
+    let mut reasons: Vec<&str> = summary.filtered.iter().map(|f| f.reason).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    for reason in reasons {
+        let of: Vec<_> = summary
+            .filtered
+            .iter()
+            .filter(|f| f.reason == reason)
+            .collect();
+        out.push(Row::new(
+            RowKind::Group,
+            format!("{reason} · {}", of.len()),
+            None,
+        ));
+        for f in of {
+            out.push(Row::new(
+                RowKind::Item,
+                format!("{}  {}", f.op_type, f.signature),
+                Some(Target::Type(f.op_type.clone())),
+            ));
+        }
+    }
+    if let Some(join) = &summary.graph {
+        out.push(Row::new(
+            RowKind::Heading,
+            format!(
+                "Graph: {} op(s) with a static kernel, {} of a compiled type without one for \
+                 their shapes (joined by type and shapes: a guess)",
+                join.with_kernel.len(),
+                join.other_shapes.len(),
+            ),
+            None,
+        ));
+        let ops = join
+            .other_shapes
+            .iter()
+            .map(|n| (RowKind::OtherShapes, n))
+            .chain(join.with_kernel.iter().map(|n| (RowKind::WithKernel, n)));
+        for (kind, name) in ops {
+            let Some(id) = graph.find(name) else {
+                continue;
+            };
+            let op = graph.op(id);
+            let shapes: Vec<String> = op.input_descs.iter().map(|d| d.shape_text()).collect();
+            let mark = if kind == RowKind::WithKernel {
+                "✓ static kernel"
+            } else {
+                "✗ no kernel for these shapes"
+            };
+            out.push(Row {
+                kind,
+                text: format!("{mark}  {name}  {}  {}", op.op_type, shapes.join(", ")),
+                op: Some(name.clone()),
+                target: Some(Target::Op(name.clone())),
+            });
+        }
+    }
+    out
+}
