@@ -12,6 +12,7 @@ use super::layer::{Keys, Layer, Layers, Mouse};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
 use super::outcome::Outcome;
+pub use super::prompt::{Prompt, PromptKind};
 use super::query::Query;
 use super::runs::Runs;
 use super::session::Session;
@@ -54,49 +55,6 @@ pub enum Screen {
     Explorer(Box<Explorer>),
 }
 
-/// A text prompt at the bottom line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
-    /// What the text is for.
-    pub kind: PromptKind,
-    /// The text typed so far.
-    pub input: String,
-    /// The selected op and the prompt's query before it opened (restored on cancel).
-    before_op: Option<crate::graph::OpId>,
-    before_text: Option<String>,
-}
-
-impl Prompt {
-    /// A prompt for `kind` starting with `input`.
-    pub fn new(kind: PromptKind, input: String) -> Prompt {
-        Prompt {
-            kind,
-            input,
-            before_op: None,
-            before_text: None,
-        }
-    }
-}
-
-/// What a prompt's text is for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PromptKind {
-    /// A search: the selection jumps to matches.
-    Search,
-    /// A search of the code view's lines, from the line the cursor was on.
-    CodeSearch(usize),
-    /// A filter: the list keeps only matches.
-    Filter,
-    /// The name of a new scope of these ops.
-    NewScope(Vec<crate::graph::OpId>),
-    /// A new name for this scope.
-    Rename(String),
-    /// The profiles to compare: one directory holding both, or base and new.
-    Profiles,
-    /// A static kernel compile's outputs directory.
-    Statics,
-}
-
 /// A one-line message shown in place of the key bar until the next key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
@@ -129,8 +87,6 @@ pub struct App {
     pub dialog: Option<Dialog>,
     /// The plan file and the journal.
     pub session: Session,
-    /// Options editors opened so far (each gets its own undo-step key).
-    pub(super) editor_sessions: u64,
     /// The highlighting worker, when running (not in tests that drive the app directly).
     pub highlighter: Option<Highlighter>,
     /// The runs started from the explorer, and the runs view.
@@ -177,7 +133,6 @@ impl App {
             effects: Effects::default(),
             dialog: None,
             session: Session::new(plan_path),
-            editor_sessions: 0,
             highlighter: None,
             runs: Runs::default(),
             events: None,
@@ -420,6 +375,8 @@ impl App {
             Outcome::Info(text) => self.info(text),
             Outcome::Problem(text) => self.problem(text),
             Outcome::Ask(dialog) => self.dialog = Some(dialog),
+            Outcome::Type(prompt) => self.prompt = Some(prompt),
+            Outcome::Apply(edit) => self.apply_edit(edit, None),
             Outcome::Pass(action) if action.group() == Group::Run => self.run_action(action),
             Outcome::Pass(action) if action.group() == Group::Profile => {
                 self.profile_action(action)

@@ -3,8 +3,8 @@
 //! against a crash, and quitting with unsaved edits.
 
 use super::action::Action;
-use super::app::{App, Prompt, PromptKind, Screen, Status};
-use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor, Picker};
+use super::app::{App, PromptKind, Screen, Status};
+use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor};
 use super::effect::Effect;
 use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
@@ -459,7 +459,7 @@ impl App {
                                 }
                             }
                             (Some(c), PickFor::Assign(ops)) if c == NEW_SCOPE_CHOICE => {
-                                self.ask_new_scope(ops)
+                                self.prompt = self.explorer().map(|ex| ex.new_scope_prompt(ops))
                             }
                             (Some(scope), PickFor::Assign(ops)) => {
                                 self.apply_edit(Edit::Assign { ops, scope }, None)
@@ -473,17 +473,6 @@ impl App {
                 }
             }
         }
-    }
-
-    /// Opens the prompt for a new scope's name, with a free name typed in.
-    fn ask_new_scope(&mut self, ops: Vec<OpId>) {
-        let Some(ex) = self.explorer() else { return };
-        let taken = |name: &str| ex.ws.plan().scopes.iter().any(|s| s.name == name);
-        let name = (1..)
-            .map(|k| format!("scope_{k}"))
-            .find(|n| !taken(n))
-            .unwrap_or_default();
-        self.prompt = Some(Prompt::new(PromptKind::NewScope(ops), name));
     }
 
     /// Finishes a name prompt: makes the new scope, or renames.
@@ -504,120 +493,22 @@ impl App {
         }
     }
 
-    /// The edit actions (the ones in the help's "Edit scopes" group).
+    /// The edit actions (the ones in the help's "Edit scopes" group): undo, redo and saving
+    /// here, the others on the explorer.
     pub(super) fn edit_action(&mut self, action: Action) {
-        let Some(ex) = self.explorer() else { return };
-        let ops = ex.edit_ops();
-        let scope = ex.current_scope();
-        let scopes: Vec<String> = ex.ws.plan().scopes.iter().map(|s| s.name.clone()).collect();
-        // The scope the selected op's break says to add it to, if it says so.
-        let fix_scope = ops.first().and_then(|&id| {
-            ex.ws.index().breaks_of(id).find_map(|r| {
-                let b = crate::fusion::index::break_at(ex.ws.plan(), r);
-                matches!(
-                    b.reason,
-                    crate::fusion::plan::BreakReason::Unscoped
-                        | crate::fusion::plan::BreakReason::OtherScope(_)
-                )
-                .then(|| ex.ws.plan().scopes[r.scope as usize].name.clone())
-            })
-        });
-        let need_scope = |app: &mut App| {
-            app.problem("select a scope in the tree, or an op of a scope in the list".to_string())
-        };
         match action {
-            Action::VisualSelect | Action::ExtendUp | Action::ExtendDown => {
-                let Screen::Explorer(ex) = &mut self.screen else {
-                    return;
-                };
-                ex.focus = Pane::Ops;
-                match action {
-                    Action::VisualSelect => ex.toggle_range(),
-                    _ => {
-                        ex.start_range();
-                        let step = if action == Action::ExtendUp { -1 } else { 1 };
-                        ex.move_cursor(step);
-                    }
-                }
-            }
-            Action::AssignScope => {
-                let mut choices = vec![NEW_SCOPE_CHOICE.to_string()];
-                choices.extend(scopes);
-                // Start on the scope the break's fix names.
-                let selected = fix_scope
-                    .and_then(|s| choices.iter().position(|c| *c == s))
-                    .unwrap_or(0);
-                self.dialog = Some(Dialog::Pick(Picker {
-                    purpose: PickFor::Assign(ops),
-                    choices,
-                    filter: String::new(),
-                    selected,
-                }));
-            }
-            Action::NewScope => self.ask_new_scope(ops),
-            Action::RemoveFromScope => self.apply_edit(Edit::Remove { ops }, None),
-            Action::DoNotFuse => self.apply_edit(Edit::DoNotFuse { ops }, None),
-            Action::RenameScope => match scope {
-                Some(scope) => {
-                    self.prompt = Some(Prompt::new(PromptKind::Rename(scope.clone()), scope))
-                }
-                None => need_scope(self),
-            },
-            Action::MergeScope => match scope {
-                Some(scope) => {
-                    let choices: Vec<String> = scopes.into_iter().filter(|s| *s != scope).collect();
-                    if choices.is_empty() {
-                        self.problem(format!("{scope} is the only scope: nothing to merge into"));
-                        return;
-                    }
-                    self.dialog = Some(Dialog::Pick(Picker {
-                        purpose: PickFor::Merge(scope),
-                        choices,
-                        filter: String::new(),
-                        selected: 0,
-                    }));
-                }
-                None => need_scope(self),
-            },
-            Action::DeleteScope => match scope {
-                Some(scope) => {
-                    self.dialog = Some(Dialog::Confirm(Confirm {
-                        question: format!(
-                            "Delete scope {scope}? Its ops stay, outside any scope ({} undoes it).",
-                            self.config.keymap.hint(Action::Undo)
-                        ),
-                        answers: vec![
-                            ('y', "delete".into(), Answer::Delete(scope)),
-                            ('n', "keep".into(), Answer::Cancel),
-                        ],
-                    }))
-                }
-                None => need_scope(self),
-            },
-            Action::EditOptions => match scope {
-                Some(scope) => {
-                    let text = ex
-                        .ws
-                        .plan()
-                        .scopes
-                        .iter()
-                        .find(|s| s.name == scope)
-                        .map(|s| s.options.clone())
-                        .unwrap_or_default();
-                    self.editor_sessions += 1;
-                    let session = self.editor_sessions;
-                    if let Screen::Explorer(ex) = &mut self.screen {
-                        ex.options = Some(OptionsEditor::new(&scope, &text, session));
-                    }
-                }
-                None => need_scope(self),
-            },
             Action::Undo => self.step_history(false),
             Action::Redo => self.step_history(true),
             Action::Save => {
                 self.save();
             }
-            _ => {}
+            _ => {
+                let Screen::Explorer(ex) = &mut self.screen else {
+                    return;
+                };
+                let outcome = ex.edit_action(action, &self.config.keymap);
+                self.carry_out(outcome);
+            }
         }
     }
 

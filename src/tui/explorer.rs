@@ -135,6 +135,8 @@ pub struct Explorer {
     range_start: Option<OpId>,
     /// The options editor, when open (drawn in place of the details).
     pub options: Option<OptionsEditor>,
+    /// Options editors opened so far (each gets its own undo-step key).
+    pub(super) editor_sessions: u64,
     /// The code view, when on.
     pub code: Option<CodeView>,
     /// The profile comparison against this graph's plan, once profiles are read.
@@ -170,6 +172,7 @@ impl Explorer {
         let mut ex = Explorer {
             suggestions: None,
             statics: None,
+            editor_sessions: 0,
             device_max_us,
             widest,
             minimap: Minimap::default(),

@@ -4,6 +4,8 @@
 
 use super::action::Action;
 use super::dialog::Dialog;
+use super::prompt::Prompt;
+use crate::edit::Edit;
 
 /// The answer of a view's key handler.
 #[derive(Debug)]
@@ -16,6 +18,10 @@ pub enum Outcome {
     Problem(String),
     /// Ask the user first.
     Ask(Dialog),
+    /// Ask the user to type something.
+    Type(Prompt),
+    /// Apply this edit to the plan (an undo step of its own, journaled).
+    Apply(Edit),
     /// The app carries out this action (after the view changed what it owns).
     Pass(Action),
     /// Show this in the graph's panes, closing the views over them.
