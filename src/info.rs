@@ -52,6 +52,9 @@ pub struct Info {
     pub scopes: BTreeMap<String, usize>,
     /// False when the dump cannot show scopes (its writer left out string attributes).
     pub scopes_readable: bool,
+    /// Basic-op count per MindSpore composite (fused) kernel.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub composites: BTreeMap<String, usize>,
     /// Load warnings of every graph.
     pub warnings: Vec<String>,
 }
@@ -85,6 +88,7 @@ impl Info {
             stream_labels: BTreeMap::new(),
             scopes: BTreeMap::new(),
             scopes_readable: g.scopes_unreadable().is_none(),
+            composites: BTreeMap::new(),
             warnings: Vec::new(),
         };
         for op in g.ops() {
@@ -97,6 +101,9 @@ impl Info {
             }
             if let Some(scope) = op.scope() {
                 *info.scopes.entry(scope.to_string()).or_default() += 1;
+            }
+            if let Some(kernel) = op.attrs.get_str(crate::load::ms_composite::ATTR_COMPOSITE) {
+                *info.composites.entry(kernel.to_string()).or_default() += 1;
             }
             info.unconnected_inputs += op
                 .inputs
@@ -167,7 +174,22 @@ impl Info {
                 join_counts(self.stream_labels.iter().map(|(k, v)| (s(k), *v)))
             );
         }
-        if !self.scopes_readable {
+        if self.format.starts_with("mindspore") {
+            let _ = writeln!(
+                out,
+                "composites {}",
+                if self.composites.is_empty() {
+                    "none (graph kernel fusion was off, or the IR was dumped before its passes)"
+                        .to_string()
+                } else {
+                    format!(
+                        "{}: {}",
+                        self.composites.len(),
+                        join_counts(self.composites.iter().map(|(k, v)| (s(k), *v)))
+                    )
+                }
+            );
+        } else if !self.scopes_readable {
             let _ = writeln!(
                 out,
                 "scopes    cannot be read: the dump has no string attributes (see the warning)"

@@ -87,6 +87,12 @@ pub fn open(
     let (format, stamp) = (dump.format, dump.stamp.clone());
     let graph = dump.into_main();
     progress(Stage::Planning { ops: graph.len() });
+    if crate::mindspore::is_mindspore(format) {
+        // MindSpore chose its composites: the plan is what the dump shows, not GE's rules.
+        let mut ws = crate::mindspore::workspace(graph, format, &input.name());
+        ws.set_stamp(stamp);
+        return Ok((ws, Vec::new()));
+    }
     let (rules, problems) = rules.for_graph(&graph);
     let mut ws = Workspace::new(graph, format, &input.name(), &rules);
     ws.set_stamp(stamp);

@@ -177,6 +177,15 @@ impl SegmentReport {
                 Some("unknown: a sub-op has no _cube_vector_core_type or block dim".to_string()),
             ),
             KernelInfo::Fails(e) => (None, None, Some(e.clone())),
+            KernelInfo::Composite => (
+                None,
+                None,
+                Some(
+                    "a MindSpore composite: its kernel is built by the graph kernel generator \
+                     (AKG or DVM), not a SuperKernel"
+                        .to_string(),
+                ),
+            ),
         };
         let graph = cx.graph();
         SegmentReport {
@@ -328,7 +337,9 @@ impl Report {
             self.format,
             sanitize(&self.graph),
             self.ops,
-            if self.compiled {
+            if self.format.starts_with("mindspore") {
+                "MindSpore graph kernel fusion: the dump's composites decide"
+            } else if self.compiled {
                 "compiled: dump attributes decide"
             } else {
                 "not compiled: the rules table decides"
@@ -347,7 +358,9 @@ impl Report {
             "{} scopes → {} segments · {} breaks · {} errors · {} warnings",
             s.scopes, s.segments, s.breaks, s.errors, s.warnings
         );
-        let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
+        if !self.rules.is_empty() {
+            let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
+        }
         write_findings(&mut out, "", &self.findings);
         for scope in &self.scopes {
             out.push('\n');

@@ -21,7 +21,6 @@ use crate::fusion::verdict::{Evidence, OpVerdict, Reason, Verdict, Verdicts};
 use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use crate::load::Format;
 use crate::workspace::{Planner, Workspace};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -230,11 +229,7 @@ fn verdicts(model: &AclModel) -> Verdicts {
                 }
                 TaskStatus::NotFused { why } => (Verdict::Ignored, Evidence::Assumed, why.clone()),
             };
-            OpVerdict {
-                verdict,
-                evidence,
-                detail: Cow::Owned(detail),
-            }
+            OpVerdict::owned(verdict, evidence, detail)
         })
         .collect();
     Verdicts::of_ops(per_op)
@@ -338,27 +333,7 @@ fn build_plan(
         let Some(scope) = marks.scope_of(id) else {
             continue;
         };
-        let at = match scopes.iter().position(|s| s.name == scope) {
-            Some(at) => at,
-            None => {
-                let mark = marks
-                    .scopes()
-                    .iter()
-                    .position(|s| s == scope)
-                    .unwrap_or_default() as u32;
-                scopes.push(ScopePlan {
-                    mark,
-                    name: scope.to_string(),
-                    options: options.clone(),
-                    members: Vec::new(),
-                    status: ScopeStatus::Unfused,
-                    segments: Vec::new(),
-                    breaks: Vec::new(),
-                    findings: Vec::new(),
-                });
-                scopes.len() - 1
-            }
-        };
+        let at = ScopePlan::slot(&mut scopes, marks, scope, &options);
         if verdicts.get(id).verdict != Verdict::Ignored {
             scopes[at].members.push(id);
         }

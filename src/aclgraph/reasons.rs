@@ -3,16 +3,7 @@
 //! Facts: reference/aclgraph_superkernel.md §3.2–3.3 (graph-autofusion `aot/sk_node.h`,
 //! `sk_node.cpp`, `sk_lock_detector.h`, `sk_scope_info.h`).
 
-/// What a fail reason key (`OP_UNSUPPORT`, …) means and what to do, when skope knows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReasonText {
-    /// The key as the logs write it.
-    pub key: &'static str,
-    /// What it means, in a user's words.
-    pub meaning: &'static str,
-    /// What to do about it.
-    pub action: &'static str,
-}
+pub use crate::reason_text::ReasonText;
 
 /// The pass's `FusionFailReason` keys (ids 0–17), in id order.
 pub const FAIL_REASONS: &[ReasonText] = &[

@@ -32,6 +32,10 @@ pub enum Reason {
     /// [`crate::aclgraph::reasons::FAIL_REASONS`]). Never in rules files.
     #[serde(skip)]
     Pass(u8),
+    /// Why MindSpore's graph kernel fusion left a kernel out of every composite: an index
+    /// into [`crate::mindspore::reasons::REASONS`]. Never in rules files.
+    #[serde(skip)]
+    GraphKernel(u8),
 }
 
 impl Reason {
@@ -55,6 +59,7 @@ impl Reason {
             Reason::CommNotSupported => "comm_not_supported",
             Reason::AiCpu => "ai_cpu",
             Reason::Pass(id) => pass_reason(id).key,
+            Reason::GraphKernel(id) => crate::mindspore::reasons::reason(id).key,
         }
     }
 
@@ -70,6 +75,7 @@ impl Reason {
             }
             Reason::AiCpu => "runs on AI CPU, not on an AI Core kernel",
             Reason::Pass(id) => pass_reason(id).meaning,
+            Reason::GraphKernel(id) => crate::mindspore::reasons::reason(id).meaning,
         }
     }
 
@@ -92,12 +98,13 @@ impl Reason {
                  AI CPU op joins a SuperKernel"
             }
             Reason::Pass(id) => pass_reason(id).action,
+            Reason::GraphKernel(id) => crate::mindspore::reasons::reason(id).action,
         }
     }
 }
 
 /// The aclgraph pass's reason with `id`.
-fn pass_reason(id: u8) -> &'static crate::aclgraph::reasons::ReasonText {
+fn pass_reason(id: u8) -> &'static crate::reason_text::ReasonText {
     use crate::aclgraph::reasons::{FAIL_REASONS, UNKNOWN_REASON};
     FAIL_REASONS.get(usize::from(id)).unwrap_or(&UNKNOWN_REASON)
 }
@@ -173,6 +180,17 @@ pub struct OpVerdict {
     pub evidence: Evidence,
     /// The facts, in words (attribute values, rule source, or what was assumed).
     pub detail: Cow<'static, str>,
+}
+
+impl OpVerdict {
+    /// A verdict whose detail is made for this op.
+    pub fn owned(verdict: Verdict, evidence: Evidence, detail: String) -> OpVerdict {
+        OpVerdict {
+            verdict,
+            evidence,
+            detail: Cow::Owned(detail),
+        }
+    }
 }
 
 /// Verdicts for every op of a graph, indexed by `OpId`.

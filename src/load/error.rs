@@ -82,8 +82,8 @@ pub struct LoadError {
     pub kind: LoadErrorKind,
 }
 
-const FORMATS: &str =
-    "GE ge_proto_*.txt, GE ge_onnx_*.pbtxt, TorchAir .txt/.pbtxt graph dumps, or atc JSON";
+const FORMATS: &str = "GE ge_proto_*.txt, GE ge_onnx_*.pbtxt, TorchAir .txt/.pbtxt graph dumps, \
+                       atc JSON, MindSpore .ir text, or MindSpore composite JSON (*.info)";
 
 impl LoadError {
     /// What the user can do about it.

@@ -7,6 +7,8 @@ mod ge_json;
 mod ge_onnx;
 mod ge_text;
 mod json_locate;
+pub mod ms_composite;
+pub mod ms_ir;
 pub mod sniff;
 mod stamp;
 pub mod textproto;
@@ -36,6 +38,10 @@ pub enum Format {
     /// What the aclgraph SuperKernel pass wrote (`sk_meta/<pid>/<model>/`): not a dump of a
     /// graph before the pass but its result.
     AclgraphPass,
+    /// MindSpore IR text (`*.ir`, written with `save_graphs` / `MS_DEV_SAVE_GRAPHS`).
+    MsIr,
+    /// MindSpore graph-kernel composite JSON (`akg_kernel_meta/*.info`): one fused kernel.
+    MsComposite,
 }
 
 impl Format {
@@ -48,6 +54,8 @@ impl Format {
             Format::GeOnnxText => "ge_onnx_text",
             Format::GeJson => "ge_json",
             Format::AclgraphPass => "aclgraph",
+            Format::MsIr => "mindspore_ir",
+            Format::MsComposite => "mindspore_composite",
         }
     }
 
@@ -60,6 +68,8 @@ impl Format {
             Format::GeOnnxText => "GE ONNX text (ge_onnx_*.pbtxt)",
             Format::GeJson => "atc JSON (ModelDef)",
             Format::AclgraphPass => "aclgraph SuperKernel pass output (sk_meta/<pid>/<model>)",
+            Format::MsIr => "MindSpore IR text (*.ir)",
+            Format::MsComposite => "MindSpore graph-kernel composite JSON (akg_kernel_meta/*.info)",
         }
     }
 }
@@ -264,6 +274,27 @@ fn parse(path: &Path, src: &[u8]) -> Result<(Format, Vec<crate::graph::GraphBuil
                 detail: "the aclgraph pass's output: open its model directory instead".into(),
             }));
         }
+        Format::MsComposite => match ms_composite::load(src) {
+            Ok(Ok(graph)) => vec![graph],
+            Ok(Err(e)) => {
+                return Err(error(LoadErrorKind::Structure {
+                    at: json_locate::locate(src, &e.path).map(|offset| {
+                        let at = LineCol::of(src, offset);
+                        (at.line, at.col)
+                    }),
+                    path: e.path,
+                    message: e.message,
+                }));
+            }
+            Err(e) => {
+                return Err(error(LoadErrorKind::Syntax {
+                    line: e.line(),
+                    col: e.column(),
+                    message: json_message(&e),
+                }));
+            }
+        },
+        Format::MsIr => ms_ir::load(src, &name).map_err(syntax)?,
         Format::GeJson => ge_json::load_streaming(src, &name).map_err(|e| match e {
             ge_json::Failure::Syntax(e) => error(LoadErrorKind::Syntax {
                 line: e.line(),

@@ -39,7 +39,13 @@ pub fn sniff(src: &[u8]) -> Result<Format, SniffError> {
         .position(|c| !c.is_ascii_whitespace())
         .ok_or(SniffError::Empty)?;
     if matches!(src[start], b'{' | b'[') {
+        if super::ms_composite::looks_like(&src[start..]) {
+            return Ok(Format::MsComposite);
+        }
         return Ok(Format::GeJson);
+    }
+    if super::ms_ir::looks_like(&src[start..]) {
+        return Ok(Format::MsIr);
     }
     let mut r = Reader::new(src);
     let unknown = |e: SyntaxError| SniffError::Unknown(e.offset, e.message);

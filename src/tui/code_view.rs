@@ -108,6 +108,17 @@ impl CodeView {
             self.focus_op = op;
             return;
         };
+        if crate::mindspore::is_mindspore(ws.source().format) {
+            self.note = Some(
+                "a MindSpore composite is compiled by the graph kernel generator (AKG or DVM) \
+                 from its composite JSON (akg_kernel_meta/Fused_*.info, open it with skope): \
+                 there is no SuperKernel entry source"
+                    .to_string(),
+            );
+            self.set_code(None);
+            self.focus_op = op;
+            return;
+        }
         if ws.source().format == crate::load::Format::AclgraphPass {
             self.note = Some(
                 "an aclgraph SuperKernel runs the prebuilt sk_entry_* kernel over task queues: \

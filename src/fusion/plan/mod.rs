@@ -313,6 +313,8 @@ pub enum KernelInfo {
     Unknown,
     /// The compiler rejects the debug core counts; the message is the compiler's.
     Fails(String),
+    /// Not a SuperKernel: a MindSpore composite, built by its kernel generator (AKG or DVM).
+    Composite,
 }
 
 impl KernelInfo {
@@ -403,6 +405,28 @@ pub struct ScopePlan {
     pub breaks: Vec<Break>,
     /// Warnings and errors about it.
     pub findings: Vec<Finding>,
+}
+
+impl ScopePlan {
+    /// The index in `scopes` of the plan of scope `name` (of `marks`), adding an empty,
+    /// unfused one with `options` when there is none yet: for planners that read what another
+    /// pass did and fill the plans in.
+    pub fn slot(scopes: &mut Vec<ScopePlan>, marks: &Marks, name: &str, options: &str) -> usize {
+        if let Some(at) = scopes.iter().position(|s| s.name == name) {
+            return at;
+        }
+        scopes.push(ScopePlan {
+            mark: marks.scope_named(name).unwrap_or(0),
+            name: name.to_string(),
+            options: options.to_string(),
+            members: Vec::new(),
+            status: ScopeStatus::Unfused,
+            segments: Vec::new(),
+            breaks: Vec::new(),
+            findings: Vec::new(),
+        });
+        scopes.len() - 1
+    }
 }
 
 /// The plan of a graph: every scope's segments, breaks and findings.

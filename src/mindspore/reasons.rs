@@ -1,0 +1,149 @@
+//! Why MindSpore's graph kernel fusion left a kernel out of every composite, as far as the dump
+//! tells. The op lists and checks are MindSpore's (`graph_kernel_cluster_cloud.cc`:
+//! `GetClusterOps` for AKG, `clusterable_ops_with_level_dvm` for DVM; `IsClusterableOp`;
+//! `graph_kernel_flags.cc` for the defaults). The dump does not say which kernel generator ran,
+//! so a type either generator clusters by default counts as clusterable; what neither list
+//! explains is said to be a guess.
+
+pub use crate::reason_text::ReasonText;
+
+/// The reasons, by id.
+pub const REASONS: &[ReasonText] = &[
+    ReasonText {
+        key: "gk_not_clusterable",
+        meaning: "its type is in neither of MindSpore's default cluster lists for Ascend (AKG or \
+                  DVM generator): graph kernel fusion leaves it as it is",
+        action: "add the type with graph_kernel_flags=\"--enable_cluster_ops=TYPE\" (only if \
+                 the kernel generator supports it)",
+    },
+    ReasonText {
+        key: "gk_level_1",
+        meaning: "its type is clustered only from fusion_ops_level 1; Ascend's default is 0",
+        action: "graph_kernel_flags=\"--enable_cluster_ops=TYPE\" (or --fusion_ops_level=1 for \
+                 every level-1 type)",
+    },
+    ReasonText {
+        key: "gk_dynamic_shape",
+        meaning: "a dynamic shape: not clustered unless enable_dynamic_shape_fusion is on (the \
+                  DVM generator turns it on)",
+        action: "give the graph static shapes, or graph_kernel_flags=\"--enable_dynamic_shape_\
+                 fusion\" where the generator supports it",
+    },
+    ReasonText {
+        key: "gk_left_out",
+        meaning: "a type graph kernel fusion clusters, left out all the same; the dump does not \
+                  say why (inferred: no clusterable neighbour to fuse with, a circle through \
+                  another op, a constant input it needs as an attribute, another target, or \
+                  disable_cluster_ops)",
+        action: "graph_kernel_flags=\"--dump_as_text\" writes graph_kernel_dump/ with the \
+                 cluster pass's reasons",
+    },
+];
+
+/// The AKG generator's default cluster list, level 0, every target (`GetClusterOps`).
+pub const AKG_LEVEL_0: &[&str] = &[
+    "Abs",
+    "Add",
+    "Cast",
+    "Equal",
+    "Exp",
+    "Log",
+    "Maximum",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "Pow",
+    "RealDiv",
+    "Reciprocal",
+    "Round",
+    "Rsqrt",
+    "Sqrt",
+    "Sub",
+    "Tanh",
+];
+
+/// The DVM generator's default cluster list, level 0 (Ascend; `clusterable_ops_with_level_dvm`).
+pub const DVM_LEVEL_0: &[&str] = &[
+    "Abs",
+    "Add",
+    "BroadcastTo",
+    "Cast",
+    "Exp",
+    "Log",
+    "Maximum",
+    "Minimum",
+    "Mul",
+    "Neg",
+    "Pow",
+    "Div",
+    "RealDiv",
+    "Reciprocal",
+    "Rsqrt",
+    "Sqrt",
+    "Sub",
+    "Equal",
+    "NotEqual",
+    "Greater",
+    "GreaterEqual",
+    "Less",
+    "LessEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalNot",
+    "Select",
+    "Assign",
+    "ReduceSum",
+    "IsFinite",
+    "Transpose",
+    "Floor",
+    "Ceil",
+    "Trunc",
+];
+
+/// Types clustered from level 1 on Ascend (AKG: ReduceSum, Reshape, Transpose, MatMul,
+/// TransData, BatchMatMul; DVM: Reshape, MatMul, BatchMatMul, GroupedMatmul).
+pub const LEVEL_1: &[&str] = &[
+    "ReduceSum",
+    "Reshape",
+    "Transpose",
+    "MatMul",
+    "TransData",
+    "BatchMatMul",
+    "GroupedMatmul",
+];
+
+/// Ops that are not kernels: values, tuples, state and control between the kernels.
+pub const NOT_KERNELS: &[&str] = &[
+    "Parameter",
+    "Data",
+    "NetOutput",
+    "Return",
+    "MakeTuple",
+    "TupleGetItem",
+    "Depend",
+    "UpdateState",
+    "Load",
+    "Partial",
+    "Switch",
+    "SwitchLayer",
+    "Call",
+    "make_tuple",
+    "tuple_getitem",
+];
+
+/// The reason with `id`.
+pub fn reason(id: u8) -> &'static ReasonText {
+    REASONS
+        .get(usize::from(id))
+        .unwrap_or(&REASONS[REASONS.len() - 1])
+}
+
+/// The id of reason `key`.
+pub fn id(key: &str) -> u8 {
+    REASONS.iter().position(|r| r.key == key).unwrap_or(0) as u8
+}
+
+/// True when either generator clusters `op_type` at level 0 by default.
+pub fn clusterable(op_type: &str) -> bool {
+    AKG_LEVEL_0.contains(&op_type) || DVM_LEVEL_0.contains(&op_type)
+}
