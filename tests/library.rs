@@ -15,6 +15,7 @@ mod fuzz;
 mod jobs;
 mod kernel_meta;
 mod layers;
+mod mindspore;
 mod plan;
 mod planfile;
 mod profile;

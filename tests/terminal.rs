@@ -672,3 +672,28 @@ fn static_kernel_outputs_given_on_the_command_line_open_in_their_view() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());
 }
+
+#[test]
+fn a_mindspore_ir_dump_shows_its_composites_and_why_kernels_were_left_out() {
+    let ir = common::repo("assets/examples/mindspore/graph_build_0_1.ir");
+    let mut s = skope(&[&ir.to_string_lossy()], 160, 44);
+    s.wait_for("the graph", LONG, |t| {
+        t.contains("mindspore_ir") && t.contains("6 segments") && t.contains("15 breaks")
+    });
+    // The scope tree lists the composites of the graph.
+    s.wait_for("a composite", LONG, |t| {
+        t.contains("graph kernel: kernel_graph_0")
+    });
+    s.send(b"/name:0-DecoderLayer/Softmax\r");
+    s.wait_for("the left-out op's reason", LONG, |t| {
+        t.contains("(left out; no cut)") && t.contains("rules — Softmax is on neither the")
+    });
+    // e: no entry source, said plainly.
+    s.send(b"/name:GraphKernel_Mul_Add_fusion-op4/Add\re");
+    s.wait_for("the code view's note", LONG, |t| {
+        t.contains("MindSpore composite")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}

@@ -164,6 +164,9 @@ pub fn load_file_reporting(
         path: path.to_path_buf(),
         kind,
     };
+    if path.is_dir() {
+        return load_composite_dir(path, options);
+    }
     let mut file = std::fs::File::open(path).map_err(|e| error(LoadErrorKind::Io(e)))?;
     let size = file
         .metadata()
@@ -210,6 +213,97 @@ pub fn load_file_reporting(
         stamp,
         ..build(format, graphs)
     })
+}
+
+/// Reads every composite kernel JSON (`*.info`, `*.json`) of MindSpore's `akg_kernel_meta/`
+/// at `dir` (or in its `akg_kernel_meta/`) into one graph of their basic ops, each file's ops
+/// named after its kernel. Other JSON (the compiled kernels' own) is passed over; a broken
+/// composite (any `.info`) is an error naming its file and place.
+fn load_composite_dir(dir: &Path, options: LoadOptions) -> Result<Dump, LoadError> {
+    let meta = dir.join("akg_kernel_meta");
+    let dir = if meta.is_dir() {
+        meta
+    } else {
+        dir.to_path_buf()
+    };
+    let error = |path: &Path, kind| LoadError {
+        path: path.to_path_buf(),
+        kind,
+    };
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| error(&dir, LoadErrorKind::Io(e)))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "info" || x == "json"))
+        .collect();
+    files.sort();
+    let name = dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .or(dir.file_name())
+        .map_or("akg_kernel_meta".to_string(), |n| {
+            n.to_string_lossy().into_owned()
+        });
+    let mut b = crate::graph::GraphBuilder::new(name);
+    let (mut read, mut kernels) = (0u64, 0usize);
+    for path in files {
+        let bytes = std::fs::read(&path).map_err(|e| error(&path, LoadErrorKind::Io(e)))?;
+        read += bytes.len() as u64;
+        if read > options.max_bytes {
+            return Err(error(
+                &dir,
+                LoadErrorKind::TooLarge {
+                    size: read,
+                    limit: options.max_bytes,
+                },
+            ));
+        }
+        let src = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        // `.info` files are composites by name; the `.json` beside them are the compiled
+        // kernels' own unless they look like one.
+        let info = path.extension().is_some_and(|x| x == "info");
+        if !info && !ms_composite::looks_like(src) {
+            continue;
+        }
+        match ms_composite::add_qualified(src, &mut b) {
+            Ok(Ok(_)) => kernels += 1,
+            Ok(Err(e)) => {
+                let at = json_locate::locate(src, &e.path).map(|offset| {
+                    let at = LineCol::of(src, offset);
+                    (at.line, at.col)
+                });
+                return Err(error(
+                    &path,
+                    LoadErrorKind::Structure {
+                        path: e.path,
+                        at,
+                        message: e.message,
+                    },
+                ));
+            }
+            Err(e) => {
+                return Err(error(
+                    &path,
+                    LoadErrorKind::Syntax {
+                        line: e.line(),
+                        col: e.column(),
+                        message: json_message(&e),
+                    },
+                ));
+            }
+        }
+    }
+    if kernels == 0 {
+        return Err(error(
+            &dir,
+            LoadErrorKind::UnknownFormat {
+                line: 1,
+                col: 1,
+                detail: "a directory without MindSpore composite JSON (akg_kernel_meta/*.info)"
+                    .into(),
+            },
+        ));
+    }
+    Ok(build(Format::MsComposite, vec![b]))
 }
 
 /// Parses a dump held in memory; `path` names it in errors and supplies the default graph

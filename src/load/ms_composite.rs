@@ -136,10 +136,26 @@ pub fn looks_like(head: &[u8]) -> bool {
 /// Reads one composite kernel into a graph named after its kernel.
 pub fn load(src: &[u8]) -> Result<Result<GraphBuilder, Structure>, serde_json::Error> {
     let raw: Raw = serde_json::from_slice(src)?;
-    Ok(build(raw))
+    let mut b = GraphBuilder::new("");
+    Ok(add(raw, &mut b, false).map(|kernel| {
+        b.set_name(kernel);
+        b
+    }))
 }
 
-fn build(raw: Raw) -> Result<GraphBuilder, Structure> {
+/// Adds one composite kernel (the JSON `src`) to `b`, its ops' names after the kernel's
+/// (`<kernel>/<op>`): for a directory of them.
+pub fn add_qualified(
+    src: &[u8],
+    b: &mut GraphBuilder,
+) -> Result<Result<String, Structure>, serde_json::Error> {
+    let raw: Raw = serde_json::from_slice(src)?;
+    Ok(add(raw, b, true))
+}
+
+/// Adds the ops of composite `raw` to `b` (named `<kernel>/<op>` when `qualify`); returns the
+/// kernel's name.
+fn add(raw: Raw, b: &mut GraphBuilder, qualify: bool) -> Result<String, Structure> {
     let structure = |path: &str, message: &str| Structure {
         path: path.to_string(),
         message: message.to_string(),
@@ -158,7 +174,13 @@ fn build(raw: Raw) -> Result<GraphBuilder, Structure> {
     let nodes = raw
         .op_desc
         .ok_or_else(|| structure("op_desc", "missing: the composite's basic ops"))?;
-    let mut b = GraphBuilder::new(kernel.clone());
+    let q = |name: &str| {
+        if qualify {
+            format!("{kernel}/{name}")
+        } else {
+            name.to_string()
+        }
+    };
     let mut graph_attrs = Attrs::default();
     for (key, value) in [
         ("composite_graph", raw.composite_graph),
@@ -187,9 +209,9 @@ fn build(raw: Raw) -> Result<GraphBuilder, Structure> {
                     "a tensor without tensor_name (edges are made by it)",
                 ));
             };
-            producer.insert(name.clone(), name.clone());
+            producer.insert(name.clone(), q(&name));
             b.push(OpBuilder {
-                name: name.clone(),
+                name: q(&name),
                 op_type: "Data".into(),
                 output_descs: vec![desc(t)],
                 attrs: graph_attrs.clone(),
@@ -213,7 +235,7 @@ fn build(raw: Raw) -> Result<GraphBuilder, Structure> {
             .map_or_else(|| format!("{prim}_{i}"), str::to_string);
         let n = taken.entry(base.clone()).or_insert(0);
         *n += 1;
-        let name = if *n == 1 { base } else { format!("{base}#{n}") };
+        let name = q(&if *n == 1 { base } else { format!("{base}#{n}") });
         for t in node.output_desc.iter().flatten() {
             if let Some(tn) = &t.tensor_name {
                 producer.insert(tn.clone(), name.clone());
@@ -264,10 +286,10 @@ fn build(raw: Raw) -> Result<GraphBuilder, Structure> {
         .map(|src| format!("{src}:0"))
         .collect();
     b.push(OpBuilder {
-        name: "output".into(),
+        name: q("output"),
         op_type: "NetOutput".into(),
         inputs: outputs,
         ..OpBuilder::default()
     });
-    Ok(b)
+    Ok(kernel)
 }

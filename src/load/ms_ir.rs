@@ -91,7 +91,7 @@ impl Graph {
     }
 
     /// The fused op's name (`Add_Mul_fusion`): the `graph_kernel` attribute. The kernel built
-    /// from it is `Fused_<name>_<hash>`; the hash is not in the IR.
+    /// from it is `Fused_<name>_<hash>`; the hash is not in the IR. Several calls may share it.
     fn kernel_name(&self) -> String {
         self.attr("graph_kernel")
             .filter(|v| !v.is_empty())
@@ -497,7 +497,17 @@ fn expand(
     inputs: &[String],
     call: &Node,
 ) -> String {
-    let kernel_name = kernel.kernel_name();
+    // One composite per call: the call's own name (`GraphKernel_Add_Mul_fusion-op12`, as
+    // MindSpore names the fused node), else the fused name and the subgraph.
+    let kernel_name = call
+        .full_name
+        .as_deref()
+        .and_then(|f| f.rsplit('/').next())
+        .filter(|n| !n.is_empty())
+        .map_or_else(
+            || format!("{}@{}", kernel.kernel_name(), kernel.name),
+            str::to_string,
+        );
     let mut names: HashMap<String, String> = HashMap::new();
     for (p, input) in kernel.params.iter().zip(inputs) {
         if let Some(id) = reference(p) {

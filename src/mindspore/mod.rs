@@ -41,13 +41,14 @@ fn verdicts(graph: &Graph) -> Verdicts {
     let per_op = (0..graph.len())
         .map(|i| {
             let id = OpId(i as u32);
+            let not_kernel = reasons::NOT_KERNELS.contains(&graph.op(id).op_type.as_str());
             let (verdict, evidence, detail) = match composite_of(graph, id) {
-                Some(kernel) => (
+                Some(kernel) if !not_kernel => (
                     Verdict::Fusible,
                     Evidence::Dump,
                     format!("fused into composite {kernel}"),
                 ),
-                None => classify(graph, id),
+                _ => classify(graph, id),
             };
             OpVerdict::owned(verdict, evidence, detail)
         })
@@ -178,9 +179,10 @@ fn plan(cx: &Context, marks: &Marks) -> Plan {
             b.before = split.checked_sub(1).map(|i| fused[i]);
             b.after = fused.get(split).copied();
         }
+        // Fused when every kernel is in a composite, split when some are left out.
         s.status = match (s.segments.len(), s.breaks.len()) {
             (0, _) => ScopeStatus::Unfused,
-            (1, 0) => ScopeStatus::Fused,
+            (_, 0) => ScopeStatus::Fused,
             _ => ScopeStatus::Split,
         };
     }

@@ -257,15 +257,32 @@ fn load_dump(data: &[u8], name: &str) -> Option<skope::load::Dump> {
 }
 
 /// A dump: loaded, and when it loads, planned (the rules of every op, the segments).
+/// The bundled example's first composite JSON.
+fn first_composite() -> Vec<u8> {
+    let dir = crate::common::example_path("mindspore/akg_kernel_meta");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+        .first()
+        .and_then(|f| std::fs::read(f).ok())
+        .unwrap_or_default()
+}
+
 fn plan_dump(data: &[u8], name: &str) {
     if let Some(dump) = load_dump(data, name) {
         let format = dump.format;
-        let ws = skope::workspace::Workspace::new(
-            dump.into_main(),
-            format,
-            name,
-            &skope::fusion::rules::RuleSet::bundled(),
-        );
+        let ws = if skope::mindspore::is_mindspore(format) {
+            skope::mindspore::workspace(dump.into_main(), format, name)
+        } else {
+            skope::workspace::Workspace::new(
+                dump.into_main(),
+                format,
+                name,
+                &skope::fusion::rules::RuleSet::bundled(),
+            )
+        };
         let _ = skope::report::Report::new(
             ws.context(),
             ws.marks(),
@@ -320,6 +337,14 @@ pub fn targets() -> Vec<Target> {
                 prefix(&example("moe_decode.ge_onnx.pbtxt"), 6000),
             ],
             run: |data, _| plan_dump(data, "fuzz.pbtxt"),
+        },
+        Target {
+            name: "mindspore",
+            seeds: vec![
+                prefix(&example("mindspore/graph_build_0_1.ir"), 9000),
+                first_composite(),
+            ],
+            run: |data, _| plan_dump(data, "fuzz.ir"),
         },
         Target {
             name: "json",
