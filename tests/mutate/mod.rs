@@ -259,7 +259,8 @@ fn load_dump(data: &[u8], name: &str) -> Option<skope::load::Dump> {
 /// A dump: loaded, and when it loads, planned (the rules of every op, the segments).
 /// The bundled example's first composite JSON.
 fn first_composite() -> Vec<u8> {
-    let dir = crate::common::example_path("mindspore/akg_kernel_meta");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/mindspore/akg_kernel_meta");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
