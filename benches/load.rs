@@ -217,6 +217,71 @@ fn json_path() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-modeldef.json")
 }
 
+/// Bytes of the generated MindSpore IR (the bar: a 100 MB `.ir`).
+const IR_BYTES: usize = 100 << 20;
+
+/// MindSpore 2.x IR of about `IR_BYTES`, as `graph_build_*.ir` writes it after the graph
+/// kernel passes: per layer a graph-kernel subgraph (`graph_kernel: …` attribute) called from
+/// the kernel graph, then MatMul, Softmax and Neg nodes left out; two types lines per node
+/// (host, device), the full scope name and the source line after each.
+fn generate_ir() -> String {
+    let t = "<Tensor[Float16], (8, 7168)>";
+    let mut kernels = String::with_capacity(IR_BYTES / 3);
+    let mut main = String::with_capacity(IR_BYTES);
+    let (mut n, mut layer) = (0usize, 0usize);
+    while kernels.len() + main.len() < IR_BYTES {
+        let scope = format!("Default/model-Model/layers-CellList/{layer}-DecoderLayer");
+        kernels.push_str(&format!(
+            "subgraph attr:\ngraph_kernel: Mul_Add_fusion\nsubgraph instance: kernel_graph_{layer}_1 : 0x55d1\nsubgraph @kernel_graph_{layer}_1(%para{a}_p0, %para{b}_p1) {{\n",
+            a = 2 * layer + 10,
+            b = 2 * layer + 11
+        ));
+        for (k, (op, args)) in [
+            (
+                "Mul",
+                format!("%para{}_p0, %para{}_p1", 2 * layer + 10, 2 * layer + 11),
+            ),
+            ("Add", format!("%0, %para{}_p1", 2 * layer + 11)),
+        ]
+        .iter()
+        .enumerate()
+        {
+            kernels.push_str(&format!(
+                "  %{k}(CNode_{k}) = {op}({args}) primitive_attrs: {{output_names: [output], input_names: [x, y]}}\n      : ({t}, {t}) -> ({t})\n      : ({t}, {t}) -> ({t})\n      # Fullname with scope: ({scope}/{op}-op{k})\n"
+            ));
+        }
+        kernels.push_str(&format!(
+            "  Return(%1)\n      : ({t})\n      # Fullname with scope: ({scope}/Return-op2)\n}}\n\n"
+        ));
+        let prev = if n == 0 {
+            "%para1_x".to_string()
+        } else {
+            format!("%{}", n - 1)
+        };
+        main.push_str(&format!(
+            "  %{n}(CNode_{n}) = call @kernel_graph_{layer}_1({prev}, %para1_x)\n      : ({t}, {t}) -> ({t})\n      # Fullname with scope: ({scope}/GraphKernel_Mul_Add_fusion-op{n})\n      # In file llama.py:{layer}, 8~40/        h = self.residual(x, h)/\n"
+        ));
+        n += 1;
+        for op in ["MatMul", "Softmax", "Neg"] {
+            main.push_str(&format!(
+                "  %{n}(CNode_{n}) = PrimFunc_{op}(%{p}, %para1_x) primitive_attrs: {{transpose_a: Bool(0)}} cnode_attrs: {{checkpoint: Bool(1)}}\n      : ({t}, {t}) -> ({t})\n      : ({t}, {t}) -> ({t})\n      # Fullname with scope: ({scope}/{op}-op{n})\n      # In file llama.py:{layer}, 8~40/        h = self.{op}(h)/\n",
+                p = n - 1
+            ));
+            n += 1;
+        }
+        layer += 1;
+    }
+    format!(
+        "# IR entry: @kernel_graph_0\n# Total subgraphs: {}\n\n# Params:\n%para1_x: {t} : []\n\n{kernels}subgraph attr:\nsubgraph instance: kernel_graph_0 : 0x55d0\nsubgraph @kernel_graph_0(%para1_x) {{\n{main}  Return(%{})\n      : ({t})\n}}\n",
+        layer + 1,
+        n - 1
+    )
+}
+
+fn ir_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-graph_build.ir")
+}
+
 /// Writes `text` to `path`, says what it holds, and times loading it as `name`.
 fn bench_file(c: &mut Criterion, name: &str, text: &str, path: &PathBuf, seconds: u64) {
     std::fs::write(path, text).expect("write the generated dump");
@@ -242,6 +307,7 @@ fn bench_file(c: &mut Criterion, name: &str, text: &str, path: &PathBuf, seconds
 fn bench_load(c: &mut Criterion) {
     bench_file(c, "ge_proto_text_100MB", &generate(), &dump_path(), 20);
     bench_file(c, "ge_json_150MB", &generate_json(), &json_path(), 30);
+    bench_file(c, "mindspore_ir_100MB", &generate_ir(), &ir_path(), 20);
 }
 
 criterion_group!(benches, bench_load);

@@ -19,14 +19,11 @@ use std::collections::HashMap;
 /// The attribute holding an op's source line (`# In file …`).
 pub const ATTR_SOURCE: &str = "_ms_source";
 
-/// The attribute holding a node's debug name (`CNode_310$a`).
-pub const ATTR_DEBUG_NAME: &str = "_ms_debug_name";
-
 /// The attribute holding a node's attributes as the IR writes them (`primitive_attrs: {…}
 /// cnode_attrs: {…}`).
 pub const ATTR_NODE_ATTRS: &str = "_ms_attrs";
 
-/// The attribute holding the graph an op was read from.
+/// The attribute holding the graph an op was read from, when the file has several.
 pub const ATTR_GRAPH: &str = "_ms_graph";
 
 /// True when `head` (the start of a text file) looks like MindSpore IR.
@@ -44,38 +41,36 @@ pub fn looks_like(head: &[u8]) -> bool {
     })
 }
 
-/// One node line and what follows it.
+/// One node line and what follows it, as slices of the text.
 #[derive(Debug, Default, Clone)]
-struct Node {
+struct Node<'a> {
     /// `%N` as written (`%3`), or empty for a line without an assignment (`Return(%2)`).
-    id: String,
-    /// The debug name in parentheses (`CNode_310$a`).
-    debug: String,
+    id: &'a str,
     /// The op: a primitive (`Sub`, `PrimFunc_Sub`), `@graph` for a call of a graph.
-    op: String,
+    op: &'a str,
     /// The arguments, top-level, as written.
-    args: Vec<String>,
+    args: Vec<&'a str>,
     /// The attributes after the arguments (`primitive_attrs: {…} cnode_attrs: {…}`).
-    attrs: String,
+    attrs: &'a str,
     /// The first types line (`: (…) -> (…)`).
-    types: Option<String>,
+    types: Option<&'a str>,
     /// `# Fullname with scope: (…)`.
-    full_name: Option<String>,
+    full_name: Option<&'a str>,
     /// The first `# In file …` line.
-    source: Option<String>,
+    source: Option<&'a str>,
 }
 
 /// One `subgraph @NAME(…) { … }` block.
 #[derive(Debug, Default)]
-struct Graph {
-    name: String,
-    params: Vec<String>,
+struct Graph<'a> {
+    name: &'a str,
+    params: Vec<&'a str>,
     /// The `subgraph attr:` lines before it.
-    attrs: Vec<String>,
-    nodes: Vec<Node>,
+    attrs: Vec<&'a str>,
+    nodes: Vec<Node<'a>>,
 }
 
-impl Graph {
+impl Graph<'_> {
     /// The value of subgraph attribute `key` (`key: value`, or `key : value` in older dumps).
     fn attr(&self, key: &str) -> Option<&str> {
         self.attrs.iter().find_map(|a| {
@@ -95,12 +90,13 @@ impl Graph {
     fn kernel_name(&self) -> String {
         self.attr("graph_kernel")
             .filter(|v| !v.is_empty())
-            .map_or_else(|| self.name.clone(), str::to_string)
+            .unwrap_or(self.name)
+            .to_string()
     }
 }
 
 /// The top-level arguments of `text` (the inside of an argument list).
-fn split_args(text: &str) -> Vec<String> {
+fn split_args(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -109,7 +105,7 @@ fn split_args(text: &str) -> Vec<String> {
             '(' | '[' | '{' | '<' => depth += 1,
             ')' | ']' | '}' | '>' => depth -= 1,
             ',' if depth == 0 => {
-                out.push(text[start..i].trim().to_string());
+                out.push(text[start..i].trim());
                 start = i + 1;
             }
             _ => {}
@@ -117,7 +113,7 @@ fn split_args(text: &str) -> Vec<String> {
     }
     let last = text[start..].trim();
     if !last.is_empty() {
-        out.push(last.to_string());
+        out.push(last);
     }
     out
 }
@@ -141,23 +137,20 @@ fn closing(text: &str, open: usize) -> Option<usize> {
 }
 
 /// Parses a node line's text after the indentation; `None` when it is not a node line.
-fn node_line(text: &str) -> Option<Result<Node, String>> {
-    let (id, debug, rest) = if let Some(after) = text.strip_prefix('%') {
+fn node_line(text: &str) -> Option<Result<Node<'_>, String>> {
+    let (id, rest) = if let Some(after) = text.strip_prefix('%') {
         let eq = after.find(") = ").or_else(|| after.find(" = "))?;
         let head = &after[..eq];
-        let (id, debug) = match head.split_once('(') {
-            Some((id, debug)) => (id, debug.trim_end_matches(')')),
-            None => (head, ""),
-        };
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        let id_len = head.find('(').unwrap_or(head.len());
+        if id_len == 0
+            || !head[..id_len]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
             return None;
         }
-        let skip = if after[eq..].starts_with(") = ") {
-            4
-        } else {
-            3
-        };
-        (format!("%{id}"), debug.to_string(), &after[eq + skip..])
+        let skip = if after[eq..].starts_with(") = ") { 4 } else { 3 };
+        (&text[..id_len + 1], &after[eq + skip..])
     } else {
         // `Return(%2)` and other lines without an assignment.
         let open = text.find('(')?;
@@ -165,32 +158,31 @@ fn node_line(text: &str) -> Option<Result<Node, String>> {
         if op.is_empty() || !op.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             return None;
         }
-        (String::new(), String::new(), text)
+        ("", text)
     };
     let rest = rest.trim_start();
     let rest = rest.strip_prefix("call ").unwrap_or(rest);
     let Some(open) = rest.find('(') else {
         return Some(Err(format!("expected `(` after the op in `{rest}`")));
     };
-    let op = rest[..open].trim().to_string();
+    let op = rest[..open].trim();
     let Some(close) = closing(rest, open) else {
         return Some(Err(format!("the argument list of `{op}` is not closed")));
     };
     Some(Ok(Node {
         id,
-        debug,
         op,
         args: split_args(&rest[open + 1..close]),
-        attrs: rest[close + 1..].trim().to_string(),
+        attrs: rest[close + 1..].trim(),
         ..Node::default()
     }))
 }
 
 /// Every graph of the file, in order, and the entry graph's name when it says.
-fn graphs(src: &str) -> Result<(Vec<Graph>, Option<String>), SyntaxError> {
+fn graphs(src: &str) -> Result<(Vec<Graph<'_>>, Option<&str>), SyntaxError> {
     let mut out: Vec<Graph> = Vec::new();
     let mut entry = None;
-    let mut pending_attrs: Vec<String> = Vec::new();
+    let mut pending_attrs: Vec<&str> = Vec::new();
     let mut in_attrs = false;
     let mut current: Option<(Graph, usize)> = None;
     let mut offset = 0;
@@ -213,7 +205,7 @@ fn graphs(src: &str) -> Result<(Vec<Graph>, Option<String>), SyntaxError> {
                 if let Some(node) = graph.nodes.last_mut()
                     && node.types.is_none()
                 {
-                    node.types = Some(types.to_string());
+                    node.types = Some(types);
                 }
                 continue;
             }
@@ -227,9 +219,9 @@ fn graphs(src: &str) -> Result<(Vec<Graph>, Option<String>), SyntaxError> {
                         .find_map(|p| comment.strip_prefix(p));
                     if let Some(name) = scope {
                         let name = name.trim().trim_start_matches('(').trim_end_matches(')');
-                        node.full_name = Some(name.to_string());
+                        node.full_name = Some(name);
                     } else if comment.starts_with("In file") && node.source.is_none() {
-                        node.source = Some(comment.to_string());
+                        node.source = Some(comment);
                     }
                 }
                 continue;
@@ -250,7 +242,7 @@ fn graphs(src: &str) -> Result<(Vec<Graph>, Option<String>), SyntaxError> {
             && let Some(rest) = rest.strip_prefix("IR entry")
             && let Some((_, name)) = rest.split_once(':')
         {
-            entry = Some(name.trim().trim_start_matches('@').to_string());
+            entry = Some(name.trim().trim_start_matches('@'));
             continue;
         }
         if trimmed.starts_with("subgraph attr:") {
@@ -274,10 +266,10 @@ fn graphs(src: &str) -> Result<(Vec<Graph>, Option<String>), SyntaxError> {
                 None => (head.trim_end_matches('{').trim(), Vec::new()),
             };
             let graph = Graph {
-                name: name.trim().to_string(),
+                name: name.trim(),
                 params: params
                     .iter()
-                    .map(|p| p.split(':').next().unwrap_or(p).trim().to_string())
+                    .map(|p| p.split(':').next().unwrap_or(p).trim())
                     .collect(),
                 attrs: std::mem::take(&mut pending_attrs),
                 nodes: Vec::new(),
@@ -286,7 +278,7 @@ fn graphs(src: &str) -> Result<(Vec<Graph>, Option<String>), SyntaxError> {
             continue;
         }
         if in_attrs {
-            pending_attrs.push(trimmed.to_string());
+            pending_attrs.push(trimmed);
         }
     }
     if let Some((graph, at)) = current {
@@ -352,14 +344,64 @@ fn reference(arg: &str) -> Option<&str> {
     (end > 0).then(|| &arg[..end + 1])
 }
 
+/// What each `%…` of a graph is called in the graph skope builds: `%N` by number, parameters
+/// by name.
+#[derive(Default)]
+struct Names<'a> {
+    nodes: Vec<Option<String>>,
+    params: HashMap<&'a str, String>,
+}
+
+impl<'a> Names<'a> {
+    fn get(&self, reference: &str) -> Option<&String> {
+        match reference[1..].parse::<usize>() {
+            Ok(n) => self.nodes.get(n).and_then(Option::as_ref),
+            Err(_) => self.params.get(reference),
+        }
+    }
+
+    fn insert(&mut self, reference: &'a str, name: String) {
+        match reference[1..].parse::<usize>() {
+            Ok(n) => {
+                if self.nodes.len() <= n {
+                    self.nodes.resize(n + 1, None);
+                }
+                self.nodes[n] = Some(name);
+            }
+            Err(_) => {
+                self.params.insert(reference, name);
+            }
+        }
+    }
+}
+
 /// The inputs of `node` as edge texts (`name:0`), its references resolved by `names`; an
 /// unresolved one is an unconnected input.
-fn inputs_of(node: &Node, names: &HashMap<String, String>) -> Vec<String> {
+fn inputs_of(node: &Node, names: &Names) -> Vec<String> {
     node.args
         .iter()
         .filter_map(|a| reference(a))
         .map(|r| names.get(r).map_or(String::new(), |n| format!("{n}:0")))
         .collect()
+}
+
+/// Op names made unique: a repeated one gets `#2`, `#3`…
+#[derive(Default)]
+struct Unique(HashMap<String, usize>);
+
+impl Unique {
+    fn name(&mut self, name: String) -> String {
+        match self.0.get_mut(&name) {
+            Some(n) => {
+                *n += 1;
+                format!("{name}#{n}")
+            }
+            None => {
+                self.0.insert(name.clone(), 1);
+                name
+            }
+        }
+    }
 }
 
 /// Reads `src` into one graph: every graph that is not a graph-kernel subgraph, with calls of
@@ -377,17 +419,12 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Vec<GraphBuilder>, SyntaxE
     let kernels: HashMap<&str, &Graph> = graphs
         .iter()
         .filter(|g| g.is_graph_kernel())
-        .map(|g| (g.name.as_str(), g))
+        .map(|g| (g.name, g))
         .collect();
     let mains: Vec<&Graph> = graphs.iter().filter(|g| !g.is_graph_kernel()).collect();
     let several = mains.len() > 1;
-    let mut b = GraphBuilder::new(entry.clone().unwrap_or_else(|| default_name.to_string()));
-    let mut taken: HashMap<String, usize> = HashMap::new();
-    let mut unique = |name: String| {
-        let n = taken.entry(name.clone()).or_insert(0);
-        *n += 1;
-        if *n == 1 { name } else { format!("{name}#{n}") }
-    };
+    let mut b = GraphBuilder::new(entry.unwrap_or(default_name));
+    let mut unique = Unique::default();
     for graph in mains {
         let prefix = |id: &str| {
             if several {
@@ -396,14 +433,16 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Vec<GraphBuilder>, SyntaxE
                 id.to_string()
             }
         };
-        // What each `%…` of this graph is called in the graph skope builds.
-        let mut names: HashMap<String, String> = HashMap::new();
+        let from = several.then_some(graph.name);
+        let mut names = Names::default();
         for p in &graph.params {
             let Some(id) = reference(p) else { continue };
-            let name = unique(prefix(id.trim_start_matches('%')));
-            names.insert(id.to_string(), name.clone());
+            let name = unique.name(prefix(id.trim_start_matches('%')));
+            names.insert(id, name.clone());
             let mut attrs = Attrs::default();
-            attrs.insert(ATTR_GRAPH.into(), AttrValue::Str(graph.name.clone()));
+            if let Some(g) = from {
+                attrs.insert(ATTR_GRAPH.into(), AttrValue::Str(g.to_string()));
+            }
             b.push(OpBuilder {
                 name,
                 op_type: "Parameter".into(),
@@ -412,136 +451,126 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Vec<GraphBuilder>, SyntaxE
             });
         }
         for node in &graph.nodes {
-            let base = node.full_name.clone().unwrap_or_else(|| {
-                prefix(if node.id.is_empty() {
-                    &node.op
-                } else {
-                    &node.id
-                })
-            });
+            let base = match node.full_name {
+                Some(full) => full.to_string(),
+                None => prefix(if node.id.is_empty() { node.op } else { node.id }),
+            };
             let inputs = inputs_of(node, &names);
             let callee = node.op.strip_prefix('@').and_then(|g| kernels.get(g));
             let name = match callee {
-                Some(kernel) => expand(
-                    &mut b,
-                    &mut unique,
-                    kernel,
-                    &graph.name,
-                    &base,
-                    &inputs,
-                    node,
-                ),
+                Some(kernel) => {
+                    let call = Call {
+                        node,
+                        base: &base,
+                        inputs: &inputs,
+                        from,
+                    };
+                    expand(&mut b, &mut unique, kernel, &call)
+                }
                 None => {
-                    let name = unique(base);
-                    b.push(op_of(node, name.clone(), inputs, &graph.name, None));
+                    let name = unique.name(base);
+                    b.push(op_of(node, name.clone(), inputs, from, None));
                     name
                 }
             };
             if !node.id.is_empty() {
-                names.insert(node.id.clone(), name);
+                names.insert(node.id, name);
             }
         }
     }
     Ok(vec![b])
 }
 
-/// An op of the graph for `node`.
+/// An op of the graph for `node`, of graph `from` when the file has several; its full name is
+/// kept when the op's name is not it.
 fn op_of(
     node: &Node,
     name: String,
     inputs: Vec<String>,
-    graph: &str,
+    from: Option<&str>,
     composite: Option<&str>,
 ) -> OpBuilder {
     let mut attrs = Attrs::default();
-    attrs.insert(ATTR_GRAPH.into(), AttrValue::Str(graph.to_string()));
-    if let Some(full) = &node.full_name {
-        attrs.insert(ATTR_FULL_NAME.into(), AttrValue::Str(full.clone()));
+    if let Some(g) = from {
+        attrs.insert(ATTR_GRAPH.into(), AttrValue::Str(g.to_string()));
     }
-    if let Some(source) = &node.source {
-        attrs.insert(ATTR_SOURCE.into(), AttrValue::Str(source.clone()));
+    if let Some(full) = node.full_name.filter(|f| *f != name) {
+        attrs.insert(ATTR_FULL_NAME.into(), AttrValue::Str(full.to_string()));
+    }
+    if let Some(source) = node.source {
+        attrs.insert(ATTR_SOURCE.into(), AttrValue::Str(source.to_string()));
     }
     if let Some(kernel) = composite {
         attrs.insert(ATTR_COMPOSITE.into(), AttrValue::Str(kernel.to_string()));
     }
-    if !node.debug.is_empty() {
-        attrs.insert(ATTR_DEBUG_NAME.into(), AttrValue::Str(node.debug.clone()));
-    }
     if !node.attrs.is_empty() {
-        attrs.insert(ATTR_NODE_ATTRS.into(), AttrValue::Str(node.attrs.clone()));
+        attrs.insert(ATTR_NODE_ATTRS.into(), AttrValue::Str(node.attrs.to_string()));
     }
     OpBuilder {
         name,
-        op_type: op_type(&node.op),
+        op_type: op_type(node.op),
         attrs,
-        output_descs: node
-            .types
-            .as_deref()
-            .and_then(output_desc)
-            .into_iter()
-            .collect(),
+        output_descs: node.types.and_then(output_desc).into_iter().collect(),
         inputs,
         ..OpBuilder::default()
     }
 }
 
-/// Adds the basic ops of graph-kernel subgraph `kernel`, called by `call` of graph `caller`
-/// (named `base`, with `inputs` for the subgraph's parameters); returns the name of the op
+/// A node calling a graph-kernel subgraph: its name in the graph (`base`), the edges of its
+/// arguments, and the graph it is in when the file has several.
+struct Call<'c, 'a> {
+    node: &'c Node<'a>,
+    base: &'c str,
+    inputs: &'c [String],
+    from: Option<&'c str>,
+}
+
+/// Adds the basic ops of graph-kernel subgraph `kernel` for `call`; returns the name of the op
 /// whose output the call gives.
-fn expand(
-    b: &mut GraphBuilder,
-    unique: &mut dyn FnMut(String) -> String,
-    kernel: &Graph,
-    caller: &str,
-    base: &str,
-    inputs: &[String],
-    call: &Node,
-) -> String {
+fn expand(b: &mut GraphBuilder, unique: &mut Unique, kernel: &Graph, call: &Call) -> String {
     // One composite per call: the call's own name (`GraphKernel_Add_Mul_fusion-op12`, as
     // MindSpore names the fused node), else the fused name and the subgraph.
     let kernel_name = call
+        .node
         .full_name
-        .as_deref()
         .and_then(|f| f.rsplit('/').next())
         .filter(|n| !n.is_empty())
         .map_or_else(
             || format!("{}@{}", kernel.kernel_name(), kernel.name),
             str::to_string,
         );
-    let mut names: HashMap<String, String> = HashMap::new();
-    for (p, input) in kernel.params.iter().zip(inputs) {
+    let mut names = Names::default();
+    for (p, input) in kernel.params.iter().zip(call.inputs) {
         if let Some(id) = reference(p) {
             // The caller's op, without the output index the edge text carries.
-            names.insert(id.to_string(), input.trim_end_matches(":0").to_string());
+            names.insert(id, input.trim_end_matches(":0").to_string());
         }
     }
     let mut last = None;
     for (i, node) in kernel.nodes.iter().enumerate() {
-        let is_return = node.op == "Return";
-        let inner = node
-            .full_name
-            .as_deref()
-            .and_then(|f| f.rsplit('/').next())
-            .map_or_else(|| format!("{}_{i}", op_type(&node.op)), str::to_string);
         let args = inputs_of(node, &names);
-        if is_return {
+        if node.op == "Return" {
             // The call's value is the returned one.
             last = args.first().map(|a| a.trim_end_matches(":0").to_string());
             continue;
         }
-        let name = unique(format!("{base}/{inner}"));
-        let mut op = op_of(node, name.clone(), args, caller, Some(&kernel_name));
+        let inner = node
+            .full_name
+            .and_then(|f| f.rsplit('/').next())
+            .map_or_else(|| format!("{}_{i}", op_type(node.op)), str::to_string);
+        let name = unique.name(format!("{}/{inner}", call.base));
+        let mut op = op_of(node, name.clone(), args, call.from, Some(&kernel_name));
         if node.source.is_none()
-            && let Some(source) = &call.source
+            && let Some(source) = call.node.source
         {
             op.attrs
-                .insert(ATTR_SOURCE.into(), AttrValue::Str(source.clone()));
+                .insert(ATTR_SOURCE.into(), AttrValue::Str(source.to_string()));
         }
         b.push(op);
         if !node.id.is_empty() {
-            names.insert(node.id.clone(), name.clone());
+            names.insert(node.id, name.clone());
         }
         last.get_or_insert(name);
     }
-    last.unwrap_or_else(|| base.to_string())
+    last.unwrap_or_else(|| call.base.to_string())
 }

@@ -241,7 +241,8 @@ pub fn workspace(graph: Graph, format: Format, file: &str) -> Workspace {
     Workspace::with_planner(cx, marks, Arc::new(GraphKernelPlanner), format, file)
 }
 
-/// The scope an op is shown in: the graph it was read from.
+/// The scope an op is shown in: the graph it was read from (the file's graph unless it has
+/// several).
 fn scope_name(graph: &Graph, id: OpId) -> String {
     let from = graph
         .op(id)
