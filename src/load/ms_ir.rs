@@ -149,7 +149,11 @@ fn node_line(text: &str) -> Option<Result<Node<'_>, String>> {
         {
             return None;
         }
-        let skip = if after[eq..].starts_with(") = ") { 4 } else { 3 };
+        let skip = if after[eq..].starts_with(") = ") {
+            4
+        } else {
+            3
+        };
         (&text[..id_len + 1], &after[eq + skip..])
     } else {
         // `Return(%2)` and other lines without an assignment.
@@ -385,19 +389,24 @@ fn inputs_of(node: &Node, names: &Names) -> Vec<String> {
         .collect()
 }
 
-/// Op names made unique: a repeated one gets `#2`, `#3`…
+/// Op names made unique: a repeated one gets `#2`, `#3`… Names are told apart by a 64-bit
+/// hash (two names sharing one would only make the second `#2`), so none is stored twice.
 #[derive(Default)]
-struct Unique(HashMap<String, usize>);
+struct Unique {
+    seen: HashMap<u64, usize>,
+    hasher: std::collections::hash_map::RandomState,
+}
 
 impl Unique {
     fn name(&mut self, name: String) -> String {
-        match self.0.get_mut(&name) {
-            Some(n) => {
-                *n += 1;
-                format!("{name}#{n}")
+        use std::hash::BuildHasher;
+        match self.seen.entry(self.hasher.hash_one(&name)) {
+            std::collections::hash_map::Entry::Occupied(mut n) => {
+                *n.get_mut() += 1;
+                format!("{name}#{}", n.get())
             }
-            None => {
-                self.0.insert(name.clone(), 1);
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(1);
                 name
             }
         }
@@ -504,7 +513,10 @@ fn op_of(
         attrs.insert(ATTR_COMPOSITE.into(), AttrValue::Str(kernel.to_string()));
     }
     if !node.attrs.is_empty() {
-        attrs.insert(ATTR_NODE_ATTRS.into(), AttrValue::Str(node.attrs.to_string()));
+        attrs.insert(
+            ATTR_NODE_ATTRS.into(),
+            AttrValue::Str(node.attrs.to_string()),
+        );
     }
     OpBuilder {
         name,
