@@ -303,8 +303,16 @@ enum Command {
         /// The aclgraph path's options instead: list them, or check a JSON object of them
         /// (`{"early_start": 1, "debug_sync_all": 1}`, or with `optimize_options` and
         /// `debug_options` inside) and print the `super_kernel_optimize` call.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "graph_kernel")]
         aclgraph: bool,
+        /// MindSpore's graph kernel flags instead: list them, or check a flags string
+        /// (`--enable_cluster_ops=MatMul --opt_level=2`, after `--`).
+        #[arg(long)]
+        graph_kernel: bool,
+        /// With --graph-kernel: a MindSpore dump (.ir or composite JSON) to say what each flag
+        /// would change in.
+        #[arg(long, value_name = "DUMP", requires = "graph_kernel")]
+        graph: Option<PathBuf>,
     },
 }
 
@@ -386,7 +394,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             return report(&file, &args);
         }
-        Some(Command::Options { text, aclgraph }) => {
+        Some(Command::Options {
+            text,
+            graph_kernel: true,
+            graph,
+            ..
+        }) => {
+            let (out, ok) = graph_kernel_flags_text(text.as_deref(), graph.as_deref())?;
+            print_text(&out);
+            if !ok {
+                return Ok(ExitCode::from(1));
+            }
+        }
+        Some(Command::Options { text, aclgraph, .. }) => {
             let (out, ok) = match (text, aclgraph) {
                 (Some(text), true) => aclgraph_options_text(&text)?,
                 (None, true) => (aclgraph_options_list(), true),
@@ -691,6 +711,61 @@ fn suggest(
     }
     print_text(&skope::text::sanitize_lines(&out));
     Ok(())
+}
+
+/// `skope options --graph-kernel [FLAGS] [--graph DUMP]`: MindSpore's graph kernel flags, the
+/// given ones checked, and with a dump what each would change in it. False when a given flag
+/// has a problem.
+fn graph_kernel_flags_text(text: Option<&str>, graph: Option<&Path>) -> Result<(String, bool)> {
+    use skope::mindspore::flags::{FLAGS, HOW_TO_SET, effects, parse};
+    let mut out = String::new();
+    let (given, problems) = text.map(parse).unwrap_or_default();
+    let ok = problems.is_empty();
+    if text.is_some() {
+        for p in &problems {
+            out.push_str(&format!("error: {p}\n"));
+        }
+        for g in &given {
+            out.push_str(&format!("ok: --{}={}\n", g.name, g.value));
+        }
+        out.push('\n');
+    }
+    let changes = match graph {
+        Some(path) => {
+            let input = skope::open::Input::File(path.to_path_buf());
+            let (ws, _) = skope::open::open(
+                &input,
+                LoadOptions::default(),
+                &RuleConfig::default(),
+                &mut |_| {},
+            )?;
+            if !skope::mindspore::is_mindspore(ws.source().format) {
+                anyhow::bail!(
+                    "{}: not a MindSpore dump (.ir text or composite JSON): graph kernel flags \
+                     do not apply to it",
+                    path.display()
+                );
+            }
+            effects(ws.graph(), ws.context().verdicts(), ws.plan(), &given)
+        }
+        None => Vec::new(),
+    };
+    let shown: Vec<&skope::mindspore::flags::Flag> = FLAGS
+        .iter()
+        .filter(|f| given.is_empty() || given.iter().any(|g| g.name == f.name))
+        .collect();
+    out.push_str("MindSpore graph kernel flags (graph_kernel_flags):\n");
+    for f in shown {
+        out.push_str(&format!(
+            "  --{}  default {}\n      {}\n",
+            f.name, f.default, f.meaning
+        ));
+        for (_, change) in changes.iter().filter(|(name, _)| *name == f.name) {
+            out.push_str(&format!("      in this graph: {change}\n"));
+        }
+    }
+    out.push_str(&format!("set them with {HOW_TO_SET}\n"));
+    Ok((out, ok))
 }
 
 /// `skope options --aclgraph`: every option of the aclgraph path.

@@ -517,3 +517,62 @@ fn info_and_report_speak_of_composites_and_reasons() {
     );
     assert!(!text.contains("rules: "), "{text}");
 }
+
+#[test]
+fn graph_kernel_flags_are_listed_checked_and_said_what_they_would_change() {
+    let ir = example_arg("mindspore/graph_build_0_1.ir");
+    let out = skope(&["options", "--graph-kernel"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for words in [
+        "--enable_cluster_ops  default none",
+        "--composite_op_limit_size  default 200",
+        "MS_DEV_GRAPH_KERNEL_FLAGS",
+    ] {
+        assert!(text.contains(words), "{words}\n{text}");
+    }
+    assert!(!text.contains("in this graph"), "{text}");
+    // With the graph: what each would change in it.
+    let out = skope(&["options", "--graph-kernel", "--graph", &ir]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for words in [
+        "in this graph: 0 would leave all 6 composites as basic ops",
+        "in this graph: would let these types left out join composites: MatMul ×8, \
+         FlashAttentionScore ×2, Softmax ×2",
+        "in this graph: 1 would let these level-1 types join composites: MatMul ×8",
+        "in this graph: would let these ops with dynamic shapes be clustered: Exp ×1",
+        "the largest composite here has 8 basic op(s) (default limit 200): below the limit",
+        "which the dump does not: Neg ×2",
+    ] {
+        assert!(text.contains(words), "{words}\n{text}");
+    }
+    // A flags string is checked; a list flag's effect is for the types it names.
+    let out = skope(&[
+        "options",
+        "--graph-kernel",
+        "--graph",
+        &ir,
+        "--enable_cluster_ops=Softmax --opt_level=5 --nope --disable_cluster_ops=Mul,Cast",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for words in [
+        "error: --opt_level=5: expected an integer from 0 to 3",
+        "error: --nope: not a flag skope knows",
+        "ok: --enable_cluster_ops=Softmax",
+        "would let these types left out join composites: Softmax ×2 (",
+        "would keep out of composites these types now in them: Mul ×10, Cast ×2",
+    ] {
+        assert!(text.contains(words), "{words}\n{text}");
+    }
+    assert!(!text.contains("--composite_op_limit_size"), "{text}");
+    // A dump of another kind is refused.
+    let out = skope(&[
+        "options",
+        "--graph-kernel",
+        "--graph",
+        &example_arg("moe_decode.ge_proto.txt"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a MindSpore dump"));
+}

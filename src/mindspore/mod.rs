@@ -8,6 +8,7 @@
 //! The readers are in [`crate::load::ms_ir`] and [`crate::load::ms_composite`]; this module
 //! judges the ops and plans.
 
+pub mod flags;
 pub mod reasons;
 
 use crate::edit::Edit;
