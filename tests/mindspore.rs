@@ -576,3 +576,46 @@ fn graph_kernel_flags_are_listed_checked_and_said_what_they_would_change() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a MindSpore dump"));
 }
+
+#[test]
+fn diff_reads_mindspore_profiles_with_graph_kernel_off_and_on() {
+    let root = scratch("mindspore-prof");
+    let header = "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),\
+                  Max Time(us),Ratio(%)\n";
+    let sides = [
+        (
+            "off",
+            "0,MatMul,AI_CORE,8,80.0,10.0,10.0,10.0,40\n0,Add,AI_VECTOR_CORE,2,6.0,3.0,3.0,3.0,3\n\
+             0,Mul,AI_VECTOR_CORE,2,5.0,2.5,2.5,2.5,2.5\n",
+        ),
+        (
+            "on",
+            "0,MatMul,AI_CORE,8,80.0,10.0,10.0,10.0,40\n\
+             0,Fused_Mul_Add_fusion_1572795827,AI_VECTOR_CORE,2,7.0,3.5,3.5,3.5,3.5\n",
+        ),
+    ];
+    for (side, rows) in sides {
+        let dir = root
+            .join(side)
+            .join("worker_1_20261124_ascend_ms/ASCEND_PROFILER_OUTPUT");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("op_statistic.csv"), format!("{header}{rows}")).unwrap();
+    }
+    let (off, on) = (root.join("off"), root.join("on"));
+    let out = skope(&["diff", &off.to_string_lossy(), &on.to_string_lossy()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("worker_1_20261124_ascend_ms"), "{text}");
+    assert!(text.contains("total  91.00 µs → 87.00 µs"), "{text}");
+    for row in [
+        ("Fused_Mul_Add_fusion_1572795827", "new only"),
+        ("Add ", "base only"),
+        ("Mul ", "base only"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(row.0))
+            .unwrap_or_else(|| panic!("no row {}\n{text}", row.0));
+        assert!(line.ends_with(row.1), "{line}");
+    }
+}
