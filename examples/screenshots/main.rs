@@ -23,6 +23,8 @@ use std::time::Duration;
 const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
 /// The bundled aclgraph pass output.
 const ACLGRAPH_EXAMPLE: &str = "assets/examples/aclgraph";
+/// The bundled MindSpore IR after the graph kernel passes.
+const MINDSPORE_EXAMPLE: &str = "assets/examples/mindspore/graph_build_0_1.ir";
 
 /// A view: file name, title, terminal size, and the keys that lead to it, typed as text
 /// (`\r` is enter, `\t` shift-tab, `»` tab, `\x1b` esc, `«` down).
@@ -165,6 +167,7 @@ fn main() -> Result<()> {
     runs(out)?;
     compare(out)?;
     aclgraph(out)?;
+    mindspore(out)?;
     let mut app = App::new(
         Config::default(),
         Rect::new(0, 0, 100, 24),
@@ -191,6 +194,29 @@ fn main() -> Result<()> {
     let plan = std::env::temp_dir().join("skope-screenshots.skope.json");
     let _ = std::fs::remove_file(skope::planfile::journal_path(&plan));
     Ok(())
+}
+
+/// The explorer on the bundled MindSpore IR, on a kernel left out of every composite, and
+/// its graph kernel flags (`o`).
+fn mindspore(out: &Path) -> Result<()> {
+    let mut app = explorer_on(MINDSPORE_EXAMPLE, 160, 45)?;
+    press(
+        &mut app,
+        "/name:Default/model-Model/layers-CellList/0-DecoderLayer/Softmax-op9\r",
+    );
+    write(
+        &app,
+        out,
+        "mindspore",
+        "MindSpore graph kernel fusion: composites, and why a kernel was left out",
+    )?;
+    press(&mut app, "o");
+    write(
+        &app,
+        out,
+        "mindspore_flags",
+        "MindSpore's graph kernel flags and what each would change in this graph",
+    )
 }
 
 /// The explorer on the bundled aclgraph pass output, on the unsupported attention kernel.

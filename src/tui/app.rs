@@ -183,6 +183,7 @@ impl App {
         match self.explorer() {
             Some(ex) if ex.suggestions.as_ref().is_some_and(|v| v.open) => HelpView::Suggestions,
             Some(ex) if ex.statics.as_ref().is_some_and(|v| v.open) => HelpView::Statics,
+            Some(ex) if ex.flags.as_ref().is_some_and(|v| v.open) => HelpView::Flags,
             Some(ex) if ex.focus == Pane::Details && ex.code.is_some() => HelpView::Code,
             _ => HelpView::Graph,
         }
@@ -327,6 +328,7 @@ impl App {
                 Layer::Suggestions
             }
             Screen::Explorer(ex) if ex.statics.as_ref().is_some_and(|v| v.open) => Layer::Statics,
+            Screen::Explorer(ex) if ex.flags.as_ref().is_some_and(|v| v.open) => Layer::Flags,
             Screen::Explorer(_) => Layer::Panes,
             _ => Layer::Screen,
         };
@@ -364,7 +366,28 @@ impl App {
             Layer::Profiles => self.profile_view_action(action),
             Layer::Suggestions => self.suggestions_action(action),
             Layer::Statics => self.statics_action(action),
+            Layer::Flags => self.flags_action(action, None),
             _ => self.explorer_action(action),
+        }
+    }
+
+    /// A key (or, with `wheel`, that many rows of the mouse wheel) in the graph kernel flags
+    /// view.
+    fn flags_action(&mut self, action: Action, wheel: Option<isize>) {
+        let inner = layout::inner(self.areas().body);
+        let (width, height) = (usize::from(inner.width), usize::from(inner.height));
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let Some(view) = &mut ex.flags else {
+            return;
+        };
+        match wheel {
+            Some(rows) => view.scroll(rows, width, height),
+            None => {
+                let outcome = view.action(action, width, height);
+                self.carry_out(outcome);
+            }
         }
     }
 
@@ -749,6 +772,7 @@ impl App {
                     Layer::Runs => self.runs_scroll(lines),
                     Layer::Suggestions => self.suggestions_scroll(lines),
                     Layer::Statics => self.statics_scroll(lines),
+                    Layer::Flags => self.flags_action(Action::Down, Some(lines)),
                     _ => self.profile_scroll(lines),
                 }
                 return;

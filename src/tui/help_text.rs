@@ -45,6 +45,8 @@ pub enum HelpView {
     Suggestions,
     /// The static kernels view.
     Statics,
+    /// The graph kernel flags view.
+    Flags,
 }
 
 impl HelpView {
@@ -56,6 +58,7 @@ impl HelpView {
             HelpView::Profiles => "In the profile view",
             HelpView::Suggestions => "In the suggestions view",
             HelpView::Statics => "In the static kernels view",
+            HelpView::Flags => "In the graph kernel flags view",
         }
     }
 
@@ -122,6 +125,11 @@ impl HelpView {
                     "make every one a scope that fits (one undo step)",
                 ),
                 (Action::Suggestions, "back to the graph"),
+                (Action::Back, "back to the graph"),
+            ],
+            HelpView::Flags => &[
+                (Action::Down, "scroll down"),
+                (Action::Up, "scroll up"),
                 (Action::Back, "back to the graph"),
             ],
             HelpView::Statics => &[

@@ -18,6 +18,8 @@ pub enum Layer {
     Suggestions,
     /// The static kernels view over the panes.
     Statics,
+    /// The graph kernel flags view over the panes.
+    Flags,
     /// The options editor in the details pane's place.
     Options,
     /// A picker or a question.
@@ -58,7 +60,9 @@ impl Layer {
         match self {
             Layer::Prompt => Keys::Text,
             Layer::Dialog => Keys::Answers,
-            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics => Keys::View,
+            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics | Layer::Flags => {
+                Keys::View
+            }
             Layer::Screen | Layer::Panes | Layer::Options | Layer::Help => Keys::Graph,
         }
     }
@@ -67,7 +71,9 @@ impl Layer {
     pub fn mouse(self) -> Mouse {
         match self {
             Layer::Panes | Layer::Options => Mouse::Panes,
-            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics => Mouse::Wheel,
+            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics | Layer::Flags => {
+                Mouse::Wheel
+            }
             Layer::Screen | Layer::Dialog | Layer::Help | Layer::Prompt => Mouse::Ignored,
         }
     }

@@ -16,6 +16,7 @@ pub mod dialog;
 pub mod editing;
 pub mod effect;
 pub mod explorer;
+pub mod flags_view;
 pub mod go_to;
 pub mod help_text;
 pub mod highlight;

@@ -6,6 +6,7 @@
 use super::action::Action;
 use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor, Picker};
 use super::explorer::{Explorer, Pane};
+use super::flags_view::FlagsView;
 use super::keymap::Keymap;
 use super::options_editor::OptionsEditor;
 use super::outcome::Outcome;
@@ -82,6 +83,13 @@ impl Explorer {
                         ('n', "keep".into(), Answer::Cancel),
                     ],
                 }));
+            }
+            // A MindSpore graph has no options to edit: its graph kernel flags instead.
+            Action::EditOptions if crate::mindspore::is_mindspore(self.ws.source().format) => {
+                match &mut self.flags {
+                    Some(view) => view.open = !view.open,
+                    None => self.flags = Some(FlagsView::new(&self.ws)),
+                }
             }
             Action::EditOptions => {
                 let Some(scope) = scope else {

@@ -5,6 +5,7 @@ pub mod bar;
 pub mod code;
 pub mod details;
 pub mod dialog;
+pub mod flags;
 pub mod header;
 pub mod help;
 pub mod ops;
@@ -53,6 +54,9 @@ pub fn render(app: &App, frame: &mut Frame) {
                 }
                 (Layer::Statics, profiles) if let Some(view) = &ex.statics => {
                     statics::render(app, view, profiles, frame, areas.body);
+                }
+                (Layer::Flags, _) if let Some(view) = &ex.flags => {
+                    flags::render(app, view, frame, areas.body);
                 }
                 _ => {
                     scopes::render(ex, theme, frame, areas.scopes);
