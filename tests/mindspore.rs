@@ -607,6 +607,10 @@ fn diff_reads_mindspore_profiles_with_graph_kernel_off_and_on() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("worker_1_20261124_ascend_ms"), "{text}");
     assert!(text.contains("total  91.00 µs → 87.00 µs"), "{text}");
+    assert!(
+        text.contains("benefit 4.40 % (faster with graph kernel fusion)"),
+        "{text}"
+    );
     for row in [
         ("Fused_Mul_Add_fusion_1572795827", "new only"),
         ("Add ", "base only"),

@@ -851,7 +851,7 @@ fn nothing_prints_as_minus_zero() {
     assert_eq!(skope::profile::output::fixed(-0.0001, 2), "0.00");
     assert_eq!(skope::profile::output::fixed(-0.006, 2), "-0.01");
     assert_eq!(
-        skope::profile::output::benefit(Some(-0.001)),
+        skope::profile::output::benefit(Some(-0.001), "SuperKernel"),
         "benefit 0.00 %"
     );
 }

@@ -172,6 +172,24 @@ pub struct Diff {
     pub notes: Vec<String>,
 }
 
+impl Diff {
+    /// What the new side has that the base has not: `graph kernel fusion` when both profiles
+    /// are MindSpore's (`*_ascend_ms`), else `SuperKernel`.
+    pub fn fusion(&self) -> &'static str {
+        let mindspore = |root: &str| {
+            std::path::Path::new(root).ancestors().any(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().ends_with("_ascend_ms"))
+            })
+        };
+        if mindspore(&self.base_source.root) && mindspore(&self.new_source.root) {
+            "graph kernel fusion"
+        } else {
+            "SuperKernel"
+        }
+    }
+}
+
 fn index(s: &OpStatistic) -> HashMap<(&str, &str), Side> {
     s.rows
         .iter()

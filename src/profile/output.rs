@@ -44,13 +44,14 @@ pub fn fixed(v: f64, places: usize) -> String {
 }
 
 /// The overall benefit `(base − new) / base` in words: `benefit 10.82 % (faster with
-/// SuperKernel)`, `benefit −3.10 % (slower with SuperKernel: a regression)`.
-pub fn benefit(b: Option<f64>) -> String {
+/// SuperKernel)`, `benefit −3.10 % (slower with SuperKernel: a regression)`; `fusion` names
+/// what the new side has (see [`super::Diff::fusion`]).
+pub fn benefit(b: Option<f64>, fusion: &str) -> String {
     match b {
         Some(b) if fixed(b, 2) == "0.00" => "benefit 0.00 %".to_string(),
-        Some(b) if b > 0.0 => format!("benefit {} % (faster with SuperKernel)", fixed(b, 2)),
+        Some(b) if b > 0.0 => format!("benefit {} % (faster with {fusion})", fixed(b, 2)),
         Some(b) => format!(
-            "benefit −{} % (slower with SuperKernel: a regression)",
+            "benefit −{} % (slower with {fusion}: a regression)",
             fixed(-b, 2)
         ),
         None => "benefit — (the base has no time)".to_string(),
@@ -152,7 +153,7 @@ pub fn to_text(d: &Diff) -> String {
             sanitize(&names.join(", "))
         );
     }
-    let verdict = benefit(d.benefit_pct);
+    let verdict = benefit(d.benefit_pct, d.fusion());
     let _ = writeln!(
         out,
         "\ntotal  {:.2} µs → {:.2} µs   Δ {} µs   {verdict}\n",
