@@ -337,12 +337,27 @@ enum Deny {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    if !matches!(cli.command, None | Some(Command::Compile { .. })) {
+        die_on_closed_pipe();
+    }
+    match run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", skope::text::sanitize_lines(&format!("{e:#}")));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Lets a command that only prints end quietly when its reader goes away (`skope report |
+/// head`), as other command-line tools do, instead of panicking on the failed write. Not for
+/// the explorer and `compile`, which write to their jobs' pipes and must outlive a job.
+fn die_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

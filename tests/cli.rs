@@ -1174,3 +1174,45 @@ fn static_reads_a_static_kernel_compile_output() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_output_quietly() {
+    use std::fmt::Write as _;
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    // Every op alternates between two scopes, so the report is long (every op a break).
+    let mut dump = String::from("name: \"g\"\n");
+    for i in 0..3000 {
+        let input = if i > 0 {
+            format!(" input: \"op_{}:0\"", i - 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            dump,
+            "op {{ name: \"op_{i}\" type: \"Add\"{input} attr {{ key: \"_super_kernel_scope\" \
+             value {{ s: \"s{}\" }} }} }}",
+            i % 2
+        );
+    }
+    let file = temp_file("long_report.txt", dump.as_bytes());
+    for args in [&["report", "--json"][..], &["report"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skope"))
+            .args(args)
+            .arg(&file)
+            .env_remove("ASCEND_OPP_PATH")
+            .env_remove("ASCEND_HOME_PATH")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run skope");
+        let mut first = [0u8; 16];
+        let mut stdout = child.stdout.take().expect("stdout");
+        stdout.read_exact(&mut first).expect("the report starts");
+        drop(stdout);
+        let out = child.wait_with_output().expect("skope ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}");
+    }
+}
