@@ -12,6 +12,7 @@ mod codegen;
 mod edit;
 mod formats;
 mod fuzz;
+mod ge_halves;
 mod jobs;
 mod kernel_meta;
 mod layers;

@@ -37,16 +37,16 @@ pub enum AttrValue {
 }
 
 impl AttrValue {
-    /// Collects the strings this value holds (a list's too).
-    fn strings_mut<'a>(&'a mut self, into: &mut Vec<&'a mut String>) {
+    /// Calls `f` on each string this value holds (a list's too).
+    fn for_each_string_mut(&mut self, f: &mut impl FnMut(&mut String)) {
         match self {
             AttrValue::Str(s)
             | AttrValue::Func(s)
             | AttrValue::Graph(s)
-            | AttrValue::Expression(s) => into.push(s),
+            | AttrValue::Expression(s) => f(s),
             AttrValue::List(items) => {
                 for item in items {
-                    item.strings_mut(into);
+                    item.for_each_string_mut(f);
                 }
             }
             _ => {}
@@ -134,13 +134,13 @@ impl Attrs {
         self.0.shrink_to_fit();
     }
 
-    /// Every string of every attribute (keys, values, list items), to change in place.
-    pub fn strings_mut(&mut self) -> impl Iterator<Item = &mut String> {
-        self.0.iter_mut().flat_map(|(key, value)| {
-            let mut strings = vec![key];
-            value.strings_mut(&mut strings);
-            strings
-        })
+    /// Calls `f` on every string of every attribute (keys, values, list items), to change
+    /// them in place.
+    pub fn for_each_string_mut(&mut self, mut f: impl FnMut(&mut String)) {
+        for (key, value) in &mut self.0 {
+            f(key);
+            value.for_each_string_mut(&mut f);
+        }
     }
 
     /// All attributes in dump order.

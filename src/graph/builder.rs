@@ -117,13 +117,9 @@ impl GraphBuilder {
     /// Adds an op in file order: strings longer than [`MAX_KEPT`] are kept cut (and a
     /// warning says so), and the op's lists give back the room they grew.
     pub fn push(&mut self, mut op: OpBuilder) {
-        let mut cut = 0usize;
-        let strings = [&mut op.name, &mut op.op_type]
-            .into_iter()
-            .chain(op.attrs.strings_mut());
-        for s in strings {
-            cut += usize::from(bound(s));
-        }
+        let mut cut = usize::from(bound(&mut op.name)) + usize::from(bound(&mut op.op_type));
+        op.attrs
+            .for_each_string_mut(|s| cut += usize::from(bound(s)));
         for input in &mut op.inputs {
             cut += usize::from(bound_input(input));
         }
@@ -143,6 +139,18 @@ impl GraphBuilder {
         op.input_descs.shrink_to_fit();
         op.output_descs.shrink_to_fit();
         self.ops.push(op);
+    }
+
+    /// Adds the ops and warnings of `other` (a part of the same graph read apart) after this
+    /// builder's; a name `other` read replaces this one.
+    pub fn append(&mut self, other: GraphBuilder) {
+        if !other.name.is_empty() {
+            self.name = other.name;
+        }
+        self.streams_assigned |= other.streams_assigned;
+        self.ops.extend(other.ops);
+        self.warnings.extend(other.warnings);
+        self.strings_dropped |= other.strings_dropped;
     }
 
     /// Number of ops added so far.

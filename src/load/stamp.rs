@@ -75,19 +75,33 @@ impl FileStamp {
     }
 }
 
-/// A fast 64-bit hash of `bytes` (eight bytes at a time, multiply and rotate, then a final
-/// mix): several GB/s, enough to tell a changed dump from the loaded one; not cryptographic.
+/// A fast 64-bit hash of `bytes`: four lanes of eight bytes each (multiply and rotate; the
+/// lanes do not wait on each other, so a core works on all four at once), then the tail and a
+/// final mix — about 20 GB/s, enough to tell a changed dump from the loaded one; not
+/// cryptographic.
 pub fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h: u64 = 0x243F_6A88_85A3_08D3 ^ bytes.len() as u64;
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
+    let step = |h: u64, w: u64| (h ^ w).wrapping_mul(K).rotate_left(29);
+    let word = |b: &[u8]| {
         let mut w = [0u8; 8];
-        w.copy_from_slice(word);
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+        w.copy_from_slice(b);
+        u64::from_le_bytes(w)
+    };
+    let seed = 0x243F_6A88_85A3_08D3 ^ bytes.len() as u64;
+    let mut lanes = [seed, seed ^ 1, seed ^ 2, seed ^ 3];
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for (lane, w) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            *lane = step(*lane, word(w));
+        }
+    }
+    let mut h = lanes.into_iter().fold(seed, step);
+    let mut words = blocks.remainder().chunks_exact(8);
+    for w in &mut words {
+        h = step(h, word(w));
     }
     for &b in words.remainder() {
-        h = (h ^ u64::from(b)).wrapping_mul(K).rotate_left(29);
+        h = step(h, u64::from(b));
     }
     h ^= h >> 33;
     h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
@@ -136,5 +150,13 @@ mod tests {
         assert_ne!(hash(&a), hash(&b));
         assert_ne!(hash(b"abc"), hash(b"abd"));
         assert_eq!(hash(&a), hash(&a.clone()));
+        // Every lane, the words after the last block and the last bytes.
+        let c = vec![7u8; 71];
+        for at in 0..c.len() {
+            let mut d = c.clone();
+            d[at] = 8;
+            assert_ne!(hash(&c), hash(&d), "a change at byte {at}");
+        }
+        assert_ne!(hash(&c), hash(&c[..70]), "a byte less");
     }
 }

@@ -103,6 +103,23 @@ enum Frame<'a> {
     },
 }
 
+/// A place in the input with the messages open there.
+#[derive(Debug, Clone)]
+pub struct Mark<'a> {
+    pos: usize,
+    frames: Vec<Frame<'a>>,
+}
+
+impl<'a> Mark<'a> {
+    /// The same messages open, at `pos`, with the innermost one closed: to go on reading its
+    /// parent from elsewhere.
+    pub fn outer_at(mut self, pos: usize) -> Mark<'a> {
+        self.frames.pop();
+        self.pos = pos;
+        self
+    }
+}
+
 /// Pull reader over protobuf text.
 pub struct Reader<'a> {
     src: &'a [u8],
@@ -123,6 +140,35 @@ impl<'a> Reader<'a> {
     /// The current byte offset.
     pub fn offset(&self) -> usize {
         self.pos
+    }
+
+    /// The whole input.
+    pub fn source(&self) -> &'a [u8] {
+        self.src
+    }
+
+    /// Where the reader is, to come back to with [`Reader::reset`].
+    pub fn mark(&self) -> Mark<'a> {
+        Mark {
+            pos: self.pos,
+            frames: self.frames.clone(),
+        }
+    }
+
+    /// Goes back to `mark`.
+    pub fn reset(&mut self, mark: Mark<'a>) {
+        self.pos = mark.pos;
+        self.frames = mark.frames;
+    }
+
+    /// A reader over `src[..end]` at `start`, at top level: for one part of a message's
+    /// fields, whose errors keep their offsets in the whole input.
+    pub fn part(src: &'a [u8], start: usize, end: usize) -> Self {
+        Reader {
+            src: &src[..end.min(src.len())],
+            pos: start.min(end),
+            frames: Vec::new(),
+        }
     }
 
     /// Reads the next field of the current message. Returns `None` when the current message

@@ -1,0 +1,126 @@
+//! A big GE `ge_proto` graph is read on both cores: the result, its warnings and any error's
+//! place must be exactly those of reading it on one.
+//!
+//! The one-core reading is forced by writing the first op's line as `op  {`: the split looks
+//! for later lines written exactly like the first, finds none and reads on one thread.
+
+use skope::graph::Graph;
+use skope::load::load_bytes;
+use std::fmt::Write;
+use std::path::Path;
+
+/// A graph of about `bytes` of ops in GE's printer layout with its ops at `indent` spaces
+/// (2: a `ModelDef` whose graph is followed by a small second graph; 0: a bare `GraphDef`).
+/// Its name comes after the ops, one op in the first half has a duplicate name (so the next
+/// one's input dangles) and one in the second half a dangling input: both halves warn.
+fn dump(bytes: usize, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut out = String::new();
+    if indent > 0 {
+        out.push_str("name: \"model\"\ngraph {\n");
+    }
+    let mut i = 0usize;
+    while out.len() < bytes {
+        let name = if i == 1000 {
+            "op_999".to_string()
+        } else {
+            format!("op_{i}")
+        };
+        let _ = writeln!(
+            out,
+            "{pad}op {{\n{pad}  name: \"{name}\"\n{pad}  type: \"Add\""
+        );
+        if i > 0 {
+            let _ = writeln!(out, "{pad}  input: \"op_{}:0\"", i - 1);
+        }
+        if i == 12_000 {
+            let _ = writeln!(out, "{pad}  input: \"nowhere:0\"");
+        }
+        let _ = writeln!(
+            out,
+            "{pad}  attr {{\n{pad}    key: \"_super_kernel_scope\"\n{pad}    value {{\n{pad}      \
+             s: \"scope_{}\"\n{pad}    }}\n{pad}  }}\n{pad}  id: {i}\n{pad}}}",
+            i / 500
+        );
+        i += 1;
+    }
+    let _ = writeln!(out, "{pad}name: \"big\"");
+    if indent > 0 {
+        out.push_str("}\ngraph {\n  name: \"small\"\n  op {\n    name: \"s\"\n  }\n}\n");
+    }
+    out
+}
+
+/// The same text read on one thread.
+fn on_one_core(text: &str) -> String {
+    text.replacen("op {", "op  {", 1)
+}
+
+/// Everything a reader decides: ops with their inputs and attributes, order, warnings.
+fn everything(g: &Graph) -> String {
+    format!(
+        "{} {:?} {:?} {:?}",
+        g.name(),
+        g.ops(),
+        g.exec_order(),
+        g.warnings()
+    )
+}
+
+#[test]
+fn a_big_graph_reads_the_same_on_both_cores() {
+    for indent in [2, 0] {
+        let text = dump(5 << 20, indent);
+        let both = load_bytes(Path::new("big.txt"), text.as_bytes()).unwrap();
+        let one = load_bytes(Path::new("big.txt"), on_one_core(&text).as_bytes()).unwrap();
+        let (g, reference) = (both.main(), one.main());
+        assert!(g.len() > 20_000, "{} ops", g.len());
+        assert_eq!(g.name(), "big");
+        assert_eq!(g.warnings().len(), 3, "{:?}", g.warnings());
+        assert_eq!(everything(g), everything(reference), "indent {indent}");
+        assert_eq!(both.graphs.len(), one.graphs.len());
+        if indent > 0 {
+            assert_eq!(both.graphs[1].name(), "small");
+        }
+    }
+}
+
+#[test]
+fn an_error_in_either_half_keeps_its_exact_place() {
+    let text = dump(5 << 20, 2);
+    for at in [text.len() / 4, text.len() * 3 / 4] {
+        // Break the first `type` line after `at`: its string loses its closing quote.
+        let line = at + text[at..].find("type: \"Add\"").unwrap();
+        let mut broken = text.clone();
+        broken.replace_range(line..line + 11, "type: \"Add");
+        let line_no = broken[..line].matches('\n').count() + 1;
+        let both = load_bytes(Path::new("big.txt"), broken.as_bytes())
+            .unwrap_err()
+            .to_string();
+        let one = load_bytes(Path::new("big.txt"), on_one_core(&broken).as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(both, one);
+        assert!(both.starts_with(&format!("big.txt:{line_no}:")), "{both}");
+    }
+}
+
+#[test]
+fn a_field_between_ops_or_an_early_close_still_reads() {
+    let text = dump(5 << 20, 2);
+    // A graph field among the first half's ops.
+    let at = text[text.len() / 4..].find("  op {").unwrap() + text.len() / 4;
+    let mut with_field = text.clone();
+    with_field.insert_str(at, "  input: \"x\"\n");
+    // The big graph closed at a quarter: the rest is a second graph of its own.
+    let mut closed = text.clone();
+    closed.insert_str(at, "}\ngraph {\n  name: \"rest\"\n");
+    for text in [with_field, closed] {
+        let both = load_bytes(Path::new("big.txt"), text.as_bytes()).unwrap();
+        let one = load_bytes(Path::new("big.txt"), on_one_core(&text).as_bytes()).unwrap();
+        assert_eq!(both.graphs.len(), one.graphs.len());
+        for (g, reference) in both.graphs.iter().zip(&one.graphs) {
+            assert_eq!(everything(g), everything(reference));
+        }
+    }
+}
