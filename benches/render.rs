@@ -136,9 +136,9 @@ pub fn one_scope_graph() -> Graph {
         };
         let support = i64::from(i % 1000 != 999);
         op.attrs
-            .insert("supportSuperKernel".into(), AttrValue::Int(support));
+            .insert("supportSuperKernel", AttrValue::Int(support));
         op.attrs
-            .insert("_super_kernel_scope".into(), AttrValue::Str("all".into()));
+            .insert("_super_kernel_scope", AttrValue::Str("all".into()));
         b.push(op);
     }
     b.build()

@@ -47,19 +47,17 @@ fn workspace_named(ops: &[Op], options: &str, scope: &str) -> Workspace {
                 ("_kernelname", AttrValue::Str(name.to_string())),
             ];
             for (k, v) in attrs {
-                op.attrs.insert(k.into(), v);
+                op.attrs.insert(k, v);
             }
         }
         if core.is_empty() && matches!(*ty, "Send" | "Recv") {
-            op.attrs.insert("event_id".into(), AttrValue::Int(*dim));
+            op.attrs.insert("event_id", AttrValue::Int(*dim));
         }
         if *scoped {
             op.attrs
-                .insert("_super_kernel_scope".into(), AttrValue::Str(scope.into()));
-            op.attrs.insert(
-                "_super_kernel_options".into(),
-                AttrValue::Str(options.into()),
-            );
+                .insert("_super_kernel_scope", AttrValue::Str(scope.into()));
+            op.attrs
+                .insert("_super_kernel_options", AttrValue::Str(options.into()));
         }
         b.push(op);
     }
@@ -382,10 +380,7 @@ fn a_task_ratio_of_one_to_zero_is_a_cube_only_mixed_kernel() {
         for (i, op) in ws.graph().ops().iter().enumerate() {
             let mut attrs = op.attrs.clone();
             if !ratio.is_empty() {
-                attrs.insert(
-                    "_task_ratio_cube_vector".into(),
-                    AttrValue::List(ratio.clone()),
-                );
+                attrs.insert("_task_ratio_cube_vector", AttrValue::List(ratio.clone()));
             }
             b.push(OpBuilder {
                 name: op.name.clone(),

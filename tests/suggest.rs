@@ -36,17 +36,14 @@ fn graph(ops: &[Spec]) -> Workspace {
             ..OpBuilder::default()
         };
         if !core.is_empty() {
+            op.attrs.insert("supportSuperKernel", AttrValue::Int(1));
             op.attrs
-                .insert("supportSuperKernel".into(), AttrValue::Int(1));
-            op.attrs.insert(
-                "_cube_vector_core_type".into(),
-                AttrValue::Str(core.to_string()),
-            );
-            op.attrs.insert("tvm_blockdim".into(), AttrValue::Int(8));
+                .insert("_cube_vector_core_type", AttrValue::Str(core.to_string()));
+            op.attrs.insert("tvm_blockdim", AttrValue::Int(8));
         }
         if !scope.is_empty() {
             op.attrs
-                .insert("_super_kernel_scope".into(), AttrValue::Str(scope.clone()));
+                .insert("_super_kernel_scope", AttrValue::Str(scope.clone()));
         }
         b.push(op);
     }

@@ -40,19 +40,19 @@ pub fn graph() -> Graph {
             1 => op.op_type = "Send".into(),
             _ => {
                 let support = i64::from(!(block.is_multiple_of(3) && at == 20));
-                attrs.insert("supportSuperKernel".into(), AttrValue::Int(support));
-                attrs.insert("_cube_vector_core_type".into(), AttrValue::Str(core.into()));
-                attrs.insert("tvm_blockdim".into(), AttrValue::Int(dim));
+                attrs.insert("supportSuperKernel", AttrValue::Int(support));
+                attrs.insert("_cube_vector_core_type", AttrValue::Str(core.into()));
+                attrs.insert("tvm_blockdim", AttrValue::Int(dim));
             }
         }
         // Every fifth block leaves one op in the middle unscoped.
         if at > 1 && !(block.is_multiple_of(5) && at == 30) {
             attrs.insert(
-                "_super_kernel_scope".into(),
+                "_super_kernel_scope",
                 AttrValue::Str(format!("scope_{block}")),
             );
             attrs.insert(
-                "_super_kernel_options".into(),
+                "_super_kernel_options",
                 AttrValue::Str("stream-fusion=1".into()),
             );
         }

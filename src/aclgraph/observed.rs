@@ -114,39 +114,33 @@ pub fn graph(model: &AclModel) -> Graph {
     for (i, t) in model.tasks.iter().enumerate() {
         let mut attrs = crate::graph::Attrs::default();
         if let Some(&(key, us)) = device_us.get(&i) {
-            attrs.insert(key.into(), AttrValue::Float(us));
+            attrs.insert(key, AttrValue::Float(us));
         }
         if let Some(sk) = model.sks.iter().find(|sk| sk.launch == Some(i))
             && let Some(time) = &sk.time
         {
-            attrs.insert(ATTR_SK_DEVICE_US.into(), AttrValue::Float(time.mean_us()));
+            attrs.insert(ATTR_SK_DEVICE_US, AttrValue::Float(time.mean_us()));
         }
-        attrs.insert(
-            ATTR_NODE_TYPE.into(),
-            AttrValue::Str(t.node_type.name().into()),
-        );
+        attrs.insert(ATTR_NODE_TYPE, AttrValue::Str(t.node_type.name().into()));
         if let Some(k) = &t.kernel_type {
-            attrs.insert("kernelType".into(), AttrValue::Str(k.clone()));
+            attrs.insert("kernelType", AttrValue::Str(k.clone()));
         }
         if let Some(n) = t.num_blocks {
-            attrs.insert("numBlocks".into(), AttrValue::Int(n as i64));
+            attrs.insert("numBlocks", AttrValue::Int(n as i64));
         }
         if let Some(f) = &t.func_name {
-            attrs.insert("funcName".into(), AttrValue::Str(f.clone()));
+            attrs.insert("funcName", AttrValue::Str(f.clone()));
         }
         if let Some(e) = t.event_id {
-            attrs.insert("eventId".into(), AttrValue::Int(e as i64));
+            attrs.insert("eventId", AttrValue::Int(e as i64));
         }
         if let Some(words) = break_words.get(&i) {
-            attrs.insert(ATTR_BREAK.into(), AttrValue::Str(words.join("; ")));
+            attrs.insert(ATTR_BREAK, AttrValue::Str(words.join("; ")));
         }
         let m = &model.memberships[i];
         let label = model.scope_label(m);
         if t.marker.is_none() && !m.excluded && label != OUTSIDE {
-            attrs.insert(
-                crate::graph::ATTR_SCOPE.into(),
-                AttrValue::Str(label.clone()),
-            );
+            attrs.insert(crate::graph::ATTR_SCOPE, AttrValue::Str(label.clone()));
         }
         let mut inputs = Vec::new();
         match t.node_type {

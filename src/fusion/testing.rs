@@ -68,14 +68,12 @@ pub(crate) fn graph(ops: Vec<T>) -> Graph {
         };
         if let Some(scope) = t.scope {
             op.attrs
-                .insert("_super_kernel_scope".into(), AttrValue::Str(scope.into()));
-            op.attrs.insert(
-                "_super_kernel_options".into(),
-                AttrValue::Str(t.options.into()),
-            );
+                .insert("_super_kernel_scope", AttrValue::Str(scope.into()));
+            op.attrs
+                .insert("_super_kernel_options", AttrValue::Str(t.options.into()));
         }
         for (k, v) in t.attrs {
-            op.attrs.insert(k.into(), v);
+            op.attrs.insert(k, v);
         }
         b.push(op);
     }

@@ -1,6 +1,28 @@
 //! Typed op attributes (GE `AttrDef`).
 
 use super::TensorDesc;
+use std::sync::Arc;
+
+/// An attribute's key. Shared: a reader keeps each key it meets once and every op that has
+/// the attribute points at it (a dump repeats the same few hundred keys on tens of thousands
+/// of ops).
+pub type AttrKey = Arc<str>;
+
+/// The keys a reader has met, each kept once ([`AttrKey`]).
+#[derive(Debug, Default)]
+pub struct AttrKeys(std::collections::HashSet<AttrKey>);
+
+impl AttrKeys {
+    /// The shared key for `text`.
+    pub fn get(&mut self, text: &str) -> AttrKey {
+        if let Some(key) = self.0.get(text) {
+            return key.clone();
+        }
+        let key = AttrKey::from(text);
+        self.0.insert(key.clone());
+        key
+    }
+}
 
 /// One attribute value. Mirrors the `AttrDef` oneof; large payloads (tensor data, nested
 /// graphs) are summarised rather than kept.
@@ -103,11 +125,12 @@ impl std::fmt::Display for AttrValue {
 
 /// The attributes of an op, in dump order.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Attrs(Vec<(String, AttrValue)>);
+pub struct Attrs(Vec<(AttrKey, AttrValue)>);
 
 impl Attrs {
     /// Adds an attribute; a repeated key replaces the earlier value (map semantics).
-    pub fn insert(&mut self, key: String, value: AttrValue) {
+    pub fn insert(&mut self, key: impl Into<AttrKey>, value: AttrValue) {
+        let key = key.into();
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
             None => self.0.push((key, value)),
@@ -116,7 +139,7 @@ impl Attrs {
 
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&AttrValue> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| v)
     }
 
     /// The string value of `key`, if it is a string attribute.
@@ -134,18 +157,24 @@ impl Attrs {
         self.0.shrink_to_fit();
     }
 
-    /// Calls `f` on every string of every attribute (keys, values, list items), to change
-    /// them in place.
+    /// Calls `f` on every string of every attribute value (list items too), to change them
+    /// in place.
     pub fn for_each_string_mut(&mut self, mut f: impl FnMut(&mut String)) {
-        for (key, value) in &mut self.0 {
-            f(key);
+        for (_, value) in &mut self.0 {
             value.for_each_string_mut(&mut f);
+        }
+    }
+
+    /// Calls `f` on every key, to replace it.
+    pub fn for_each_key_mut(&mut self, mut f: impl FnMut(&mut AttrKey)) {
+        for (key, _) in &mut self.0 {
+            f(key);
         }
     }
 
     /// All attributes in dump order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &AttrValue)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v))
+        self.0.iter().map(|(k, v)| (&**k, v))
     }
 
     /// Number of attributes.

@@ -9,7 +9,7 @@ mod builder;
 mod dtype;
 mod tensor;
 
-pub use attr::{AttrValue, Attrs};
+pub use attr::{AttrKey, AttrKeys, AttrValue, Attrs};
 pub use builder::{GraphBuilder, MAX_KEPT, OpBuilder};
 pub use dtype::DType;
 pub use tensor::{TensorDesc, UNKNOWN_RANK, shape_text};

@@ -96,14 +96,11 @@ fn duplicate_names_warn_and_resolve_to_the_first() {
 #[test]
 fn scope_accessors_read_the_superkernel_attributes() {
     let mut o = op("m", "MatMul", None, &[]);
+    o.attrs.insert(ATTR_SCOPE, AttrValue::Str("sp1".into()));
     o.attrs
-        .insert(ATTR_SCOPE.into(), AttrValue::Str("sp1".into()));
-    o.attrs.insert(
-        ATTR_OPTIONS.into(),
-        AttrValue::Str("stream-fusion=1".into()),
-    );
+        .insert(ATTR_OPTIONS, AttrValue::Str("stream-fusion=1".into()));
     o.attrs
-        .insert(ATTR_STREAM_LABEL.into(), AttrValue::Str("5".into()));
+        .insert(ATTR_STREAM_LABEL, AttrValue::Str("5".into()));
     let mut b = GraphBuilder::new("g");
     b.push(o);
     b.push(op("n", "Add", None, &[]));

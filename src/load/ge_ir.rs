@@ -3,30 +3,31 @@
 //! texts, the TorchAir pbtxt dialect.
 
 use super::textproto::{Reader, Result, Scalar, SyntaxError, Value};
-use crate::graph::{AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrKeys, AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
 use std::borrow::Cow;
 
 /// Reads the fields of a `GraphDef` (already opened, or the whole input at top level) into
 /// `builder`. Unknown fields are skipped. A big graph's ops are read on both cores
 /// ([`read_rest_in_halves`]).
 pub fn read_graph_def(r: &mut Reader<'_>, builder: &mut GraphBuilder) -> Result<()> {
-    read_graph_fields(r, builder, true)
+    read_graph_fields(r, builder, true, &mut AttrKeys::default())
 }
 
 fn read_graph_fields(
     r: &mut Reader<'_>,
     builder: &mut GraphBuilder,
     mut may_split: bool,
+    keys: &mut AttrKeys,
 ) -> Result<()> {
     while let Some(f) = r.next_field()? {
         match f.name {
             "name" => builder.set_name(f.scalar()?.text()?),
             "op" => {
                 f.expect_message()?;
-                if std::mem::take(&mut may_split) && read_rest_in_halves(r, builder) {
+                if std::mem::take(&mut may_split) && read_rest_in_halves(r, builder, keys) {
                     return Ok(());
                 }
-                builder.push(read_op_def(r)?);
+                builder.push(read_op_def(r, keys)?);
             }
             _ => r.skip(&f)?,
         }
@@ -45,7 +46,11 @@ const HALVES_FROM: usize = 4 << 20;
 /// in file order and `r` after the graph; false — with `r` where it was and `builder`
 /// untouched — when the graph is small, laid out otherwise, or a half fails (the caller then
 /// reads it all on this thread, so an error keeps its exact place and words).
-fn read_rest_in_halves(r: &mut Reader<'_>, builder: &mut GraphBuilder) -> bool {
+fn read_rest_in_halves(
+    r: &mut Reader<'_>,
+    builder: &mut GraphBuilder,
+    keys: &mut AttrKeys,
+) -> bool {
     let src = r.source();
     let open = r.offset();
     let line = src[..open]
@@ -85,7 +90,8 @@ fn read_rest_in_halves(r: &mut Reader<'_>, builder: &mut GraphBuilder) -> bool {
     let entry = r.mark();
     let read_first = || -> Result<GraphBuilder> {
         let mut first = GraphBuilder::default();
-        read_graph_fields(&mut Reader::part(src, line, split), &mut first, false)?;
+        let part = &mut Reader::part(src, line, split);
+        read_graph_fields(part, &mut first, false, &mut AttrKeys::default())?;
         Ok(first)
     };
     let halves = std::thread::scope(|scope| {
@@ -95,7 +101,7 @@ fn read_rest_in_halves(r: &mut Reader<'_>, builder: &mut GraphBuilder) -> bool {
             .ok()?;
         r.reset(entry.clone().outer_at(split));
         let mut second = GraphBuilder::default();
-        let second = read_graph_fields(r, &mut second, false).map(|()| second);
+        let second = read_graph_fields(r, &mut second, false, keys).map(|()| second);
         Some((first.join().ok()?.ok()?, second.ok()?))
     });
     match halves {
@@ -112,7 +118,7 @@ fn read_rest_in_halves(r: &mut Reader<'_>, builder: &mut GraphBuilder) -> bool {
 }
 
 /// Reads the fields of an opened `OpDef` message.
-pub fn read_op_def(r: &mut Reader<'_>) -> Result<OpBuilder> {
+pub fn read_op_def(r: &mut Reader<'_>, keys: &mut AttrKeys) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
     while let Some(f) = r.next_field()? {
         match f.name {
@@ -123,8 +129,9 @@ pub fn read_op_def(r: &mut Reader<'_>) -> Result<OpBuilder> {
             "stream_id" => op.stream = Some(f.scalar()?.int()?),
             "attr" => {
                 f.expect_message()?;
-                let (key, value) = read_attr_entry(r)?;
-                op.attrs.insert(key, value);
+                let (key, value) = read_attr_entry_if(r, |_| true)?;
+                op.attrs
+                    .insert(keys.get(&key), value.unwrap_or(AttrValue::Empty));
             }
             "input_desc" => {
                 f.expect_message()?;
@@ -138,12 +145,6 @@ pub fn read_op_def(r: &mut Reader<'_>) -> Result<OpBuilder> {
         }
     }
     Ok(op)
-}
-
-/// Reads an opened `map<string, AttrDef>` entry: `{ key: "…" value { … } }`.
-pub fn read_attr_entry(r: &mut Reader<'_>) -> Result<(String, AttrValue)> {
-    let (key, value) = read_attr_entry_if(r, |_| true)?;
-    Ok((key.into_owned(), value.unwrap_or(AttrValue::Empty)))
 }
 
 /// Reads an opened map entry, building the value only when `wanted(key)`; otherwise the value

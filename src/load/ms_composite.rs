@@ -196,7 +196,7 @@ fn add(raw: Raw, b: &mut GraphBuilder, qualify: bool) -> Result<String, Structur
         ),
     ] {
         if let Some(v) = value {
-            graph_attrs.insert(key.into(), AttrValue::Str(v));
+            graph_attrs.insert(key, AttrValue::Str(v));
         }
     }
     // Graph inputs: one Data op per `input_N` tensor.
@@ -245,9 +245,9 @@ fn add(raw: Raw, b: &mut GraphBuilder, qualify: bool) -> Result<String, Structur
     }
     for ((name, prim), node) in ops.into_iter().zip(&nodes) {
         let mut attrs = Attrs::default();
-        attrs.insert(ATTR_COMPOSITE.into(), AttrValue::Str(kernel.clone()));
+        attrs.insert(ATTR_COMPOSITE, AttrValue::Str(kernel.clone()));
         if let Some(p) = &node.ptr_address {
-            attrs.insert(ATTR_FULL_NAME.into(), AttrValue::Str(p.clone()));
+            attrs.insert(ATTR_FULL_NAME, AttrValue::Str(p.clone()));
         }
         for a in node.attr.iter().flatten() {
             if let Some(key) = &a.name {

@@ -450,7 +450,7 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Vec<GraphBuilder>, SyntaxE
             names.insert(id, name.clone());
             let mut attrs = Attrs::default();
             if let Some(g) = from {
-                attrs.insert(ATTR_GRAPH.into(), AttrValue::Str(g.to_string()));
+                attrs.insert(ATTR_GRAPH, AttrValue::Str(g.to_string()));
             }
             b.push(OpBuilder {
                 name,
@@ -501,22 +501,19 @@ fn op_of(
 ) -> OpBuilder {
     let mut attrs = Attrs::default();
     if let Some(g) = from {
-        attrs.insert(ATTR_GRAPH.into(), AttrValue::Str(g.to_string()));
+        attrs.insert(ATTR_GRAPH, AttrValue::Str(g.to_string()));
     }
     if let Some(full) = node.full_name.filter(|f| *f != name) {
-        attrs.insert(ATTR_FULL_NAME.into(), AttrValue::Str(full.to_string()));
+        attrs.insert(ATTR_FULL_NAME, AttrValue::Str(full.to_string()));
     }
     if let Some(source) = node.source {
-        attrs.insert(ATTR_SOURCE.into(), AttrValue::Str(source.to_string()));
+        attrs.insert(ATTR_SOURCE, AttrValue::Str(source.to_string()));
     }
     if let Some(kernel) = composite {
-        attrs.insert(ATTR_COMPOSITE.into(), AttrValue::Str(kernel.to_string()));
+        attrs.insert(ATTR_COMPOSITE, AttrValue::Str(kernel.to_string()));
     }
     if !node.attrs.is_empty() {
-        attrs.insert(
-            ATTR_NODE_ATTRS.into(),
-            AttrValue::Str(node.attrs.to_string()),
-        );
+        attrs.insert(ATTR_NODE_ATTRS, AttrValue::Str(node.attrs.to_string()));
     }
     OpBuilder {
         name,
@@ -576,7 +573,7 @@ fn expand(b: &mut GraphBuilder, unique: &mut Unique, kernel: &Graph, call: &Call
             && let Some(source) = call.node.source
         {
             op.attrs
-                .insert(ATTR_SOURCE.into(), AttrValue::Str(source.to_string()));
+                .insert(ATTR_SOURCE, AttrValue::Str(source.to_string()));
         }
         b.push(op);
         if !node.id.is_empty() {
