@@ -1,8 +1,9 @@
-//! A big GE `ge_proto` graph is read on both cores: the result, its warnings and any error's
-//! place must be exactly those of reading it on one.
+//! A big GE dump is read on both cores: the result, its warnings and any error's place must be
+//! exactly those of reading it on one.
 //!
-//! The one-core reading is forced by writing the first op's line as `op  {`: the split looks
-//! for later lines written exactly like the first, finds none and reads on one thread.
+//! For `ge_proto` text the one-core reading is forced by writing the first op's line as
+//! `op  {`: the split looks for later lines written exactly like the first, finds none and
+//! reads on one thread. An atc JSON of the same ops must read as its text twin.
 
 use skope::graph::Graph;
 use skope::load::load_bytes;
@@ -123,4 +124,104 @@ fn a_field_between_ops_or_an_early_close_still_reads() {
             assert_eq!(everything(g), everything(reference));
         }
     }
+}
+
+/// The ops of [`dump`]`(bytes, 2)` as an atc JSON `ModelDef` in GE's printer layout.
+fn json_dump(bytes: usize) -> String {
+    let ops = load_bytes(Path::new("big.txt"), dump(bytes, 2).as_bytes()).unwrap();
+    let count = ops.main().len();
+    let mut out = String::from(
+        "{\n  \"name\": \"model\",\n  \"graph\": [\n    {\n      \"name\": \"big\",\n      \"op\": [\n",
+    );
+    for i in 0..count {
+        let name = if i == 1000 {
+            "op_999".to_string()
+        } else {
+            format!("op_{i}")
+        };
+        let mut inputs = Vec::new();
+        if i > 0 {
+            inputs.push(format!("\"op_{}:0\"", i - 1));
+        }
+        if i == 12_000 {
+            inputs.push("\"nowhere:0\"".to_string());
+        }
+        let _ = write!(
+            out,
+            "{}        {{\n          \"name\": \"{name}\",\n          \"type\": \"Add\",\n          \
+             \"input\": [{}],\n          \"attr\": [\n            {{\n              \"key\": \
+             \"_super_kernel_scope\",\n              \"value\": {{\n                \"s\": \
+             \"scope_{}\"\n              }}\n            }}\n          ],\n          \"id\": \"{i}\"\n        }}",
+            if i > 0 { ",\n" } else { "" },
+            inputs.join(", "),
+            i / 500
+        );
+    }
+    out.push_str("\n      ]\n    },\n    {\n      \"name\": \"small\",\n      \"op\": [\n        {\n          \"name\": \"s\"\n        }\n      ]\n    }\n  ]\n}\n");
+    out
+}
+
+#[test]
+fn a_big_json_reads_as_its_text_twin() {
+    let json = json_dump(5 << 20);
+    assert!(json.len() > 4 << 20, "{} bytes", json.len());
+    let from_json = load_bytes(Path::new("big.json"), json.as_bytes()).unwrap();
+    let from_text = load_bytes(Path::new("big.txt"), dump(5 << 20, 2).as_bytes()).unwrap();
+    assert_eq!(from_json.main().warnings().len(), 3);
+    assert_eq!(from_json.graphs.len(), 2);
+    assert_eq!(everything(from_json.main()), everything(from_text.main()));
+}
+
+#[test]
+fn a_big_json_tells_the_first_error_of_either_half_exactly() {
+    let json = json_dump(5 << 20);
+    let ops = json.matches("\"type\": \"Add\"").count();
+    // The `type` of op `i` made a number: a structure error at its path.
+    let break_type = |text: &mut String, i: usize| {
+        let at = text.match_indices("\"type\": \"Add\"").nth(i).unwrap().0;
+        text.replace_range(at..at + 13, "\"type\": 12345");
+    };
+    let message = |text: &str| {
+        load_bytes(Path::new("big.json"), text.as_bytes())
+            .unwrap_err()
+            .to_string()
+    };
+    let (early, late) = (ops / 4, ops * 3 / 4);
+    let mut second_half = json.clone();
+    break_type(&mut second_half, late);
+    assert!(
+        message(&second_half).contains(&format!("graph[0].op[{late}].type")),
+        "{}",
+        message(&second_half)
+    );
+    let mut both = second_half.clone();
+    break_type(&mut both, early);
+    assert!(
+        message(&both).contains(&format!("graph[0].op[{early}].type")),
+        "{}",
+        message(&both)
+    );
+    // A syntax error in the second half is told at its line, before the structure error.
+    let at = both.rfind("\"id\"").unwrap();
+    both.replace_range(at..at + 1, "");
+    let line = both[..at].matches('\n').count() + 1;
+    assert!(
+        message(&both).starts_with(&format!("big.json:{line}:")),
+        "{}",
+        message(&both)
+    );
+}
+
+#[test]
+fn a_big_json_op_nested_too_deep_is_refused_at_its_place() {
+    let mut json = json_dump(5 << 20);
+    let at = json.rfind("\"attr\": [").unwrap();
+    let deep = format!("\"deep\": {}1{}, ", "[".repeat(300), "]".repeat(300));
+    json.insert_str(at, &deep);
+    let line = json[..at].matches('\n').count() + 1;
+    let error = load_bytes(Path::new("big.json"), json.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with(&format!("big.json:{line}:")), "{error}");
+    assert!(error.contains("recursion limit"), "{error}");
 }

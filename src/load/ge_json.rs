@@ -9,7 +9,8 @@
 //! (an empty message, list or default value) wherever a value may be, and a missing key as "".
 
 use super::textproto::unescape;
-use crate::graph::{AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrKeys, AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
@@ -44,24 +45,75 @@ pub enum Failure {
     Structure(StructureError),
 }
 
-/// The first structure error met, kept while the parse goes on.
-type Noted = std::cell::RefCell<Option<StructureError>>;
+/// What a parse carries along: the first structure error met (kept while the parse goes on),
+/// and whether big op arrays are converted on two threads.
+struct Noted {
+    first: std::cell::RefCell<Option<StructureError>>,
+    /// Convert each op array's halves on two threads.
+    halves: bool,
+    /// Set when a half could not be converted: the document is then read again on one thread,
+    /// so any error is told exactly as it would be there.
+    again: std::cell::Cell<bool>,
+}
+
+impl Noted {
+    fn new(halves: bool) -> Self {
+        Noted {
+            first: std::cell::RefCell::new(None),
+            halves,
+            again: std::cell::Cell::new(false),
+        }
+    }
+
+    fn borrow(&self) -> std::cell::Ref<'_, Option<StructureError>> {
+        self.first.borrow()
+    }
+}
+
+/// Below this size a document's ops are converted on one thread.
+const HALVES_FROM: usize = 4 << 20;
 
 /// Reads `src` straight into graphs' ops, one op at a time: only one op's JSON tree is held at
 /// once, so memory stays near the size of the graph built. A syntax error anywhere comes first
 /// (as when the whole document was parsed before its structure was looked at), then the first
 /// structure error, named by its path (`graph[0].op[3].name`).
+///
+/// In a big document each op array is first read as raw text (its syntax checked), then its
+/// two halves are parsed and converted on two threads; should anything fail, the document is
+/// read again op by op on one thread, whose error is the one told (so an error's words and
+/// place never depend on how the document was read).
 pub fn load_streaming(
     src: &[u8],
     default_name: &str,
 ) -> std::result::Result<Vec<GraphBuilder>, Failure> {
+    if src.len() >= HALVES_FROM {
+        let (root, noted) = parse(src, true);
+        if root.is_ok() && noted.borrow().is_none() && !noted.again.get() {
+            return finish(root, noted, default_name);
+        }
+    }
+    let (root, noted) = parse(src, false);
+    finish(root, noted, default_name)
+}
+
+/// Parses `src`, with op arrays converted in halves or not.
+fn parse(src: &[u8], halves: bool) -> (serde_json::Result<RootFound>, Noted) {
     use serde::de::DeserializeSeed;
-    let noted = Noted::new(None);
+    let noted = Noted::new(halves);
     let mut de = serde_json::Deserializer::from_slice(src);
     let root = Root { noted: &noted }
         .deserialize(&mut de)
         .and_then(|root| de.end().map(|()| root));
-    let root = match (root, noted.into_inner()) {
+    (root, noted)
+}
+
+/// The graphs of a parse, or its first error: syntax before structure.
+fn finish(
+    root: serde_json::Result<RootFound>,
+    noted: Noted,
+    default_name: &str,
+) -> std::result::Result<Vec<GraphBuilder>, Failure> {
+    let root = match (root, noted.first.into_inner()) {
         (Err(e), _) => return Err(Failure::Syntax(e)),
         (Ok(_), Some(structure)) => return Err(Failure::Structure(structure)),
         (Ok(root), None) => root,
@@ -94,7 +146,7 @@ enum RootFound {
 
 /// Keeps `e` when it is the first structure error.
 fn note(noted: &Noted, e: StructureError) {
-    let mut slot = noted.borrow_mut();
+    let mut slot = noted.first.borrow_mut();
     if slot.is_none() {
         *slot = Some(e);
     }
@@ -390,25 +442,116 @@ impl<'de> serde::de::Visitor<'de> for Ops<'_, '_, '_> {
         self,
         mut seq: A,
     ) -> std::result::Result<(), A::Error> {
-        let mut i = 0;
+        if self.noted.halves {
+            return self.visit_halves(seq);
+        }
+        let mut ops = OpsConverted::new(self.path, 0);
         while let Some(v) = seq.next_element::<Value>()? {
             // After a structure error the rest is read only for its syntax.
-            if !v.is_null() && self.noted.borrow().is_none() {
-                let op_path = format!("{}[{i}]", self.path);
-                match object(&v, &op_path).and_then(|obj| op_def(obj, &op_path)) {
-                    Ok(op) => self.builder.push(op),
-                    Err(e) => note(self.noted, e),
+            if self.noted.borrow().is_none() {
+                ops.add(&v);
+                if let Some(e) = ops.error.take() {
+                    note(self.noted, e);
                 }
             }
-            i += 1;
         }
+        self.builder.append(ops.builder);
         Ok(())
     }
 
     wrong_kinds!("an array", |this| this.path, (), [map]);
 }
 
-fn op_def(obj: &Map<String, Value>, path: &str) -> Result<OpBuilder> {
+impl<'de> Ops<'_, '_, '_> {
+    /// Reads the ops as raw text, then parses and converts the first half on a second thread
+    /// and the second here; the first half's structure error comes first.
+    fn visit_halves<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<(), A::Error> {
+        let mut raw: Vec<&'de RawValue> = Vec::new();
+        while let Some(op) = seq.next_element::<&'de RawValue>()? {
+            raw.push(op);
+        }
+        if self.noted.borrow().is_some() {
+            return Ok(());
+        }
+        let (first, second) = raw.split_at(raw.len() / 2);
+        let path = self.path;
+        let halves = std::thread::scope(|scope| {
+            let converting = std::thread::Builder::new()
+                .name("skope-json".into())
+                .spawn_scoped(scope, || OpsConverted::of_raw(path, 0, first))
+                .ok()?;
+            let second = OpsConverted::of_raw(path, first.len(), second);
+            let first = converting;
+            Some((first.join().ok()??, second?))
+        });
+        let Some((first, second)) = halves else {
+            self.noted.again.set(true);
+            return Ok(());
+        };
+        for mut half in [first, second] {
+            self.builder.append(half.builder);
+            if let Some(e) = half.error.take() {
+                note(self.noted, e);
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The ops of (part of) one `op` array as they are converted, up to the first structure error.
+struct OpsConverted<'p> {
+    path: &'p str,
+    /// The index in the array of the next op.
+    next: usize,
+    builder: GraphBuilder,
+    keys: AttrKeys,
+    error: Option<StructureError>,
+}
+
+impl<'p> OpsConverted<'p> {
+    fn new(path: &'p str, first: usize) -> Self {
+        OpsConverted {
+            path,
+            next: first,
+            builder: GraphBuilder::default(),
+            keys: AttrKeys::default(),
+            error: None,
+        }
+    }
+
+    /// The ops of `raw`, the first of them at index `first` of the array; `None` when one's
+    /// text does not parse on its own (too deeply nested).
+    fn of_raw(path: &'p str, first: usize, raw: &[&RawValue]) -> Option<Self> {
+        let mut ops = OpsConverted::new(path, first);
+        for op in raw {
+            if ops.error.is_some() {
+                break;
+            }
+            ops.add(&serde_json::from_str::<Value>(op.get()).ok()?);
+        }
+        Some(ops)
+    }
+
+    /// Converts the next op, unless an earlier one failed or it is null.
+    fn add(&mut self, v: &Value) {
+        let i = self.next;
+        self.next += 1;
+        if v.is_null() || self.error.is_some() {
+            return;
+        }
+        let op_path = format!("{}[{i}]", self.path);
+        match object(v, &op_path).and_then(|obj| op_def(obj, &op_path, &mut self.keys)) {
+            Ok(op) => self.builder.push(op),
+            Err(e) => self.error = Some(e),
+        }
+    }
+}
+
+fn op_def(obj: &Map<String, Value>, path: &str, keys: &mut AttrKeys) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
     for (key, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
         let at = format!("{path}.{key}");
@@ -424,7 +567,7 @@ fn op_def(obj: &Map<String, Value>, path: &str) -> Result<OpBuilder> {
             "stream_id" => op.stream = Some(int(v, &at)?),
             "attr" => {
                 for (k, value) in attr_map(v, &at)? {
-                    op.attrs.insert(k, value);
+                    op.attrs.insert(keys.get(&k), value);
                 }
             }
             "input_desc" => op.input_descs = descs(v, &at)?,
