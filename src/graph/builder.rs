@@ -124,7 +124,10 @@ impl GraphBuilder {
             cut += usize::from(bound_input(input));
         }
         for desc in op.input_descs.iter_mut().chain(op.output_descs.iter_mut()) {
-            cut += usize::from(bound(&mut desc.name)) + usize::from(bound(&mut desc.layout));
+            cut += usize::from(bound(&mut desc.name));
+            if desc.layout.len() > MAX_KEPT {
+                cut += usize::from(bound(desc.layout.to_mut()));
+            }
         }
         if cut > 0 {
             let message = format!(

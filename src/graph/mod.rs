@@ -12,7 +12,7 @@ mod tensor;
 pub use attr::{AttrKey, AttrKeys, AttrValue, Attrs};
 pub use builder::{GraphBuilder, MAX_KEPT, OpBuilder};
 pub use dtype::DType;
-pub use tensor::{TensorDesc, UNKNOWN_RANK, shape_text};
+pub use tensor::{Layout, TensorDesc, UNKNOWN_RANK, layout, shape_text};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::HashMap;

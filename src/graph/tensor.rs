@@ -1,6 +1,41 @@
 //! Tensor descriptions of op inputs and outputs.
 
 use super::DType;
+use std::borrow::Cow;
+
+/// A storage format's name: the formats GE prints (`ND`, `FRACTAL_NZ`…) are shared, any
+/// other is kept as read.
+pub type Layout = Cow<'static, str>;
+
+/// Format names GE writes in dumps, kept once for every tensor that has them.
+const KNOWN_LAYOUTS: [&str; 18] = [
+    "ND",
+    "NCHW",
+    "NHWC",
+    "HWCN",
+    "NC1HWC0",
+    "NC1HWC0_C04",
+    "C1HWNCoC0",
+    "FRACTAL_Z",
+    "FRACTAL_NZ",
+    "FRACTAL_Z_3D",
+    "FRACTAL_ZN_LSTM",
+    "FRACTAL_ZN_RNN",
+    "ND_RNN_BIAS",
+    "NDHWC",
+    "NCDHW",
+    "NDC1HWC0",
+    "NCL",
+    "RESERVED",
+];
+
+/// The [`Layout`] for `text`, shared when GE knows the format.
+pub fn layout(text: &str) -> Layout {
+    match KNOWN_LAYOUTS.iter().find(|known| **known == text) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(text.to_string()),
+    }
+}
 
 /// Single dimension value GE uses for "unknown rank".
 pub const UNKNOWN_RANK: i64 = -2;
@@ -15,11 +50,11 @@ pub struct TensorDesc {
     /// Dimensions; `-1` is an unknown dim, `[-2]` an unknown rank.
     pub shape: Vec<i64>,
     /// Storage format (`ND`, `NZ`, `FRACTAL_NZ`…); may be empty.
-    pub layout: String,
+    pub layout: Layout,
     /// Shape before format transformation, when the dump records it.
     pub origin_shape: Option<Vec<i64>>,
     /// Format before transformation, when the dump records it.
-    pub origin_layout: Option<String>,
+    pub origin_layout: Option<Layout>,
 }
 
 impl TensorDesc {
@@ -55,6 +90,13 @@ pub fn shape_text(dims: &[i64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_layouts_are_shared_and_others_kept_as_read() {
+        assert!(matches!(layout("FRACTAL_NZ"), Cow::Borrowed("FRACTAL_NZ")));
+        assert!(matches!(layout("NZ_CUSTOM"), Cow::Owned(ref s) if s == "NZ_CUSTOM"));
+        assert_eq!(layout(""), "");
+    }
 
     #[test]
     fn dynamic_dims_are_detected_and_shown() {

@@ -3,7 +3,7 @@
 //! texts, the TorchAir pbtxt dialect.
 
 use super::textproto::{Reader, Result, Scalar, SyntaxError, Value};
-use crate::graph::{AttrKeys, AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrKeys, AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc, layout};
 use std::borrow::Cow;
 
 /// Reads the fields of a `GraphDef` (already opened, or the whole input at top level) into
@@ -288,7 +288,7 @@ pub fn read_tensor_desc(r: &mut Reader<'_>) -> Result<TensorDesc> {
         match (f.name, &f.value) {
             ("name", Value::Scalar(s)) => td.name = s.text()?.into_owned(),
             ("dtype", Value::Scalar(s)) => td.dtype = dtype(s)?,
-            ("layout", Value::Scalar(s)) => td.layout = s.text()?.into_owned(),
+            ("layout", Value::Scalar(s)) => td.layout = layout(&s.text()?),
             ("shape", Value::Message) => td.shape = read_shape(r)?,
             ("attr", Value::Message) => {
                 if let (key, Some(value)) = read_attr_entry_if(r, is_kept_tensor_attr)? {
@@ -312,7 +312,7 @@ pub fn apply_tensor_attr(td: &mut TensorDesc, key: &str, value: AttrValue) {
         ("origin_shape", AttrValue::List(dims)) => {
             td.origin_shape = Some(dims.iter().filter_map(AttrValue::as_int).collect());
         }
-        ("origin_format", AttrValue::Str(s)) => td.origin_layout = Some(s),
+        ("origin_format", AttrValue::Str(s)) => td.origin_layout = Some(layout(&s)),
         _ => {}
     }
 }

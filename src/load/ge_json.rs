@@ -716,7 +716,7 @@ fn tensor_desc(obj: &Map<String, Value>, path: &str) -> Result<TensorDesc> {
         match key.as_str() {
             "name" => td.name = string(v, &at)?,
             "dtype" => td.dtype = dtype(v, &at)?,
-            "layout" => td.layout = string(v, &at)?,
+            "layout" => td.layout = crate::graph::layout(&string(v, &at)?),
             "shape" => {
                 if let Some(dims) = object(v, &at)?.get("dim").filter(|d| !d.is_null()) {
                     let at = format!("{at}.dim");

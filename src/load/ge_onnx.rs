@@ -170,7 +170,7 @@ fn set_desc_field(td: &mut TensorDesc, field: &str, value: OnnxValue) {
     match (field, value) {
         ("dtype", OnnxValue::Str(s)) => td.dtype = DType::from_name(&s).unwrap_or(DType::UNDEFINED),
         ("shape", OnnxValue::Ints(v)) => td.shape = v,
-        ("layout", OnnxValue::Str(s)) => td.layout = s,
+        ("layout", OnnxValue::Str(s)) => td.layout = crate::graph::layout(&s),
         ("origin_shape", OnnxValue::Ints(v)) => apply_tensor_attr(
             td,
             "origin_shape",

@@ -98,7 +98,7 @@ fn desc(t: &RawTensor) -> TensorDesc {
         name: t.tensor_name.clone().unwrap_or_default(),
         dtype: dtype(t.data_type.as_deref().unwrap_or_default()),
         shape: t.shape.clone().unwrap_or_default(),
-        layout: t.format.clone().unwrap_or_default(),
+        layout: crate::graph::layout(t.format.as_deref().unwrap_or_default()),
         origin_shape: None,
         origin_layout: None,
     }
