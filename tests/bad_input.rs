@@ -256,6 +256,23 @@ fn a_file_that_would_not_fit_in_free_memory_is_refused_before_it_is_read() {
 }
 
 #[test]
+fn a_mindspore_ir_needs_four_times_its_size_free() {
+    // Terse text (~600 bytes per node) makes a graph several times its size.
+    let path = crate::common::example_path("mindspore/graph_build_0_1.ir");
+    let size = std::fs::metadata(&path).unwrap().len();
+    let options = |free| LoadOptions {
+        max_bytes: skope::load::DEFAULT_MAX_BYTES,
+        free_memory: Some(free),
+    };
+    let e = load_file(&path, options(3 * size)).unwrap_err();
+    assert!(
+        matches!(e.kind, LoadErrorKind::NotEnoughMemory { needed, .. } if needed == 4 * size),
+        "{e}"
+    );
+    assert!(load_file(&path, options(4 * size)).is_ok());
+}
+
+#[test]
 fn huge_strings_are_kept_cut_and_names_still_resolve() {
     // Two ops whose names are a megabyte long and differ only in the middle, one taking the
     // other's output; an attribute of four megabytes.

@@ -106,7 +106,7 @@ pub struct LoadOptions {
     /// Files larger than this are refused with a clear error.
     pub max_bytes: u64,
     /// Memory free for loading, in bytes: a file whose load needs more (about
-    /// [`MEMORY_PER_BYTE`] times its size) is refused rather than make the machine swap.
+    /// [`memory_per_byte`] times its size) is refused rather than make the machine swap.
     /// `None`: no check.
     pub free_memory: Option<u64>,
 }
@@ -114,10 +114,15 @@ pub struct LoadOptions {
 /// The largest dump loaded unless the user says otherwise (4 GiB).
 pub const DEFAULT_MAX_BYTES: u64 = 4 << 30;
 
-/// Peak memory of a load per byte of the file, at most: the text while it is read, then the
-/// graph built from it (measured: 2.5–2.8× for GE text dumps, ~3× for atc JSON; see
-/// docs/PERFORMANCE.md).
-pub const MEMORY_PER_BYTE: u64 = 3;
+/// Peak memory of a load per byte of a file in `format`, at most: the text and the graph read
+/// from it so far. Measured (docs/PERFORMANCE.md): GE text 1.9× on 3 KB ops and up to 2.8× for
+/// dumps of small ops, atc JSON 1.7×, MindSpore IR 4× (~600 bytes per op).
+pub fn memory_per_byte(format: Option<Format>) -> u64 {
+    match format {
+        Some(Format::MsIr) => 4,
+        _ => 3,
+    }
+}
 
 impl Default for LoadOptions {
     fn default() -> Self {
@@ -178,15 +183,8 @@ pub fn load_file_reporting(
             limit: options.max_bytes,
         }));
     }
-    let needed = size.saturating_mul(MEMORY_PER_BYTE);
-    if let Some(available) = options.free_memory.filter(|a| needed > *a) {
-        return Err(error(LoadErrorKind::NotEnoughMemory {
-            size,
-            needed,
-            available,
-        }));
-    }
-    // Look at the head first, so a huge binary file is refused without reading it all.
+    // Look at the head first, so a huge binary file or one that will not fit in memory is
+    // refused without reading it all (the buffer takes memory only as it is filled).
     let mut bytes = text_buffer(usize::try_from(size).unwrap_or(0).saturating_add(1));
     (&mut file)
         .take(sniff::HEAD_BYTES as u64)
@@ -194,6 +192,15 @@ pub fn load_file_reporting(
         .map_err(|e| error(LoadErrorKind::Io(e)))?;
     if let Err(sniff::SniffError::Binary(offset)) = sniff::check_text(&bytes) {
         return Err(error(binary_at(&bytes, offset)));
+    }
+    let head = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let needed = size.saturating_mul(memory_per_byte(sniff::sniff(head).ok()));
+    if let Some(available) = options.free_memory.filter(|a| needed > *a) {
+        return Err(error(LoadErrorKind::NotEnoughMemory {
+            size,
+            needed,
+            available,
+        }));
     }
     loop {
         on_read(bytes.len() as u64, size);
