@@ -73,6 +73,10 @@ impl Noted {
 /// Below this size a document's ops are converted on one thread.
 const HALVES_FROM: usize = 4 << 20;
 
+/// An op array shorter than this (a small subgraph of a big model) is converted without a
+/// second thread: starting one would cost more than it saves.
+const HALVES_FROM_OPS: usize = 256;
+
 /// Reads `src` straight into graphs' ops, one op at a time: only one op's JSON tree is held at
 /// once, so memory stays near the size of the graph built. A syntax error anywhere comes first
 /// (as when the whole document was parsed before its structure was looked at), then the first
@@ -476,8 +480,20 @@ impl<'de> Ops<'_, '_, '_> {
         if self.noted.borrow().is_some() {
             return Ok(());
         }
-        let (first, second) = raw.split_at(raw.len() / 2);
         let path = self.path;
+        if raw.len() < HALVES_FROM_OPS {
+            match OpsConverted::of_raw(path, 0, &raw) {
+                Some(mut ops) => {
+                    self.builder.append(ops.builder);
+                    if let Some(e) = ops.error.take() {
+                        note(self.noted, e);
+                    }
+                }
+                None => self.noted.again.set(true),
+            }
+            return Ok(());
+        }
+        let (first, second) = raw.split_at(raw.len() / 2);
         let halves = std::thread::scope(|scope| {
             let converting = std::thread::Builder::new()
                 .name("skope-json".into())
