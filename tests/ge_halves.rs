@@ -3,7 +3,8 @@
 //!
 //! For `ge_proto` text the one-core reading is forced by writing the first op's line as
 //! `op  {`: the split looks for later lines written exactly like the first, finds none and
-//! reads on one thread. An atc JSON of the same ops must read as its text twin.
+//! reads on one thread (`node  {` for TorchAir pbtxt). An atc JSON of the same ops must read as
+//! its text twin.
 
 use skope::graph::Graph;
 use skope::load::load_bytes;
@@ -224,4 +225,63 @@ fn a_big_json_op_nested_too_deep_is_refused_at_its_place() {
         .to_string();
     assert!(error.starts_with(&format!("big.json:{line}:")), "{error}");
     assert!(error.contains("recursion limit"), "{error}");
+}
+
+/// A TorchAir pbtxt of about `bytes`: nodes at the top level, every attribute value the
+/// quoted text of a GE `AttrDef` (the scope) or `TensorDescriptor` (the output).
+fn pbtxt_dump(bytes: usize) -> String {
+    let mut out = String::new();
+    let mut i = 0usize;
+    while out.len() < bytes {
+        let _ = writeln!(out, "node {{\n    name: \"op_{i}\"\n    op: \"Add\"");
+        if i > 0 {
+            let _ = writeln!(out, "    input: \"op_{}\"", i - 1);
+        }
+        let _ = writeln!(
+            out,
+            "    attr {{\n        key: \"_super_kernel_scope\"\n        value {{\n            \
+             s: 's: \"scope_{}\"\\n'\n        }}\n    }}\n    attr {{\n        key: \"[o]y\"\n        \
+             value {{\n            s: 'name: \"y\"\\ndtype: DT_BF16\\nshape {{\\n  dim: 8\\n}}\\n'\n        \
+             }}\n    }}\n}}",
+            i / 500
+        );
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn a_big_torchair_pbtxt_reads_the_same_on_both_cores() {
+    let text = pbtxt_dump(5 << 20);
+    let both = load_bytes(Path::new("big.pbtxt"), text.as_bytes()).unwrap();
+    let one = load_bytes(Path::new("big.pbtxt"), on_one_core_nodes(&text).as_bytes()).unwrap();
+    assert!(both.main().len() > 15_000, "{} ops", both.main().len());
+    assert_eq!(
+        both.main().op(skope::graph::OpId(7)).scope(),
+        Some("scope_0")
+    );
+    assert_eq!(everything(both.main()), everything(one.main()));
+    // An error in the second half's embedded text keeps its place.
+    let at = text.len() * 3 / 4;
+    let line = at + text[at..].find("dtype: DT_BF16").unwrap();
+    let mut broken = text.clone();
+    broken.replace_range(line..line + 14, "dtype: DT_NOPE");
+    let message = |text: &str| {
+        load_bytes(Path::new("big.pbtxt"), text.as_bytes())
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(message(&broken), message(&on_one_core_nodes(&broken)));
+    // Told at the attribute's `value {` line, the one before its text.
+    let line_no = broken[..line].matches('\n').count();
+    assert!(
+        message(&broken).starts_with(&format!("big.pbtxt:{line_no}:")),
+        "{}",
+        message(&broken)
+    );
+}
+
+/// A TorchAir text read on one thread.
+fn on_one_core_nodes(text: &str) -> String {
+    text.replacen("node {", "node  {", 1)
 }

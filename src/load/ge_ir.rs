@@ -2,13 +2,14 @@
 //! `AttrDef`, `TensorDescriptor`. Shared by the GE text dumps and, for its embedded attribute
 //! texts, the TorchAir pbtxt dialect.
 
+use super::halves::read_in_halves;
 use super::textproto::{Reader, Result, Scalar, SyntaxError, Value};
 use crate::graph::{AttrKeys, AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc, layout};
 use std::borrow::Cow;
 
 /// Reads the fields of a `GraphDef` (already opened, or the whole input at top level) into
 /// `builder`. Unknown fields are skipped. A big graph's ops are read on both cores
-/// ([`read_rest_in_halves`]).
+/// ([`read_in_halves`]).
 pub fn read_graph_def(r: &mut Reader<'_>, builder: &mut GraphBuilder) -> Result<()> {
     read_graph_fields(r, builder, true, &mut AttrKeys::default())
 }
@@ -24,7 +25,11 @@ fn read_graph_fields(
             "name" => builder.set_name(f.scalar()?.text()?),
             "op" => {
                 f.expect_message()?;
-                if std::mem::take(&mut may_split) && read_rest_in_halves(r, builder, keys) {
+                if std::mem::take(&mut may_split)
+                    && read_in_halves(r, builder, keys, "op", |part, half, keys| {
+                        read_graph_fields(part, half, false, keys)
+                    })
+                {
                     return Ok(());
                 }
                 builder.push(read_op_def(r, keys)?);
@@ -33,88 +38,6 @@ fn read_graph_fields(
         }
     }
     Ok(())
-}
-
-/// Below this many bytes of ops, a graph is read on one thread.
-const HALVES_FROM: usize = 4 << 20;
-
-/// Reads the rest of a graph whose first op was just opened in two halves, the first on
-/// another thread, when it is big: the split is the first line after the middle of the graph
-/// that opens an op exactly as the first op's line does (GE's printer escapes newlines in
-/// strings, so such a line is never inside a string), and the graph ends at the first line
-/// that closes a brace at the graph's own indent. True when it did, with the ops in `builder`
-/// in file order and `r` after the graph; false — with `r` where it was and `builder`
-/// untouched — when the graph is small, laid out otherwise, or a half fails (the caller then
-/// reads it all on this thread, so an error keeps its exact place and words).
-fn read_rest_in_halves(
-    r: &mut Reader<'_>,
-    builder: &mut GraphBuilder,
-    keys: &mut AttrKeys,
-) -> bool {
-    let src = r.source();
-    let open = r.offset();
-    let line = src[..open]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |i| i + 1);
-    let head = &src[line..open];
-    let indent = head.iter().take_while(|c| **c == b' ').count();
-    if !matches!(&head[indent..], b"op {" | b"op{") {
-        return false;
-    }
-    let end = match indent {
-        // The graph is the whole input.
-        0 => src.len(),
-        1 => return false,
-        _ => {
-            let mut close = vec![b' '; indent - 1];
-            close[0] = b'\n';
-            close.push(b'}');
-            match memchr::memmem::find(&src[line..], &close) {
-                Some(at) => line + at,
-                None => return false,
-            }
-        }
-    };
-    if end - line < HALVES_FROM {
-        return false;
-    }
-    let middle = line + (end - line) / 2;
-    let mut pattern = Vec::with_capacity(head.len() + 1);
-    pattern.push(b'\n');
-    pattern.extend_from_slice(head);
-    let split = match memchr::memmem::find(&src[middle..end], &pattern) {
-        Some(found) => middle + found + 1,
-        None => return false,
-    };
-    let entry = r.mark();
-    let read_first = || -> Result<GraphBuilder> {
-        let mut first = GraphBuilder::default();
-        let part = &mut Reader::part(src, line, split);
-        read_graph_fields(part, &mut first, false, &mut AttrKeys::default())?;
-        Ok(first)
-    };
-    let halves = std::thread::scope(|scope| {
-        let first = std::thread::Builder::new()
-            .name("skope-load".into())
-            .spawn_scoped(scope, read_first)
-            .ok()?;
-        r.reset(entry.clone().outer_at(split));
-        let mut second = GraphBuilder::default();
-        let second = read_graph_fields(r, &mut second, false, keys).map(|()| second);
-        Some((first.join().ok()?.ok()?, second.ok()?))
-    });
-    match halves {
-        Some((first, second)) => {
-            builder.append(first);
-            builder.append(second);
-            true
-        }
-        None => {
-            r.reset(entry);
-            false
-        }
-    }
 }
 
 /// Reads the fields of an opened `OpDef` message.

@@ -6,6 +6,7 @@ mod ge_ir;
 mod ge_json;
 mod ge_onnx;
 mod ge_text;
+mod halves;
 mod json_locate;
 pub mod ms_composite;
 pub mod ms_ir;

@@ -3,25 +3,44 @@
 //! pseudo-attributes hold `TensorDescriptor` texts. Parsed in two levels.
 
 use super::ge_ir::{parse_attr_def_text, parse_tensor_desc_text, read_attr_def};
+use super::halves::read_in_halves;
 use super::textproto::{LineCol, Reader, Result, SyntaxError, Value};
-use crate::graph::{AttrValue, GraphBuilder, OpBuilder};
+use crate::graph::{AttrKeys, AttrValue, GraphBuilder, OpBuilder};
 
-/// Reads a pbtxt dump. The format has no graph name; `default_name` is used.
+/// Reads a pbtxt dump. The format has no graph name; `default_name` is used. A big dump's
+/// nodes are read on both cores ([`read_in_halves`]).
 pub fn load(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     let mut r = Reader::new(src);
     let mut b = GraphBuilder::new(default_name);
+    read_nodes(&mut r, &mut b, true, &mut AttrKeys::default())?;
+    Ok(b)
+}
+
+fn read_nodes(
+    r: &mut Reader<'_>,
+    b: &mut GraphBuilder,
+    mut may_split: bool,
+    keys: &mut AttrKeys,
+) -> Result<()> {
     while let Some(f) = r.next_field()? {
         if f.name == "node" {
             f.expect_message()?;
-            b.push(read_node(&mut r)?);
+            if std::mem::take(&mut may_split)
+                && read_in_halves(r, b, keys, "node", |part, half, keys| {
+                    read_nodes(part, half, false, keys)
+                })
+            {
+                return Ok(());
+            }
+            b.push(read_node(r, keys)?);
         } else {
             r.skip(&f)?;
         }
     }
-    Ok(b)
+    Ok(())
 }
 
-fn read_node(r: &mut Reader<'_>) -> Result<OpBuilder> {
+fn read_node(r: &mut Reader<'_>, keys: &mut AttrKeys) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
     while let Some(f) = r.next_field()? {
         match f.name {
@@ -30,7 +49,7 @@ fn read_node(r: &mut Reader<'_>) -> Result<OpBuilder> {
             "input" => op.inputs.push(f.scalar()?.text()?.into_owned()),
             "attr" => {
                 f.expect_message()?;
-                read_attr(r, &mut op)?;
+                read_attr(r, &mut op, keys)?;
             }
             _ => r.skip(&f)?,
         }
@@ -44,7 +63,7 @@ struct Embedded {
     offset: usize,
 }
 
-fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder) -> Result<()> {
+fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder, keys: &mut AttrKeys) -> Result<()> {
     let mut key = String::new();
     let mut embedded: Option<Embedded> = None;
     let mut direct: Option<AttrValue> = None;
@@ -66,11 +85,11 @@ fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder) -> Result<()> {
         }
     }
     if let Some(value) = direct {
-        op.attrs.insert(key, value);
+        op.attrs.insert(keys.get(&key), value);
         return Ok(());
     }
     let Some(Embedded { text, offset }) = embedded else {
-        op.attrs.insert(key, AttrValue::Empty);
+        op.attrs.insert(keys.get(&key), AttrValue::Empty);
         return Ok(());
     };
     let nested = |e: SyntaxError| {
@@ -97,7 +116,7 @@ fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder) -> Result<()> {
         op.output_descs.push(td);
     } else {
         let value = parse_attr_def_text(&text).map_err(nested)?;
-        op.attrs.insert(key, value);
+        op.attrs.insert(keys.get(&key), value);
     }
     Ok(())
 }
