@@ -371,7 +371,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 print_json(&report)?;
             } else {
-                print_text(&report.to_text());
+                print_text(&report.to_text())?;
             }
         }
         Some(Command::Info {
@@ -384,7 +384,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 print_json(&info)?;
             } else {
-                print_text(&info.to_text());
+                print_text(&info.to_text())?;
             }
             // The process ends here: freeing a graph of a million allocations one by one would
             // only make the user wait (a tenth of the run on a 100 MB dump).
@@ -416,7 +416,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             ..
         }) => {
             let (out, ok) = graph_kernel_flags_text(text.as_deref(), graph.as_deref())?;
-            print_text(&out);
+            print_text(&out)?;
             if !ok {
                 return Ok(ExitCode::from(1));
             }
@@ -428,7 +428,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 (Some(text), false) => skope::report::options_check_text(&text),
                 (None, false) => (skope::report::options_schema_text(), true),
             };
-            print_text(&out);
+            print_text(&out)?;
             if !ok {
                 return Ok(ExitCode::from(1));
             }
@@ -456,7 +456,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             match output {
                 Some(path) => skope::planfile::write_atomically(&path, text.as_bytes())
                     .with_context(|| format!("cannot write {}", path.display()))?,
-                None => print_text(&text),
+                None => print_text(&text)?,
             }
         }
         Some(Command::Codegen {
@@ -524,7 +524,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 print_json(&summary)?;
             } else {
-                print_text(&summary.to_text());
+                print_text(&summary.to_text())?;
             }
         }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
@@ -724,7 +724,7 @@ fn suggest(
             s.first_op, s.last_op, s.starts_after, s.ends_before
         ));
     }
-    print_text(&skope::text::sanitize_lines(&out));
+    print_text(&skope::text::sanitize_lines(&out))?;
     Ok(())
 }
 
@@ -1060,9 +1060,9 @@ fn diff(base: &Path, new: Option<&Path>, args: &DiffArgs) -> Result<()> {
     if args.json {
         print_json(&result)?;
     } else if args.csv {
-        print_text(&skope::profile::output::to_csv(&result));
+        print_text(&skope::profile::output::to_csv(&result))?;
     } else {
-        print_text(&skope::profile::output::to_text(&result));
+        print_text(&skope::profile::output::to_text(&result))?;
     }
     Ok(())
 }
@@ -1111,20 +1111,19 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         report.keep_scope(name).map_err(anyhow::Error::msg)?;
     }
     if args.json {
-        let mut value = serde_json::to_value(&report)?;
-        if let (Some(v), Some(object)) = (&verification, value.as_object_mut()) {
-            object.insert("verify".to_string(), serde_json::to_value(v)?);
-        }
-        print_json(&value)?;
+        print_json(&ReportJson {
+            report: &report,
+            verify: verification.as_ref(),
+        })?;
     } else {
         // The verdict first: a long report would bury it.
         if let Some(v) = &verification {
-            print_text(&(verification_text(v) + "\n"));
+            print_text(&(verification_text(v) + "\n"))?;
         }
         if args.summary {
-            print_text(&report.to_summary_text());
+            print_text(&report.to_summary_text())?;
         } else {
-            print_text(&report.to_text());
+            print_with(|out| report.write_text(out))?;
         }
     }
     let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
@@ -1210,17 +1209,42 @@ fn explore(cli: Cli) -> Result<()> {
 
 /// Prints text made from inputs (a report, a table, CSV, code) with every terminal control in
 /// it made visible; line breaks stay.
-fn print_text(text: &str) {
-    print!("{}", skope::text::sanitize_text(text));
+fn print_text(text: &str) -> Result<()> {
+    use std::fmt::Write as _;
+    print_with(|out| out.write_str(text))
+}
+
+/// Prints what `write` writes, every dump string made visible ([`skope::text::TextWriter`]),
+/// as it is written.
+fn print_with(
+    write: impl FnOnce(
+        &mut skope::text::TextWriter<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+    ) -> std::fmt::Result,
+) -> Result<()> {
+    let mut out = skope::text::TextWriter::new(std::io::BufWriter::new(std::io::stdout().lock()));
+    let _ = write(&mut out);
+    out.finish().context("cannot write to standard output")
 }
 
 /// Prints `value` as pretty JSON, with every character a terminal could act on escaped.
+/// Streamed: a report of millions of breaks is never held as one string.
 fn print_json(value: &impl serde::Serialize) -> Result<()> {
-    println!(
-        "{}",
-        skope::text::json_safe(serde_json::to_string_pretty(value)?)
-    );
+    use std::io::Write as _;
+    let stdout = std::io::stdout();
+    let mut out = skope::text::JsonSafeWriter::new(std::io::BufWriter::new(stdout.lock()));
+    serde_json::to_writer_pretty(&mut out, value)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
     Ok(())
+}
+
+/// `skope report --json`: the report, and what `--verify` found.
+#[derive(serde::Serialize)]
+struct ReportJson<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verify: Option<&'a skope::fusion::verify::Verification>,
 }
 
 /// A size as `--max-size` takes it: bytes, or a number with `K`, `M`, `G` or `T` (powers of

@@ -13,7 +13,7 @@ use crate::fusion::verdict::{Evidence, Verdict};
 use crate::fusion::verify::{Mismatch, Verification};
 use crate::text::sanitize;
 use serde::Serialize;
-use std::fmt::Write as _;
+use std::fmt::Write;
 
 /// The whole report.
 #[derive(Debug, Serialize)]
@@ -329,6 +329,23 @@ impl Report {
     /// The report as text for a terminal, every dump string sanitised.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
+        let _ = self.write_text(&mut out);
+        out
+    }
+
+    /// [`Report::to_text`] written to `out` as it is made, scope by scope (a report of
+    /// millions of breaks is never held as one string).
+    pub fn write_text(&self, out: &mut impl Write) -> std::fmt::Result {
+        self.write_header(out)?;
+        for scope in &self.scopes {
+            out.write_char('\n')?;
+            write_scope(out, scope);
+        }
+        Ok(())
+    }
+
+    /// The lines before the first scope: file, outcome, counts, rules, graph findings.
+    fn write_header(&self, out: &mut impl Write) -> std::fmt::Result {
         let s = &self.summary;
         let _ = writeln!(
             out,
@@ -361,23 +378,14 @@ impl Report {
         if !self.rules.is_empty() {
             let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
         }
-        write_findings(&mut out, "", &self.findings);
-        for scope in &self.scopes {
-            out.push('\n');
-            write_scope(&mut out, scope);
-        }
-        out
+        write_findings(out, "", &self.findings);
+        Ok(())
     }
 
     /// The report in short: the header, then one line per scope with its counts.
     pub fn to_summary_text(&self) -> String {
-        let full = self.to_text();
-        // The header and graph findings are the lines before the first scope.
-        let mut out: String = full
-            .split("\nscope ")
-            .next()
-            .unwrap_or_default()
-            .to_string();
+        let mut out = String::new();
+        let _ = self.write_header(&mut out);
         out.push('\n');
         for scope in &self.scopes {
             let _ = writeln!(
@@ -395,7 +403,7 @@ impl Report {
     }
 }
 
-fn write_scope(out: &mut String, scope: &ScopeReport) {
+fn write_scope(out: &mut impl Write, scope: &ScopeReport) {
     let options = if scope.options.is_empty() {
         "no options".to_string()
     } else {
@@ -458,7 +466,7 @@ fn write_scope(out: &mut String, scope: &ScopeReport) {
     write_findings(out, "  ", &scope.findings);
 }
 
-fn write_findings(out: &mut String, indent: &str, findings: &[FindingReport]) {
+fn write_findings(out: &mut impl Write, indent: &str, findings: &[FindingReport]) {
     for f in findings {
         let _ = writeln!(
             out,

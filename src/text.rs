@@ -11,13 +11,68 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        match c {
-            '\t' => out.push(' '),
-            c if is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
+        push_visible(&mut out, c);
     }
     Cow::Owned(out)
+}
+
+/// Appends `c` as [`sanitize`] shows it: a tab as a space, a control or invisible format
+/// character as a `\u{..}` escape.
+fn push_visible(out: &mut String, c: char) {
+    match c {
+        '\t' => out.push(' '),
+        c if is_unsafe(c) => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
+    }
+}
+
+/// [`sanitize_text`] as a writer: text written to it reaches `inner` with the same characters
+/// made visible, for outputs too big to hold as one string. The first write error is kept
+/// for [`TextWriter::finish`].
+pub struct TextWriter<W: std::io::Write> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> TextWriter<W> {
+    /// Writes to `inner`.
+    pub fn new(inner: W) -> Self {
+        TextWriter { inner, error: None }
+    }
+
+    /// Flushes `inner`; the first write error if there was one.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.inner.flush(),
+        }
+    }
+}
+
+impl<W: std::io::Write> std::fmt::Write for TextWriter<W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.error.is_some() {
+            return Err(std::fmt::Error);
+        }
+        let written = if s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+            let mut visible = String::with_capacity(s.len() + 8);
+            for c in s.chars() {
+                match c {
+                    '\n' => visible.push(c),
+                    c => push_visible(&mut visible, c),
+                }
+            }
+            self.inner.write_all(visible.as_bytes())
+        } else {
+            self.inner.write_all(s.as_bytes())
+        };
+        written.map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
 }
 
 /// Like [`sanitize`], but keeps line breaks: each line is sanitised on its own (so a `\r` or
@@ -45,14 +100,111 @@ pub fn json_safe(json: String) -> String {
         return json;
     }
     let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
+    push_json_safe(&json, &mut out);
+    out
+}
+
+/// Appends `s` to `out` with the characters [`json_safe`] escapes written as `\uXXXX`.
+fn push_json_safe(s: &str, out: &mut String) {
+    for c in s.chars() {
         if json_unsafe(c) {
             let _ = write!(out, "\\u{:04x}", c as u32);
         } else {
             out.push(c);
         }
     }
-    out
+}
+
+/// [`json_safe`] as a writer, for JSON too big to hold as one string: JSON text written to it
+/// reaches `inner` with the same characters escaped. The bytes of a character split between
+/// two writes wait for the rest.
+pub struct JsonSafeWriter<W: std::io::Write> {
+    inner: W,
+    /// The start of a character whose other bytes are still to come.
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> JsonSafeWriter<W> {
+    /// Writes to `inner`.
+    pub fn new(inner: W) -> Self {
+        JsonSafeWriter {
+            inner,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Passes on the UTF-8 text at the start of `bytes`, escaped; returns how many bytes it
+    /// took (all but an incomplete character at the end; bytes that are not UTF-8 at all
+    /// pass unchanged).
+    fn pass(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let (text, taken) = match std::str::from_utf8(bytes) {
+            Ok(text) => (text, bytes.len()),
+            Err(e) => {
+                let valid = e.valid_up_to();
+                // UTF-8 up to `valid` by definition: never the default.
+                let text = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+                match e.error_len() {
+                    None => (text, valid),
+                    Some(bad) => {
+                        self.write_text(text)?;
+                        self.inner.write_all(&bytes[valid..valid + bad])?;
+                        return Ok(valid + bad);
+                    }
+                }
+            }
+        };
+        self.write_text(text)?;
+        Ok(taken)
+    }
+
+    fn write_text(&mut self, text: &str) -> std::io::Result<()> {
+        if !text.chars().any(json_unsafe) {
+            return self.inner.write_all(text.as_bytes());
+        }
+        let mut escaped = String::with_capacity(text.len() + 16);
+        push_json_safe(text, &mut escaped);
+        self.inner.write_all(escaped.as_bytes())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for JsonSafeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        if !self.pending.is_empty() {
+            // Complete the waiting character with at most three more bytes.
+            let need = (4 - self.pending.len()).min(rest.len());
+            let mut joined = std::mem::take(&mut self.pending);
+            joined.extend_from_slice(&rest[..need]);
+            let taken = self.pass(&joined)?;
+            if taken == 0 {
+                // Still incomplete (`buf` was shorter than the rest of it): keep waiting.
+                self.pending = joined;
+                return Ok(buf.len());
+            }
+            let from_pending = joined.len() - need;
+            if taken >= from_pending {
+                rest = &rest[taken - from_pending..];
+            } else {
+                // The waiting bytes were not UTF-8 after all: the rest of them go out as they are.
+                self.inner.write_all(&joined[taken..from_pending])?;
+            }
+        }
+        while !rest.is_empty() {
+            let taken = self.pass(rest)?;
+            if taken == 0 {
+                self.pending.extend_from_slice(rest);
+                break;
+            }
+            rest = &rest[taken..];
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let pending = std::mem::take(&mut self.pending);
+        self.inner.write_all(&pending)?;
+        self.inner.flush()
+    }
 }
 
 fn json_unsafe(c: char) -> bool {
@@ -228,6 +380,65 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_text_writer_shows_what_sanitize_text_shows_and_keeps_its_error() {
+        use std::fmt::Write as _;
+        let text = "a\x1b[31m\tb\nc\u{202e}d\n";
+        let mut out = TextWriter::new(Vec::new());
+        for piece in text.split_inclusive('m') {
+            out.write_str(piece).unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(out.inner.clone()).unwrap(),
+            sanitize_text(text)
+        );
+        assert!(out.finish().is_ok());
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = TextWriter::new(Full);
+        assert!(out.write_str("x").is_err());
+        assert!(out.write_str("y").is_err());
+        assert_eq!(out.finish().unwrap_err().to_string(), "disk full");
+    }
+
+    #[test]
+    fn the_json_writer_escapes_as_json_safe_does_however_the_text_is_cut() {
+        use std::io::Write as _;
+        let json = "{\"a\": \"é中😀 \u{2028} \u{202e}x\u{7f}\u{85}\"}".to_string();
+        let whole = json_safe(json.clone());
+        assert!(
+            whole.contains("\\u2028") && whole.contains("\\u202e") && whole.contains("\\u0085")
+        );
+        for piece in 1..=7 {
+            let mut out = JsonSafeWriter::new(Vec::new());
+            for chunk in json.as_bytes().chunks(piece) {
+                out.write_all(chunk).unwrap();
+            }
+            out.flush().unwrap();
+            assert_eq!(
+                String::from_utf8(out.inner).unwrap(),
+                whole,
+                "pieces of {piece}"
+            );
+        }
+        // Bytes that are not UTF-8 pass unchanged, however they arrive.
+        for piece in 1..=3 {
+            let mut out = JsonSafeWriter::new(Vec::new());
+            for chunk in b"a\xE2\x28\xA1b\xF0".chunks(piece) {
+                out.write_all(chunk).unwrap();
+            }
+            out.flush().unwrap();
+            assert_eq!(out.inner, b"a\xE2\x28\xA1b\xF0", "pieces of {piece}");
+        }
+    }
 
     #[test]
     fn escapes_and_controls_become_visible() {
