@@ -47,6 +47,13 @@ fn bench_load(c: &mut Criterion) {
     );
     bench_file(
         c,
+        "torchair_pbtxt_95MB",
+        &dumps::generate_pbtxt(),
+        &dumps::pbtxt_path(),
+        20,
+    );
+    bench_file(
+        c,
         "mindspore_ir_100MB",
         &dumps::generate_ir(),
         &dumps::ir_path(),

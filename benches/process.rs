@@ -111,6 +111,7 @@ fn main() {
     // `cargo bench` passes `--bench`; a filter argument selects nothing here.
     let ge = ensure(dumps::dump_path(), dumps::generate);
     let json = ensure(dumps::json_path(), dumps::generate_json);
+    let pbtxt = ensure(dumps::pbtxt_path(), dumps::generate_pbtxt);
     let ir = ensure(dumps::ir_path(), dumps::generate_ir);
     // A child's peak starts from this process's (the kernel carries it over the exec): the
     // generated text must not count as skope's.
@@ -121,6 +122,7 @@ fn main() {
     }
     info("ge_proto text", &ge, "≥ 300 MB/s, ≤ 2× the file");
     info("atc JSON", &json, "≥ 150 MB/s, ≤ 2.5× the file");
+    info("TorchAir pbtxt", &pbtxt, "≤ 2× the file");
     info("MindSpore IR", &ir, "—");
     first_screen(&ge);
     let screens: Vec<Duration> = (0..RUNS).map(|_| first_screen(&ge)).collect();

@@ -1,5 +1,6 @@
 //! Generated dumps shared by the load bench and the whole-process bench: a ~100 MB GE
-//! `ModelDef` text, a ~150 MB atc JSON and a ~100 MB MindSpore IR, shaped like real ones
+//! `ModelDef` text, a ~150 MB atc JSON, a ~95 MB TorchAir pbtxt and a ~100 MB MindSpore IR,
+//! shaped like real ones
 //! (tens of thousands of ops with attributes and tensor descriptions), each kept in
 //! `target/tmp` so peak memory can be measured on the same input.
 
@@ -279,4 +280,86 @@ pub fn generate_ir() -> String {
 /// Where the generated MindSpore IR is kept.
 pub fn ir_path() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-graph_build.ir")
+}
+
+/// Bytes of the generated TorchAir pbtxt.
+const PBTXT_BYTES: usize = 95_000_000;
+
+/// One TorchAir pbtxt attribute: its value is the quoted text of a GE `AttrDef` or
+/// `TensorDescriptor`, written as Python writes `repr(bytes)` (single quotes, `\n` escaped).
+fn pbtxt_attr(out: &mut String, key: &str, text: &str) {
+    let _ = writeln!(
+        out,
+        "    attr {{\n        key: \"{key}\"\n        value {{\n            s: '{}'\n        }}\n    }}",
+        text.replace('\n', "\\n")
+    );
+}
+
+fn pbtxt_desc(name: &str, dims: &[i64]) -> String {
+    let dims: String = dims.iter().map(|d| format!("  dim: {d}\n")).collect();
+    format!(
+        "name: \"{name}\"\ndtype: DT_BF16\nshape {{\n{dims}}}\nlayout: \"ND\"\nattr {{\n  key: \
+         \"origin_format\"\n  value {{\n    s: \"ND\"\n  }}\n}}\ndevice_type: \"NPU\"\n"
+    )
+}
+
+/// A TorchAir `pbtxt` dump of about `PBTXT_BYTES`, as TorchAir writes it: nodes with
+/// name, op and inputs, every attribute (scope, options, core type, block dim, kernel name, a
+/// string list) and each input and output description as embedded protobuf text.
+pub fn generate_pbtxt() -> String {
+    let mut out = String::with_capacity(PBTXT_BYTES + (1 << 20));
+    let mut i = 0usize;
+    while out.len() < PBTXT_BYTES {
+        let (ty, core, block_dim) = TYPES[i % TYPES.len()];
+        let layer = i / 40;
+        let _ = writeln!(
+            out,
+            "node {{\n    name: \"layer{layer}_{ty}_{i}\"\n    op: \"{ty}\""
+        );
+        if i > 0 {
+            let (pty, ..) = TYPES[(i - 1) % TYPES.len()];
+            let _ = writeln!(out, "    input: \"layer{}_{pty}_{}\"", (i - 1) / 40, i - 1);
+        }
+        pbtxt_attr(
+            &mut out,
+            "_super_kernel_scope",
+            &format!("s: \"scope_{}\"\n", layer % 64),
+        );
+        pbtxt_attr(
+            &mut out,
+            "_super_kernel_options",
+            "s: \"stream-fusion=1:early-start=1\"\n",
+        );
+        pbtxt_attr(
+            &mut out,
+            "_cube_vector_core_type",
+            &format!("s: \"{core}\"\n"),
+        );
+        pbtxt_attr(&mut out, "tvm_blockdim", &format!("i: {block_dim}\n"));
+        pbtxt_attr(
+            &mut out,
+            "_kernelname",
+            &format!(
+                "s: \"te_{}_{:016x}_kernel0\"\n",
+                ty.to_lowercase(),
+                i * 2654435761
+            ),
+        );
+        pbtxt_attr(
+            &mut out,
+            "_input_name_key",
+            "list {\n  s: \"x1\"\n  s: \"x2\"\n  val_type: VT_LIST_STRING\n}\n",
+        );
+        pbtxt_attr(&mut out, "[i]x1", &pbtxt_desc("x1", &[8, 7168]));
+        pbtxt_attr(&mut out, "[i]x2", &pbtxt_desc("x2", &[7168, 4096]));
+        pbtxt_attr(&mut out, "[o]y", &pbtxt_desc("y", &[8, 4096]));
+        out.push_str("}\n");
+        i += 1;
+    }
+    out
+}
+
+/// Where the generated TorchAir pbtxt is kept.
+pub fn pbtxt_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-graph.pbtxt")
 }
