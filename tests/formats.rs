@@ -165,8 +165,11 @@ fn one_op_reads_exactly_as_written() {
         op.input_descs[0].dtype,
         DType::from_name("DT_BF16").unwrap()
     );
-    assert_eq!(op.input_descs[0].shape, vec![8, 7168]);
-    assert_eq!(op.input_descs[0].origin_shape, Some(vec![8, 7168]));
+    assert_eq!(*op.input_descs[0].shape, [8, 7168]);
+    assert_eq!(
+        op.input_descs[0].origin_shape.as_deref(),
+        Some(&[8, 7168][..])
+    );
     let qkv = g.op(g.find("layer0_qkv_proj").unwrap());
     assert_eq!(qkv.attrs.get("transpose_x2"), Some(&AttrValue::Bool(true)));
     assert_eq!(qkv.input_descs[1].layout, "FRACTAL_NZ");
@@ -256,7 +259,7 @@ node { name: "arg1_1" op: "Data" }
             AttrValue::Int(-2)
         ]))
     );
-    assert_eq!(m.input_descs[0].name, "x1");
+    assert_eq!(&*m.input_descs[0].name, "x1");
     assert!(m.input_descs[0].is_dynamic());
     assert_eq!(
         m.inputs,
@@ -289,7 +292,7 @@ graph {
     assert_eq!(g.name(), "g0");
     assert_eq!(g.op(OpId(1)).op_type, "Relu");
     assert_eq!(g.op(OpId(1)).stream, Some(2));
-    assert_eq!(g.op(OpId(1)).input_descs[0].shape, vec![4, 4]);
+    assert_eq!(*g.op(OpId(1)).input_descs[0].shape, [4, 4]);
     assert!(
         g.warnings()
             .iter()
@@ -343,7 +346,7 @@ fn json_accepts_numbers_as_strings_and_escaped_bytes() {
         b.attrs.get("dst"),
         Some(&AttrValue::DType(DType::from_code(7)))
     );
-    assert_eq!(b.output_descs[0].shape, vec![2, 3]);
+    assert_eq!(*b.output_descs[0].shape, [2, 3]);
     assert_eq!(dump.main().op(OpId(0)).stream, Some(0));
 }
 
@@ -408,7 +411,7 @@ fn atc_json_with_nulls_reads_them_as_absent() {
         "an empty description keeps its place"
     );
     assert!(conv.input_descs[2].shape.is_empty());
-    assert_eq!(conv.input_descs[0].shape, vec![1, 3, 224, 224]);
+    assert_eq!(*conv.input_descs[0].shape, [1, 3, 224, 224]);
     let relu = g.op(g.find("relu").unwrap());
     assert_eq!(
         relu.stream,

@@ -288,7 +288,7 @@ fn ir_2x_composites_become_segments_and_kernels_left_out_breaks_with_reasons() {
             .unwrap()
             .contains("transpose_b: Bool(1)")
     );
-    assert_eq!(matmul.output_descs[0].shape, [16, 16]);
+    assert_eq!(*matmul.output_descs[0].shape, [16, 16]);
     // The fused ops without a source of their own take the call's.
     assert!(
         g.op(g.find(add).unwrap())
@@ -332,7 +332,7 @@ fn ir_1x_shapes_read_the_same_way() {
     );
     let relu = g.find("Default/ReLU-op4").unwrap();
     assert_eq!(g.op(relu).op_type, "ReLU");
-    assert_eq!(g.op(relu).output_descs[0].shape, [2, 3]);
+    assert_eq!(*g.op(relu).output_descs[0].shape, [2, 3]);
     assert_eq!(
         producers(g, "Default/ReLU-op4"),
         ["Default/GraphKernel_Mul_Neg_fusion-op3/Neg-op2"]

@@ -8,22 +8,6 @@ use std::sync::Arc;
 /// of ops).
 pub type AttrKey = Arc<str>;
 
-/// The keys a reader has met, each kept once ([`AttrKey`]).
-#[derive(Debug, Default)]
-pub struct AttrKeys(std::collections::HashSet<AttrKey>);
-
-impl AttrKeys {
-    /// The shared key for `text`.
-    pub fn get(&mut self, text: &str) -> AttrKey {
-        if let Some(key) = self.0.get(text) {
-            return key.clone();
-        }
-        let key = AttrKey::from(text);
-        self.0.insert(key.clone());
-        key
-    }
-}
-
 /// One attribute value. Mirrors the `AttrDef` oneof; large payloads (tensor data, nested
 /// graphs) are summarised rather than kept.
 #[derive(Debug, Clone, PartialEq)]

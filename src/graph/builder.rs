@@ -43,6 +43,17 @@ fn bound(s: &mut String) -> bool {
     }
 }
 
+/// [`bound`] for a shared string: a cut one is no longer shared.
+fn bound_shared(s: &mut super::AttrKey) -> bool {
+    if s.len() <= MAX_KEPT {
+        return false;
+    }
+    let mut text = s.to_string();
+    let cut = bound(&mut text);
+    *s = text.into();
+    cut
+}
+
 /// Cuts the op name in the input `text` (`name:0`, `^name`) as [`bound`] cuts names.
 fn bound_input(text: &mut String) -> bool {
     if text.len() <= MAX_KEPT {
@@ -124,7 +135,7 @@ impl GraphBuilder {
             cut += usize::from(bound_input(input));
         }
         for desc in op.input_descs.iter_mut().chain(op.output_descs.iter_mut()) {
-            cut += usize::from(bound(&mut desc.name));
+            cut += usize::from(bound_shared(&mut desc.name));
             if desc.layout.len() > MAX_KEPT {
                 cut += usize::from(bound(desc.layout.to_mut()));
             }

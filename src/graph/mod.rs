@@ -7,12 +7,14 @@
 mod attr;
 mod builder;
 mod dtype;
+mod interned;
 mod tensor;
 
-pub use attr::{AttrKey, AttrKeys, AttrValue, Attrs};
+pub use attr::{AttrKey, AttrValue, Attrs};
 pub use builder::{GraphBuilder, MAX_KEPT, OpBuilder};
 pub use dtype::DType;
-pub use tensor::{Layout, TensorDesc, UNKNOWN_RANK, layout, shape_text};
+pub use interned::Interned;
+pub use tensor::{Layout, Shape, TensorDesc, UNKNOWN_RANK, layout, shape_text};
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::HashMap;

@@ -2,6 +2,11 @@
 
 use super::DType;
 use std::borrow::Cow;
+use std::sync::Arc;
+
+/// A tensor's dimensions; `-1` is an unknown dim, `[-2]` an unknown rank. Shared: readers keep
+/// each shape once ([`super::Interned`]).
+pub type Shape = Arc<[i64]>;
 
 /// A storage format's name: the formats GE prints (`ND`, `FRACTAL_NZ`…) are shared, any
 /// other is kept as read.
@@ -43,16 +48,17 @@ pub const UNKNOWN_RANK: i64 = -2;
 /// One input or output tensor of an op, as the dump describes it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TensorDesc {
-    /// The tensor's name in the op's IR (`x`, `y`, `bias`…); may be empty.
-    pub name: String,
+    /// The tensor's name in the op's IR (`x`, `y`, `bias`…); may be empty. Shared: readers
+    /// keep each name once ([`super::Interned`]).
+    pub name: super::AttrKey,
     /// Element type.
     pub dtype: DType,
     /// Dimensions; `-1` is an unknown dim, `[-2]` an unknown rank.
-    pub shape: Vec<i64>,
+    pub shape: Shape,
     /// Storage format (`ND`, `NZ`, `FRACTAL_NZ`…); may be empty.
     pub layout: Layout,
     /// Shape before format transformation, when the dump records it.
-    pub origin_shape: Option<Vec<i64>>,
+    pub origin_shape: Option<Shape>,
     /// Format before transformation, when the dump records it.
     pub origin_layout: Option<Layout>,
 }
@@ -101,14 +107,14 @@ mod tests {
     #[test]
     fn dynamic_dims_are_detected_and_shown() {
         let mut t = TensorDesc {
-            shape: vec![8, -1, 16],
+            shape: vec![8, -1, 16].into(),
             ..TensorDesc::default()
         };
         assert!(t.is_dynamic());
         assert_eq!(t.shape_text(), "[8,?,16]");
-        t.shape = vec![UNKNOWN_RANK];
+        t.shape = vec![UNKNOWN_RANK].into();
         assert_eq!(t.shape_text(), "[*]");
-        t.shape = vec![];
+        t.shape = Shape::default();
         assert!(!t.is_dynamic());
         assert_eq!(t.shape_text(), "[]");
     }

@@ -4,21 +4,21 @@
 
 use super::halves::read_in_halves;
 use super::textproto::{Reader, Result, Scalar, SyntaxError, Value};
-use crate::graph::{AttrKeys, AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc, layout};
+use crate::graph::{AttrValue, DType, GraphBuilder, Interned, OpBuilder, TensorDesc, layout};
 use std::borrow::Cow;
 
 /// Reads the fields of a `GraphDef` (already opened, or the whole input at top level) into
 /// `builder`. Unknown fields are skipped. A big graph's ops are read on both cores
 /// ([`read_in_halves`]).
 pub fn read_graph_def(r: &mut Reader<'_>, builder: &mut GraphBuilder) -> Result<()> {
-    read_graph_fields(r, builder, true, &mut AttrKeys::default())
+    read_graph_fields(r, builder, true, &mut Interned::default())
 }
 
 fn read_graph_fields(
     r: &mut Reader<'_>,
     builder: &mut GraphBuilder,
     mut may_split: bool,
-    keys: &mut AttrKeys,
+    interned: &mut Interned,
 ) -> Result<()> {
     while let Some(f) = r.next_field()? {
         match f.name {
@@ -26,13 +26,13 @@ fn read_graph_fields(
             "op" => {
                 f.expect_message()?;
                 if std::mem::take(&mut may_split)
-                    && read_in_halves(r, builder, keys, "op", |part, half, keys| {
-                        read_graph_fields(part, half, false, keys)
+                    && read_in_halves(r, builder, interned, "op", |part, half, interned| {
+                        read_graph_fields(part, half, false, interned)
                     })
                 {
                     return Ok(());
                 }
-                builder.push(read_op_def(r, keys)?);
+                builder.push(read_op_def(r, interned)?);
             }
             _ => r.skip(&f)?,
         }
@@ -41,7 +41,7 @@ fn read_graph_fields(
 }
 
 /// Reads the fields of an opened `OpDef` message.
-pub fn read_op_def(r: &mut Reader<'_>, keys: &mut AttrKeys) -> Result<OpBuilder> {
+pub fn read_op_def(r: &mut Reader<'_>, interned: &mut Interned) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
     while let Some(f) = r.next_field()? {
         match f.name {
@@ -54,15 +54,15 @@ pub fn read_op_def(r: &mut Reader<'_>, keys: &mut AttrKeys) -> Result<OpBuilder>
                 f.expect_message()?;
                 let (key, value) = read_attr_entry_if(r, |_| true)?;
                 op.attrs
-                    .insert(keys.get(&key), value.unwrap_or(AttrValue::Empty));
+                    .insert(interned.key(&key), value.unwrap_or(AttrValue::Empty));
             }
             "input_desc" => {
                 f.expect_message()?;
-                op.input_descs.push(read_tensor_desc(r)?);
+                op.input_descs.push(read_tensor_desc(r, interned)?);
             }
             "output_desc" => {
                 f.expect_message()?;
-                op.output_descs.push(read_tensor_desc(r)?);
+                op.output_descs.push(read_tensor_desc(r, interned)?);
             }
             _ => r.skip(&f)?,
         }
@@ -148,7 +148,9 @@ fn read_value_field(
         ("b", Value::Scalar(s)) => AttrValue::Bool(s.boolean()?),
         ("dt", Value::Scalar(s)) => AttrValue::DType(dtype(s)?),
         ("bt", Value::Scalar(s)) => AttrValue::Bytes(s.bytes()?.len()),
-        ("td", Value::Message) => AttrValue::Tensor(Box::new(read_tensor_desc(r)?)),
+        ("td", Value::Message) => {
+            AttrValue::Tensor(Box::new(read_tensor_desc(r, &mut Interned::default())?))
+        }
         ("t", Value::Message) => read_tensor_def(r)?,
         ("g", Value::Message) => AttrValue::Graph(read_name_only(r)?),
         ("func" | "na", Value::Message) => AttrValue::Func(read_name_only(r)?),
@@ -205,17 +207,17 @@ fn read_tensor_def(r: &mut Reader<'_>) -> Result<AttrValue> {
 }
 
 /// Reads the fields of an opened `TensorDescriptor` (or the whole input at top level).
-pub fn read_tensor_desc(r: &mut Reader<'_>) -> Result<TensorDesc> {
+pub fn read_tensor_desc(r: &mut Reader<'_>, interned: &mut Interned) -> Result<TensorDesc> {
     let mut td = TensorDesc::default();
     while let Some(f) = r.next_field()? {
         match (f.name, &f.value) {
-            ("name", Value::Scalar(s)) => td.name = s.text()?.into_owned(),
+            ("name", Value::Scalar(s)) => td.name = interned.key(&s.text()?),
             ("dtype", Value::Scalar(s)) => td.dtype = dtype(s)?,
             ("layout", Value::Scalar(s)) => td.layout = layout(&s.text()?),
-            ("shape", Value::Message) => td.shape = read_shape(r)?,
+            ("shape", Value::Message) => td.shape = interned.shape(&read_shape(r)?),
             ("attr", Value::Message) => {
                 if let (key, Some(value)) = read_attr_entry_if(r, is_kept_tensor_attr)? {
-                    apply_tensor_attr(&mut td, &key, value);
+                    apply_tensor_attr(&mut td, &key, value, interned);
                 }
             }
             _ => r.skip(&f)?,
@@ -230,10 +232,16 @@ fn is_kept_tensor_attr(key: &str) -> bool {
 }
 
 /// Keeps the tensor attributes skope shows (origin shape and format); drops the rest.
-pub fn apply_tensor_attr(td: &mut TensorDesc, key: &str, value: AttrValue) {
+pub fn apply_tensor_attr(
+    td: &mut TensorDesc,
+    key: &str,
+    value: AttrValue,
+    interned: &mut Interned,
+) {
     match (key, value) {
         ("origin_shape", AttrValue::List(dims)) => {
-            td.origin_shape = Some(dims.iter().filter_map(AttrValue::as_int).collect());
+            let dims: Vec<i64> = dims.iter().filter_map(AttrValue::as_int).collect();
+            td.origin_shape = Some(interned.shape(&dims));
         }
         ("origin_format", AttrValue::Str(s)) => td.origin_layout = Some(layout(&s)),
         _ => {}
@@ -270,6 +278,6 @@ pub fn parse_attr_def_text(text: &[u8]) -> Result<AttrValue> {
 }
 
 /// Parses a whole text as one `TensorDescriptor` (TorchAir pbtxt `[i]`/`[o]` pseudo-attrs).
-pub fn parse_tensor_desc_text(text: &[u8]) -> Result<TensorDesc> {
-    read_tensor_desc(&mut Reader::new(text))
+pub fn parse_tensor_desc_text(text: &[u8], interned: &mut Interned) -> Result<TensorDesc> {
+    read_tensor_desc(&mut Reader::new(text), interned)
 }

@@ -9,7 +9,7 @@
 //! (an empty message, list or default value) wherever a value may be, and a missing key as "".
 
 use super::textproto::unescape;
-use crate::graph::{AttrKeys, AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrValue, DType, GraphBuilder, Interned, OpBuilder, TensorDesc};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
@@ -524,7 +524,7 @@ struct OpsConverted<'p> {
     /// The index in the array of the next op.
     next: usize,
     builder: GraphBuilder,
-    keys: AttrKeys,
+    interned: Interned,
     error: Option<StructureError>,
 }
 
@@ -534,7 +534,7 @@ impl<'p> OpsConverted<'p> {
             path,
             next: first,
             builder: GraphBuilder::default(),
-            keys: AttrKeys::default(),
+            interned: Interned::default(),
             error: None,
         }
     }
@@ -560,14 +560,14 @@ impl<'p> OpsConverted<'p> {
             return;
         }
         let op_path = format!("{}[{i}]", self.path);
-        match object(v, &op_path).and_then(|obj| op_def(obj, &op_path, &mut self.keys)) {
+        match object(v, &op_path).and_then(|obj| op_def(obj, &op_path, &mut self.interned)) {
             Ok(op) => self.builder.push(op),
             Err(e) => self.error = Some(e),
         }
     }
 }
 
-fn op_def(obj: &Map<String, Value>, path: &str, keys: &mut AttrKeys) -> Result<OpBuilder> {
+fn op_def(obj: &Map<String, Value>, path: &str, interned: &mut Interned) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
     for (key, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
         let at = format!("{path}.{key}");
@@ -583,11 +583,11 @@ fn op_def(obj: &Map<String, Value>, path: &str, keys: &mut AttrKeys) -> Result<O
             "stream_id" => op.stream = Some(int(v, &at)?),
             "attr" => {
                 for (k, value) in attr_map(v, &at)? {
-                    op.attrs.insert(keys.get(&k), value);
+                    op.attrs.insert(interned.key(&k), value);
                 }
             }
-            "input_desc" => op.input_descs = descs(v, &at)?,
-            "output_desc" => op.output_descs = descs(v, &at)?,
+            "input_desc" => op.input_descs = descs(v, &at, interned)?,
+            "output_desc" => op.output_descs = descs(v, &at, interned)?,
             _ => {}
         }
     }
@@ -636,7 +636,11 @@ fn attr_def(v: &Value, path: &str) -> Result<AttrValue> {
             "b" => AttrValue::Bool(boolean(v, &at)?),
             "dt" => AttrValue::DType(dtype(v, &at)?),
             "expression" => AttrValue::Expression(bytes_text(v, &at)?),
-            "td" => AttrValue::Tensor(Box::new(tensor_desc(object(v, &at)?, &at)?)),
+            "td" => AttrValue::Tensor(Box::new(tensor_desc(
+                object(v, &at)?,
+                &at,
+                &mut Interned::default(),
+            )?)),
             "g" | "func" => {
                 let name = match object(v, &at)?.get("name").filter(|n| !n.is_null()) {
                     Some(n) => string(n, &format!("{at}.name"))?,
@@ -679,7 +683,11 @@ fn list_value(obj: &Map<String, Value>, path: &str) -> Result<AttrValue> {
                 "f" => AttrValue::Float(float(item, &at)?),
                 "b" => AttrValue::Bool(boolean(item, &at)?),
                 "dt" => AttrValue::DType(dtype(item, &at)?),
-                "td" => AttrValue::Tensor(Box::new(tensor_desc(object(item, &at)?, &at)?)),
+                "td" => AttrValue::Tensor(Box::new(tensor_desc(
+                    object(item, &at)?,
+                    &at,
+                    &mut Interned::default(),
+                )?)),
                 _ => continue,
             });
         }
@@ -714,37 +722,42 @@ fn list_list<T>(
         .collect()
 }
 
-fn descs(v: &Value, path: &str) -> Result<Vec<TensorDesc>> {
+fn descs(v: &Value, path: &str, interned: &mut Interned) -> Result<Vec<TensorDesc>> {
     array(v, path)?
         .iter()
         .enumerate()
         .map(|(i, d)| {
             let at = format!("{path}[{i}]");
-            tensor_desc(object(d, &at)?, &at)
+            tensor_desc(object(d, &at)?, &at, interned)
         })
         .collect()
 }
 
-fn tensor_desc(obj: &Map<String, Value>, path: &str) -> Result<TensorDesc> {
+fn tensor_desc(
+    obj: &Map<String, Value>,
+    path: &str,
+    interned: &mut Interned,
+) -> Result<TensorDesc> {
     let mut td = TensorDesc::default();
     for (key, v) in obj.iter().filter(|(_, v)| !v.is_null()) {
         let at = format!("{path}.{key}");
         match key.as_str() {
-            "name" => td.name = string(v, &at)?,
+            "name" => td.name = interned.key(&string(v, &at)?),
             "dtype" => td.dtype = dtype(v, &at)?,
             "layout" => td.layout = crate::graph::layout(&string(v, &at)?),
             "shape" => {
                 if let Some(dims) = object(v, &at)?.get("dim").filter(|d| !d.is_null()) {
                     let at = format!("{at}.dim");
-                    td.shape = array(dims, &at)?
+                    let dims: Vec<i64> = array(dims, &at)?
                         .iter()
                         .map(|d| int(d, &at))
                         .collect::<Result<_>>()?;
+                    td.shape = interned.shape(&dims);
                 }
             }
             "attr" => {
                 for (k, value) in attr_map(v, &at)? {
-                    super::ge_ir::apply_tensor_attr(&mut td, &k, value);
+                    super::ge_ir::apply_tensor_attr(&mut td, &k, value, interned);
                 }
             }
             _ => {}

@@ -2,7 +2,6 @@
 //! as `ge:<Type>` and GE metadata flattened into node attributes (`id`, `stream_id`,
 //! `input_desc_shape:<i>`…).
 
-use super::ge_ir::apply_tensor_attr;
 use super::textproto::{Reader, Result, Value};
 use crate::graph::{AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
 
@@ -169,16 +168,10 @@ const MAX_DESCS: usize = 4096;
 fn set_desc_field(td: &mut TensorDesc, field: &str, value: OnnxValue) {
     match (field, value) {
         ("dtype", OnnxValue::Str(s)) => td.dtype = DType::from_name(&s).unwrap_or(DType::UNDEFINED),
-        ("shape", OnnxValue::Ints(v)) => td.shape = v,
+        ("shape", OnnxValue::Ints(v)) => td.shape = v.into(),
         ("layout", OnnxValue::Str(s)) => td.layout = crate::graph::layout(&s),
-        ("origin_shape", OnnxValue::Ints(v)) => apply_tensor_attr(
-            td,
-            "origin_shape",
-            AttrValue::List(v.into_iter().map(AttrValue::Int).collect()),
-        ),
-        ("origin_layout", OnnxValue::Str(s)) => {
-            apply_tensor_attr(td, "origin_format", AttrValue::Str(s))
-        }
+        ("origin_shape", OnnxValue::Ints(v)) => td.origin_shape = Some(v.into()),
+        ("origin_layout", OnnxValue::Str(s)) => td.origin_layout = Some(crate::graph::layout(&s)),
         _ => {}
     }
 }

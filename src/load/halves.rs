@@ -2,7 +2,7 @@
 //! the text, each half read into its own builder, joined in file order.
 
 use super::textproto::{Reader, Result};
-use crate::graph::{AttrKeys, GraphBuilder};
+use crate::graph::{GraphBuilder, Interned};
 
 /// Below this many bytes of items, a message is read on one thread.
 const HALVES_FROM: usize = 4 << 20;
@@ -19,12 +19,12 @@ const HALVES_FROM: usize = 4 << 20;
 pub fn read_in_halves<F>(
     r: &mut Reader<'_>,
     builder: &mut GraphBuilder,
-    keys: &mut AttrKeys,
+    interned: &mut Interned,
     item: &str,
     read_fields: F,
 ) -> bool
 where
-    F: Fn(&mut Reader<'_>, &mut GraphBuilder, &mut AttrKeys) -> Result<()> + Sync,
+    F: Fn(&mut Reader<'_>, &mut GraphBuilder, &mut Interned) -> Result<()> + Sync,
 {
     let src = r.source();
     let open = r.offset();
@@ -69,7 +69,7 @@ where
     let read_first = || -> Result<GraphBuilder> {
         let mut first = GraphBuilder::default();
         let part = &mut Reader::part(src, line, split);
-        read_fields(part, &mut first, &mut AttrKeys::default())?;
+        read_fields(part, &mut first, &mut Interned::default())?;
         Ok(first)
     };
     let halves = std::thread::scope(|scope| {
@@ -79,7 +79,7 @@ where
             .ok()?;
         r.reset(entry.clone().outer_at(split));
         let mut second = GraphBuilder::default();
-        let second = read_fields(r, &mut second, keys).map(|()| second);
+        let second = read_fields(r, &mut second, interned).map(|()| second);
         Some((first.join().ok()?.ok()?, second.ok()?))
     });
     match halves {

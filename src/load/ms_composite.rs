@@ -95,9 +95,9 @@ pub fn dtype(name: &str) -> DType {
 
 fn desc(t: &RawTensor) -> TensorDesc {
     TensorDesc {
-        name: t.tensor_name.clone().unwrap_or_default(),
+        name: t.tensor_name.as_deref().unwrap_or_default().into(),
         dtype: dtype(t.data_type.as_deref().unwrap_or_default()),
-        shape: t.shape.clone().unwrap_or_default(),
+        shape: t.shape.clone().unwrap_or_default().into(),
         layout: crate::graph::layout(t.format.as_deref().unwrap_or_default()),
         origin_shape: None,
         origin_layout: None,

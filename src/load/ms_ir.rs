@@ -320,7 +320,7 @@ fn tensor_desc(text: &str) -> Option<TensorDesc> {
         .collect();
     Some(TensorDesc {
         dtype: dtype(dtype_name),
-        shape,
+        shape: shape.into(),
         ..TensorDesc::default()
     })
 }

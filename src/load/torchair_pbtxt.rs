@@ -5,14 +5,14 @@
 use super::ge_ir::{parse_attr_def_text, parse_tensor_desc_text, read_attr_def};
 use super::halves::read_in_halves;
 use super::textproto::{LineCol, Reader, Result, SyntaxError, Value};
-use crate::graph::{AttrKeys, AttrValue, GraphBuilder, OpBuilder};
+use crate::graph::{AttrValue, GraphBuilder, Interned, OpBuilder};
 
 /// Reads a pbtxt dump. The format has no graph name; `default_name` is used. A big dump's
 /// nodes are read on both cores ([`read_in_halves`]).
 pub fn load(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     let mut r = Reader::new(src);
     let mut b = GraphBuilder::new(default_name);
-    read_nodes(&mut r, &mut b, true, &mut AttrKeys::default())?;
+    read_nodes(&mut r, &mut b, true, &mut Interned::default())?;
     Ok(b)
 }
 
@@ -20,19 +20,19 @@ fn read_nodes(
     r: &mut Reader<'_>,
     b: &mut GraphBuilder,
     mut may_split: bool,
-    keys: &mut AttrKeys,
+    interned: &mut Interned,
 ) -> Result<()> {
     while let Some(f) = r.next_field()? {
         if f.name == "node" {
             f.expect_message()?;
             if std::mem::take(&mut may_split)
-                && read_in_halves(r, b, keys, "node", |part, half, keys| {
-                    read_nodes(part, half, false, keys)
+                && read_in_halves(r, b, interned, "node", |part, half, interned| {
+                    read_nodes(part, half, false, interned)
                 })
             {
                 return Ok(());
             }
-            b.push(read_node(r, keys)?);
+            b.push(read_node(r, interned)?);
         } else {
             r.skip(&f)?;
         }
@@ -40,7 +40,7 @@ fn read_nodes(
     Ok(())
 }
 
-fn read_node(r: &mut Reader<'_>, keys: &mut AttrKeys) -> Result<OpBuilder> {
+fn read_node(r: &mut Reader<'_>, interned: &mut Interned) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
     while let Some(f) = r.next_field()? {
         match f.name {
@@ -49,7 +49,7 @@ fn read_node(r: &mut Reader<'_>, keys: &mut AttrKeys) -> Result<OpBuilder> {
             "input" => op.inputs.push(f.scalar()?.text()?.into_owned()),
             "attr" => {
                 f.expect_message()?;
-                read_attr(r, &mut op, keys)?;
+                read_attr(r, &mut op, interned)?;
             }
             _ => r.skip(&f)?,
         }
@@ -63,7 +63,7 @@ struct Embedded {
     offset: usize,
 }
 
-fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder, keys: &mut AttrKeys) -> Result<()> {
+fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder, interned: &mut Interned) -> Result<()> {
     let mut key = String::new();
     let mut embedded: Option<Embedded> = None;
     let mut direct: Option<AttrValue> = None;
@@ -85,11 +85,11 @@ fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder, keys: &mut AttrKeys) -> Res
         }
     }
     if let Some(value) = direct {
-        op.attrs.insert(keys.get(&key), value);
+        op.attrs.insert(interned.key(&key), value);
         return Ok(());
     }
     let Some(Embedded { text, offset }) = embedded else {
-        op.attrs.insert(keys.get(&key), AttrValue::Empty);
+        op.attrs.insert(interned.key(&key), AttrValue::Empty);
         return Ok(());
     };
     let nested = |e: SyntaxError| {
@@ -103,20 +103,20 @@ fn read_attr(r: &mut Reader<'_>, op: &mut OpBuilder, keys: &mut AttrKeys) -> Res
         )
     };
     if let Some(name) = key.strip_prefix("[i]") {
-        let mut td = parse_tensor_desc_text(&text).map_err(nested)?;
+        let mut td = parse_tensor_desc_text(&text, interned).map_err(nested)?;
         if td.name.is_empty() {
-            td.name = name.to_string();
+            td.name = interned.key(name);
         }
         op.input_descs.push(td);
     } else if let Some(name) = key.strip_prefix("[o]") {
-        let mut td = parse_tensor_desc_text(&text).map_err(nested)?;
+        let mut td = parse_tensor_desc_text(&text, interned).map_err(nested)?;
         if td.name.is_empty() {
-            td.name = name.to_string();
+            td.name = interned.key(name);
         }
         op.output_descs.push(td);
     } else {
         let value = parse_attr_def_text(&text).map_err(nested)?;
-        op.attrs.insert(keys.get(&key), value);
+        op.attrs.insert(interned.key(&key), value);
     }
     Ok(())
 }

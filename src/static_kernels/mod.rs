@@ -121,7 +121,7 @@ impl Summary {
             let Some(c) = self.compiled.iter().find(|c| c.op_type == op.op_type) else {
                 continue;
             };
-            let shapes: Vec<Vec<i64>> = op.input_descs.iter().map(|d| d.shape.clone()).collect();
+            let shapes: Vec<Vec<i64>> = op.input_descs.iter().map(|d| d.shape.to_vec()).collect();
             if c.shapes.contains(&shapes) {
                 join.with_kernel.push(op.name.clone());
             } else {

@@ -235,7 +235,7 @@ fn a_dynamic_shape_graph_gets_no_superkernel() {
         };
         if o.name == "c" {
             ob.output_descs.push(TensorDesc {
-                shape: vec![-1, 7168],
+                shape: vec![-1, 7168].into(),
                 ..TensorDesc::default()
             });
         }
