@@ -116,8 +116,8 @@ pub struct LoadOptions {
 pub const DEFAULT_MAX_BYTES: u64 = 4 << 30;
 
 /// Peak memory of a load per byte of a file in `format`, at most: the text and the graph read
-/// from it so far. Measured (docs/PERFORMANCE.md): GE text 1.9× on 3 KB ops and up to 2.8× for
-/// dumps of small ops, atc JSON 1.7×, MindSpore IR 4× (~600 bytes per op).
+/// from it so far. Measured (docs/PERFORMANCE.md): GE text 1.7× on 2.6 KB ops and up to 2.9×
+/// for dumps of small ops, atc JSON 1.6×, MindSpore IR 4× (~600 bytes per op).
 pub fn memory_per_byte(format: Option<Format>) -> u64 {
     match format {
         Some(Format::MsIr) => 4,
