@@ -1084,7 +1084,8 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     let options = args.planning.load_options();
     let (cx, plan) = (ws.context(), ws.plan());
     let rule_files = ws.source().rules.clone();
-    let detail = if args.summary {
+    // The full text report builds each scope's segments and breaks as it writes the scope.
+    let detail = if args.summary || !args.json {
         skope::report::Detail::Summary
     } else {
         skope::report::Detail::Full
@@ -1123,7 +1124,7 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         if args.summary {
             print_text(&report.to_summary_text())?;
         } else {
-            print_with(|out| report.write_text(out))?;
+            print_with(|out| report.write_full_text(out, cx, ws.marks(), plan))?;
         }
     }
     let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());

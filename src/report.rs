@@ -7,7 +7,7 @@ use crate::fusion::Severity;
 use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::options::{OptionKind, OptionSpec, SCHEMA, SkOptions};
 use crate::fusion::plan::{
-    Break, BreakReason, Context, Finding, KernelInfo, Plan, Segment, describe_reason,
+    Break, BreakReason, Context, Finding, KernelInfo, Plan, ScopePlan, Segment, describe_reason,
 };
 use crate::fusion::verdict::{Evidence, Verdict};
 use crate::fusion::verify::{Mismatch, Verification};
@@ -106,6 +106,36 @@ pub struct ScopeReport {
     /// The same findings under the key earlier releases wrote; goes in the next release.
     #[serde(rename = "warnings")]
     pub findings_as_warnings: Vec<FindingReport>,
+}
+
+impl ScopeReport {
+    /// The report of scope `s`; with `full`, its segments and breaks one by one too.
+    pub fn new(cx: &Context, marks: &Marks, s: &ScopePlan, full: bool) -> ScopeReport {
+        let findings =
+            |f: &[Finding]| -> Vec<FindingReport> { f.iter().map(|f| finding(cx, f)).collect() };
+        ScopeReport {
+            name: s.name.clone(),
+            options: s.options.clone(),
+            status: s.status.name(),
+            members: s.members.len(),
+            segment_count: s.segments.len(),
+            break_count: s.breaks.len(),
+            segments: s
+                .segments
+                .iter()
+                .filter(|_| full)
+                .map(|seg| SegmentReport::new(cx, seg))
+                .collect(),
+            breaks: s
+                .breaks
+                .iter()
+                .filter(|_| full)
+                .map(|b| BreakReport::new(cx, marks, &s.name, b))
+                .collect(),
+            findings: findings(&s.findings),
+            findings_as_warnings: findings(&s.findings),
+        }
+    }
 }
 
 /// One segment.
@@ -244,28 +274,7 @@ impl Report {
         let scopes = plan
             .scopes
             .iter()
-            .map(|s| ScopeReport {
-                name: s.name.clone(),
-                options: s.options.clone(),
-                status: s.status.name(),
-                members: s.members.len(),
-                segment_count: s.segments.len(),
-                break_count: s.breaks.len(),
-                segments: s
-                    .segments
-                    .iter()
-                    .filter(|_| full)
-                    .map(|seg| SegmentReport::new(cx, seg))
-                    .collect(),
-                breaks: s
-                    .breaks
-                    .iter()
-                    .filter(|_| full)
-                    .map(|b| BreakReport::new(cx, marks, &s.name, b))
-                    .collect(),
-                findings: findings(&s.findings),
-                findings_as_warnings: findings(&s.findings),
-            })
+            .map(|s| ScopeReport::new(cx, marks, s, full))
             .collect();
         let errors = plan
             .all_findings()
@@ -335,11 +344,36 @@ impl Report {
 
     /// [`Report::to_text`] written to `out` as it is made, scope by scope (a report of
     /// millions of breaks is never held as one string).
-    pub fn write_text(&self, out: &mut impl Write) -> std::fmt::Result {
+    fn write_text(&self, out: &mut impl Write) -> std::fmt::Result {
         self.write_header(out)?;
         for scope in &self.scopes {
             out.write_char('\n')?;
             write_scope(out, scope);
+        }
+        Ok(())
+    }
+
+    /// [`Report::write_text`] of the full report, for a report built as a
+    /// [`Detail::Summary`] of `plan`: each scope's segments and breaks are built as the scope
+    /// is written and dropped after it, so memory holds one scope's at a time (a plan of
+    /// millions of breaks would otherwise hold them all).
+    pub fn write_full_text(
+        &self,
+        out: &mut impl Write,
+        cx: &Context,
+        marks: &Marks,
+        plan: &Plan,
+    ) -> std::fmt::Result {
+        self.write_header(out)?;
+        let kept: std::collections::HashSet<&str> =
+            self.scopes.iter().map(|s| s.name.as_str()).collect();
+        for scope in plan
+            .scopes
+            .iter()
+            .filter(|s| kept.contains(s.name.as_str()))
+        {
+            out.write_char('\n')?;
+            write_scope(out, &ScopeReport::new(cx, marks, scope, true));
         }
         Ok(())
     }

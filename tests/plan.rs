@@ -582,3 +582,28 @@ fn ai_cpu_ops_split_a_scope_in_every_format() {
         );
     }
 }
+
+#[test]
+fn the_full_text_report_written_scope_by_scope_reads_as_the_built_one() {
+    let rules = RuleSet::bundled();
+    let dump = example("moe_decode.ge_proto.txt");
+    let g = dump.main();
+    let cx = Context::new(g.clone(), &rules);
+    let marks = Marks::from_graph(g);
+    let p = plan(&cx, &marks);
+    let build = |detail| Report::new(&cx, &marks, &p, "f", "ge_proto_text", &[], detail);
+    for keep in [None, Some("moe_1")] {
+        let mut full = build(skope::report::Detail::Full);
+        let mut summary = build(skope::report::Detail::Summary);
+        if let Some(name) = keep {
+            full.keep_scope(name).unwrap();
+            summary.keep_scope(name).unwrap();
+        }
+        let mut streamed = String::new();
+        summary
+            .write_full_text(&mut streamed, &cx, &marks, &p)
+            .unwrap();
+        assert!(streamed.contains("┃ segment"), "{streamed}");
+        assert_eq!(streamed, full.to_text(), "kept {keep:?}");
+    }
+}
