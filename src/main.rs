@@ -1084,12 +1084,6 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     let options = args.planning.load_options();
     let (cx, plan) = (ws.context(), ws.plan());
     let rule_files = ws.source().rules.clone();
-    // The full text report builds each scope's segments and breaks as it writes the scope.
-    let detail = if args.summary || !args.json {
-        skope::report::Detail::Summary
-    } else {
-        skope::report::Detail::Full
-    };
     let mut report = Report::new(
         cx,
         ws.marks(),
@@ -1097,7 +1091,8 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         &file.to_string_lossy(),
         ws.source().format.id(),
         &rule_files,
-        detail,
+        // The full report builds each scope's segments and breaks as it writes them.
+        skope::report::Detail::Summary,
     );
     let after: Vec<Dump> = args
         .verify
@@ -1111,9 +1106,14 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     if let Some(name) = &args.scope {
         report.keep_scope(name).map_err(anyhow::Error::msg)?;
     }
-    if args.json {
+    if args.json && args.summary {
         print_json(&ReportJson {
             report: &report,
+            verify: verification.as_ref(),
+        })?;
+    } else if args.json {
+        print_json(&ReportJson {
+            report: &report.full_json(cx, ws.marks(), plan),
             verify: verification.as_ref(),
         })?;
     } else {
@@ -1239,11 +1239,11 @@ fn print_json(value: &impl serde::Serialize) -> Result<()> {
     Ok(())
 }
 
-/// `skope report --json`: the report, and what `--verify` found.
+/// `skope report --json`: the report (in full or in short), and what `--verify` found.
 #[derive(serde::Serialize)]
-struct ReportJson<'a> {
+struct ReportJson<'a, R: serde::Serialize> {
     #[serde(flatten)]
-    report: &'a Report,
+    report: &'a R,
     #[serde(skip_serializing_if = "Option::is_none")]
     verify: Option<&'a skope::fusion::verify::Verification>,
 }

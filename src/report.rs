@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::fmt::Write;
 
 /// The whole report.
-#[derive(Debug, Serialize)]
+#[derive(Debug)]
 pub struct Report {
     /// The dump file.
     pub file: String,
@@ -43,8 +43,45 @@ pub struct Report {
     pub findings: Vec<FindingReport>,
     /// The same findings under the key earlier releases wrote (`warnings`, which held errors
     /// too); read `findings` — this one goes in the next release.
-    #[serde(rename = "warnings")]
     pub findings_as_warnings: Vec<FindingReport>,
+}
+
+impl Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.serialize_with_scopes(s, &self.scopes)
+    }
+}
+
+/// The full report as JSON, each scope's segments and breaks built as the scope is written
+/// ([`Report::full_json`]).
+pub struct FullJson<'r> {
+    report: &'r Report,
+    scopes: ScopesAsWritten<'r>,
+}
+
+impl Serialize for FullJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.report.serialize_with_scopes(s, &self.scopes)
+    }
+}
+
+/// The kept scopes of a plan, each reported in full as it is written.
+struct ScopesAsWritten<'r> {
+    report: &'r Report,
+    cx: &'r Context,
+    marks: &'r Marks,
+    plan: &'r Plan,
+}
+
+impl Serialize for ScopesAsWritten<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        for scope in self.report.kept_scopes(self.plan) {
+            seq.serialize_element(&ScopeReport::new(self.cx, self.marks, scope, true))?;
+        }
+        seq.end()
+    }
 }
 
 /// Why the graph does not build with its SuperKernels.
@@ -365,17 +402,62 @@ impl Report {
         plan: &Plan,
     ) -> std::fmt::Result {
         self.write_header(out)?;
-        let kept: std::collections::HashSet<&str> =
-            self.scopes.iter().map(|s| s.name.as_str()).collect();
-        for scope in plan
-            .scopes
-            .iter()
-            .filter(|s| kept.contains(s.name.as_str()))
-        {
+        for scope in self.kept_scopes(plan) {
             out.write_char('\n')?;
             write_scope(out, &ScopeReport::new(cx, marks, scope, true));
         }
         Ok(())
+    }
+
+    /// The full report as JSON for a report built as a [`Detail::Summary`] of `plan`, as
+    /// [`Report::write_full_text`] writes text.
+    pub fn full_json<'r>(
+        &'r self,
+        cx: &'r Context,
+        marks: &'r Marks,
+        plan: &'r Plan,
+    ) -> FullJson<'r> {
+        FullJson {
+            report: self,
+            scopes: ScopesAsWritten {
+                report: self,
+                cx,
+                marks,
+                plan,
+            },
+        }
+    }
+
+    /// The scopes of `plan` this report keeps ([`Report::keep_scope`]), in plan order.
+    fn kept_scopes<'p>(&self, plan: &'p Plan) -> impl Iterator<Item = &'p ScopePlan> {
+        let kept: std::collections::HashSet<String> =
+            self.scopes.iter().map(|s| s.name.clone()).collect();
+        plan.scopes
+            .iter()
+            .filter(move |s| kept.contains(s.name.as_str()))
+    }
+
+    /// Serialises the report with `scopes` for its list of scopes.
+    fn serialize_with_scopes<S: serde::Serializer>(
+        &self,
+        s: S,
+        scopes: &impl Serialize,
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut r = s.serialize_struct("Report", 12)?;
+        r.serialize_field("file", &self.file)?;
+        r.serialize_field("format", &self.format)?;
+        r.serialize_field("graph", &self.graph)?;
+        r.serialize_field("ops", &self.ops)?;
+        r.serialize_field("compiled", &self.compiled)?;
+        r.serialize_field("rules", &self.rules)?;
+        r.serialize_field("outcome", &self.outcome)?;
+        r.serialize_field("outcome_detail", &self.outcome_detail)?;
+        r.serialize_field("summary", &self.summary)?;
+        r.serialize_field("scopes", scopes)?;
+        r.serialize_field("findings", &self.findings)?;
+        r.serialize_field("warnings", &self.findings_as_warnings)?;
+        r.end()
     }
 
     /// The lines before the first scope: file, outcome, counts, rules, graph findings.

@@ -584,7 +584,7 @@ fn ai_cpu_ops_split_a_scope_in_every_format() {
 }
 
 #[test]
-fn the_full_text_report_written_scope_by_scope_reads_as_the_built_one() {
+fn the_full_report_written_scope_by_scope_reads_as_the_built_one() {
     let rules = RuleSet::bundled();
     let dump = example("moe_decode.ge_proto.txt");
     let g = dump.main();
@@ -605,5 +605,12 @@ fn the_full_text_report_written_scope_by_scope_reads_as_the_built_one() {
             .unwrap();
         assert!(streamed.contains("┃ segment"), "{streamed}");
         assert_eq!(streamed, full.to_text(), "kept {keep:?}");
+        let as_written = serde_json::to_string(&summary.full_json(&cx, &marks, &p)).unwrap();
+        assert!(as_written.contains("\"breaks\":[{"), "{as_written}");
+        assert_eq!(
+            as_written,
+            serde_json::to_string(&full).unwrap(),
+            "kept {keep:?}"
+        );
     }
 }
