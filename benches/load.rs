@@ -54,6 +54,13 @@ fn bench_load(c: &mut Criterion) {
     );
     bench_file(
         c,
+        "ge_onnx_200MB",
+        &dumps::generate_onnx(),
+        &dumps::onnx_path(),
+        30,
+    );
+    bench_file(
+        c,
         "mindspore_ir_100MB",
         &dumps::generate_ir(),
         &dumps::ir_path(),

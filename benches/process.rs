@@ -112,6 +112,7 @@ fn main() {
     let ge = ensure(dumps::dump_path(), dumps::generate);
     let json = ensure(dumps::json_path(), dumps::generate_json);
     let pbtxt = ensure(dumps::pbtxt_path(), dumps::generate_pbtxt);
+    let onnx = ensure(dumps::onnx_path(), dumps::generate_onnx);
     let ir = ensure(dumps::ir_path(), dumps::generate_ir);
     // A child's peak starts from this process's (the kernel carries it over the exec): the
     // generated text must not count as skope's.
@@ -123,6 +124,7 @@ fn main() {
     info("ge_proto text", &ge, "≥ 300 MB/s, ≤ 2× the file");
     info("atc JSON", &json, "≥ 150 MB/s, ≤ 2.5× the file");
     info("TorchAir pbtxt", &pbtxt, "≤ 2× the file");
+    info("ge_onnx pbtxt", &onnx, "≤ 2× the file");
     info("MindSpore IR", &ir, "—");
     first_screen(&ge);
     let screens: Vec<Duration> = (0..RUNS).map(|_| first_screen(&ge)).collect();

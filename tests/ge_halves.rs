@@ -285,3 +285,62 @@ fn a_big_torchair_pbtxt_reads_the_same_on_both_cores() {
 fn on_one_core_nodes(text: &str) -> String {
     text.replacen("node {", "node  {", 1)
 }
+
+/// A ge_onnx pbtxt of about `bytes`: nodes inside the graph, GE fields as attributes; with
+/// `strings`, the first hundred nodes (all in the first half) have their scope as a string
+/// attribute, without it none has any.
+fn onnx_dump(bytes: usize, strings: bool) -> String {
+    let mut out = String::from("ir_version: 3\nproducer_name: \"GE\"\ngraph {\n");
+    let mut i = 0usize;
+    while out.len() < bytes {
+        let _ = writeln!(out, "  node {{");
+        if i > 0 {
+            let _ = writeln!(out, "    input: \"op_{}:0\"", i - 1);
+        }
+        let _ = writeln!(
+            out,
+            "    output: \"op_{i}:0\"\n    name: \"op_{i}\"\n    op_type: \"ge:Add\""
+        );
+        if strings && i < 100 {
+            let _ = writeln!(
+                out,
+                "    attribute {{\n      name: \"_super_kernel_scope\"\n      s: \"scope_{}\"\n      \
+                 type: STRING\n    }}",
+                i / 500
+            );
+        }
+        let _ = writeln!(
+            out,
+            "    attribute {{\n      name: \"id\"\n      i: {i}\n      type: INT\n    }}\n    \
+             attribute {{\n      name: \"output_desc_shape:0\"\n      ints: 8\n      ints: 4096\n      \
+             type: INTS\n    }}\n  }}"
+        );
+        i += 1;
+    }
+    out.push_str("  name: \"big\"\n}\nopset_import {\n  domain: \"ai.onnx\"\n  version: 11\n}\n");
+    out
+}
+
+#[test]
+fn a_big_ge_onnx_reads_the_same_on_both_cores() {
+    for strings in [true, false] {
+        let text = onnx_dump(5 << 20, strings);
+        let both = load_bytes(Path::new("big.pbtxt"), text.as_bytes()).unwrap();
+        let one = load_bytes(Path::new("big.pbtxt"), on_one_core_nodes(&text).as_bytes()).unwrap();
+        let g = both.main();
+        assert!(g.len() > 10_000, "{} ops", g.len());
+        assert_eq!(g.name(), "big");
+        assert_eq!(
+            *g.op(skope::graph::OpId(3)).output_descs[0].shape,
+            [8, 4096]
+        );
+        // Without any string attribute, the warning that scopes cannot be seen; with them, none.
+        assert_eq!(
+            g.warnings().len(),
+            usize::from(!strings),
+            "{:?}",
+            g.warnings()
+        );
+        assert_eq!(everything(g), everything(one.main()), "strings {strings}");
+    }
+}

@@ -1,5 +1,6 @@
 //! Generated dumps shared by the load bench and the whole-process bench: a ~100 MB GE
-//! `ModelDef` text, a ~150 MB atc JSON, a ~95 MB TorchAir pbtxt and a ~100 MB MindSpore IR,
+//! `ModelDef` text, a ~150 MB atc JSON, a ~95 MB TorchAir pbtxt, a ~200 MB ge_onnx pbtxt and a
+//! ~100 MB MindSpore IR,
 //! shaped like real ones
 //! (tens of thousands of ops with attributes and tensor descriptions), each kept in
 //! `target/tmp` so peak memory can be measured on the same input.
@@ -20,6 +21,11 @@ const TYPES: [(&str, &str, i64); 8] = [
     ("FusedInferAttentionScore", "MIX_AIC", 24),
     ("MoeGatingTopK", "AIV", 8),
 ];
+
+/// The name of the `i`th generated op (its type from [`TYPES`], forty ops per layer).
+fn op_name(i: usize) -> String {
+    format!("layer{}_{}_{i}", i / 40, TYPES[i % TYPES.len()].0)
+}
 
 fn tensor(out: &mut String, indent: &str, kind: &str, name: &str, dims: &[i64]) {
     let _ = writeln!(out, "{indent}{kind} {{");
@@ -71,25 +77,14 @@ pub fn generate() -> String {
         let layer = i / 40;
         let _ = writeln!(
             out,
-            "  op {{\n    name: \"layer{layer}_{ty}_{i}\"\n    type: \"{ty}\""
+            "  op {{\n    name: \"{}\"\n    type: \"{ty}\"",
+            op_name(i)
         );
         if i > 0 {
-            let (pty, ..) = TYPES[(i - 1) % TYPES.len()];
-            let _ = writeln!(
-                out,
-                "    input: \"layer{}_{pty}_{}:0\"",
-                (i - 1) / 40,
-                i - 1
-            );
+            let _ = writeln!(out, "    input: \"{}:0\"", op_name(i - 1));
         }
         if i > 1 {
-            let (pty, ..) = TYPES[(i - 2) % TYPES.len()];
-            let _ = writeln!(
-                out,
-                "    input: \"layer{}_{pty}_{}:-1\"",
-                (i - 2) / 40,
-                i - 2
-            );
+            let _ = writeln!(out, "    input: \"{}:-1\"", op_name(i - 2));
         }
         attr(
             &mut out,
@@ -161,12 +156,12 @@ pub fn generate_json() -> String {
     while out.len() < JSON_BYTES {
         let (ty, core, block_dim) = TYPES[i % TYPES.len()];
         let layer = i / 40;
+        let name = op_name(i);
         if i > 0 {
             out.push_str(",\n");
         }
         let inputs = if i > 0 {
-            let (pty, ..) = TYPES[(i - 1) % TYPES.len()];
-            format!("\"layer{}_{pty}_{}:0\"", (i - 1) / 40, i - 1)
+            format!("\"{}:0\"", op_name(i - 1))
         } else {
             String::new()
         };
@@ -200,7 +195,7 @@ pub fn generate_json() -> String {
         };
         let _ = write!(
             out,
-            "        {{\n          \"name\": \"layer{layer}_{ty}_{i}\",\n          \"type\": \"{ty}\",\n          \"input\": [{inputs}],\n          \"attr\": [\n{attrs}\n          ],\n          \"input_desc\": [\n{}\n          ],\n          \"output_desc\": [\n{}\n          ],\n          \"id\": \"{i}\",\n          \"stream_id\": \"{}\"\n        }}",
+            "        {{\n          \"name\": \"{name}\",\n          \"type\": \"{ty}\",\n          \"input\": [{inputs}],\n          \"attr\": [\n{attrs}\n          ],\n          \"input_desc\": [\n{}\n          ],\n          \"output_desc\": [\n{}\n          ],\n          \"id\": \"{i}\",\n          \"stream_id\": \"{}\"\n        }}",
             desc("x"),
             desc("y"),
             i % 2
@@ -314,11 +309,11 @@ pub fn generate_pbtxt() -> String {
         let layer = i / 40;
         let _ = writeln!(
             out,
-            "node {{\n    name: \"layer{layer}_{ty}_{i}\"\n    op: \"{ty}\""
+            "node {{\n    name: \"{}\"\n    op: \"{ty}\"",
+            op_name(i)
         );
         if i > 0 {
-            let (pty, ..) = TYPES[(i - 1) % TYPES.len()];
-            let _ = writeln!(out, "    input: \"layer{}_{pty}_{}\"", (i - 1) / 40, i - 1);
+            let _ = writeln!(out, "    input: \"{}\"", op_name(i - 1));
         }
         pbtxt_attr(
             &mut out,
@@ -362,4 +357,82 @@ pub fn generate_pbtxt() -> String {
 /// Where the generated TorchAir pbtxt is kept.
 pub fn pbtxt_path() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-graph.pbtxt")
+}
+
+/// Bytes of the generated ge_onnx pbtxt (GE's ONNX text is the wordiest of its dumps).
+const ONNX_BYTES: usize = 200 << 20;
+
+/// One ge_onnx node attribute.
+fn onnx_attr(out: &mut String, name: &str, value: &str, kind: &str) {
+    let _ = writeln!(
+        out,
+        "    attribute {{\n      name: \"{name}\"\n      {value}\n      type: {kind}\n    }}"
+    );
+}
+
+/// A ge_onnx pbtxt of about `ONNX_BYTES`, as GE writes `ge_onnx_*.pbtxt`: nodes with inputs,
+/// outputs and `ge:` types; GE's fields (scope, options, core type, block dim, kernel name,
+/// id, stream) and each tensor description's fields as flattened attributes.
+pub fn generate_onnx() -> String {
+    let mut out = String::with_capacity(ONNX_BYTES + (1 << 20));
+    out.push_str("ir_version: 3\nproducer_name: \"GE\"\ngraph {\n");
+    let mut i = 0usize;
+    while out.len() < ONNX_BYTES {
+        let (ty, core, block_dim) = TYPES[i % TYPES.len()];
+        let name = op_name(i);
+        out.push_str("  node {\n");
+        if i > 0 {
+            let _ = writeln!(out, "    input: \"{}:0\"", op_name(i - 1));
+        }
+        let _ = writeln!(
+            out,
+            "    output: \"{name}:0\"\n    name: \"{name}\"\n    \
+             op_type: \"ge:{ty}\""
+        );
+        let scope = format!("s: \"scope_{}\"", i / 40 % 64);
+        onnx_attr(&mut out, "_super_kernel_scope", &scope, "STRING");
+        let options = "s: \"stream-fusion=1:early-start=1\"";
+        onnx_attr(&mut out, "_super_kernel_options", options, "STRING");
+        onnx_attr(
+            &mut out,
+            "_cube_vector_core_type",
+            &format!("s: \"{core}\""),
+            "STRING",
+        );
+        onnx_attr(&mut out, "tvm_blockdim", &format!("i: {block_dim}"), "INT");
+        let kernel = format!(
+            "s: \"te_{}_{:016x}_kernel0\"",
+            ty.to_lowercase(),
+            i * 2654435761
+        );
+        onnx_attr(&mut out, "_kernelname", &kernel, "STRING");
+        onnx_attr(&mut out, "id", &format!("i: {i}"), "INT");
+        onnx_attr(&mut out, "stream_id", &format!("i: {}", i % 2), "INT");
+        for (side, slot, dims) in [
+            ("input", 0, [8, 7168]),
+            ("input", 1, [7168, 4096]),
+            ("output", 0, [8, 4096]),
+        ] {
+            let desc = |field: &str| format!("{side}_desc_{field}:{slot}");
+            onnx_attr(&mut out, &desc("dtype"), "s: \"DT_BF16\"", "STRING");
+            onnx_attr(&mut out, &desc("layout"), "s: \"ND\"", "STRING");
+            onnx_attr(&mut out, &desc("origin_layout"), "s: \"ND\"", "STRING");
+            let shape = format!("ints: {}\n      ints: {}", dims[0], dims[1]);
+            onnx_attr(&mut out, &desc("shape"), &shape, "INTS");
+            onnx_attr(&mut out, &desc("origin_shape"), &shape, "INTS");
+        }
+        onnx_attr(&mut out, "input_desc_nums", "i: 2", "INT");
+        onnx_attr(&mut out, "output_desc_nums", "i: 1", "INT");
+        out.push_str("  }\n");
+        i += 1;
+    }
+    out.push_str(
+        "  name: \"bench_graph\"\n}\nopset_import {\n  domain: \"ai.onnx\"\n  version: 11\n}\n",
+    );
+    out
+}
+
+/// Where the generated ge_onnx pbtxt is kept.
+pub fn onnx_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-graph.ge_onnx.pbtxt")
 }

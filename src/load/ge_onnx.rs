@@ -2,8 +2,10 @@
 //! as `ge:<Type>` and GE metadata flattened into node attributes (`id`, `stream_id`,
 //! `input_desc_shape:<i>`…).
 
+use super::halves::read_in_halves;
 use super::textproto::{Reader, Result, Value};
-use crate::graph::{AttrValue, DType, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrValue, DType, GraphBuilder, Interned, OpBuilder, TensorDesc};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Node attributes that encode `OpDef` fields rather than GE attributes; not kept as attrs.
 const META_ATTRS: &[&str] = &[
@@ -24,33 +26,60 @@ const META_ATTRS: &[&str] = &[
 ];
 
 /// Reads a ge_onnx dump. Returns the graph's ops (to build); when the dump carries no string attributes at all
-/// (GE writes them only with `DUMP_GE_GRAPH=1`), a warning says scopes cannot be seen.
+/// (GE writes them only with `DUMP_GE_GRAPH=1`), a warning says scopes cannot be seen. A big
+/// graph's nodes are read on both cores ([`read_in_halves`]).
 pub fn load(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     let mut r = Reader::new(src);
     let mut b = GraphBuilder::new(default_name);
     b.streams_assigned(true);
-    let mut saw_string_attr = false;
+    let saw_string_attr = AtomicBool::new(false);
     while let Some(f) = r.next_field()? {
         if f.name == "graph" && matches!(f.value, Value::Message) {
-            while let Some(g) = r.next_field()? {
-                match g.name {
-                    "name" => b.set_name(g.scalar()?.text()?),
-                    "node" => {
-                        g.expect_message()?;
-                        b.push(read_node(&mut r, &mut saw_string_attr)?);
-                    }
-                    _ => r.skip(&g)?,
-                }
-            }
+            read_graph(
+                &mut r,
+                &mut b,
+                true,
+                &mut Interned::default(),
+                &saw_string_attr,
+            )?;
         } else {
             r.skip(&f)?;
         }
     }
-    if !saw_string_attr && !b.is_empty() {
+    if !saw_string_attr.load(Ordering::Relaxed) && !b.is_empty() {
         b.strings_dropped();
         b.warn(None, crate::graph::SCOPES_UNREADABLE);
     }
     Ok(b)
+}
+
+/// Reads the fields of an opened `GraphProto`; `saw_string` is set when a node has a string
+/// attribute (from either thread).
+fn read_graph(
+    r: &mut Reader<'_>,
+    b: &mut GraphBuilder,
+    mut may_split: bool,
+    interned: &mut Interned,
+    saw_string: &AtomicBool,
+) -> Result<()> {
+    while let Some(g) = r.next_field()? {
+        match g.name {
+            "name" => b.set_name(g.scalar()?.text()?),
+            "node" => {
+                g.expect_message()?;
+                if std::mem::take(&mut may_split)
+                    && read_in_halves(r, b, interned, "node", |part, half, interned| {
+                        read_graph(part, half, false, interned, saw_string)
+                    })
+                {
+                    return Ok(());
+                }
+                b.push(read_node(r, saw_string)?);
+            }
+            _ => r.skip(&g)?,
+        }
+    }
+    Ok(())
 }
 
 /// One ONNX `AttributeProto`, decoded by the fields present.
@@ -64,7 +93,7 @@ enum OnnxValue {
     None,
 }
 
-fn read_node(r: &mut Reader<'_>, saw_string: &mut bool) -> Result<OpBuilder> {
+fn read_node(r: &mut Reader<'_>, saw_string: &AtomicBool) -> Result<OpBuilder> {
     let mut op = OpBuilder::default();
     while let Some(f) = r.next_field()? {
         match f.name {
@@ -80,7 +109,7 @@ fn read_node(r: &mut Reader<'_>, saw_string: &mut bool) -> Result<OpBuilder> {
                 if matches!(value, OnnxValue::Str(_) | OnnxValue::Strs(_))
                     && !name.contains("desc_")
                 {
-                    *saw_string = true;
+                    saw_string.store(true, Ordering::Relaxed);
                 }
                 apply(&mut op, name, value);
             }
