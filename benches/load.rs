@@ -31,41 +31,15 @@ fn bench_file(c: &mut Criterion, name: &str, text: &str, path: &PathBuf, seconds
 }
 
 fn bench_load(c: &mut Criterion) {
-    bench_file(
-        c,
-        "ge_proto_text_100MB",
-        &dumps::generate(),
-        &dumps::dump_path(),
-        20,
-    );
-    bench_file(
-        c,
-        "ge_json_150MB",
-        &dumps::generate_json(),
-        &dumps::json_path(),
-        30,
-    );
-    bench_file(
-        c,
-        "torchair_pbtxt_95MB",
-        &dumps::generate_pbtxt(),
-        &dumps::pbtxt_path(),
-        20,
-    );
-    bench_file(
-        c,
-        "ge_onnx_200MB",
-        &dumps::generate_onnx(),
-        &dumps::onnx_path(),
-        30,
-    );
-    bench_file(
-        c,
-        "mindspore_ir_100MB",
-        &dumps::generate_ir(),
-        &dumps::ir_path(),
-        20,
-    );
+    for dump in &dumps::ALL {
+        // The bigger files get more time for their ten samples.
+        let seconds = if dump.bench.ends_with("_100MB") || dump.bench.ends_with("_95MB") {
+            20
+        } else {
+            30
+        };
+        bench_file(c, dump.bench, &(dump.generate)(), &(dump.path)(), seconds);
+    }
 }
 
 criterion_group!(benches, bench_load);

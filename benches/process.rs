@@ -71,6 +71,16 @@ fn seconds(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
+/// What the whole process on the dump `bench` is held against.
+fn bar(bench: &str) -> &'static str {
+    match bench {
+        "ge_proto_text_100MB" => "≥ 300 MB/s, ≤ 2× the file",
+        "ge_json_150MB" => "≥ 150 MB/s, ≤ 2.5× the file",
+        "torchair_pbtxt_95MB" | "ge_onnx_200MB" => "≤ 2× the file",
+        _ => "—",
+    }
+}
+
 /// `skope info --json FILE`, `RUNS` times after one untimed run.
 fn info(label: &str, path: &Path, bar: &str) {
     let file = path.to_string_lossy();
@@ -81,7 +91,7 @@ fn info(label: &str, path: &Path, bar: &str) {
     let peak = runs.iter().map(|r| r.1).max().unwrap_or(0) as f64;
     let (best, median) = best_and_median(runs.into_iter().map(|r| r.0).collect());
     println!(
-        "info {label:<14} {:>6.1} MB  best {:.3} s ({:>4.0} MB/s)  median {:.3} s ({:>4.0} MB/s)  \
+        "info {label:<20} {:>6.1} MB  best {:.3} s ({:>4.0} MB/s)  median {:.3} s ({:>4.0} MB/s)  \
          peak {:>5.0} MB = {:.2}× the file   bar: {bar}",
         size / 1e6,
         seconds(best),
@@ -109,11 +119,10 @@ fn first_screen(path: &Path) -> Duration {
 
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument selects nothing here.
-    let ge = ensure(dumps::dump_path(), dumps::generate);
-    let json = ensure(dumps::json_path(), dumps::generate_json);
-    let pbtxt = ensure(dumps::pbtxt_path(), dumps::generate_pbtxt);
-    let onnx = ensure(dumps::onnx_path(), dumps::generate_onnx);
-    let ir = ensure(dumps::ir_path(), dumps::generate_ir);
+    let paths: Vec<PathBuf> = dumps::ALL
+        .iter()
+        .map(|dump| ensure((dump.path)(), dump.generate))
+        .collect();
     // A child's peak starts from this process's (the kernel carries it over the exec): the
     // generated text must not count as skope's.
     if std::fs::write("/proc/self/clear_refs", "5").is_err() {
@@ -121,13 +130,13 @@ fn main() {
             "cannot reset this process's peak memory: the peaks below may be the generator's"
         );
     }
-    info("ge_proto text", &ge, "≥ 300 MB/s, ≤ 2× the file");
-    info("atc JSON", &json, "≥ 150 MB/s, ≤ 2.5× the file");
-    info("TorchAir pbtxt", &pbtxt, "≤ 2× the file");
-    info("ge_onnx pbtxt", &onnx, "≤ 2× the file");
-    info("MindSpore IR", &ir, "—");
-    first_screen(&ge);
-    let screens: Vec<Duration> = (0..RUNS).map(|_| first_screen(&ge)).collect();
+    for (dump, path) in dumps::ALL.iter().zip(&paths) {
+        info(dump.bench, path, bar(dump.bench));
+    }
+    // The GE text, first in the list.
+    let ge = &paths[0];
+    first_screen(ge);
+    let screens: Vec<Duration> = (0..RUNS).map(|_| first_screen(ge)).collect();
     let (best, median) = best_and_median(screens);
     println!(
         "explorer first screen, ge_proto text: best {:.3} s  median {:.3} s   bar: ≤ 1 s \

@@ -375,22 +375,25 @@ impl Report {
     /// The report as text for a terminal, every dump string sanitised.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let _ = self.write_text(&mut out);
+        let _ = self.write_with_scopes(&mut out, &self.scopes);
         out
     }
 
-    /// [`Report::to_text`] written to `out` as it is made, scope by scope (a report of
-    /// millions of breaks is never held as one string).
-    fn write_text(&self, out: &mut impl Write) -> std::fmt::Result {
+    /// The header, then each of `scopes` as it comes.
+    fn write_with_scopes<S: std::borrow::Borrow<ScopeReport>>(
+        &self,
+        out: &mut impl Write,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> std::fmt::Result {
         self.write_header(out)?;
-        for scope in &self.scopes {
+        for scope in scopes {
             out.write_char('\n')?;
-            write_scope(out, scope);
+            write_scope(out, scope.borrow());
         }
         Ok(())
     }
 
-    /// [`Report::write_text`] of the full report, for a report built as a
+    /// [`Report::to_text`] of the full report, for a report built as a
     /// [`Detail::Summary`] of `plan`: each scope's segments and breaks are built as the scope
     /// is written and dropped after it, so memory holds one scope's at a time (a plan of
     /// millions of breaks would otherwise hold them all).
@@ -401,12 +404,10 @@ impl Report {
         marks: &Marks,
         plan: &Plan,
     ) -> std::fmt::Result {
-        self.write_header(out)?;
-        for scope in self.kept_scopes(plan) {
-            out.write_char('\n')?;
-            write_scope(out, &ScopeReport::new(cx, marks, scope, true));
-        }
-        Ok(())
+        let scopes = self
+            .kept_scopes(plan)
+            .map(|scope| ScopeReport::new(cx, marks, scope, true));
+        self.write_with_scopes(out, scopes)
     }
 
     /// The full report as JSON for a report built as a [`Detail::Summary`] of `plan`, as

@@ -436,3 +436,42 @@ pub fn generate_onnx() -> String {
 pub fn onnx_path() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-graph.ge_onnx.pbtxt")
 }
+
+/// One generated dump as the benches use it.
+pub struct Generated {
+    /// Its name in the benches' output.
+    pub bench: &'static str,
+    /// Its text.
+    pub generate: fn() -> String,
+    /// Where it is kept.
+    pub path: fn() -> PathBuf,
+}
+
+/// Every generated dump, in the order the benches report them.
+pub const ALL: [Generated; 5] = [
+    Generated {
+        bench: "ge_proto_text_100MB",
+        generate,
+        path: dump_path,
+    },
+    Generated {
+        bench: "ge_json_150MB",
+        generate: generate_json,
+        path: json_path,
+    },
+    Generated {
+        bench: "torchair_pbtxt_95MB",
+        generate: generate_pbtxt,
+        path: pbtxt_path,
+    },
+    Generated {
+        bench: "ge_onnx_200MB",
+        generate: generate_onnx,
+        path: onnx_path,
+    },
+    Generated {
+        bench: "mindspore_ir_100MB",
+        generate: generate_ir,
+        path: ir_path,
+    },
+];

@@ -245,21 +245,29 @@ macro_rules! wrong_kinds {
     };
 }
 
+/// A seed that is its own visitor: the document decides what it holds (`deserialize_any`), and
+/// the visitor takes what it expects or notes what it found.
+macro_rules! seed_is_visitor {
+    ($t:ty) => {
+        impl<'de> serde::de::DeserializeSeed<'de> for $t {
+            type Value = <Self as serde::de::Visitor<'de>>::Value;
+
+            fn deserialize<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> std::result::Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    };
+}
+
 /// The document.
 struct Root<'n> {
     noted: &'n Noted,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Root<'_> {
-    type Value = RootFound;
-
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        d: D,
-    ) -> std::result::Result<RootFound, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(Root<'_>);
 
 impl<'de> serde::de::Visitor<'de> for Root<'_> {
     type Value = RootFound;
@@ -311,16 +319,7 @@ struct Graphs<'n> {
     noted: &'n Noted,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Graphs<'_> {
-    type Value = Vec<GraphBuilder>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        d: D,
-    ) -> std::result::Result<Vec<GraphBuilder>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(Graphs<'_>);
 
 impl<'de> serde::de::Visitor<'de> for Graphs<'_> {
     type Value = Vec<GraphBuilder>;
@@ -360,16 +359,7 @@ struct OneGraph<'n> {
     default_name: String,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for OneGraph<'_> {
-    type Value = Option<GraphBuilder>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        d: D,
-    ) -> std::result::Result<Option<GraphBuilder>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(OneGraph<'_>);
 
 impl<'de> serde::de::Visitor<'de> for OneGraph<'_> {
     type Value = Option<GraphBuilder>;
@@ -423,13 +413,7 @@ struct Ops<'n, 'b, 'p> {
     path: &'p str,
 }
 
-impl<'de> serde::de::DeserializeSeed<'de> for Ops<'_, '_, '_> {
-    type Value = ();
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_is_visitor!(Ops<'_, '_, '_>);
 
 impl<'de> serde::de::Visitor<'de> for Ops<'_, '_, '_> {
     type Value = ();
@@ -468,7 +452,8 @@ impl<'de> serde::de::Visitor<'de> for Ops<'_, '_, '_> {
 
 impl<'de> Ops<'_, '_, '_> {
     /// Reads the ops as raw text, then parses and converts the first half on a second thread
-    /// and the second here; the first half's structure error comes first.
+    /// and the second here (a short array all here); the first half's structure error comes
+    /// first.
     fn visit_halves<A: serde::de::SeqAccess<'de>>(
         self,
         mut seq: A,
@@ -481,35 +466,26 @@ impl<'de> Ops<'_, '_, '_> {
             return Ok(());
         }
         let path = self.path;
-        if raw.len() < HALVES_FROM_OPS {
-            match OpsConverted::of_raw(path, 0, &raw) {
-                Some(mut ops) => {
-                    self.builder.append(ops.builder);
-                    if let Some(e) = ops.error.take() {
-                        note(self.noted, e);
-                    }
-                }
-                None => self.noted.again.set(true),
-            }
-            return Ok(());
-        }
-        let (first, second) = raw.split_at(raw.len() / 2);
-        let halves = std::thread::scope(|scope| {
-            let converting = std::thread::Builder::new()
-                .name("skope-json".into())
-                .spawn_scoped(scope, || OpsConverted::of_raw(path, 0, first))
-                .ok()?;
-            let second = OpsConverted::of_raw(path, first.len(), second);
-            let first = converting;
-            Some((first.join().ok()??, second?))
-        });
-        let Some((first, second)) = halves else {
+        let parts = if raw.len() < HALVES_FROM_OPS {
+            OpsConverted::of_raw(path, 0, &raw).map(|ops| vec![ops])
+        } else {
+            let (first, second) = raw.split_at(raw.len() / 2);
+            std::thread::scope(|scope| {
+                let first_half = std::thread::Builder::new()
+                    .name("skope-json".into())
+                    .spawn_scoped(scope, || OpsConverted::of_raw(path, 0, first))
+                    .ok()?;
+                let second_half = OpsConverted::of_raw(path, first.len(), second);
+                Some(vec![first_half.join().ok()??, second_half?])
+            })
+        };
+        let Some(parts) = parts else {
             self.noted.again.set(true);
             return Ok(());
         };
-        for mut half in [first, second] {
-            self.builder.append(half.builder);
-            if let Some(e) = half.error.take() {
+        for mut part in parts {
+            self.builder.append(part.builder);
+            if let Some(e) = part.error.take() {
                 note(self.noted, e);
                 break;
             }
