@@ -278,3 +278,44 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
     assert!(!fit.doubtful.is_empty(), "{fit:?}");
     assert!(fit.loo_mean_us < 0.05, "{fit:?}");
 }
+
+#[test]
+fn the_worker_reads_the_profile_again_for_a_reloaded_graph() {
+    use skope::tui::suggestions::SuggestRequest;
+    use std::sync::Arc;
+    let pair = Arc::new(
+        skope::profile::load_pair(&crate::common::example_path("prof_result"), None, None).unwrap(),
+    );
+    let request = |ws: &Workspace| SuggestRequest {
+        version: ws.version(),
+        cx: ws.shared_context(),
+        plan: ws.plan().clone(),
+        profiles: Some(Arc::clone(&pair)),
+    };
+    let measured = |answer: &skope::tui::suggestions::Suggested| -> usize {
+        let (s, _) = answer.result.as_ref().unwrap();
+        s.list.iter().map(|x| x.measured).sum()
+    };
+    let original = crate::common::example_arg("moe_decode.ge_proto.txt");
+    let before = crate::common::workspace(&original);
+    // The same dump reloaded with every op renamed: the profile's kernels name none of them.
+    let renamed = crate::common::scratch("suggest-reload").join("moe_decode.ge_proto.txt");
+    let text = std::fs::read_to_string(&original).unwrap();
+    std::fs::write(&renamed, text.replace("layer", "lyr")).unwrap();
+    let after = crate::common::workspace(&renamed.to_string_lossy());
+    assert_eq!(after.graph().len(), before.graph().len());
+    let mut cache = None;
+    let first = request(&before).serve(&mut cache);
+    assert!(measured(&first) > 0);
+    let again = request(&after).serve(&mut cache);
+    // Read for the old graph, most of the renamed ops would still find their old kernels.
+    assert!(
+        measured(&again) * 10 < measured(&first),
+        "{}",
+        measured(&again)
+    );
+    assert_eq!(
+        format!("{:?}", again.result),
+        format!("{:?}", request(&after).serve(&mut None).result)
+    );
+}

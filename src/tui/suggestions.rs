@@ -7,8 +7,8 @@ use crate::suggest::saving::Fit;
 use crate::suggest::timing::Timing;
 use crate::suggest::{Suggestion, Suggestions};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::mpsc::Sender;
+use std::sync::{Arc, Weak};
 
 /// What the suggesting worker is asked: suggestions for `plan` (version `version` of the
 /// workspace's plan on `cx`), ranked with `profiles` when they were read.
@@ -30,8 +30,8 @@ impl SuggestRequest {
     }
 
     /// Makes the suggestions (on the worker, or here without one). The profile's gaps are
-    /// read once and kept in `cache` while the same profile is asked for.
-    pub fn serve(&self, cache: &mut Option<(PathBuf, Arc<Timing>)>) -> Suggested {
+    /// read once and kept in `cache` while the same profile is asked for on the same graph.
+    pub fn serve(&self, cache: &mut Option<TimingCache>) -> Suggested {
         let answer = |result| Suggested {
             version: self.version,
             profile: self.profile(),
@@ -39,14 +39,21 @@ impl SuggestRequest {
         };
         let base = match (&self.profiles, self.profile()) {
             (Some(pair), Some(root)) if !pair.base.files.kernels.is_empty() => {
-                match cache.as_ref().filter(|(r, _)| *r == root) {
-                    Some((_, timing)) => Some(Arc::clone(timing)),
+                let kept = cache.as_ref().filter(|c| {
+                    c.root == root && std::ptr::eq(c.cx.as_ptr(), Arc::as_ptr(&self.cx))
+                });
+                match kept {
+                    Some(c) => Some(Arc::clone(&c.timing)),
                     None => {
                         match crate::suggest::timing::read(&pair.base.files.kernels, Some(&self.cx))
                         {
                             Ok(timing) => {
                                 let timing = Arc::new(timing);
-                                *cache = Some((root, Arc::clone(&timing)));
+                                *cache = Some(TimingCache {
+                                    root,
+                                    cx: Arc::downgrade(&self.cx),
+                                    timing: Arc::clone(&timing),
+                                });
                                 Some(timing)
                             }
                             Err(e) => return answer(Err(e.to_string())),
@@ -64,6 +71,18 @@ impl SuggestRequest {
             new,
         )))
     }
+}
+
+/// A profile's gaps as read for one graph, kept by the worker between requests.
+pub struct TimingCache {
+    /// The profile's directory.
+    root: PathBuf,
+    /// The planning context (so its graph) they were read for: a reloaded dump has a new one.
+    /// Weak, so the old graph is not kept alive, and its address is not reused while this
+    /// points at it.
+    cx: Weak<Context>,
+    /// Each op's kernel timing.
+    timing: Arc<Timing>,
 }
 
 /// The worker's answer.
