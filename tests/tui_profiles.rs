@@ -233,7 +233,10 @@ fn several_ranks_are_offered_in_a_picker() {
     let ranks = "tests/fixtures/profile/ranks";
     open(&mut app, &rx, &format!("{ranks} {ranks}"));
     let text = screen(&app);
-    assert!(text.contains("several ranks: pick one"), "{text}");
+    assert!(
+        text.contains("The profiles hold several ranks: pick one"),
+        "{text}"
+    );
     assert!(
         text.contains(" rank 0 ") && text.contains(" rank 1 "),
         "{text}"

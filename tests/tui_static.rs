@@ -164,3 +164,17 @@ fn with_profiles_read_each_op_shows_its_time_on_the_worker_path() {
         .expect("the op's row");
     assert!(line.contains(" µs"), "{line}");
 }
+
+#[test]
+fn the_hinted_key_asks_for_profiles_from_the_view() {
+    let mut app = app(130, 40);
+    press(&mut app, KeyCode::Char('K'));
+    press(&mut app, KeyCode::Enter);
+    assert!(screen(&app).contains("P reads profiles for their time"));
+    press(&mut app, KeyCode::Char('P'));
+    assert!(
+        matches!(&app.prompt, Some(p) if p.kind == skope::tui::app::PromptKind::Profiles),
+        "{}",
+        screen(&app)
+    );
+}

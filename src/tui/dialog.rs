@@ -22,7 +22,7 @@ pub enum PickFor {
     Merge(String),
     /// Run the picked recipe (one of these).
     Recipe(Vec<crate::compile::recipe::Recipe>),
-    /// Read these recipes for the picked rank.
+    /// Read these profiles for the picked rank.
     Rank(super::profiles::ProfilesRequest),
     /// Go to the picked op: one next to the selected one, with the words that name it.
     Neighbour(Vec<(OpId, String)>),

@@ -151,6 +151,8 @@ impl StaticsView {
                 };
             }
             Action::Back | Action::StaticKernels => self.open = false,
+            // Profiles give the rows their time (the view's hint says so).
+            Action::LoadProfiles => return Outcome::Pass(action),
             _ => {}
         }
         Outcome::Done

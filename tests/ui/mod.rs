@@ -165,7 +165,7 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
     app
 }
 
-/// The explorer with its event channel, so work on threads (runs, recipes) reaches it.
+/// The explorer with its event channel, so work on threads (runs, profiles) reaches it.
 pub fn app_with_events(w: u16, h: u16) -> (App, std::sync::mpsc::Receiver<skope::tui::app::Msg>) {
     let mut app = app(w, h);
     let (tx, rx) = std::sync::mpsc::channel();

@@ -51,7 +51,7 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         PickFor::Assign(ops) => format!(" Put {} op(s) into a scope ", ops.len()),
         PickFor::Merge(scope) => format!(" Merge scope {} into ", sanitize(scope)),
         PickFor::Recipe(_) => " Run a recipe on the current plan ".to_string(),
-        PickFor::Rank(_) => " The recipes hold several ranks: pick one ".to_string(),
+        PickFor::Rank(_) => " The profiles hold several ranks: pick one ".to_string(),
         PickFor::Neighbour(_) => " Go to an op it takes from or gives to ".to_string(),
     };
     let shown = picker.shown();
