@@ -623,3 +623,17 @@ fn diff_reads_mindspore_profiles_with_graph_kernel_off_and_on() {
         assert!(line.ends_with(row.1), "{line}");
     }
 }
+
+#[test]
+fn node_numbers_far_apart_cost_nothing() {
+    // Hand-edited numbers: one would ask for a list of four billion names, the other overflows.
+    let ir = "# IR entry: @g\nsubgraph @g(%para1_x) {\n  %4000000000(a) = Add(%para1_x, %para1_x)\n  \
+              %18446744073709551615(b) = Neg(%4000000000)\n  %1(c) = Abs(%18446744073709551615)\n  \
+              Return(%1)\n}\n";
+    let dump = skope::load::load_bytes(Path::new("far.ir"), ir.as_bytes()).unwrap();
+    let g = dump.main();
+    let abs = g.ops().iter().find(|o| o.op_type == "Abs").unwrap();
+    let neg = g.ops().iter().find(|o| o.op_type == "Neg").unwrap();
+    assert_eq!(producers(g, &abs.name), [neg.name.clone()]);
+    assert_eq!(producers(g, &neg.name).len(), 1);
+}

@@ -352,25 +352,39 @@ fn reference(arg: &str) -> Option<&str> {
 /// by name.
 #[derive(Default)]
 struct Names<'a> {
+    /// `%N` by N, for the numbers MindSpore gives (0, 1, 2… in each graph).
     nodes: Vec<Option<String>>,
+    /// `%N` with an N far past the others (a hand-edited file): kept by number, so a huge N
+    /// costs one entry, not a list that long.
+    far: HashMap<usize, String>,
     params: HashMap<&'a str, String>,
 }
+
+/// How far past the last `%N` kept in order a number may be and still extend the list.
+const NAMES_AHEAD: usize = 1 << 16;
 
 impl<'a> Names<'a> {
     fn get(&self, reference: &str) -> Option<&String> {
         match reference[1..].parse::<usize>() {
-            Ok(n) => self.nodes.get(n).and_then(Option::as_ref),
+            Ok(n) => self
+                .nodes
+                .get(n)
+                .and_then(Option::as_ref)
+                .or_else(|| self.far.get(&n)),
             Err(_) => self.params.get(reference),
         }
     }
 
     fn insert(&mut self, reference: &'a str, name: String) {
         match reference[1..].parse::<usize>() {
-            Ok(n) => {
+            Ok(n) if n < self.nodes.len() + NAMES_AHEAD => {
                 if self.nodes.len() <= n {
                     self.nodes.resize(n + 1, None);
                 }
                 self.nodes[n] = Some(name);
+            }
+            Ok(n) => {
+                self.far.insert(n, name);
             }
             Err(_) => {
                 self.params.insert(reference, name);
