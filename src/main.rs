@@ -30,7 +30,8 @@ const EXAMPLE: &[u8] = include_bytes!("../assets/examples/moe_decode.ge_proto.tx
 )]
 struct Cli {
     /// Graph dump to open in the explorer (GE ge_proto_*.txt / ge_onnx_*.pbtxt, TorchAir .txt /
-    /// .pbtxt, atc JSON); the bundled example when omitted.
+    /// .pbtxt, atc JSON, MindSpore .ir, a composite .json or an akg_kernel_meta/ directory);
+    /// the bundled example when omitted.
     file: Option<PathBuf>,
     #[command(flatten)]
     planning: Planning,
@@ -95,7 +96,8 @@ struct Planning {
     #[arg(long)]
     no_cann: bool,
     /// Load dumps up to this size (bytes, or with K, M, G: `1500M`). Without it: up to 4G, and
-    /// only when about 3× the file is free in memory; with it, memory is not checked.
+    /// only when about 3× the file (4× for MindSpore IR) is free in memory; with it, memory is
+    /// not checked.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     max_size: Option<u64>,
 }
@@ -295,6 +297,8 @@ enum Command {
     Config,
     /// List every SuperKernel option, or check an options string (`k1=v1:k2=v2`) the way the
     /// compiler does and print its canonical form; exits with status 1 when it has an error.
+    /// With --aclgraph or --graph-kernel, the aclgraph pass's options or MindSpore's graph
+    /// kernel flags instead.
     Options {
         /// The options string to check (one starting with `-` is taken as it is; `--` before
         /// it works too).

@@ -634,6 +634,6 @@ fn node_numbers_far_apart_cost_nothing() {
     let g = dump.main();
     let abs = g.ops().iter().find(|o| o.op_type == "Abs").unwrap();
     let neg = g.ops().iter().find(|o| o.op_type == "Neg").unwrap();
-    assert_eq!(producers(g, &abs.name), [neg.name.clone()]);
+    assert_eq!(producers(g, &abs.name), std::slice::from_ref(&neg.name));
     assert_eq!(producers(g, &neg.name).len(), 1);
 }

@@ -9,7 +9,7 @@ pub enum Effect {
     Copy(String),
     /// Give the terminal back, stop the process, and take the terminal again on resume.
     Suspend,
-    /// End the event loop (after the effects queued before it).
+    /// End the event loop (after the effects queued before it; none after it is carried out).
     Quit,
 }
 
@@ -23,7 +23,7 @@ impl Effects {
         self.0.push(effect);
     }
 
-    /// True when `effect` is queued (tests, and the quit check).
+    /// True when `effect` is queued (what tests look at).
     pub fn contains(&self, effect: &Effect) -> bool {
         self.0.contains(effect)
     }

@@ -172,7 +172,10 @@ pub fn run(options: Options) -> Result<()> {
                         let size = terminal.size()?;
                         app.handle(Msg::Resize(size.width, size.height));
                     }
-                    Effect::Quit => quit = true,
+                    Effect::Quit => {
+                        quit = true;
+                        break;
+                    }
                 }
             }
             if quit {
