@@ -10,9 +10,9 @@ host, then device), `# Fullname with scope: (...)` and `# In file ...` comments.
 
 Per layer, what skope should find:
   fused      Cast_Mul_ReduceSum_..._fusion (the RMS norm's basic ops), Mul_Add_fusion
-             (residual), Sub_Exp_fusion (softmax's body), Mul_Sigmoid... (SiLU, expanded)
+             (residual), Neg_Exp_Add_RealDiv_Mul_fusion (SiLU, expanded)
   left out   MatMul (level-1 type), FlashAttentionScore (not clusterable), Neg (clusterable,
-             no clusterable neighbour), and in layer 1 an Exp with a dynamic shape
+             no clusterable neighbour), Softmax, and in layer 1 an Exp with a dynamic shape
 """
 
 import json
