@@ -53,6 +53,9 @@ fn composites_reasons_refused_edits_and_the_flags_view() {
         text.contains("Set them with MS_DEV_GRAPH_KERNEL_FLAGS"),
         "{text}"
     );
+    // No further: one key back moves it at once.
+    press(&mut app, KeyCode::Char('k'));
+    assert_ne!(screen(&app), text);
     press(&mut app, KeyCode::Char('?'));
     assert!(screen(&app).contains("In the graph kernel flags view"));
     press(&mut app, KeyCode::Esc);
