@@ -158,7 +158,11 @@ pub fn parse(text: &str) -> (Vec<Given>, Vec<String>) {
             problems.push(format!("{token}: a flag starts with --"));
             continue;
         };
-        let (name, value) = body.split_once('=').unwrap_or((body, "true"));
+        // Only a boolean flag may stand alone (it means true).
+        let (name, written) = match body.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (body, None),
+        };
         let Some(flag) = FLAGS.iter().find(|f| f.name == name) else {
             problems.push(format!(
                 "--{name}: not a flag skope knows (MindSpore warns \"Unknown flag\" for one it \
@@ -166,11 +170,12 @@ pub fn parse(text: &str) -> (Vec<Given>, Vec<String>) {
             ));
             continue;
         };
+        let value = written.unwrap_or(if flag.kind == Kind::Bool { "true" } else { "" });
         let bad = match flag.kind {
             Kind::Bool => !matches!(value, "true" | "false"),
             Kind::Int(min, max) => !value.parse::<i64>().is_ok_and(|v| (min..=max).contains(&v)),
             Kind::List => value.is_empty(),
-            Kind::Text => false,
+            Kind::Text => written.is_none(),
         };
         if bad {
             let expected = match flag.kind {
@@ -178,9 +183,10 @@ pub fn parse(text: &str) -> (Vec<Given>, Vec<String>) {
                 Kind::Int(min, i64::MAX) => format!("an integer from {min}"),
                 Kind::Int(min, max) => format!("an integer from {min} to {max}"),
                 Kind::List => "op type names, comma-separated".to_string(),
-                Kind::Text => String::new(),
+                Kind::Text => "a value".to_string(),
             };
-            problems.push(format!("--{name}={value}: expected {expected}"));
+            let shown = written.map_or(format!("--{name}"), |v| format!("--{name}={v}"));
+            problems.push(format!("{shown}: expected {expected}"));
             continue;
         }
         given.push(Given {
@@ -328,4 +334,29 @@ pub fn effects(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_boolean_flag_stands_alone() {
+        let (given, problems) = parse("--dump_as_text --enable_cluster_ops --kernel_generator");
+        assert_eq!(given.len(), 1);
+        assert_eq!(
+            (given[0].name.as_str(), given[0].value.as_str()),
+            ("dump_as_text", "true")
+        );
+        assert_eq!(
+            problems,
+            [
+                "--enable_cluster_ops: expected op type names, comma-separated",
+                "--kernel_generator: expected a value"
+            ]
+        );
+        let (given, problems) = parse("--enable_cluster_ops=Exp,Add --opt_level=3");
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(given.len(), 2);
+    }
 }
