@@ -13,7 +13,7 @@
 
 use super::ms_composite::{ATTR_COMPOSITE, ATTR_FULL_NAME, dtype};
 use super::textproto::SyntaxError;
-use crate::graph::{AttrValue, Attrs, GraphBuilder, OpBuilder, TensorDesc};
+use crate::graph::{AttrValue, Attrs, GraphBuilder, Interned, OpBuilder, TensorDesc};
 use std::collections::HashMap;
 
 /// The attribute holding an op's source line (`# In file …`).
@@ -299,13 +299,13 @@ fn graphs(src: &str) -> Result<(Vec<Graph<'_>>, Option<&str>), SyntaxError> {
 
 /// The output tensor a types line gives (`… -> (<Tensor[Float32], (2, 3)>)`; 1.x
 /// `<Tensor[Float32]x(2, 3)>`), if it names one.
-fn output_desc(types: &str) -> Option<TensorDesc> {
+fn output_desc(types: &str, interned: &mut Interned) -> Option<TensorDesc> {
     let out = types.rsplit_once("->")?.1;
-    tensor_desc(out)
+    tensor_desc(out, interned)
 }
 
 /// The first tensor type in `text`.
-fn tensor_desc(text: &str) -> Option<TensorDesc> {
+fn tensor_desc(text: &str, interned: &mut Interned) -> Option<TensorDesc> {
     let start = text.find("Tensor[")? + "Tensor[".len();
     let end = start + text[start..].find(']')?;
     let dtype_name = &text[start..end];
@@ -320,7 +320,7 @@ fn tensor_desc(text: &str) -> Option<TensorDesc> {
         .collect();
     Some(TensorDesc {
         dtype: dtype(dtype_name),
-        shape: shape.into(),
+        shape: interned.shape(&shape),
         ..TensorDesc::default()
     })
 }
@@ -448,6 +448,7 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Vec<GraphBuilder>, SyntaxE
     let several = mains.len() > 1;
     let mut b = GraphBuilder::new(entry.unwrap_or(default_name));
     let mut unique = Unique::default();
+    let mut interned = Interned::default();
     for graph in mains {
         let prefix = |id: &str| {
             if several {
@@ -464,7 +465,7 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Vec<GraphBuilder>, SyntaxE
             names.insert(id, name.clone());
             let mut attrs = Attrs::default();
             if let Some(g) = from {
-                attrs.insert(ATTR_GRAPH, AttrValue::Str(g.to_string()));
+                attrs.insert(interned.key(ATTR_GRAPH), AttrValue::Str(g.to_string()));
             }
             b.push(OpBuilder {
                 name,
@@ -488,11 +489,11 @@ pub fn load(src: &[u8], default_name: &str) -> Result<Vec<GraphBuilder>, SyntaxE
                         inputs: &inputs,
                         from,
                     };
-                    expand(&mut b, &mut unique, kernel, &call)
+                    expand(&mut b, &mut unique, &mut interned, kernel, &call)
                 }
                 None => {
                     let name = unique.name(base);
-                    b.push(op_of(node, name.clone(), inputs, from, None));
+                    b.push(op_of(node, name.clone(), inputs, from, None, &mut interned));
                     name
                 }
             };
@@ -512,28 +513,45 @@ fn op_of(
     inputs: Vec<String>,
     from: Option<&str>,
     composite: Option<&str>,
+    interned: &mut Interned,
 ) -> OpBuilder {
     let mut attrs = Attrs::default();
     if let Some(g) = from {
-        attrs.insert(ATTR_GRAPH, AttrValue::Str(g.to_string()));
+        attrs.insert(interned.key(ATTR_GRAPH), AttrValue::Str(g.to_string()));
     }
     if let Some(full) = node.full_name.filter(|f| *f != name) {
-        attrs.insert(ATTR_FULL_NAME, AttrValue::Str(full.to_string()));
+        attrs.insert(
+            interned.key(ATTR_FULL_NAME),
+            AttrValue::Str(full.to_string()),
+        );
     }
     if let Some(source) = node.source {
-        attrs.insert(ATTR_SOURCE, AttrValue::Str(source.to_string()));
+        attrs.insert(
+            interned.key(ATTR_SOURCE),
+            AttrValue::Str(source.to_string()),
+        );
     }
     if let Some(kernel) = composite {
-        attrs.insert(ATTR_COMPOSITE, AttrValue::Str(kernel.to_string()));
+        attrs.insert(
+            interned.key(ATTR_COMPOSITE),
+            AttrValue::Str(kernel.to_string()),
+        );
     }
     if !node.attrs.is_empty() {
-        attrs.insert(ATTR_NODE_ATTRS, AttrValue::Str(node.attrs.to_string()));
+        attrs.insert(
+            interned.key(ATTR_NODE_ATTRS),
+            AttrValue::Str(node.attrs.to_string()),
+        );
     }
     OpBuilder {
         name,
         op_type: op_type(node.op),
         attrs,
-        output_descs: node.types.and_then(output_desc).into_iter().collect(),
+        output_descs: node
+            .types
+            .and_then(|types| output_desc(types, interned))
+            .into_iter()
+            .collect(),
         inputs,
         ..OpBuilder::default()
     }
@@ -550,7 +568,13 @@ struct Call<'c, 'a> {
 
 /// Adds the basic ops of graph-kernel subgraph `kernel` for `call`; returns the name of the op
 /// whose output the call gives.
-fn expand(b: &mut GraphBuilder, unique: &mut Unique, kernel: &Graph, call: &Call) -> String {
+fn expand(
+    b: &mut GraphBuilder,
+    unique: &mut Unique,
+    interned: &mut Interned,
+    kernel: &Graph,
+    call: &Call,
+) -> String {
     // One composite per call: the call's own name (`GraphKernel_Add_Mul_fusion-op12`, as
     // MindSpore names the fused node), else the fused name and the subgraph.
     let kernel_name = call
@@ -582,12 +606,21 @@ fn expand(b: &mut GraphBuilder, unique: &mut Unique, kernel: &Graph, call: &Call
             .and_then(|f| f.rsplit('/').next())
             .map_or_else(|| format!("{}_{i}", op_type(node.op)), str::to_string);
         let name = unique.name(format!("{}/{inner}", call.base));
-        let mut op = op_of(node, name.clone(), args, call.from, Some(&kernel_name));
+        let mut op = op_of(
+            node,
+            name.clone(),
+            args,
+            call.from,
+            Some(&kernel_name),
+            interned,
+        );
         if node.source.is_none()
             && let Some(source) = call.node.source
         {
-            op.attrs
-                .insert(ATTR_SOURCE, AttrValue::Str(source.to_string()));
+            op.attrs.insert(
+                interned.key(ATTR_SOURCE),
+                AttrValue::Str(source.to_string()),
+            );
         }
         b.push(op);
         if !node.id.is_empty() {
