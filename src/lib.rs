@@ -6,14 +6,17 @@
 //! binary) are thin layers over it.
 
 pub mod aclgraph;
+pub mod clock;
 pub mod codegen;
 pub mod compile;
 pub mod edit;
+pub mod example;
 pub mod export;
 pub mod file_error;
 pub mod fusion;
 pub mod graph;
 pub mod info;
+pub mod journal;
 pub mod kernel_meta;
 pub mod load;
 pub mod memory;

@@ -17,11 +17,6 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Name under which the bundled example is shown.
-const EXAMPLE_NAME: &str = "assets/examples/moe_decode.ge_proto.txt";
-/// The bundled example graph, so `skope` works from any directory.
-const EXAMPLE: &[u8] = include_bytes!("../assets/examples/moe_decode.ge_proto.txt");
-
 #[derive(Parser)]
 #[command(
     name = "skope",
@@ -591,7 +586,8 @@ fn write_codes(
         }
         return Ok(());
     }
-    let dir = output.unwrap_or_else(|| skope::paths::beside(&file.to_string_lossy(), "codegen"));
+    let dir =
+        output.unwrap_or_else(|| skope::paths::DumpFiles::of(&file.to_string_lossy()).codegen());
     let written = skope::codegen::files::write_all(&dir, codes, ws.graph())
         .with_context(|| format!("cannot write the generated code into {}", dir.display()))?;
     for path in &written {
@@ -1177,9 +1173,14 @@ fn explore(cli: Cli) -> Result<()> {
     let options = cli.planning.load_options();
     let input = match cli.file {
         Some(path) => Input::File(path),
-        None => Input::Bundled {
-            name: EXAMPLE_NAME,
-            bytes: EXAMPLE,
+        // Written out so that recipes and profiles find real files; read from the binary
+        // when no directory of the user's can be written.
+        None => match skope::example::write_out() {
+            Ok(path) => Input::File(path),
+            Err(_) => Input::Bundled {
+                name: skope::example::DUMP_NAME,
+                bytes: skope::example::DUMP,
+            },
         },
     };
     let plan = match cli.planning.plan {

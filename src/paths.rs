@@ -1,29 +1,148 @@
-//! Where skope keeps what it writes for a dump: in the working directory, each named after the
-//! dump file (the whole file name, extension included): `<dump file name>.skope.json` (the
-//! plan), `<dump file name>.codegen/` (entry sources), `<dump file name>.runs/` (runs).
+//! Where skope keeps what it writes for a dump: beside the dump, each named after the dump's
+//! whole file name — `<dump>.skope.json` (the plan), `<dump>.skope.json.journal` (edits not
+//! yet saved), `<dump>.runs/` (runs), `<dump>.codegen/` (entry sources). Two dumps of the same
+//! name in different directories (ranks, runs) therefore never share a file. When the dump's
+//! directory cannot be written (a shared, read-only dump), the files go to the working
+//! directory instead, named `<dump file name>.<8 hex digits>.…`, the digits a hash of the
+//! dump's absolute directory, so that the rule still holds.
+//!
+//! Earlier versions kept every file in the working directory as `<dump file name>.…` (and
+//! before that `<file name without extension>.skope.json`); [`DumpFiles::earlier_plans`] and
+//! [`DumpFiles::earlier_runs`] name those places, which are read only for a dump whose
+//! fingerprint matches what they hold.
 
 use std::path::{Path, PathBuf};
 
-/// `<dump file name>.<suffix>` in the working directory (`model.txt.codegen`).
-pub fn beside(dump: &str, suffix: &str) -> PathBuf {
-    let name = Path::new(dump)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "skope".to_string());
-    PathBuf::from(format!("{name}.{suffix}"))
+/// The files skope keeps for one dump.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DumpFiles {
+    /// Every file's path up to its suffix: `rank1/m.txt` for `rank1/m.txt.skope.json`.
+    base: PathBuf,
+    /// The dump's file name, for the earlier names in the working directory.
+    name: String,
+    /// True when the files are in the working directory because the dump's is read-only.
+    moved: bool,
 }
 
-/// The plan file of `dump`: `<dump file name>.skope.json`.
-pub fn plan_file(dump: &str) -> PathBuf {
-    beside(dump, "skope.json")
+impl DumpFiles {
+    /// The files of the dump at `dump` (as the user named it): beside it when its directory
+    /// is writable, else in the working directory under a name that includes its directory.
+    pub fn of(dump: &str) -> DumpFiles {
+        let path = Path::new(dump);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "skope".to_string());
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let writable = writable(dir.unwrap_or(Path::new(".")));
+        let (base, moved) = match dir {
+            None => (PathBuf::from(&name), false),
+            Some(dir) if writable => (dir.join(&name), false),
+            Some(dir) => (
+                PathBuf::from(format!("{name}.{:08x}", directory_hash(dir))),
+                true,
+            ),
+        };
+        DumpFiles { base, name, moved }
+    }
+
+    /// Files kept in `dir` for a dump named `name` (the bundled example, tests).
+    pub fn in_dir(dir: &Path, name: &str) -> DumpFiles {
+        DumpFiles {
+            base: dir.join(name),
+            name: name.to_string(),
+            moved: false,
+        }
+    }
+
+    fn with(&self, suffix: &str) -> PathBuf {
+        let mut path = self.base.clone().into_os_string();
+        path.push(".");
+        path.push(suffix);
+        PathBuf::from(path)
+    }
+
+    /// The plan file: `<dump>.skope.json`.
+    pub fn plan(&self) -> PathBuf {
+        self.with("skope.json")
+    }
+
+    /// The runs' directory: `<dump>.runs`.
+    pub fn runs(&self) -> PathBuf {
+        self.with("runs")
+    }
+
+    /// The entry sources' directory: `<dump>.codegen`.
+    pub fn codegen(&self) -> PathBuf {
+        self.with("codegen")
+    }
+
+    /// True when the dump's directory is read-only and the files are in the working directory.
+    pub fn moved(&self) -> bool {
+        self.moved
+    }
+
+    /// Where earlier versions saved the plan, oldest rule last: `<dump file name>.skope.json`
+    /// and `<file name without extension>.skope.json` in the working directory (not the plan
+    /// file itself).
+    pub fn earlier_plans(&self) -> Vec<PathBuf> {
+        let stem = Path::new(&self.name)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned());
+        let mut out: Vec<PathBuf> = [Some(self.name.clone()), stem]
+            .into_iter()
+            .flatten()
+            .map(|n| PathBuf::from(format!("{n}.skope.json")))
+            .filter(|p| !same_file(p, &self.plan()))
+            .collect();
+        out.dedup();
+        out
+    }
+
+    /// Where earlier versions kept the runs: `<dump file name>.runs` in the working directory
+    /// (not the runs' directory itself).
+    pub fn earlier_runs(&self) -> Option<PathBuf> {
+        let earlier = PathBuf::from(format!("{}.runs", self.name));
+        (!same_file(&earlier, &self.runs())).then_some(earlier)
+    }
 }
 
-/// Where versions of skope before the one naming rule saved the plan of `dump`:
-/// `<dump file name without its extension>.skope.json`; `None` when that is the same file.
-pub fn older_plan_file(dump: &str) -> Option<PathBuf> {
-    let stem = Path::new(dump).file_stem()?.to_string_lossy().into_owned();
-    let older = PathBuf::from(format!("{stem}.skope.json"));
-    (older != plan_file(dump)).then_some(older)
+/// True when `a` and `b` name one place (both resolved against the working directory).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    absolute(a) == absolute(b)
+}
+
+/// True when files can be created in `dir`: tried, since permission bits do not tell (root
+/// writes anywhere but on a read-only mount or a pseudo file system).
+fn writable(dir: &Path) -> bool {
+    let probe = dir.join(format!(".skope-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            true
+        }
+        Err(e) => e.kind() == std::io::ErrorKind::AlreadyExists,
+    }
+}
+
+/// FNV-1a of the absolute form of `dir`: the same directory gives the same digits from any
+/// working directory.
+fn directory_hash(dir: &Path) -> u32 {
+    use std::os::unix::ffi::OsStrExt as _;
+    let absolute = std::fs::canonicalize(dir)
+        .or_else(|_| std::path::absolute(dir))
+        .unwrap_or_else(|_| dir.to_path_buf());
+    let mut hash: u32 = 0x811c_9dc5;
+    for &byte in absolute.as_os_str().as_bytes() {
+        hash ^= u32::from(byte);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    hash
 }
 
 #[cfg(test)]
@@ -31,20 +150,61 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_file_follows_one_rule() {
-        let dump = "/data/dumps/ge_proto_00000042_Build.txt";
+    fn files_sit_beside_the_dump_named_after_its_whole_file_name() {
+        let dir = std::env::temp_dir().join(format!("skope-paths-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("rank1")).unwrap();
+        let dump = dir.join("rank1/ge_proto_00000042_Build.txt");
+        let files = DumpFiles::of(&dump.to_string_lossy());
         assert_eq!(
-            plan_file(dump),
-            PathBuf::from("ge_proto_00000042_Build.txt.skope.json")
+            files.plan(),
+            dir.join("rank1/ge_proto_00000042_Build.txt.skope.json")
         );
         assert_eq!(
-            beside(dump, "runs"),
-            PathBuf::from("ge_proto_00000042_Build.txt.runs")
+            files.runs(),
+            dir.join("rank1/ge_proto_00000042_Build.txt.runs")
         );
         assert_eq!(
-            older_plan_file(dump),
-            Some(PathBuf::from("ge_proto_00000042_Build.skope.json"))
+            files.codegen(),
+            dir.join("rank1/ge_proto_00000042_Build.txt.codegen")
         );
-        assert_eq!(older_plan_file("graph"), None);
+        assert!(!files.moved());
+        assert_eq!(
+            files.earlier_plans(),
+            vec![
+                PathBuf::from("ge_proto_00000042_Build.txt.skope.json"),
+                PathBuf::from("ge_proto_00000042_Build.skope.json")
+            ]
+        );
+        // Same name, other directory: other files.
+        std::fs::create_dir_all(dir.join("rank0")).unwrap();
+        let other = DumpFiles::of(
+            &dir.join("rank0/ge_proto_00000042_Build.txt")
+                .to_string_lossy(),
+        );
+        assert_ne!(other.plan(), files.plan());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_dump_in_the_working_directory_keeps_its_files_there() {
+        let files = DumpFiles::of("graph.txt");
+        assert_eq!(files.plan(), PathBuf::from("graph.txt.skope.json"));
+        assert_eq!(
+            files.earlier_plans(),
+            vec![PathBuf::from("graph.skope.json")]
+        );
+        assert_eq!(files.earlier_runs(), None);
+    }
+
+    #[test]
+    fn a_read_only_directory_sends_the_files_to_the_working_directory_apart() {
+        // /proc is never writable; its files stand for a read-only shared dump.
+        let a = DumpFiles::of("/proc/sys/kernel/hostname");
+        let b = DumpFiles::of("/proc/sys/fs/hostname");
+        assert!(a.moved() && b.moved());
+        assert_eq!(a.plan().parent(), Some(Path::new("")));
+        assert!(a.plan().to_string_lossy().starts_with("hostname."));
+        assert_ne!(a.plan(), b.plan(), "same name, other directory");
+        assert_eq!(a, DumpFiles::of("/proc/sys/kernel/hostname"), "stable");
     }
 }

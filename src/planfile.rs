@@ -1,14 +1,13 @@
-//! Plan files and the edit journal.
+//! Plan files.
 //!
 //! A plan file holds the scope marks of a graph — scope names, options and member op names —
 //! as JSON, with a fingerprint of the graph it was made for. It is written atomically and
 //! applied back as far as the graph allows: ops it names that the graph lacks are listed, not
-//! silently dropped. The journal records every edit, undo and redo of a session, one JSON line
-//! each, so a session that did not end cleanly can be replayed.
+//! silently dropped.
 
-use crate::edit::Edit;
 use crate::fusion::marks::{Marks, OpMark};
-use crate::graph::{Graph, OpId};
+use crate::graph::Graph;
+pub use crate::graph::GraphId;
 use crate::text::ReadTextError;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
@@ -19,42 +18,6 @@ use std::path::{Path, PathBuf};
 
 /// The plan file format version this build writes and reads.
 pub const VERSION: u32 = 1;
-
-/// Which graph a plan was made for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GraphId {
-    /// The graph name.
-    pub name: String,
-    /// Its op count.
-    pub ops: usize,
-    /// FNV-1a hash of every op's name and type, in execution order.
-    pub fingerprint: String,
-}
-
-impl GraphId {
-    /// The id of `graph`.
-    pub fn of(graph: &Graph) -> GraphId {
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for &id in graph.exec_order() {
-            let op = graph.op(id);
-            for byte in op
-                .name
-                .bytes()
-                .chain([0])
-                .chain(op.op_type.bytes())
-                .chain([0])
-            {
-                hash ^= u64::from(byte);
-                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        GraphId {
-            name: graph.name().to_string(),
-            ops: graph.len(),
-            fingerprint: format!("{hash:016x}"),
-        }
-    }
-}
 
 /// One scope of a plan file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -263,6 +226,28 @@ impl PlanFile {
         Ok(plan)
     }
 
+    /// The graph the plan file at `path` was made for (read without keeping its scopes).
+    pub fn graph_of(path: &Path) -> Result<GraphId, PlanFileError> {
+        #[derive(Deserialize)]
+        struct Head {
+            graph: GraphId,
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| PlanFileError {
+            path: path.to_path_buf(),
+            kind: PlanFileErrorKind::Io(e),
+        })?;
+        serde_json::from_str::<Head>(&text)
+            .map(|h| h.graph)
+            .map_err(|e| PlanFileError {
+                path: path.to_path_buf(),
+                kind: PlanFileErrorKind::Syntax {
+                    line: e.line(),
+                    col: e.column(),
+                    message: e.to_string(),
+                },
+            })
+    }
+
     /// Writes the plan to `path` atomically: a temporary file in the same directory, flushed
     /// to disk, then renamed over `path`.
     pub fn write(&self, path: &Path) -> Result<(), PlanFileError> {
@@ -399,141 +384,3 @@ impl fmt::Display for PlanFileError {
 }
 
 impl std::error::Error for PlanFileError {}
-
-/// One line of the journal.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JournalEntry {
-    /// An edit, with its coalescing key.
-    Edit {
-        /// The edit, ops by name.
-        edit: Edit<String>,
-        /// Steps with the same key in a row are one step.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        key: Option<u64>,
-    },
-    /// An undo.
-    Undo,
-    /// A redo.
-    Redo,
-}
-
-/// The journal next to a plan file: `<plan>.journal`.
-pub fn journal_path(plan: &Path) -> PathBuf {
-    let mut name = plan.as_os_str().to_owned();
-    name.push(".journal");
-    PathBuf::from(name)
-}
-
-/// Appends entries to a journal file, flushing each.
-#[derive(Debug)]
-pub struct Journal {
-    path: PathBuf,
-    file: std::fs::File,
-}
-
-impl Journal {
-    /// Opens the journal at `path` for appending, creating it when missing.
-    pub fn append_to(path: &Path) -> std::io::Result<Journal> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(Journal {
-            path: path.to_path_buf(),
-            file,
-        })
-    }
-
-    /// The journal's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Appends `entry` and flushes it to disk.
-    pub fn append(&mut self, entry: &JournalEntry) -> std::io::Result<()> {
-        let line =
-            crate::text::json_safe(serde_json::to_string(entry).map_err(std::io::Error::other)?);
-        writeln!(self.file, "{line}")?;
-        self.file.sync_data()
-    }
-
-    /// Empties the journal (after a save: the plan file holds the edits now).
-    pub fn clear(&mut self) -> std::io::Result<()> {
-        self.file = std::fs::File::create(&self.path)?;
-        Ok(())
-    }
-
-    /// Deletes the journal (after a clean exit).
-    pub fn remove(self) -> std::io::Result<()> {
-        std::fs::remove_file(&self.path)
-    }
-}
-
-/// What replaying a journal did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Replay {
-    /// Entries applied.
-    pub applied: usize,
-    /// Entries that could not be applied, with why (an op the graph lacks, an edit that no
-    /// longer applies, a damaged line).
-    pub skipped: Vec<String>,
-}
-
-/// Reads the journal at `path`: its entries, and the lines that are not entries (a line cut
-/// short by a crash, say) with their line numbers.
-pub fn read_journal(path: &Path) -> std::io::Result<(Vec<JournalEntry>, Vec<String>)> {
-    let text = std::fs::read_to_string(path)?;
-    let mut entries = Vec::new();
-    let mut bad = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str(line) {
-            Ok(entry) => entries.push(entry),
-            Err(e) => bad.push(format!("journal line {}: {e}", i + 1)),
-        }
-    }
-    Ok((entries, bad))
-}
-
-/// Replays journal `entries` on `ws`.
-pub fn replay(ws: &mut Workspace, entries: &[JournalEntry]) -> Replay {
-    let mut out = Replay::default();
-    for entry in entries {
-        let done = match entry {
-            JournalEntry::Edit { edit, key } => {
-                let graph = ws.graph();
-                match edit.clone().map_ops(|name| graph.find(&name).ok_or(name)) {
-                    Ok(edit) => ws.apply(edit, *key).map_err(|e| e.to_string()),
-                    Err(name) => Err(format!("op {name} is not in this graph")),
-                }
-            }
-            JournalEntry::Undo => ws
-                .undo()
-                .map(|_| ())
-                .ok_or_else(|| "nothing to undo".into()),
-            JournalEntry::Redo => ws
-                .redo()
-                .map(|_| ())
-                .ok_or_else(|| "nothing to redo".into()),
-        };
-        match done {
-            Ok(()) => out.applied += 1,
-            Err(why) => out.skipped.push(why),
-        }
-    }
-    out
-}
-
-/// `edit` with its ops named, for the journal.
-pub fn named(graph: &Graph, edit: &Edit) -> Edit<String> {
-    match edit
-        .clone()
-        .map_ops(|id: OpId| Ok::<_, std::convert::Infallible>(graph.op(id).name.clone()))
-    {
-        Ok(named) => named,
-        Err(never) => match never {},
-    }
-}

@@ -9,7 +9,7 @@ use crate::fusion::marks::Marks;
 use crate::fusion::marks::ScopeIdx;
 use crate::fusion::plan::{Context, Plan, ScopeStatus, plan, replan};
 use crate::fusion::rules::RuleSet;
-use crate::graph::{Graph, OpId};
+use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
 use crate::load::Format;
 use std::collections::{HashMap, HashSet};
@@ -26,6 +26,9 @@ pub struct Source {
     pub rules: Vec<String>,
     /// The file as it was loaded, to notice when it changes on disk.
     pub stamp: Option<crate::load::FileStamp>,
+    /// The graph's name, size and fingerprint: what its plan files, journals and run records
+    /// must match to be its own.
+    pub id: GraphId,
 }
 
 /// What the last edit, undo or redo did to one op.
@@ -247,6 +250,7 @@ impl Workspace {
                 format,
                 rules: Vec::new(),
                 stamp: None,
+                id: GraphId::of(cx.graph()),
             },
             cx,
             kernel_meta: Arc::default(),

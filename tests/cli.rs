@@ -677,7 +677,10 @@ fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
 fn compile_runs_recipes_and_exits_with_their_status() {
     let dir = std::env::temp_dir().join(format!("skope-cli-compile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let dump = example("moe_decode.ge_proto.txt");
+    // The runs are kept beside the dump: a copy of its own.
+    let copy = dir.join("moe_decode.ge_proto.txt");
+    std::fs::copy(example("moe_decode.ge_proto.txt"), &copy).unwrap();
+    let dump = copy.to_string_lossy().into_owned();
     // check: every entry source compiles against the shim
     let out = skope_in(&dir, &["compile", &dump, "--recipe", "check"], &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -2,7 +2,8 @@
 
 use skope::edit::Edit;
 use skope::graph::OpId;
-use skope::planfile::{self, JournalEntry, PlanFile, PlanFileErrorKind};
+use skope::journal::{self, JournalEntry};
+use skope::planfile::{PlanFile, PlanFileErrorKind};
 use skope::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
@@ -135,9 +136,12 @@ fn bad_plan_files_say_where_and_what_to_do() {
 #[test]
 fn the_journal_replays_a_session_and_survives_a_cut_last_line() {
     let mut ws = example();
-    let path = temp("session.json.journal");
+    let plan = temp("session.json");
+    let path = journal::path(&plan);
     let _ = std::fs::remove_file(&path);
-    let mut journal = planfile::Journal::append_to(&path).unwrap();
+    let mut claim = journal::claim(&plan, &ws.source().id).unwrap();
+    assert_eq!(claim.journal.path(), path);
+    assert!(claim.pending.is_empty() && claim.held.is_empty());
     let fill = id(&ws, "layer2_mask_fill");
     let steps = [
         Edit::Assign {
@@ -149,35 +153,92 @@ fn the_journal_replays_a_session_and_survives_a_cut_last_line() {
         },
     ];
     for edit in steps {
-        journal
+        claim
+            .journal
             .append(&JournalEntry::Edit {
-                edit: planfile::named(ws.graph(), &edit),
+                edit: journal::named(ws.graph(), &edit),
                 key: None,
             })
             .unwrap();
         ws.apply(edit, None).unwrap();
     }
     ws.undo();
-    journal.append(&JournalEntry::Undo).unwrap();
+    claim.journal.append(&JournalEntry::Undo).unwrap();
     // A crash in the middle of writing the next line.
     std::fs::OpenOptions::new()
         .append(true)
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, b"{\"edit\":{\"edit\":\"rem"))
         .unwrap();
-    let (entries, bad) = planfile::read_journal(&path).unwrap();
-    assert_eq!(entries.len(), 3);
+    let (entries, bad) = journal::read(&path).unwrap();
+    assert_eq!(entries.len(), 4, "the graph's line and three steps");
+    assert_eq!(journal::edits(&entries), 3);
     assert_eq!(bad.len(), 1);
-    assert!(bad[0].starts_with("journal line 4:"), "{bad:?}");
+    assert!(bad[0].starts_with("journal line 5:"), "{bad:?}");
     let mut replayed = example();
-    let replay = planfile::replay(&mut replayed, &entries);
+    let replay = journal::replay(&mut replayed, &entries);
     assert_eq!(replay.applied, 3);
     assert!(replay.skipped.is_empty());
     assert_eq!(replayed.plan(), ws.plan());
     // Redo still works after a replay: the history came back too.
     assert!(replayed.redo().is_some());
-    journal.remove().unwrap();
+    claim.journal.remove().unwrap();
     assert!(!path.exists());
+}
+
+#[test]
+fn a_journal_belongs_to_one_session_and_to_its_graph() {
+    let ws = example();
+    let graph = ws.source().id.clone();
+    let plan = temp("locked.skope.json");
+    for n in ["", ".2", ".3"] {
+        let _ = std::fs::remove_file(format!("{}.journal{n}", plan.display()));
+        let _ = std::fs::remove_file(format!("{}.journal{n}.lock", plan.display()));
+    }
+    let edit = JournalEntry::Edit {
+        edit: Edit::Delete {
+            scope: "moe_3".into(),
+        },
+        key: None,
+    };
+    let mut first = journal::claim(&plan, &graph).unwrap();
+    first.journal.append(&edit).unwrap();
+    // A second window: the journal is in use, by whom it says; it gets its own.
+    let second = journal::claim(&plan, &graph).unwrap();
+    assert_eq!(second.held.len(), 1);
+    assert_eq!(second.held[0].0, journal::path(&plan));
+    assert_eq!(second.held[0].1.pid, std::process::id());
+    assert!(
+        second.pending.is_empty(),
+        "another live session's edits are not offered"
+    );
+    assert_eq!(
+        second.journal.path(),
+        Path::new(&format!("{}.journal.2", plan.display()))
+    );
+    // The first window ends without cleaning up (its process is gone): its lock is taken
+    // over and its edits are offered, saying who left them.
+    drop(first);
+    let third = journal::claim(&plan, &graph).unwrap();
+    assert_eq!(third.journal.path(), journal::path(&plan));
+    assert_eq!(journal::edits(&third.pending), 1);
+    assert_eq!(
+        third.left_by.as_ref().map(|h| h.pid),
+        Some(std::process::id())
+    );
+    drop(third);
+    // Another graph's session never gets them.
+    let other = skope::graph::GraphId {
+        fingerprint: "0".into(),
+        ..graph.clone()
+    };
+    let foreign = journal::claim(&plan, &other).unwrap();
+    assert!(foreign.pending.is_empty());
+    assert_eq!(foreign.foreign, [journal::path(&plan)]);
+    assert_ne!(foreign.journal.path(), journal::path(&plan));
+    assert!(journal::path(&plan).exists(), "left as it is");
+    drop(foreign);
+    second.journal.remove().unwrap();
 }
 
 /// The first argument of every top-level `with` of the Python `code`, as Python reads it
@@ -343,7 +404,7 @@ fn saving_keeps_the_files_mode_and_writes_through_a_symbolic_link() {
     let dangling = temp("dangling.skope.json");
     let _ = std::fs::remove_file(&dangling);
     std::os::unix::fs::symlink(temp("nowhere/plan.json"), &dangling).unwrap();
-    let e = planfile::write_atomically(&dangling, b"{}").unwrap_err();
+    let e = skope::planfile::write_atomically(&dangling, b"{}").unwrap_err();
     assert!(
         e.to_string()
             .contains("symbolic link to a file that does not exist"),

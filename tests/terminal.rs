@@ -305,11 +305,13 @@ fn runs_start_stream_stop_and_end_with_skope() {
         ),
     )
     .unwrap();
+    // The bundled example is written out under XDG_DATA_HOME, its runs beside it.
+    let data = dir.join("data");
     let mut s = Session::spawn_in(
         &dir,
         Path::new(env!("CARGO_BIN_EXE_skope")),
         &[],
-        &[],
+        &[("XDG_DATA_HOME", data.to_str().unwrap())],
         120,
         40,
     );
@@ -321,7 +323,7 @@ fn runs_start_stream_stop_and_end_with_skope() {
     });
     assert!(text.contains("run 1 · check"), "{text}");
     assert!(
-        dir.join("moe_decode.ge_proto.txt.runs/check-1/codegen")
+        data.join("skope/example/moe_decode.ge_proto.txt.runs/check-1/codegen")
             .is_dir()
     );
     // A run that never ends: x stops it.
@@ -347,7 +349,12 @@ fn runs_start_stream_stop_and_end_with_skope() {
     s.wait_for("the question", LONG, |t| {
         t.contains("1 run(s) still running")
     });
+    // The quit key again is not an answer: the runs go on until s says stop them.
     s.send(b"q");
+    s.wait_for("still asking", LONG, |t| {
+        t.contains("1 run(s) still running")
+    });
+    s.send(b"s");
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());
     // The run's process is gone (its group was stopped before skope exited).
@@ -383,6 +390,14 @@ fn pick_recipe(s: &mut Session, name: &str) {
     s.send(format!("{name}\r").as_bytes());
 }
 
+/// A copy of the bundled example dump in `dir` (plans, journals and runs are kept beside the
+/// dump): its file name, for a session working in `dir`.
+fn example_in(dir: &Path) -> String {
+    let name = "moe_decode.ge_proto.txt";
+    std::fs::copy(common::example_path(name), dir.join(name)).unwrap();
+    name.to_string()
+}
+
 fn skope_in(dir: &Path, args: &[&str]) -> Session {
     Session::spawn_in(
         dir,
@@ -399,9 +414,8 @@ fn a_saved_plan_is_offered_and_never_replaced_without_asking() {
     let dir = std::env::temp_dir().join(format!("skope-term-plan-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let dump =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
-    let dump = dump.to_str().unwrap();
+    let dump = example_in(&dir);
+    let dump = dump.as_str();
     let plan = dir.join("moe_decode.ge_proto.txt.skope.json");
     // An edit, saved: the plan file is named after the whole dump file name.
     let mut s = skope_in(&dir, &[dump]);
@@ -438,11 +452,11 @@ fn a_saved_plan_is_offered_and_never_replaced_without_asking() {
     s.wait_for("the edit", LONG, |t| t.contains("unsaved"));
     s.send(b"w");
     s.wait_for("the question", LONG, |t| {
-        t.contains("this session did not open it") && t.contains("overwrite it")
+        t.contains("This session did not open") && t.contains("overwrite it")
     });
     s.send(b"c");
     s.wait_for("the question gone", LONG, |t| {
-        !t.contains("this session did not open it")
+        !t.contains("This session did not open")
     });
     assert_eq!(
         std::fs::read(&plan).unwrap(),
@@ -451,7 +465,7 @@ fn a_saved_plan_is_offered_and_never_replaced_without_asking() {
     );
     s.send(b"w");
     s.wait_for("the question", LONG, |t| {
-        t.contains("this session did not open it")
+        t.contains("This session did not open")
     });
     s.send(b"o");
     s.wait_for("saved", LONG, |t| t.contains("saved 8 scope(s)"));
@@ -479,12 +493,8 @@ fn the_explorer_refuses_a_plan_made_for_another_graph() {
             "scopes": [{"name": "s", "options": "", "ops": ["x1", "x2"]}]}"#,
     )
     .unwrap();
-    let dump =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
-    let mut s = skope_in(
-        &dir,
-        &[dump.to_str().unwrap(), "--plan", "other.skope.json"],
-    );
+    let dump = example_in(&dir);
+    let mut s = skope_in(&dir, &[&dump, "--plan", "other.skope.json"]);
     s.wait_for("the refusal", LONG, |t| {
         t.contains("none of the 2 ops it names") && t.contains("--force")
     });
@@ -544,9 +554,8 @@ fn earlier_runs_are_listed_after_a_restart() {
     let dir = std::env::temp_dir().join(format!("skope-term-history-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let dump =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
-    let dump = dump.to_str().unwrap();
+    let dump = example_in(&dir);
+    let dump = dump.as_str();
     let mut s = skope_in(&dir, &[dump]);
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
     pick_recipe(&mut s, "check");
@@ -576,9 +585,8 @@ fn a_local_recipe_replacing_the_built_in_check_is_shown_as_such() {
         "[[recipe]]\nname = \"check\"\nargv = [\"echo\", \"anything at all\"]\n",
     )
     .unwrap();
-    let dump =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
-    let mut s = skope_in(&dir, &[dump.to_str().unwrap()]);
+    let dump = example_in(&dir);
+    let mut s = skope_in(&dir, &[&dump]);
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
     s.send(b"c");
     s.wait_for("the picker with origins", LONG, |t| {
@@ -696,4 +704,217 @@ fn a_mindspore_ir_dump_shows_its_composites_and_why_kernels_were_left_out() {
     s.send(b"q");
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());
+}
+
+/// The bundled example dump with every op whose name holds `from` renamed to hold `to`
+/// instead: another graph of the same shape, written to `path`.
+fn renamed_example(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(common::example_path("moe_decode.ge_proto.txt")).unwrap();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text.replace(from, to)).unwrap();
+}
+
+#[test]
+fn a_plan_saved_for_another_dump_of_the_same_name_is_neither_applied_nor_overwritten() {
+    let dir = common::scratch("term-same-name");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("rank1")).unwrap();
+    // m.txt (the MoE example) with its 8-scope plan saved, as an earlier skope kept it in the
+    // working directory.
+    std::fs::copy(
+        common::example_path("moe_decode.ge_proto.txt"),
+        dir.join("m.txt"),
+    )
+    .unwrap();
+    let mut s = skope_in(&dir, &["m.txt"]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    s.send(b"w");
+    s.wait_for("saved", LONG, |t| {
+        t.contains("saved 8 scope(s) to m.txt.skope.json")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    let saved = std::fs::read(dir.join("m.txt.skope.json")).unwrap();
+    // rank1/m.txt: another graph of the same file name. Its plan file is its own
+    // (rank1/m.txt.skope.json); the working directory's is not offered.
+    renamed_example(&dir.join("rank1/m.txt"), "layer", "blk");
+    let mut s = skope_in(&dir, &["rank1/m.txt"]);
+    let text = s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    assert!(!text.contains("A plan saved"), "{text}");
+    select(&mut s, "blk0_rope");
+    s.send(b"x");
+    s.wait_for("the edit", LONG, |t| t.contains("unsaved"));
+    s.send(b"w");
+    s.wait_for("saved", LONG, |t| {
+        t.contains("saved 8 scope(s) to rank1/m.txt.skope.json")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert_eq!(std::fs::read(dir.join("m.txt.skope.json")).unwrap(), saved);
+    // A plan file beside the dump made for another graph of which some ops are here is
+    // offered only as that, applied on o, and w asks before replacing it.
+    renamed_example(&dir.join("rank1/m.txt"), "layer3", "blk3");
+    std::fs::copy(
+        dir.join("m.txt.skope.json"),
+        dir.join("rank1/m.txt.skope.json"),
+    )
+    .unwrap();
+    let mut s = skope_in(&dir, &["rank1/m.txt"]);
+    s.wait_for("the offer", LONG, |t| {
+        t.contains("holds a plan made for another graph") && t.contains("found here")
+    });
+    s.send(b"o");
+    s.wait_for("applied", LONG, |t| {
+        t.contains("opened rank1/m.txt.skope.json")
+    });
+    s.send(b"w");
+    s.wait_for("the question", LONG, |t| {
+        t.contains("A plan made for another graph is in")
+    });
+    s.send(b"c");
+    s.wait_for("cancelled", LONG, |t| !t.contains("Question"));
+    assert_eq!(
+        std::fs::read(dir.join("rank1/m.txt.skope.json")).unwrap(),
+        saved
+    );
+    // Applying a plan file is not an unsaved edit: q quits.
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_earlier_skopes_plan_in_the_working_directory_moves_beside_the_dump_when_it_matches() {
+    let dir = common::scratch("term-migrate");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("rank0")).unwrap();
+    std::fs::copy(
+        common::example_path("moe_decode.ge_proto.txt"),
+        dir.join("rank0/m.txt"),
+    )
+    .unwrap();
+    // As an earlier skope saved it: m.txt.skope.json in the working directory, one edit in.
+    let mut s = skope_in(&dir, &["rank0/m.txt", "--plan", "m.txt.skope.json"]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    select(&mut s, "layer2_mask_fill");
+    s.send(b"aattn_2\r");
+    s.wait_for("the edit", LONG, |t| t.contains("✗ 4 breaks"));
+    s.send(b"w");
+    s.wait_for("saved", LONG, |t| {
+        t.contains("saved 8 scope(s) to m.txt.skope.json")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    let mut s = skope_in(&dir, &["rank0/m.txt"]);
+    s.wait_for("the offer", LONG, |t| {
+        t.contains("A plan saved for this dump by an earlier skope exists")
+    });
+    s.send(b"o");
+    s.wait_for("opened", LONG, |t| {
+        t.contains("✗ 4 breaks") && t.contains("w saves to rank0/m.txt.skope.json")
+    });
+    s.send(b"w");
+    s.wait_for("saved", LONG, |t| {
+        t.contains("saved 8 scope(s) to rank0/m.txt.skope.json")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(
+        dir.join("m.txt.skope.json").is_file(),
+        "the earlier file stays"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_windows_on_one_dump_keep_their_own_journals_and_a_killed_one_is_recovered() {
+    let dir = common::scratch("term-two-windows");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = example_in(&dir);
+    // Window C edits.
+    let mut c = skope_in(&dir, &[&dump]);
+    c.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    select(&mut c, "layer2_mask_fill");
+    c.send(b"aattn_2\r");
+    c.wait_for("the edit", LONG, |t| t.contains("✗ 4 breaks"));
+    let c_pid = c.pid().unwrap();
+    // Window D on the same dump: C's journal is not offered (C is alive); D says who holds
+    // it and journals apart.
+    let mut d = skope_in(&dir, &[&dump]);
+    let text = d.wait_for("the other window named", LONG, |t| {
+        t.contains("✗ 5 breaks") && t.contains(&format!("in use by skope pid {c_pid}"))
+    });
+    assert!(!text.contains("did not end cleanly"), "{text}");
+    select(&mut d, "layer0_rope");
+    d.send(b"x");
+    d.wait_for("the edit", LONG, |t| t.contains("unsaved"));
+    assert!(
+        dir.join("moe_decode.ge_proto.txt.skope.json.journal.2")
+            .is_file()
+    );
+    d.send(b"q");
+    d.wait_for("the question", LONG, |t| t.contains("unsaved edits"));
+    d.send(b"d");
+    assert_eq!(d.wait_exit(LONG), Some(0));
+    // C goes on journaling; then it is killed.
+    select(&mut c, "layer3_gate");
+    c.send(b"x");
+    c.wait_for("the second edit", LONG, |t| {
+        t.contains("1 op out of their scope")
+    });
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(c_pid as i32, libc::SIGKILL) };
+    let _ = c.wait_exit(LONG);
+    // The next start offers both of C's edits, saying whose they were.
+    let mut e = skope_in(&dir, &[&dump]);
+    e.wait_for("the recovery", LONG, |t| {
+        t.contains("did not end cleanly") && t.contains(&format!("pid {c_pid}"))
+    });
+    e.send(b"r");
+    e.wait_for("recovered", LONG, |t| t.contains("recovered 2 edit(s)"));
+    e.send(b"q");
+    e.wait_for("the question", LONG, |t| t.contains("unsaved edits"));
+    e.send(b"d");
+    assert_eq!(e.wait_exit(LONG), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_bundled_example_works_from_any_directory_with_its_profiles_and_a_real_graph_file() {
+    let dir = common::scratch("term-anywhere");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data");
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[recipe]]\nname = \"where\"\nargv = [\"sh\", \"-c\", \"test -f \\\"$1\\\" && echo graph-is-a-file\", \"sh\", \"{graph}\"]\n",
+    )
+    .unwrap();
+    let mut s = Session::spawn_in(
+        &dir,
+        Path::new(env!("CARGO_BIN_EXE_skope")),
+        &[],
+        &[("XDG_DATA_HOME", data.to_str().unwrap())],
+        140,
+        42,
+    );
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    // p, enter: the guess is the bundled pair beside the written-out example.
+    s.send(b"p");
+    s.wait_for("the prompt", LONG, |t| t.contains("prof_result"));
+    s.send(b"\r");
+    s.wait_for("the comparison", LONG, |t| {
+        t.contains("benefit 11.01 % (faster with SuperKernel)")
+    });
+    s.send(b"\x1b");
+    s.wait_for("the graph", LONG, |t| !t.contains("benefit 11.01"));
+    pick_recipe(&mut s, "where");
+    s.wait_for("the recipe's answer", LONG, |t| {
+        t.contains("graph-is-a-file") && t.contains("passed in")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(data.join("skope/example/moe_decode.ge_proto.txt").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -182,7 +182,16 @@ fn snapshot_code_view() {
 
 #[test]
 fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
-    let mut app = app(120, 40);
+    // A copy of the dump of its own: the code is written beside the dump.
+    let scratch = crate::common::scratch("tui-code-write");
+    let dump = scratch.join("moe_decode.ge_proto.txt");
+    std::fs::copy(crate::ui::EXAMPLE, &dump).unwrap();
+    let mut app = crate::ui::app_on(
+        dump.to_str().unwrap(),
+        120,
+        40,
+        skope::tui::config::Config::default(),
+    );
     press(&mut app, KeyCode::Char('y'));
     assert!(app.effects.take().is_empty());
     find(&mut app, "layer0_rope");
@@ -196,12 +205,12 @@ fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
     let status = app.status.as_ref().unwrap().text.clone();
     assert!(status.contains("copied attn_0.cpp"), "{status}");
 
-    let dir = std::path::Path::new("moe_decode.ge_proto.txt.codegen");
+    let dir = scratch.join("moe_decode.ge_proto.txt.codegen");
     press(&mut app, KeyCode::Char('W'));
     let status = app.status.as_ref().unwrap().text.clone();
     let written = std::fs::read_to_string(dir.join("attn_0.cpp"));
     let sidecar = dir.join("attn_0.json").exists();
-    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(&scratch);
     assert!(status.contains("wrote"), "{status}");
     assert_eq!(written.unwrap(), source(&app));
     assert!(sidecar);

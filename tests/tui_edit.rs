@@ -6,7 +6,8 @@ use crate::ui::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEventKind};
 use skope::fusion::marks::OpMark;
 use skope::fusion::plan::ScopeStatus;
-use skope::planfile::{self, JournalEntry, PlanFile};
+use skope::journal::{self, JournalEntry};
+use skope::planfile::PlanFile;
 use skope::tui::app::{App, Msg};
 use skope::tui::dialog::Dialog;
 use skope::tui::effect::Effect;
@@ -261,7 +262,7 @@ fn snapshot_picker_and_quit_question() {
         let plan = dir.join(format!("quit_{w}x{h}.skope.json"));
         // A run stopped half-way may have left its plan and journal.
         let _ = std::fs::remove_file(&plan);
-        let _ = std::fs::remove_file(planfile::journal_path(&plan));
+        let _ = std::fs::remove_file(journal::path(&plan));
         let mut app = crate::ui::app_with_plan(&plan, w, h);
         find(&mut app, "layer2_mask_fill");
         press(&mut app, KeyCode::Char('a'));
@@ -274,8 +275,12 @@ fn snapshot_picker_and_quit_question() {
             format!("quit_unsaved_{w}x{h}"),
             screen(&app).replace(dir.to_str().unwrap(), "$TMP")
         );
-        // Leave nothing behind for the next run.
+        // The quit key again does not throw the edits away; d does (and leaves nothing
+        // behind for the next run).
         press(&mut app, KeyCode::Char('q'));
+        assert!(!app.effects.contains(&Effect::Quit));
+        press(&mut app, KeyCode::Char('q'));
+        press(&mut app, KeyCode::Char('d'));
         assert!(app.effects.contains(&Effect::Quit));
     }
 }
@@ -284,12 +289,13 @@ fn snapshot_picker_and_quit_question() {
 fn saving_quitting_and_the_journal() {
     let mut app = app(120, 40);
     let plan = app.session.plan_path.clone();
-    let journal = planfile::journal_path(&plan);
+    let journal = journal::path(&plan);
     find(&mut app, "layer2_mask_fill");
     press(&mut app, KeyCode::Char('d'));
-    // Every edit is in the journal at once.
-    let (entries, _) = planfile::read_journal(&journal).unwrap();
-    assert_eq!(entries.len(), 1);
+    // Every edit is in the journal at once, after the line naming the graph.
+    let (entries, _) = journal::read(&journal).unwrap();
+    assert_eq!(entries.len(), 2);
+    assert!(matches!(&entries[0], JournalEntry::Start { graph, base: None } if graph.ops == 137));
     // Quitting asks; c stays.
     press(&mut app, KeyCode::Char('q'));
     press(&mut app, KeyCode::Char('c'));
@@ -303,7 +309,7 @@ fn saving_quitting_and_the_journal() {
     );
     let saved = PlanFile::read(&plan).unwrap();
     assert!(saved.do_not_fuse.contains(&"layer2_mask_fill".to_string()));
-    assert_eq!(planfile::read_journal(&journal).unwrap().0.len(), 0);
+    assert_eq!(journal::read(&journal).unwrap().0.len(), 0);
     press(&mut app, KeyCode::Char('q'));
     assert!(app.effects.contains(&Effect::Quit));
     assert!(!journal.exists());
@@ -322,11 +328,13 @@ fn an_unfinished_session_is_offered_back_and_replayed() {
     press(&mut first, KeyCode::Char('u'));
     press(&mut first, KeyCode::Char('d'));
     let expected = first.explorer().unwrap().ws.plan().clone();
-    // No clean exit: the journal stays. The next start offers it.
+    // No clean exit: the journal stays (its lock goes with the process). The next start
+    // offers it.
+    drop(first);
     let mut app = crate::ui::app_with_plan(&plan, 120, 40);
     let text = screen(&app);
     assert!(text.contains("did not end cleanly"), "{text}");
-    assert!(text.contains("holds 3 edit(s)"), "{text}");
+    assert!(text.contains("3 edit(s) to recover"), "{text}");
     press(&mut app, KeyCode::Char('r'));
     assert_eq!(app.explorer().unwrap().ws.plan(), &expected);
     assert!(
@@ -334,13 +342,13 @@ fn an_unfinished_session_is_offered_back_and_replayed() {
         "{}",
         status(&app)
     );
-    // Discarding deletes the journal and keeps the saved plan.
+    // Discarding empties the journal and keeps the saved plan.
+    drop(app);
     let mut again = crate::ui::app_with_plan(&plan, 120, 40);
     press(&mut again, KeyCode::Char('d'));
-    assert!(!planfile::journal_path(&plan).exists());
+    assert_eq!(journal::read(&journal::path(&plan)).unwrap().0, []);
     assert_eq!(mark(&again, "layer2_mask_fill"), OpMark::DoNotFuse);
     assert!(matches!(mark(&again, "layer0_rope"), OpMark::Member { .. }));
-    let _ = JournalEntry::Undo;
 }
 
 #[test]

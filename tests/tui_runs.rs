@@ -143,7 +143,8 @@ fn the_check_recipe_runs_from_the_explorer_and_passes() {
     let runs = app.runs_dir.clone().unwrap();
     let (mut again, _rx) = app_with_events(120, 40);
     again.runs_dir = Some(runs.clone());
-    again.runs.load_history(&runs);
+    let graph = again.explorer().unwrap().ws.source().id.clone();
+    again.runs.load_history(std::slice::from_ref(&runs), &graph);
     let past = &again.runs.list[0];
     assert_eq!(past.state, RunState::Recorded);
     assert_eq!(past.status(), skope::tui::runs::RunStatus::Passed);
@@ -170,6 +171,7 @@ fn old_runs_are_pruned_to_keep_runs() {
         cwd: ".".into(),
         env: Vec::new(),
         dump: "d".into(),
+        graph: None,
         plan: "plan.skope.json".into(),
         log: "log.txt".into(),
         results: None,
@@ -311,7 +313,10 @@ fn esc_on_a_running_run_asks_and_quitting_asks_too() {
     press(&mut app, KeyCode::Char('q'));
     assert!(!app.effects.contains(&Effect::Quit));
     assert!(screen(&app).contains("1 run(s) still running"));
+    // The quit key again does not stop the runs; s does.
     press(&mut app, KeyCode::Char('q'));
+    assert!(!app.effects.contains(&Effect::Quit));
+    press(&mut app, KeyCode::Char('s'));
     assert!(app.effects.contains(&Effect::Quit));
     app.runs.stop_all(Duration::from_secs(3));
     pump(&mut app, &rx, ended);

@@ -192,7 +192,7 @@ fn main() -> Result<()> {
     write(&app, out, "load_error", "A load error, in the UI")?;
     // The edits above went to a journal of their own; it is not needed.
     let plan = std::env::temp_dir().join("skope-screenshots.skope.json");
-    let _ = std::fs::remove_file(skope::planfile::journal_path(&plan));
+    let _ = std::fs::remove_file(skope::journal::path(&plan));
     Ok(())
 }
 

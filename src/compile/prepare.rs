@@ -147,6 +147,7 @@ pub fn prepare_from(input: &RunInput, recipe: &Recipe, runs: &Path) -> Result<Pr
         cwd: cwd.to_string_lossy().into_owned(),
         env: recipe.env.clone(),
         dump: values.graph.clone(),
+        graph: Some(input.plan_file.graph.clone()),
         plan: record::PLAN.to_string(),
         log: record::LOG.to_string(),
         results: results.as_ref().map(|r| r.to_string_lossy().into_owned()),
@@ -190,7 +191,7 @@ fn fresh_dir(runs: &Path, name: &str) -> Result<PathBuf, String> {
     ))
 }
 
-/// Where runs of `dump` go: `<dump file name>.runs` in the working directory.
+/// Where runs of `dump` go: `<dump>.runs` ([`crate::paths::DumpFiles`]).
 pub fn runs_dir(dump: &str) -> PathBuf {
-    crate::paths::beside(dump, "runs")
+    crate::paths::DumpFiles::of(dump).runs()
 }

@@ -5,9 +5,11 @@
 //! number the user chooses.
 
 use super::job::{ExitStatus, Stream};
+pub use crate::clock::{now_ms, utc};
+use crate::graph::GraphId;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// The record's file name in a run directory.
 pub const RECORD: &str = "run.json";
@@ -61,6 +63,10 @@ pub struct RunRecord {
     pub env: Vec<(String, String)>,
     /// The dump the plan is of.
     pub dump: String,
+    /// The graph of the dump: a run is listed only with a dump of the same fingerprint.
+    /// Records of earlier releases have none; their plan file says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphId>,
     /// The plan it ran on (a file in the run directory).
     pub plan: String,
     /// Every line of its output (a file in the run directory).
@@ -79,13 +85,6 @@ pub struct RunRecord {
     pub signal: Option<i32>,
     /// Why it could not start, or why skope stopped following it.
     pub error: Option<String>,
-}
-
-/// Milliseconds since the Unix epoch, now.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl RunRecord {
@@ -191,6 +190,23 @@ pub fn history(runs: &Path) -> Vec<(PathBuf, RunRecord)> {
     found
 }
 
+/// The runs of the graph `graph` recorded in `dirs` (its runs directory, and where earlier
+/// releases kept runs), oldest first: a run made on another graph (a dump of the same file
+/// name elsewhere, a re-dump of another model) is not this graph's.
+pub fn history_of(dirs: &[PathBuf], graph: &GraphId) -> Vec<(PathBuf, RunRecord)> {
+    let mut found: Vec<(PathBuf, RunRecord)> = dirs
+        .iter()
+        .flat_map(|dir| history(dir))
+        .filter(|(dir, record)| match &record.graph {
+            Some(made) => made.same_graph(graph),
+            None => crate::planfile::PlanFile::graph_of(&dir.join(&record.plan))
+                .is_ok_and(|made| made.same_graph(graph)),
+        })
+        .collect();
+    found.sort_by(|a, b| a.1.started_ms.cmp(&b.1.started_ms).then(a.0.cmp(&b.0)));
+    found
+}
+
 /// Removes the oldest ended runs of `runs` until at most `keep` remain (runs that have not
 /// ended are kept and counted). Returns the directories removed.
 pub fn prune(runs: &Path, keep: usize) -> Vec<PathBuf> {
@@ -207,28 +223,6 @@ pub fn prune(runs: &Path, keep: usize) -> Vec<PathBuf> {
         }
     }
     removed
-}
-
-/// `2026-11-24 02:13:05 UTC` for `ms` milliseconds since the Unix epoch.
-pub fn utc(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
 }
 
 #[cfg(test)]
@@ -253,9 +247,54 @@ mod tests {
     }
 
     #[test]
-    fn times_read_as_utc_dates() {
-        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
-        assert_eq!(utc(1_795_486_385_000), "2026-11-24 02:13:05 UTC");
+    fn a_graphs_runs_are_its_own_and_not_another_dumps_of_the_same_name() {
+        let runs = std::env::temp_dir().join(format!("skope-history-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&runs);
+        let graph = |fingerprint: &str| GraphId {
+            name: "g".into(),
+            ops: 3,
+            fingerprint: fingerprint.into(),
+        };
+        let run = |name: &str, started_ms: u64, made: Option<GraphId>| {
+            let dir = runs.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let record = RunRecord {
+                recipe: "check".into(),
+                recipe_file: None,
+                argv: vec!["true".into()],
+                cwd: ".".into(),
+                env: Vec::new(),
+                dump: "m.txt".into(),
+                graph: made,
+                plan: PLAN.into(),
+                log: LOG.into(),
+                results: None,
+                started_ms,
+                ended_ms: None,
+                ending: None,
+                exit_code: None,
+                signal: None,
+                error: None,
+            };
+            record.write(&dir).unwrap();
+            dir
+        };
+        let mine = run("check-1", 1, Some(graph("a")));
+        run("check-2", 2, Some(graph("b")));
+        // A record of an earlier release: its plan file says which graph it ran on.
+        let earlier = run("check-3", 3, None);
+        std::fs::write(
+            earlier.join(PLAN),
+            r#"{"skope_plan": 1, "graph": {"name": "g", "ops": 3, "fingerprint": "a"}, "scopes": []}"#,
+        )
+        .unwrap();
+        let plain = run("check-4", 4, None);
+        let found: Vec<PathBuf> = history_of(std::slice::from_ref(&runs), &graph("a"))
+            .into_iter()
+            .map(|(dir, _)| dir)
+            .collect();
+        assert_eq!(found, [mine, earlier]);
+        assert!(plain.is_dir());
+        let _ = std::fs::remove_dir_all(&runs);
     }
 }

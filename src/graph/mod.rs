@@ -7,12 +7,14 @@
 mod attr;
 mod builder;
 mod dtype;
+mod id;
 mod interned;
 mod tensor;
 
 pub use attr::{AttrKey, AttrValue, Attrs};
 pub use builder::{GraphBuilder, MAX_KEPT, OpBuilder};
 pub use dtype::DType;
+pub use id::GraphId;
 pub use interned::Interned;
 pub use tensor::{Layout, Shape, TensorDesc, UNKNOWN_RANK, layout, shape_text};
 

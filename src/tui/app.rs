@@ -241,15 +241,28 @@ impl App {
                             ws,
                             notes,
                             journal,
-                            damaged,
                             plan_read,
                             saved,
                         } = *loaded;
+                        self.session.graph = Some(ws.source().id.clone());
+                        let mut pending = Vec::new();
+                        let mut damaged = 0;
+                        let mut left_by = None;
+                        match journal {
+                            Some(Ok(claim)) => {
+                                pending = claim.pending;
+                                damaged = claim.damaged;
+                                left_by = claim.left_by;
+                                self.session.journal = Some(claim.journal);
+                            }
+                            Some(Err(why)) => self.session.no_journal = Some(why),
+                            None => {}
+                        }
                         if let Some((path, modified)) = plan_read {
                             self.session.opened(path, modified);
                         }
-                        let runs_dir = self.runs_dir_of(&ws.source().file);
-                        self.runs.load_history(&runs_dir);
+                        let dirs = self.run_history_dirs(&ws.source().file);
+                        self.runs.load_history(&dirs, &ws.source().id);
                         let streams = ws.context().streams().len();
                         let areas = layout::areas(self.size, streams, layout::CodeLayout::Off);
                         let ex = Explorer::new(ws, &self.config.theme, areas);
@@ -265,8 +278,8 @@ impl App {
                                 problem: true,
                             });
                         }
-                        if !journal.is_empty() {
-                            self.offer_recovery(journal, damaged);
+                        if !pending.is_empty() {
+                            self.offer_recovery(pending, damaged, left_by);
                         } else if let Some(saved) = saved {
                             self.offer_saved_plan(saved);
                         }

@@ -107,7 +107,7 @@ impl App {
                     ));
                     return;
                 }
-                let dir = crate::paths::beside(&ex.ws.source().file, "codegen");
+                let dir = crate::paths::DumpFiles::of(&ex.ws.source().file).codegen();
                 let written = crate::codegen::files::write_all(
                     &dir,
                     std::slice::from_ref(&*code),

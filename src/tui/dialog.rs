@@ -82,7 +82,12 @@ pub enum Answer {
         quit: bool,
     },
     /// Open the plan file saved for the dump.
-    OpenSaved(PathBuf),
+    OpenSaved {
+        /// The file.
+        path: PathBuf,
+        /// True when an earlier skope saved it (then `w` saves elsewhere).
+        earlier: bool,
+    },
     /// Keep the dump's own scopes; the saved plan file stays as it is.
     KeepDumpScopes,
     /// Replay the journal an unfinished session left.

@@ -8,10 +8,12 @@ use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor};
 use super::effect::Effect;
 use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
+use super::session::WriteDoubt;
 use crate::edit::Edit;
 use crate::fusion::plan::ScopeStatus;
 use crate::graph::OpId;
-use crate::planfile::{self, Journal, JournalEntry, PlanFile};
+use crate::journal::{self, JournalEntry};
+use crate::planfile::PlanFile;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::PathBuf;
 
@@ -106,7 +108,7 @@ impl App {
         };
         let words = edit.describe();
         let entry = JournalEntry::Edit {
-            edit: planfile::named(ex.ws.graph(), &edit),
+            edit: journal::named(ex.ws.graph(), &edit),
             key,
         };
         match ex.ws.apply(edit, key) {
@@ -160,21 +162,31 @@ impl App {
     /// Saves the plan file, asking first when it would replace a file this session did not
     /// read or write (then the answer saves, and quits when `quit`). True when saved now.
     fn save_then(&mut self, quit: bool) -> bool {
-        if !self.session.may_write() {
+        if let Some(doubt) = self.session.must_ask() {
             let path = self.session.plan_path.clone();
-            let (scopes, when) = match PlanFile::read(&path) {
-                Ok(f) => (f.scopes.len().to_string(), super::loader::modified(&path)),
-                Err(_) => ("?".to_string(), super::loader::modified(&path)),
-            };
-            let when = when.map_or_else(String::new, |_| {
-                " — written by another session or program".to_string()
-            });
-            self.dialog = Some(Dialog::Confirm(Confirm {
-                question: format!(
-                    "{} exists ({scopes} scope(s)){when}, and this session did not open it. \
+            let scopes =
+                PlanFile::read(&path).map_or("?".to_string(), |f| f.scopes.len().to_string());
+            let question = match doubt {
+                WriteDoubt::OtherGraph(made) => format!(
+                    "A plan made for another graph is in {} ({}, {} ops, {scopes} scope(s)). \
                      Replace it with this session's scopes?",
+                    path.display(),
+                    crate::text::sanitize(&made.name),
+                    made.ops
+                ),
+                WriteDoubt::ChangedSince => format!(
+                    "Another session or program wrote {} ({scopes} scope(s)) since this one \
+                     read it. Replace it with this session's scopes?",
                     path.display()
                 ),
+                WriteDoubt::NotOpened => format!(
+                    "This session did not open {} ({scopes} scope(s)). Replace it with this \
+                     session's scopes?",
+                    path.display()
+                ),
+            };
+            self.dialog = Some(Dialog::Confirm(Confirm {
+                question,
                 answers: vec![
                     ('o', "overwrite it".into(), Answer::Overwrite { quit }),
                     (
@@ -201,6 +213,7 @@ impl App {
                 ex.ws.mark_saved();
                 self.session.known = Some(super::loader::modified(&path));
                 // The plan file holds the edits now: a replay would start from it.
+                self.session.starts_from(path.clone());
                 if let Some(journal) = &mut self.session.journal {
                     let _ = journal.clear();
                 }
@@ -226,8 +239,9 @@ impl App {
                 question: format!(
                     "{running} run(s) still running. Quitting stops them (their whole process groups)."
                 ),
+                // Not `q`: pressing the quit key twice must not stop the runs.
                 answers: vec![
-                    ('q', "stop them and quit".into(), Answer::QuitStoppingRuns),
+                    ('s', "stop them and quit".into(), Answer::QuitStoppingRuns),
                     ('c', "stay".into(), Answer::Cancel),
                 ],
             }));
@@ -242,9 +256,14 @@ impl App {
         let path = self.session.plan_path.display().to_string();
         self.dialog = Some(Dialog::Confirm(Confirm {
             question: format!("The scopes have unsaved edits. Save them to {path}?"),
+            // Not `q`: pressing the quit key twice must not throw the edits away.
             answers: vec![
                 ('s', "save and quit".into(), Answer::SaveAndQuit),
-                ('q', "quit without saving".into(), Answer::QuitWithoutSaving),
+                (
+                    'd',
+                    "discard the edits and quit".into(),
+                    Answer::QuitWithoutSaving,
+                ),
                 ('c', "stay".into(), Answer::Cancel),
             ],
         }));
@@ -267,17 +286,44 @@ impl App {
         }
     }
 
-    /// Offers the plan file saved for the dump.
+    /// Offers the plan file saved for the dump (or, asking plainly, one made for another
+    /// graph of which some ops are here).
     pub(super) fn offer_saved_plan(&mut self, saved: super::loader::SavedPlan) {
-        self.dialog = Some(Dialog::Confirm(Confirm {
-            question: format!(
-                "A plan saved for this dump exists: {} ({} scope(s), written {}).",
-                saved.path.display(),
-                saved.scopes,
-                saved.modified
+        let path = saved.path.display();
+        let question = match saved.other_graph {
+            Some((found, named)) => format!(
+                "{path} holds a plan made for another graph ({found} of {named} ops found here; \
+                 {} scope(s), written {}). Apply it by op name?",
+                saved.scopes, saved.modified
             ),
+            None if saved.earlier => format!(
+                "A plan saved for this dump by an earlier skope exists: {path} ({} scope(s), \
+                 written {}). Opening it leaves it there; w saves to {}.",
+                saved.scopes,
+                saved.modified,
+                self.session.plan_path.display()
+            ),
+            None => format!(
+                "A plan saved for this dump exists: {path} ({} scope(s), written {}).",
+                saved.scopes, saved.modified
+            ),
+        };
+        let open = if saved.other_graph.is_some() {
+            "apply it (w asks before replacing the file)"
+        } else {
+            "open it"
+        };
+        self.dialog = Some(Dialog::Confirm(Confirm {
+            question,
             answers: vec![
-                ('o', "open it".into(), Answer::OpenSaved(saved.path)),
+                (
+                    'o',
+                    open.into(),
+                    Answer::OpenSaved {
+                        path: saved.path,
+                        earlier: saved.earlier,
+                    },
+                ),
                 (
                     'd',
                     "keep the dump's scopes (w asks before replacing the file)".into(),
@@ -287,8 +333,9 @@ impl App {
         }));
     }
 
-    /// Applies the plan file at `path` and saves to it from now on.
-    fn open_saved_plan(&mut self, path: PathBuf) {
+    /// Applies the plan file at `path`; saves to it from now on unless an `earlier` skope
+    /// saved it (then `w` saves to the plan file of the naming rule).
+    fn open_saved_plan(&mut self, path: PathBuf, earlier: bool) {
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
@@ -299,14 +346,21 @@ impl App {
                 ex.ws.reset_marks(marks);
                 ex.refresh();
                 let scopes = file.scopes.len();
-                self.session.opened(path.clone(), modified);
+                if earlier {
+                    // The edits start from a plan file the session does not write: a replay
+                    // must start from it too.
+                    self.session.starts_from(path.clone());
+                } else {
+                    self.session.opened(path.clone(), modified);
+                }
+                let saves = self.session.plan_path.display().to_string();
                 match mismatch.lines(1).first() {
                     Some(first) => self.problem(format!(
-                        "opened {} ({scopes} scope(s)); {first}",
+                        "opened {} ({scopes} scope(s)); {first}; w saves to {saves}",
                         path.display()
                     )),
                     None => self.info(format!(
-                        "opened {} ({scopes} scope(s)); w saves there",
+                        "opened {} ({scopes} scope(s)); w saves to {saves}",
                         path.display()
                     )),
                 }
@@ -315,12 +369,24 @@ impl App {
         }
     }
 
-    pub(super) fn offer_recovery(&mut self, entries: Vec<JournalEntry>, damaged: usize) {
-        let path = planfile::journal_path(&self.session.plan_path);
+    pub(super) fn offer_recovery(
+        &mut self,
+        entries: Vec<JournalEntry>,
+        damaged: usize,
+        left_by: Option<journal::Holder>,
+    ) {
+        let path = self
+            .session
+            .journal
+            .as_ref()
+            .map_or_else(String::new, |j| j.path().display().to_string());
+        let by = left_by.map_or_else(String::new, |h| {
+            format!(" (left by {}, which has ended)", h.words())
+        });
         let mut question = format!(
-            "The last session did not end cleanly. Its journal {} holds {} edit(s) not in the plan file.",
-            path.display(),
-            entries.len()
+            "The last session did not end cleanly: {} edit(s) to recover. They are not in the \
+             plan file; its journal {path}{by} holds them.",
+            journal::edits(&entries)
         );
         if damaged > 0 {
             question.push_str(&format!(" {damaged} damaged line(s) will be skipped."));
@@ -351,7 +417,7 @@ impl App {
                     self.effects.push(Effect::Quit);
                 }
             }
-            Answer::OpenSaved(path) => self.open_saved_plan(path),
+            Answer::OpenSaved { path, earlier } => self.open_saved_plan(path, earlier),
             Answer::KeepDumpScopes => self.info(format!(
                 "kept the dump's scopes; {} stays as it is (w asks before replacing it)",
                 self.session.plan_path.display()
@@ -365,10 +431,8 @@ impl App {
                 let Screen::Explorer(ex) = &mut self.screen else {
                     return;
                 };
-                let replay = planfile::replay(&mut ex.ws, &entries);
+                let replay = journal::replay(&mut ex.ws, &entries);
                 ex.refresh();
-                let path = planfile::journal_path(&self.session.plan_path);
-                self.session.journal = Journal::append_to(&path).ok();
                 if replay.skipped.is_empty() {
                     self.info(format!("recovered {} edit(s)", replay.applied));
                 } else {
@@ -382,7 +446,10 @@ impl App {
             }
             Answer::Discard => {
                 self.session.pending.clear();
-                let _ = std::fs::remove_file(planfile::journal_path(&self.session.plan_path));
+                // The journal is this session's (its lock is held): it starts again, empty.
+                if let Some(journal) = &mut self.session.journal {
+                    let _ = journal.clear();
+                }
                 self.info("discarded the journal of the last session".to_string());
             }
             Answer::StopRun => self.cancel_run(),

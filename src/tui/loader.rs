@@ -2,10 +2,11 @@
 
 use super::sink::Sink;
 use crate::fusion::rules::RuleConfig;
+use crate::journal::{self, Claim};
 use crate::load::LoadOptions;
 pub use crate::open::{Input, Stage};
 use crate::open::{PlanRefused, apply_plan};
-use crate::planfile::{self, JournalEntry, PlanFile};
+use crate::planfile::PlanFile;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
@@ -16,20 +17,21 @@ pub struct PlanPath {
     pub path: PathBuf,
     /// True when the user named it (`--plan`): it is applied when it exists.
     pub given: bool,
-    /// Where earlier versions of skope saved the dump's plan, looked at when `path` is not
-    /// there.
-    pub older: Option<PathBuf>,
+    /// Where earlier versions of skope saved the dump's plan, offered when `path` is not
+    /// there and what they hold was made for this graph.
+    pub earlier: Vec<PathBuf>,
     /// Apply the plan even when none of its ops is in the graph (`--force`).
     pub force: bool,
 }
 
 impl PlanPath {
-    /// The plan file of `dump` by the naming rule (`<dump file name>.skope.json`).
+    /// The plan file of `dump` by the naming rule ([`crate::paths::DumpFiles`]).
     pub fn of_dump(dump: &str) -> PlanPath {
+        let files = crate::paths::DumpFiles::of(dump);
         PlanPath {
-            path: crate::paths::plan_file(dump),
+            path: files.plan(),
             given: false,
-            older: crate::paths::older_plan_file(dump),
+            earlier: files.earlier_plans(),
             force: false,
         }
     }
@@ -39,13 +41,13 @@ impl PlanPath {
         PlanPath {
             path,
             given: true,
-            older: None,
+            earlier: Vec::new(),
             force,
         }
     }
 }
 
-/// A plan file saved for the dump that was not opened: the explorer offers it.
+/// A plan file found for the dump but not applied: the explorer offers it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SavedPlan {
     /// The file.
@@ -54,6 +56,12 @@ pub struct SavedPlan {
     pub scopes: usize,
     /// When it was last written, in words.
     pub modified: String,
+    /// How it was made for another graph, when it was: the ops it names that this graph has,
+    /// and the ops it names.
+    pub other_graph: Option<(usize, usize)>,
+    /// True when an earlier skope saved it in the working directory: opening it reads it, and
+    /// `w` saves to the plan file of the naming rule.
+    pub earlier: bool,
 }
 
 /// A loaded workspace and what the user should know about it.
@@ -63,10 +71,10 @@ pub struct Loaded {
     pub ws: Workspace,
     /// Problems applying the plan file, in words.
     pub notes: Vec<String>,
-    /// Journal entries an unfinished session left (empty when there is nothing to recover).
-    pub journal: Vec<JournalEntry>,
-    /// Journal lines that could not be read.
-    pub damaged: usize,
+    /// The journal this session claimed (with what an unfinished session left in it to
+    /// recover), or why none could be claimed; `None` when there was none to look at (the
+    /// session claims one at its first edit).
+    pub journal: Option<Result<Claim, String>>,
     /// The plan file applied, with its modification time when it was read.
     pub plan_read: Option<(PathBuf, Option<std::time::SystemTime>)>,
     /// A plan file saved for the dump that was not applied (the user did not name it).
@@ -128,64 +136,159 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
 }
 
 impl Loaded {
-    /// `ws` as it is: no plan file, nothing to recover.
+    /// `ws` as it is: no plan file, no journal.
     pub fn new(ws: Workspace) -> Loaded {
         Loaded {
             ws,
             notes: Vec::new(),
-            journal: Vec::new(),
-            damaged: 0,
+            journal: None,
             plan_read: None,
             saved: None,
         }
     }
 }
 
-/// Applies the plan file when the user named it, or when an unfinished session left a journal
-/// next to it (the journal continues from the plan file); reads that journal. A plan file
-/// saved for the dump but not named is not applied: it comes back in [`Loaded::saved`] for the
-/// explorer to offer. A named plan none of whose ops is in the graph is refused (the error)
-/// unless `plan.force`.
+/// Claims the session's journal for the plan file, applies the plan file when the user named
+/// it or when the journal an unfinished session left starts from it, and finds the plan file
+/// to offer otherwise: the plan file of the naming rule, or one an earlier skope saved in the
+/// working directory, when it was made for this graph; one made for another graph only when
+/// some of its ops are here (the explorer asks before applying it). A named plan none of whose
+/// ops is in the graph is refused (the error) unless `plan.force`.
 pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Result<Loaded, String> {
     let mut notes = Vec::new();
-    let journal_path = planfile::journal_path(&plan.path);
-    let (journal, bad) = planfile::read_journal(&journal_path).unwrap_or_default();
-    let recovering = !journal.is_empty() || !bad.is_empty();
+    let claim = journal::any_left(&plan.path).then(|| {
+        journal::claim(&plan.path, &ws.source().id)
+            .map_err(|e| format!("cannot keep a journal beside {}: {e}", display(&plan.path)))
+    });
+    if let Some(Ok(claim)) = &claim {
+        notes.extend(claim_notes(claim));
+    }
+    let base = claim
+        .as_ref()
+        .and_then(|c| c.as_ref().ok())
+        .filter(|c| !c.pending.is_empty())
+        .map(|c| journal::base(&c.pending).map(Path::to_path_buf));
     let mut plan_read = None;
     let mut saved = None;
-    if (plan.given || recovering) && plan.path.exists() {
-        let modified = modified(&plan.path);
-        match apply_plan(&mut ws, &plan.path, plan.force, 20) {
-            Ok(lacking) => {
-                notes.extend(lacking.into_iter().map(|l| format!("plan: {l}")));
-                plan_read = Some((plan.path.clone(), modified));
+    let apply = match (&base, plan.given) {
+        (Some(base), _) => base.clone(),
+        (None, true) => Some(plan.path.clone()),
+        (None, false) => None,
+    };
+    match apply {
+        Some(path) if path.exists() => {
+            let modified = modified(&path);
+            match apply_plan(&mut ws, &path, plan.force, 20) {
+                Ok(lacking) => {
+                    notes.extend(lacking.into_iter().map(|l| format!("plan: {l}")));
+                    plan_read = Some((path, modified));
+                }
+                Err(PlanRefused::OtherGraph(refusal)) => return Err(refusal),
+                Err(PlanRefused::Unreadable(e)) => notes.push(e.to_string().replace('\n', " ")),
             }
-            Err(PlanRefused::OtherGraph(refusal)) => return Err(refusal),
-            Err(PlanRefused::Unreadable(e)) => notes.push(e.to_string().replace('\n', " ")),
         }
-    } else if plan.given {
-        notes.push(format!(
+        Some(path) if plan.given && base.is_none() => notes.push(format!(
             "{} does not exist yet: w saves the scopes there",
-            display(&plan.path)
-        ));
-    } else {
-        saved = std::iter::once(&plan.path)
-            .chain(plan.older.as_ref())
-            .find(|p| p.is_file())
-            .map(|path| SavedPlan {
-                path: path.clone(),
-                scopes: PlanFile::read(path).map_or(0, |f| f.scopes.len()),
-                modified: modified(path).map_or_else(|| "at an unknown time".to_string(), ago),
-            });
+            display(&path)
+        )),
+        Some(path) => notes.push(format!(
+            "{} is gone: the recovered edits start from the dump's scopes",
+            display(&path)
+        )),
+        None if base.is_some() => {}
+        None => saved = saved_plan(&ws, plan, &mut notes),
     }
     Ok(Loaded {
         notes,
-        journal,
-        damaged: bad.len(),
+        journal: claim,
         plan_read,
         saved,
         ..Loaded::new(ws)
     })
+}
+
+/// What claiming the journal found that the user should know: journals in use by other
+/// windows, journals of other graphs left alone.
+pub fn claim_notes(claim: &Claim) -> Vec<String> {
+    let mut notes: Vec<String> = claim
+        .held
+        .iter()
+        .map(|(path, holder)| {
+            format!(
+                "{} is in use by {}: this window journals to {}",
+                display(path),
+                holder.words(),
+                display(claim.journal.path())
+            )
+        })
+        .collect();
+    notes.extend(claim.foreign.iter().map(|path| {
+        format!(
+            "{} holds edits made on another graph (or by a skope that did not record which): \
+             left as it is",
+            display(path)
+        )
+    }));
+    notes
+}
+
+/// The plan file to offer for `ws`, if any; why one found is not offered goes to `notes`.
+fn saved_plan(ws: &Workspace, plan: &PlanPath, notes: &mut Vec<String>) -> Option<SavedPlan> {
+    let this = &ws.source().id;
+    let candidates =
+        std::iter::once((&plan.path, false)).chain(plan.earlier.iter().map(|p| (p, true)));
+    for (path, earlier) in candidates {
+        if !path.is_file() {
+            continue;
+        }
+        let file = match PlanFile::read(path) {
+            Ok(file) => file,
+            Err(e) if !earlier => {
+                notes.push(format!(
+                    "{} (w asks before replacing it)",
+                    e.to_string().replace('\n', " ")
+                ));
+                return None;
+            }
+            Err(_) => continue,
+        };
+        let modified = modified(path).map_or_else(|| "at an unknown time".to_string(), ago);
+        let scopes = file.scopes.len();
+        if file.graph.same_graph(this) {
+            return Some(SavedPlan {
+                path: path.clone(),
+                scopes,
+                modified,
+                other_graph: None,
+                earlier,
+            });
+        }
+        if earlier {
+            // Not this dump's: an earlier skope kept every dump of this file name there.
+            continue;
+        }
+        let (_, mismatch) = file.marks_for(ws.graph());
+        let found = mismatch.named_ops - mismatch.missing_ops.len();
+        if found == 0 {
+            notes.push(format!(
+                "{} holds a plan made for another graph ({}, {} ops; none of its {} ops is \
+                 here): not applied, and w asks before replacing it",
+                display(path),
+                file.graph.name,
+                file.graph.ops,
+                mismatch.named_ops
+            ));
+            return None;
+        }
+        return Some(SavedPlan {
+            path: path.clone(),
+            scopes,
+            modified,
+            other_graph: Some((found, mismatch.named_ops)),
+            earlier,
+        });
+    }
+    None
 }
 
 /// When `path` was last written.

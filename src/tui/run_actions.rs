@@ -52,6 +52,16 @@ impl App {
             .unwrap_or_else(|| prepare::runs_dir(dump))
     }
 
+    /// Where earlier sessions' runs of `dump` may be: its runs directory, and where earlier
+    /// releases kept runs (the working directory).
+    pub(super) fn run_history_dirs(&self, dump: &str) -> Vec<PathBuf> {
+        let mut dirs = vec![self.runs_dir_of(dump)];
+        if self.runs_dir.is_none() {
+            dirs.extend(crate::paths::DumpFiles::of(dump).earlier_runs());
+        }
+        dirs
+    }
+
     /// Starts `recipe` on the current plan — after asking, when the dump changed on disk
     /// since it was loaded (the job would get the new file with a plan of the old one).
     pub(super) fn start_run(&mut self, recipe: &Recipe) {

@@ -216,10 +216,10 @@ impl Runs {
         self.keep_runs.unwrap_or(record::DEFAULT_KEEP)
     }
 
-    /// Lists the runs recorded in `dir` (earlier sessions'), newest last, at most
-    /// [`MAX_RUNS`]; the newest is selected.
-    pub fn load_history(&mut self, dir: &std::path::Path) {
-        let found = record::history(dir);
+    /// Lists the runs of `graph` recorded in `dirs` (earlier sessions'), newest last, at
+    /// most [`MAX_RUNS`]; the newest is selected.
+    pub fn load_history(&mut self, dirs: &[PathBuf], graph: &crate::graph::GraphId) {
+        let found = record::history_of(dirs, graph);
         let skip = found.len().saturating_sub(MAX_RUNS);
         for (out, record) in found.into_iter().skip(skip) {
             self.next_id += 1;

@@ -7,7 +7,7 @@
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -31,6 +31,13 @@ pub struct Session {
     /// The thread feeding the program's output to the parser; ends at end of output.
     reader: Option<JoinHandle<()>>,
     exit_code: Option<u32>,
+}
+
+/// A fresh data directory for one session.
+fn scratch_data_home() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("skope-pty-data-{}-{n}", std::process::id()))
 }
 
 impl Session {
@@ -67,6 +74,9 @@ impl Session {
         // Away from any CANN install of this machine, unless a test sets one.
         command.env_remove("ASCEND_OPP_PATH");
         command.env_remove("ASCEND_HOME_PATH");
+        // The bundled example is written out under XDG_DATA_HOME: a directory of each
+        // session's own, unless a test sets one.
+        command.env("XDG_DATA_HOME", scratch_data_home());
         for (key, value) in env {
             command.env(key, value);
         }
