@@ -3,7 +3,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use skope::fusion::cann::CannInstall;
-use skope::fusion::plan::{Outcome, ScopeStatus};
+use skope::fusion::plan::ScopeStatus;
 use skope::fusion::rules::RuleConfig;
 use skope::fusion::verify::verify;
 use skope::graph::Graph;
@@ -39,9 +39,10 @@ struct Cli {
     no_mouse: bool,
     #[command(flatten)]
     meta: MetaArgs,
-    /// Profiles to compare in the explorer's profile view: a directory holding no_sk_model and
-    /// sk_model, or BASE (without SuperKernel) then NEW (with): `--profiles B --profiles N`.
-    #[arg(long, value_name = "PATH", num_args = 1, action = clap::ArgAction::Append)]
+    /// Profiles: a directory holding no_sk_model and sk_model, or BASE (without SuperKernel)
+    /// then NEW (with): `--profiles B --profiles N`. The explorer's profile view compares them;
+    /// `skope suggest` takes its gaps from the base (and fits its model on a pair).
+    #[arg(long, value_name = "PATH", num_args = 1, action = clap::ArgAction::Append, global = true)]
     profiles: Vec<PathBuf>,
     /// A static kernel compile's outputs for the explorer's static kernels view (K):
     /// static_kernel_compile_outputs/, one run's ts*_pid*_outputs/, or a directory holding them.
@@ -58,7 +59,7 @@ struct MetaArgs {
     /// (kernel names, symbols, kernel types, block dims, arguments, flags) and the entry
     /// sources the SuperKernel compiler wrote (te_superkernel_*_kernel.cpp), which the code
     /// is compared with (repeatable).
-    #[arg(long = "kernel-meta", value_name = "PATH")]
+    #[arg(long = "kernel-meta", value_name = "PATH", global = true)]
     paths: Vec<PathBuf>,
 }
 
@@ -78,22 +79,22 @@ struct Planning {
     /// A plan file (saved with `w` in the explorer) whose scopes replace the dump's; the
     /// explorer saves there too (default: `<dump file name>.skope.json` in the current
     /// directory, offered when it exists).
-    #[arg(long, value_name = "PLAN")]
+    #[arg(long, value_name = "PLAN", global = true)]
     plan: Option<PathBuf>,
     /// Apply --plan even when none of the ops it names is in the graph.
-    #[arg(long, requires = "plan")]
+    #[arg(long, requires = "plan", global = true)]
     force: bool,
     /// A rules file that extends or overrides the bundled rules (repeatable; later files win).
-    #[arg(long = "rules", value_name = "FILE")]
+    #[arg(long = "rules", value_name = "FILE", global = true)]
     rules: Vec<PathBuf>,
     /// Do not read the installed CANN's op information (found through ASCEND_OPP_PATH or
     /// ASCEND_HOME_PATH) to judge op types; use the bundled rules and --rules only.
-    #[arg(long)]
+    #[arg(long, global = true)]
     no_cann: bool,
     /// Load dumps up to this size (bytes, or with K, M, G: `1500M`). Without it: up to 4G, and
     /// only when about 3× the file (4× for MindSpore IR) is free in memory; with it, memory is
     /// not checked.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, global = true)]
     max_size: Option<u64>,
 }
 
@@ -145,9 +146,6 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// Load dumps up to this size (bytes, or with K, M, G); see `report --help`.
-        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-        max_size: Option<u64>,
     },
     /// Predict GE's SuperKernel segments for every scope and explain every break.
     Report {
@@ -156,8 +154,6 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        #[command(flatten)]
-        planning: Planning,
         /// Exit with status 1 when any scope does not fuse whole (`splits`) or when there is any
         /// warning or error (`warnings`).
         #[arg(long, value_enum)]
@@ -179,8 +175,6 @@ enum Command {
     Export {
         /// The dump file.
         file: PathBuf,
-        #[command(flatten)]
-        planning: Planning,
         /// What to write.
         #[arg(long, value_enum, default_value_t = ExportFormat::Torchair)]
         format: ExportFormat,
@@ -194,10 +188,6 @@ enum Command {
     Codegen {
         /// The dump file.
         file: PathBuf,
-        #[command(flatten)]
-        planning: Planning,
-        #[command(flatten)]
-        meta: MetaArgs,
         /// Only this segment (its name as `skope report` prints it).
         #[arg(long, value_name = "NAME", conflicts_with = "all")]
         segment: Option<String>,
@@ -222,10 +212,6 @@ enum Command {
         /// The recipe to run (`--profile` is its earlier name, still accepted).
         #[arg(long, value_name = "NAME", alias = "profile")]
         recipe: String,
-        #[command(flatten)]
-        planning: Planning,
-        #[command(flatten)]
-        meta: MetaArgs,
     },
     /// Compare a profile without SuperKernel (BASE) with one with it (NEW): time by op type,
     /// the fused part against the rest, and, with kernel files, per segment and per break.
@@ -240,10 +226,6 @@ enum Command {
         /// the segments.
         #[arg(long, value_name = "FILE")]
         graph: Option<PathBuf>,
-        /// The plan (--plan): with --graph, its scopes replace the dump's; alone, each scope
-        /// is taken as one segment (inferred).
-        #[command(flatten)]
-        planning: Planning,
         /// With several ranks, the one to compare.
         #[arg(long, value_name = "N")]
         rank: Option<u32>,
@@ -260,12 +242,6 @@ enum Command {
     Suggest {
         /// The dump file.
         file: PathBuf,
-        #[command(flatten)]
-        planning: Planning,
-        /// A profile without SuperKernel (its kernel_details.csv or op_summary gives the gaps),
-        /// or a directory holding no_sk_model and sk_model (the pair also fits the model).
-        #[arg(long, value_name = "DIR")]
-        profiles: Option<PathBuf>,
         /// With several ranks, the one to use.
         #[arg(long, value_name = "N")]
         rank: Option<u32>,
@@ -360,8 +336,105 @@ fn die_on_closed_pipe() {
     }
 }
 
+impl Cli {
+    /// The shared options given, and the explorer's own ones (which only the explorer takes).
+    fn given(&self) -> Vec<&'static str> {
+        let p = &self.planning;
+        [
+            ("--plan", p.plan.is_some()),
+            ("--force", p.force),
+            ("--rules", !p.rules.is_empty()),
+            ("--no-cann", p.no_cann),
+            ("--max-size", p.max_size.is_some()),
+            ("--kernel-meta", !self.meta.paths.is_empty()),
+            ("--profiles", !self.profiles.is_empty()),
+            ("--static", self.statics.is_some()),
+            ("--config", self.config.is_some()),
+            ("--no-mouse", self.no_mouse),
+        ]
+        .into_iter()
+        .filter(|(_, given)| *given)
+        .map(|(name, _)| name)
+        .collect()
+    }
+
+    /// Refuses an option given to a command that would not use it: options may come before
+    /// or after the command's name, and none is ever ignored.
+    fn refuse_unused(&self) -> Result<()> {
+        const PLANNING: [&str; 5] = ["--plan", "--force", "--rules", "--no-cann", "--max-size"];
+        let (command, takes): (&str, Vec<&str>) = match &self.command {
+            None => return Ok(()),
+            Some(Command::Info { file, .. } | Command::Report { file, .. })
+                if skope::aclgraph::layout::looks_like_output(file) =>
+            {
+                ("info/report on an aclgraph model directory", Vec::new())
+            }
+            Some(Command::Info { .. }) => ("info", vec!["--max-size"]),
+            Some(Command::Report { .. } | Command::Export { .. }) => {
+                ("report/export", PLANNING.to_vec())
+            }
+            Some(Command::Codegen { .. } | Command::Compile { .. }) => (
+                "codegen/compile",
+                [PLANNING.as_slice(), &["--kernel-meta"]].concat(),
+            ),
+            Some(Command::Diff { .. }) => ("diff", PLANNING.to_vec()),
+            Some(Command::Suggest { .. }) => {
+                ("suggest", [PLANNING.as_slice(), &["--profiles"]].concat())
+            }
+            Some(Command::Static { .. }) => ("static", vec!["--max-size"]),
+            Some(Command::Options { graph, .. }) => (
+                "options",
+                if graph.is_some() {
+                    vec!["--max-size"]
+                } else {
+                    Vec::new()
+                },
+            ),
+            Some(Command::Config) => ("config", Vec::new()),
+        };
+        let unused: Vec<&str> = self
+            .given()
+            .into_iter()
+            .filter(|name| !takes.contains(name))
+            .collect();
+        if unused.is_empty() {
+            return Ok(());
+        }
+        let explorer_only = unused
+            .iter()
+            .all(|n| ["--config", "--no-mouse", "--static"].contains(n));
+        anyhow::bail!(
+            "{} {} nothing to `skope {command}`, which does not use {}\n  hint: {}",
+            unused.join(", "),
+            if unused.len() == 1 { "means" } else { "mean" },
+            if unused.len() == 1 { "it" } else { "them" },
+            if explorer_only {
+                "they are the explorer's: give them without a command (`skope FILE …`)".to_string()
+            } else {
+                format!(
+                    "leave {} out; `skope {} --help` lists what it takes",
+                    if unused.len() == 1 { "it" } else { "them" },
+                    command.split(['/', ' ']).next().unwrap_or(command)
+                )
+            }
+        );
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command {
+    cli.refuse_unused()?;
+    if cli.command.is_none() {
+        explore(cli)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Cli {
+        planning,
+        meta,
+        profiles,
+        command,
+        ..
+    } = cli;
+    match command {
         Some(Command::Info { file, json, .. } | Command::Report { file, json, .. })
             if skope::aclgraph::layout::looks_like_output(&file) =>
         {
@@ -373,12 +446,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 print_text(&report.to_text())?;
             }
         }
-        Some(Command::Info {
-            file,
-            json,
-            max_size,
-        }) => {
-            let dump = load::load_file(&file, LoadOptions::with_limit(max_size))?;
+        Some(Command::Info { file, json }) => {
+            let dump = load::load_file(&file, planning.load_options())?;
             let info = Info::of(&dump, &file.to_string_lossy());
             if json {
                 print_json(&info)?;
@@ -392,7 +461,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Some(Command::Report {
             file,
             json,
-            planning,
             deny,
             verify,
             summary,
@@ -414,7 +482,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             graph,
             ..
         }) => {
-            let (out, ok) = graph_kernel_flags_text(text.as_deref(), graph.as_deref())?;
+            let (out, ok) = graph_kernel_flags_text(
+                text.as_deref(),
+                graph.as_deref(),
+                planning.load_options(),
+            )?;
             print_text(&out)?;
             if !ok {
                 return Ok(ExitCode::from(1));
@@ -434,7 +506,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Export {
             file,
-            planning,
             format,
             output,
         }) => {
@@ -460,8 +531,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Some(Command::Codegen {
             file,
-            planning,
-            meta,
             segment,
             all: _,
             output,
@@ -475,12 +544,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             write_codes(&ws, &file, &codes, output)?;
         }
-        Some(Command::Compile {
-            file,
-            recipe,
-            planning,
-            meta,
-        }) => {
+        Some(Command::Compile { file, recipe }) => {
             let mut ws = planning.workspace(&file)?;
             meta.apply(&mut ws)?;
             return compile(&ws, &file, &recipe);
@@ -489,7 +553,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             base,
             new,
             graph,
-            planning,
             rank,
             json,
             csv,
@@ -503,21 +566,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             diff(&base, new.as_deref(), &args)?;
         }
-        Some(Command::Suggest {
-            file,
-            planning,
-            profiles,
-            rank,
-            json,
-        }) => {
+        Some(Command::Suggest { file, rank, json }) => {
             let ws = planning.workspace(&file)?;
-            suggest(&ws, &file, profiles.as_deref(), rank, json)?;
+            suggest(&ws, &file, &profiles, rank, json)?;
         }
         Some(Command::Static { dir, graph, json }) => {
             let (runs, problems) = skope::static_kernels::read(&dir)?;
             let mut summary = skope::static_kernels::summarise(&runs, problems);
             if let Some(graph) = graph {
-                let dump = load::load_file(&graph, LoadOptions::default())?;
+                let dump = load::load_file(&graph, planning.load_options())?;
                 summary.join(dump.main());
             }
             if json {
@@ -527,7 +584,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
-        None => explore(cli)?,
+        None => {}
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -604,23 +661,36 @@ fn write_codes(
 fn suggest(
     ws: &Workspace,
     file: &Path,
-    profiles: Option<&Path>,
+    profiles: &[PathBuf],
     rank: Option<u32>,
     json: bool,
 ) -> Result<()> {
     use skope::profile::discover::{Found, discover};
-    let (base, new) = match profiles {
-        None => (None, None),
-        Some(path) => {
+    let files = match profiles {
+        [] => None,
+        [base, new] => {
+            let (b, n, _) = skope::profile::locate_pair(base, Some(new), rank)?;
+            Some((b, Some(n)))
+        }
+        [path] => {
             let found = discover(path)
                 .with_context(|| format!("cannot read the profiles at {}", path.display()))?;
-            let (base, new) = match found {
+            Some(match found {
                 Found::Pair { .. } => {
                     let (b, n, _) = skope::profile::locate_pair(path, None, rank)?;
                     (b, Some(n))
                 }
                 other => (other.pick(rank, path)?, None),
-            };
+            })
+        }
+        [_, _, _, ..] => anyhow::bail!(
+            "--profiles takes one directory (a profile, or no_sk_model and sk_model) or two \
+             profiles (without, then with SuperKernel)"
+        ),
+    };
+    let (base, new) = match files {
+        None => (None, None),
+        Some((base, new)) => {
             if base.kernels.is_empty() {
                 anyhow::bail!(
                     "{}: no kernel_details.csv or op_summary_*.csv: the gaps need the kernel \
@@ -731,7 +801,11 @@ fn suggest(
 /// `skope options --graph-kernel [FLAGS] [--graph DUMP]`: MindSpore's graph kernel flags, the
 /// given ones checked, and with a dump what each would change in it. False when a given flag
 /// has a problem.
-fn graph_kernel_flags_text(text: Option<&str>, graph: Option<&Path>) -> Result<(String, bool)> {
+fn graph_kernel_flags_text(
+    text: Option<&str>,
+    graph: Option<&Path>,
+    load: LoadOptions,
+) -> Result<(String, bool)> {
     use skope::mindspore::flags::{FLAGS, HOW_TO_SET, effects, parse};
     let mut out = String::new();
     let (given, problems) = text.map(parse).unwrap_or_default();
@@ -748,12 +822,7 @@ fn graph_kernel_flags_text(text: Option<&str>, graph: Option<&Path>) -> Result<(
     let changes = match graph {
         Some(path) => {
             let input = skope::open::Input::File(path.to_path_buf());
-            let (ws, _) = skope::open::open(
-                &input,
-                LoadOptions::default(),
-                &RuleConfig::default(),
-                &mut |_| {},
-            )?;
+            let (ws, _) = skope::open::open(&input, load, &RuleConfig::default(), &mut |_| {})?;
             if !skope::mindspore::is_mindspore(ws.source().format) {
                 anyhow::bail!(
                     "{}: not a MindSpore dump (.ir text or composite JSON): graph kernel flags \
@@ -1128,10 +1197,10 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         }
     }
     let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
-    // A graph whose build fails fails every gate.
-    let build_fails = matches!(plan.outcome, Outcome::BuildFails(_));
+    // A graph that gets no SuperKernel (a failed build, a dynamic-shape graph) or that skope
+    // cannot judge (an error finding) fails every gate.
     let denied = mismatched
-        || (args.deny.is_some() && build_fails)
+        || (args.deny.is_some() && plan.fails_every_gate())
         || match args.deny {
             None => false,
             Some(Deny::Splits) => plan

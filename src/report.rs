@@ -313,7 +313,7 @@ impl Report {
             .iter()
             .map(|s| ScopeReport::new(cx, marks, s, full))
             .collect();
-        let errors = plan
+        let error_findings = plan
             .all_findings()
             .filter(|f| f.severity == Severity::Error)
             .count();
@@ -338,8 +338,8 @@ impl Report {
                 scopes: plan.scopes.len(),
                 segments: plan.segment_count(),
                 breaks: plan.break_count(),
-                errors,
-                warnings: plan.all_findings().count() - errors,
+                errors: plan.errors(),
+                warnings: plan.all_findings().count() - error_findings,
             },
             scopes,
             findings: findings(&plan.findings),

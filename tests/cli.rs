@@ -890,15 +890,18 @@ graph {
     let dump = dump.to_str().unwrap();
     let text = String::from_utf8_lossy(&skope(&["report", dump]).stdout).into_owned();
     assert!(
-        text.contains("! warning: this dump has no string attributes (a ge_onnx dump written with DUMP_GE_GRAPH=2 or 3 leaves them out), so its SuperKernel scopes cannot be read; dump with DUMP_GE_GRAPH=1"),
+        text.contains("! error: scopes unreadable: skope cannot judge this graph: this dump has no string attributes (a ge_onnx dump written with DUMP_GE_GRAPH=2 or 3 leaves them out), so its SuperKernel scopes cannot be read; dump with DUMP_GE_GRAPH=1"),
         "{text}"
     );
-    let out = skope(&["report", dump, "--deny", "warnings"]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "a CI gate cannot pass a graph it cannot read"
-    );
+    assert!(text.contains("· 1 errors ·"), "{text}");
+    for gate in ["warnings", "splits"] {
+        let out = skope(&["report", dump, "--deny", gate]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "--deny {gate}: a CI gate cannot pass a graph it cannot read"
+        );
+    }
     let v: serde_json::Value =
         serde_json::from_slice(&skope(&["info", dump, "--json"]).stdout).unwrap();
     assert_eq!(v["scopes_readable"], false);
@@ -1217,5 +1220,107 @@ fn a_reader_that_stops_early_ends_the_output_quietly() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert_ne!(out.status.code(), Some(101), "{args:?}");
+    }
+}
+
+#[test]
+fn options_before_the_command_mean_what_they_mean_after_it() {
+    let dump = example("moe_decode.txt");
+    let rules = example("site_rules.json");
+    let plan = temp_file("global.skope.json", b"");
+    let saved = skope(&[
+        "export",
+        &example("moe_decode.ge_proto.txt"),
+        "--format",
+        "plan",
+    ]);
+    std::fs::write(&plan, &saved.stdout).unwrap();
+    let plan = plan.to_string_lossy().into_owned();
+    let pair = common::repo("assets/examples/prof_result")
+        .to_string_lossy()
+        .into_owned();
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (vec!["--rules", &rules], vec!["report", &dump]),
+        (vec!["--plan", &plan], vec!["report", &dump]),
+        (vec!["--no-cann"], vec!["report", &dump, "--summary"]),
+        (vec!["--max-size", "10"], vec!["info", &dump]),
+        (vec!["--profiles", &pair], vec!["suggest", &dump]),
+        (
+            vec!["--kernel-meta", "/nonexistent/kernel_meta"],
+            vec!["codegen", &dump, "-o", "-"],
+        ),
+    ];
+    for (option, command) in cases {
+        let before: Vec<&str> = option.iter().chain(&command).copied().collect();
+        let after: Vec<&str> = command.iter().chain(&option).copied().collect();
+        let (b, a) = (skope(&before), skope(&after));
+        assert_eq!(b.status.code(), a.status.code(), "{before:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&b.stdout),
+            String::from_utf8_lossy(&a.stdout),
+            "{before:?}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&b.stderr),
+            String::from_utf8_lossy(&a.stderr),
+            "{before:?}"
+        );
+    }
+    // The case the issue names: site rules add a break, wherever --rules stands.
+    let plain = stdout_of(&["report", &dump]);
+    let with = stdout_of(&["--rules", &rules, "report", &dump]);
+    assert_ne!(plain, with, "the rules file is read before the command too");
+}
+
+#[test]
+fn an_option_a_command_does_not_use_is_refused_not_ignored() {
+    let dump = example("moe_decode.txt");
+    for args in [
+        vec!["--rules", "x.json", "info", &dump],
+        vec!["info", &dump, "--plan", "p.json"],
+        vec!["--kernel-meta", "k", "report", &dump],
+        vec!["--profiles", "p", "export", &dump],
+        vec!["--static", "s", "report", &dump],
+        vec!["--no-mouse", "report", &dump],
+        vec!["--config", "c.toml", "codegen", &dump],
+        vec!["config", "--no-cann"],
+    ] {
+        let out = skope(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("nothing to `skope"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn every_gate_fails_a_graph_that_gets_no_superkernel() {
+    // The bundled example with one dynamic output: GE skips the pass for the whole graph.
+    let text = std::fs::read_to_string(common::example_path("moe_decode.ge_proto.txt")).unwrap();
+    let dynamic = text.replacen("dim: 7168", "dim: -1", 1);
+    assert_ne!(dynamic, text);
+    let dump = temp_file("dynamic.ge_proto.txt", dynamic.as_bytes());
+    let dump = dump.to_str().unwrap();
+    let out = stdout_of(&["report", dump, "--summary"]);
+    assert!(out.contains("✗ no SuperKernel"), "{out}");
+    assert!(
+        out.contains("· 1 errors ·"),
+        "the outcome counts as an error: {out}"
+    );
+    for gate in ["warnings", "splits"] {
+        let out = skope(&["report", dump, "--deny", gate]);
+        assert_eq!(out.status.code(), Some(1), "--deny {gate}");
+    }
+    // A graph with no scope marked is a warning; it builds no SuperKernel, so every --deny
+    // stops it, and the plain report passes.
+    let unmarked = text.replace("_super_kernel_scope", "_not_a_scope");
+    let dump = temp_file("unmarked.ge_proto.txt", unmarked.as_bytes());
+    let dump = dump.to_str().unwrap();
+    let out = stdout_of(&["report", dump]);
+    assert!(out.contains("! warning: no scope marked"), "{out}");
+    assert_eq!(skope(&["report", dump]).status.code(), Some(0));
+    for gate in ["warnings", "splits"] {
+        let out = skope(&["report", dump, "--deny", gate]);
+        assert_eq!(out.status.code(), Some(1), "--deny {gate}");
     }
 }

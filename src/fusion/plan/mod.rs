@@ -495,6 +495,23 @@ impl Plan {
         self.scopes.iter().map(|s| s.breaks.len()).sum()
     }
 
+    /// The errors of the plan: error findings, and a graph-level outcome without one (a
+    /// dynamic-shape graph gets no SuperKernel; a failed build's findings are errors already).
+    pub fn errors(&self) -> usize {
+        let findings = self
+            .all_findings()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        findings + usize::from(matches!(self.outcome, Outcome::NoSuperKernel(_)))
+    }
+
+    /// True when GE builds no SuperKernel for the graph or skope cannot judge it: the outcome
+    /// is not `ok`, no scope is marked, or the plan has an error. Every `--deny` gate fails
+    /// then.
+    pub fn fails_every_gate(&self) -> bool {
+        self.outcome != Outcome::Ok || self.scopes.is_empty() || self.errors() > 0
+    }
+
     /// Every finding: the graph's, then each scope's.
     pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings
@@ -661,19 +678,8 @@ impl Parsed {
 
 const NO_SCOPE: u32 = u32::MAX;
 
-fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> {
-    let graph = cx.graph();
-    let mut out = Vec::new();
-    let mut warn = |op, message| {
-        out.push(Finding {
-            severity: Severity::Warning,
-            op,
-            message,
-        })
-    };
-    if let Some(why) = graph.scopes_unreadable() {
-        warn(None, why.to_string());
-    }
+/// The warning for a dump that already holds SuperKernel nodes.
+fn superkernel_nodes_finding(cx: &Context, warn: &mut impl FnMut(Option<OpId>, String)) {
     if cx.superkernel_nodes > 0 {
         warn(
             None,
@@ -684,7 +690,37 @@ fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> 
             ),
         );
     }
+}
+
+fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> {
+    let graph = cx.graph();
+    let unreadable = graph.scopes_unreadable();
+    let mut out: Vec<Finding> = unreadable
+        .map(|why| Finding {
+            severity: Severity::Error,
+            op: None,
+            message: format!("scopes unreadable: skope cannot judge this graph: {why}"),
+        })
+        .into_iter()
+        .collect();
+    let mut warn = |op, message| {
+        out.push(Finding {
+            severity: Severity::Warning,
+            op,
+            message,
+        })
+    };
+    superkernel_nodes_finding(cx, &mut warn);
+    if unreadable.is_some() {
+        return out;
+    }
     if !any_scope {
+        warn(
+            None,
+            "no scope marked: GE builds no SuperKernel for this graph (mark ops with \
+             torchair.scope.super_kernel, or super_kernel_scope_begin/end on the aclgraph path)"
+                .to_string(),
+        );
         return out;
     }
     if !cx.has_topo_ids {

@@ -89,11 +89,11 @@ pub fn render(
 fn items(ex: &Explorer, runs: &Runs, ticks: usize) -> Vec<Item> {
     let ws = &ex.ws;
     let plan = ws.plan();
-    let errors = plan
+    let errors = plan.errors();
+    let warnings = plan
         .all_findings()
-        .filter(|f| f.severity == Severity::Error)
+        .filter(|f| f.severity != Severity::Error)
         .count();
-    let warnings = plan.all_findings().count() - errors;
     let breaks = plan.break_count();
     let mut items = Vec::new();
     let mut push = |long: String, short: String, role: Role, rank: u8| {
