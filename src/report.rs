@@ -3,13 +3,14 @@
 //! Every string taken from the dump is sanitised in the text form; the JSON form carries the
 //! strings as they are (JSON escaping makes them safe).
 
+use crate::fix::WhatIf;
 use crate::fusion::Severity;
-use crate::fusion::marks::{Marks, OpMark};
+use crate::fusion::marks::OpMark;
 use crate::fusion::options::{OptionKind, OptionSpec, SCHEMA, SkOptions};
 use crate::fusion::plan::{
     Break, BreakReason, Context, Finding, KernelInfo, Plan, ScopePlan, Segment, describe_reason,
 };
-use crate::fusion::verdict::{Evidence, Verdict};
+use crate::fusion::verdict::Evidence;
 use crate::fusion::verify::{Mismatch, Verification};
 use crate::text::sanitize;
 use serde::Serialize;
@@ -68,17 +69,15 @@ impl Serialize for FullJson<'_> {
 /// The kept scopes of a plan, each reported in full as it is written.
 struct ScopesAsWritten<'r> {
     report: &'r Report,
-    cx: &'r Context,
-    marks: &'r Marks,
-    plan: &'r Plan,
+    what_if: &'r WhatIf<'r>,
 }
 
 impl Serialize for ScopesAsWritten<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let mut seq = s.serialize_seq(None)?;
-        for scope in self.report.kept_scopes(self.plan) {
-            seq.serialize_element(&ScopeReport::new(self.cx, self.marks, scope, true))?;
+        for scope in self.report.kept_scopes(self.what_if.plan()) {
+            seq.serialize_element(&ScopeReport::new(self.what_if, scope, true))?;
         }
         seq.end()
     }
@@ -147,7 +146,8 @@ pub struct ScopeReport {
 
 impl ScopeReport {
     /// The report of scope `s`; with `full`, its segments and breaks one by one too.
-    pub fn new(cx: &Context, marks: &Marks, s: &ScopePlan, full: bool) -> ScopeReport {
+    pub fn new(what_if: &WhatIf, s: &ScopePlan, full: bool) -> ScopeReport {
+        let cx = what_if.cx();
         let findings =
             |f: &[Finding]| -> Vec<FindingReport> { f.iter().map(|f| finding(cx, f)).collect() };
         ScopeReport {
@@ -167,7 +167,7 @@ impl ScopeReport {
                 .breaks
                 .iter()
                 .filter(|_| full)
-                .map(|b| BreakReport::new(cx, marks, &s.name, b))
+                .map(|b| BreakReport::new(what_if, s, b))
                 .collect(),
             findings: findings(&s.findings),
             findings_as_warnings: findings(&s.findings),
@@ -294,24 +294,24 @@ pub enum Detail {
 }
 
 impl Report {
-    /// Builds the report of `plan` with `detail`.
+    /// Builds the report of the plan of `what_if` with `detail` (a full report checks each
+    /// break's fix by planning it).
     pub fn new(
-        cx: &Context,
-        marks: &Marks,
-        plan: &Plan,
+        what_if: &WhatIf,
         file: &str,
         format: &str,
         rules: &[String],
         detail: Detail,
     ) -> Report {
         let full = detail == Detail::Full;
+        let (cx, plan) = (what_if.cx(), what_if.plan());
         let graph = cx.graph();
         let findings =
             |f: &[Finding]| -> Vec<FindingReport> { f.iter().map(|f| finding(cx, f)).collect() };
         let scopes = plan
             .scopes
             .iter()
-            .map(|s| ScopeReport::new(cx, marks, s, full))
+            .map(|s| ScopeReport::new(what_if, s, full))
             .collect();
         let error_findings = plan
             .all_findings()
@@ -397,34 +397,21 @@ impl Report {
     /// [`Detail::Summary`] of `plan`: each scope's segments and breaks are built as the scope
     /// is written and dropped after it, so memory holds one scope's at a time (a plan of
     /// millions of breaks would otherwise hold them all).
-    pub fn write_full_text(
-        &self,
-        out: &mut impl Write,
-        cx: &Context,
-        marks: &Marks,
-        plan: &Plan,
-    ) -> std::fmt::Result {
+    pub fn write_full_text(&self, out: &mut impl Write, what_if: &WhatIf) -> std::fmt::Result {
         let scopes = self
-            .kept_scopes(plan)
-            .map(|scope| ScopeReport::new(cx, marks, scope, true));
+            .kept_scopes(what_if.plan())
+            .map(|scope| ScopeReport::new(what_if, scope, true));
         self.write_with_scopes(out, scopes)
     }
 
     /// The full report as JSON for a report built as a [`Detail::Summary`] of `plan`, as
     /// [`Report::write_full_text`] writes text.
-    pub fn full_json<'r>(
-        &'r self,
-        cx: &'r Context,
-        marks: &'r Marks,
-        plan: &'r Plan,
-    ) -> FullJson<'r> {
+    pub fn full_json<'r>(&'r self, what_if: &'r WhatIf<'r>) -> FullJson<'r> {
         FullJson {
             report: self,
             scopes: ScopesAsWritten {
                 report: self,
-                cx,
-                marks,
-                plan,
+                what_if,
             },
         }
     }
@@ -629,7 +616,8 @@ impl BreakReport {
     }
 
     /// Break `b` of scope `scope` in words: the same words in every front end.
-    pub fn new(cx: &Context, marks: &Marks, scope: &str, b: &Break) -> BreakReport {
+    pub fn new(what_if: &WhatIf, scope_plan: &ScopePlan, b: &Break) -> BreakReport {
+        let (cx, marks) = (what_if.cx(), what_if.marks());
         let graph = cx.graph();
         let op = graph.op(b.op);
         let stream = cx.streams()[b.stream as usize].id;
@@ -666,27 +654,7 @@ impl BreakReport {
                 },
             ),
         };
-        let suggestion = match b.reason {
-            BreakReason::Unsupported(r) => r.suggestion().to_string(),
-            BreakReason::Unscoped => match verdict.verdict {
-                Verdict::Unsupported(r) => format!(
-                    "it cannot be fused ({}): move it before or after {scope}'s ops on stream {stream}",
-                    r.text()
-                ),
-                _ => format!(
-                    "add it to scope {scope}, or move it before or after {scope}'s ops on stream {stream}"
-                ),
-            },
-            BreakReason::OtherScope(other) => format!(
-                "scopes {scope} and {} interleave on stream {stream}: merge them, or keep their ops apart",
-                marks.scopes()[other as usize]
-            ),
-            BreakReason::DoNotFuse => {
-                "it is kept out of fusion on purpose: drop the exclusion or accept the split"
-                    .to_string()
-            }
-            BreakReason::Pass(_) => crate::aclgraph::reasons::break_suggestion(b.reason.code()),
-        };
+        let suggestion = what_if.heal(scope_plan, b).words();
         BreakReport {
             op: op.name.clone(),
             op_type: op.op_type.clone(),

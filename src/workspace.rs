@@ -12,6 +12,7 @@ use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
 use crate::load::Format;
+use crate::planner::Planner;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -207,15 +208,6 @@ pub struct Workspace {
     planner: Option<Arc<dyn Planner>>,
 }
 
-/// A planner other than GE's pass: plans the marks its own way, and may refuse edits it has
-/// no model for.
-pub trait Planner: std::fmt::Debug + Send + Sync {
-    /// The plan of `marks` on the graph of `cx`.
-    fn plan(&self, cx: &Context, marks: &Marks) -> Plan;
-    /// Why `edit` cannot be made, when it cannot.
-    fn refuses(&self, edit: &Edit) -> Option<&'static str>;
-}
-
 impl Workspace {
     /// Plans `graph` with `rules` and the scope marks the dump carries.
     pub fn new(graph: Graph, format: Format, file: &str, rules: &RuleSet) -> Workspace {
@@ -297,6 +289,11 @@ impl Workspace {
     /// Uses `meta` for the generated code from now on.
     pub fn set_kernel_meta(&mut self, meta: Arc<KernelMeta>) {
         self.kernel_meta = meta;
+    }
+
+    /// Plans edits of the current marks without making them (fixes are checked this way).
+    pub fn what_if(&self) -> crate::fix::WhatIf<'_> {
+        crate::fix::WhatIf::new(&self.cx, &self.marks, &self.plan, self.planner.as_deref())
     }
 
     /// The scope marks the plan was made from.

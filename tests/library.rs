@@ -10,6 +10,7 @@ mod bad_input;
 mod cann;
 mod codegen;
 mod edit;
+mod fix;
 mod formats;
 mod fuzz;
 mod ge_halves;

@@ -10,15 +10,15 @@ use skope::report::Report;
 use std::path::Path;
 
 /// A small test op: name, type, scope, options, supportSuperKernel (compiled formats only).
-struct T {
-    name: &'static str,
-    ty: &'static str,
-    scope: Option<&'static str>,
-    options: &'static str,
-    support: i64,
+pub(crate) struct T {
+    pub(crate) name: &'static str,
+    pub(crate) ty: &'static str,
+    pub(crate) scope: Option<&'static str>,
+    pub(crate) options: &'static str,
+    pub(crate) support: i64,
 }
 
-const fn t(name: &'static str, ty: &'static str, scope: Option<&'static str>) -> T {
+pub(crate) const fn t(name: &'static str, ty: &'static str, scope: Option<&'static str>) -> T {
     T {
         name,
         ty,
@@ -41,7 +41,7 @@ fn attrs(op: &T, compiled: bool) -> Vec<(&'static str, &'static str, String)> {
     out
 }
 
-fn ge_proto(ops: &[T]) -> String {
+pub(crate) fn ge_proto(ops: &[T]) -> String {
     let mut s = String::from("graph {\n  name: \"g\"\n");
     for (i, op) in ops.iter().enumerate() {
         s += &format!(
@@ -396,10 +396,9 @@ fn report_json(dump: &Dump, rules: &RuleSet) -> serde_json::Value {
     let cx = Context::new(g.clone(), rules);
     let marks = Marks::from_graph(g);
     let p = plan(&cx, &marks);
+    let what_if = skope::fix::WhatIf::new(&cx, &marks, &p, None);
     let mut v = serde_json::to_value(Report::new(
-        &cx,
-        &marks,
-        &p,
+        &what_if,
         "-",
         "-",
         rules.files(),
@@ -591,7 +590,8 @@ fn the_full_report_written_scope_by_scope_reads_as_the_built_one() {
     let cx = Context::new(g.clone(), &rules);
     let marks = Marks::from_graph(g);
     let p = plan(&cx, &marks);
-    let build = |detail| Report::new(&cx, &marks, &p, "f", "ge_proto_text", &[], detail);
+    let what_if = skope::fix::WhatIf::new(&cx, &marks, &p, None);
+    let build = |detail| Report::new(&what_if, "f", "ge_proto_text", &[], detail);
     for keep in [None, Some("moe_1")] {
         let mut full = build(skope::report::Detail::Full);
         let mut summary = build(skope::report::Detail::Summary);
@@ -600,12 +600,10 @@ fn the_full_report_written_scope_by_scope_reads_as_the_built_one() {
             summary.keep_scope(name).unwrap();
         }
         let mut streamed = String::new();
-        summary
-            .write_full_text(&mut streamed, &cx, &marks, &p)
-            .unwrap();
+        summary.write_full_text(&mut streamed, &what_if).unwrap();
         assert!(streamed.contains("┃ segment"), "{streamed}");
         assert_eq!(streamed, full.to_text(), "kept {keep:?}");
-        let as_written = serde_json::to_string(&summary.full_json(&cx, &marks, &p)).unwrap();
+        let as_written = serde_json::to_string(&summary.full_json(&what_if)).unwrap();
         assert!(as_written.contains("\"breaks\":[{"), "{as_written}");
         assert_eq!(
             as_written,

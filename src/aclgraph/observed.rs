@@ -20,7 +20,8 @@ use crate::fusion::plan::{
 use crate::fusion::verdict::{Evidence, OpVerdict, Reason, Verdict, Verdicts};
 use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use crate::load::Format;
-use crate::workspace::{Planner, Workspace};
+use crate::planner::Planner;
+use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::sync::Arc;
 

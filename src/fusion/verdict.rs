@@ -79,24 +79,19 @@ impl Reason {
         }
     }
 
-    /// What the user can do about it.
+    /// What the user can do about it. For GE's reasons this is a model change (the op's code
+    /// moved out of the scope's span, or another implementation): no edit of scopes heals an
+    /// op that cannot be fused between a scope's ops (`fix` checks that by planning).
     pub fn suggestion(self) -> &'static str {
         match self {
-            Reason::NotAscendC => {
-                "replace it with an AscendC implementation of the op, or move it out of the scope"
-            }
-            Reason::Blacklisted => "move it out of the scope; this type cannot be fused on A2/A3",
-            Reason::Simt => "move it out of the scope; SIMT ops cannot be fused",
-            Reason::TilingOnAicpu => {
-                "let its tiling sink to the device (_tiling_sink_op), or move it out of the scope"
-            }
+            Reason::NotAscendC => "give it an AscendC implementation",
+            Reason::Blacklisted => "this type cannot be fused on A2/A3",
+            Reason::Simt => "SIMT ops cannot be fused",
+            Reason::TilingOnAicpu => "let its tiling sink to the device (_tiling_sink_op)",
             Reason::CommNotSupported => {
-                "move it out of the scope; only AllReduce, ReduceScatter, AllGather and AlltoAll fuse"
+                "only AllReduce, ReduceScatter, AllGather and AlltoAll fuse"
             }
-            Reason::AiCpu => {
-                "move it out of the scope, or do its work before or after the scope's ops: no \
-                 AI CPU op joins a SuperKernel"
-            }
+            Reason::AiCpu => "no AI CPU op joins a SuperKernel",
             Reason::Pass(id) => pass_reason(id).action,
             Reason::GraphKernel(id) => crate::mindspore::reasons::reason(id).action,
         }

@@ -22,7 +22,8 @@ use crate::fusion::verdict::{Evidence, OpVerdict, Reason, Verdict, Verdicts};
 use crate::graph::{Graph, OpId};
 use crate::load::Format;
 use crate::load::ms_composite::ATTR_COMPOSITE;
-use crate::workspace::{Planner, Workspace};
+use crate::planner::Planner;
+use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -214,10 +214,11 @@ fn op(ex: &Facts<'_>, out: &mut Lines, id: OpId) {
     ));
     profile(ex, out, Some(id));
     outcome(ex, out, id);
-    // Breaks it causes, in the report's words.
+    // Breaks it causes, in the report's words (each fix checked by planning it).
+    let what_if = ws.what_if();
     for r in ws.index().breaks_of(id) {
         let scope = &ws.plan().scopes[r.scope as usize];
-        let b = BreakReport::new(cx, ws.marks(), &scope.name, break_at(ws.plan(), r));
+        let b = BreakReport::new(&what_if, scope, break_at(ws.plan(), r));
         out.lines.push(Line::from(""));
         out.styled(
             format!("✗ breaks scope {}{}", scope.name, b.effect()),

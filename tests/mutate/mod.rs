@@ -285,9 +285,7 @@ fn plan_dump(data: &[u8], name: &str) {
             )
         };
         let _ = skope::report::Report::new(
-            ws.context(),
-            ws.marks(),
-            ws.plan(),
+            &ws.what_if(),
             name,
             format.id(),
             &[],

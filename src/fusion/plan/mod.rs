@@ -598,6 +598,27 @@ pub fn replan(
     plan_keeping(cx, marks, kept)
 }
 
+/// The plans of the scopes `scopes` of `marks` alone, each given with its members (in
+/// execution order, ignored ops left out), as [`plan`] makes them: for checking an edit that
+/// changes those scopes only, without planning the rest of the graph.
+pub fn plan_scopes(
+    cx: &Context,
+    marks: &Marks,
+    scopes: Vec<(ScopeIdx, Vec<OpId>)>,
+) -> Vec<ScopePlan> {
+    let mut parsed: Vec<Option<Parsed>> = Vec::new();
+    parsed.resize_with(marks.options_count(), || None);
+    for &id in scopes.iter().flat_map(|(_, members)| members) {
+        if let Some(i) = options_index(marks, id) {
+            parsed[i as usize].get_or_insert_with(|| Parsed::new(marks.options_text(i)));
+        }
+    }
+    scopes
+        .into_iter()
+        .map(|(mark, members)| plan_scope(cx, marks, &parsed, mark, members))
+        .collect()
+}
+
 /// [`plan`], taking `kept[mark]` as the plan of scope `mark` where it is given.
 fn plan_keeping(cx: &Context, marks: &Marks, mut kept: Vec<Option<ScopePlan>>) -> Plan {
     let graph = cx.graph();
