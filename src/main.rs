@@ -1001,7 +1001,7 @@ fn compare_codes(
 /// `skope compile`: prepares the run, streams the job's output (stdout to stdout, stderr to
 /// stderr) and returns its status; ctrl-c or SIGTERM cancels the job's whole process group.
 fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
-    use skope::compile::job::{ExitStatus, Job, JobEvent, Stream};
+    use skope::compile::job::{ExitStatus, Job, JobEvent};
     use skope::compile::{prepare, recipe};
     let cwd = std::env::current_dir().context("no working directory")?;
     let recipes = recipe::load(&recipe::search_paths(&cwd))?;
@@ -1032,7 +1032,15 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
         signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))?;
     }
     let (tx, rx) = std::sync::mpsc::sync_channel(1024);
-    let job = match Job::spawn(&run.argv, &run.cwd, &run.env, Some(&run.log_file()), tx, ()) {
+    let job = match Job::spawn(
+        &run.argv,
+        &run.cwd,
+        &run.env,
+        run.streams,
+        Some(&run.log_file()),
+        tx,
+        (),
+    ) {
         Ok(job) => job,
         Err(e) => {
             let message = format!(
@@ -1058,10 +1066,9 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
                 } else {
                     String::new()
                 };
-                match stream {
-                    Stream::Stdout => println!("{text}{cut_note}"),
-                    Stream::Stderr => eprintln!("{text}{cut_note}"),
-                }
+                // Every job line to stdout, in the order it arrived; skope's own lines go
+                // to stderr.
+                println!("{text}{cut_note}");
                 log.push(skope::compile::log::LogLine { stream, text, cut });
             }
             Ok(((), JobEvent::Exited(status))) => break status,

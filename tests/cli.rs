@@ -1325,3 +1325,69 @@ fn every_gate_fails_a_graph_that_gets_no_superkernel() {
         assert_eq!(out.status.code(), Some(1), "--deny {gate}");
     }
 }
+
+#[test]
+fn compile_writes_the_jobs_lines_to_stdout_in_the_order_written() {
+    let dir = common::scratch("cli-compile-order");
+    std::fs::copy(
+        common::example_path("moe_decode.ge_proto.txt"),
+        dir.join("m.txt"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[recipe]]\nname = \"both\"\nargv = [\"sh\", \"-c\", \"for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done\"]\n",
+    )
+    .unwrap();
+    let want: Vec<String> = (1..=5)
+        .flat_map(|i| [format!("out{i}"), format!("err{i}")])
+        .collect();
+    for _ in 0..10 {
+        let _ = std::fs::remove_dir_all(dir.join("m.txt.runs"));
+        let out = skope_in(&dir, &["compile", "m.txt", "--recipe", "both"], &[]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.lines().collect::<Vec<_>>(), want);
+        let log = std::fs::read_to_string(dir.join("m.txt.runs/both-1/log.txt")).unwrap();
+        let marked: Vec<String> = want.iter().map(|l| format!("job| {l}")).collect();
+        assert_eq!(
+            log.lines().collect::<Vec<_>>(),
+            marked,
+            "no stream is claimed"
+        );
+    }
+    // streams = "separate": each line's stream is known (and marked); a bad value is refused.
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[recipe]]\nname = \"both\"\nargv = [\"sh\", \"-c\", \"echo o; echo e >&2\"]\nstreams = \"separate\"\n",
+    )
+    .unwrap();
+    let _ = std::fs::remove_dir_all(dir.join("m.txt.runs"));
+    assert!(
+        skope_in(&dir, &["compile", "m.txt", "--recipe", "both"], &[])
+            .status
+            .success()
+    );
+    let log = std::fs::read_to_string(dir.join("m.txt.runs/both-1/log.txt")).unwrap();
+    assert!(
+        log.contains("out| o\n") && log.contains("err| e\n"),
+        "{log}"
+    );
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[recipe]]\nname = \"both\"\nargv = [\"true\"]\nstreams = \"mixed\"\n",
+    )
+    .unwrap();
+    let out = skope_in(&dir, &["compile", "m.txt", "--recipe", "both"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("skope.toml:4:") && err.contains("\"separate\""),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

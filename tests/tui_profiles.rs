@@ -294,6 +294,7 @@ fn a_run_whose_results_hold_profiles_opens_them() {
         cwd: None,
         env: Vec::new(),
         results: Some("{out}/prof_result".into()),
+        streams: skope::compile::job::Streams::Merged,
         file: None,
         overrides: false,
     };

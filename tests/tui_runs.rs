@@ -136,7 +136,7 @@ fn the_check_recipe_runs_from_the_explorer_and_passes() {
     assert!(out.join("plan.skope.json").is_file());
     let log = std::fs::read_to_string(out.join("log.txt")).unwrap();
     assert!(
-        log.ends_with("out| all 13 entry sources compile\n"),
+        log.ends_with("job| all 13 entry sources compile\n"),
         "{log}"
     );
     // A new session lists it from its record, with its log.
@@ -202,6 +202,7 @@ fn start_script(app: &mut App, name: &str, script: &str) {
         cwd: None,
         env: Vec::new(),
         results: None,
+        streams: skope::compile::job::Streams::Merged,
         file: None,
         overrides: false,
     };
@@ -510,6 +511,7 @@ fn a_command_that_cannot_start_says_so() {
         cwd: None,
         env: Vec::new(),
         results: None,
+        streams: skope::compile::job::Streams::Merged,
         file: None,
         overrides: false,
     };

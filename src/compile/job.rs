@@ -1,8 +1,13 @@
-//! One running job: a child process in its own process group, its stdout and stderr read by
-//! one thread as lines (cut to a bounded length, escape sequences removed) in the order they
-//! arrive — so lines a job writes to both streams from one thread keep their order — and
-//! written to its log file when it has one, its exit awaited on another thread, everything
-//! sent to one channel. Cancelling signals the whole group.
+//! One running job: a child process in its own process group, its output read by one thread
+//! as lines (cut to a bounded length, escape sequences removed) and written to its log file
+//! when it has one, its exit awaited on another thread, everything sent to one channel.
+//! Cancelling signals the whole group.
+//!
+//! By default the job's stdout and stderr are one pipe, as a terminal shows them: every line
+//! arrives in the order the job wrote it, and which of the two streams it was written to is
+//! not known ([`Stream::Merged`]). With [`Streams::Separate`] they are two pipes: each line's
+//! stream is known, and lines of one stream keep their order, but the order between the two
+//! streams is only the order the reads happened to see (two pipes cannot say more).
 
 use std::io::Read;
 use std::path::Path;
@@ -23,6 +28,32 @@ pub enum Stream {
     Stdout,
     /// Standard error.
     Stderr,
+    /// Standard output or standard error: the two share one pipe, so the line is in its place
+    /// in the order the job wrote, and its stream is not known.
+    Merged,
+}
+
+impl Stream {
+    /// The mark before a line in a run's `log.txt`: `out| `, `err| `, or `job| ` when the
+    /// stream is not known.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Stream::Stdout => "out| ",
+            Stream::Stderr => "err| ",
+            Stream::Merged => "job| ",
+        }
+    }
+}
+
+/// How a job's stdout and stderr are read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Streams {
+    /// One pipe for both: the order the job wrote them in is kept; their streams are not
+    /// known.
+    #[default]
+    Merged,
+    /// A pipe each: each line's stream is known; the order between the two is not kept.
+    Separate,
 }
 
 /// What a job reports.
@@ -74,15 +105,16 @@ pub struct Job {
 }
 
 impl Job {
-    /// Starts `argv` in `cwd` with `env` added, in a process group of its own; events go to
-    /// `events` (with `tag`, so one channel can serve several jobs), and every line to the
-    /// file `log` when given (`out| ` or `err| ` before each). The channel is bounded: when its
-    /// reader falls behind, the job's reader waits, and so does the job (its pipes fill), so a
-    /// job printing without end costs no memory.
+    /// Starts `argv` in `cwd` with `env` added, in a process group of its own, its output read
+    /// as `streams` says; events go to `events` (with `tag`, so one channel can serve several
+    /// jobs), and every line to the file `log` when given ([`Stream::mark`] before each). The
+    /// channel is bounded: when its reader falls behind, the job's reader waits, and so does
+    /// the job (its pipes fill), so a job printing without end costs no memory.
     pub fn spawn<T: Clone + Send + 'static>(
         argv: &[String],
         cwd: &Path,
         env: &[(String, String)],
+        streams: Streams,
         log: Option<&Path>,
         events: SyncSender<(T, JobEvent)>,
         tag: T,
@@ -91,33 +123,49 @@ impl Job {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| std::io::Error::other("the recipe's command is empty"))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        let mut sources: Vec<(Stream, Box<dyn ReadFd>)> = Vec::new();
+        let mut child = match streams {
+            Streams::Merged => {
+                let (reader, writer) = std::io::pipe()?;
+                command.stdout(writer.try_clone()?).stderr(writer);
+                sources.push((Stream::Merged, Box::new(reader)));
+                // The command holds the pipe's writing end until it goes: then only the job
+                // does, and the read ends when the job (and whatever it started) closes it.
+                let child = command.spawn();
+                drop(command);
+                child?
+            }
+            Streams::Separate => command
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()?,
+        };
         let pid = i32::try_from(child.id()).map_err(std::io::Error::other)?;
         let log = match log {
             Some(path) => Some(LogFile::create(path)?),
             None => None,
         };
-        let sources: Vec<(Stream, Box<dyn ReadFd>)> = [
-            child
-                .stdout
-                .take()
-                .map(|s| (Stream::Stdout, Box::new(s) as Box<dyn ReadFd>)),
-            child
-                .stderr
-                .take()
-                .map(|s| (Stream::Stderr, Box::new(s) as Box<dyn ReadFd>)),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        sources.extend(
+            [
+                child
+                    .stdout
+                    .take()
+                    .map(|s| (Stream::Stdout, Box::new(s) as Box<dyn ReadFd>)),
+                child
+                    .stderr
+                    .take()
+                    .map(|s| (Stream::Stderr, Box::new(s) as Box<dyn ReadFd>)),
+            ]
+            .into_iter()
+            .flatten(),
+        );
         let (reader_events, reader_tag) = (events.clone(), tag.clone());
         let reader =
             std::thread::spawn(move || read_lines(sources, log, &reader_events, &reader_tag));
@@ -197,7 +245,8 @@ trait ReadFd: Read + std::os::fd::AsRawFd + Send {}
 
 impl<T: Read + std::os::fd::AsRawFd + Send> ReadFd for T {}
 
-/// A job's log file: every line, marked with its stream, up to [`MAX_LOG_BYTES`].
+/// A job's log file: every line, marked with its stream where it is known, up to
+/// [`MAX_LOG_BYTES`].
 struct LogFile {
     out: std::io::BufWriter<std::fs::File>,
     written: u64,
@@ -219,10 +268,7 @@ impl LogFile {
             self.untold += 1;
             return;
         }
-        let mark = match stream {
-            Stream::Stdout => "out| ",
-            Stream::Stderr => "err| ",
-        };
+        let mark = stream.mark();
         let note = if cut > 0 {
             format!(" … ({cut} more bytes)")
         } else {
@@ -256,7 +302,7 @@ struct Source {
     open: bool,
 }
 
-/// Reads every stream to its end in one thread, in the order the data arrives, sending each
+/// Reads every pipe to its end in one thread, in the order the data arrives, sending each
 /// line (bounded, cleaned) as an event and writing it to `log`.
 fn read_lines<T: Clone>(
     pipes: Vec<(Stream, Box<dyn ReadFd>)>,

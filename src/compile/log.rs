@@ -25,6 +25,9 @@ pub struct Log {
     capacity: usize,
     dropped: u64,
     first_error: Option<(u64, LogLine)>,
+    /// How the job's streams were read, as its lines show: `Some(true)` once a line came
+    /// through one pipe for both, `Some(false)` once one came through a pipe of its own.
+    merged: Option<bool>,
 }
 
 impl Log {
@@ -35,11 +38,30 @@ impl Log {
             capacity: capacity.max(1),
             dropped: 0,
             first_error: None,
+            merged: None,
         }
+    }
+
+    /// What is known of the lines' streams, in words for the view: `None` before any line of
+    /// the job.
+    pub fn streams_known(&self) -> Option<&'static str> {
+        self.merged.map(|merged| {
+            if merged {
+                "stdout+stderr in the order written"
+            } else {
+                "▍ stderr · order across streams not kept"
+            }
+        })
     }
 
     /// Adds a line, dropping the oldest when full.
     pub fn push(&mut self, line: LogLine) {
+        match line.stream {
+            Stream::Merged => self.merged = Some(true),
+            Stream::Stdout | Stream::Stderr => {
+                self.merged.get_or_insert(false);
+            }
+        }
         if self.first_error.is_none() && reads_like_error(&line.text) {
             self.first_error = Some((self.total(), line.clone()));
         }

@@ -23,6 +23,8 @@ pub struct Prepared {
     pub cwd: PathBuf,
     /// Variables added to the environment.
     pub env: Vec<(String, String)>,
+    /// How its stdout and stderr are read.
+    pub streams: crate::compile::job::Streams,
     /// The run's own output directory (`{out}`).
     pub out: PathBuf,
     /// Where its results appear, if it makes any.
@@ -166,6 +168,7 @@ pub fn prepare_from(input: &RunInput, recipe: &Recipe, runs: &Path) -> Result<Pr
         argv,
         cwd,
         env: recipe.env.clone(),
+        streams: recipe.streams,
         out,
         results,
         record,

@@ -10,8 +10,10 @@
 //! cwd = "."                        # relative to the file; default: the working directory
 //! env = { ASCEND_RT_VISIBLE_DEVICES = "0" }
 //! results = "{out}/prof_result"    # where profiles appear
+//! streams = "separate"             # mark stderr; default "merged" keeps the order written
 //! ```
 
+use super::job::Streams;
 use super::template;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -35,6 +37,9 @@ pub struct Recipe {
     pub env: Vec<(String, String)>,
     /// Where its results appear (a template), if it makes any.
     pub results: Option<String>,
+    /// How its stdout and stderr are read: one pipe (the order written) or two (each line's
+    /// stream).
+    pub streams: Streams,
     /// The file it came from; `None` for a built-in.
     pub file: Option<PathBuf>,
     /// True when it replaces a built-in recipe of the same name.
@@ -75,7 +80,7 @@ pub type RecipeError = crate::file_error::FileError;
 
 /// What to do about a bad recipes file.
 const HINT: &str = "each [[recipe]] needs name and argv (a list of strings); optional cwd, env, \
-                    results, about";
+                    results, about, streams (\"merged\" or \"separate\")";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -124,6 +129,8 @@ struct RawRecipe {
     env: BTreeMap<String, String>,
     #[serde(default)]
     results: Option<toml::Spanned<String>>,
+    #[serde(default)]
+    streams: Option<toml::Spanned<String>>,
 }
 
 /// The built-in recipes.
@@ -152,6 +159,7 @@ pub fn builtin() -> Vec<Recipe> {
             cwd: None,
             env: Vec::new(),
             results: None,
+            streams: Streams::Merged,
             file: None,
             overrides: false,
         },
@@ -166,6 +174,7 @@ pub fn builtin() -> Vec<Recipe> {
             cwd: None,
             env: Vec::new(),
             results: Some("{out}".into()),
+            streams: Streams::Merged,
             file: None,
             overrides: false,
         },
@@ -277,6 +286,24 @@ pub fn parse(text: &str, path: &Path) -> Result<RecipesFile, RecipeError> {
             let place = templates.get(e.arg()).map(|t| t.span().start);
             error(place.or(at), format!("recipe \"{}\": {e}", raw.name))
         })?;
+        let streams = match raw.streams {
+            None => Streams::Merged,
+            Some(given) => match given.get_ref().as_str() {
+                "merged" => Streams::Merged,
+                "separate" => Streams::Separate,
+                other => {
+                    return Err(error(
+                        Some(given.span().start),
+                        format!(
+                            "recipe \"{}\": streams = {other:?}: write \"merged\" (stdout and \
+                             stderr in the order written) or \"separate\" (each line's stream \
+                             known)",
+                            raw.name
+                        ),
+                    ));
+                }
+            },
+        };
         let argv: Vec<String> = raw
             .argv
             .into_iter()
@@ -289,6 +316,7 @@ pub fn parse(text: &str, path: &Path) -> Result<RecipesFile, RecipeError> {
             cwd: raw.cwd.map(|c| dir.join(c)),
             env: raw.env.into_iter().collect(),
             results: raw.results.map(toml::Spanned::into_inner),
+            streams,
             file: Some(path.to_path_buf()),
             overrides: false,
         });

@@ -170,7 +170,8 @@ pub fn read_log(path: &Path, max: usize) -> (Vec<(Stream, String)>, u64) {
         .map(|line| match line.split_at_checked(5) {
             Some(("err| ", rest)) => (Stream::Stderr, rest.to_string()),
             Some(("out| ", rest)) => (Stream::Stdout, rest.to_string()),
-            _ => (Stream::Stdout, (*line).to_string()),
+            Some(("job| ", rest)) => (Stream::Merged, rest.to_string()),
+            _ => (Stream::Merged, (*line).to_string()),
         })
         .collect();
     (kept, before as u64)

@@ -584,6 +584,7 @@ fn launch(
         &prepared.argv,
         &prepared.cwd,
         &prepared.env,
+        prepared.streams,
         Some(&log_file),
         tx,
         (),

@@ -143,10 +143,18 @@ fn log(app: &App, run: &Run, frame: &mut Frame, area: Rect) {
         Some(out) => sanitize(&out.display().to_string()).into_owned(),
         None => "(not yet written)".to_string(),
     };
-    let block = pane_block(title, true, theme).title_bottom(Line::from(Span::styled(
+    let mut block = pane_block(title.clone(), true, theme).title_bottom(Line::from(Span::styled(
         format!(" files: {files} "),
         theme.get(Role::Dim),
     )));
+    // What is known of each line's stream, where the title leaves room for it.
+    if let Some(known) = run.log.streams_known()
+        && usize::from(area.width) >= title.chars().count() + known.chars().count() + 6
+    {
+        block = block.title_top(
+            Line::from(Span::styled(format!(" {known} "), theme.get(Role::Dim))).right_aligned(),
+        );
+    }
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height == 0 || inner.width == 0 {
@@ -206,7 +214,7 @@ fn log(app: &App, run: &Run, frame: &mut Frame, area: Rect) {
         let mark = match (is_error, line.stream) {
             (true, _) => ("✗", theme.get(Role::Error)),
             (false, Stream::Stderr) => ("▍", theme.get(Role::Warning)),
-            (false, Stream::Stdout) => (" ", Style::new()),
+            (false, Stream::Stdout | Stream::Merged) => (" ", Style::new()),
         };
         let x = put(
             buf,
