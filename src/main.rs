@@ -1184,6 +1184,7 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
         let graphs: Vec<&Graph> = after.iter().flat_map(|d| d.graphs.iter()).collect();
         verify(cx, plan, &graphs)
     });
+    report.set_assumed(ws.assumed_range());
     if let Some(name) = &args.scope {
         report.keep_scope(name).map_err(anyhow::Error::msg)?;
     }

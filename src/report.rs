@@ -38,6 +38,9 @@ pub struct Report {
     pub outcome_detail: Option<OutcomeReport>,
     /// Counts.
     pub summary: Summary,
+    /// When the plan rests on assumed verdicts: how many, and the plan if none holds
+    /// (set by the caller that has it; `None` otherwise).
+    pub assumed: Option<AssumedReport>,
     /// One entry per scope.
     pub scopes: Vec<ScopeReport>,
     /// Findings about the graph as a whole.
@@ -118,6 +121,24 @@ pub struct Summary {
     pub warnings: usize,
 }
 
+/// The other end of a plan resting on assumed verdicts, for the report.
+#[derive(Debug, Serialize)]
+pub struct AssumedReport {
+    /// Scope members assumed fusible (AscendC kernels) in the plan as made.
+    pub ops: usize,
+    /// The plan if none of them is fusible.
+    pub if_none_fusible: RangeEnd,
+}
+
+/// Counts at one end of the range.
+#[derive(Debug, Serialize)]
+pub struct RangeEnd {
+    /// Segments.
+    pub segments: usize,
+    /// Breaks.
+    pub breaks: usize,
+}
+
 /// One scope.
 #[derive(Debug, Serialize)]
 pub struct ScopeReport {
@@ -127,6 +148,11 @@ pub struct ScopeReport {
     pub options: String,
     /// `fused`, `split`, `unfused`, `dropped`, `aborted`, `not_built` or `skipped`.
     pub status: &'static str,
+    /// The status in words, saying what it rests on (`fused if 3 assumed ops are AscendC`).
+    #[serde(skip)]
+    pub status_words: String,
+    /// Members whose fusibility is assumed (nothing in the dump or rules says).
+    pub assumed: usize,
     /// Number of members.
     pub members: usize,
     /// Number of segments (also with `--summary`, which leaves the list out).
@@ -154,6 +180,8 @@ impl ScopeReport {
             name: s.name.clone(),
             options: s.options.clone(),
             status: s.status.name(),
+            status_words: s.status_words(),
+            assumed: s.assumed,
             members: s.members.len(),
             segment_count: s.segments.len(),
             break_count: s.breaks.len(),
@@ -341,10 +369,22 @@ impl Report {
                 errors: plan.errors(),
                 warnings: plan.all_findings().count() - error_findings,
             },
+            assumed: None,
             scopes,
             findings: findings(&plan.findings),
             findings_as_warnings: findings(&plan.findings),
         }
+    }
+
+    /// Notes the plan's assumption range ([`crate::fusion::plan::AssumedRange`]).
+    pub fn set_assumed(&mut self, range: Option<crate::fusion::plan::AssumedRange>) {
+        self.assumed = range.map(|r| AssumedReport {
+            ops: r.ops,
+            if_none_fusible: RangeEnd {
+                segments: r.segments,
+                breaks: r.breaks,
+            },
+        });
     }
 
     /// Keeps only the scope named `name`; the error lists the scopes there are.
@@ -432,7 +472,7 @@ impl Report {
         scopes: &impl Serialize,
     ) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut r = s.serialize_struct("Report", 12)?;
+        let mut r = s.serialize_struct("Report", 13)?;
         r.serialize_field("file", &self.file)?;
         r.serialize_field("format", &self.format)?;
         r.serialize_field("graph", &self.graph)?;
@@ -442,6 +482,7 @@ impl Report {
         r.serialize_field("outcome", &self.outcome)?;
         r.serialize_field("outcome_detail", &self.outcome_detail)?;
         r.serialize_field("summary", &self.summary)?;
+        r.serialize_field("assumed", &self.assumed)?;
         r.serialize_field("scopes", scopes)?;
         r.serialize_field("findings", &self.findings)?;
         r.serialize_field("warnings", &self.findings_as_warnings)?;
@@ -479,6 +520,14 @@ impl Report {
             "{} scopes → {} segments · {} breaks · {} errors · {} warnings",
             s.scopes, s.segments, s.breaks, s.errors, s.warnings
         );
+        if let Some(a) = &self.assumed {
+            let _ = writeln!(
+                out,
+                "assumed: {} scope member(s) taken as AscendC kernels (nothing in the dump or \
+                 rules says); if none is: {} segments · {} breaks",
+                a.ops, a.if_none_fusible.segments, a.if_none_fusible.breaks
+            );
+        }
         if !self.rules.is_empty() {
             let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
         }
@@ -496,7 +545,7 @@ impl Report {
                 out,
                 "scope {}: {} · {} members · {} segment(s) · {} break(s) · {} warning(s)",
                 sanitize(&scope.name),
-                scope.status.replace('_', " "),
+                scope.status_words,
                 scope.members,
                 scope.segment_count,
                 scope.break_count,
@@ -517,7 +566,7 @@ fn write_scope(out: &mut impl Write, scope: &ScopeReport) {
         out,
         "scope {}: {} · {} members · {} segment(s) · {}",
         sanitize(&scope.name),
-        scope.status.replace('_', " "),
+        scope.status_words,
         scope.members,
         scope.segments.len(),
         options

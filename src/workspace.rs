@@ -7,7 +7,7 @@ use crate::edit::{self, Edit, EditError, Undo};
 use crate::fusion::index::PlanIndex;
 use crate::fusion::marks::Marks;
 use crate::fusion::marks::ScopeIdx;
-use crate::fusion::plan::{Context, Plan, ScopeStatus, plan, replan};
+use crate::fusion::plan::{AssumedRange, Context, Plan, ScopeStatus, plan, replan};
 use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
@@ -206,6 +206,9 @@ pub struct Workspace {
     changes: Changes,
     /// The planner when it is not GE's (the aclgraph pass's, read from its files).
     planner: Option<Arc<dyn Planner>>,
+    /// The plan with every op assumed fusible taken as unfusible, and its context: the other
+    /// end of what a plan resting on assumed verdicts can be. `None` when nothing is assumed.
+    unassumed: Option<(Arc<Context>, Plan)>,
 }
 
 impl Workspace {
@@ -230,10 +233,16 @@ impl Workspace {
         let plan = planner.plan(&cx, &marks);
         let mut ws = Workspace::with_plan(cx, marks, plan, format, file);
         ws.planner = Some(planner);
+        // The planner reads what its pass decided: nothing of GE's rules is assumed.
+        ws.unassumed = None;
         ws
     }
 
     fn with_plan(cx: Context, marks: Marks, plan: Plan, format: Format, file: &str) -> Workspace {
+        let unassumed = cx.assumed_unfusible().map(|other| {
+            let other_plan = crate::fusion::plan::plan(&other, &marks);
+            (Arc::new(other), other_plan)
+        });
         let cx = Arc::new(cx);
         let index = PlanIndex::new(cx.graph(), &plan);
         Workspace {
@@ -257,6 +266,7 @@ impl Workspace {
             saved_version: 0,
             changes: Changes::default(),
             planner: None,
+            unassumed,
         }
     }
 
@@ -289,6 +299,17 @@ impl Workspace {
     /// Uses `meta` for the generated code from now on.
     pub fn set_kernel_meta(&mut self, meta: Arc<KernelMeta>) {
         self.kernel_meta = meta;
+    }
+
+    /// The plan if no op assumed fusible is: `None` when the plan rests on no assumption.
+    pub fn assumed_range(&self) -> Option<AssumedRange> {
+        let (_, other) = self.unassumed.as_ref()?;
+        let ops: usize = self.plan.scopes.iter().map(|s| s.assumed).sum();
+        (ops > 0).then(|| AssumedRange {
+            ops,
+            segments: other.segment_count(),
+            breaks: other.break_count(),
+        })
     }
 
     /// Plans edits of the current marks without making them (fixes are checked this way).
@@ -410,6 +431,9 @@ impl Workspace {
             Some(planner) => planner.plan(&self.cx, &self.marks),
             None => plan(&self.cx, &self.marks),
         };
+        if let Some((cx, other)) = &mut self.unassumed {
+            *other = crate::fusion::plan::plan(cx, &self.marks);
+        }
         self.set_plan(plan);
     }
 
@@ -421,6 +445,9 @@ impl Workspace {
     /// Plans again after ops changed their marks (`changed`, with their scopes before) and
     /// scopes were renamed (`touched`), reusing what the change cannot affect.
     fn replan(&mut self, changed: &[(OpId, Option<ScopeIdx>)], touched: &[ScopeIdx]) {
+        if let Some((cx, other)) = &mut self.unassumed {
+            *other = replan(cx, &self.marks, std::mem::take(other), changed, touched);
+        }
         let plan = match &self.planner {
             Some(planner) => planner.plan(&self.cx, &self.marks),
             None => {

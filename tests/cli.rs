@@ -1391,3 +1391,35 @@ fn compile_writes_the_jobs_lines_to_stdout_in_the_order_written() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_plan_resting_on_assumed_verdicts_says_so_with_its_range() {
+    let dump = example("moe_decode.txt");
+    let text = stdout_of(&["report", &dump, "--summary"]);
+    assert!(
+        text.contains("assumed: 75 scope member(s) taken as AscendC kernels (nothing in the dump or rules says); if none is: 4 segments · 78 breaks"),
+        "{text}"
+    );
+    assert!(
+        text.contains("scope attn_0: fused if 7 assumed ops are AscendC ·"),
+        "{text}"
+    );
+    assert!(
+        text.contains("scope moe_1: split (13 assumed AscendC) ·"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["report", &dump, "--json"])).unwrap();
+    assert_eq!(v["assumed"]["ops"], 75);
+    assert_eq!(v["assumed"]["if_none_fusible"]["segments"], 4);
+    assert_eq!(v["assumed"]["if_none_fusible"]["breaks"], 78);
+    assert_eq!(v["scopes"][0]["assumed"], 7);
+    // The compiled dump decides every verdict from its attributes: no range.
+    let compiled: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "report",
+        &example("moe_decode.ge_proto.txt"),
+        "--json",
+    ]))
+    .unwrap();
+    assert!(compiled["assumed"].is_null());
+}

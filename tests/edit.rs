@@ -374,3 +374,40 @@ fn random_edit_sequences_undo_to_the_original_plan_and_redo_to_the_last() {
         assert_eq!(ws.plan(), plans.last().unwrap(), "seed {seed}");
     }
 }
+
+#[test]
+fn the_range_of_a_plan_on_assumed_verdicts_follows_every_edit() {
+    // The TorchAir dump: 75 scope members are assumed fusible.
+    let path = Path::new("assets/examples/moe_decode.txt");
+    let dump = load_file(path, Default::default()).unwrap();
+    let format = dump.format;
+    let mut ws = Workspace::new(dump.into_main(), format, "torchair", &RuleSet::bundled());
+    let range = |ws: &Workspace| {
+        let other = ws.context().assumed_unfusible().expect("assumed verdicts");
+        let other_plan = plan(&other, ws.marks());
+        (other_plan.segment_count(), other_plan.break_count())
+    };
+    let first = ws.assumed_range().unwrap();
+    assert_eq!((first.ops, first.segments, first.breaks), (75, 4, 78));
+    assert_eq!(
+        scope(&ws, "attn_0").status_words(),
+        "fused if 7 assumed ops are AscendC"
+    );
+    let mut rng = Rng(7);
+    for k in 0..60 {
+        let edit = random_edit(&ws, &mut rng, k);
+        if ws.apply(edit, None).is_ok() {
+            let now = ws.assumed_range();
+            let ops: usize = ws.plan().scopes.iter().map(|s| s.assumed).sum();
+            match now {
+                Some(r) => assert_eq!((r.ops, r.segments, r.breaks), {
+                    let (s, b) = range(&ws);
+                    (ops, s, b)
+                }),
+                None => assert_eq!(ops, 0),
+            }
+        }
+    }
+    // A compiled dump rests on no assumption.
+    assert_eq!(example().assumed_range(), None);
+}

@@ -227,6 +227,38 @@ impl Verdicts {
         }
     }
 
+    /// These verdicts with every op assumed fusible taken as not an AscendC kernel instead
+    /// (evidence still `assumed`): the other end of what a plan resting on assumptions can
+    /// be. `None` when no op is assumed fusible.
+    pub fn assumed_unfusible(&self) -> Option<Verdicts> {
+        let assumed =
+            |v: &OpVerdict| v.verdict == Verdict::Fusible && v.evidence == Evidence::Assumed;
+        if !self.per_op.iter().any(assumed) {
+            return None;
+        }
+        let per_op = self
+            .per_op
+            .iter()
+            .map(|v| {
+                if assumed(v) {
+                    OpVerdict {
+                        verdict: Verdict::Unsupported(Reason::NotAscendC),
+                        evidence: Evidence::Assumed,
+                        detail: Cow::Borrowed(
+                            "assumed not an AscendC kernel (the other end of the assumption)",
+                        ),
+                    }
+                } else {
+                    v.clone()
+                }
+            })
+            .collect();
+        Some(Verdicts {
+            per_op,
+            compiled: self.compiled,
+        })
+    }
+
     /// The verdict on op `id`.
     pub fn get(&self, id: crate::graph::OpId) -> &OpVerdict {
         &self.per_op[id.index()]

@@ -405,7 +405,7 @@ fn scope(ex: &Facts<'_>, out: &mut Lines, s: u32) {
     let ws = &ex.ws;
     let scope = &ws.plan().scopes[s as usize];
     out.title(&scope.name);
-    out.field("status", scope.status.label().to_string());
+    out.field("status", scope.status_words());
     out.field("members", scope.members.len().to_string());
     out.field("segments", scope.segments.len().to_string());
     out.field("breaks", scope.breaks.len().to_string());

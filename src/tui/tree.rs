@@ -575,6 +575,13 @@ fn scope_line(scope: &ScopePlan, theme: &Theme) -> Line<'static> {
             theme.get(Role::Warning),
         ));
     }
+    if scope.assumed > 0 {
+        // `?` as in the op list: members whose fusibility is assumed.
+        spans.push(Span::styled(
+            format!(" ?{}", scope.assumed),
+            theme.get(Role::Warning),
+        ));
+    }
     let status = match scope.status {
         ScopeStatus::Fused | ScopeStatus::Split => None,
         ScopeStatus::Aborted | ScopeStatus::NotBuilt => Some((scope.status.label(), Role::Error)),

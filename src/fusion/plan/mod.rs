@@ -98,6 +98,13 @@ impl Context {
         Context::with_verdicts(shared, verdicts)
     }
 
+    /// This context with every op assumed fusible taken as unfusible
+    /// ([`Verdicts::assumed_unfusible`]); `None` when no op is assumed fusible.
+    pub fn assumed_unfusible(&self) -> Option<Context> {
+        let verdicts = self.verdicts.assumed_unfusible()?;
+        Some(Context::with_verdicts(Arc::clone(&self.graph), verdicts))
+    }
+
     /// Prepares `graph` for planning with verdicts known otherwise (read from a pass's own
     /// files).
     pub fn with_verdicts(graph: impl Into<Arc<Graph>>, verdicts: Verdicts) -> Context {
@@ -405,9 +412,26 @@ pub struct ScopePlan {
     pub breaks: Vec<Break>,
     /// Warnings and errors about it.
     pub findings: Vec<Finding>,
+    /// Members whose fusibility is assumed (nothing in the dump or rules says): the plan
+    /// holds if they are AscendC kernels.
+    pub assumed: usize,
 }
 
 impl ScopePlan {
+    /// The status in words, saying what it rests on: `fused if 3 assumed ops are AscendC`,
+    /// `split (2 assumed AscendC)`.
+    pub fn status_words(&self) -> String {
+        let label = self.status.label();
+        match (self.assumed, self.status) {
+            (0, _) => label.to_string(),
+            (n, ScopeStatus::Fused) => format!(
+                "fused if {n} assumed op{} AscendC",
+                if n == 1 { " is" } else { "s are" }
+            ),
+            (n, _) => format!("{label} ({n} assumed AscendC)"),
+        }
+    }
+
     /// The index in `scopes` of the plan of scope `name` (of `marks`), adding an empty,
     /// unfused one with `options` when there is none yet: for planners that read what another
     /// pass did and fill the plans in.
@@ -424,9 +448,23 @@ impl ScopePlan {
             segments: Vec::new(),
             breaks: Vec::new(),
             findings: Vec::new(),
+            assumed: 0,
         });
         scopes.len() - 1
     }
+}
+
+/// How far a plan resting on assumed verdicts can be off: the plan as made takes every op
+/// whose fusibility nothing in the dump or rules says as fusible (an AscendC kernel); this is
+/// the plan if none of them is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct AssumedRange {
+    /// Scope members assumed fusible.
+    pub ops: usize,
+    /// Segments if none of them is fusible.
+    pub segments: usize,
+    /// Breaks if none of them is fusible.
+    pub breaks: usize,
 }
 
 /// The plan of a graph: every scope's segments, breaks and findings.
@@ -798,6 +836,10 @@ fn plan_scope(
         .and_then(|i| parsed[i as usize].as_ref())
         .map(|p| &p.options);
     let mut findings = option_findings(marks, &members, first_options, options);
+    let assumed = members
+        .iter()
+        .filter(|id| cx.class[id.index()] == Class::FusibleAssumed)
+        .count();
     let mut scope = ScopePlan {
         mark: index,
         name,
@@ -807,6 +849,7 @@ fn plan_scope(
         segments: Vec::new(),
         breaks: Vec::new(),
         findings: Vec::new(),
+        assumed,
     };
     if cx.dynamic.is_some() {
         scope.status = ScopeStatus::Skipped;

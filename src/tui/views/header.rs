@@ -141,6 +141,17 @@ fn items(ex: &Explorer, runs: &Runs, ticks: usize) -> Vec<Item> {
         role(warnings, Role::Warning),
         5,
     );
+    if let Some(range) = ws.assumed_range() {
+        push(
+            format!(
+                "? {} assumed AscendC (if not: {} seg · ✗{})",
+                range.ops, range.segments, range.breaks
+            ),
+            format!("?{}", range.ops),
+            Role::Warning,
+            5,
+        );
+    }
     if errors > 0 {
         push(
             format!("{errors} error{}", plural(errors)),
