@@ -9,6 +9,20 @@ use crate::graph::OpId;
 use crate::workspace::Workspace;
 use std::fmt::Write as _;
 
+/// Why the scopes of `ws` cannot be written as code, when they cannot: MindSpore's graph
+/// kernel fusion takes no scopes (its composites come from the graph kernel flags).
+pub fn refusal(ws: &Workspace) -> Option<String> {
+    crate::mindspore::is_mindspore(ws.source().format).then(|| {
+        format!(
+            "{}: MindSpore's graph kernel fusion is not marked with scopes, so there is no scope \
+             code to write: its composites come from the graph kernel flags\n  hint: `skope \
+             options --graph-kernel --graph {}` says what each flag would change in this graph",
+            ws.source().file,
+            ws.source().file
+        )
+    })
+}
+
 /// How the ops of a scope's range relate to it.
 enum Line {
     /// A member of the scope.

@@ -521,7 +521,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 skope::aclgraph::export::python(&model)
             } else {
-                export_text(&planning.workspace(&file)?, format)
+                let ws = planning.workspace(&file)?;
+                if let Some(why) = skope::export::refusal(&ws) {
+                    anyhow::bail!("{why}");
+                }
+                export_text(&ws, format)
             };
             match output {
                 Some(path) => skope::planfile::write_atomically(&path, text.as_bytes())

@@ -1423,3 +1423,20 @@ fn a_plan_resting_on_assumed_verdicts_says_so_with_its_range() {
     .unwrap();
     assert!(compiled["assumed"].is_null());
 }
+
+#[test]
+fn a_mindspore_graph_has_no_scope_code_to_export() {
+    let ir = common::repo("assets/examples/mindspore/graph_build_0_1.ir")
+        .to_string_lossy()
+        .into_owned();
+    for format in ["torchair", "acl", "plan"] {
+        let out = skope(&["export", &ir, "--format", format]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{format}: {err}");
+        assert!(out.stdout.is_empty(), "{format}");
+        assert!(
+            err.contains("graph kernel flags") && err.contains("skope options --graph-kernel"),
+            "{err}"
+        );
+    }
+}

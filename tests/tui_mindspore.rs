@@ -16,6 +16,12 @@ fn composites_reasons_refused_edits_and_the_flags_view() {
         text.contains("mindspore_ir · 55 ops · 1 scope → 6 segments · ✗ 15 breaks"),
         "{text}"
     );
+    // Break names in the tree lose their middle, not their distinguishing end.
+    let breaks: Vec<&str> = text.lines().filter(|l| l.contains("✗ Default")).collect();
+    assert!(!breaks.is_empty(), "{text}");
+    for line in &breaks {
+        assert!(line.contains('…') && line.contains("-op"), "{line}");
+    }
     find(
         &mut app,
         "Default/model-Model/layers-CellList/0-DecoderLayer/Softmax-op9",
@@ -40,6 +46,7 @@ fn composites_reasons_refused_edits_and_the_flags_view() {
         "--opt_level  default 2 with graph kernel fusion on, else 0",
         "in this graph: 0 would leave all 6 composites as basic ops",
         "in this graph: 1 would let these level-1 types join composites: MatMul ×8",
+        "(only level 1 clusters: Reshape, MatMul, TransData,",
     ] {
         assert!(text.contains(words), "{words}\n{text}");
     }

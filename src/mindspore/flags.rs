@@ -3,7 +3,7 @@
 //! lists comma-separated), and what each flag would change in a given graph, where the graph
 //! can tell.
 
-use super::reasons::{self, LEVEL_1};
+use super::reasons::{self, level_1_only};
 use crate::fusion::plan::Plan;
 use crate::fusion::verdict::{Reason, Verdict, Verdicts};
 use crate::graph::Graph;
@@ -88,7 +88,8 @@ pub const FLAGS: &[Flag] = &[
         kind: Kind::Int(0, 2),
         default: "0 on Ascend, else 1",
         meaning: "the level up to which the default cluster lists count (MatMul, \
-                  BatchMatMul, Reshape… are level 1)",
+                  BatchMatMul, Reshape… are level 1; ReduceSum and Transpose are level 0 for \
+                  the DVM generator)",
     },
     Flag {
         name: "enable_dynamic_shape_fusion",
@@ -293,9 +294,10 @@ pub fn effects(
         out.push((
             "fusion_ops_level",
             format!(
-                "1 would let these level-1 types join composites: {} (level 1: {})",
+                "1 would let these level-1 types join composites: {} (only level 1 clusters: \
+                 {})",
                 counted(level_1),
-                LEVEL_1.join(", ")
+                level_1_only().join(", ")
             ),
         ));
     }

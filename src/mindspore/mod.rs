@@ -93,7 +93,7 @@ fn classify(graph: &Graph, id: OpId) -> (Verdict, Evidence, String) {
                  not say why"
             ),
         ),
-        _ if reasons::LEVEL_1.contains(&t) => (
+        _ if reasons::level_1_only().contains(&t) => (
             "gk_level_1",
             Evidence::Rules,
             format!("{t} is on a level-1 cluster list (graph_kernel_cluster_cloud.cc)"),

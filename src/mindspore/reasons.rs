@@ -100,8 +100,10 @@ pub const DVM_LEVEL_0: &[&str] = &[
     "Trunc",
 ];
 
-/// Types clustered from level 1 on Ascend (AKG: ReduceSum, Reshape, Transpose, MatMul,
-/// TransData, BatchMatMul; DVM: Reshape, MatMul, BatchMatMul, GroupedMatmul).
+/// Types on a level-1 cluster list on Ascend (AKG: ReduceSum, Reshape, Transpose, MatMul,
+/// TransData, BatchMatMul; DVM: Reshape, MatMul, BatchMatMul, GroupedMatmul). ReduceSum and
+/// Transpose are on DVM's level-0 list too, so the default level clusters them:
+/// [`level_1_only`] leaves such types out.
 pub const LEVEL_1: &[&str] = &[
     "ReduceSum",
     "Reshape",
@@ -111,6 +113,16 @@ pub const LEVEL_1: &[&str] = &[
     "BatchMatMul",
     "GroupedMatmul",
 ];
+
+/// The types only fusion_ops_level 1 clusters: on a level-1 list and on neither generator's
+/// level-0 list.
+pub fn level_1_only() -> Vec<&'static str> {
+    LEVEL_1
+        .iter()
+        .copied()
+        .filter(|t| !AKG_LEVEL_0.contains(t) && !DVM_LEVEL_0.contains(t))
+        .collect()
+}
 
 /// Ops that are not kernels: values, tuples, state and control between the kernels.
 pub const NOT_KERNELS: &[&str] = &[

@@ -201,6 +201,8 @@ impl Explorer {
             theme,
         };
         ex.minimap = ex.minimap_for(areas);
+        ex.tree
+            .set_width(areas.scopes.width.saturating_sub(2), &ex.ws);
         // When the graph gets no SuperKernel, start on the op that decides it.
         let start = ex
             .ws
@@ -283,6 +285,8 @@ impl Explorer {
         self.scroll_list_into_view();
         let height = self.tree_height();
         self.tree.keep_in_view(height);
+        self.tree
+            .set_width(areas.scopes.width.saturating_sub(2), &self.ws);
     }
 
     /// Selects row `row` (clamped) of the op list; the tree and details follow.

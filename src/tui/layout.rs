@@ -258,6 +258,38 @@ pub fn statics_rows(area: Rect) -> usize {
     usize::from(statics_list(area).height)
 }
 
+/// `text` in at most `width` columns: its start and end with `…` between.
+pub fn middle_ellipsis(text: &str, width: usize) -> String {
+    let w = |s: &str| ratatui::text::Span::raw(s).width();
+    if w(text) <= width {
+        return text.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    let (mut head, mut tail) = (String::new(), Vec::new());
+    let chars: Vec<char> = text.chars().collect();
+    let (mut i, mut j) = (0, chars.len());
+    let mut used = 0;
+    // Take from both ends in turn, the head one more when odd.
+    while i < j {
+        let take_head = w(&head) <= tail.iter().map(|c: &char| w(&c.to_string())).sum::<usize>();
+        let c = if take_head { chars[i] } else { chars[j - 1] };
+        let cw = w(&c.to_string());
+        if used + cw > keep {
+            break;
+        }
+        used += cw;
+        if take_head {
+            head.push(c);
+            i += 1;
+        } else {
+            tail.push(c);
+            j -= 1;
+        }
+    }
+    tail.reverse();
+    format!("{head}…{}", tail.into_iter().collect::<String>())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,6 +74,7 @@ struct LineKey {
     breaks: usize,
     findings: usize,
     members: usize,
+    assumed: usize,
 }
 
 impl LineKey {
@@ -85,6 +86,7 @@ impl LineKey {
             breaks: scope.breaks.len(),
             findings: scope.findings.len(),
             members: scope.members.len(),
+            assumed: scope.assumed,
         }
     }
 }
@@ -108,6 +110,9 @@ pub struct ScopeTree {
     visible: Vec<TreePath>,
     /// The colours its lines are drawn in, shared with the explorer.
     theme: Arc<Theme>,
+    /// The pane's width inside its borders: an op name too long for a break's line loses its
+    /// middle (0: not known yet, names are kept whole).
+    width: u16,
 }
 
 impl ScopeTree {
@@ -128,6 +133,15 @@ impl ScopeTree {
         }
         tree.rebuild(ws);
         tree
+    }
+
+    /// Draws its lines for a pane `width` columns wide inside its borders (building the
+    /// items again when that changes).
+    pub fn set_width(&mut self, width: u16, ws: &Workspace) {
+        if width != self.width {
+            self.width = width;
+            self.rebuild(ws);
+        }
     }
 
     /// The items to draw.
@@ -473,9 +487,17 @@ impl ScopeTree {
                 let b = &scope.breaks[k as usize];
                 let op = ws.graph().op(b.op);
                 let reason = describe_reason(ws.marks(), b.reason);
+                // The indent and `✗ ` before it: a name longer than the rest of the line
+                // loses its middle, so names that differ at their end (layer paths) stay apart;
+                // the reason follows when there is room (the details give it in full).
+                let name = sanitize(&op.name);
+                let name = match usize::from(self.width).checked_sub(4 + 2) {
+                    Some(room) if room >= 8 => super::layout::middle_ellipsis(&name, room),
+                    _ => name.into_owned(),
+                };
                 let text = Line::from(vec![
                     Span::styled("✗ ", theme.get(Role::Break)),
-                    Span::styled(sanitize(&op.name).into_owned(), theme.get(Role::Break)),
+                    Span::styled(name, theme.get(Role::Break)),
                     Span::styled(format!(" — {}", sanitize(&reason)), theme.get(Role::Dim)),
                 ]);
                 TreeItem::new_leaf(TreeId::Break(k), text)

@@ -256,11 +256,14 @@ fn file_text(file: &str, format: &str, room: usize) -> (String, String) {
     }
     if room >= width(format) + NAME_MIN {
         return (
-            super::middle_ellipsis(&base, room - width(format)),
+            crate::tui::layout::middle_ellipsis(&base, room - width(format)),
             format.to_string(),
         );
     }
-    (super::middle_ellipsis(&base, room.max(1)), String::new())
+    (
+        crate::tui::layout::middle_ellipsis(&base, room.max(1)),
+        String::new(),
+    )
 }
 
 fn plural(n: usize) -> &'static str {
@@ -273,12 +276,12 @@ mod tests {
 
     #[test]
     fn long_names_lose_their_middle() {
-        assert_eq!(crate::tui::views::middle_ellipsis("abcdef", 6), "abcdef");
-        assert_eq!(crate::tui::views::middle_ellipsis("abcdefgh", 5), "ab…gh");
-        assert_eq!(crate::tui::views::middle_ellipsis("abcdefgh", 6), "abc…gh");
-        assert_eq!(crate::tui::views::middle_ellipsis("abcdefgh", 1), "…");
+        assert_eq!(crate::tui::layout::middle_ellipsis("abcdef", 6), "abcdef");
+        assert_eq!(crate::tui::layout::middle_ellipsis("abcdefgh", 5), "ab…gh");
+        assert_eq!(crate::tui::layout::middle_ellipsis("abcdefgh", 6), "abc…gh");
+        assert_eq!(crate::tui::layout::middle_ellipsis("abcdefgh", 1), "…");
         let name = "ge_proto_00000042_PreRunAfterBuild.txt";
-        let short = crate::tui::views::middle_ellipsis(name, 20);
+        let short = crate::tui::layout::middle_ellipsis(name, 20);
         assert_eq!(Span::raw(short.as_str()).width(), 20);
         assert!(
             short.starts_with("ge_proto_") && short.ends_with("Build.txt"),

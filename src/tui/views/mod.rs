@@ -108,38 +108,6 @@ pub fn spinner(ticks: usize) -> &'static str {
     SPINNER[ticks % SPINNER.len()]
 }
 
-/// `text` in at most `width` columns: its start and end with `…` between.
-pub fn middle_ellipsis(text: &str, width: usize) -> String {
-    let w = |s: &str| Span::raw(s).width();
-    if w(text) <= width {
-        return text.to_string();
-    }
-    let keep = width.saturating_sub(1);
-    let (mut head, mut tail) = (String::new(), Vec::new());
-    let chars: Vec<char> = text.chars().collect();
-    let (mut i, mut j) = (0, chars.len());
-    let mut used = 0;
-    // Take from both ends in turn, the head one more when odd.
-    while i < j {
-        let take_head = w(&head) <= tail.iter().map(|c: &char| w(&c.to_string())).sum::<usize>();
-        let c = if take_head { chars[i] } else { chars[j - 1] };
-        let cw = w(&c.to_string());
-        if used + cw > keep {
-            break;
-        }
-        used += cw;
-        if take_head {
-            head.push(c);
-            i += 1;
-        } else {
-            tail.push(c);
-            j -= 1;
-        }
-    }
-    tail.reverse();
-    format!("{head}…{}", tail.into_iter().collect::<String>())
-}
-
 /// Writes `text` at (`x`, `y`) in at most `width` columns; a text that does not fit ends in
 /// `…`. Returns the column after the text.
 pub fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, text: &str, style: Style) -> u16 {

@@ -446,7 +446,7 @@ impl Row {
         cell(buf, w.stream, &self.stream, self.style);
         cell(buf, 1, self.change.0, self.change.1);
         cell(buf, 1, self.glyph.0, self.glyph.1);
-        let name = super::middle_ellipsis(&self.name.0, usize::from(w.name));
+        let name = crate::tui::layout::middle_ellipsis(&self.name.0, usize::from(w.name));
         cell(buf, w.name, &name, self.name.1);
         cell(buf, w.op_type, &self.op_type, self.style);
         cell(buf, w.core, &self.core, self.style);
