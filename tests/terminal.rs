@@ -69,7 +69,7 @@ fn navigate_search_jump_help_resize_and_quit_in_a_real_terminal() {
         t.contains("✗ breaks scope moe_0")
     });
     assert!(
-        screen.contains("reason    type not adapted to SuperKernel"),
+        screen.contains("✗ breaks scope moe_0: type not adapted to SuperKernel"),
         "{screen}"
     );
     // Search by type.

@@ -10,6 +10,7 @@ mod tui_code;
 mod tui_edit;
 mod tui_mindspore;
 mod tui_profiles;
+mod tui_reading;
 mod tui_runs;
 mod tui_static;
 mod tui_suggest;

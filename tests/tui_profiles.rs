@@ -121,7 +121,7 @@ fn segments_and_breaks_with_and_without_superkernel() {
     let text = screen(&app);
     assert!(
         text.contains(
-            "✗ layer1_expert_broadca… moe_1                1      10.11         1 communication op"
+            "✗ layer1_expert_broadca… moe_1                1       9.11      1.00         1 communication op"
         ),
         "{text}"
     );
@@ -187,10 +187,14 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
         text.contains("segment   attn_0: 56.38 µs base → 50.08 µs new (▼ −6.30 µs, −11.17 %)"),
         "{text}"
     );
+    // The same words as skope diff (its break under the reason and fix).
     find(&mut app, "layer1_expert_broadcast");
+    press(&mut app, KeyCode::Char('z'));
     let text = screen(&app);
     assert!(
-        text.contains("✗ this break costs 10.11 µs: 1 unfused op(s) run"),
+        text.contains(
+            "✗ this break costs 9.11 µs in 1 unfused launch(es) (+1.00 µs wait): 1 unfused op(s)"
+        ),
         "{text}"
     );
 }

@@ -342,14 +342,12 @@ fn per_op_text(out: &mut String, p: &super::per_op::PerOp) {
     for (i, b) in p.breaks.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  {}. {} ({}) breaks {}: costs {:.2} µs in {} unfused launch(es) (+{:.2} µs wait) — {}",
+            "  {}. {} ({}) breaks {}: costs {} — {}",
             i + 1,
             sanitize(&b.op),
             sanitize(b.op_type.as_deref().unwrap_or("?")),
             sanitize(&b.scope),
-            b.unfused_us,
-            b.launches,
-            b.wait_us,
+            b.words(),
             sanitize(&b.reason)
         );
         if b.unfused.len() > 1 {

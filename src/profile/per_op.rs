@@ -98,6 +98,15 @@ impl BreakCost {
     pub fn cost_us(&self) -> f64 {
         self.unfused_us + self.wait_us
     }
+
+    /// The cost in words, the same in every front end: `9.11 µs in 1 unfused launch(es)
+    /// (+1.00 µs wait)`.
+    pub fn words(&self) -> String {
+        format!(
+            "{:.2} µs in {} unfused launch(es) (+{:.2} µs wait)",
+            self.unfused_us, self.launches, self.wait_us
+        )
+    }
 }
 
 /// Per-segment and per-break times.

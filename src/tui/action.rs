@@ -42,8 +42,9 @@ pub enum Action {
     CopyCode,
     /// Write the code shown (and its JSON sidecar) to a file.
     WriteCode,
-    /// Give the code view the whole body of the screen, or give the panes back.
-    ZoomCode,
+    /// Give the code view (or, without it, the details) the whole body of the screen, or give
+    /// the panes back.
+    Zoom,
     /// Show the code held against the entry source the compiler wrote, or the code again.
     CompareCode,
     /// Show or hide the suggested scopes.
@@ -111,6 +112,10 @@ pub enum Action {
     Save,
     /// Show or hide the help overlay.
     Help,
+    /// List the last messages of the bottom line in full.
+    Messages,
+    /// List the plan's findings; pick one to go to its op.
+    Findings,
     /// Close the overlay or prompt, or clear the search.
     Back,
     /// Hand the terminal back to the shell and stop (resume with `fg`).
@@ -170,7 +175,7 @@ impl Group {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 55] = [
+    pub const ALL: [Action; 57] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -188,7 +193,7 @@ impl Action {
         Action::PrevSegment,
         Action::JumpBack,
         Action::CodeView,
-        Action::ZoomCode,
+        Action::Zoom,
         Action::CompareCode,
         Action::Suggestions,
         Action::AcceptSuggestion,
@@ -223,6 +228,8 @@ impl Action {
         Action::LoadProfiles,
         Action::SortProfiles,
         Action::Help,
+        Action::Messages,
+        Action::Findings,
         Action::Back,
         Action::Suspend,
         Action::Quit,
@@ -249,7 +256,7 @@ impl Action {
             Action::CodeView => "code_view",
             Action::CopyCode => "copy_code",
             Action::WriteCode => "write_code",
-            Action::ZoomCode => "zoom_code",
+            Action::Zoom => "zoom",
             Action::CompareCode => "compare_code",
             Action::Suggestions => "suggestions",
             Action::AcceptSuggestion => "accept_suggestion",
@@ -283,6 +290,8 @@ impl Action {
             Action::Redo => "redo",
             Action::Save => "save",
             Action::Help => "help",
+            Action::Messages => "messages",
+            Action::Findings => "findings",
             Action::Back => "back",
             Action::Suspend => "suspend",
             Action::Quit => "quit",
@@ -310,7 +319,7 @@ impl Action {
             Action::CodeView => "code of the segment (toggle)",
             Action::CopyCode => "copy the code to the clipboard",
             Action::WriteCode => "write the code to <dump>.codegen/",
-            Action::ZoomCode => "code over the whole body (toggle)",
+            Action::Zoom => "code or details over the body",
             Action::CompareCode => "code vs the compiler's source (toggle)",
             Action::Suggestions => "suggested scopes (toggle)",
             Action::AcceptSuggestion => "accept the suggestion",
@@ -344,6 +353,8 @@ impl Action {
             Action::Redo => "redo",
             Action::Save => "save the plan file",
             Action::Help => "this help",
+            Action::Messages => "the last messages, in full",
+            Action::Findings => "the findings; go to one",
             Action::Back => "close / cancel / clear search",
             Action::Suspend => "suspend to the shell (fg resumes)",
             Action::Quit => "quit",
@@ -370,7 +381,7 @@ impl Action {
             | Action::PrevSegment
             | Action::JumpBack
             | Action::CodeView
-            | Action::ZoomCode
+            | Action::Zoom
             | Action::CompareCode
             | Action::Suggestions
             | Action::AcceptSuggestion
@@ -400,7 +411,12 @@ impl Action {
             | Action::Save => Group::Edit,
             Action::Compile | Action::Runs | Action::CancelRun => Group::Run,
             Action::Profiles | Action::LoadProfiles | Action::SortProfiles => Group::Profile,
-            Action::Help | Action::Back | Action::Suspend | Action::Quit => Group::General,
+            Action::Help
+            | Action::Messages
+            | Action::Findings
+            | Action::Back
+            | Action::Suspend
+            | Action::Quit => Group::General,
         }
     }
 
@@ -432,7 +448,11 @@ impl Action {
 
     /// The action named `name` in the config file.
     pub fn from_name(name: &str) -> Option<Action> {
-        Action::ALL.into_iter().find(|a| a.name() == name)
+        match name {
+            // Its name until the details could be zoomed too.
+            "zoom_code" => Some(Action::Zoom),
+            _ => Action::ALL.into_iter().find(|a| a.name() == name),
+        }
     }
 }
 

@@ -64,6 +64,9 @@ pub struct Status {
     pub problem: bool,
 }
 
+/// Messages the bottom line keeps, for `M` (the line cuts long ones at its edge).
+pub const MESSAGES_KEPT: usize = 200;
+
 /// The UI state.
 #[derive(Debug)]
 pub struct App {
@@ -79,6 +82,9 @@ pub struct App {
     pub prompt: Option<Prompt>,
     /// The last message.
     pub status: Option<Status>,
+    /// The last messages of the bottom line, oldest first, with when they came (the app's
+    /// clock).
+    pub messages: std::collections::VecDeque<(Duration, Status)>,
     /// Ticks seen, for the spinner.
     pub ticks: usize,
     /// What the event loop is to do next: copy, suspend, quit.
@@ -129,6 +135,7 @@ impl App {
             help: None,
             prompt: None,
             status: None,
+            messages: std::collections::VecDeque::new(),
             ticks: 0,
             effects: Effects::default(),
             dialog: None,
@@ -163,7 +170,7 @@ impl App {
             .map_or(1, |ex| ex.ws.context().streams().len());
         let code = self
             .explorer()
-            .map_or(layout::CodeLayout::Off, Explorer::code_layout);
+            .map_or(layout::BodyLayout::Panes, Explorer::body_layout);
         layout::areas(self.size, streams, code)
     }
 
@@ -264,19 +271,24 @@ impl App {
                         let dirs = self.run_history_dirs(&ws.source().file);
                         self.runs.load_history(&dirs, &ws.source().id);
                         let streams = ws.context().streams().len();
-                        let areas = layout::areas(self.size, streams, layout::CodeLayout::Off);
+                        let areas = layout::areas(self.size, streams, layout::BodyLayout::Panes);
                         let ex = Explorer::new(ws, &self.config.theme, areas);
                         self.screen = Screen::Explorer(Box::new(ex));
-                        if let Some(first) = notes.first() {
-                            let more = notes.len() - 1;
-                            self.status = Some(Status {
-                                text: if more > 0 {
-                                    format!("{first} (and {more} more: see skope report --plan)")
-                                } else {
-                                    first.clone()
-                                },
+                        // Every note goes to the messages; the bottom line shows the first.
+                        for note in notes.iter().skip(1).rev() {
+                            self.log_message(Status {
+                                text: note.clone(),
                                 problem: true,
                             });
+                        }
+                        if let Some(first) = notes.first() {
+                            let more = notes.len() - 1;
+                            let text = if more > 0 {
+                                format!("{first} (and {more} more: M lists them)")
+                            } else {
+                                first.clone()
+                            };
+                            self.problem(text);
                         }
                         if !pending.is_empty() {
                             self.offer_recovery(pending, damaged, left_by);
@@ -429,6 +441,8 @@ impl App {
             Action::Quit => self.request_quit(),
             Action::Suspend => self.effects.push(Effect::Suspend),
             Action::Help => self.help = Some(0),
+            Action::Messages => self.show_messages(),
+            Action::Findings => self.show_findings(),
             _ => return false,
         }
         true
@@ -468,7 +482,7 @@ impl App {
             Action::CodeView
                 | Action::CopyCode
                 | Action::WriteCode
-                | Action::ZoomCode
+                | Action::Zoom
                 | Action::CompareCode
         ) {
             self.code_action(action);
@@ -487,6 +501,15 @@ impl App {
             .is_some_and(|ex| ex.focus == Pane::Details && ex.code.is_some());
         if code_focused && self.code_key(action) {
             return;
+        }
+        // With the details over the whole body, esc gives the panes back, and the keys that
+        // move between panes have none to move to.
+        if self.explorer().is_some_and(|ex| ex.details_zoomed) {
+            match action {
+                Action::Back => return self.code_action(Action::Zoom),
+                Action::NextPane | Action::PrevPane | Action::Collapse | Action::Toggle => return,
+                _ => {}
+            }
         }
         if action == Action::Toggle
             && let Some(ex) = self.explorer()
@@ -660,10 +683,7 @@ impl App {
             problem = Some(self.hidden_message());
         }
         if let Some(text) = problem {
-            self.status = Some(Status {
-                text,
-                problem: true,
-            });
+            self.problem(text);
         }
     }
 
@@ -867,10 +887,7 @@ impl App {
                             }
                             if !ex.follow_tree() {
                                 let text = self.hidden_message();
-                                self.status = Some(Status {
-                                    text,
-                                    problem: true,
-                                });
+                                self.problem(text);
                             }
                         }
                     }

@@ -5,7 +5,7 @@ use super::app::{App, Prompt, PromptKind, Screen};
 use super::clipboard::osc52;
 use super::effect::Effect;
 use super::explorer::Pane;
-use super::layout::{self, CodeLayout};
+use super::layout::{self, BodyLayout};
 
 /// Columns the code scrolls sideways at a time.
 const SIDEWAYS: isize = 8;
@@ -18,7 +18,7 @@ impl App {
         let Screen::Explorer(ex) = &mut self.screen else {
             return false;
         };
-        let zoomed = ex.code_layout() == CodeLayout::Zoomed;
+        let zoomed = ex.body_layout() == BodyLayout::CodeZoomed;
         match action {
             Action::Collapse => ex.shift_code(-SIDEWAYS),
             Action::Expand => ex.shift_code(SIDEWAYS),
@@ -37,7 +37,7 @@ impl App {
                     Some(_) => {}
                 }
             }
-            Action::Back if zoomed => self.code_action(Action::ZoomCode),
+            Action::Back if zoomed => self.code_action(Action::Zoom),
             Action::NextPane | Action::PrevPane if zoomed => {}
             _ => return false,
         }
@@ -52,30 +52,41 @@ impl App {
         };
         match action {
             Action::CodeView => {
+                ex.details_zoomed = false;
                 let streams = ex.ws.context().streams().len();
                 let code = if ex.code.is_none() {
-                    CodeLayout::Beside
+                    BodyLayout::CodeBeside
                 } else {
-                    CodeLayout::Off
+                    BodyLayout::Panes
                 };
                 ex.set_areas(layout::areas(size, streams, code));
                 ex.toggle_code();
-                if code == CodeLayout::Off && ex.focus == Pane::Details {
+                if code == BodyLayout::Panes && ex.focus == Pane::Details {
                     ex.focus = Pane::Ops;
                 }
             }
-            Action::ZoomCode => {
+            Action::Zoom if ex.code.is_none() => {
+                // Without the code view, the details take the body (a break's reason and fix
+                // in full on a small terminal), and give it back.
                 let streams = ex.ws.context().streams().len();
-                let zoom = ex.code_layout() != CodeLayout::Zoomed;
-                let code = if zoom {
-                    CodeLayout::Zoomed
+                ex.details_zoomed = !ex.details_zoomed;
+                let body = ex.body_layout();
+                ex.set_areas(layout::areas(size, streams, body));
+                ex.focus = if ex.details_zoomed {
+                    Pane::Details
                 } else {
-                    CodeLayout::Beside
+                    Pane::Ops
+                };
+            }
+            Action::Zoom => {
+                let streams = ex.ws.context().streams().len();
+                let zoom = ex.body_layout() != BodyLayout::CodeZoomed;
+                let code = if zoom {
+                    BodyLayout::CodeZoomed
+                } else {
+                    BodyLayout::CodeBeside
                 };
                 ex.set_areas(layout::areas(size, streams, code));
-                if ex.code.is_none() {
-                    ex.toggle_code();
-                }
                 if let Some(view) = &mut ex.code {
                     view.zoomed = zoom;
                 }

@@ -198,6 +198,31 @@ fn op(ex: &Facts<'_>, out: &mut Lines, id: OpId) {
     let cx = ws.context();
     let op = graph.op(id);
     out.title(&op.name);
+    // The breaks it causes first, reason and fix before the facts behind them: on a small
+    // terminal these are the lines a user came for (the report's words, each fix checked by
+    // planning it).
+    let what_if = ws.what_if();
+    for r in ws.index().breaks_of(id) {
+        let scope = &ws.plan().scopes[r.scope as usize];
+        let b = BreakReport::new(&what_if, scope, break_at(ws.plan(), r));
+        out.styled(
+            format!("✗ breaks scope {}{}: {}", scope.name, b.effect(), b.reason),
+            out.theme.get(Role::Break),
+        );
+        out.field("fix", b.suggestion);
+        out.field("evidence", format!("{} — {}", b.evidence, b.detail));
+        if b.before.is_some() || b.after.is_some() {
+            out.field(
+                "between",
+                format!(
+                    "{} … {}",
+                    b.before.as_deref().unwrap_or("(start)"),
+                    b.after.as_deref().unwrap_or("(end)")
+                ),
+            );
+        }
+        out.lines.push(Line::from(""));
+    }
     let stream = &cx.streams()[cx.stream_of(id) as usize];
     let stream_text = match &stream.label {
         Some(label) => format!("stream {} (label {label}, inferred)", stream.id),
@@ -214,30 +239,6 @@ fn op(ex: &Facts<'_>, out: &mut Lines, id: OpId) {
     ));
     profile(ex, out, Some(id));
     outcome(ex, out, id);
-    // Breaks it causes, in the report's words (each fix checked by planning it).
-    let what_if = ws.what_if();
-    for r in ws.index().breaks_of(id) {
-        let scope = &ws.plan().scopes[r.scope as usize];
-        let b = BreakReport::new(&what_if, scope, break_at(ws.plan(), r));
-        out.lines.push(Line::from(""));
-        out.styled(
-            format!("✗ breaks scope {}{}", scope.name, b.effect()),
-            out.theme.get(Role::Break),
-        );
-        out.field("reason", b.reason);
-        out.field("evidence", format!("{} — {}", b.evidence, b.detail));
-        if b.before.is_some() || b.after.is_some() {
-            out.field(
-                "between",
-                format!(
-                    "{} … {}",
-                    b.before.as_deref().unwrap_or("(start)"),
-                    b.after.as_deref().unwrap_or("(end)")
-                ),
-            );
-        }
-        out.field("fix", b.suggestion);
-    }
     out.lines.push(Line::from(""));
     if let Some(r) = ws.index().segment_of(id) {
         let seg = segment_at(ws.plan(), r);
@@ -373,12 +374,9 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
     for b in view.breaks_of(name) {
         out.styled(
             format!(
-                "✗ this break costs {:.2} µs: {} unfused op(s) run {:.2} µs and wait {:.2} µs over {} launch(es)",
-                b.cost_us(),
-                b.unfused.len(),
-                b.unfused_us,
-                b.wait_us,
-                b.launches
+                "✗ this break costs {}: {} unfused op(s)",
+                b.words(),
+                b.unfused.len()
             ),
             out.theme.get(Role::Break),
         );

@@ -26,6 +26,19 @@ pub enum PickFor {
     Rank(super::profiles::ProfilesRequest),
     /// Go to the picked op: one next to the selected one, with the words that name it.
     Neighbour(Vec<(OpId, String)>),
+    /// Read the last messages of the bottom line in full (each choice's whole text).
+    Message(Vec<String>),
+    /// Go to the op of the picked finding.
+    Finding(Vec<FindingChoice>),
+}
+
+/// A finding in the findings picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingChoice {
+    /// Its whole text: severity, scope and message.
+    pub text: String,
+    /// The op it names, if any.
+    pub op: Option<OpId>,
 }
 
 /// A list to pick from (scopes, recipes or ranks), narrowed by typing.

@@ -3,8 +3,8 @@
 //! against a crash, and quitting with unsaved edits.
 
 use super::action::Action;
-use super::app::{App, PromptKind, Screen, Status};
-use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor};
+use super::app::{App, MESSAGES_KEPT, PromptKind, Screen, Status};
+use super::dialog::{Answer, Confirm, Dialog, FindingChoice, NEW_SCOPE_CHOICE, PickFor, Picker};
 use super::effect::Effect;
 use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
@@ -87,17 +87,111 @@ fn change_summary(app: &App, undo: bool) -> String {
 
 impl App {
     pub(super) fn info(&mut self, text: String) {
-        self.status = Some(Status {
+        self.say(Status {
             text,
             problem: false,
         });
     }
 
     pub(super) fn problem(&mut self, text: String) {
-        self.status = Some(Status {
+        self.say(Status {
             text,
             problem: true,
         });
+    }
+
+    /// Shows `status` on the bottom line and keeps it in the messages.
+    fn say(&mut self, status: Status) {
+        self.log_message(status.clone());
+        self.status = Some(status);
+    }
+
+    /// Keeps `status` in the messages (the last [`MESSAGES_KEPT`]).
+    pub(super) fn log_message(&mut self, status: Status) {
+        if self.messages.len() == MESSAGES_KEPT {
+            self.messages.pop_front();
+        }
+        self.messages.push_back((self.now, status));
+    }
+
+    /// `M`: the last messages in full, newest first.
+    pub(super) fn show_messages(&mut self) {
+        if self.messages.is_empty() {
+            return self.info("no messages yet".to_string());
+        }
+        let texts: Vec<String> = self
+            .messages
+            .iter()
+            .rev()
+            .map(|(at, status)| {
+                format!(
+                    "{:>6} {} {}",
+                    crate::text::duration(*at),
+                    if status.problem { "!" } else { "·" },
+                    status.text
+                )
+            })
+            .collect();
+        self.dialog = Some(Dialog::Pick(Picker {
+            choices: texts
+                .iter()
+                .enumerate()
+                .map(|(n, t)| format!("{:>3}. {t}", n + 1))
+                .collect(),
+            purpose: PickFor::Message(texts),
+            filter: String::new(),
+            selected: 0,
+        }));
+    }
+
+    /// `!`: the plan's findings, errors first; picking one goes to its op.
+    pub(super) fn show_findings(&mut self) {
+        use crate::fusion::Severity;
+        let Some(ex) = self.explorer() else {
+            return;
+        };
+        let plan = ex.ws.plan();
+        let graph = ex.ws.graph();
+        let mut found: Vec<(Severity, Option<&str>, &crate::fusion::plan::Finding)> = plan
+            .findings
+            .iter()
+            .map(|f| (f.severity, None, f))
+            .chain(plan.scopes.iter().flat_map(|s| {
+                s.findings
+                    .iter()
+                    .map(move |f| (f.severity, Some(s.name.as_str()), f))
+            }))
+            .collect();
+        found.sort_by_key(|(severity, ..)| *severity != Severity::Error);
+        if found.is_empty() {
+            return self.info("no findings: the plan has no error or warning".to_string());
+        }
+        let choices: Vec<FindingChoice> = found
+            .iter()
+            .map(|(severity, scope, f)| FindingChoice {
+                text: format!(
+                    "{} {}{}{}",
+                    match severity {
+                        Severity::Error => "✗ error",
+                        Severity::Warning => "! warning",
+                    },
+                    scope.map_or_else(String::new, |s| format!("scope {s} · ")),
+                    f.op.map_or_else(String::new, |id| format!("{}: ", graph.op(id).name)),
+                    f.message
+                ),
+                op: f.op,
+            })
+            .collect();
+        self.dialog = Some(Dialog::Pick(Picker {
+            choices: choices
+                .iter()
+                .enumerate()
+                .map(|(n, c)| format!("{:>3}. {}", n + 1, c.text))
+                .collect(),
+            purpose: PickFor::Finding(choices),
+            filter: String::new(),
+            selected: 0,
+        }));
     }
 
     /// Applies `edit` (steps with the same `key` in a row are one undo step), records it in
@@ -280,6 +374,29 @@ impl App {
         };
         if ex.jump_to_op(id) {
             ex.focus = Pane::Details;
+        } else {
+            let hidden = self.hidden_message();
+            self.problem(hidden);
+        }
+    }
+
+    /// Goes to the op of the finding `choice` (`N. text`) names.
+    fn go_to_finding(&mut self, findings: &[FindingChoice], choice: &str) {
+        let picked = choice
+            .split_once(". ")
+            .and_then(|(n, _)| n.trim().parse::<usize>().ok())
+            .and_then(|n| findings.get(n.wrapping_sub(1)));
+        let Some(finding) = picked else {
+            return;
+        };
+        let Some(id) = finding.op else {
+            return self.info("that finding is about the graph or a scope as a whole".to_string());
+        };
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        if ex.jump_to_op(id) {
+            ex.focus = Pane::Ops;
         } else {
             let hidden = self.hidden_message();
             self.problem(hidden);
@@ -518,6 +635,13 @@ impl App {
                             }
                             (Some(choice), PickFor::Rank(request)) => {
                                 self.pick_rank(request, &choice)
+                            }
+                            (_, PickFor::Message(_)) => {}
+                            (None, PickFor::Finding(_)) => {
+                                self.problem("no finding matches".to_string())
+                            }
+                            (Some(choice), PickFor::Finding(findings)) => {
+                                self.go_to_finding(&findings, &choice)
                             }
                             (None, _) => self.problem("no scope matches".to_string()),
                             (Some(name), PickFor::Recipe(recipes)) => {

@@ -5,7 +5,7 @@
 use super::code_view::CodeView;
 use super::details_text::{Facts, max_scroll};
 pub use super::details_text::{Subject, core_text};
-use super::layout::{Areas, CodeLayout, inner};
+use super::layout::{Areas, BodyLayout, inner};
 use super::minimap::Minimap;
 use super::options_editor::OptionsEditor;
 use super::query::Query;
@@ -139,6 +139,8 @@ pub struct Explorer {
     pub(super) editor_sessions: u64,
     /// The code view, when on.
     pub code: Option<CodeView>,
+    /// True while the details take the whole body (`z` without the code view).
+    pub details_zoomed: bool,
     /// The profile comparison against this graph's plan, once profiles are read.
     pub profiles: Option<super::profile_view::ProfileView>,
     /// The suggested scopes, once asked for.
@@ -184,6 +186,7 @@ impl Explorer {
             range_start: None,
             options: None,
             code: None,
+            details_zoomed: false,
             profiles: None,
             ws,
             focus: Pane::Ops,
@@ -353,11 +356,12 @@ impl Explorer {
     }
 
     /// Where the code view goes.
-    pub fn code_layout(&self) -> CodeLayout {
+    pub fn body_layout(&self) -> BodyLayout {
         match &self.code {
-            None => CodeLayout::Off,
-            Some(code) if code.zoomed => CodeLayout::Zoomed,
-            Some(_) => CodeLayout::Beside,
+            None if self.details_zoomed => BodyLayout::DetailsZoomed,
+            None => BodyLayout::Panes,
+            Some(code) if code.zoomed => BodyLayout::CodeZoomed,
+            Some(_) => BodyLayout::CodeBeside,
         }
     }
 

@@ -32,37 +32,6 @@ pub struct FlagsView {
     pub open: bool,
 }
 
-/// `text` cut into rows of at most `width` characters at spaces (a longer word is cut).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(8);
-    let mut rows: Vec<String> = Vec::new();
-    let mut row = String::new();
-    let mut len = 0;
-    for word in text.split(' ') {
-        let mut word: Vec<char> = word.chars().collect();
-        if len > 0 && len + 1 + word.len() > width {
-            rows.push(std::mem::take(&mut row));
-            len = 0;
-        }
-        if len > 0 {
-            row.push(' ');
-            len += 1;
-        }
-        // A word longer than a row fills rows of its own.
-        while len + word.len() > width {
-            let rest = word.split_off(width - len);
-            row.extend(word);
-            rows.push(std::mem::take(&mut row));
-            len = 0;
-            word = rest;
-        }
-        len += word.len();
-        row.extend(word);
-    }
-    rows.push(row);
-    rows
-}
-
 impl FlagsView {
     /// The view for the graph of `ws`.
     pub fn new(ws: &Workspace) -> FlagsView {
@@ -96,7 +65,7 @@ impl FlagsView {
                 } else {
                     ""
                 };
-                wrap(text, width.saturating_sub(indent.len()))
+                super::layout::wrap(text, width.saturating_sub(indent.len()))
                     .into_iter()
                     .map(move |r| (*kind, format!("{indent}{r}")))
             })
@@ -119,17 +88,5 @@ impl FlagsView {
             self.open = false;
         }
         Outcome::Done
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wrapping_keeps_words_whole_and_cuts_only_longer_ones() {
-        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
-        assert_eq!(wrap("abcdefghijkl", 8), ["abcdefgh", "ijkl"]);
-        assert_eq!(wrap("", 10), [""]);
     }
 }

@@ -74,7 +74,7 @@ impl HelpView {
                 (Action::Search, "search the code"),
                 (Action::SearchNext, "next line holding it"),
                 (Action::SearchPrev, "previous line holding it"),
-                (Action::ZoomCode, "the code over the whole screen, or back"),
+                (Action::Zoom, "the code over the whole screen, or back"),
                 (
                     Action::CompareCode,
                     "the code vs the compiler's source, or back",

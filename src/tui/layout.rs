@@ -33,15 +33,17 @@ pub struct Areas {
     pub bar: Rect,
 }
 
-/// Where the code view goes.
+/// What the body between the strip and the bottom line holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CodeLayout {
-    /// No code view.
-    Off,
-    /// Beside the op list, over a shorter details pane.
-    Beside,
-    /// Over the whole body: no tree, list or details.
-    Zoomed,
+pub enum BodyLayout {
+    /// The tree, the op list and the details.
+    Panes,
+    /// The code view beside the op list, over a shorter details pane.
+    CodeBeside,
+    /// The code view over the whole body: no tree, list or details.
+    CodeZoomed,
+    /// The details over the whole body: no tree or list.
+    DetailsZoomed,
 }
 
 /// True when the terminal is big enough for the explorer.
@@ -52,8 +54,9 @@ pub fn fits(area: Rect) -> bool {
 /// The areas for a terminal of size `area` showing `streams` streams on the strip. Wide
 /// terminals get three columns; otherwise the details pane sits under the op list. With the
 /// code view beside the list, the code takes the right half over a shorter details pane, and
-/// below 160 columns the scopes tree makes room for it; zoomed, it takes the whole body.
-pub fn areas(area: Rect, streams: usize, code: CodeLayout) -> Areas {
+/// below 160 columns the scopes tree makes room for it; zoomed, it (or the details) takes the
+/// whole body.
+pub fn areas(area: Rect, streams: usize, code: BodyLayout) -> Areas {
     let strip_rows = strip_streams(area, streams) as u16 + 1;
     let [header, strip, body, bar] = Layout::vertical([
         Constraint::Length(1),
@@ -62,18 +65,31 @@ pub fn areas(area: Rect, streams: usize, code: CodeLayout) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
-    if code == CodeLayout::Zoomed {
-        return Areas {
-            header,
-            strip,
-            code: body,
-            body,
-            bar,
-            ..Areas::default()
-        };
+    match code {
+        BodyLayout::CodeZoomed => {
+            return Areas {
+                header,
+                strip,
+                code: body,
+                body,
+                bar,
+                ..Areas::default()
+            };
+        }
+        BodyLayout::DetailsZoomed => {
+            return Areas {
+                header,
+                strip,
+                details: body,
+                body,
+                bar,
+                ..Areas::default()
+            };
+        }
+        BodyLayout::Panes | BodyLayout::CodeBeside => {}
     }
     let mut code_area = Rect::default();
-    let [scopes, ops, details] = if code == CodeLayout::Beside {
+    let [scopes, ops, details] = if code == BodyLayout::CodeBeside {
         let [scopes, ops, right] = if area.width >= 160 {
             Layout::horizontal([
                 Constraint::Length(34),
@@ -290,9 +306,47 @@ pub fn middle_ellipsis(text: &str, width: usize) -> String {
     format!("{head}…{}", tail.into_iter().collect::<String>())
 }
 
+/// `text` cut into rows of at most `width` characters at spaces (a longer word is cut).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    let mut len = 0;
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        if len > 0 && len + 1 + word.len() > width {
+            rows.push(std::mem::take(&mut row));
+            len = 0;
+        }
+        if len > 0 {
+            row.push(' ');
+            len += 1;
+        }
+        // A word longer than a row fills rows of its own.
+        while len + word.len() > width {
+            let rest = word.split_off(width - len);
+            row.extend(word);
+            rows.push(std::mem::take(&mut row));
+            len = 0;
+            word = rest;
+        }
+        len += word.len();
+        row.extend(word);
+    }
+    rows.push(row);
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapping_keeps_words_whole_and_cuts_only_longer_ones() {
+        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
+        assert_eq!(wrap("abcdefghijkl", 8), ["abcdefgh", "ijkl"]);
+        assert_eq!(wrap("", 10), [""]);
+    }
 
     #[test]
     fn panes_tile_the_screen_at_every_supported_size() {
@@ -307,7 +361,7 @@ mod tests {
         ] {
             let area = Rect::new(0, 0, w, h);
             assert!(fits(area));
-            let (off, beside) = (CodeLayout::Off, CodeLayout::Beside);
+            let (off, beside) = (BodyLayout::Panes, BodyLayout::CodeBeside);
             for (streams, code) in [(1, off), (2, off), (9, off), (1, beside), (9, beside)] {
                 let a = areas(area, streams, code);
                 assert_eq!(a.code.is_empty(), code == off);
@@ -326,7 +380,7 @@ mod tests {
             }
         }
         // Zoomed, the code is the body.
-        let a = areas(Rect::new(0, 0, 80, 24), 2, CodeLayout::Zoomed);
+        let a = areas(Rect::new(0, 0, 80, 24), 2, BodyLayout::CodeZoomed);
         assert_eq!(a.code, a.body);
         assert!(a.ops.is_empty() && a.details.is_empty() && a.scopes.is_empty());
         assert!(!fits(Rect::new(0, 0, 59, 40)));

@@ -23,6 +23,8 @@ const BAR: &[(&[Action], &str, u8)] = &[
         2,
     ),
     (&[Action::NextPane], "pane", 4),
+    (&[Action::Zoom], "zoom", 4),
+    (&[Action::Findings], "findings", 5),
     (&[Action::VisualSelect], "select", 5),
     (&[Action::AssignScope], "assign", 5),
     (&[Action::EditOptions], "options", 5),

@@ -53,6 +53,8 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         PickFor::Recipe(_) => " Run a recipe on the current plan ".to_string(),
         PickFor::Rank(_) => " The profiles hold several ranks: pick one ".to_string(),
         PickFor::Neighbour(_) => " Go to an op it takes from or gives to ".to_string(),
+        PickFor::Message(texts) => format!(" The last {} message(s), newest first ", texts.len()),
+        PickFor::Finding(found) => format!(" {} finding(s): enter goes to the op ", found.len()),
     };
     let shown = picker.shown();
     // For a recipe: what the selected one is and the command it runs.
@@ -68,16 +70,28 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
                 ]
             })
             .unwrap_or_default(),
+        // A message or finding: its whole text, wrapped (the rows above are cut at the edge).
+        PickFor::Message(_) | PickFor::Finding(_) => shown
+            .get(picker.selected)
+            .map(|row| {
+                let text = row.split_once(". ").map_or(*row, |(_, t)| t);
+                crate::tui::layout::wrap(
+                    &sanitize(text),
+                    usize::from(area.width.saturating_sub(8).min(110).saturating_sub(2)),
+                )
+            })
+            .unwrap_or_default(),
         _ => Vec::new(),
     };
     let extra = about.len() as u16 + u16::from(!about.is_empty());
-    let width = area.width.saturating_sub(8).min(
-        if about.is_empty() && !matches!(picker.purpose, PickFor::Neighbour(_)) {
-            60
-        } else {
-            90
-        },
-    );
+    let wide = matches!(picker.purpose, PickFor::Message(_) | PickFor::Finding(_));
+    let width = area.width.saturating_sub(8).min(if wide {
+        110
+    } else if about.is_empty() && !matches!(picker.purpose, PickFor::Neighbour(_)) {
+        60
+    } else {
+        90
+    });
     let height = area
         .height
         .saturating_sub(4)
@@ -99,6 +113,8 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
             PickFor::Recipe(_) => "no recipe matches",
             PickFor::Rank(_) => "no rank matches",
             PickFor::Neighbour(_) => "no op matches",
+            PickFor::Message(_) => "no message matches",
+            PickFor::Finding(_) => "no finding matches",
             _ => "no scope matches",
         };
         lines.push(Line::from(Span::styled(what, theme.get(Role::Dim))));

@@ -41,7 +41,7 @@ pub fn render(app: &App, frame: &mut Frame) {
         Screen::Failed { file, message } => screens::failed(file, message, app, frame, area),
         Screen::Explorer(ex) => {
             // Laid out for the frame itself: the state's areas may be a resize behind.
-            let areas = layout::areas(area, ex.ws.context().streams().len(), ex.code_layout());
+            let areas = layout::areas(area, ex.ws.context().streams().len(), ex.body_layout());
             header::render(ex, &app.runs, app.ticks, theme, frame, areas.header);
             strip::render(ex, theme, frame, areas.strip);
             // Up the stack of layers: the body, then what is drawn over it.

@@ -467,12 +467,17 @@ fn breaks(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows:
     let Some(per_op) = &view.diff.per_op else {
         return needs_kernels(buf, area, theme);
     };
-    let reason_width = area.width.saturating_sub(24 + 12 + 9 + 10 + 9 + 5).max(10);
+    let reason_width = area
+        .width
+        .saturating_sub(24 + 12 + 9 + 10 + 9 + 9 + 6)
+        .max(10);
+    // The CLI's words: costs (the unfused ops' time), then the wait before their launches.
     let columns: Vec<Column> = vec![
         ("break", 24, false),
         ("scope", 12, false),
         ("unfused", 9, true),
         ("costs µs", 10, true),
+        ("+wait µs", 9, true),
         ("launches", 9, true),
         ("reason", reason_width, false),
     ];
@@ -485,7 +490,8 @@ fn breaks(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows:
             ),
             (sanitize(&b.scope).into_owned(), style),
             (b.unfused.len().to_string(), style),
-            (format!("{:.2}", b.cost_us()), style),
+            (format!("{:.2}", b.unfused_us), style),
+            (format!("{:.2}", b.wait_us), style),
             (b.launches.to_string(), style),
             (sanitize(&b.reason).into_owned(), style),
         ];
