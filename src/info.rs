@@ -143,9 +143,17 @@ impl Info {
         }
         let _ = writeln!(
             out,
-            "ops       {} · {} data edges · {} control edges · {} unconnected inputs",
-            self.ops, self.data_edges, self.control_edges, self.unconnected_inputs
+            "ops       {} · {} data edges · {} control edges",
+            self.ops, self.data_edges, self.control_edges
         );
+        if self.unconnected_inputs > 0 {
+            let _ = writeln!(
+                out,
+                "          {} unconnected input(s): input slots the dump writes as \"\" (an \
+                 optional input left out), not a problem",
+                self.unconnected_inputs
+            );
+        }
         let _ = writeln!(
             out,
             "order     {}",
@@ -197,11 +205,7 @@ impl Info {
         } else if self.scopes.is_empty() {
             let _ = writeln!(out, "scopes    none (no op carries _super_kernel_scope)");
         } else {
-            let _ = writeln!(
-                out,
-                "scopes    {}",
-                join_counts(self.scopes.iter().map(|(k, v)| (s(k), *v)))
-            );
+            write_scopes(&mut out, &self.scopes);
         }
         let mut types: Vec<(&String, &usize)> = self.op_types.iter().collect();
         types.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -226,6 +230,37 @@ impl Info {
             }
         }
         out
+    }
+}
+
+/// Scopes listed in the summary; more are summed up (`--json` lists them all).
+const SCOPES_LISTED: usize = 40;
+
+/// The scopes with their member counts, a few per line, at most [`SCOPES_LISTED`] of them: a
+/// model with a scope per layer has thousands.
+fn write_scopes(out: &mut String, scopes: &BTreeMap<String, usize>) {
+    const PER_LINE: usize = 6;
+    let members: usize = scopes.values().sum();
+    let _ = writeln!(
+        out,
+        "scopes    {} scope(s), {members} member op(s){}",
+        scopes.len(),
+        if scopes.len() > SCOPES_LISTED {
+            format!(" (the first {SCOPES_LISTED} by name; all of them with --json)")
+        } else {
+            String::new()
+        }
+    );
+    let listed: Vec<(String, usize)> = scopes
+        .iter()
+        .take(SCOPES_LISTED)
+        .map(|(k, v)| (sanitize(k).into_owned(), *v))
+        .collect();
+    for line in listed.chunks(PER_LINE) {
+        let _ = writeln!(out, "          {}", join_counts(line.iter().cloned()));
+    }
+    if scopes.len() > SCOPES_LISTED {
+        let _ = writeln!(out, "          … and {} more", scopes.len() - SCOPES_LISTED);
     }
 }
 

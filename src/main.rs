@@ -1303,7 +1303,14 @@ fn explore(cli: Cli) -> Result<()> {
 /// it made visible; line breaks stay.
 fn print_text(text: &str) -> Result<()> {
     use std::fmt::Write as _;
-    print_with(|out| out.write_str(text))
+    print_with(|out| {
+        out.write_str(text)?;
+        // Every output ends its last line.
+        if !text.is_empty() && !text.ends_with('\n') {
+            out.write_str("\n")?;
+        }
+        Ok(())
+    })
 }
 
 /// Prints what `write` writes, every dump string made visible ([`skope::text::TextWriter`]),

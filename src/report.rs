@@ -210,8 +210,11 @@ pub struct SegmentReport {
     pub name: String,
     /// The SuperKernel node name.
     pub fused_node: String,
-    /// The stream id it runs on.
+    /// The stream id the SuperKernel runs on.
     pub stream: i64,
+    /// The streams its sub-ops were on, in order of first use (two for a segment fused over
+    /// two streams).
+    pub streams: Vec<i64>,
     /// Sub-op names in order.
     pub ops: Vec<String>,
     /// Options it is compiled with.
@@ -283,10 +286,18 @@ impl SegmentReport {
             ),
         };
         let graph = cx.graph();
+        let mut streams: Vec<i64> = Vec::new();
+        for &id in &seg.ops {
+            let stream = cx.streams()[cx.stream_of(id) as usize].id;
+            if !streams.contains(&stream) {
+                streams.push(stream);
+            }
+        }
         SegmentReport {
             name: seg.name.clone(),
             fused_node: seg.fused_node.clone(),
             stream: cx.streams()[seg.stream as usize].id,
+            streams,
             ops: seg
                 .ops
                 .iter()
@@ -576,9 +587,20 @@ fn write_scope(out: &mut impl Write, scope: &ScopeReport) {
             (Some(t), Some(b)) => crate::fusion::kernel::label(t, b),
             _ => "kernel type unknown".to_string(),
         };
+        let streams = match seg.streams.as_slice() {
+            [_, _, ..] => format!(
+                " (sub-ops on streams {})",
+                seg.streams
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join("+")
+            ),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  ┃ segment {} · stream {} · {} · {} op(s) → {}",
+            "  ┃ segment {} · stream {}{streams} · {} · {} op(s) → {}",
             sanitize(&seg.name),
             seg.stream,
             kernel,

@@ -1440,3 +1440,75 @@ fn a_mindspore_graph_has_no_scope_code_to_export() {
         );
     }
 }
+
+#[test]
+fn a_segment_over_two_streams_names_both() {
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "report",
+        &example("moe_decode.ge_proto.txt"),
+        "--json",
+    ]))
+    .unwrap();
+    let segs: Vec<&serde_json::Value> = v["scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["segments"].as_array().unwrap())
+        .collect();
+    let two = segs
+        .iter()
+        .find(|s| s["name"] == "moe_0_split_22_34")
+        .unwrap();
+    assert_eq!(two["stream"], 0);
+    assert_eq!(two["streams"], serde_json::json!([0, 1]));
+    let one = segs.iter().find(|s| s["name"] == "attn_0").unwrap();
+    assert_eq!(one["streams"], serde_json::json!([0]));
+    let text = stdout_of(&["report", &example("moe_decode.ge_proto.txt")]);
+    assert!(
+        text.contains("segment moe_0_split_22_34 · stream 0 (sub-ops on streams 0+1)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn every_text_output_ends_its_last_line_and_info_keeps_scopes_short() {
+    let statics = example("static_kernel_compile_outputs");
+    for args in [
+        vec!["static", statics.as_str()],
+        vec!["suggest", "--no-cann"],
+    ] {
+        let mut args = args;
+        let dump = example("moe_decode.ge_proto.txt");
+        if args[0] == "suggest" {
+            args.push(&dump);
+        }
+        let out = stdout_of(&args);
+        assert!(
+            out.ends_with('\n'),
+            "{args:?}: {:?}",
+            &out[out.len().saturating_sub(40)..]
+        );
+    }
+    // A model with a scope per layer: the scopes are summed up, a few per line.
+    let mut dump = String::from("graph {\n  name: \"g\"\n");
+    for i in 0..500 {
+        // The first op has an input slot left empty, as dumps write optional inputs.
+        let input = if i == 0 { " input: \"\"" } else { "" };
+        dump += &format!(
+            "  op {{ name: \"op_{i}\" type: \"Add\" id: {i}{input} attr {{ key: \"_super_kernel_scope\" value {{ s: \"layer_{i:03}\" }} }} }}\n"
+        );
+    }
+    dump += "}\n";
+    let path = temp_file("many_scopes.txt", dump.as_bytes());
+    let text = stdout_of(&["info", &path.to_string_lossy()]);
+    assert!(text.lines().all(|l| l.chars().count() < 200), "{text}");
+    assert!(text.contains("scopes    500 scope(s), 500 member op(s) (the first 40 by name; all of them with --json)"), "{text}");
+    assert!(text.contains("… and 460 more"), "{text}");
+    // Unconnected inputs say what they are.
+    assert!(
+        text.contains("1 unconnected input(s): input slots the dump writes as \"\" (an optional input left out), not a problem"),
+        "{text}"
+    );
+    let text = stdout_of(&["info", &example("moe_decode.ge_proto.txt")]);
+    assert!(!text.contains("unconnected"), "none in the example: {text}");
+}

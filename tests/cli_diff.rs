@@ -311,3 +311,29 @@ fn every_output_of_a_hostile_profile_is_inert_on_a_terminal() {
         }
     }
 }
+
+#[test]
+fn two_profiles_without_a_superkernel_say_so_instead_of_a_regression() {
+    // The base profile against a copy of itself with every kernel a little slower.
+    let dir = crate::common::scratch("diff-no-sk");
+    let base = path(&format!(
+        "{BUNDLED}/no_sk_model/npu-node0_31337_20261122093000000_ascend_pt/ASCEND_PROFILER_OUTPUT/op_statistic.csv"
+    ));
+    let text = std::fs::read_to_string(&base).unwrap();
+    let slower = text.replacen(",8,125.071,", ",8,185.071,", 1);
+    assert_ne!(slower, text);
+    std::fs::write(dir.join("op_statistic.csv"), slower).unwrap();
+    let out = skope(&[
+        "diff",
+        &base,
+        &dir.join("op_statistic.csv").to_string_lossy(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let total = text.lines().find(|l| l.starts_with("total")).unwrap();
+    assert!(
+        total.contains("change +13.06 % (no SuperKernel ran in either profile"),
+        "{text}"
+    );
+    assert!(!total.contains("regression"), "{total}");
+}

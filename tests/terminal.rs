@@ -918,3 +918,25 @@ fn the_bundled_example_works_from_any_directory_with_its_profiles_and_a_real_gra
     assert!(data.join("skope/example/moe_decode.ge_proto.txt").is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_first_key_typed_replaces_the_name_a_prompt_offers() {
+    let dir = common::scratch("term-prompt");
+    let dump = example_in(&dir);
+    let mut s = skope_in(&dir, &[&dump]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    select(&mut s, "layer3_gate");
+    s.send(b"s");
+    s.wait_for("the offered name", LONG, |t| {
+        t.contains("new scope name: scope_1") && t.contains("typing replaces it")
+    });
+    s.send(b"attn_1b\r");
+    s.wait_for("the new scope", LONG, |t| {
+        t.contains("attn_1b") && !t.contains("scope_1attn_1b")
+    });
+    s.send(b"q");
+    s.wait_for("the question", LONG, |t| t.contains("unsaved edits"));
+    s.send(b"d");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -160,7 +160,7 @@ fn list_and_tree_select_the_same_op_both_ways() {
 }
 
 #[test]
-fn break_jumps_visit_every_break_in_order_and_say_when_there_is_none() {
+fn break_jumps_visit_every_break_in_order_and_wrap_as_search_does() {
     let mut app = app(120, 40);
     let mut seen = Vec::new();
     for _ in 0..5 {
@@ -177,14 +177,18 @@ fn break_jumps_visit_every_break_in_order_and_say_when_there_is_none() {
             "layer3_kv_scatter"
         ]
     );
+    // Past the last break, `]` wraps to the first (as `n` does), saying so.
     press(&mut app, KeyCode::Char(']'));
-    assert_eq!(selected_name(&app), "layer3_kv_scatter");
+    assert_eq!(selected_name(&app), "layer0_init_routing");
     let status = app.status.clone().unwrap();
     assert!(
-        status.problem && status.text.contains("no break below"),
+        !status.problem && status.text == "wrapped to the first break in the list",
         "{status:?}"
     );
-    assert!(screen(&app).contains("no break below"));
+    press(&mut app, KeyCode::Char('['));
+    assert_eq!(selected_name(&app), "layer3_kv_scatter");
+    assert!(screen(&app).contains("wrapped to the last break in the list"));
+    app.status = None;
     press(&mut app, KeyCode::Char('['));
     assert_eq!(selected_name(&app), "layer2_mask_fill");
     assert_eq!(app.status, None);
@@ -427,7 +431,7 @@ fn a_graph_without_scopes_says_how_to_mark_them() {
     let text = screen(&app);
     assert!(text.contains("no scope in this"), "{text}");
     press(&mut app, KeyCode::Char(']'));
-    assert!(screen(&app).contains("no break below"));
+    assert!(screen(&app).contains("no other break in the list"));
     // The tree has nothing to select; keys there change nothing and break nothing.
     press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Down);

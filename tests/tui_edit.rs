@@ -464,3 +464,39 @@ fn a_failed_build_is_said_first_and_fixing_it_brings_the_segments_back() {
     assert_eq!(scope_status(&app, "attn"), Some(ScopeStatus::Fused));
     assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 1);
 }
+
+#[test]
+fn a_name_the_prompt_offers_is_replaced_by_the_first_key_typed() {
+    let mut app = app(120, 40);
+    find(&mut app, "layer3_gate");
+    press(&mut app, KeyCode::Char('s'));
+    let text = screen(&app);
+    assert!(text.contains("new scope name: scope_1▏  1 op(s)"), "{text}");
+    assert!(text.contains("typing replaces it"), "{text}");
+    keys(&mut app, "attn_1b");
+    assert!(
+        screen(&app).contains("new scope name: attn_1b▏"),
+        "{}",
+        screen(&app)
+    );
+    press(&mut app, KeyCode::Enter);
+    assert!(scope_status(&app, "attn_1b").is_some());
+    // Rename offers the scope's name: backspace clears it, then typing goes on as usual.
+    press(&mut app, KeyCode::Char('r'));
+    assert!(
+        screen(&app).contains("rename to: attn_1b▏"),
+        "{}",
+        screen(&app)
+    );
+    press(&mut app, KeyCode::Backspace);
+    keys(&mut app, "gate");
+    press(&mut app, KeyCode::Backspace);
+    keys(&mut app, "e_3");
+    press(&mut app, KeyCode::Enter);
+    assert!(scope_status(&app, "gate_3").is_some(), "{}", status(&app));
+    // Enter alone takes what is offered.
+    find(&mut app, "layer3_shared_up");
+    press(&mut app, KeyCode::Char('s'));
+    press(&mut app, KeyCode::Enter);
+    assert!(scope_status(&app, "scope_1").is_some(), "{}", status(&app));
+}

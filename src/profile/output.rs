@@ -58,6 +58,18 @@ pub fn benefit(b: Option<f64>, fusion: &str) -> String {
     }
 }
 
+/// The benefit of `d` in words ([`benefit`]), unless no SuperKernel ran in the new profile:
+/// then the pair compares no SuperKernel with another run, and a change is not one's doing.
+pub fn benefit_words(d: &super::Diff) -> String {
+    if d.fusion() == "SuperKernel" && d.attribution.superkernels.is_empty() {
+        return format!(
+            "change {} (no SuperKernel ran in either profile: nothing here is SuperKernel's doing)",
+            pct(d.benefit_pct.map(|b| -b))
+        );
+    }
+    benefit(d.benefit_pct, d.fusion())
+}
+
 /// A change in percent with its sign: `+2.65 %`, `−12.74 %`; `—` when there is none.
 pub fn pct(v: Option<f64>) -> String {
     match v {
@@ -153,7 +165,7 @@ pub fn to_text(d: &Diff) -> String {
             sanitize(&names.join(", "))
         );
     }
-    let verdict = benefit(d.benefit_pct, d.fusion());
+    let verdict = benefit_words(d);
     let _ = writeln!(
         out,
         "\ntotal  {:.2} µs → {:.2} µs   Δ {} µs   {verdict}\n",

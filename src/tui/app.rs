@@ -5,7 +5,7 @@ use super::action::{Action, Group};
 use super::config::Config;
 use super::dialog::{Dialog, PickFor, Picker};
 use super::effect::{Effect, Effects};
-use super::explorer::{Direction, Explorer, Pane};
+use super::explorer::{Direction, Explorer, Jump, Pane};
 use super::help_text::{self, HelpView};
 use super::highlight::Highlighter;
 use super::layer::{Keys, Layer, Layers, Mouse};
@@ -209,6 +209,7 @@ impl App {
             Msg::Mouse(mouse) => self.mouse(mouse),
             Msg::Paste(text) => {
                 if let Some(prompt) = &mut self.prompt {
+                    prompt.typing();
                     // One line: line breaks and tabs become spaces, other controls go.
                     prompt.input.extend(
                         text.chars()
@@ -547,6 +548,7 @@ impl App {
             Pane::Details => usize::from(layout::inner(ex.areas.details).height),
         } as isize;
         let mut problem: Option<String> = None;
+        let mut wrapped: Option<&str> = None;
         let mut hidden = false;
         match action {
             Action::Up | Action::Down | Action::PageUp | Action::PageDown => {
@@ -616,20 +618,26 @@ impl App {
             }
             Action::NextBreak | Action::PrevBreak => {
                 let forward = action == Action::NextBreak;
-                if !ex.jump_to_break(direction(forward)) {
-                    problem = Some(format!(
-                        "no break {} in the list",
-                        if forward { "below" } else { "above" }
-                    ));
+                match ex.jump_to_break(direction(forward)) {
+                    Jump::None => problem = Some("no other break in the list".to_string()),
+                    Jump::Wrapped => {
+                        wrapped = Some(if forward { "first break" } else { "last break" })
+                    }
+                    Jump::Found => {}
                 }
             }
             Action::NextSegment | Action::PrevSegment => {
                 let forward = action == Action::NextSegment;
-                if !ex.jump_to_segment(direction(forward)) {
-                    problem = Some(format!(
-                        "no segment starts {} in the list",
-                        if forward { "below" } else { "above" }
-                    ));
+                match ex.jump_to_segment(direction(forward)) {
+                    Jump::None => problem = Some("no other segment starts in the list".to_string()),
+                    Jump::Wrapped => {
+                        wrapped = Some(if forward {
+                            "first segment"
+                        } else {
+                            "last segment"
+                        })
+                    }
+                    Jump::Found => {}
                 }
             }
             Action::SearchNext | Action::SearchPrev => {
@@ -659,6 +667,8 @@ impl App {
                 self.prompt = Some(Prompt {
                     kind,
                     input,
+                    // The filter's text is there to be edited: typing goes on from it.
+                    offered: false,
                     before_op: ex.selected_op(),
                     before_text,
                 });
@@ -684,6 +694,8 @@ impl App {
         }
         if let Some(text) = problem {
             self.problem(text);
+        } else if let Some(to) = wrapped {
+            self.info(format!("wrapped to the {to} in the list"));
         }
     }
 
@@ -703,10 +715,12 @@ impl App {
                 }
                 return;
             }
+            KeyCode::Backspace if prompt.offered => prompt.typing(),
             KeyCode::Backspace => {
                 prompt.input.pop();
             }
             KeyCode::Char('u') if ctrl => prompt.input.clear(),
+            KeyCode::Char('w') if ctrl && prompt.offered => prompt.typing(),
             KeyCode::Char('w') if ctrl => {
                 // Drop the last word and the whitespace after it (any whitespace, any width).
                 let keep = prompt
@@ -720,9 +734,13 @@ impl App {
                 self.cancel_prompt();
                 return;
             }
-            KeyCode::Char(c) if !ctrl => prompt.input.push(c),
+            KeyCode::Char(c) if !ctrl => {
+                prompt.typing();
+                prompt.input.push(c);
+            }
             _ => return,
         }
+        prompt.offered = false;
         self.prompt_changed();
     }
 

@@ -395,7 +395,20 @@ fn segment(ex: &Facts<'_>, out: &mut Lines, r: crate::fusion::index::SegmentRef)
     if let Some(note) = report.kernel_note {
         out.field("note", note);
     }
-    out.field("stream", report.stream.to_string());
+    let stream = match report.streams.as_slice() {
+        [_, _, ..] => format!(
+            "{} (sub-ops on streams {})",
+            report.stream,
+            report
+                .streams
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join("+")
+        ),
+        _ => report.stream.to_string(),
+    };
+    out.field("stream", stream);
     out.field("options", options_text(&report.options));
 }
 

@@ -94,6 +94,17 @@ fn scope_width(ws: &Workspace) -> usize {
         .unwrap_or(0)
 }
 
+/// Where a jump to the next break or segment went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Jump {
+    /// There is none to go to.
+    None,
+    /// To the next one in the direction asked.
+    Found,
+    /// Past the end of the list, to the first (or from its start to the last).
+    Wrapped,
+}
+
 /// The state of the explorer screen.
 #[derive(Debug)]
 pub struct Explorer {
@@ -589,26 +600,31 @@ impl Explorer {
         self.follow_tree()
     }
 
-    /// Selects the next (or previous) row after the selection whose op satisfies `pred`;
-    /// false when there is none.
+    /// Selects the next (or previous) row whose op `pred` holds for, wrapping at the ends as
+    /// a search does; says whether it found one and whether it wrapped.
     pub fn jump_to(
         &mut self,
         direction: Direction,
         pred: impl Fn(&Explorer, OpId) -> bool,
-    ) -> bool {
-        let found = match direction {
-            Direction::Forward => {
-                (self.cursor + 1..self.rows.len()).find(|&r| pred(self, self.rows[r]))
-            }
-            Direction::Backward => (0..self.cursor).rev().find(|&r| pred(self, self.rows[r])),
-        };
+    ) -> Jump {
+        let n = self.rows.len();
+        let found = (1..=n)
+            .map(|i| match direction {
+                Direction::Forward => (self.cursor + i) % n,
+                Direction::Backward => (self.cursor + n - i % n) % n,
+            })
+            .find(|&r| r != self.cursor && pred(self, self.rows[r]));
         match found {
             Some(row) => {
+                let wrapped = match direction {
+                    Direction::Forward => row < self.cursor,
+                    Direction::Backward => row > self.cursor,
+                };
                 self.remember_jump();
                 self.select_row(row);
-                true
+                if wrapped { Jump::Wrapped } else { Jump::Found }
             }
-            None => false,
+            None => Jump::None,
         }
     }
 
@@ -685,12 +701,12 @@ impl Explorer {
     }
 
     /// Selects the next (or previous) op that breaks a scope.
-    pub fn jump_to_break(&mut self, direction: Direction) -> bool {
+    pub fn jump_to_break(&mut self, direction: Direction) -> Jump {
         self.jump_to(direction, |ex, id| ex.ws.index().is_break(id))
     }
 
     /// Selects the first op of the next (or previous) segment.
-    pub fn jump_to_segment(&mut self, direction: Direction) -> bool {
+    pub fn jump_to_segment(&mut self, direction: Direction) -> Jump {
         let current = self
             .selected_op()
             .and_then(|id| self.ws.index().segment_ordinal(id));

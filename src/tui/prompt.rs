@@ -7,19 +7,30 @@ pub struct Prompt {
     pub kind: PromptKind,
     /// The text typed so far.
     pub input: String,
+    /// True while `input` is what the prompt offered, untouched: the first key typed (or
+    /// pasted) replaces it, a deleting key clears it, enter takes it as it is.
+    pub offered: bool,
     /// The selected op and the prompt's query before it opened (restored on cancel).
     pub(super) before_op: Option<crate::graph::OpId>,
     pub(super) before_text: Option<String>,
 }
 
 impl Prompt {
-    /// A prompt for `kind` starting with `input`.
+    /// A prompt for `kind` offering `input` (a default or a guess): typing replaces it.
     pub fn new(kind: PromptKind, input: String) -> Prompt {
         Prompt {
             kind,
+            offered: !input.is_empty(),
             input,
             before_op: None,
             before_text: None,
+        }
+    }
+
+    /// Takes what was offered out of the way of a typed or pasted text.
+    pub fn typing(&mut self) {
+        if std::mem::take(&mut self.offered) {
+            self.input.clear();
         }
     }
 }

@@ -75,12 +75,18 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
             ),
             _ => ("", "", String::new()),
         };
+        // Text the prompt offered shows as selected: typing replaces it.
+        let (input_style, replaces) = if prompt.offered {
+            (theme.get(Role::Selection), " · typing replaces it")
+        } else {
+            (ratatui::style::Style::new(), "")
+        };
         Line::from(vec![
             Span::styled(sigil, theme.get(Role::Key)),
-            Span::raw(sanitize(&prompt.input).into_owned()),
+            Span::styled(sanitize(&prompt.input).into_owned(), input_style),
             Span::styled("▏", theme.get(Role::Key)),
             Span::styled(count, theme.get(Role::Dim)),
-            Span::styled(format!("   {hint}"), theme.get(Role::Dim)),
+            Span::styled(format!("   {hint}{replaces}"), theme.get(Role::Dim)),
         ])
     } else if let Some(status) = &app.status {
         let role = if status.problem {

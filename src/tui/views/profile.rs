@@ -105,7 +105,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let block = pane_block(title, false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let benefit = crate::profile::output::benefit(d.benefit_pct, d.fusion());
+    let benefit = crate::profile::output::benefit_words(d);
     let part = |label: &str, p: &crate::profile::Part| -> Vec<Span<'static>> {
         vec![
             Span::styled(format!("{label:<11}"), theme.get(Role::Title)),
