@@ -85,6 +85,18 @@ const VIEWS: &[View] = &[
         keys: "]",
     },
     View {
+        name: "details_zoomed",
+        title: "A break's details over the whole body (z) on an 80×24 terminal",
+        size: (80, 24),
+        keys: "]z",
+    },
+    View {
+        name: "findings",
+        title: "The plan's findings (!), to go to one",
+        size: (140, 42),
+        keys: "!",
+    },
+    View {
         name: "edit",
         title: "After an edit: the break healed, the changed rows marked",
         size: (140, 42),
