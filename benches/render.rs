@@ -26,7 +26,7 @@ const HEIGHT: u16 = 50;
 /// The explorer on `graph` in a WIDTH×HEIGHT terminal, and the terminal to draw it in.
 fn explorer_on(graph: Graph, name: &str) -> (App, Terminal<TestBackend>) {
     let ws = Workspace::new(graph, Format::GeProtoText, name, &RuleSet::bundled());
-    let mut app = App::new(
+    let mut app = skope::tui::new_app(
         Config::default(),
         Rect::new(0, 0, WIDTH, HEIGHT),
         name,
@@ -283,7 +283,7 @@ fn bench_profiles(c: &mut Criterion) {
         })),
     });
     assert!(
-        app.profile_open(),
+        (app.up == Some("profiles")),
         "the profile view is up: {:?}",
         app.status
     );

@@ -92,7 +92,7 @@ fn snapshot_breaks_only() {
 #[test]
 fn snapshot_loading() {
     for (w, h) in [(120, 40), (80, 24)] {
-        let mut app = App::new(
+        let mut app = skope::tui::new_app(
             Config::default(),
             Rect::new(0, 0, w, h),
             "big.ge_proto.txt",

@@ -27,7 +27,7 @@ fn open(app: &mut App, rx: &Receiver<Msg>, paths: &str) {
 fn bundled(w: u16, h: u16) -> (App, Receiver<Msg>) {
     let (mut app, rx) = app_with_events(w, h);
     open(&mut app, &rx, BUNDLED);
-    assert!(app.profile_open(), "{:?}", app.status);
+    assert!((app.up == Some("profiles")), "{:?}", app.status);
     (app, rx)
 }
 
@@ -58,9 +58,9 @@ fn p_guesses_the_profiles_and_reads_them_into_the_view() {
     );
     // p and esc go back to the graph and p comes back, without reading again.
     press(&mut app, KeyCode::Esc);
-    assert!(!app.profile_open());
+    assert_ne!(app.up, Some("profiles"));
     press(&mut app, KeyCode::Char('p'));
-    assert!(app.profile_open() && app.prompt.is_none());
+    assert!((app.up == Some("profiles")) && app.prompt.is_none());
 }
 
 #[test]
@@ -77,7 +77,7 @@ fn help_in_the_profile_view_starts_with_its_keys() {
     assert!(text.contains("In the profile view"), "{text}");
     assert!(text.contains("sort op types by Δ, total, name"), "{text}");
     press(&mut app, KeyCode::Esc);
-    assert!(app.profile_open() && app.help.is_none());
+    assert!((app.up == Some("profiles")) && app.help.is_none());
 }
 
 #[test]
@@ -127,7 +127,7 @@ fn segments_and_breaks_with_and_without_superkernel() {
     );
     // enter: the break's op in the graph.
     press(&mut app, KeyCode::Enter);
-    assert!(!app.profile_open());
+    assert_ne!(app.up, Some("profiles"));
     assert_eq!(selected_name(&app), "layer1_expert_broadcast");
 }
 
@@ -248,7 +248,7 @@ fn several_ranks_are_offered_in_a_picker() {
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
-    assert!(app.profile_open(), "{:?}", app.status);
+    assert!((app.up == Some("profiles")), "{:?}", app.status);
     assert_eq!(app.profile_view().unwrap().request.rank, Some(1));
     assert!(screen(&app).contains("(rank 1)"));
     // P offers the same paths again (without the rank, which the picker asks for).
@@ -264,7 +264,7 @@ fn bad_profiles_are_named_with_file_row_column_and_what_to_do() {
     let (mut app, rx) = app_with_events(120, 40);
     let bad = "tests/fixtures/profile/op_statistic/bad_number.csv";
     open(&mut app, &rx, &format!("{bad} {bad}"));
-    assert!(!app.profile_open());
+    assert_ne!(app.up, Some("profiles"));
     let status = app.status.clone().unwrap();
     assert!(status.problem, "{status:?}");
     assert!(status.text.contains("bad_number.csv"), "{status:?}");
@@ -304,8 +304,8 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     };
     offer(&mut app, profile);
     press(&mut app, KeyCode::Enter);
-    pump(&mut app, &rx, |app| app.profile_open());
-    assert!(!app.runs.open);
+    pump(&mut app, &rx, |app| app.up == Some("profiles"));
+    assert_ne!(app.up, Some("runs"));
     assert!(screen(&app).contains("benefit 11.01 %"));
 }
 
@@ -323,7 +323,7 @@ fn the_mouse_scrolls_the_profile_view_and_clicks_do_not_reach_the_hidden_panes()
         ),
     );
     assert_eq!(selected_name(&app), before);
-    assert!(app.profile_open());
+    assert_eq!(app.up, Some("profiles"));
     click(
         &mut app,
         60,

@@ -39,7 +39,7 @@ fn the_view_lists_suggestions_and_says_they_are_counted_without_profiles() {
     assert!(screen(&app).contains("In the suggestions view"));
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Esc);
-    assert!(!view(&app).open);
+    assert_ne!(app.up, Some("suggestions"));
     assert!(screen(&app).contains("Ops (execution order) 137"));
 }
 

@@ -180,7 +180,7 @@ fn main() -> Result<()> {
     compare(out)?;
     aclgraph(out)?;
     mindspore(out)?;
-    let mut app = App::new(
+    let mut app = skope::tui::new_app(
         Config::default(),
         Rect::new(0, 0, 100, 24),
         "ge_proto_00000042_Build.txt",
@@ -192,7 +192,7 @@ fn main() -> Result<()> {
     }));
     app.handle(Msg::Tick(Duration::from_millis(300)));
     write(&app, out, "loading", "Loading a large dump")?;
-    let mut app = App::new(
+    let mut app = skope::tui::new_app(
         Config::default(),
         Rect::new(0, 0, 100, 24),
         "broken.txt",
@@ -250,7 +250,7 @@ fn explorer(w: u16, h: u16) -> Result<App> {
 
 /// The explorer on `file` in a `w`×`h` terminal.
 fn explorer_on(file: &str, w: u16, h: u16) -> Result<App> {
-    let mut app = App::new(
+    let mut app = skope::tui::new_app(
         Config::default(),
         Rect::new(0, 0, w, h),
         file,
@@ -295,7 +295,11 @@ fn compare(out: &Path) -> Result<()> {
     wait(&mut app, &rx, "the profiles", |app| {
         app.profiles_loading.is_none()
     })?;
-    anyhow::ensure!(app.profile_open(), "no profile view: {:?}", app.status);
+    anyhow::ensure!(
+        (app.up == Some("profiles")),
+        "no profile view: {:?}",
+        app.status
+    );
     write(
         &app,
         out,

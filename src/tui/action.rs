@@ -1,5 +1,8 @@
-//! What a user can ask the explorer to do. Keys map to these through the keymap; the
-//! config file names them in snake_case; the help overlay and the key bar describe them.
+//! What a user can ask the explorer to do, in one table: each action's name in the config
+//! file, its default keys, what the help says it does, its group in the help, and whether
+//! only the views give it a meaning. A view's own meaning of an action is a row of that view
+//! ([`crate::tui::view::ViewSpec::keys`]). The keymap, the config file, the help overlay and the
+//! key bar all read this table.
 
 /// A user command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,18 +19,19 @@ pub enum Action {
     Top,
     /// Go to the last row.
     Bottom,
+    /// Focus the next pane.
+    NextPane,
+    /// Focus the previous pane.
+    PrevPane,
     /// In the scopes tree: close the node, or go to its parent; elsewhere, focus the pane
     /// to the left.
     Collapse,
     /// In the scopes tree: open the node; in the op list, focus the details.
     Expand,
-    /// In the scopes tree: open or close the node, or show its op in the list; in the list and
-    /// the details, switch between them.
-    Toggle,
-    /// Focus the next pane.
-    NextPane,
-    /// Focus the previous pane.
-    PrevPane,
+    /// Act on the selected row: in the scopes tree open or close the node (or show its op in
+    /// the list), in the list and the details switch between them; in a view, what its help
+    /// says (go to a row's ops, the first error, list a suggestion's ops).
+    Activate,
     /// Jump to the next break.
     NextBreak,
     /// Jump to the previous break.
@@ -36,12 +40,10 @@ pub enum Action {
     NextSegment,
     /// Jump to the first op of the previous segment.
     PrevSegment,
+    /// Go back to where the last jump (to a neighbour, a break, a segment) came from.
+    JumpBack,
     /// Show or hide the generated entry code of the selected op's segment.
     CodeView,
-    /// Copy the code shown to the terminal's clipboard (OSC 52).
-    CopyCode,
-    /// Write the code shown (and its JSON sidecar) to a file.
-    WriteCode,
     /// Give the code view (or, without it, the details) the whole body of the screen, or give
     /// the panes back.
     Zoom,
@@ -56,20 +58,10 @@ pub enum Action {
     AcceptAllSuggestions,
     /// Show or hide the static kernels view (asks for the compile's outputs the first time).
     StaticKernels,
-    /// Go back to where the last jump (to a neighbour, a break, a segment) came from.
-    JumpBack,
-    /// Pick a recipe and run it.
-    Compile,
-    /// Show or hide the runs view (the history and each run's log).
-    Runs,
-    /// In the runs view: stop the selected run (its whole process group).
-    CancelRun,
-    /// Show or hide the profile comparison (asks for the profiles the first time).
-    Profiles,
-    /// Load other profiles to compare.
-    LoadProfiles,
-    /// In the profile view: sort by Δ, by total, by name.
-    SortProfiles,
+    /// Copy the code shown to the terminal's clipboard (OSC 52).
+    CopyCode,
+    /// Write the code shown (and its JSON sidecar) to a file.
+    WriteCode,
     /// Type a search (name, type, scope, reason).
     Search,
     /// Go to the next search match.
@@ -110,6 +102,18 @@ pub enum Action {
     Redo,
     /// Save the scopes to the plan file.
     Save,
+    /// Pick a recipe and run it.
+    Compile,
+    /// Show or hide the runs view (the history and each run's log).
+    Runs,
+    /// In the runs view: stop the selected run (its whole process group).
+    CancelRun,
+    /// Show or hide the profile comparison (asks for the profiles the first time).
+    Profiles,
+    /// Load other profiles to compare.
+    LoadProfiles,
+    /// In a view with sortable rows (profiles, suggestions): the next order.
+    Sort,
     /// Show or hide the help overlay.
     Help,
     /// List the last messages of the bottom line in full.
@@ -173,263 +177,522 @@ impl Group {
     }
 }
 
-impl Action {
-    /// Every action, in help order.
-    pub const ALL: [Action; 57] = [
-        Action::Up,
-        Action::Down,
-        Action::PageUp,
-        Action::PageDown,
-        Action::Top,
-        Action::Bottom,
-        Action::NextPane,
-        Action::PrevPane,
-        Action::Collapse,
-        Action::Expand,
-        Action::Toggle,
-        Action::NextBreak,
-        Action::PrevBreak,
-        Action::NextSegment,
-        Action::PrevSegment,
-        Action::JumpBack,
-        Action::CodeView,
-        Action::Zoom,
-        Action::CompareCode,
-        Action::Suggestions,
-        Action::AcceptSuggestion,
-        Action::AcceptAllSuggestions,
-        Action::StaticKernels,
-        Action::CopyCode,
-        Action::WriteCode,
-        Action::Search,
-        Action::SearchNext,
-        Action::SearchPrev,
-        Action::Filter,
-        Action::BreaksOnly,
-        Action::ClearFilter,
-        Action::VisualSelect,
-        Action::ExtendUp,
-        Action::ExtendDown,
-        Action::AssignScope,
-        Action::NewScope,
-        Action::RemoveFromScope,
-        Action::DoNotFuse,
-        Action::RenameScope,
-        Action::MergeScope,
-        Action::DeleteScope,
-        Action::EditOptions,
-        Action::Undo,
-        Action::Redo,
-        Action::Save,
-        Action::Compile,
-        Action::Runs,
-        Action::CancelRun,
-        Action::Profiles,
-        Action::LoadProfiles,
-        Action::SortProfiles,
-        Action::Help,
-        Action::Messages,
-        Action::Findings,
-        Action::Back,
-        Action::Suspend,
-        Action::Quit,
-    ];
+/// One action's row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The action.
+    pub action: Action,
+    /// Its name in the config file (snake_case).
+    pub name: &'static str,
+    /// Its default keys, in config-file notation.
+    pub keys: &'static [&'static str],
+    /// What it does, for the help.
+    pub help: &'static str,
+    /// Its group in the help.
+    pub group: Group,
+    /// True when only the views give it a meaning: its keys may be those of a scope edit,
+    /// which does not work in a view.
+    pub view_only: bool,
+}
 
-    /// The name used in the config file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::Up => "up",
-            Action::Down => "down",
-            Action::PageUp => "page_up",
-            Action::PageDown => "page_down",
-            Action::Top => "top",
-            Action::Bottom => "bottom",
-            Action::Collapse => "collapse",
-            Action::Expand => "expand",
-            Action::Toggle => "toggle",
-            Action::NextPane => "next_pane",
-            Action::PrevPane => "prev_pane",
-            Action::NextBreak => "next_break",
-            Action::PrevBreak => "prev_break",
-            Action::NextSegment => "next_segment",
-            Action::PrevSegment => "prev_segment",
-            Action::CodeView => "code_view",
-            Action::CopyCode => "copy_code",
-            Action::WriteCode => "write_code",
-            Action::Zoom => "zoom",
-            Action::CompareCode => "compare_code",
-            Action::Suggestions => "suggestions",
-            Action::AcceptSuggestion => "accept_suggestion",
-            Action::AcceptAllSuggestions => "accept_all_suggestions",
-            Action::StaticKernels => "static_kernels",
-            Action::JumpBack => "jump_back",
-            Action::Compile => "compile",
-            Action::Runs => "runs",
-            Action::CancelRun => "cancel_run",
-            Action::Profiles => "profiles",
-            Action::LoadProfiles => "load_profiles",
-            Action::SortProfiles => "sort_profiles",
-            Action::Search => "search",
-            Action::SearchNext => "search_next",
-            Action::SearchPrev => "search_prev",
-            Action::Filter => "filter",
-            Action::BreaksOnly => "breaks_only",
-            Action::ClearFilter => "clear_filter",
-            Action::VisualSelect => "visual_select",
-            Action::ExtendUp => "extend_up",
-            Action::ExtendDown => "extend_down",
-            Action::AssignScope => "assign_scope",
-            Action::NewScope => "new_scope",
-            Action::RemoveFromScope => "remove_from_scope",
-            Action::DoNotFuse => "do_not_fuse",
-            Action::RenameScope => "rename_scope",
-            Action::MergeScope => "merge_scope",
-            Action::DeleteScope => "delete_scope",
-            Action::EditOptions => "edit_options",
-            Action::Undo => "undo",
-            Action::Redo => "redo",
-            Action::Save => "save",
-            Action::Help => "help",
-            Action::Messages => "messages",
-            Action::Findings => "findings",
-            Action::Back => "back",
-            Action::Suspend => "suspend",
-            Action::Quit => "quit",
-        }
+/// Every action, in the order of [`Action`]'s variants (so an action's row is at its index),
+/// which is the order the help lists them in.
+pub const TABLE: &[Spec] = &[
+    Spec {
+        action: Action::Up,
+        name: "up",
+        keys: &["k", "up"],
+        help: "move up",
+        group: Group::Move,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Down,
+        name: "down",
+        keys: &["j", "down"],
+        help: "move down",
+        group: Group::Move,
+        view_only: false,
+    },
+    Spec {
+        action: Action::PageUp,
+        name: "page_up",
+        keys: &["pageup", "ctrl-b"],
+        help: "page up",
+        group: Group::Move,
+        view_only: false,
+    },
+    Spec {
+        action: Action::PageDown,
+        name: "page_down",
+        keys: &["pagedown", "ctrl-f"],
+        help: "page down",
+        group: Group::Move,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Top,
+        name: "top",
+        keys: &["g", "home"],
+        help: "first row",
+        group: Group::Move,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Bottom,
+        name: "bottom",
+        keys: &["G", "end"],
+        help: "last row",
+        group: Group::Move,
+        view_only: false,
+    },
+    Spec {
+        action: Action::NextPane,
+        name: "next_pane",
+        keys: &["tab"],
+        help: "next pane",
+        group: Group::Panes,
+        view_only: false,
+    },
+    Spec {
+        action: Action::PrevPane,
+        name: "prev_pane",
+        keys: &["backtab"],
+        help: "previous pane",
+        group: Group::Panes,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Collapse,
+        name: "collapse",
+        keys: &["h", "left"],
+        help: "close node / go to parent",
+        group: Group::Panes,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Expand,
+        name: "expand",
+        keys: &["l", "right"],
+        help: "open node",
+        group: Group::Panes,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Activate,
+        name: "activate",
+        keys: &["enter", "space"],
+        help: "open or close node / show op",
+        group: Group::Panes,
+        view_only: false,
+    },
+    Spec {
+        action: Action::NextBreak,
+        name: "next_break",
+        keys: &["]"],
+        help: "next break",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::PrevBreak,
+        name: "prev_break",
+        keys: &["["],
+        help: "previous break",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::NextSegment,
+        name: "next_segment",
+        keys: &["}"],
+        help: "next segment",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::PrevSegment,
+        name: "prev_segment",
+        keys: &["{"],
+        help: "previous segment",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::JumpBack,
+        name: "jump_back",
+        keys: &["ctrl-o", "backspace"],
+        help: "back from the last jump",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::CodeView,
+        name: "code_view",
+        keys: &["e"],
+        help: "code of the segment (toggle)",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Zoom,
+        name: "zoom",
+        keys: &["z"],
+        help: "code or details over the body",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::CompareCode,
+        name: "compare_code",
+        keys: &["="],
+        help: "code vs the compiler's source (toggle)",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Suggestions,
+        name: "suggestions",
+        keys: &["S"],
+        help: "suggested scopes (toggle)",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::AcceptSuggestion,
+        name: "accept_suggestion",
+        keys: &["a"],
+        help: "accept the suggestion",
+        group: Group::Plan,
+        view_only: true,
+    },
+    Spec {
+        action: Action::AcceptAllSuggestions,
+        name: "accept_all_suggestions",
+        keys: &["A"],
+        help: "accept all that fit",
+        group: Group::Plan,
+        view_only: true,
+    },
+    Spec {
+        action: Action::StaticKernels,
+        name: "static_kernels",
+        keys: &["K"],
+        help: "static kernels view (toggle)",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::CopyCode,
+        name: "copy_code",
+        keys: &["y"],
+        help: "copy the code to the clipboard",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::WriteCode,
+        name: "write_code",
+        keys: &["W"],
+        help: "write the code to <dump>.codegen/",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Search,
+        name: "search",
+        keys: &["/"],
+        help: "search name, type, scope, reason",
+        group: Group::Find,
+        view_only: false,
+    },
+    Spec {
+        action: Action::SearchNext,
+        name: "search_next",
+        keys: &["n"],
+        help: "next match",
+        group: Group::Find,
+        view_only: false,
+    },
+    Spec {
+        action: Action::SearchPrev,
+        name: "search_prev",
+        keys: &["N"],
+        help: "previous match",
+        group: Group::Find,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Filter,
+        name: "filter",
+        keys: &["f"],
+        help: "filter the op list",
+        group: Group::Find,
+        view_only: false,
+    },
+    Spec {
+        action: Action::BreaksOnly,
+        name: "breaks_only",
+        keys: &["b"],
+        help: "show only breaks (toggle)",
+        group: Group::Find,
+        view_only: false,
+    },
+    Spec {
+        action: Action::ClearFilter,
+        name: "clear_filter",
+        keys: &["F"],
+        help: "clear filter and breaks-only",
+        group: Group::Find,
+        view_only: false,
+    },
+    Spec {
+        action: Action::VisualSelect,
+        name: "visual_select",
+        keys: &["v"],
+        help: "select a range of ops (toggle)",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::ExtendUp,
+        name: "extend_up",
+        keys: &["shift-up"],
+        help: "extend the range up",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::ExtendDown,
+        name: "extend_down",
+        keys: &["shift-down"],
+        help: "extend the range down",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::AssignScope,
+        name: "assign_scope",
+        keys: &["a"],
+        help: "put the ops into a scope",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::NewScope,
+        name: "new_scope",
+        keys: &["s"],
+        help: "new scope of the ops",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::RemoveFromScope,
+        name: "remove_from_scope",
+        keys: &["x"],
+        help: "take the ops out of their scope",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::DoNotFuse,
+        name: "do_not_fuse",
+        keys: &["d"],
+        help: "keep the ops out of fusion",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::RenameScope,
+        name: "rename_scope",
+        keys: &["r"],
+        help: "rename the scope",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::MergeScope,
+        name: "merge_scope",
+        keys: &["m"],
+        help: "merge the scope into another",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::DeleteScope,
+        name: "delete_scope",
+        keys: &["D"],
+        help: "delete the scope",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::EditOptions,
+        name: "edit_options",
+        keys: &["o"],
+        help: "edit the scope's options",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Undo,
+        name: "undo",
+        keys: &["u"],
+        help: "undo",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Redo,
+        name: "redo",
+        keys: &["ctrl-r"],
+        help: "redo",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Save,
+        name: "save",
+        keys: &["w"],
+        help: "save the plan file",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Compile,
+        name: "compile",
+        keys: &["c"],
+        help: "run a recipe (pick one)",
+        group: Group::Run,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Runs,
+        name: "runs",
+        keys: &["L"],
+        help: "runs and their logs (toggle)",
+        group: Group::Run,
+        view_only: false,
+    },
+    Spec {
+        action: Action::CancelRun,
+        name: "cancel_run",
+        keys: &["x"],
+        help: "runs view: stop the selected run",
+        group: Group::Run,
+        view_only: true,
+    },
+    Spec {
+        action: Action::Profiles,
+        name: "profiles",
+        keys: &["p"],
+        help: "profile comparison (toggle)",
+        group: Group::Profile,
+        view_only: false,
+    },
+    Spec {
+        action: Action::LoadProfiles,
+        name: "load_profiles",
+        keys: &["P"],
+        help: "load profiles to compare",
+        group: Group::Profile,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Sort,
+        name: "sort",
+        keys: &["s"],
+        help: "sort the view's rows",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::Help,
+        name: "help",
+        keys: &["?", "f1"],
+        help: "this help",
+        group: Group::General,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Messages,
+        name: "messages",
+        keys: &["M"],
+        help: "the last messages, in full",
+        group: Group::General,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Findings,
+        name: "findings",
+        keys: &["!"],
+        help: "the findings; go to one",
+        group: Group::General,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Back,
+        name: "back",
+        keys: &["esc"],
+        help: "close / cancel / clear search",
+        group: Group::General,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Suspend,
+        name: "suspend",
+        keys: &["ctrl-z"],
+        help: "suspend to the shell (fg resumes)",
+        group: Group::General,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Quit,
+        name: "quit",
+        keys: &["q", "ctrl-c"],
+        help: "quit",
+        group: Group::General,
+        view_only: false,
+    },
+];
+
+/// Names earlier releases gave actions, still read from config files: (old, action).
+pub const OLD_NAMES: &[(&str, Action)] = &[
+    ("toggle", Action::Activate),
+    ("sort_profiles", Action::Sort),
+    ("zoom_code", Action::Zoom),
+];
+
+impl Action {
+    /// Every action, in table order.
+    pub fn all() -> impl Iterator<Item = Action> {
+        TABLE.iter().map(|s| s.action)
     }
 
-    /// What it does, for the help overlay.
+    /// Its row of the table.
+    pub fn spec(self) -> &'static Spec {
+        &TABLE[self as usize]
+    }
+
+    /// Its name in the config file.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// What it does, for the help.
     pub fn description(self) -> &'static str {
-        match self {
-            Action::Up => "move up",
-            Action::Down => "move down",
-            Action::PageUp => "page up",
-            Action::PageDown => "page down",
-            Action::Top => "first row",
-            Action::Bottom => "last row",
-            Action::Collapse => "close node / go to parent",
-            Action::Expand => "open node",
-            Action::Toggle => "open or close node / show op",
-            Action::NextPane => "next pane",
-            Action::PrevPane => "previous pane",
-            Action::NextBreak => "next break",
-            Action::PrevBreak => "previous break",
-            Action::NextSegment => "next segment",
-            Action::PrevSegment => "previous segment",
-            Action::CodeView => "code of the segment (toggle)",
-            Action::CopyCode => "copy the code to the clipboard",
-            Action::WriteCode => "write the code to <dump>.codegen/",
-            Action::Zoom => "code or details over the body",
-            Action::CompareCode => "code vs the compiler's source (toggle)",
-            Action::Suggestions => "suggested scopes (toggle)",
-            Action::AcceptSuggestion => "accept the suggestion",
-            Action::AcceptAllSuggestions => "accept all that fit",
-            Action::StaticKernels => "static kernels view (toggle)",
-            Action::JumpBack => "back from the last jump",
-            Action::Compile => "run a recipe (pick one)",
-            Action::Runs => "runs and their logs (toggle)",
-            Action::CancelRun => "runs view: stop the selected run",
-            Action::Profiles => "profile comparison (toggle)",
-            Action::LoadProfiles => "load profiles to compare",
-            Action::SortProfiles => "profile view: sort by Δ, total, name",
-            Action::Search => "search name, type, scope, reason",
-            Action::SearchNext => "next match",
-            Action::SearchPrev => "previous match",
-            Action::Filter => "filter the op list",
-            Action::BreaksOnly => "show only breaks (toggle)",
-            Action::ClearFilter => "clear filter and breaks-only",
-            Action::VisualSelect => "select a range of ops (toggle)",
-            Action::ExtendUp => "extend the range up",
-            Action::ExtendDown => "extend the range down",
-            Action::AssignScope => "put the ops into a scope",
-            Action::NewScope => "new scope of the ops",
-            Action::RemoveFromScope => "take the ops out of their scope",
-            Action::DoNotFuse => "keep the ops out of fusion",
-            Action::RenameScope => "rename the scope",
-            Action::MergeScope => "merge the scope into another",
-            Action::DeleteScope => "delete the scope",
-            Action::EditOptions => "edit the scope's options",
-            Action::Undo => "undo",
-            Action::Redo => "redo",
-            Action::Save => "save the plan file",
-            Action::Help => "this help",
-            Action::Messages => "the last messages, in full",
-            Action::Findings => "the findings; go to one",
-            Action::Back => "close / cancel / clear search",
-            Action::Suspend => "suspend to the shell (fg resumes)",
-            Action::Quit => "quit",
-        }
+        self.spec().help
     }
 
     /// Its group in the help overlay.
     pub fn group(self) -> Group {
-        match self {
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => Group::Move,
-            Action::NextPane
-            | Action::PrevPane
-            | Action::Collapse
-            | Action::Expand
-            | Action::Toggle => Group::Panes,
-            Action::NextBreak
-            | Action::PrevBreak
-            | Action::NextSegment
-            | Action::PrevSegment
-            | Action::JumpBack
-            | Action::CodeView
-            | Action::Zoom
-            | Action::CompareCode
-            | Action::Suggestions
-            | Action::AcceptSuggestion
-            | Action::AcceptAllSuggestions
-            | Action::StaticKernels
-            | Action::CopyCode
-            | Action::WriteCode => Group::Plan,
-            Action::Search
-            | Action::SearchNext
-            | Action::SearchPrev
-            | Action::Filter
-            | Action::BreaksOnly
-            | Action::ClearFilter => Group::Find,
-            Action::VisualSelect
-            | Action::ExtendUp
-            | Action::ExtendDown
-            | Action::AssignScope
-            | Action::NewScope
-            | Action::RemoveFromScope
-            | Action::DoNotFuse
-            | Action::RenameScope
-            | Action::MergeScope
-            | Action::DeleteScope
-            | Action::EditOptions
-            | Action::Undo
-            | Action::Redo
-            | Action::Save => Group::Edit,
-            Action::Compile | Action::Runs | Action::CancelRun => Group::Run,
-            Action::Profiles | Action::LoadProfiles | Action::SortProfiles => Group::Profile,
-            Action::Help
-            | Action::Messages
-            | Action::Findings
-            | Action::Back
-            | Action::Suspend
-            | Action::Quit => Group::General,
-        }
+        self.spec().group
     }
 
-    /// True for an action that only works in the runs or the profile view; its keys may be
-    /// the same as those of the scope edits, which do not work there.
+    /// True for an action that only the views give a meaning; its keys may be the same as
+    /// those of the scope edits, which do not work there.
     pub fn view_only(self) -> bool {
-        matches!(
-            self,
-            Action::CancelRun
-                | Action::SortProfiles
-                | Action::AcceptSuggestion
-                | Action::AcceptAllSuggestions
-        )
+        self.spec().view_only
     }
 
     /// The rows a movement moves a list selection by, `page` rows to a page; `None` for an
@@ -446,13 +709,15 @@ impl Action {
         })
     }
 
-    /// The action named `name` in the config file.
-    pub fn from_name(name: &str) -> Option<Action> {
-        match name {
-            // Its name until the details could be zoomed too.
-            "zoom_code" => Some(Action::Zoom),
-            _ => Action::ALL.into_iter().find(|a| a.name() == name),
+    /// The action named `name` in the config file, and whether that is an old name of it.
+    pub fn from_name(name: &str) -> Option<(Action, bool)> {
+        if let Some(spec) = TABLE.iter().find(|s| s.name == name) {
+            return Some((spec.action, false));
         }
+        OLD_NAMES
+            .iter()
+            .find(|(old, _)| *old == name)
+            .map(|(_, action)| (*action, true))
     }
 }
 
@@ -461,14 +726,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_and_round_trip() {
-        for a in Action::ALL {
-            assert_eq!(Action::from_name(a.name()), Some(a));
-            assert!(!a.description().is_empty());
+    fn the_table_is_in_variant_order_and_names_are_unique() {
+        for (i, spec) in TABLE.iter().enumerate() {
+            assert_eq!(spec.action as usize, i, "{}", spec.name);
+            assert_eq!(Action::from_name(spec.name), Some((spec.action, false)));
+            assert!(!spec.help.is_empty());
         }
-        let mut names: Vec<&str> = Action::ALL.iter().map(|a| a.name()).collect();
+        let mut names: Vec<&str> = TABLE.iter().map(|s| s.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), Action::ALL.len());
+        assert_eq!(names.len(), TABLE.len());
+        for (old, action) in OLD_NAMES {
+            assert_eq!(Action::from_name(old), Some((*action, true)));
+        }
     }
 }

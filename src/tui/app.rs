@@ -6,17 +6,18 @@ use super::config::Config;
 use super::dialog::{Dialog, PickFor, Picker};
 use super::effect::{Effect, Effects};
 use super::explorer::{Direction, Explorer, Jump, Pane};
-use super::help_text::{self, HelpView};
+use super::help_text::{self, ViewKeys};
 use super::highlight::Highlighter;
 use super::layer::{Keys, Layer, Layers, Mouse};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
-use super::outcome::Outcome;
 pub use super::prompt::{Prompt, PromptKind};
 use super::query::Query;
+use super::reply::Reply;
 use super::runs::Runs;
 use super::session::Session;
 use super::tree::TreeId;
+use super::view::{ViewSpec, ViewStates};
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -119,6 +120,12 @@ pub struct App {
     pub reload: Option<super::loader::LoadRequest>,
     /// True once the user agreed that quitting stops the runs still going.
     pub(super) runs_may_stop: bool,
+    /// The views that can take the body over the panes (given by the registry).
+    pub views: &'static [ViewSpec<App>],
+    /// The view up over the panes, by name: the one place that says which.
+    pub up: Option<&'static str>,
+    /// What views keep of their own for the graph loaded.
+    pub view_states: ViewStates,
 }
 
 impl App {
@@ -152,7 +159,27 @@ impl App {
             runs_dir: None,
             reload: None,
             runs_may_stop: false,
+            views: &[],
+            up: None,
+            view_states: ViewStates::default(),
         }
+    }
+
+    /// The same app with `views` to open over the panes (`tui::registry::VIEWS`).
+    pub fn with_views(mut self, views: &'static [ViewSpec<App>]) -> App {
+        self.views = views;
+        self
+    }
+
+    /// The view up over the panes, if any.
+    pub fn up_view(&self) -> Option<&'static ViewSpec<App>> {
+        let name = self.up?;
+        self.views.iter().find(|v| v.name == name)
+    }
+
+    /// Puts the view `name` up over the panes (closing any other).
+    pub fn show_view(&mut self, name: &'static str) {
+        self.up = Some(name);
     }
 
     /// The explorer, once a graph is loaded.
@@ -174,26 +201,15 @@ impl App {
         layout::areas(self.size, streams, code)
     }
 
-    /// True while the profile view is up.
-    pub fn profile_open(&self) -> bool {
-        self.profile_view().is_some_and(|v| v.open)
-    }
-
-    /// The view help is asked in: views whose keys mean something of their own.
-    pub fn help_view(&self) -> HelpView {
-        if self.runs.open {
-            return HelpView::Runs;
+    /// Where help is asked: the keys of the view up, or of the code view when it has the
+    /// keys; `None` in the graph's panes.
+    pub fn help_view(&self) -> Option<ViewKeys> {
+        if let Some(view) = self.up_view() {
+            return Some((view.title, view.keys));
         }
-        if self.profile_open() {
-            return HelpView::Profiles;
-        }
-        match self.explorer() {
-            Some(ex) if ex.suggestions.as_ref().is_some_and(|v| v.open) => HelpView::Suggestions,
-            Some(ex) if ex.statics.as_ref().is_some_and(|v| v.open) => HelpView::Statics,
-            Some(ex) if ex.flags.as_ref().is_some_and(|v| v.open) => HelpView::Flags,
-            Some(ex) if ex.focus == Pane::Details && ex.code.is_some() => HelpView::Code,
-            _ => HelpView::Graph,
-        }
+        self.explorer()
+            .filter(|ex| ex.focus == Pane::Details && ex.code.is_some())
+            .map(|_| super::code_view::CODE_KEYS)
     }
 
     /// True while something on screen moves by itself (the loading spinner, a run's clock).
@@ -348,13 +364,7 @@ impl App {
     /// The layers on screen, bottom first: the one place that orders them.
     pub fn layers(&self) -> Layers {
         let body = match &self.screen {
-            Screen::Explorer(_) if self.runs.open => Layer::Runs,
-            Screen::Explorer(_) if self.profile_open() => Layer::Profiles,
-            Screen::Explorer(ex) if ex.suggestions.as_ref().is_some_and(|v| v.open) => {
-                Layer::Suggestions
-            }
-            Screen::Explorer(ex) if ex.statics.as_ref().is_some_and(|v| v.open) => Layer::Statics,
-            Screen::Explorer(ex) if ex.flags.as_ref().is_some_and(|v| v.open) => Layer::Flags,
+            Screen::Explorer(_) if self.up_view().is_some() => Layer::View,
             Screen::Explorer(_) => Layer::Panes,
             _ => Layer::Screen,
         };
@@ -386,52 +396,32 @@ impl App {
         if top.takes_global_keys() && self.global_action(action) {
             return;
         }
-        match top {
-            Layer::Help => self.help_action(action),
-            Layer::Runs => self.runs_view_action(action),
-            Layer::Profiles => self.profile_view_action(action),
-            Layer::Suggestions => self.suggestions_action(action),
-            Layer::Statics => self.statics_action(action),
-            Layer::Flags => self.flags_action(action, None),
+        match (top, self.up_view()) {
+            (Layer::Help, _) => self.help_action(action),
+            // The action that opened a view closes it; its handler reads the rest.
+            (Layer::View, Some(view)) if view.opens_with == Some(action) => self.up = None,
+            (Layer::View, Some(view)) => (view.handle)(self, action),
             _ => self.explorer_action(action),
         }
     }
 
-    /// A key (or, with `wheel`, that many rows of the mouse wheel) in the graph kernel flags
-    /// view.
-    fn flags_action(&mut self, action: Action, wheel: Option<isize>) {
-        let inner = layout::inner(self.areas().body);
-        let (width, height) = (usize::from(inner.width), usize::from(inner.height));
-        let Screen::Explorer(ex) = &mut self.screen else {
-            return;
-        };
-        let Some(view) = &mut ex.flags else {
-            return;
-        };
-        match wheel {
-            Some(rows) => view.scroll(rows, width, height),
-            None => {
-                let outcome = view.action(action, width, height);
-                self.carry_out(outcome);
-            }
-        }
-    }
-
     /// Does what a view's handler left for the app.
-    pub(super) fn carry_out(&mut self, outcome: Outcome) {
-        match outcome {
-            Outcome::Done => {}
-            Outcome::Info(text) => self.info(text),
-            Outcome::Problem(text) => self.problem(text),
-            Outcome::Ask(dialog) => self.dialog = Some(dialog),
-            Outcome::Type(prompt) => self.prompt = Some(prompt),
-            Outcome::Apply(edit) => self.apply_edit(edit, None),
-            Outcome::Pass(action) if action.group() == Group::Run => self.run_action(action),
-            Outcome::Pass(action) if action.group() == Group::Profile => {
-                self.profile_action(action)
+    pub(super) fn carry_out(&mut self, reply: Reply) {
+        match reply {
+            Reply::Done => {}
+            Reply::Close => self.up = None,
+            Reply::Open(name) => {
+                if let Some(view) = self.views.iter().find(|v| v.name == name) {
+                    (view.open)(self);
+                }
             }
-            Outcome::Pass(action) => self.explorer_action(action),
-            Outcome::GoTo(target) => self.go_to(target),
+            Reply::Info(text) => self.info(text),
+            Reply::Problem(text) => self.problem(text),
+            Reply::Ask(dialog) => self.dialog = Some(dialog),
+            Reply::Type(prompt) => self.prompt = Some(prompt),
+            Reply::Apply(edit) => self.apply_edit(edit, None),
+            Reply::Pass(action) => self.explorer_action(action),
+            Reply::GoTo(target) => self.go_to(target),
         }
     }
 
@@ -489,13 +479,9 @@ impl App {
             self.code_action(action);
             return;
         }
-        if action == Action::Suggestions {
-            self.toggle_suggestions();
-            return;
-        }
-        if action == Action::StaticKernels {
-            self.toggle_statics();
-            return;
+        // The actions that open a view.
+        if let Some(view) = self.views.iter().find(|v| v.opens_with == Some(action)) {
+            return (view.open)(self);
         }
         let code_focused = self
             .explorer()
@@ -508,11 +494,11 @@ impl App {
         if self.explorer().is_some_and(|ex| ex.details_zoomed) {
             match action {
                 Action::Back => return self.code_action(Action::Zoom),
-                Action::NextPane | Action::PrevPane | Action::Collapse | Action::Toggle => return,
+                Action::NextPane | Action::PrevPane | Action::Collapse | Action::Activate => return,
                 _ => {}
             }
         }
-        if action == Action::Toggle
+        if action == Action::Activate
             && let Some(ex) = self.explorer()
             && ex.focus == Pane::Details
             && ex.code.is_none()
@@ -593,7 +579,7 @@ impl App {
                     Pane::Details => {}
                 }
             }
-            Action::Toggle => match ex.focus {
+            Action::Activate => match ex.focus {
                 Pane::Scopes => match ex.tree.selected() {
                     [.., TreeId::Op(_)] | [_, TreeId::Break(_)] => {
                         hidden = !ex.follow_tree();
@@ -819,12 +805,8 @@ impl App {
                     MouseEventKind::ScrollUp => -1,
                     _ => return,
                 };
-                match top {
-                    Layer::Runs => self.runs_scroll(lines),
-                    Layer::Suggestions => self.suggestions_scroll(lines),
-                    Layer::Statics => self.statics_scroll(lines),
-                    Layer::Flags => self.flags_action(Action::Down, Some(lines)),
-                    _ => self.profile_scroll(lines),
+                if let Some(view) = self.up_view() {
+                    (view.scroll)(self, lines);
                 }
                 return;
             }

@@ -5,6 +5,8 @@
 //! from. With a compile's kernel_meta loaded, the view can instead show the prediction held
 //! against the entry source the compiler wrote for the same sub-ops, line by line.
 
+use super::action::Action;
+use super::help_text::ViewKeys;
 use super::highlight::{Highlighted, LineSpans};
 use crate::codegen::compare::{self, Change, Comparison};
 use crate::codegen::{self, EntryCode, Origin};
@@ -13,6 +15,29 @@ use crate::graph::OpId;
 use crate::workspace::Workspace;
 use std::ops::Range;
 use std::sync::Arc;
+
+/// The code view's own keys while it has them (for the help).
+pub const CODE_KEYS: ViewKeys = (
+    "In the code view",
+    &[
+        (Action::Down, "next line; selects the op it belongs to"),
+        (Action::Up, "previous line"),
+        (Action::Expand, "scroll the code right"),
+        (Action::Collapse, "scroll the code left"),
+        (Action::Search, "search the code"),
+        (Action::SearchNext, "next line holding it"),
+        (Action::SearchPrev, "previous line holding it"),
+        (Action::Zoom, "the code over the whole screen, or back"),
+        (
+            Action::CompareCode,
+            "the code vs the compiler's source, or back",
+        ),
+        (Action::CopyCode, "copy the code (OSC 52)"),
+        (Action::WriteCode, "write it to <dump>.codegen/"),
+        (Action::CodeView, "close the code"),
+        (Action::Back, "leave the zoom"),
+    ],
+);
 
 /// Lines shown above an op's call when the view moves to it.
 const CONTEXT_ABOVE: usize = 2;

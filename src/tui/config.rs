@@ -4,8 +4,9 @@
 //! `~/.config/skope/config.toml`; a missing default file means the defaults. `skope config`
 //! prints a complete file with every default, to copy and edit.
 
+use super::action::TABLE;
 use super::action::{Action, Group};
-use super::keymap::{DEFAULT_KEYS, Key, Keymap};
+use super::keymap::{Key, Keymap};
 use super::theme::{BANDS_KEY, Role, Theme};
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
@@ -101,12 +102,16 @@ pub fn parse(text: &str) -> Result<Config, (Option<usize>, String)> {
     let mut bindings = Keymap::default_bindings();
     for (name, value) in &raw.keys {
         let at = Some(value.span().start);
-        let action = Action::from_name(name).ok_or_else(|| {
+        // An action's old name (before it was renamed) still binds it.
+        let (action, _) = Action::from_name(name).ok_or_else(|| {
             (
                 at,
                 format!(
                     "unknown action \"{name}\" in [keys] (known: {})",
-                    Action::ALL.map(Action::name).join(", ")
+                    Action::all()
+                        .map(Action::name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             )
         })?;
@@ -163,7 +168,8 @@ pub fn default_config_text() -> String {
     );
     for group in Group::ALL {
         let _ = writeln!(out, "\n# {}", group.title());
-        for (action, keys) in DEFAULT_KEYS.iter().filter(|(a, _)| a.group() == group) {
+        for spec in TABLE.iter().filter(|s| s.group == group) {
+            let (action, keys) = (spec.action, spec.keys);
             let keys = keys
                 .iter()
                 .map(|k| format!("\"{}\"", k.replace('\\', "\\\\").replace('"', "\\\"")))
@@ -262,7 +268,7 @@ mod tests {
         let text = default_config_text();
         let config = parse(&text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
         assert_eq!(config.theme, Theme::default());
-        for action in Action::ALL {
+        for action in Action::all() {
             assert_eq!(
                 config.keymap.keys(action),
                 Keymap::default().keys(action),

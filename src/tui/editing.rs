@@ -570,7 +570,7 @@ impl App {
                 self.info("discarded the journal of the last session".to_string());
             }
             Answer::StopRun => self.cancel_run(),
-            Answer::LeaveRuns => self.runs.open = false,
+            Answer::LeaveRuns => self.up = None,
             Answer::QuitStoppingRuns => {
                 self.runs_may_stop = true;
                 self.request_quit();
@@ -765,7 +765,7 @@ impl App {
                 None
             }
             Action::Collapse | Action::Expand => editor.cycle(action == Action::Expand),
-            Action::Toggle => match editor.cycle(true) {
+            Action::Activate => match editor.cycle(true) {
                 Some(text) => Some(text),
                 None => {
                     editor.begin_input();

@@ -158,8 +158,6 @@ pub struct Explorer {
     pub suggestions: Option<super::suggestions::SuggestionsView>,
     /// The static kernels view, once a compile's outputs are read.
     pub statics: Option<super::statics::StaticsView>,
-    /// The graph kernel flags view of a MindSpore graph, once opened.
-    pub flags: Option<super::flags_view::FlagsView>,
     /// The longest device time of a task in a SuperKernel, when the graph carries device times
     /// (the aclgraph pass's `sk_prof_device_*.json`): the op list shows them until profiles
     /// are read.
@@ -187,7 +185,6 @@ impl Explorer {
         let mut ex = Explorer {
             suggestions: None,
             statics: None,
-            flags: None,
             editor_sessions: 0,
             device_max_us,
             widest,

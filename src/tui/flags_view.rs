@@ -1,12 +1,36 @@
 //! The graph kernel flags view of a MindSpore graph (`o`, where a SuperKernel graph opens the
 //! options editor): each flag with its default and meaning, and what it would change in this
-//! graph where the graph can tell (`crate::mindspore::flags`). Read-only: MindSpore's flags are
-//! set where the model runs.
+//! graph where the graph can tell (`crate::mindspore::flags`), wrapped to the view's width.
+//! Read-only: MindSpore's flags are set where the model runs. The whole view is this module
+//! (its state, keys, handler and drawing) and its line in the registry.
 
 use super::action::Action;
-use super::outcome::Outcome;
+use super::app::{App, Screen};
+use super::layout;
+use super::theme::Role;
+use super::view::ViewSpec;
+use super::views::{pane_block, put};
 use crate::mindspore::flags::{FLAGS, HOW_TO_SET, effects};
+use crate::text::sanitize;
 use crate::workspace::Workspace;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+/// The view, opened by `o` on a MindSpore graph.
+pub const VIEW: ViewSpec<App> = ViewSpec {
+    name: "flags",
+    title: "In the graph kernel flags view",
+    opens_with: None,
+    keys: &[
+        (Action::Down, "scroll down"),
+        (Action::Up, "scroll up"),
+        (Action::Back, "back to the graph"),
+    ],
+    open,
+    handle,
+    scroll,
+    draw,
+};
 
 /// What a line of the view is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +52,6 @@ pub struct FlagsView {
     pub lines: Vec<(LineKind, String)>,
     /// The first wrapped row shown.
     pub offset: usize,
-    /// True while the view covers the panes.
-    pub open: bool,
 }
 
 impl FlagsView {
@@ -48,11 +70,7 @@ impl FlagsView {
             }
         }
         lines.push((LineKind::Note, format!("Set them with {HOW_TO_SET}.")));
-        FlagsView {
-            lines,
-            offset: 0,
-            open: true,
-        }
+        FlagsView { lines, offset: 0 }
     }
 
     /// The lines wrapped to `width`, a flag's meaning and changes indented under it.
@@ -65,7 +83,7 @@ impl FlagsView {
                 } else {
                     ""
                 };
-                super::layout::wrap(text, width.saturating_sub(indent.len()))
+                layout::wrap(text, width.saturating_sub(indent.len()))
                     .into_iter()
                     .map(move |r| (*kind, format!("{indent}{r}")))
             })
@@ -77,16 +95,79 @@ impl FlagsView {
         let last = self.rows(width).len().saturating_sub(height.max(1));
         self.offset = self.offset.saturating_add_signed(rows).min(last);
     }
+}
 
-    /// The view's keys: scrolling and closing. `height` rows of `width` are shown.
-    pub fn action(&mut self, action: Action, width: usize, height: usize) -> Outcome {
-        if let Some(rows) = action.rows(height.max(1) as isize) {
-            self.scroll(rows, width, height);
-            return Outcome::Done;
-        }
-        if action == Action::Back {
-            self.open = false;
-        }
-        Outcome::Done
+/// Shows the view, made for the graph the first time.
+fn open(app: &mut App) {
+    if app.view_states.get::<FlagsView>().is_none() {
+        let Screen::Explorer(ex) = &app.screen else {
+            return;
+        };
+        let view = FlagsView::new(&ex.ws);
+        app.view_states.set(view);
+    }
+    app.show_view(VIEW.name);
+}
+
+/// The rows of text the body shows, and its width.
+fn body(app: &App) -> (usize, usize) {
+    let inner = layout::inner(app.areas().body);
+    (usize::from(inner.width), usize::from(inner.height))
+}
+
+/// Its keys: scrolling, and closing.
+fn handle(app: &mut App, action: Action) {
+    let (width, height) = body(app);
+    if action == Action::Back {
+        app.up = None;
+    } else if let Some(rows) = action.rows(height.max(1) as isize) {
+        scroll_by(app, rows, width, height);
+    }
+}
+
+/// The mouse wheel.
+fn scroll(app: &mut App, rows: isize) {
+    let (width, height) = body(app);
+    scroll_by(app, rows, width, height);
+}
+
+fn scroll_by(app: &mut App, rows: isize, width: usize, height: usize) {
+    if let Some(view) = app.view_states.get_mut::<FlagsView>() {
+        view.scroll(rows, width, height);
+    }
+}
+
+/// Draws the view over the body `area`.
+fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(view) = app.view_states.get::<FlagsView>() else {
+        return;
+    };
+    let theme = &app.config.theme;
+    let title = format!(
+        " Graph kernel flags · what each would change in this graph · {} back ",
+        app.config.keymap.hint(Action::Back)
+    );
+    frame.render_widget(pane_block(title, true, theme), area);
+    let inner = layout::inner(area);
+    let buf = frame.buffer_mut();
+    let rows = view.rows(usize::from(inner.width));
+    let offset = view
+        .offset
+        .min(rows.len().saturating_sub(usize::from(inner.height)));
+    for (y, (kind, text)) in (inner.y..inner.y + inner.height).zip(rows.iter().skip(offset)) {
+        let role = match kind {
+            LineKind::Flag => Role::Title,
+            LineKind::Meaning => Role::Text,
+            LineKind::Change => Role::Good,
+            LineKind::Note => Role::Dim,
+        };
+        put(
+            buf,
+            inner.x,
+            y,
+            inner.width,
+            &sanitize(text),
+            theme.get(role),
+        );
     }
 }

@@ -5,8 +5,8 @@
 use super::action::Action;
 use super::app::{App, Screen};
 use super::explorer::{Explorer, Pane};
-use super::outcome::Target;
 use super::query::Query;
+use super::reply::Target;
 use crate::graph::OpId;
 use crate::text::sanitize;
 
@@ -22,7 +22,7 @@ impl App {
                 ex.set_filter(query, false, None);
                 ex.focus = Pane::Ops;
                 let shown = ex.rows().len();
-                close_views(ex);
+                self.up = None;
                 self.info(format!(
                     "{shown} op(s) of type {} in the graph; {} clears the filter",
                     sanitize(&op_type),
@@ -32,21 +32,11 @@ impl App {
             Target::Op(name) => match ex.ws.graph().find(&name) {
                 Some(id) => {
                     show_op(ex, id);
-                    close_views(ex);
+                    self.up = None;
                 }
                 None => self.problem(format!("no op named {} in the graph", sanitize(&name))),
             },
         }
-    }
-}
-
-/// Closes the views that cover the panes.
-fn close_views(ex: &mut Explorer) {
-    if let Some(view) = &mut ex.profiles {
-        view.open = false;
-    }
-    if let Some(view) = &mut ex.statics {
-        view.open = false;
     }
 }
 

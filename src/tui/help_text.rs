@@ -30,137 +30,21 @@ pub const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
-/// Where the help was asked for: views whose keys mean something of their own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HelpView {
-    /// The graph: the panes, the tree and the list.
-    Graph,
-    /// The code view, focused.
-    Code,
-    /// The runs view.
-    Runs,
-    /// The profile comparison.
-    Profiles,
-    /// The suggested scopes.
-    Suggestions,
-    /// The static kernels view.
-    Statics,
-    /// The graph kernel flags view.
-    Flags,
-}
-
-impl HelpView {
-    pub fn title(self) -> &'static str {
-        match self {
-            HelpView::Graph => "",
-            HelpView::Code => "In the code view",
-            HelpView::Runs => "In the runs view",
-            HelpView::Profiles => "In the profile view",
-            HelpView::Suggestions => "In the suggestions view",
-            HelpView::Statics => "In the static kernels view",
-            HelpView::Flags => "In the graph kernel flags view",
-        }
-    }
-
-    /// The keys that mean something of their own here, with what they do.
-    pub fn keys(self) -> &'static [(Action, &'static str)] {
-        match self {
-            HelpView::Graph => &[],
-            HelpView::Code => &[
-                (Action::Down, "next line; selects the op it belongs to"),
-                (Action::Up, "previous line"),
-                (Action::Expand, "scroll the code right"),
-                (Action::Collapse, "scroll the code left"),
-                (Action::Search, "search the code"),
-                (Action::SearchNext, "next line holding it"),
-                (Action::SearchPrev, "previous line holding it"),
-                (Action::Zoom, "the code over the whole screen, or back"),
-                (
-                    Action::CompareCode,
-                    "the code vs the compiler's source, or back",
-                ),
-                (Action::CopyCode, "copy the code (OSC 52)"),
-                (Action::WriteCode, "write it to <dump>.codegen/"),
-                (Action::CodeView, "close the code"),
-                (Action::Back, "leave the zoom"),
-            ],
-            HelpView::Runs => &[
-                (Action::Down, "scroll the log down"),
-                (Action::Up, "scroll the log up"),
-                (Action::Bottom, "follow the end of the log"),
-                (Action::Top, "the log's first line"),
-                (Action::Expand, "scroll the log right"),
-                (Action::Collapse, "scroll the log left"),
-                (Action::NextPane, "an older run"),
-                (Action::PrevPane, "a newer run"),
-                (Action::Toggle, "go to the first error"),
-                (Action::CancelRun, "stop the selected run"),
-                (Action::Compile, "start another run"),
-                (Action::Runs, "back to the graph"),
-                (Action::Back, "back (asks while the run goes)"),
-            ],
-            HelpView::Profiles => &[
-                (Action::Down, "next row"),
-                (Action::Up, "previous row"),
-                (Action::NextPane, "next table (op types, segments, breaks)"),
-                (Action::PrevPane, "previous table"),
-                (Action::SortProfiles, "sort op types by Δ, total, name"),
-                (
-                    Action::Toggle,
-                    "go to the graph: its ops, segments or break",
-                ),
-                (Action::LoadProfiles, "load other profiles"),
-                (Action::Compile, "run a recipe"),
-                (Action::Profiles, "back to the graph"),
-                (Action::Back, "back to the graph"),
-            ],
-            HelpView::Suggestions => &[
-                (Action::Down, "next suggestion"),
-                (Action::Up, "previous suggestion"),
-                (Action::Toggle, "list the selected one's ops (toggle)"),
-                (Action::SortProfiles, "order by saving, ops, graph order"),
-                (Action::AcceptSuggestion, "make the selected one a scope"),
-                (
-                    Action::AcceptAllSuggestions,
-                    "make every one a scope that fits (one undo step)",
-                ),
-                (Action::Suggestions, "back to the graph"),
-                (Action::Back, "back to the graph"),
-            ],
-            HelpView::Flags => &[
-                (Action::Down, "scroll down"),
-                (Action::Up, "scroll up"),
-                (Action::Back, "back to the graph"),
-            ],
-            HelpView::Statics => &[
-                (Action::Down, "next row"),
-                (Action::Up, "previous row"),
-                (
-                    Action::Toggle,
-                    "go to the graph: the ops of a type, or the op",
-                ),
-                (Action::StaticKernels, "back to the graph"),
-                (Action::Back, "back to the graph"),
-            ],
-        }
-    }
-}
+/// Where the help was asked: a heading (`In the runs view`) and the rows of the view that has
+/// the keys, each action with what it does there.
+pub type ViewKeys = (&'static str, &'static [(Action, &'static str)]);
 
 /// The view's own keys, headed by where they apply; nothing for the graph.
-fn view_lines(keymap: &Keymap, theme: &Theme, view: HelpView) -> Vec<Line<'static>> {
-    let keys = view.keys();
-    if keys.is_empty() {
+fn view_lines(keymap: &Keymap, theme: &Theme, view: Option<ViewKeys>) -> Vec<Line<'static>> {
+    let Some((title, keys)) = view else {
         return Vec::new();
-    }
+    };
     let width = keys
         .iter()
         .map(|(a, _)| keymap.label(*a).chars().count())
         .max()
         .unwrap_or(0);
-    let mut out = vec![Line::from(Span::styled(
-        view.title(),
-        theme.get(Role::Title),
-    ))];
+    let mut out = vec![Line::from(Span::styled(title, theme.get(Role::Title)))];
     for (action, what) in keys {
         out.push(Line::from(vec![
             Span::styled(
@@ -176,10 +60,9 @@ fn view_lines(keymap: &Keymap, theme: &Theme, view: HelpView) -> Vec<Line<'stati
 
 /// The lines for `groups`: a heading each, then every action with its keys.
 fn group_lines(keymap: &Keymap, theme: &Theme, groups: &[Group]) -> Vec<Line<'static>> {
-    let width = Action::ALL
-        .iter()
+    let width = Action::all()
         .filter(|a| groups.contains(&a.group()))
-        .map(|a| keymap.label(*a).chars().count())
+        .map(|a| keymap.label(a).chars().count())
         .max()
         .unwrap_or(0);
     let mut out = Vec::new();
@@ -191,7 +74,7 @@ fn group_lines(keymap: &Keymap, theme: &Theme, groups: &[Group]) -> Vec<Line<'st
             group.title(),
             theme.get(Role::Title),
         )));
-        for action in Action::ALL.into_iter().filter(|a| a.group() == *group) {
+        for action in Action::all().filter(|a| a.group() == *group) {
             out.push(Line::from(vec![
                 Span::styled(
                     format!("  {:<width$}  ", keymap.label(action)),
@@ -206,7 +89,12 @@ fn group_lines(keymap: &Keymap, theme: &Theme, groups: &[Group]) -> Vec<Line<'st
 
 /// The overlay's lines for an inside width of `width`: the keys of `view`, the key groups in
 /// two columns when there is room, then the glyph legend.
-pub fn lines(keymap: &Keymap, theme: &Theme, width: u16, view: HelpView) -> Vec<Line<'static>> {
+pub fn lines(
+    keymap: &Keymap,
+    theme: &Theme,
+    width: u16,
+    view: Option<ViewKeys>,
+) -> Vec<Line<'static>> {
     let mut out = view_lines(keymap, theme, view);
     out.extend(if width >= 90 {
         // Balanced by length: moving, the plan and jobs on the left; finding, editing and
@@ -263,7 +151,7 @@ pub fn layout(
     keymap: &Keymap,
     theme: &Theme,
     area: Rect,
-    view: HelpView,
+    view: Option<ViewKeys>,
 ) -> (Rect, Vec<Line<'static>>) {
     let width = area.width.saturating_sub(4).min(112);
     let lines = lines(keymap, theme, width.saturating_sub(2), view);
@@ -275,7 +163,7 @@ pub fn layout(
 }
 
 /// The furthest the overlay for `view` can scroll on a screen of `area`.
-pub fn max_scroll(keymap: &Keymap, theme: &Theme, area: Rect, view: HelpView) -> usize {
+pub fn max_scroll(keymap: &Keymap, theme: &Theme, area: Rect, view: Option<ViewKeys>) -> usize {
     let (popup, lines) = layout(keymap, theme, area, view);
     lines
         .len()

@@ -1,7 +1,7 @@
 //! Keys ↔ actions. The defaults bind vim keys and arrows both; the config file may rebind any
 //! action. The help overlay and the key bar read the same map, so they never drift from it.
 
-use super::action::{Action, Group};
+use super::action::{Action, Group, TABLE};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::HashMap;
 use std::fmt;
@@ -143,67 +143,6 @@ impl fmt::Display for Key {
     }
 }
 
-/// The default bindings, in config-file notation.
-pub const DEFAULT_KEYS: &[(Action, &[&str])] = &[
-    (Action::Up, &["k", "up"]),
-    (Action::Down, &["j", "down"]),
-    (Action::PageUp, &["pageup", "ctrl-b"]),
-    (Action::PageDown, &["pagedown", "ctrl-f"]),
-    (Action::Top, &["g", "home"]),
-    (Action::Bottom, &["G", "end"]),
-    (Action::Collapse, &["h", "left"]),
-    (Action::Expand, &["l", "right"]),
-    (Action::Toggle, &["enter", "space"]),
-    (Action::NextPane, &["tab"]),
-    (Action::PrevPane, &["backtab"]),
-    (Action::NextBreak, &["]"]),
-    (Action::PrevBreak, &["["]),
-    (Action::NextSegment, &["}"]),
-    (Action::PrevSegment, &["{"]),
-    (Action::CodeView, &["e"]),
-    (Action::CopyCode, &["y"]),
-    (Action::WriteCode, &["W"]),
-    (Action::Zoom, &["z"]),
-    (Action::CompareCode, &["="]),
-    (Action::Suggestions, &["S"]),
-    (Action::AcceptSuggestion, &["a"]),
-    (Action::AcceptAllSuggestions, &["A"]),
-    (Action::StaticKernels, &["K"]),
-    (Action::JumpBack, &["ctrl-o", "backspace"]),
-    (Action::Compile, &["c"]),
-    (Action::Runs, &["L"]),
-    (Action::CancelRun, &["x"]),
-    (Action::Profiles, &["p"]),
-    (Action::LoadProfiles, &["P"]),
-    (Action::SortProfiles, &["s"]),
-    (Action::Search, &["/"]),
-    (Action::SearchNext, &["n"]),
-    (Action::SearchPrev, &["N"]),
-    (Action::Filter, &["f"]),
-    (Action::BreaksOnly, &["b"]),
-    (Action::ClearFilter, &["F"]),
-    (Action::VisualSelect, &["v"]),
-    (Action::ExtendUp, &["shift-up"]),
-    (Action::ExtendDown, &["shift-down"]),
-    (Action::AssignScope, &["a"]),
-    (Action::NewScope, &["s"]),
-    (Action::RemoveFromScope, &["x"]),
-    (Action::DoNotFuse, &["d"]),
-    (Action::RenameScope, &["r"]),
-    (Action::MergeScope, &["m"]),
-    (Action::DeleteScope, &["D"]),
-    (Action::EditOptions, &["o"]),
-    (Action::Undo, &["u"]),
-    (Action::Redo, &["ctrl-r"]),
-    (Action::Save, &["w"]),
-    (Action::Help, &["?", "f1"]),
-    (Action::Messages, &["M"]),
-    (Action::Findings, &["!"]),
-    (Action::Back, &["esc"]),
-    (Action::Suspend, &["ctrl-z"]),
-    (Action::Quit, &["q", "ctrl-c"]),
-];
-
 /// Which key does what. The runs and profile views have keys of their own
 /// ([`Action::view_only`]), which may be the same as those of the scope edits.
 #[derive(Debug, Clone)]
@@ -248,7 +187,7 @@ impl Keymap {
         };
         let mut by_key: HashMap<Key, Action> = HashMap::new();
         let mut view_by_key: HashMap<Key, Action> = HashMap::new();
-        for action in Action::ALL {
+        for action in Action::all() {
             let map = if action.view_only() {
                 &mut view_by_key
             } else {
@@ -279,14 +218,15 @@ impl Keymap {
 
     /// The default bindings, parsed.
     pub fn default_bindings() -> Vec<(Action, Vec<Key>)> {
-        DEFAULT_KEYS
+        TABLE
             .iter()
-            .map(|(action, keys)| {
-                let keys = keys
+            .map(|spec| {
+                let keys = spec
+                    .keys
                     .iter()
                     .filter_map(|k| Key::parse(k).ok())
                     .collect::<Vec<_>>();
-                (*action, keys)
+                (spec.action, keys)
             })
             .collect()
     }
@@ -365,9 +305,9 @@ mod tests {
 
     #[test]
     fn defaults_parse_without_conflicts_and_bind_vim_keys_and_arrows() {
-        for (action, keys) in DEFAULT_KEYS {
-            for k in *keys {
-                assert!(Key::parse(k).is_ok(), "{action:?}: {k}");
+        for spec in TABLE {
+            for k in spec.keys {
+                assert!(Key::parse(k).is_ok(), "{:?}: {k}", spec.action);
             }
         }
         assert!(Keymap::from_bindings(&Keymap::default_bindings()).is_ok());
@@ -392,7 +332,7 @@ mod tests {
             Some(Action::Quit)
         );
         assert_eq!(map.label(Action::Down), "j/↓");
-        for action in Action::ALL {
+        for action in Action::all() {
             assert!(
                 !map.keys(action).is_empty(),
                 "{action:?} has no default key"

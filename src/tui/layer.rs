@@ -1,5 +1,5 @@
 //! What has the user's attention. The explorer's screen is a stack of layers — the panes (or
-//! the runs or profile view over them), the options editor, a dialog, the help, a prompt — and
+//! a view over them: runs, profiles…), the options editor, a dialog, the help, a prompt — and
 //! this is the one place that says, for the layer on top, where keys and the mouse go and
 //! which keymap reads the keys; drawing goes up the same stack.
 
@@ -10,16 +10,8 @@ pub enum Layer {
     Screen,
     /// The graph's panes.
     Panes,
-    /// The runs view over the panes.
-    Runs,
-    /// The profile comparison over the panes.
-    Profiles,
-    /// The suggested scopes over the panes.
-    Suggestions,
-    /// The static kernels view over the panes.
-    Statics,
-    /// The graph kernel flags view over the panes.
-    Flags,
+    /// A view over the panes (`crate::tui::view`): the runs, the profiles…
+    View,
     /// The options editor in the details pane's place.
     Options,
     /// A picker or a question.
@@ -39,7 +31,7 @@ pub enum Keys {
     Answers,
     /// Through the keymap's graph bindings: every action, quit, suspend and help included.
     Graph,
-    /// Through the keymap's view bindings (the runs and profile views: no graph-only keys).
+    /// Through the keymap's view bindings (the views over the panes: no scope edits).
     View,
 }
 
@@ -60,9 +52,7 @@ impl Layer {
         match self {
             Layer::Prompt => Keys::Text,
             Layer::Dialog => Keys::Answers,
-            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics | Layer::Flags => {
-                Keys::View
-            }
+            Layer::View => Keys::View,
             Layer::Screen | Layer::Panes | Layer::Options | Layer::Help => Keys::Graph,
         }
     }
@@ -71,9 +61,7 @@ impl Layer {
     pub fn mouse(self) -> Mouse {
         match self {
             Layer::Panes | Layer::Options => Mouse::Panes,
-            Layer::Runs | Layer::Profiles | Layer::Suggestions | Layer::Statics | Layer::Flags => {
-                Mouse::Wheel
-            }
+            Layer::View => Mouse::Wheel,
             Layer::Screen | Layer::Dialog | Layer::Help | Layer::Prompt => Mouse::Ignored,
         }
     }
@@ -139,17 +127,17 @@ mod tests {
     fn the_top_layer_takes_the_keys_and_the_body_is_drawn_first() {
         let plain = Layers::of(Layer::Panes, false, false, false, false);
         assert_eq!((plain.body(), plain.top()), (Layer::Panes, Layer::Panes));
-        let busy = Layers::of(Layer::Runs, true, true, true, false);
+        let busy = Layers::of(Layer::View, true, true, true, false);
         // The options editor belongs to the panes; over the runs view it is not up.
         assert!(!busy.has(Layer::Options));
         assert_eq!(busy.top(), Layer::Dialog);
         assert_eq!(busy.top().keys(), Keys::Answers);
-        let help = Layers::of(Layer::Runs, false, false, true, false);
+        let help = Layers::of(Layer::View, false, false, true, false);
         assert_eq!(help.top().keys(), Keys::Graph);
         let typing = Layers::of(Layer::Panes, true, false, true, true);
         assert_eq!(typing.top(), Layer::Prompt);
         assert_eq!(typing.top().mouse(), Mouse::Ignored);
         assert!(!typing.top().takes_global_keys());
-        assert_eq!(Layer::Runs.mouse(), Mouse::Wheel);
+        assert_eq!(Layer::View.mouse(), Mouse::Wheel);
     }
 }

@@ -28,12 +28,13 @@ pub mod loader;
 pub mod minimap;
 pub mod msg;
 pub mod options_editor;
-pub mod outcome;
 mod profile_actions;
 pub mod profile_view;
 pub mod profiles;
 pub mod prompt;
 pub mod query;
+pub mod registry;
+pub mod reply;
 mod run_actions;
 pub mod runs;
 mod scope_edits;
@@ -46,6 +47,7 @@ pub mod suggestions;
 pub mod terminal;
 pub mod theme;
 pub mod tree;
+pub mod view;
 pub mod views;
 
 use crate::fusion::rules::RuleConfig;
@@ -85,6 +87,17 @@ pub struct Options {
     pub kernel_meta: Vec<std::path::PathBuf>,
 }
 
+/// The app with every view of the registry: what the event loop, the tests and the benches
+/// drive.
+pub fn new_app(
+    config: config::Config,
+    size: ratatui::layout::Rect,
+    file: &str,
+    plan_path: std::path::PathBuf,
+) -> App {
+    App::new(config, size, file, plan_path).with_views(registry::VIEWS)
+}
+
 /// Runs the explorer until the user quits.
 pub fn run(options: Options) -> Result<()> {
     let (tx, rx) = mpsc::channel();
@@ -106,7 +119,7 @@ pub fn run(options: Options) -> Result<()> {
     let mut slot: Option<App> = None;
     let result = (|| -> Result<()> {
         let size = terminal.size()?;
-        let app = slot.insert(App::new(
+        let app = slot.insert(new_app(
             options.config,
             Rect::new(0, 0, size.width, size.height),
             &name,

@@ -8,17 +8,55 @@ use super::dialog::{Dialog, PickFor, Picker};
 use super::layout;
 use super::profile_view::ProfileView;
 use super::profiles::{self, Compared, LoadedProfiles, ProfilesRequest};
+use super::view::ViewSpec;
 use crate::profile::ProfileError;
 use crate::text::sanitize;
 use std::path::{Path, PathBuf};
 
+/// The profile comparison: time by op type, by segment and by break, without and with
+/// SuperKernel.
+pub const VIEW: ViewSpec<App> = ViewSpec {
+    name: "profiles",
+    title: "In the profile view",
+    opens_with: Some(Action::Profiles),
+    keys: &[
+        (Action::Down, "next row"),
+        (Action::Up, "previous row"),
+        (Action::NextPane, "next table (op types, segments, breaks)"),
+        (Action::PrevPane, "previous table"),
+        (Action::Sort, "sort op types by Δ, total, name"),
+        (
+            Action::Activate,
+            "go to the graph: its ops, segments or break",
+        ),
+        (Action::LoadProfiles, "load other profiles"),
+        (Action::Compile, "run a recipe"),
+        (Action::Profiles, "back to the graph"),
+        (Action::Back, "back to the graph"),
+    ],
+    open: App::open_profiles,
+    handle: App::profile_view_action,
+    scroll: App::profile_scroll,
+    draw: |app, frame, area| {
+        if let Some(view) = app.profile_view() {
+            super::views::profile::render(app, view, frame, area);
+        }
+    },
+};
+
 impl App {
     /// Runs a profile action from the explorer.
     pub(super) fn profile_action(&mut self, action: Action) {
-        match (action, self.profile_view_mut()) {
-            (Action::Profiles, Some(view)) => view.open = !view.open,
-            (Action::Profiles | Action::LoadProfiles, _) => self.ask_for_profiles(),
-            _ => {}
+        if action == Action::LoadProfiles {
+            self.ask_for_profiles();
+        }
+    }
+
+    /// Shows the profile comparison, or asks for the profiles the first time.
+    fn open_profiles(&mut self) {
+        match self.profile_view() {
+            Some(_) => self.show_view("profiles"),
+            None => self.ask_for_profiles(),
         }
     }
 
@@ -129,7 +167,7 @@ impl App {
                     d.base_total_us, d.new_total_us
                 );
                 ex.profiles = Some(view);
-                self.runs.open = false;
+                self.show_view("profiles");
                 self.info(text);
                 if edited {
                     self.profiles_follow_plan();
@@ -160,17 +198,17 @@ impl App {
     }
 
     /// An action in the profile view (which handles its own keys).
-    pub(super) fn profile_view_action(&mut self, action: Action) {
+    fn profile_view_action(&mut self, action: Action) {
         let height = self.profile_rows();
         let Some(view) = self.profile_view_mut() else {
             return;
         };
-        let outcome = view.action(action, height);
-        self.carry_out(outcome);
+        let reply = view.action(action, height);
+        self.carry_out(reply);
     }
 
     /// Moves the profile view's selection by `rows` (the mouse wheel).
-    pub(super) fn profile_scroll(&mut self, rows: isize) {
+    fn profile_scroll(&mut self, rows: isize) {
         let height = self.profile_rows();
         if let Some(view) = self.profile_view_mut() {
             view.move_by(rows, height);

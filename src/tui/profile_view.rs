@@ -2,8 +2,8 @@
 //! selection and sort order, and its keys.
 
 use super::action::Action;
-use super::outcome::{Outcome, Target};
 use super::profiles::{CompareRequest, Compared, LoadedProfiles, PlanSnapshot, ProfilesRequest};
+use super::reply::{Reply, Target};
 use crate::profile::{self, BreakCost, Diff, Pair, RowStatus, SegmentTime};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
@@ -88,8 +88,6 @@ pub struct ProfileView {
     pub selected: [usize; 3],
     /// The first row shown of each table.
     pub offset: [usize; 3],
-    /// True while the view is up.
-    pub open: bool,
     /// For each op name in a segment of the comparison, the segment's index in
     /// `diff.per_op.segments`.
     segment_of: HashMap<String, usize>,
@@ -133,7 +131,6 @@ impl ProfileView {
             order: Vec::new(),
             selected: [0; 3],
             offset: [0; 3],
-            open: true,
             segment_of,
             breaks_of,
             max_base_us,
@@ -224,38 +221,34 @@ impl ProfileView {
     /// The profile view's keys: moving, other tables, sorting, closing, and drilling down
     /// (enter); reading other profiles, compiling and the runs view are passed to the app.
     /// `height` is the table's height in rows.
-    pub fn action(&mut self, action: Action, height: usize) -> Outcome {
+    pub fn action(&mut self, action: Action, height: usize) -> Reply {
         if let Some(rows) = action.rows(height.max(1) as isize) {
             self.move_by(rows, height);
-            return Outcome::Done;
+            return Reply::Done;
         }
         match action {
             Action::NextPane | Action::Expand => self.cycle(true),
             Action::PrevPane | Action::Collapse => self.cycle(false),
-            Action::SortProfiles if self.table == Table::Types => self.next_sort(),
-            Action::SortProfiles => {
-                return Outcome::Problem("only the op-type table sorts".to_string());
+            Action::Sort if self.table == Table::Types => self.next_sort(),
+            Action::Sort => {
+                return Reply::Problem("only the op-type table sorts".to_string());
             }
-            Action::Back | Action::Profiles => self.open = false,
-            Action::Toggle => return self.drill_down(),
-            Action::LoadProfiles => return Outcome::Pass(action),
-            Action::Compile | Action::Runs => {
-                self.open = false;
-                return Outcome::Pass(action);
-            }
+            Action::Back => return Reply::Close,
+            Action::Activate => return self.drill_down(),
+            Action::LoadProfiles | Action::Compile | Action::Runs => return Reply::Pass(action),
             _ => {}
         }
-        Outcome::Done
+        Reply::Done
     }
 
     /// From the selected row to the graph: an op type filters the op list to its ops; a
     /// SuperKernel row shows the segments; a segment selects its first op, a break its op.
-    fn drill_down(&mut self) -> Outcome {
+    fn drill_down(&mut self) -> Reply {
         let row = self.selected();
         let target = match self.table {
             Table::Types if self.selected_is_superkernel() => {
                 self.table = Table::Segments;
-                return Outcome::Done;
+                return Reply::Done;
             }
             Table::Types => self.type_row(row).map(|r| Target::Type(r.op_type.clone())),
             Table::Segments => self
@@ -272,7 +265,7 @@ impl ProfileView {
                 .and_then(|p| p.breaks.get(row))
                 .map(|b| Target::Op(b.op.clone())),
         };
-        target.map_or(Outcome::Done, Outcome::GoTo)
+        target.map_or(Reply::Done, Reply::GoTo)
     }
 
     /// The segment of the comparison that op `name` is fused into.

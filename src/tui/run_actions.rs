@@ -6,19 +6,44 @@ use super::app::{App, Screen};
 use super::dialog::{Answer, Confirm, Dialog, PickFor, Picker};
 use super::layout;
 use super::runs::{Launched, RunState};
+use super::view::ViewSpec;
 use crate::compile::batch::Batch;
 use crate::compile::prepare;
 use crate::compile::recipe::{self, Recipe};
 use crate::text::sanitize;
 use std::path::PathBuf;
 
+/// The runs view: the history of runs on the left, the selected run's log on the right.
+pub const VIEW: ViewSpec<App> = ViewSpec {
+    name: "runs",
+    title: "In the runs view",
+    opens_with: Some(Action::Runs),
+    keys: &[
+        (Action::Down, "scroll the log down"),
+        (Action::Up, "scroll the log up"),
+        (Action::Bottom, "follow the end of the log"),
+        (Action::Top, "the log's first line"),
+        (Action::Expand, "scroll the log right"),
+        (Action::Collapse, "scroll the log left"),
+        (Action::NextPane, "an older run"),
+        (Action::PrevPane, "a newer run"),
+        (Action::Activate, "go to the first error"),
+        (Action::CancelRun, "stop the selected run"),
+        (Action::Compile, "start another run"),
+        (Action::Runs, "back to the graph"),
+        (Action::Back, "back (asks while the run goes)"),
+    ],
+    open: |app| app.show_view("runs"),
+    handle: App::runs_view_action,
+    scroll: App::runs_scroll,
+    draw: super::views::runs::render,
+};
+
 impl App {
     /// Runs a compile-and-run action from the explorer.
     pub(super) fn run_action(&mut self, action: Action) {
-        match action {
-            Action::Compile => self.pick_recipe(),
-            Action::Runs => self.runs.open = !self.runs.open,
-            _ => {}
+        if action == Action::Compile {
+            self.pick_recipe();
         }
     }
 
@@ -132,7 +157,7 @@ impl App {
             self.now,
             super::msg::runs_sink(&events),
         );
-        self.runs.open = true;
+        self.show_view("runs");
         self.info(format!(
             "run {id}: preparing {} (its directory, plan and entry sources)…",
             sanitize(&recipe.name)
@@ -208,22 +233,22 @@ impl App {
     }
 
     /// An action in the runs view.
-    pub(super) fn runs_view_action(&mut self, action: Action) {
+    fn runs_view_action(&mut self, action: Action) {
         let height = self.runs_log_height();
-        let outcome = self.runs.view_action(action, height);
-        self.carry_out(outcome);
+        let reply = self.runs.view_action(action, height);
+        self.carry_out(reply);
     }
 
     /// Scrolls the selected run's log by `lines` (the mouse wheel).
-    pub(super) fn runs_scroll(&mut self, lines: isize) {
+    fn runs_scroll(&mut self, lines: isize) {
         let height = self.runs_log_height();
         self.runs.scroll_log(lines, height);
     }
 
     /// Stops the selected run.
     pub(super) fn cancel_run(&mut self) {
-        let outcome = self.runs.cancel();
-        self.carry_out(outcome);
+        let reply = self.runs.cancel();
+        self.carry_out(reply);
     }
 
     /// Log lines the runs view shows for the selected run.

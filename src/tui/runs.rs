@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::dialog::{Answer, Confirm, Dialog};
-use super::outcome::Outcome;
+use super::reply::Reply;
 use super::sink::Sink;
 use crate::compile::batch::{self, Batch, Handshake};
 use crate::compile::job::{ExitStatus, Job, Stream};
@@ -193,8 +193,6 @@ pub struct Runs {
     pub scroll: Option<u64>,
     /// Columns of the log scrolled off to the left.
     pub shift: usize,
-    /// True while the runs view is up.
-    pub open: bool,
     /// Runs of the dump kept on disk (`keep_runs` of skope.toml); `None` until read.
     pub keep_runs: Option<usize>,
     next_id: u64,
@@ -404,7 +402,7 @@ impl Runs {
 
     /// The runs view's keys: scrolling, moving sideways, other runs, the first error, stopping
     /// (asking first on `esc`) and closing. `height` is the log's height in lines.
-    pub fn view_action(&mut self, action: Action, height: usize) -> Outcome {
+    pub fn view_action(&mut self, action: Action, height: usize) -> Reply {
         let page = height.max(1) as isize;
         match action {
             Action::Up => self.scroll_log(-1, height),
@@ -417,36 +415,35 @@ impl Runs {
             Action::Expand => self.shift += 8,
             Action::NextPane => self.select(-1),
             Action::PrevPane => self.select(1),
-            Action::Toggle if !self.show_first_error() => {
-                return Outcome::Problem("no error line in this run's log".to_string());
+            Action::Activate if !self.show_first_error() => {
+                return Reply::Problem("no error line in this run's log".to_string());
             }
             Action::CancelRun => return self.cancel(),
             Action::Back => match self.selected().filter(|r| r.is_running()) {
-                Some(run) => return Outcome::Ask(ask_to_stop(run)),
-                None => self.open = false,
+                Some(run) => return Reply::Ask(ask_to_stop(run)),
+                None => return Reply::Close,
             },
-            Action::Runs => self.open = false,
-            Action::Compile => return Outcome::Pass(action),
+            Action::Compile => return Reply::Pass(action),
             _ => {}
         }
-        Outcome::Done
+        Reply::Done
     }
 
     /// Stops the selected run's whole process group, saying so, or why not.
-    pub fn cancel(&mut self) -> Outcome {
+    pub fn cancel(&mut self) -> Reply {
         let Some(run) = self.list.get_mut(self.selected) else {
-            return Outcome::Problem("no run to stop".to_string());
+            return Reply::Problem("no run to stop".to_string());
         };
         let words = format!("run {} ({})", run.id, sanitize(&run.recipe));
         if !matches!(run.state, RunState::Running | RunState::Preparing) {
-            return Outcome::Problem(format!("{words} is not running"));
+            return Reply::Problem(format!("{words} is not running"));
         }
         // A run still being prepared is stopped as soon as its job starts.
         if let Some(job) = &run.job {
             job.cancel(GRACE);
         }
         run.state = RunState::Cancelling;
-        Outcome::Info(format!(
+        Reply::Info(format!(
             "stopping {words}: SIGTERM to its process group, SIGKILL in {} s",
             GRACE.as_secs()
         ))

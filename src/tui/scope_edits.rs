@@ -6,22 +6,21 @@
 use super::action::Action;
 use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor, Picker};
 use super::explorer::{Explorer, Pane};
-use super::flags_view::FlagsView;
 use super::keymap::Keymap;
 use super::options_editor::OptionsEditor;
-use super::outcome::Outcome;
 use super::prompt::{Prompt, PromptKind};
+use super::reply::Reply;
 use crate::edit::Edit;
 use crate::fusion::plan::BreakReason;
 use crate::graph::OpId;
 
 impl Explorer {
     /// An edit key (the help's "Edit scopes" group, but undo, redo and save).
-    pub fn edit_action(&mut self, action: Action, keymap: &Keymap) -> Outcome {
+    pub fn edit_action(&mut self, action: Action, keymap: &Keymap) -> Reply {
         let ops = self.edit_ops();
         let scope = self.current_scope();
         let need_scope = || {
-            Outcome::Problem(
+            Reply::Problem(
                 "select a scope in the tree, or an op of a scope in the list".to_string(),
             )
         };
@@ -35,15 +34,15 @@ impl Explorer {
                 self.start_range();
                 self.move_cursor(if action == Action::ExtendUp { -1 } else { 1 });
             }
-            Action::AssignScope => return Outcome::Ask(self.assign_picker(ops)),
-            Action::NewScope => return Outcome::Type(self.new_scope_prompt(ops)),
-            Action::RemoveFromScope => return Outcome::Apply(Edit::Remove { ops }),
-            Action::DoNotFuse => return Outcome::Apply(Edit::DoNotFuse { ops }),
+            Action::AssignScope => return Reply::Ask(self.assign_picker(ops)),
+            Action::NewScope => return Reply::Type(self.new_scope_prompt(ops)),
+            Action::RemoveFromScope => return Reply::Apply(Edit::Remove { ops }),
+            Action::DoNotFuse => return Reply::Apply(Edit::DoNotFuse { ops }),
             Action::RenameScope => {
                 let Some(scope) = scope else {
                     return need_scope();
                 };
-                return Outcome::Type(Prompt::new(PromptKind::Rename(scope.clone()), scope));
+                return Reply::Type(Prompt::new(PromptKind::Rename(scope.clone()), scope));
             }
             Action::MergeScope => {
                 let Some(scope) = scope else {
@@ -58,11 +57,11 @@ impl Explorer {
                     .filter(|s| *s != scope)
                     .collect();
                 if choices.is_empty() {
-                    return Outcome::Problem(format!(
+                    return Reply::Problem(format!(
                         "{scope} is the only scope: nothing to merge into"
                     ));
                 }
-                return Outcome::Ask(Dialog::Pick(Picker {
+                return Reply::Ask(Dialog::Pick(Picker {
                     purpose: PickFor::Merge(scope),
                     choices,
                     filter: String::new(),
@@ -73,7 +72,7 @@ impl Explorer {
                 let Some(scope) = scope else {
                     return need_scope();
                 };
-                return Outcome::Ask(Dialog::Confirm(Confirm {
+                return Reply::Ask(Dialog::Confirm(Confirm {
                     question: format!(
                         "Delete scope {scope}? Its ops stay, outside any scope ({} undoes it).",
                         keymap.hint(Action::Undo)
@@ -86,10 +85,7 @@ impl Explorer {
             }
             // A MindSpore graph has no options to edit: its graph kernel flags instead.
             Action::EditOptions if crate::mindspore::is_mindspore(self.ws.source().format) => {
-                match &mut self.flags {
-                    Some(view) => view.open = !view.open,
-                    None => self.flags = Some(FlagsView::new(&self.ws)),
-                }
+                return Reply::Open("flags");
             }
             Action::EditOptions => {
                 let Some(scope) = scope else {
@@ -108,7 +104,7 @@ impl Explorer {
             }
             _ => {}
         }
-        Outcome::Done
+        Reply::Done
     }
 
     /// The prompt for the name of a new scope of `ops`, with a free name typed in.

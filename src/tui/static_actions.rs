@@ -6,18 +6,47 @@ use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen};
 use super::layout;
 use super::statics::{self, StaticsRead, StaticsView};
+use super::view::ViewSpec;
 use crate::static_kernels::ROOT_NAMES;
 use crate::text::sanitize;
 use std::path::{Path, PathBuf};
 
+/// The static kernels view: which op types got static kernels, what was left out and why,
+/// and the graph's ops of compiled types.
+pub const VIEW: ViewSpec<App> = ViewSpec {
+    name: "statics",
+    title: "In the static kernels view",
+    opens_with: Some(Action::StaticKernels),
+    keys: &[
+        (Action::Down, "next row"),
+        (Action::Up, "previous row"),
+        (
+            Action::Activate,
+            "go to the graph: the ops of a type, or the op",
+        ),
+        (Action::StaticKernels, "back to the graph"),
+        (Action::Back, "back to the graph"),
+    ],
+    open: App::open_statics,
+    handle: App::statics_action,
+    scroll: App::statics_scroll,
+    draw: |app, frame, area| {
+        if let Some(ex) = app.explorer()
+            && let Some(view) = &ex.statics
+        {
+            super::views::statics::render(app, view, ex.profiles.as_ref(), frame, area);
+        }
+    },
+};
+
 impl App {
-    /// Opens the static kernels view (asking for the outputs the first time), or closes it.
-    pub(super) fn toggle_statics(&mut self) {
+    /// Opens the static kernels view, asking for the outputs the first time.
+    fn open_statics(&mut self) {
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
         match &mut ex.statics {
-            Some(view) => view.open = !view.open,
+            Some(_) => self.show_view("statics"),
             None => {
                 let guess = self.guess_statics().unwrap_or_default();
                 self.prompt = Some(Prompt::new(
@@ -80,6 +109,7 @@ impl App {
                     view.summary.problems.len()
                 );
                 ex.statics = Some(view);
+                self.show_view("statics");
                 self.info(words);
             }
             Err(why) => self.problem(sanitize(&why.replace('\n', " ")).into_owned()),
@@ -87,7 +117,7 @@ impl App {
     }
 
     /// An action with the static kernels view on top.
-    pub(super) fn statics_action(&mut self, action: Action) {
+    fn statics_action(&mut self, action: Action) {
         let height = layout::statics_rows(self.areas().body);
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
@@ -95,12 +125,12 @@ impl App {
         let Some(view) = &mut ex.statics else {
             return;
         };
-        let outcome = view.action(action, height);
-        self.carry_out(outcome);
+        let reply = view.action(action, height);
+        self.carry_out(reply);
     }
 
     /// Moves the static kernels view's selection by `rows` (the mouse wheel).
-    pub(super) fn statics_scroll(&mut self, rows: isize) {
+    fn statics_scroll(&mut self, rows: isize) {
         let height = layout::statics_rows(self.areas().body);
         if let Screen::Explorer(ex) = &mut self.screen
             && let Some(view) = &mut ex.statics

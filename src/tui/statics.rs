@@ -6,7 +6,7 @@
 
 use super::action::Action;
 use super::layout;
-use super::outcome::{Outcome, Target};
+use super::reply::{Reply, Target};
 use super::sink::Sink;
 use crate::graph::Graph;
 use crate::static_kernels::{self, Summary};
@@ -97,8 +97,6 @@ pub struct StaticsView {
     pub selected: usize,
     /// The first row shown.
     pub offset: usize,
-    /// True while the view covers the panes.
-    pub open: bool,
 }
 
 impl StaticsView {
@@ -112,7 +110,6 @@ impl StaticsView {
             rows,
             selected: 0,
             offset: 0,
-            open: true,
         }
     }
 
@@ -138,24 +135,24 @@ impl StaticsView {
 
     /// The view's keys: moving, going to the selected row's ops in the graph, closing.
     /// `height` is the list's height in rows.
-    pub fn action(&mut self, action: Action, height: usize) -> Outcome {
+    pub fn action(&mut self, action: Action, height: usize) -> Reply {
         if let Some(rows) = action.rows(height.max(1) as isize) {
             self.move_by(rows, height);
-            return Outcome::Done;
+            return Reply::Done;
         }
         match action {
-            Action::Toggle => {
+            Action::Activate => {
                 return match self.target() {
-                    Some(target) => Outcome::GoTo(target),
-                    None => Outcome::Problem("nothing in the graph for this row".to_string()),
+                    Some(target) => Reply::GoTo(target),
+                    None => Reply::Problem("nothing in the graph for this row".to_string()),
                 };
             }
-            Action::Back | Action::StaticKernels => self.open = false,
+            Action::Back => return Reply::Close,
             // Profiles give the rows their time (the view's hint says so).
-            Action::LoadProfiles => return Outcome::Pass(action),
+            Action::LoadProfiles => return Reply::Pass(action),
             _ => {}
         }
-        Outcome::Done
+        Reply::Done
     }
 }
 

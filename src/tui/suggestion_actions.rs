@@ -6,23 +6,43 @@ use super::action::Action;
 use super::app::{App, Screen};
 use super::layout;
 use super::suggestions::{SuggestRequest, Suggested, SuggestionsView};
+use super::view::ViewSpec;
 use crate::edit::Edit;
 use crate::suggest::{Suggestions, Versus};
 use std::collections::HashSet;
 
-impl App {
-    /// Opens the suggestions view (asking for suggestions when the plan or the profiles
-    /// changed since they were made), or closes it.
-    pub(super) fn toggle_suggestions(&mut self) {
-        let Screen::Explorer(ex) = &mut self.screen else {
-            return;
-        };
-        if let Some(view) = &mut ex.suggestions
-            && view.open
-        {
-            view.open = false;
-            return;
+/// The suggested scopes: candidates the planner fuses whole, ranked by what they save.
+pub const VIEW: ViewSpec<App> = ViewSpec {
+    name: "suggestions",
+    title: "In the suggestions view",
+    opens_with: Some(Action::Suggestions),
+    keys: &[
+        (Action::Down, "next suggestion"),
+        (Action::Up, "previous suggestion"),
+        (Action::AcceptSuggestion, "make it a scope"),
+        (
+            Action::AcceptAllSuggestions,
+            "make all that fit scopes (one undo step each)",
+        ),
+        (Action::Activate, "its ops (toggle)"),
+        (Action::Sort, "order by saving, ops, graph order"),
+        (Action::Suggestions, "back to the graph"),
+        (Action::Back, "back to the graph"),
+    ],
+    open: App::open_suggestions,
+    handle: App::suggestions_action,
+    scroll: App::suggestions_scroll,
+    draw: |app, frame, area| {
+        if let Some(view) = app.explorer().and_then(|ex| ex.suggestions.as_ref()) {
+            super::views::suggestions::render(app, view, frame, area);
         }
+    },
+};
+
+impl App {
+    /// Opens the suggestions view, asking for suggestions when the plan or the profiles
+    /// changed since they were made.
+    fn open_suggestions(&mut self) {
         let request = self.suggestions_request();
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
@@ -39,9 +59,7 @@ impl App {
             view.stale = true;
             ex.suggestions = Some(view);
         }
-        if let Some(view) = &mut ex.suggestions {
-            view.open = true;
-        }
+        self.show_view("suggestions");
         if let Some(request) = request {
             self.ask_for_suggestions(request);
         }
@@ -118,7 +136,7 @@ impl App {
     }
 
     /// An action with the suggestions view on top.
-    pub(super) fn suggestions_action(&mut self, action: Action) {
+    fn suggestions_action(&mut self, action: Action) {
         let area = self.areas().body;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
@@ -132,9 +150,9 @@ impl App {
             return;
         }
         match action {
-            Action::SortProfiles => view.next_sort(),
-            Action::Toggle => view.expanded = !view.expanded,
-            Action::Back | Action::Suggestions => view.open = false,
+            Action::Sort => view.next_sort(),
+            Action::Activate => view.expanded = !view.expanded,
+            Action::Back => self.up = None,
             Action::AcceptSuggestion => {
                 let chosen: Vec<usize> =
                     view.order.get(view.selected).copied().into_iter().collect();
@@ -149,7 +167,7 @@ impl App {
     }
 
     /// Moves the suggestions view's selection by `rows` (the mouse wheel).
-    pub(super) fn suggestions_scroll(&mut self, rows: isize) {
+    fn suggestions_scroll(&mut self, rows: isize) {
         let area = self.areas().body;
         if let Screen::Explorer(ex) = &mut self.screen
             && let Some(view) = &mut ex.suggestions

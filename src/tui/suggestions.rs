@@ -143,8 +143,6 @@ impl Sort {
 /// The suggestions view.
 #[derive(Debug, Clone)]
 pub struct SuggestionsView {
-    /// True while the view is up.
-    pub open: bool,
     /// The suggestions, ranked.
     pub suggestions: Suggestions,
     /// The fit of the saving model, when profiles calibrated it.
@@ -176,7 +174,6 @@ impl SuggestionsView {
         profile: Option<std::path::PathBuf>,
     ) -> SuggestionsView {
         let mut view = SuggestionsView {
-            open: true,
             profile,
             order: Vec::new(),
             suggestions,

@@ -29,7 +29,7 @@ pub fn scratch_plan() -> PathBuf {
 
 /// An app that has loaded `file` in a `w`×`h` terminal.
 pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
-    let mut app = App::new(config, Rect::new(0, 0, w, h), file, scratch_plan());
+    let mut app = skope::tui::new_app(config, Rect::new(0, 0, w, h), file, scratch_plan());
     // Runs of its own, so none from outside the test shows.
     app.runs_dir = Some(scratch_plan().with_extension("runs"));
     let input = Input::File(PathBuf::from(file));
@@ -47,7 +47,7 @@ pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
 /// An app on the bundled example with a compile's kernel_meta at `meta`, as
 /// `--kernel-meta` gives it.
 pub fn app_with_kernel_meta(meta: &std::path::Path, w: u16, h: u16) -> App {
-    let mut app = App::new(
+    let mut app = skope::tui::new_app(
         Config::default(),
         Rect::new(0, 0, w, h),
         EXAMPLE,
@@ -143,7 +143,7 @@ pub fn selected_name(app: &App) -> String {
 /// An app on the bundled example saving to `plan` (and finding its journal there), as
 /// `skope --plan PLAN` starts.
 pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
-    let mut app = App::new(
+    let mut app = skope::tui::new_app(
         Config::default(),
         Rect::new(0, 0, w, h),
         EXAMPLE,

@@ -1,5 +1,6 @@
 //! The bottom line: the prompt while one is open, else the last message, else the key bar —
-//! generated from the keymap, so it always shows the keys that work.
+//! generated from the keymap, so it always shows the keys that work: the graph's main keys, or
+//! the rows of the view up over the panes.
 
 use crate::text::sanitize;
 use crate::tui::action::Action;
@@ -100,7 +101,20 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         ))
     } else {
         let keymap = &app.config.keymap;
-        let entries: Vec<(String, &str, u8)> = BAR
+        // A view up over the panes: its own rows (moving left out, the help first); the
+        // graph: the bar's entries, by rank.
+        let rows: Vec<(&[Action], &str, u8)> = match app.up_view() {
+            Some(view) => std::iter::once((&[Action::Help][..], "help", 0))
+                .chain(
+                    view.keys
+                        .iter()
+                        .filter(|(a, _)| a.group() != crate::tui::action::Group::Move)
+                        .map(|(a, what)| (std::slice::from_ref(a), *what, 1)),
+                )
+                .collect(),
+            None => BAR.iter().map(|(a, l, r)| (*a, *l, *r)).collect(),
+        };
+        let entries: Vec<(String, &str, u8)> = rows
             .iter()
             .filter_map(|(actions, label, rank)| {
                 let keys: Vec<String> = actions
@@ -117,12 +131,23 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 .map(|(k, l, _)| k.chars().count() + l.chars().count() + 3)
                 .sum()
         };
-        let max_rank = (0..=5)
-            .rev()
-            .find(|&r| width(r) <= usize::from(area.width))
-            .unwrap_or(0);
+        // The graph's entries go by rank; a view's rows, as many as fit in their order.
+        let max_rank = match app.up_view() {
+            Some(_) => u8::MAX,
+            None => (0..=5)
+                .rev()
+                .find(|&r| width(r) <= usize::from(area.width))
+                .unwrap_or(0),
+        };
         let mut spans = Vec::new();
+        let mut room = usize::from(area.width);
         for (keys, label, _) in entries.iter().filter(|e| e.2 <= max_rank) {
+            // A view's rows share one rank: as many as fit, in its order.
+            let width = keys.chars().count() + label.chars().count() + 3;
+            if width > room {
+                break;
+            }
+            room -= width;
             spans.push(Span::styled(format!(" {keys}"), theme.get(Role::Key)));
             spans.push(Span::styled(format!(" {label} "), theme.get(Role::Dim)));
         }

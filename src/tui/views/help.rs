@@ -1,7 +1,7 @@
 //! The help overlay: draws [`help_text`](crate::tui::help_text) for the view it was asked in.
 
 use crate::tui::action::Action;
-use crate::tui::help_text::{HelpView, layout, max_scroll};
+use crate::tui::help_text::{ViewKeys, layout, max_scroll};
 use crate::tui::keymap::Keymap;
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
@@ -13,7 +13,7 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph};
 pub fn render(
     keymap: &Keymap,
     theme: &Theme,
-    (scroll, view): (usize, HelpView),
+    (scroll, view): (usize, Option<ViewKeys>),
     frame: &mut Frame,
     area: Rect,
 ) {

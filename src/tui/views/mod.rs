@@ -5,7 +5,6 @@ pub mod bar;
 pub mod code;
 pub mod details;
 pub mod dialog;
-pub mod flags;
 pub mod header;
 pub mod help;
 pub mod ops;
@@ -46,18 +45,8 @@ pub fn render(app: &App, frame: &mut Frame) {
             strip::render(ex, theme, frame, areas.strip);
             // Up the stack of layers: the body, then what is drawn over it.
             let layers = app.layers();
-            match (layers.body(), ex.profiles.as_ref()) {
-                (Layer::Runs, _) => runs::render(app, frame, areas.body),
-                (Layer::Profiles, Some(view)) => profile::render(app, view, frame, areas.body),
-                (Layer::Suggestions, _) if let Some(view) = &ex.suggestions => {
-                    suggestions::render(app, view, frame, areas.body);
-                }
-                (Layer::Statics, profiles) if let Some(view) = &ex.statics => {
-                    statics::render(app, view, profiles, frame, areas.body);
-                }
-                (Layer::Flags, _) if let Some(view) = &ex.flags => {
-                    flags::render(app, view, frame, areas.body);
-                }
+            match (layers.body(), app.up_view()) {
+                (Layer::View, Some(view)) => (view.draw)(app, frame, areas.body),
                 _ => {
                     scopes::render(ex, theme, frame, areas.scopes);
                     ops::render(ex, &app.config.keymap, theme, frame, areas.ops);

@@ -50,11 +50,11 @@ pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     }
     let keymap = &app.config.keymap;
     let mut hints = vec![
-        (Action::Toggle, "show in the graph"),
+        (Action::Activate, "show in the graph"),
         (Action::NextPane, "next table"),
     ];
     if view.table == Table::Types {
-        hints.push((Action::SortProfiles, "sort"));
+        hints.push((Action::Sort, "sort"));
     }
     hints.extend([
         (Action::LoadProfiles, "other profiles"),

@@ -256,7 +256,7 @@ fn log(app: &App, run: &Run, frame: &mut Frame, area: Rect) {
         (Action::Back, "back"),
         (Action::CancelRun, "stop"),
         (Action::NextPane, "next run"),
-        (Action::Toggle, "first error"),
+        (Action::Activate, "first error"),
         (Action::Bottom, "follow"),
         (Action::Compile, "new run"),
     ];

@@ -59,7 +59,7 @@ pub fn render(
     put(buf, x, inner.y, w, &about, theme.get(Role::Dim));
     let keys = format!(
         "{} go to the graph · {} back",
-        keymap.hint(Action::Toggle),
+        keymap.hint(Action::Activate),
         keymap.hint(Action::Back)
     );
     put(buf, x, inner.y + 1, w, &keys, theme.get(Role::Key));

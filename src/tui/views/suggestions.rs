@@ -72,8 +72,8 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
         "{} accept · {} accept all that fit · {} ops · {} sort · {} back",
         keymap.hint(Action::AcceptSuggestion),
         keymap.hint(Action::AcceptAllSuggestions),
-        keymap.hint(Action::Toggle),
-        keymap.hint(Action::SortProfiles),
+        keymap.hint(Action::Activate),
+        keymap.hint(Action::Sort),
         keymap.hint(Action::Back)
     );
     put(buf, x, table.y + 1, w, &keys, theme.get(Role::Key));

@@ -1,6 +1,7 @@
-//! What a view's own key handler asks of the app once it has changed its own state: a message,
-//! a question, closing, or an action only the app can carry out (it needs the explorer, the
-//! prompt or another view), such as showing a row's ops in the graph.
+//! What a view's own key handler answers once it has changed its own state: a message, a
+//! question, closing the view, or an action only the app can carry out (it needs the
+//! explorer, the prompt or another view), such as showing a row's ops in the graph. (The plan's
+//! `outcome` is another thing: what becomes of a graph's build.)
 
 use super::action::Action;
 use super::dialog::Dialog;
@@ -9,9 +10,13 @@ use crate::edit::Edit;
 
 /// The answer of a view's key handler.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum Reply {
     /// Nothing more to do.
     Done,
+    /// Close the view: the graph's panes again.
+    Close,
+    /// Open the view of this name (`tui::view`) over the panes.
+    Open(&'static str),
     /// Tell the user something went as asked.
     Info(String),
     /// Tell the user what could not be done.
