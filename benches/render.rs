@@ -334,7 +334,7 @@ fn bench_profiles(c: &mut Criterion) {
     // comparing worker, which does the rest (`profiles/compare_100k` and
     // `profiles/plan_names_100k`).
     let (tx, _rx) = std::sync::mpsc::channel();
-    app.events = Some(tx);
+    app.workers.events = Some(tx);
     back_and_forth(
         c,
         "render/edit_or_undo_compare_and_frame_100k",

@@ -256,7 +256,7 @@ impl<'a> WhatIf<'a> {
                 self.budget
                     .set(self.budget.get().saturating_sub(self.cx.graph().len()));
                 let after = self.plan_with(edit)?;
-                if after.outcome.code() != self.plan.outcome.code() {
+                if after.outcome.kind() != self.plan.outcome.kind() {
                     return None;
                 }
                 (self.plan.scopes.iter().collect(), after.scopes)

@@ -19,20 +19,18 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".to_string())
 }
 
-/// Starts `work` on a thread named `name`; when it panics, `failed` gets the message (on the
-/// same thread). False when the thread could not be started.
-pub fn spawn(
+/// Starts `work` on a thread named `name`; `answer` gets what it returns, or the message it
+/// panicked with (on the same thread). False when the thread could not be started. The one way
+/// the explorer starts a worker (a worker that serves requests, newest first, is built on it:
+/// `tui::latest`).
+pub fn spawn<R>(
     name: &str,
-    work: impl FnOnce() + Send + 'static,
-    failed: impl FnOnce(String) + Send + 'static,
+    work: impl FnOnce() -> R + Send + 'static,
+    answer: impl FnOnce(Result<R, String>) + Send + 'static,
 ) -> bool {
     std::thread::Builder::new()
         .name(name.to_string())
-        .spawn(move || {
-            if let Err(message) = guarded(work) {
-                failed(message);
-            }
-        })
+        .spawn(move || answer(guarded(work)))
         .is_ok()
 }
 
@@ -47,8 +45,11 @@ mod tests {
         let n = 7;
         assert!(spawn(
             "test-worker",
-            move || panic!("worker broke on {n}"),
-            move |message| tx.send(message).unwrap_or_default(),
+            move || -> u8 { panic!("worker broke on {n}") },
+            move |answer: Result<u8, String>| {
+                tx.send(answer.err().unwrap_or_default())
+                    .unwrap_or_default()
+            },
         ));
         let message = rx
             .recv_timeout(std::time::Duration::from_secs(5))

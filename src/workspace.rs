@@ -7,7 +7,7 @@ use crate::edit::{self, Edit, EditError, Undo};
 use crate::fusion::index::PlanIndex;
 use crate::fusion::marks::Marks;
 use crate::fusion::marks::ScopeIdx;
-use crate::fusion::plan::{AssumedRange, Context, Plan, ScopeStatus, plan, replan};
+use crate::fusion::plan::{AssumedRange, Context, OutcomeKind, Plan, ScopeStatus, plan, replan};
 use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
@@ -60,8 +60,8 @@ pub struct Changes {
     pub breaks_healed: usize,
     /// Errors and warnings before and after.
     pub findings: (usize, usize),
-    /// The outcome's code (`ok`, `build_fails`, `no_superkernel`) before and after.
-    pub outcome: (&'static str, &'static str),
+    /// The outcome before and after.
+    pub outcome: (OutcomeKind, OutcomeKind),
 }
 
 impl Changes {
@@ -152,7 +152,7 @@ struct PlanDigest {
     nodes: HashSet<String>,
     statuses: HashMap<String, ScopeStatus>,
     findings: usize,
-    outcome: &'static str,
+    outcome: OutcomeKind,
 }
 
 impl PlanDigest {
@@ -169,7 +169,7 @@ impl PlanDigest {
                 .map(|s| (s.name.clone(), s.status))
                 .collect(),
             findings: plan.all_findings().count(),
-            outcome: plan.outcome.code(),
+            outcome: plan.outcome.kind(),
         }
     }
 }

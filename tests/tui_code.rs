@@ -220,7 +220,7 @@ fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
 fn the_worker_colours_the_lines_in_view_as_they_come_into_view() {
     let (tx, rx) = std::sync::mpsc::channel();
     let mut app = app(120, 40);
-    app.highlighter = Some(skope::tui::msg::highlighter(&tx));
+    app.workers.highlighter = Some(skope::tui::msg::highlighter(&tx));
     find(&mut app, "layer0_qkv_proj");
     press(&mut app, KeyCode::Char('e'));
     let wait = |rx: &std::sync::mpsc::Receiver<Msg>| {

@@ -273,7 +273,7 @@ fn explorer_on(file: &str, w: u16, h: u16) -> Result<App> {
 fn runs(out: &Path) -> Result<()> {
     let mut app = explorer(140, 42)?;
     let (tx, rx) = std::sync::mpsc::channel();
-    app.events = Some(tx);
+    app.workers.events = Some(tx);
     // A fresh directory, so the run is always check-1.
     let runs = std::env::temp_dir().join("skope-screenshots.runs");
     let _ = std::fs::remove_dir_all(&runs);
@@ -289,7 +289,7 @@ fn runs(out: &Path) -> Result<()> {
 fn compare(out: &Path) -> Result<()> {
     let mut app = explorer(140, 42)?;
     let (tx, rx) = std::sync::mpsc::channel();
-    app.events = Some(tx);
+    app.workers.events = Some(tx);
     // p guesses the bundled profiles beside the dump; enter reads them.
     press(&mut app, "p\r");
     wait(&mut app, &rx, "the profiles", |app| {

@@ -65,6 +65,20 @@ pub struct Status {
     pub problem: bool,
 }
 
+/// The channel workers answer on and the workers that serve requests: without them (tests
+/// that drive the app directly) the work is done on the spot.
+#[derive(Debug, Default)]
+pub struct Workers {
+    /// Where workers send their messages (the event loop's channel).
+    pub events: Option<Sender<Msg>>,
+    /// The highlighting worker.
+    pub highlighter: Option<Highlighter>,
+    /// The worker comparing profiles again after edits, once started.
+    pub(super) comparer: Option<Sender<super::profiles::CompareRequest>>,
+    /// The worker that makes suggestions, once asked for.
+    pub(super) suggester: Option<Sender<super::suggestions::SuggestRequest>>,
+}
+
 /// Messages the bottom line keeps, for `M` (the line cuts long ones at its edge).
 pub const MESSAGES_KEPT: usize = 200;
 
@@ -94,18 +108,12 @@ pub struct App {
     pub dialog: Option<Dialog>,
     /// The plan file and the journal.
     pub session: Session,
-    /// The highlighting worker, when running (not in tests that drive the app directly).
-    pub highlighter: Option<Highlighter>,
     /// The runs started from the explorer, and the runs view.
     pub runs: Runs,
-    /// Where workers send their messages (the event loop's channel); runs need it.
-    pub events: Option<Sender<Msg>>,
+    /// The channel and the workers the app talks to (none in tests that drive it directly).
+    pub workers: Workers,
     /// Time since the app started, as of the last message.
     pub now: Duration,
-    /// The worker comparing profiles again after edits, once started.
-    pub(super) comparer: Option<Sender<super::profiles::CompareRequest>>,
-    /// The worker that makes suggestions, once asked for.
-    pub(super) suggester: Option<Sender<super::suggestions::SuggestRequest>>,
     /// A static kernel compile's outputs to read once the graph is loaded (`--static`).
     pub statics_on_load: Option<PathBuf>,
     /// Profiles to read once the graph is loaded (`--profiles`).
@@ -147,15 +155,12 @@ impl App {
             effects: Effects::default(),
             dialog: None,
             session: Session::new(plan_path),
-            highlighter: None,
             runs: Runs::default(),
-            events: None,
+            workers: Workers::default(),
             now: Duration::ZERO,
             profiles_loading: None,
             profiles_on_load: None,
             statics_on_load: None,
-            comparer: None,
-            suggester: None,
             runs_dir: None,
             reload: None,
             runs_may_stop: false,
@@ -349,7 +354,8 @@ impl App {
 
     /// Asks the highlighter for the code view's visible lines when they have no colours yet.
     fn request_highlight(&mut self) {
-        let (Some(highlighter), Screen::Explorer(ex)) = (&self.highlighter, &mut self.screen)
+        let (Some(highlighter), Screen::Explorer(ex)) =
+            (&self.workers.highlighter, &mut self.screen)
         else {
             return;
         };

@@ -61,10 +61,10 @@ pub fn paragraph(facts: &Facts<'_>, subject: Subject, theme: &Theme) -> Paragrap
 }
 
 /// The furthest the details pane drawn in `area` can scroll: its wrapped rows less the rows it
-/// shows.
-pub fn max_scroll(facts: &Facts<'_>, subject: Subject, theme: &Theme, area: Rect) -> usize {
+/// shows. (Colours do not change how the text wraps: it is laid out with the default theme.)
+pub fn max_scroll(facts: &Facts<'_>, subject: Subject, area: Rect) -> usize {
     let inner = super::layout::inner(area);
-    paragraph(facts, subject, theme)
+    paragraph(facts, subject, &Theme::default())
         .line_count(inner.width)
         .saturating_sub(usize::from(inner.height))
 }

@@ -10,7 +10,7 @@ use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
 use super::session::WriteDoubt;
 use crate::edit::Edit;
-use crate::fusion::plan::ScopeStatus;
+use crate::fusion::plan::{OutcomeKind, ScopeStatus};
 use crate::graph::OpId;
 use crate::journal::{self, JournalEntry};
 use crate::planfile::PlanFile;
@@ -29,8 +29,8 @@ fn change_summary(app: &App, undo: bool) -> String {
     let mut parts = Vec::new();
     match changes.outcome {
         (before, after) if before == after => {}
-        (_, "build_fails") => parts.push("✗ the build now fails".to_string()),
-        ("build_fails", _) => parts.push("✓ the build no longer fails".to_string()),
+        (_, OutcomeKind::BuildFails) => parts.push("✗ the build now fails".to_string()),
+        (OutcomeKind::BuildFails, _) => parts.push("✓ the build no longer fails".to_string()),
         _ => {}
     }
     let (breaks, healed) = (changes.breaks_added, changes.breaks_healed);
@@ -205,10 +205,8 @@ impl App {
             edit: journal::named(ex.ws.graph(), &edit),
             key,
         };
-        match ex.ws.apply(edit, key) {
+        match ex.apply(edit, key) {
             Ok(()) => {
-                ex.clear_range();
-                ex.refresh();
                 let journal = self.session.record(&entry);
                 let summary = change_summary(self, false);
                 self.profiles_follow_plan();
@@ -226,13 +224,11 @@ impl App {
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
-        let step = if redo { ex.ws.redo() } else { ex.ws.undo() }.map(|e| e.describe());
-        let Some(words) = step else {
+        let Some(words) = ex.step_history(redo) else {
             let what = if redo { "redo" } else { "undo" };
             self.problem(format!("nothing to {what}"));
             return;
         };
-        ex.refresh();
         let entry = if redo {
             JournalEntry::Redo
         } else {
@@ -460,8 +456,7 @@ impl App {
         match PlanFile::read(&path) {
             Ok(file) => {
                 let (marks, mismatch) = file.marks_for(ex.ws.graph());
-                ex.ws.reset_marks(marks);
-                ex.refresh();
+                ex.reset_marks(marks);
                 let scopes = file.scopes.len();
                 if earlier {
                     // The edits start from a plan file the session does not write: a replay
@@ -548,8 +543,7 @@ impl App {
                 let Screen::Explorer(ex) = &mut self.screen else {
                     return;
                 };
-                let replay = journal::replay(&mut ex.ws, &entries);
-                ex.refresh();
+                let replay = ex.replay(&entries);
                 if replay.skipped.is_empty() {
                     self.info(format!("recovered {} edit(s)", replay.applied));
                 } else {

@@ -11,6 +11,7 @@ use super::options_editor::OptionsEditor;
 use super::query::Query;
 use super::theme::Theme;
 use super::tree::{ScopeTree, TreeId, TreePath};
+use crate::edit::{Edit, EditError};
 use crate::fusion::index::{SegmentRef, segment_at};
 use crate::fusion::marks::OpMark;
 use crate::fusion::verdict::Verdict;
@@ -130,9 +131,6 @@ pub struct Explorer {
     jumps: Vec<OpId>,
     /// The screen areas the last resize gave.
     pub areas: Areas,
-    /// The colours of what it builds to draw (the tree's lines, the details' text), shared
-    /// with the tree.
-    theme: Arc<Theme>,
     /// Column widths of the op list.
     pub widest: Widest,
     /// The fusion strip's cells for the current width.
@@ -167,8 +165,7 @@ pub struct Explorer {
 impl Explorer {
     /// The explorer on `ws`, laid out in `areas`, with the first op selected.
     pub fn new(ws: Workspace, theme: &Theme, areas: Areas) -> Explorer {
-        let theme = Arc::new(theme.clone());
-        let tree = ScopeTree::new(&ws, Arc::clone(&theme));
+        let tree = ScopeTree::new(&ws, Arc::new(theme.clone()));
         let rows = ws.graph().exec_order().to_vec();
         let widest = Widest::of(&ws);
         let device_max_us = ws
@@ -209,7 +206,6 @@ impl Explorer {
             details_scroll: 0,
             jumps: Vec::new(),
             areas,
-            theme,
         };
         ex.minimap = ex.minimap_for(areas);
         ex.tree
@@ -535,9 +531,7 @@ impl Explorer {
 
     /// Scrolls the details pane by `delta` lines, within its text.
     pub fn scroll_details(&mut self, delta: isize) {
-        let theme = Arc::clone(&self.theme);
-        let theme = &*theme;
-        let max = max_scroll(&self.facts(), self.subject(), theme, self.areas.details);
+        let max = max_scroll(&self.facts(), self.subject(), self.areas.details);
         self.details_scroll = self.details_scroll.saturating_add_signed(delta).min(max);
     }
 
@@ -874,9 +868,41 @@ impl Explorer {
         index.map(|i| plan.scopes[i].name.clone())
     }
 
+    /// Makes `edit` (steps with the same `key` in a row are one undo step) and rebuilds what
+    /// depends on the plan.
+    pub fn apply(&mut self, edit: Edit, key: Option<u64>) -> Result<(), EditError> {
+        self.ws.apply(edit, key)?;
+        self.clear_range();
+        self.refresh();
+        Ok(())
+    }
+
+    /// Undoes (`redo` false) or redoes the last step; the step in words, or `None` when there
+    /// is none.
+    pub fn step_history(&mut self, redo: bool) -> Option<String> {
+        let step = if redo { self.ws.redo() } else { self.ws.undo() }.map(|e| e.describe());
+        if step.is_some() {
+            self.refresh();
+        }
+        step
+    }
+
+    /// Starts over from `marks` (a plan file's).
+    pub fn reset_marks(&mut self, marks: crate::fusion::marks::Marks) {
+        self.ws.reset_marks(marks);
+        self.refresh();
+    }
+
+    /// Replays a journal's `entries` (an unfinished session's edits).
+    pub fn replay(&mut self, entries: &[crate::journal::JournalEntry]) -> crate::journal::Replay {
+        let replay = crate::journal::replay(&mut self.ws, entries);
+        self.refresh();
+        replay
+    }
+
     /// After the workspace's plan changed (an edit, undo or redo): rebuild what depends on it,
     /// keeping the selected op, the filter and the open scopes.
-    pub fn refresh(&mut self) {
+    fn refresh(&mut self) {
         if let Some(code) = &mut self.code {
             // Generated once, by whichever of the syncs below comes first.
             code.mark_stale();

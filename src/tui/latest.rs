@@ -23,7 +23,11 @@ pub fn spawn<R: Send + 'static>(
             }
         }
     };
-    crate::worker::spawn(name, serving, failed);
+    crate::worker::spawn(name, serving, |answer| {
+        if let Err(panic) = answer {
+            failed(panic);
+        }
+    });
     requests
 }
 

@@ -9,6 +9,7 @@ use crate::open::{PlanRefused, apply_plan};
 use crate::planfile::PlanFile;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where the plan comes from and goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,10 +117,13 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
         rules,
         kernel_meta,
     } = request;
-    std::thread::spawn(move || {
-        let result = crate::worker::guarded(|| {
+    let name = input.name();
+    let progress = Arc::clone(&events);
+    let started = crate::worker::spawn(
+        "skope-load",
+        move || -> Result<Loaded, String> {
             let (ws, problems) = crate::open::open(&input, options, &rules, &mut |stage| {
-                events(LoadEvent::Progress(stage));
+                progress(LoadEvent::Progress(stage));
             })
             .map_err(|e| e.to_string())?;
             let mut ws = ws;
@@ -129,10 +133,21 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
             loaded.notes.extend(problems);
             loaded.notes.extend(meta_problems);
             Ok(loaded)
-        })
-        .unwrap_or_else(|message| Err(internal_error(&input, &message)));
-        events(LoadEvent::Loaded(result.map(Box::new)));
-    });
+        },
+        {
+            let events = Arc::clone(&events);
+            let name = name.clone();
+            move |answer| {
+                let result = answer.unwrap_or_else(|panic| Err(internal_error(&name, &panic)));
+                events(LoadEvent::Loaded(result.map(Box::new)));
+            }
+        },
+    );
+    if !started {
+        events(LoadEvent::Loaded(Err(format!(
+            "{name}: no thread could be started to load it"
+        ))));
+    }
 }
 
 impl Loaded {
@@ -311,11 +326,10 @@ fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// The message for a panic (saying `what`) while loading `input`.
-fn internal_error(input: &Input, what: &str) -> String {
+/// The message for a panic (saying `what`) while loading the input named `name`.
+fn internal_error(name: &str, what: &str) -> String {
     format!(
-        "{}: internal error while loading: {what}\n  hint: this is a bug in skope; please report it with the dump (or the first lines of `skope info` on it)",
-        input.name()
+        "{name}: internal error while loading: {what}\n  hint: this is a bug in skope; please report it with the dump (or the first lines of `skope info` on it)"
     )
 }
 
@@ -325,9 +339,8 @@ mod tests {
 
     #[test]
     fn a_panic_while_loading_becomes_an_error_message() {
-        let input = Input::File(PathBuf::from("dump.txt"));
         let panic = crate::worker::guarded(|| panic!("index out of range")).unwrap_err();
-        let message = internal_error(&input, &panic);
+        let message = internal_error("dump.txt", &panic);
         assert!(
             message.starts_with("dump.txt: internal error while loading: index out of range"),
             "{message}"

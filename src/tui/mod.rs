@@ -125,8 +125,8 @@ pub fn run(options: Options) -> Result<()> {
             &name,
             plan_path,
         ));
-        app.highlighter = Some(highlighter);
-        app.events = Some(events);
+        app.workers.highlighter = Some(highlighter);
+        app.workers.events = Some(events);
         app.reload = Some(request);
         app.profiles_on_load = options.profiles;
         app.statics_on_load = options.statics;

@@ -123,7 +123,7 @@ impl App {
 
     /// Starts reading `request` on a worker thread.
     pub(super) fn load_profiles(&mut self, request: ProfilesRequest) {
-        let Some(events) = self.events.clone() else {
+        let Some(events) = self.workers.events.clone() else {
             return self.problem("reading profiles needs the event loop of the terminal UI".into());
         };
         let Some(ex) = self.explorer() else {
@@ -231,8 +231,8 @@ impl App {
     /// comparing worker, whose answer replaces the comparison when it is the newest; without
     /// an event loop, here.
     pub(super) fn profiles_follow_plan(&mut self) {
-        let events = self.events.clone();
-        let comparer = &mut self.comparer;
+        let events = self.workers.events.clone();
+        let comparer = &mut self.workers.comparer;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };

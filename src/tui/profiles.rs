@@ -106,9 +106,11 @@ pub enum ProfilesEvent {
 /// Reads the profiles of `request` and compares them against `snapshot` on a thread of its
 /// own; the result goes to `events`. A panic while reading becomes an error.
 pub fn spawn_load(request: ProfilesRequest, snapshot: PlanSnapshot, events: Sink<ProfilesEvent>) {
-    std::thread::spawn(move || {
-        let result = crate::worker::guarded(|| {
-            profile::load_pair(&request.base, request.new.as_deref(), request.rank).map(|pair| {
+    let asked = request.clone();
+    let started = crate::worker::spawn(
+        "skope-profiles",
+        move || {
+            profile::load_pair(&asked.base, asked.new.as_deref(), asked.rank).map(|pair| {
                 let compared = Compared::new(&pair, &snapshot.planned());
                 Box::new(LoadedProfiles {
                     pair,
@@ -116,17 +118,34 @@ pub fn spawn_load(request: ProfilesRequest, snapshot: PlanSnapshot, events: Sink
                     plan_version: snapshot.version,
                 })
             })
-        })
-        .unwrap_or_else(|panic| {
-            Err(ProfileError::Pairing {
-                path: request.base.clone(),
-                message: format!(
-                    "could not be read: the reader failed unexpectedly ({panic}; a bug in skope, please report it)"
-                ),
-            })
-        });
+        },
+        {
+            let (events, request) = (Arc::clone(&events), request.clone());
+            move |answer| {
+                let result = answer.unwrap_or_else(|panic| {
+                    Err(unreadable(&request, &format!(
+                        "the reader failed unexpectedly ({panic}; a bug in skope, please report it)"
+                    )))
+                });
+                events(ProfilesEvent::Loaded { request, result });
+            }
+        },
+    );
+    if !started {
+        let result = Err(unreadable(
+            &request,
+            "no thread could be started to read them",
+        ));
         events(ProfilesEvent::Loaded { request, result });
-    });
+    }
+}
+
+/// The error of profiles `request` names that could not be read, saying `why`.
+fn unreadable(request: &ProfilesRequest, why: &str) -> ProfileError {
+    ProfileError::Pairing {
+        path: request.base.clone(),
+        message: format!("could not be read: {why}"),
+    }
 }
 
 /// The comparison of a pair against one plan, with the lookups the views need.

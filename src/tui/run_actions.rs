@@ -126,7 +126,8 @@ impl App {
     /// Loads the dump again, as it was loaded at the start; edits not saved are in the journal,
     /// which the loaded explorer offers to replay.
     pub(super) fn reload_dump(&mut self) {
-        let (Some(request), Some(events)) = (self.reload.clone(), self.events.clone()) else {
+        let (Some(request), Some(events)) = (self.reload.clone(), self.workers.events.clone())
+        else {
             return;
         };
         self.screen = Screen::Loading(super::app::Loading {
@@ -139,7 +140,7 @@ impl App {
 
     /// Prepares and starts `recipe` on the current plan, and opens the runs view on it.
     pub(super) fn start_run_anyway(&mut self, recipe: &Recipe) {
-        let Some(events) = self.events.clone() else {
+        let Some(events) = self.workers.events.clone() else {
             return self.problem("runs need the event loop of the terminal UI".to_string());
         };
         let Screen::Explorer(ex) = &self.screen else {

@@ -280,13 +280,17 @@ impl Runs {
         let forwarder = handshake.clone();
         let chosen = recipe.clone();
         let launched = Arc::clone(&self.launched);
-        std::thread::spawn(move || {
-            let result = crate::worker::guarded(|| {
-                launch(&input, &chosen, &runs, (id, forwarder), &events, &launched)
-            })
-            .unwrap_or_else(|panic| Err(format!("preparing the run failed unexpectedly: {panic}")));
-            events(RunEvent::Started { id, result });
-        });
+        let answer = events.clone();
+        let started = crate::worker::spawn(
+            "skope-run-prepare",
+            move || launch(&input, &chosen, &runs, (id, forwarder), &events, &launched),
+            move |result| {
+                let result = result.unwrap_or_else(|panic| {
+                    Err(format!("preparing the run failed unexpectedly: {panic}"))
+                });
+                answer(RunEvent::Started { id, result });
+            },
+        );
         self.forget_old();
         self.list.push(Run {
             id,
@@ -306,6 +310,13 @@ impl Runs {
         self.selected = self.list.len() - 1;
         self.scroll = None;
         self.shift = 0;
+        if !started {
+            self.started(
+                id,
+                Err("no thread could be started to prepare it".to_string()),
+                now,
+            );
+        }
         id
     }
 
@@ -609,7 +620,10 @@ fn launch(
             });
         },
         // Nobody reads the job's output any more: stop it and end the run as failed, saying why.
-        move |message| {
+        move |answer| {
+            let Err(message) = answer else {
+                return;
+            };
             stopped.kill();
             let batch = Batch {
                 exited: Some(ExitStatus::Signal(libc::SIGKILL)),

@@ -84,7 +84,7 @@ impl App {
             "reading the static kernel outputs in {}…",
             sanitize(&dir.display().to_string())
         ));
-        match self.events.clone() {
+        match self.workers.events.clone() {
             Some(events) => statics::spawn_read(
                 dir,
                 super::msg::statics_sink(&events),

@@ -34,9 +34,12 @@ pub fn read(dir: PathBuf) -> StaticsRead {
 pub fn spawn_read(dir: PathBuf, done: Sink<StaticsRead>, failed: Sink<String>) {
     crate::worker::spawn(
         "skope-static",
-        move || _ = done(read(dir)),
-        move |m| {
-            failed(m);
+        move || read(dir),
+        move |answer| {
+            match answer {
+                Ok(read) => done(read),
+                Err(panic) => failed(panic),
+            };
         },
     );
 }

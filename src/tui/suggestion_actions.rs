@@ -91,9 +91,9 @@ impl App {
         {
             view.stale = true;
         }
-        let request = match self.events.clone() {
+        let request = match self.workers.events.clone() {
             Some(events) => {
-                let worker = self.suggester.get_or_insert_with(|| {
+                let worker = self.workers.suggester.get_or_insert_with(|| {
                     super::suggestions::spawn_suggester(
                         super::msg::suggestions_sink(&events),
                         super::msg::failure_sink(&events, "making suggestions"),

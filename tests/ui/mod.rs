@@ -169,7 +169,7 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
 pub fn app_with_events(w: u16, h: u16) -> (App, std::sync::mpsc::Receiver<skope::tui::app::Msg>) {
     let mut app = app(w, h);
     let (tx, rx) = std::sync::mpsc::channel();
-    app.events = Some(tx);
+    app.workers.events = Some(tx);
     (app, rx)
 }
 

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 mod outcome;
-pub use outcome::{Outcome, OutcomeDetail};
+pub use outcome::{Outcome, OutcomeDetail, OutcomeKind};
 
 /// One stream of the graph.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -37,13 +37,34 @@ pub struct OutcomeDetail {
     pub fix: String,
 }
 
+/// Which outcome a plan has, without its detail.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum OutcomeKind {
+    /// See [`Outcome::Ok`].
+    #[default]
+    Ok,
+    /// See [`Outcome::BuildFails`].
+    BuildFails,
+    /// See [`Outcome::NoSuperKernel`].
+    NoSuperKernel,
+}
+
 impl Outcome {
+    /// Which outcome it is.
+    pub fn kind(&self) -> OutcomeKind {
+        match self {
+            Outcome::Ok => OutcomeKind::Ok,
+            Outcome::BuildFails(_) => OutcomeKind::BuildFails,
+            Outcome::NoSuperKernel(_) => OutcomeKind::NoSuperKernel,
+        }
+    }
+
     /// A stable code for JSON: `ok`, `build_fails` or `no_superkernel`.
     pub fn code(&self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::BuildFails(_) => "build_fails",
-            Outcome::NoSuperKernel(_) => "no_superkernel",
+        match self.kind() {
+            OutcomeKind::Ok => "ok",
+            OutcomeKind::BuildFails => "build_fails",
+            OutcomeKind::NoSuperKernel => "no_superkernel",
         }
     }
 

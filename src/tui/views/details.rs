@@ -18,9 +18,7 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         Subject::Scope(_) => " Scope ",
     };
     let facts = ex.facts();
-    let scroll = ex
-        .details_scroll
-        .min(max_scroll(&facts, subject, theme, area));
+    let scroll = ex.details_scroll.min(max_scroll(&facts, subject, area));
     let block = pane_block(title, ex.focus == Pane::Details && ex.code.is_none(), theme);
     frame.render_widget(
         paragraph(&facts, subject, theme)
