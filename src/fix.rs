@@ -157,17 +157,10 @@ impl<'a> WhatIf<'a> {
         let name = &scope.name;
         let span = format!("{name}'s ops on stream {stream}");
         let candidates: Vec<(Edit, String)> = match b.reason {
-            BreakReason::Pass(_) => {
-                return Healing::Advice(
-                    crate::aclgraph::reasons::break_suggestion(b.reason.code()).to_string(),
-                    "the runtime pass's",
-                );
-            }
-            BreakReason::Unsupported(r @ Reason::Pass(_)) => {
-                return Healing::Advice(r.suggestion().to_string(), "the runtime pass's");
-            }
-            BreakReason::Unsupported(r @ Reason::GraphKernel(_)) => {
-                return Healing::Advice(r.suggestion().to_string(), "MindSpore's");
+            // Another fusion system's reason: its own advice, which skope cannot plan.
+            BreakReason::Foreign { text, whose }
+            | BreakReason::Unsupported(Reason::Foreign { text, whose }) => {
+                return Healing::Advice(text.action.to_string(), whose);
             }
             BreakReason::Unscoped => vec![(
                 Edit::Assign {
@@ -242,7 +235,7 @@ impl<'a> WhatIf<'a> {
             BreakReason::DoNotFuse => {
                 format!("{op} is kept out of fusion on purpose: accept the split")
             }
-            BreakReason::Pass(_) => String::new(),
+            BreakReason::Foreign { .. } => String::new(),
         })
     }
 

@@ -2,7 +2,7 @@
 //! fusion's) hold them.
 
 /// What a reason key (`OP_UNSUPPORT`, `gk_level_1`, …) means and what to do about it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ReasonText {
     /// The key, as the logs (or skope's JSON) write it.
     pub key: &'static str,

@@ -709,7 +709,7 @@ impl BreakReport {
                     None => "no _super_kernel_scope".to_string(),
                 },
             ),
-            BreakReason::Pass(_) => (
+            BreakReason::Foreign { .. } => (
                 "dump",
                 op.attrs
                     .get_str(crate::aclgraph::reasons::ATTR_BREAK)

@@ -260,7 +260,7 @@ fn ir_2x_composites_become_segments_and_kernels_left_out_breaks_with_reasons() {
             .breaks
             .iter()
             .all(
-                |b| matches!(b.reason, BreakReason::Unsupported(Reason::GraphKernel(_))) && !b.cuts
+                |b| matches!(b.reason, BreakReason::Unsupported(Reason::Foreign { .. })) && !b.cuts
             )
     );
     // Each break names the fused ops around it.

@@ -17,7 +17,7 @@ use crate::fusion::plan::{
     Break, BreakReason, Context, Finding, KernelInfo, Outcome, Plan, ScopePlan, ScopeStatus,
     Segment,
 };
-use crate::fusion::verdict::{Evidence, OpVerdict, Reason, Verdict, Verdicts};
+use crate::fusion::verdict::{Evidence, OpVerdict, Verdict, Verdicts};
 use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use crate::load::Format;
 use crate::planner::Planner;
@@ -203,7 +203,6 @@ fn verdicts(model: &AclModel) -> Verdicts {
                     sub,
                     detail,
                 } => {
-                    let id = reasons::fail_reason_id(reason).unwrap_or(u8::MAX);
                     // The reason's meaning is the verdict's; the detail adds the key, the
                     // sub-reason's meaning and the pass's own words.
                     let key = match sub {
@@ -214,7 +213,7 @@ fn verdicts(model: &AclModel) -> Verdicts {
                         None => reason.clone(),
                     };
                     (
-                        Verdict::Unsupported(Reason::Pass(id)),
+                        Verdict::Unsupported(reasons::fail_verdict(reason)),
                         Evidence::Dump,
                         format!("{key} ({}: \"{detail}\")", super::layout::FAIL_REASONS),
                     )
@@ -359,7 +358,7 @@ fn build_plan(
         if let Some((key, trigger)) = sk.cut {
             let reason = match (key.as_str(), verdicts.get(op(trigger)).verdict) {
                 ("UNFUSIBLE_NODE", Verdict::Unsupported(r)) => BreakReason::Unsupported(r),
-                (key, _) => BreakReason::Pass(reasons::break_reason_id(key).unwrap_or(u8::MAX)),
+                (key, _) => reasons::break_verdict(key),
             };
             scope.breaks.push(Break {
                 op: op(trigger),

@@ -110,22 +110,6 @@ pub const UNKNOWN_REASON: ReasonText = ReasonText {
     action: "",
 };
 
-/// The id of fail reason `key`, when the pass has it.
-pub fn fail_reason_id(key: &str) -> Option<u8> {
-    FAIL_REASONS
-        .iter()
-        .position(|r| r.key == key)
-        .map(|i| i as u8)
-}
-
-/// The id of break reason `key`, when the pass has it.
-pub fn break_reason_id(key: &str) -> Option<u8> {
-    BREAK_REASONS
-        .iter()
-        .position(|(k, _)| *k == key)
-        .map(|i| i as u8)
-}
-
 /// The bind-map sub-reasons of `OP_UNSUPPORT`.
 pub const BINDMAP_REASONS: &[(&str, &str)] = &[
     (
@@ -202,23 +186,57 @@ pub const SCOPE_STATUSES: &[(&str, &str)] = &[
     ),
 ];
 
-/// `ScopeBreakReason` values: why a scope was cut where it was.
-pub const BREAK_REASONS: &[(&str, &str)] = &[
-    ("NONE", "the scope's bit set changed, or its streams ended"),
-    ("UNFUSIBLE_NODE", "an unfusible task cut the scope"),
-    (
-        "DEADLOCK_DETECTED",
-        "the deadlock check split the scope at a wait",
-    ),
-    (
-        "SYNCALL_OP_DROP",
-        "a ScheMode (all-core sync) kernel's core count dropped or rose",
-    ),
-    (
-        "DEBUG_PER_OP_MAX_CORE",
-        "one SuperKernel per kernel (debug)",
-    ),
+/// `ScopeBreakReason` values: why a scope was cut where it was, and what to do about it.
+pub const BREAK_REASONS: &[ReasonText] = &[
+    ReasonText {
+        key: "NONE",
+        meaning: "the scope's bit set changed, or its streams ended",
+        action: "see the pass's detail",
+    },
+    ReasonText {
+        key: "UNFUSIBLE_NODE",
+        meaning: "an unfusible task cut the scope",
+        action: "see the pass's detail",
+    },
+    ReasonText {
+        key: "DEADLOCK_DETECTED",
+        meaning: "the deadlock check split the scope at a wait",
+        action: "move the notifying task into the scope, or end the scope before the wait",
+    },
+    ReasonText {
+        key: "SYNCALL_OP_DROP",
+        meaning: "a ScheMode (all-core sync) kernel's core count dropped or rose",
+        action: "a ScheMode kernel needs all the cores it starts with: put it in its own \
+                 scope, or next to kernels of the same core count",
+    },
+    ReasonText {
+        key: "DEBUG_PER_OP_MAX_CORE",
+        meaning: "one SuperKernel per kernel (debug)",
+        action: "see the pass's detail",
+    },
 ];
+
+/// Whose reasons these are, in words that read before "advice".
+pub const WHOSE: &str = "the runtime pass's";
+
+/// The pass's fail reason `key` as a verdict's reason (an unknown key as such).
+pub fn fail_verdict(key: &str) -> crate::fusion::verdict::Reason {
+    crate::fusion::verdict::Reason::Foreign {
+        text: fail_reason(key).unwrap_or(&UNKNOWN_REASON),
+        whose: WHOSE,
+    }
+}
+
+/// The pass's scope break reason `key` as a break's reason (an unknown key as `NONE`).
+pub fn break_verdict(key: &str) -> crate::fusion::plan::BreakReason {
+    crate::fusion::plan::BreakReason::Foreign {
+        text: BREAK_REASONS
+            .iter()
+            .find(|r| r.key == key)
+            .unwrap_or(&BREAK_REASONS[0]),
+        whose: WHOSE,
+    }
+}
 
 /// What fail reason `key` means, when it is one of the pass's.
 pub fn fail_reason(key: &str) -> Option<&'static ReasonText> {
@@ -239,25 +257,12 @@ pub fn sub_reason(key: &str, sub: &str) -> Option<&'static str> {
 /// The attribute of a trigger task that holds the pass's words on the cut it made.
 pub const ATTR_BREAK: &str = "_sk_break";
 
-/// What to do about a scope-level cut with break reason `key`.
-pub fn break_suggestion(key: &str) -> String {
-    match key {
-        "SYNCALL_OP_DROP" => "a ScheMode kernel needs all the cores it starts with: put it in \
-                              its own scope, or next to kernels of the same core count"
-            .to_string(),
-        "DEADLOCK_DETECTED" => "move the notifying task into the scope, or end the scope \
-                                before the wait"
-            .to_string(),
-        _ => "see the pass's detail".to_string(),
-    }
-}
-
 /// What break reason `key` means.
 pub fn break_reason(key: &str) -> Option<&'static str> {
     BREAK_REASONS
         .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, m)| *m)
+        .find(|r| r.key == key)
+        .map(|r| r.meaning)
 }
 
 /// `reason` (`KEY` or `KEY [SUB]`) in words: the meaning, the sub-reason's meaning, and an

@@ -80,9 +80,21 @@ struct RulesFile {
 struct RuleEntry {
     op_type: String,
     verdict: VerdictName,
-    reason: Option<Reason>,
+    reason: Option<RuleReason>,
     detail: Option<String>,
     source: Option<String>,
+}
+
+/// A reason code in a rules file; an unknown code is an error at its position.
+struct RuleReason(Reason);
+
+impl<'de> Deserialize<'de> for RuleReason {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(deserializer)?;
+        Reason::from_code(&code)
+            .map(RuleReason)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&code, Reason::CODES))
+    }
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -178,7 +190,9 @@ impl RuleSet {
             let verdict = match (entry.verdict, entry.reason) {
                 (VerdictName::Fusible, None) => Verdict::Fusible,
                 (VerdictName::Ignored, None) => Verdict::Ignored,
-                (VerdictName::Unsupported, Some(reason)) => Verdict::Unsupported(reason),
+                (VerdictName::Unsupported, Some(RuleReason(reason))) => {
+                    Verdict::Unsupported(reason)
+                }
                 (VerdictName::Unsupported, None) => {
                     return Err(error(
                         0,

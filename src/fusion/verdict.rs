@@ -7,16 +7,15 @@
 //! table does (`rules`); otherwise the op is assumed fusible (`assumed`).
 
 use crate::graph::{Graph, Op};
-use serde::{Deserialize, Serialize};
+use crate::reason_text::ReasonText;
+use serde::Serialize;
 use std::borrow::Cow;
 
 /// Why an op cannot be fused. A fixed vocabulary, shared by the UI, the report and the rules
 /// files (as the snake_case codes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reason {
     /// `supportSuperKernel` ≠ 1: a TBE, TIK or AI CPU kernel.
-    #[serde(rename = "not_ascendc")]
     NotAscendC,
     /// An AscendC type on the SuperKernel blacklist (MoeInitRoutingV2/V3/Quant on v220).
     Blacklisted,
@@ -28,14 +27,16 @@ pub enum Reason {
     CommNotSupported,
     /// An op that runs on AI CPU (no AI Core kernel at all).
     AiCpu,
-    /// A reason the aclgraph pass gave: its `FusionFailReason` id (an index into
-    /// [`crate::aclgraph::reasons::FAIL_REASONS`]). Never in rules files.
-    #[serde(skip)]
-    Pass(u8),
-    /// Why MindSpore's graph kernel fusion left a kernel out of every composite: an index
-    /// into [`crate::mindspore::reasons::REASONS`]. Never in rules files.
-    #[serde(skip)]
-    GraphKernel(u8),
+    /// A reason another fusion system gave, in its own table's words (the aclgraph pass's
+    /// `FusionFailReason`, why MindSpore's graph kernel fusion left a kernel out): the backend
+    /// that reads that system's output names it, so the core knows no backend. Never in rules
+    /// files.
+    Foreign {
+        /// The reason's key, meaning and next step.
+        text: &'static ReasonText,
+        /// Whose reason it is, in words that read before "advice" (`the runtime pass's`).
+        whose: &'static str,
+    },
 }
 
 impl Reason {
@@ -49,6 +50,19 @@ impl Reason {
         "ai_cpu",
     ];
 
+    /// GE's reason with this code, as rules files write it (`None` for anything else).
+    pub fn from_code(code: &str) -> Option<Reason> {
+        Some(match code {
+            "not_ascendc" => Reason::NotAscendC,
+            "blacklisted" => Reason::Blacklisted,
+            "simt" => Reason::Simt,
+            "tiling_on_aicpu" => Reason::TilingOnAicpu,
+            "comm_not_supported" => Reason::CommNotSupported,
+            "ai_cpu" => Reason::AiCpu,
+            _ => return None,
+        })
+    }
+
     /// The code, as written in rules files and JSON.
     pub fn code(self) -> &'static str {
         match self {
@@ -58,8 +72,7 @@ impl Reason {
             Reason::TilingOnAicpu => "tiling_on_aicpu",
             Reason::CommNotSupported => "comm_not_supported",
             Reason::AiCpu => "ai_cpu",
-            Reason::Pass(id) => pass_reason(id).key,
-            Reason::GraphKernel(id) => crate::mindspore::reasons::reason(id).key,
+            Reason::Foreign { text, .. } => text.key,
         }
     }
 
@@ -74,8 +87,7 @@ impl Reason {
                 "communication op outside the AllReduce/ReduceScatter/AllGather/AlltoAll whitelist"
             }
             Reason::AiCpu => "runs on AI CPU, not on an AI Core kernel",
-            Reason::Pass(id) => pass_reason(id).meaning,
-            Reason::GraphKernel(id) => crate::mindspore::reasons::reason(id).meaning,
+            Reason::Foreign { text, .. } => text.meaning,
         }
     }
 
@@ -92,16 +104,9 @@ impl Reason {
                 "only AllReduce, ReduceScatter, AllGather and AlltoAll fuse"
             }
             Reason::AiCpu => "no AI CPU op joins a SuperKernel",
-            Reason::Pass(id) => pass_reason(id).action,
-            Reason::GraphKernel(id) => crate::mindspore::reasons::reason(id).action,
+            Reason::Foreign { text, .. } => text.action,
         }
     }
-}
-
-/// The aclgraph pass's reason with `id`.
-fn pass_reason(id: u8) -> &'static crate::reason_text::ReasonText {
-    use crate::aclgraph::reasons::{FAIL_REASONS, UNKNOWN_REASON};
-    FAIL_REASONS.get(usize::from(id)).unwrap_or(&UNKNOWN_REASON)
 }
 
 /// What GE's SuperKernel pass does with an op.
@@ -479,7 +484,7 @@ mod tests {
     #[test]
     fn reason_codes_round_trip() {
         for code in Reason::CODES {
-            let r: Reason = serde_json::from_str(&format!("\"{code}\"")).unwrap();
+            let r = Reason::from_code(code).unwrap();
             assert_eq!(r.code(), *code);
             assert!(!r.text().is_empty() && !r.suggestion().is_empty());
         }

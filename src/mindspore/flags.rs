@@ -3,7 +3,7 @@
 //! lists comma-separated), and what each flag would change in a given graph, where the graph
 //! can tell.
 
-use super::reasons::{self, level_1_only};
+use super::reasons::level_1_only;
 use crate::fusion::plan::Plan;
 use crate::fusion::verdict::{Reason, Verdict, Verdicts};
 use crate::graph::Graph;
@@ -235,9 +235,9 @@ pub fn effects(
     let mut left_out: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
     for scope in &plan.scopes {
         for b in &scope.breaks {
-            if let Verdict::Unsupported(Reason::GraphKernel(r)) = verdicts.get(b.op).verdict {
+            if let Verdict::Unsupported(Reason::Foreign { text, .. }) = verdicts.get(b.op).verdict {
                 *left_out
-                    .entry(reasons::reason(r).key)
+                    .entry(text.key)
                     .or_default()
                     .entry(graph.op(b.op).op_type.as_str())
                     .or_default() += 1;

@@ -18,7 +18,7 @@ use crate::fusion::plan::{
     Break, BreakReason, Context, Finding, KernelInfo, Outcome, Plan, ScopePlan, ScopeStatus,
     Segment,
 };
-use crate::fusion::verdict::{Evidence, OpVerdict, Reason, Verdict, Verdicts};
+use crate::fusion::verdict::{Evidence, OpVerdict, Verdict, Verdicts};
 use crate::graph::{Graph, OpId};
 use crate::load::Format;
 use crate::load::ms_composite::ATTR_COMPOSITE;
@@ -108,7 +108,7 @@ fn classify(graph: &Graph, id: OpId) -> (Verdict, Evidence, String) {
         ),
     };
     (
-        Verdict::Unsupported(Reason::GraphKernel(reasons::id(key))),
+        Verdict::Unsupported(reasons::verdict(key)),
         evidence,
         detail,
     )

@@ -150,9 +150,15 @@ pub fn reason(id: u8) -> &'static ReasonText {
         .unwrap_or(&REASONS[REASONS.len() - 1])
 }
 
-/// The id of reason `key`.
-pub fn id(key: &str) -> u8 {
-    REASONS.iter().position(|r| r.key == key).unwrap_or(0) as u8
+/// Whose reasons these are, in words that read before "advice".
+pub const WHOSE: &str = "MindSpore's";
+
+/// Reason `key` as a verdict's reason.
+pub fn verdict(key: &str) -> crate::fusion::verdict::Reason {
+    crate::fusion::verdict::Reason::Foreign {
+        text: REASONS.iter().find(|r| r.key == key).unwrap_or(&REASONS[0]),
+        whose: WHOSE,
+    }
 }
 
 /// True when either generator clusters `op_type` at level 0 by default.

@@ -252,9 +252,14 @@ pub enum BreakReason {
     Unscoped,
     /// An op kept out of fusion (`super_kernel(None)`) between members on the same stream.
     DoNotFuse,
-    /// A cut the aclgraph pass made for a scope-level reason: its `ScopeBreakReason` (an index
-    /// into [`crate::aclgraph::reasons::BREAK_REASONS`]); the op is the trigger task.
-    Pass(u8),
+    /// A cut another fusion system made for a scope-level reason (the aclgraph pass's
+    /// `ScopeBreakReason`), in its own table's words; the op is the task that triggered it.
+    Foreign {
+        /// The reason's key, meaning and next step.
+        text: &'static crate::reason_text::ReasonText,
+        /// Whose reason it is, in words that read before "advice" (`the runtime pass's`).
+        whose: &'static str,
+    },
 }
 
 impl BreakReason {
@@ -265,7 +270,7 @@ impl BreakReason {
             BreakReason::OtherScope(_) => "other_scope",
             BreakReason::Unscoped => "unscoped",
             BreakReason::DoNotFuse => "do_not_fuse",
-            BreakReason::Pass(id) => pass_break(id).0,
+            BreakReason::Foreign { text, .. } => text.key,
         }
     }
 }
@@ -1308,14 +1313,8 @@ pub fn describe_reason(marks: &Marks, reason: BreakReason) -> String {
         BreakReason::DoNotFuse => {
             "op marked do-not-fuse between this scope's ops on the same stream".to_string()
         }
-        BreakReason::Pass(id) => pass_break(id).1.to_string(),
+        BreakReason::Foreign { text, .. } => text.meaning.to_string(),
     }
-}
-
-/// The aclgraph pass's scope break reason with `id`: its key and meaning.
-fn pass_break(id: u8) -> (&'static str, &'static str) {
-    let table = crate::aclgraph::reasons::BREAK_REASONS;
-    table.get(usize::from(id)).copied().unwrap_or(table[0])
 }
 
 #[cfg(test)]
