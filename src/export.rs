@@ -9,18 +9,19 @@ use crate::graph::OpId;
 use crate::workspace::Workspace;
 use std::fmt::Write as _;
 
-/// Why the scopes of `ws` cannot be written as code, when they cannot: MindSpore's graph
-/// kernel fusion takes no scopes (its composites come from the graph kernel flags).
+/// Why the scopes of `ws` cannot be written as code, when its fusion system takes no scopes
+/// (MindSpore's graph kernel fusion: its composites come from the graph kernel flags).
 pub fn refusal(ws: &Workspace) -> Option<String> {
-    crate::mindspore::is_mindspore(ws.source().format).then(|| {
-        format!(
-            "{}: MindSpore's graph kernel fusion is not marked with scopes, so there is no scope \
-             code to write: its composites come from the graph kernel flags\n  hint: `skope \
-             options --graph-kernel --graph {}` says what each flag would change in this graph",
-            ws.source().file,
-            ws.source().file
-        )
-    })
+    let why = ws.no_scope_code()?;
+    let file = &ws.source().file;
+    let mut text = format!("{file}: {why}");
+    if ws.options_model() == crate::planner::OptionsModel::GraphFlags {
+        text.push_str(&format!(
+            "\n  hint: `skope options --graph-kernel --graph {file}` says what each flag would \
+             change in this graph"
+        ));
+    }
+    Some(text)
 }
 
 /// How the ops of a scope's range relate to it.

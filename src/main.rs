@@ -827,7 +827,7 @@ fn graph_kernel_flags_text(
         Some(path) => {
             let input = skope::open::Input::File(path.to_path_buf());
             let (ws, _) = skope::open::open(&input, load, &RuleConfig::default(), &mut |_| {})?;
-            if !skope::mindspore::is_mindspore(ws.source().format) {
+            if ws.options_model() != skope::planner::OptionsModel::GraphFlags {
                 anyhow::bail!(
                     "{}: not a MindSpore dump (.ir text or composite JSON): graph kernel flags \
                      do not apply to it",

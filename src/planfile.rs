@@ -243,7 +243,7 @@ impl PlanFile {
                 kind: PlanFileErrorKind::Syntax {
                     line: e.line(),
                     col: e.column(),
-                    message: e.to_string(),
+                    message: crate::text::json_error_words(&e),
                 },
             })
     }
@@ -365,9 +365,6 @@ impl fmt::Display for PlanFileError {
                 "{path}: {e}\n  hint: check the path and that its directory is writable"
             ),
             PlanFileErrorKind::Syntax { line, col, message } => {
-                let message = message
-                    .rfind(" at line ")
-                    .map_or(message.as_str(), |i| &message[..i]);
                 write!(
                     f,
                     "{path}:{line}:{col}: not a skope plan file: {message}\n  hint: plan files \

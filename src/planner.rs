@@ -1,16 +1,40 @@
 //! Planners other than GE's pass (the aclgraph pass's, MindSpore's graph kernel fusion): each
-//! plans scope marks its own way and may refuse edits it has no model for. The workspace and
-//! the fix checker plan through one of them when the graph has one, through GE's otherwise.
+//! plans scope marks its own way, may refuse edits it has no model for, and says what its
+//! fusion system has and lacks, so the explorer and the commands ask the planner, never which
+//! system a graph came from. The workspace and the fix checker plan through one of them when
+//! the graph has one, through GE's otherwise (whose answers are the trait's defaults).
 
 use crate::edit::Edit;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 
-/// A planner other than GE's pass: plans the marks its own way, and may refuse edits it has
-/// no model for.
+/// Where a fusion system's options are set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OptionsModel {
+    /// Per scope, in its options string (GE's `super_kernel(scope, options)`; the aclgraph pass
+    /// reads them but takes one set per graph).
+    PerScope,
+    /// For the whole graph, as flags (MindSpore's `graph_kernel_flags`): no scope has options.
+    GraphFlags,
+}
+
+/// A planner other than GE's pass: plans the marks its own way, may refuse edits it has no
+/// model for, and says what its system lacks.
 pub trait Planner: std::fmt::Debug + Send + Sync {
     /// The plan of `marks` on the graph of `cx`.
     fn plan(&self, cx: &Context, marks: &Marks) -> Plan;
     /// Why `edit` cannot be made, when it cannot.
     fn refuses(&self, edit: &Edit) -> Option<&'static str>;
+    /// Why a segment has no generated entry source to show, when the system generates none.
+    fn no_entry_code(&self) -> Option<&'static str> {
+        None
+    }
+    /// Where the system's options are set.
+    fn options_model(&self) -> OptionsModel {
+        OptionsModel::PerScope
+    }
+    /// Why the scopes cannot be written as code for the model, when the system takes no scopes.
+    fn no_scope_code(&self) -> Option<&'static str> {
+        None
+    }
 }

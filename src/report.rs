@@ -712,7 +712,7 @@ impl BreakReport {
             BreakReason::Foreign { .. } => (
                 "dump",
                 op.attrs
-                    .get_str(crate::aclgraph::reasons::ATTR_BREAK)
+                    .get_str(crate::graph::ATTR_BREAK)
                     .unwrap_or_default()
                     .to_string(),
             ),

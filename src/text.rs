@@ -377,6 +377,16 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// serde_json's message for `e` without the ` at line L column C` it ends with: skope gives the
+/// place itself, up front.
+pub fn json_error_words(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) if e.line() > 0 => text[..at].to_string(),
+        _ => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

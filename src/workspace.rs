@@ -12,7 +12,7 @@ use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
 use crate::load::Format;
-use crate::planner::Planner;
+use crate::planner::{OptionsModel, Planner};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -310,6 +310,23 @@ impl Workspace {
             segments: other.segment_count(),
             breaks: other.break_count(),
         })
+    }
+
+    /// Why a segment has no generated entry source, when the graph's fusion system makes none.
+    pub fn no_entry_code(&self) -> Option<&'static str> {
+        self.planner.as_ref().and_then(|p| p.no_entry_code())
+    }
+
+    /// Where the options of the graph's fusion system are set.
+    pub fn options_model(&self) -> OptionsModel {
+        self.planner
+            .as_ref()
+            .map_or(OptionsModel::PerScope, |p| p.options_model())
+    }
+
+    /// Why the scopes cannot be written as code for the model, when the system takes none.
+    pub fn no_scope_code(&self) -> Option<&'static str> {
+        self.planner.as_ref().and_then(|p| p.no_scope_code())
     }
 
     /// Plans edits of the current marks without making them (fixes are checked this way).

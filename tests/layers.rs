@@ -174,3 +174,27 @@ fn no_module_imports_one_that_imports_it() {
         .collect();
     assert!(cycles.is_empty(), "import loops:\n{}", cycles.join("\n"));
 }
+
+#[test]
+fn the_fusion_core_reaches_no_backend_nor_anything_above_it() {
+    let known = modules();
+    let edges = edges(&known);
+    // What the core may stand on: the graph and the plain helpers under it.
+    let below = ["fusion", "graph", "reason_text", "text"];
+    let up: Vec<String> = edges
+        .iter()
+        .filter(|(m, _)| m.as_str() == "fusion" || m.starts_with("fusion::"))
+        .flat_map(|(m, used)| used.iter().map(move |u| (m, u)))
+        .filter(|(_, u)| !below.contains(&u.split("::").next().unwrap_or_default()))
+        .map(|(m, u)| format!("{m} → {u}"))
+        .collect();
+    assert!(
+        edges["fusion::verdict"].contains("reason_text"),
+        "the parser sees the core's imports"
+    );
+    assert!(
+        up.is_empty(),
+        "the fusion core imports from above:\n{}",
+        up.join("\n")
+    );
+}

@@ -115,7 +115,7 @@ pub struct JsonError {
 impl From<serde_json::Error> for JsonError {
     fn from(e: serde_json::Error) -> JsonError {
         JsonError {
-            message: super::json_error_text(&e),
+            message: crate::text::json_error_words(&e),
             at: (e.line() > 0).then(|| (e.line(), e.column())),
         }
     }

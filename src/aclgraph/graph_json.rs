@@ -265,7 +265,7 @@ pub struct GraphFileError {
 pub fn parse(bytes: &[u8]) -> Result<GraphFile, GraphFileError> {
     let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let raw: RawFile = serde_json::from_slice(body).map_err(|e| GraphFileError {
-        message: super::json_error_text(&e),
+        message: crate::text::json_error_words(&e),
         at: (e.line() > 0).then(|| (e.line(), e.column())),
     })?;
     let mut tasks = Vec::new();

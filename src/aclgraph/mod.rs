@@ -41,13 +41,3 @@ pub fn open(path: &Path) -> Result<(AclModel, Vec<PathBuf>), FileError> {
     let first = dirs.remove(0);
     Ok((model::read(&first)?, dirs))
 }
-
-/// serde's message for `e` without the ` at line L column C` it ends with (the place is given
-/// separately).
-pub(crate) fn json_error_text(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at line ") {
-        Some(at) if e.line() > 0 => text[..at].to_string(),
-        _ => text,
-    }
-}

@@ -25,9 +25,7 @@ use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The attribute holding a sub-op's mean device time in its SuperKernel, µs (per core and
-/// run, from `sk_prof_device_*.json`).
-pub const ATTR_DEVICE_US: &str = "_sk_device_us";
+pub use crate::graph::ATTR_DEVICE_US;
 
 /// The attribute of a SuperKernel's launch task holding the SuperKernel's mean device time, µs.
 pub const ATTR_SK_DEVICE_US: &str = "_sk_superkernel_device_us";
@@ -576,6 +574,13 @@ impl Planner for AclPlanner {
 
     fn refuses(&self, edit: &Edit) -> Option<&'static str> {
         matches!(edit, Edit::SetOptions { .. }).then_some(OPTIONS_PER_GRAPH)
+    }
+
+    fn no_entry_code(&self) -> Option<&'static str> {
+        Some(
+            "an aclgraph SuperKernel runs the prebuilt sk_entry_* kernel over task queues: \
+             there is no generated entry source (skope report shows its queues)",
+        )
     }
 }
 

@@ -254,8 +254,7 @@ pub fn sub_reason(key: &str, sub: &str) -> Option<&'static str> {
     table.iter().find(|(k, _)| *k == sub).map(|(_, m)| *m)
 }
 
-/// The attribute of a trigger task that holds the pass's words on the cut it made.
-pub const ATTR_BREAK: &str = "_sk_break";
+pub use crate::graph::ATTR_BREAK;
 
 /// What break reason `key` means.
 pub fn break_reason(key: &str) -> Option<&'static str> {

@@ -176,14 +176,8 @@ impl RuleSet {
             column,
             message,
         };
-        let file: RulesFile = serde_json::from_str(text).map_err(|e| {
-            // serde_json appends " at line L column C"; the position is shown up front.
-            let message = e.to_string();
-            let message = message
-                .rsplit_once(" at line ")
-                .map_or(message.as_str(), |(m, _)| m);
-            error(e.line(), e.column(), message.to_string())
-        })?;
+        let file: RulesFile = serde_json::from_str(text)
+            .map_err(|e| error(e.line(), e.column(), crate::text::json_error_words(&e)))?;
         let name = path.display().to_string();
         let mut rules = Vec::with_capacity(file.rules.len());
         for (i, entry) in file.rules.into_iter().enumerate() {

@@ -27,6 +27,12 @@ pub const ATTR_SCOPE: &str = "_super_kernel_scope";
 pub const ATTR_OPTIONS: &str = "_super_kernel_options";
 /// Attribute holding the user stream label set by `npu_stream_switch`.
 pub const ATTR_STREAM_LABEL: &str = "_user_stream_label";
+/// Attribute a reader sets to the fusion system's own words on why the op ended a segment
+/// (the aclgraph pass's, on a trigger task): the evidence of a break it reports.
+pub const ATTR_BREAK: &str = "_sk_break";
+/// Attribute a reader sets to an op's measured mean device time, µs (the aclgraph pass's
+/// `sk_prof_device_*.json`, per core and run): shown until profiles are read.
+pub const ATTR_DEVICE_US: &str = "_sk_device_us";
 
 /// Index of an op in its [`Graph`] (file order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -316,7 +316,7 @@ fn load_composite_dir(dir: &Path, options: LoadOptions) -> Result<Dump, LoadErro
                     LoadErrorKind::Syntax {
                         line: e.line(),
                         col: e.column(),
-                        message: json_message(&e),
+                        message: crate::text::json_error_words(&e),
                     },
                 ));
             }
@@ -414,7 +414,7 @@ fn parse(path: &Path, src: &[u8]) -> Result<(Format, Vec<crate::graph::GraphBuil
                 return Err(error(LoadErrorKind::Syntax {
                     line: e.line(),
                     col: e.column(),
-                    message: json_message(&e),
+                    message: crate::text::json_error_words(&e),
                 }));
             }
         },
@@ -423,7 +423,7 @@ fn parse(path: &Path, src: &[u8]) -> Result<(Format, Vec<crate::graph::GraphBuil
             ge_json::Failure::Syntax(e) => error(LoadErrorKind::Syntax {
                 line: e.line(),
                 col: e.column(),
-                message: json_message(&e),
+                message: crate::text::json_error_words(&e),
             }),
             ge_json::Failure::Structure(e) => {
                 let at = json_locate::locate(src, &e.path).map(|offset| {
@@ -453,15 +453,6 @@ fn binary_at(src: &[u8], offset: usize) -> LoadErrorKind {
     LoadErrorKind::Binary {
         line: at.line,
         col: at.col,
-    }
-}
-
-/// serde_json's message without its own " at line L column C" suffix (we print ours).
-fn json_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.rfind(" at line ") {
-        Some(i) => text[..i].to_string(),
-        None => text,
     }
 }
 

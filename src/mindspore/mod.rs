@@ -22,7 +22,7 @@ use crate::fusion::verdict::{Evidence, OpVerdict, Verdict, Verdicts};
 use crate::graph::{Graph, OpId};
 use crate::load::Format;
 use crate::load::ms_composite::ATTR_COMPOSITE;
-use crate::planner::Planner;
+use crate::planner::{OptionsModel, Planner};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -219,6 +219,25 @@ impl Planner for GraphKernelPlanner {
 
     fn refuses(&self, _edit: &Edit) -> Option<&'static str> {
         Some(DECIDED_BY_MINDSPORE)
+    }
+
+    fn no_entry_code(&self) -> Option<&'static str> {
+        Some(
+            "a MindSpore composite is compiled by the graph kernel generator (AKG or DVM) \
+             from its composite JSON (akg_kernel_meta/Fused_*.info, open it with skope): \
+             there is no SuperKernel entry source",
+        )
+    }
+
+    fn options_model(&self) -> OptionsModel {
+        OptionsModel::GraphFlags
+    }
+
+    fn no_scope_code(&self) -> Option<&'static str> {
+        Some(
+            "MindSpore's graph kernel fusion is not marked with scopes, so there is no scope \
+             code to write: its composites come from the graph kernel flags",
+        )
     }
 }
 

@@ -157,7 +157,7 @@ fn slots(values: Option<Vec<Value>>) -> Result<Vec<Slot>, String> {
 pub fn parse(bytes: &[u8]) -> Result<OpInfo, OpInfoError> {
     let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let raw: Raw = serde_json::from_slice(body).map_err(|e| OpInfoError {
-        message: crate::aclgraph::json_error_text(&e),
+        message: crate::text::json_error_words(&e),
         at: (e.line() > 0).then(|| (e.line(), e.column())),
     })?;
     let plain = |message: String| OpInfoError { message, at: None };

@@ -133,23 +133,8 @@ impl CodeView {
             self.focus_op = op;
             return;
         };
-        if crate::mindspore::is_mindspore(ws.source().format) {
-            self.note = Some(
-                "a MindSpore composite is compiled by the graph kernel generator (AKG or DVM) \
-                 from its composite JSON (akg_kernel_meta/Fused_*.info, open it with skope): \
-                 there is no SuperKernel entry source"
-                    .to_string(),
-            );
-            self.set_code(None);
-            self.focus_op = op;
-            return;
-        }
-        if ws.source().format == crate::load::Format::AclgraphPass {
-            self.note = Some(
-                "an aclgraph SuperKernel runs the prebuilt sk_entry_* kernel over task queues: \
-                 there is no generated entry source (skope report shows its queues)"
-                    .to_string(),
-            );
+        if let Some(why) = ws.no_entry_code() {
+            self.note = Some(why.to_string());
             self.set_code(None);
             self.focus_op = op;
             return;

@@ -13,6 +13,7 @@ use super::reply::Reply;
 use crate::edit::Edit;
 use crate::fusion::plan::BreakReason;
 use crate::graph::OpId;
+use crate::planner::OptionsModel;
 
 impl Explorer {
     /// An edit key (the help's "Edit scopes" group, but undo, redo and save).
@@ -83,8 +84,8 @@ impl Explorer {
                     ],
                 }));
             }
-            // A MindSpore graph has no options to edit: its graph kernel flags instead.
-            Action::EditOptions if crate::mindspore::is_mindspore(self.ws.source().format) => {
+            // Options set for the whole graph as flags: the flags view edits those instead.
+            Action::EditOptions if self.ws.options_model() == OptionsModel::GraphFlags => {
                 return Reply::Open("flags");
             }
             Action::EditOptions => {

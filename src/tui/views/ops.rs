@@ -6,10 +6,10 @@
 //! their room to the reason.
 
 use super::{pane_block, put};
-use crate::aclgraph::observed::ATTR_DEVICE_US;
 use crate::fusion::index::segment_at;
 use crate::fusion::marks::OpMark;
 use crate::fusion::verdict::{Evidence, Verdict};
+use crate::graph::ATTR_DEVICE_US;
 use crate::graph::{AttrValue, OpId};
 use crate::text::sanitize;
 use crate::tui::action::Action;
