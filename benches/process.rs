@@ -6,6 +6,8 @@
 //! the figures are recorded in docs/PERFORMANCE.md. The files stay in the page cache between
 //! runs (one untimed run first), as they do for a user who loads a dump again.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 mod dumps;
 #[path = "../tests/pty/mod.rs"]
 mod pty;

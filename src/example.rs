@@ -93,8 +93,7 @@ mod tests {
 
     #[test]
     fn the_example_is_written_once_and_mended_when_it_differs() {
-        let dir = std::env::temp_dir().join(format!("skope-example-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::scratch::scratch("example");
         let dump = write_into(&dir).unwrap();
         assert_eq!(std::fs::read(&dump).unwrap(), DUMP);
         let kernels = dir.join(format!("prof_result/sk_model/{RUN}/kernel_details.csv"));

@@ -29,6 +29,8 @@ pub mod planner;
 pub mod profile;
 pub mod reason_text;
 pub mod report;
+#[cfg(test)]
+mod scratch;
 pub mod static_kernels;
 pub mod suggest;
 pub mod text;

@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn files_sit_beside_the_dump_named_after_its_whole_file_name() {
-        let dir = std::env::temp_dir().join(format!("skope-paths-{}", std::process::id()));
+        let dir = crate::scratch::scratch("paths");
         std::fs::create_dir_all(dir.join("rank1")).unwrap();
         let dump = dir.join("rank1/ge_proto_00000042_Build.txt");
         let files = DumpFiles::of(&dump.to_string_lossy());

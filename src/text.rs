@@ -481,8 +481,7 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
-        let dir = std::env::temp_dir().join(format!("skope-text-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
+        let dir = crate::scratch::scratch("text");
         let path = dir.join("latin1.toml");
         let _ = std::fs::write(&path, b"a = 1\nname = \"caf\xe9\"\n");
         match read_utf8(&path) {

@@ -14,7 +14,6 @@ fn example() -> PathBuf {
 /// A copy of the example's model directory (and its timing file) to change.
 fn copy_of_example(tag: &str) -> PathBuf {
     let root = crate::common::scratch(&format!("aclgraph-{tag}"));
-    let _ = std::fs::remove_dir_all(&root);
     let from = example().join("sk_meta/4711");
     let model = root.join("sk_meta/4711/model_3_1");
     std::fs::create_dir_all(&model).unwrap();

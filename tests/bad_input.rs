@@ -17,9 +17,7 @@ fn example_bytes() -> Vec<u8> {
 }
 
 fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skope-bad-input-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    crate::common::scratch("bad-input").join(name)
 }
 
 #[test]
@@ -312,10 +310,11 @@ fn huge_strings_are_kept_cut_and_names_still_resolve() {
 }
 
 #[test]
-fn random_garbage_never_panics() {
+fn random_garbage_is_refused_naming_the_file_and_a_place_inside_it() {
     // A fixed pseudo-random sequence of printable and structural characters.
     let alphabet = b"{}<>[]:,;#\"'\\ \n\tabcxyz019.-_op graph node name";
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut refused = 0;
     for round in 0..500 {
         let len = 1 + round % 200;
         let src: Vec<u8> = (0..len)
@@ -326,6 +325,31 @@ fn random_garbage_never_panics() {
                 alphabet[(state % alphabet.len() as u64) as usize]
             })
             .collect();
-        let _ = load_bytes(Path::new("fuzz.txt"), &src);
+        let Err(e) = load_bytes(Path::new("fuzz.txt"), &src) else {
+            continue;
+        };
+        refused += 1;
+        let text = e.to_string();
+        let input = String::from_utf8_lossy(&src);
+        assert!(text.starts_with("fuzz.txt"), "{text}\nfrom {input:?}");
+        assert!(text.contains("\n  hint: "), "{text}");
+        let place = match &e.kind {
+            LoadErrorKind::Binary { line, col }
+            | LoadErrorKind::UnknownFormat { line, col, .. }
+            | LoadErrorKind::Syntax { line, col, .. } => Some((*line, *col)),
+            LoadErrorKind::Structure { at, .. } | LoadErrorKind::PassOutput { at, .. } => *at,
+            LoadErrorKind::Empty => None,
+            other => panic!("{other:?} from {input:?}"),
+        };
+        if let Some((line, col)) = place {
+            let lines: Vec<&str> = input.split('\n').collect();
+            assert!(
+                (1..=lines.len()).contains(&line)
+                    && (1..=lines[line - 1].chars().count() + 1).contains(&col),
+                "{line}:{col} is not in {input:?}: {text}"
+            );
+        }
     }
+    // Garbage is refused, not read as a graph.
+    assert_eq!(refused, 500, "garbage read as a graph");
 }

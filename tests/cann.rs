@@ -50,10 +50,7 @@ const TBE_PY: &str = "from impl.util.platform_adapter import tbe\nfrom tbe impor
 
 /// A fresh `opp` directory for test `name`.
 fn opp(name: &str) -> PathBuf {
-    let root = std::env::temp_dir()
-        .join(format!("skope-cann-{}-{name}", std::process::id()))
-        .join("opp");
-    let _ = std::fs::remove_dir_all(&root);
+    let root = crate::common::scratch(&format!("cann-{name}")).join("opp");
     let aicpu = "built-in/op_impl/aicpu";
     put(
         &root,
@@ -256,8 +253,7 @@ fn a_broken_cann_file_is_named_and_the_rest_still_counts() {
 
 #[test]
 fn no_install_without_op_impl() {
-    let empty = std::env::temp_dir().join(format!("skope-cann-{}-empty", std::process::id()));
-    std::fs::create_dir_all(&empty).unwrap();
+    let empty = crate::common::scratch("cann-empty");
     assert_eq!(CannInstall::at(&empty), None);
     assert_eq!(CannInstall::at(Path::new("/nonexistent/opp")), None);
 }

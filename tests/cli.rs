@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// Runs `skope args`, away from any CANN install of this machine.
 fn temp_file(name: &str, content: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skope-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    let path = common::scratch("cli").join(name);
     std::fs::write(&path, content).unwrap();
     path
 }
@@ -146,8 +144,7 @@ fn files_that_are_not_utf8_are_refused_at_their_first_bad_byte() {
         assert!(err.contains("not UTF-8 text: byte 0xe9"), "{args:?}: {err}");
     }
     // skope.toml, found in the working directory.
-    let dir = std::env::temp_dir().join(format!("skope-cli-latin1-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("cli-latin1");
     std::fs::write(
         dir.join("skope.toml"),
         b"[[recipe]]\nname = \"caf\xe9\"\nargv = [\"true\"]\n",
@@ -534,9 +531,7 @@ fn as_the_compiler_writes(source: &str, kernel: &str) -> String {
 #[test]
 fn codegen_compares_its_code_with_the_compilers_source() {
     let dump = example("moe_decode.ge_proto.txt");
-    let dir = std::env::temp_dir().join(format!("skope-cli-compare-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("cli-compare");
     let out = skope(&["codegen", &dump, "--segment", "attn_0", "-o", "-"]);
     let predicted = String::from_utf8_lossy(&out.stdout).into_owned();
     let kernel = "te_superkernel_attn_0";
@@ -624,7 +619,7 @@ fn codegen_compares_its_code_with_the_compilers_source() {
 
 #[test]
 fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
-    let dir = std::env::temp_dir().join(format!("skope-cli-codegen-{}", std::process::id()));
+    let dir = common::scratch("cli-codegen");
     let dump = example("moe_decode.ge_proto.txt");
     let out = skope(&["codegen", &dump, "-o", &dir.to_string_lossy()]);
     assert!(
@@ -675,8 +670,7 @@ fn codegen_writes_a_source_and_sidecar_per_segment_or_prints_one() {
 
 #[test]
 fn compile_runs_recipes_and_exits_with_their_status() {
-    let dir = std::env::temp_dir().join(format!("skope-cli-compile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("cli-compile");
     // The runs are kept beside the dump: a copy of its own.
     let copy = dir.join("moe_decode.ge_proto.txt");
     std::fs::copy(example("moe_decode.ge_proto.txt"), &copy).unwrap();
@@ -1105,8 +1099,7 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
     assert!(v["list"][0]["saving_us"].as_f64().unwrap() > 0.0);
     assert!(v["list"][0]["versus"]["overlaps"].is_array());
     // A profile without a kernel file cannot give gaps.
-    let dir = std::env::temp_dir().join(format!("skope-cli-suggest-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("cli-suggest");
     std::fs::write(
         dir.join("op_statistic.csv"),
         "OP Type,Core Type,Count,Total Time(us)\nAdd,AI_VECTOR_CORE,1,2.0\n",
@@ -1120,7 +1113,7 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
 
 #[test]
 fn static_reads_a_static_kernel_compile_output() {
-    let root = std::env::temp_dir().join(format!("skope-cli-static-{}", std::process::id()));
+    let root = common::scratch("cli-static");
     let run = root.join("static_kernel_compile_outputs/ts1_pid9_outputs");
     let info = |op: &str, shape: &str| {
         format!(

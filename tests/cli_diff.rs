@@ -187,8 +187,7 @@ fn a_missing_new_profile_or_path_fails_plainly() {
 
 #[test]
 fn a_plan_file_alone_gives_inferred_segments() {
-    let dir = std::env::temp_dir().join(format!("skope-cli-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch("cli-diff");
     let plan: PathBuf = dir.join("moe.skope.json");
     let out = skope(&[
         "export",
@@ -239,7 +238,7 @@ fn terminal_active(c: char) -> bool {
 /// A directory with `no_sk_model` and `sk_model` op_statistic files holding one row per op
 /// type of `types` (the base twice as slow).
 fn op_statistic_pair(name: &str, types: &[&str]) -> String {
-    let dir = std::env::temp_dir().join(format!("skope-diff-{name}-{}", std::process::id()));
+    let dir = crate::common::scratch(&format!("diff-{name}"));
     for (side, scale) in [("no_sk_model", 2.0), ("sk_model", 1.0)] {
         let out = dir.join(side).join("ASCEND_PROFILER_OUTPUT");
         std::fs::create_dir_all(&out).unwrap();

@@ -846,7 +846,7 @@ fn check_syntax(files: &[PathBuf]) {
 
 #[test]
 fn every_segment_of_the_example_compiles_against_the_shim() {
-    let dir = std::env::temp_dir().join(format!("skope-codegen-{}", std::process::id()));
+    let dir = crate::common::scratch("codegen");
     let mut files = Vec::new();
     for example in ["moe_decode.ge_proto.txt", "moe_decode.pbtxt"] {
         let path = Path::new("assets/examples").join(example);

@@ -9,8 +9,7 @@ const RUNS: u64 = 400;
 
 #[test]
 fn no_reader_panics_on_mutated_inputs() {
-    let scratch = std::env::temp_dir().join(format!("skope-fuzz-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = crate::common::scratch("fuzz");
     let mut failures = Vec::new();
     for (i, target) in mutate::targets().iter().enumerate() {
         let found = mutate::campaign(target, RUNS, 0x5EED + i as u64, &scratch);

@@ -159,8 +159,7 @@ fn escape_sequences_in_the_output_never_come_through() {
 
 #[test]
 fn shell_syntax_and_paths_in_values_stay_literal_arguments() {
-    let dir = std::env::temp_dir().join(format!("skope-jobs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch("jobs");
     let values = Values {
         graph: "a; touch pwned; $(touch pwned2) `touch pwned3` ../../etc/passwd".into(),
         ..Values::default()
@@ -226,7 +225,7 @@ fn the_check_recipe_fails_with_the_compilers_message_on_a_broken_shim() {
         .into_iter()
         .find(|p| p.name == "check")
         .unwrap();
-    let runs = std::env::temp_dir().join(format!("skope-jobs-runs-{}", std::process::id()));
+    let runs = crate::common::scratch("jobs-runs");
     let run = prepare::prepare(&ws, &check, &runs, 20).unwrap();
     // The shim loses a name the entry code uses.
     let shim = run.out.join("codegen/kernel_operator.h");
@@ -248,8 +247,7 @@ fn the_check_recipe_fails_with_the_compilers_message_on_a_broken_shim() {
 
 #[test]
 fn a_log_file_keeps_every_line_marked_with_its_stream_where_it_is_known() {
-    let dir = std::env::temp_dir().join(format!("skope-jobs-log-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch("jobs-log");
     let argv = [
         "sh".to_string(),
         "-c".to_string(),

@@ -69,9 +69,7 @@ fn source(kernel: &str, calls: &[&str]) -> String {
 
 /// The TWO_AIV workspace with `infos` read from a kernel_meta directory.
 fn with_meta(options: &str, infos: &[(&str, Value)]) -> skope::workspace::Workspace {
-    let dir =
-        crate::common::scratch("kernel-meta").join(format!("{:x}", fixture_name(options, infos)));
-    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = crate::common::scratch("kernel-meta");
     for (name, info) in infos {
         write(&dir, name, &pretty(info));
     }
@@ -80,18 +78,6 @@ fn with_meta(options: &str, infos: &[(&str, Value)]) -> skope::workspace::Worksp
     assert!(meta.problems.is_empty(), "{:?}", meta.problems);
     ws.set_kernel_meta(Arc::new(meta));
     ws
-}
-
-/// A name for a fixture directory that differs with its content (tests run in parallel).
-fn fixture_name(options: &str, infos: &[(&str, Value)]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    options.hash(&mut h);
-    for (name, info) in infos {
-        name.hash(&mut h);
-        info.to_string().hash(&mut h);
-    }
-    h.finish()
 }
 
 #[test]

@@ -17,10 +17,11 @@ fn id(ws: &Workspace, name: &str) -> OpId {
     ws.graph().find(name).unwrap()
 }
 
+/// `name` in this process's directory for plan files (tests give their files names of their own).
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skope-planfile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| crate::common::scratch("planfile"))
+        .join(name)
 }
 
 /// A few edits of every kind that changes ops and options.

@@ -681,10 +681,7 @@ fn kernel_details(dir: &Path, side: &str, rows: &[(&str, &str, &str, f64)]) {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skope-profile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::common::scratch(&format!("profile-{name}"))
 }
 
 /// The official sample's numbers as kernel files, with an HcomAllReduce only the base ran.
@@ -858,8 +855,7 @@ fn nothing_prints_as_minus_zero() {
 
 /// A kernel_details.csv with one run of each of `names`, written to a fresh file.
 fn kernel_file(name: &str, names: &[String]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skope-profile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("kernels");
     let mut csv = String::from(
         "Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n",
     );

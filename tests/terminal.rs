@@ -202,8 +202,7 @@ fn ctrl_z_gives_the_terminal_back_to_the_shell_and_fg_takes_it_again() {
 
 #[test]
 fn editing_scopes_and_options_changes_the_plan_on_screen() {
-    let dir = std::env::temp_dir().join(format!("skope-pty-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("pty-edit");
     let plan = dir.join("edited.skope.json");
     let mut s = skope(&["--plan", plan.to_str().unwrap()], 120, 40);
     s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
@@ -292,9 +291,7 @@ fn the_code_view_highlights_and_follows_an_option_change() {
 fn runs_start_stream_stop_and_end_with_skope() {
     // A working directory of its own: the runs' files go there, and its skope.toml adds a
     // profile that never ends.
-    let dir = std::env::temp_dir().join(format!("skope-pty-runs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("pty-runs");
     let pid_file = dir.join("forever.pid");
     std::fs::write(
         dir.join("skope.toml"),
@@ -411,9 +408,7 @@ fn skope_in(dir: &Path, args: &[&str]) -> Session {
 
 #[test]
 fn a_saved_plan_is_offered_and_never_replaced_without_asking() {
-    let dir = std::env::temp_dir().join(format!("skope-term-plan-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("term-plan");
     let dump = example_in(&dir);
     let dump = dump.as_str();
     let plan = dir.join("moe_decode.ge_proto.txt.skope.json");
@@ -485,8 +480,7 @@ fn a_saved_plan_is_offered_and_never_replaced_without_asking() {
 
 #[test]
 fn the_explorer_refuses_a_plan_made_for_another_graph() {
-    let dir = std::env::temp_dir().join(format!("skope-term-other-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("term-other");
     std::fs::write(
         dir.join("other.skope.json"),
         r#"{"skope_plan": 1, "graph": {"name": "other", "ops": 2, "fingerprint": "0"},
@@ -551,9 +545,7 @@ fn breaks_only_code_view_neighbours_and_help_in_a_real_terminal() {
 
 #[test]
 fn earlier_runs_are_listed_after_a_restart() {
-    let dir = std::env::temp_dir().join(format!("skope-term-history-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("term-history");
     let dump = example_in(&dir);
     let dump = dump.as_str();
     let mut s = skope_in(&dir, &[dump]);
@@ -577,9 +569,7 @@ fn earlier_runs_are_listed_after_a_restart() {
 
 #[test]
 fn a_local_recipe_replacing_the_built_in_check_is_shown_as_such() {
-    let dir = std::env::temp_dir().join(format!("skope-term-override-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("term-override");
     std::fs::write(
         dir.join("skope.toml"),
         "[[recipe]]\nname = \"check\"\nargv = [\"echo\", \"anything at all\"]\n",
@@ -602,9 +592,7 @@ fn a_local_recipe_replacing_the_built_in_check_is_shown_as_such() {
 
 #[test]
 fn a_dump_changed_on_disk_is_noticed_before_a_run_and_can_be_reloaded() {
-    let dir = std::env::temp_dir().join(format!("skope-term-changed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("term-changed");
     let original =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/examples/moe_decode.ge_proto.txt");
     let dump = dir.join("model.txt");

@@ -354,8 +354,7 @@ fn compilers_source_for_attn_0() -> std::path::PathBuf {
             format!("{}\n", l.replace("_split1, 2);", "_split1, 3);"))
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("skope-tui-meta-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch("tui-meta");
     std::fs::write(dir.join("te_superkernel_9c0ffee1_77_kernel.cpp"), written).unwrap();
     dir
 }

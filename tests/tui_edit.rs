@@ -255,8 +255,10 @@ fn snapshot_options_editor() {
 
 #[test]
 fn snapshot_picker_and_quit_question() {
-    // A fixed plan path: the question names it.
-    let dir = std::env::temp_dir().join("skope-snapshots");
+    // The question names the plan's path, and wraps by its length: a directory of this
+    // process alone (tests run at once) whose path is as long whatever the process id.
+    let dir = std::env::temp_dir().join(format!("skope-{:09}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (w, h) in [(120, 40), (80, 24)] {
         let plan = dir.join(format!("quit_{w}x{h}.skope.json"));
@@ -283,6 +285,7 @@ fn snapshot_picker_and_quit_question() {
         press(&mut app, KeyCode::Char('d'));
         assert!(app.effects.contains(&Effect::Quit));
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -282,8 +282,7 @@ fn bad_profiles_are_named_with_file_row_column_and_what_to_do() {
 #[test]
 fn a_run_whose_results_hold_profiles_opens_them() {
     let (mut app, rx) = app_with_events(140, 42);
-    let runs = std::env::temp_dir().join(format!("skope-tui-profiles-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&runs);
+    let runs = crate::common::scratch("tui-profiles");
     app.runs_dir = Some(runs);
     let source = std::path::absolute(BUNDLED).unwrap();
     let profile = skope::compile::recipe::Recipe {

@@ -31,9 +31,7 @@ fn assert_gone(pid: &str) {
 
 /// A fresh directory for runs.
 fn runs_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skope-tui-runs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    crate::common::scratch(&format!("tui-runs-{name}")).join("runs")
 }
 
 /// The explorer with its event channel, so runs can start, and runs kept in `dir`.
@@ -570,8 +568,24 @@ fn quitting_while_a_run_is_prepared_leaves_no_job_behind() {
     pump(&mut app, &rx, |app| {
         app.runs.list[0].state != RunState::Preparing
     });
-    // Either the job never started ("skope is closing") or it was stopped with skope.
-    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
-        assert_gone(&pid);
+    let run = &app.runs.list[0];
+    match run.state {
+        // Its preparation ended after skope began to close: the job never started, and the
+        // run says why.
+        RunState::Unstarted { .. } => {
+            let log: Vec<&str> = run.log.lines().map(|l| l.text.as_str()).collect();
+            assert!(
+                log.iter().any(|l| l.contains("skope is closing")),
+                "{log:?}"
+            );
+            assert!(!pid_file.exists(), "a job ran: {}", pid_file.display());
+        }
+        // It started first: it was stopped with skope, and its process is gone.
+        RunState::Ended { .. } => {
+            if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+                assert_gone(&pid);
+            }
+        }
+        ref other => panic!("after stopping every run, the run is {other:?}"),
     }
 }

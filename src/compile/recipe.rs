@@ -359,8 +359,7 @@ argv = ["make", "check"]
             [("ASCEND_RT_VISIBLE_DEVICES".into(), "0".into())]
         );
         assert_eq!(parsed[0].results.as_deref(), Some("{out}/prof_result"));
-        let dir = std::env::temp_dir().join(format!("skope-recipes-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::scratch::scratch("recipes");
         let file = dir.join(FILE_NAME);
         std::fs::write(&file, FILE).unwrap();
         let all = load(&[file, dir.join("missing.toml")]).unwrap();

@@ -232,8 +232,7 @@ mod tests {
 
     #[test]
     fn records_of_earlier_releases_read_their_recipe_from_profile() {
-        let dir = std::env::temp_dir().join(format!("skope-record-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::scratch::scratch("record");
         let old = r#"{"profile": "check", "profile_file": null, "argv": ["true"], "cwd": ".",
             "env": [], "dump": "m.txt", "plan": "plan.skope.json", "log": "log.txt",
             "results": null, "started_ms": 1, "ended_ms": null, "ending": null,
@@ -249,8 +248,7 @@ mod tests {
 
     #[test]
     fn a_graphs_runs_are_its_own_and_not_another_dumps_of_the_same_name() {
-        let runs = std::env::temp_dir().join(format!("skope-history-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&runs);
+        let runs = crate::scratch::scratch("history");
         let graph = |fingerprint: &str| GraphId {
             name: "g".into(),
             ops: 3,

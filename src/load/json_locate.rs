@@ -44,7 +44,8 @@ pub fn locate(src: &[u8], path: &str) -> Option<usize> {
             Step::Index(n) => at.enter_index(n)?,
         }
     }
-    Some(at.i)
+    // A place only where a value begins (a text cut short may end just before it).
+    at.peek().map(|_| at.i)
 }
 
 struct Cursor<'a> {
@@ -179,8 +180,13 @@ mod tests {
 
     #[test]
     fn truncated_text_gives_no_place_instead_of_panicking() {
+        let path = "graph[0].op[1].attr[0].value";
+        let place = locate(DOC.as_bytes(), path).unwrap();
         for end in 0..DOC.len() {
-            let _ = locate(&DOC.as_bytes()[..end], "graph[0].op[1].attr[0].value");
+            let got = locate(&DOC.as_bytes()[..end], path);
+            // Cut before the value begins: no place; after: the place, never another.
+            let want = (end > place).then_some(place);
+            assert_eq!(got, want, "text cut at byte {end}");
         }
     }
 }

@@ -114,8 +114,7 @@ mod tests {
 
     #[test]
     fn a_change_on_disk_is_told_and_a_touch_is_not() {
-        let dir = std::env::temp_dir().join(format!("skope-stamp-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
+        let dir = crate::scratch::scratch("stamp");
         let path = dir.join("dump.txt");
         let _ = std::fs::write(&path, b"op { name: \"a\" }\n");
         let (Ok(meta), Ok(bytes)) = (std::fs::metadata(&path), std::fs::read(&path)) else {

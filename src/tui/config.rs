@@ -348,8 +348,7 @@ mod tests {
 
     #[test]
     fn no_colour_removes_colours_from_the_user_theme_too() {
-        let dir = std::env::temp_dir().join(format!("skope-config-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::scratch::scratch("config");
         let path = dir.join("config.toml");
         std::fs::write(&path, "[theme]\nbreak = \"magenta bold\"\n").unwrap();
         let config = load(Some(&path), true).unwrap();

@@ -8,6 +8,7 @@ use skope::load::{Dump, LoadOptions, load_file};
 use skope::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// `rel` inside the repository.
@@ -56,9 +57,15 @@ pub fn skope_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("run skope")
 }
 
-/// A scratch directory of this test process for `tag`, created.
+/// A fresh, empty directory for `tag`, of this call alone: tests running at once never share
+/// one, and nothing an earlier run left (its process id may come again) is found in it. It is
+/// under cargo's temporary directory for tests, which `cargo clean` removes.
 pub fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skope-{tag}-{}", std::process::id()));
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("skope-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
 }

@@ -35,9 +35,7 @@ pub struct Session {
 
 /// A fresh data directory for one session.
 fn scratch_data_home() -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("skope-pty-data-{}-{n}", std::process::id()))
+    crate::common::scratch("pty-data")
 }
 
 impl Session {

@@ -22,9 +22,7 @@ pub const EXAMPLE: &str = "assets/examples/moe_decode.ge_proto.txt";
 
 /// A plan file path of its own for each app (tests run in parallel).
 pub fn scratch_plan() -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!("skope-tui-{}-{n}.skope.json", std::process::id()))
+    crate::common::scratch("tui").join("plan.skope.json")
 }
 
 /// An app that has loaded `file` in a `w`×`h` terminal.
@@ -70,9 +68,7 @@ pub fn app_with_kernel_meta(meta: &std::path::Path, w: u16, h: u16) -> App {
 
 /// Writes a dump named `name` holding `text` to a temporary directory; returns its path.
 pub fn temp_dump(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("skope-tui-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    let path = crate::common::scratch("tui-dump").join(name);
     std::fs::write(&path, text).unwrap();
     path.to_str().unwrap().to_string()
 }
