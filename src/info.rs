@@ -1,5 +1,5 @@
 //! The summary `skope info` prints: format, graphs, op and edge counts, op types, streams,
-//! scopes and warnings.
+//! scopes and the notes of reading it.
 
 use crate::graph::{Graph, Input};
 use crate::load::Dump;
@@ -55,8 +55,8 @@ pub struct Info {
     /// Basic-op count per MindSpore composite (fused) kernel.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub composites: BTreeMap<String, usize>,
-    /// Load warnings of every graph.
-    pub warnings: Vec<String>,
+    /// The notes of reading every graph (what was read around or kept cut).
+    pub notes: Vec<String>,
 }
 
 impl Info {
@@ -89,7 +89,7 @@ impl Info {
             scopes: BTreeMap::new(),
             scopes_readable: g.scopes_unreadable().is_none(),
             composites: BTreeMap::new(),
-            warnings: Vec::new(),
+            notes: Vec::new(),
         };
         for op in g.ops() {
             *info.op_types.entry(op.op_type.clone()).or_default() += 1;
@@ -112,11 +112,11 @@ impl Info {
                 .count();
         }
         for (i, graph) in dump.graphs.iter().enumerate() {
-            for w in graph.warnings() {
-                info.warnings.push(if i == 0 {
-                    w.to_string()
+            for note in graph.notes() {
+                info.notes.push(if i == 0 {
+                    note.to_string()
                 } else {
-                    format!("graph '{}': {w}", graph.name())
+                    format!("graph '{}': {note}", graph.name())
                 });
             }
         }
@@ -200,7 +200,7 @@ impl Info {
         } else if !self.scopes_readable {
             let _ = writeln!(
                 out,
-                "scopes    cannot be read: the dump has no string attributes (see the warning)"
+                "scopes    cannot be read: the dump has no string attributes (see the notes)"
             );
         } else if self.scopes.is_empty() {
             let _ = writeln!(out, "scopes    none (no op carries _super_kernel_scope)");
@@ -213,19 +213,19 @@ impl Info {
         for (name, count) in types {
             let _ = writeln!(out, "  {count:>7}  {}", s(name));
         }
-        if self.warnings.is_empty() {
-            let _ = writeln!(out, "warnings  none");
+        if self.notes.is_empty() {
+            let _ = writeln!(out, "notes     none");
         } else {
-            let _ = writeln!(out, "warnings  {}", self.warnings.len());
+            let _ = writeln!(out, "notes     {}", self.notes.len());
             const SHOWN: usize = 20;
-            for w in self.warnings.iter().take(SHOWN) {
-                let _ = writeln!(out, "  ! {}", s(w));
+            for note in self.notes.iter().take(SHOWN) {
+                let _ = writeln!(out, "  ! {}", s(note));
             }
-            if self.warnings.len() > SHOWN {
+            if self.notes.len() > SHOWN {
                 let _ = writeln!(
                     out,
                     "  … and {} more (all of them with --json)",
-                    self.warnings.len() - SHOWN
+                    self.notes.len() - SHOWN
                 );
             }
         }

@@ -3,7 +3,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use skope::fusion::cann::CannInstall;
-use skope::fusion::plan::ScopeStatus;
+use skope::fusion::plan::Gate;
 use skope::fusion::rules::RuleConfig;
 use skope::fusion::verify::verify;
 use skope::graph::Graph;
@@ -67,7 +67,7 @@ impl MetaArgs {
     /// Reads the paths into `ws`; what of a directory could not be used goes to stderr.
     fn apply(&self, ws: &mut Workspace) -> Result<()> {
         for problem in skope::open::use_kernel_meta(ws, &self.paths)? {
-            eprintln!("warning: {}", skope::text::sanitize(&problem));
+            eprintln!("problem: {}", skope::text::sanitize(&problem));
         }
         Ok(())
     }
@@ -122,15 +122,11 @@ impl Planning {
         let (mut ws, problems) =
             skope::open::open(&input, self.load_options(), rules, &mut |_| {})?;
         for problem in problems {
-            eprintln!("warning: {}", skope::text::sanitize(&problem));
+            eprintln!("problem: {}", skope::text::sanitize(&problem));
         }
         if let Some(path) = &self.plan {
             for line in skope::open::apply_plan(&mut ws, path, self.force, 20)? {
-                eprintln!(
-                    "warning: {}: {}",
-                    path.display(),
-                    skope::text::sanitize(&line)
-                );
+                eprintln!("note: {}: {}", path.display(), skope::text::sanitize(&line));
             }
         }
         Ok(ws)
@@ -139,7 +135,8 @@ impl Planning {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print what a dump holds: format, graphs, ops, op types, streams, scopes, warnings.
+    /// Print what a dump holds: format, graphs, ops, op types, streams, scopes, and the notes of
+    /// reading it.
     Info {
         /// The dump file.
         file: PathBuf,
@@ -154,8 +151,8 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// Exit with status 1 when any scope does not fuse whole (`splits`) or when there is any
-        /// warning or error (`warnings`).
+        /// Exit with status 1 when any scope does not fuse whole (`breaks`) or when the plan
+        /// has any finding, an error or a warning (`findings`).
         #[arg(long, value_enum)]
         deny: Option<Deny>,
         /// GE's AfterSkGraph dump (and any super_kernel_sub_graph dumps) of the same model:
@@ -306,9 +303,31 @@ enum ExportFormat {
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Deny {
     /// Any scope that is split, dropped, aborted, skipped or left unfused (and a failed build).
+    Breaks,
+    /// Any finding in the plan, an error or a warning (and a failed build).
+    Findings,
+    /// The old word for `breaks`.
+    #[value(hide = true)]
     Splits,
-    /// Any warning or error in the plan (and a failed build).
+    /// The old word for `findings`.
+    #[value(hide = true)]
     Warnings,
+}
+
+impl Deny {
+    /// The gate, saying on stderr when an old word named it.
+    fn gate(self) -> Gate {
+        let (gate, old) = match self {
+            Deny::Breaks => (Gate::Breaks, None),
+            Deny::Findings => (Gate::Findings, None),
+            Deny::Splits => (Gate::Breaks, Some(("splits", "breaks"))),
+            Deny::Warnings => (Gate::Findings, Some(("warnings", "findings"))),
+        };
+        if let Some((old, new)) = old {
+            eprintln!("note: `--deny {old}` is the old word for `--deny {new}`: write `{new}`");
+        }
+        gate
+    }
 }
 
 fn main() -> ExitCode {
@@ -762,7 +781,7 @@ fn suggest(
     }
     if let Some(f) = fit.as_ref().filter(|f| !f.doubtful.is_empty()) {
         out.push_str(&format!(
-            "warning: {} fitted outside what the model means: the pair cannot tell those terms \
+            "note: {} fitted outside what the model means: the pair cannot tell those terms \
              apart (e.g. every gap the same length); rank by them with care\n",
             f.doubtful.join(", ")
         ));
@@ -1217,23 +1236,9 @@ fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
     // A graph that gets no SuperKernel (a failed build, a dynamic-shape graph) or that skope
     // cannot judge (an error finding) fails every gate.
     let denied = mismatched
-        || (args.deny.is_some() && plan.fails_every_gate())
-        || match args.deny {
-            None => false,
-            Some(Deny::Splits) => plan
-                .scopes
-                .iter()
-                .filter(|s| args.scope.as_ref().is_none_or(|n| *n == s.name))
-                .any(|s| s.status != ScopeStatus::Fused),
-            Some(Deny::Warnings) => match &args.scope {
-                None => plan.all_findings().next().is_some(),
-                Some(name) => plan
-                    .scopes
-                    .iter()
-                    .filter(|s| s.name == *name)
-                    .any(|s| !s.findings.is_empty()),
-            },
-        };
+        || args
+            .deny
+            .is_some_and(|deny| plan.fails(deny.gate(), args.scope.as_deref()));
     // The process ends with the report: the graph and plan need no freeing.
     std::mem::forget(report);
     std::mem::forget(after);

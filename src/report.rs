@@ -45,9 +45,6 @@ pub struct Report {
     pub scopes: Vec<ScopeReport>,
     /// Findings about the graph as a whole.
     pub findings: Vec<FindingReport>,
-    /// The same findings under the key earlier releases wrote (`warnings`, which held errors
-    /// too); read `findings` — this one goes in the next release.
-    pub findings_as_warnings: Vec<FindingReport>,
 }
 
 impl Serialize for Report {
@@ -165,9 +162,6 @@ pub struct ScopeReport {
     pub breaks: Vec<BreakReport>,
     /// Its findings.
     pub findings: Vec<FindingReport>,
-    /// The same findings under the key earlier releases wrote; goes in the next release.
-    #[serde(rename = "warnings")]
-    pub findings_as_warnings: Vec<FindingReport>,
 }
 
 impl ScopeReport {
@@ -198,7 +192,6 @@ impl ScopeReport {
                 .map(|b| BreakReport::new(what_if, s, b))
                 .collect(),
             findings: findings(&s.findings),
-            findings_as_warnings: findings(&s.findings),
         }
     }
 }
@@ -383,7 +376,6 @@ impl Report {
             assumed: None,
             scopes,
             findings: findings(&plan.findings),
-            findings_as_warnings: findings(&plan.findings),
         }
     }
 
@@ -483,7 +475,7 @@ impl Report {
         scopes: &impl Serialize,
     ) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut r = s.serialize_struct("Report", 13)?;
+        let mut r = s.serialize_struct("Report", 12)?;
         r.serialize_field("file", &self.file)?;
         r.serialize_field("format", &self.format)?;
         r.serialize_field("graph", &self.graph)?;
@@ -496,7 +488,6 @@ impl Report {
         r.serialize_field("assumed", &self.assumed)?;
         r.serialize_field("scopes", scopes)?;
         r.serialize_field("findings", &self.findings)?;
-        r.serialize_field("warnings", &self.findings_as_warnings)?;
         r.end()
     }
 
@@ -554,7 +545,7 @@ impl Report {
         for scope in &self.scopes {
             let _ = writeln!(
                 out,
-                "scope {}: {} · {} members · {} segment(s) · {} break(s) · {} warning(s)",
+                "scope {}: {} · {} members · {} segment(s) · {} break(s) · {} finding(s)",
                 sanitize(&scope.name),
                 scope.status_words,
                 scope.members,

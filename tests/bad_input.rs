@@ -296,12 +296,12 @@ fn huge_strings_are_kept_cut_and_names_still_resolve() {
     assert_eq!(graph.edge_counts(), (1, 1));
     assert!(
         graph
-            .warnings()
+            .notes()
             .iter()
             .all(|w| !w.message.contains("not in the graph"))
     );
     let cut: Vec<_> = graph
-        .warnings()
+        .notes()
         .iter()
         .filter(|w| w.message.contains("kept cut"))
         .collect();

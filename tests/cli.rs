@@ -45,7 +45,7 @@ fn info_json_has_the_documented_keys_and_counts() {
     assert_eq!(v["streams"], serde_json::json!({"0": 117, "1": 20}));
     assert_eq!(v["scopes"]["moe_1"], 14);
     assert_eq!(v["scopes"]["attn_2"], 8);
-    assert_eq!(v["warnings"], serde_json::json!([]));
+    assert_eq!(v["notes"], serde_json::json!([]));
 }
 
 #[test]
@@ -239,20 +239,21 @@ fn report_json_has_the_documented_shape() {
     assert_eq!(b["reason_code"], "blacklisted");
     assert_eq!(b["evidence"], "dump");
     assert!(v["findings"].is_array() && scope["findings"].is_array());
-    assert_eq!(scope["warnings"], scope["findings"]);
+    // Findings are written once, under `findings`.
+    assert!(v.get("warnings").is_none() && scope.get("warnings").is_none());
     assert_eq!(v["summary"]["segments"], 13);
 }
 
 #[test]
-fn report_deny_turns_splits_and_warnings_into_exit_status_1() {
+fn report_deny_turns_breaks_and_findings_into_exit_status_1() {
     let file = example("moe_decode.ge_proto.txt");
     assert_eq!(skope(&["report", &file]).status.code(), Some(0));
     assert_eq!(
-        skope(&["report", &file, "--deny", "splits"]).status.code(),
+        skope(&["report", &file, "--deny", "breaks"]).status.code(),
         Some(1)
     );
     assert_eq!(
-        skope(&["report", &file, "--deny", "warnings"])
+        skope(&["report", &file, "--deny", "findings"])
             .status
             .code(),
         Some(1)
@@ -264,15 +265,42 @@ fn report_deny_turns_splits_and_warnings_into_exit_status_1() {
     );
     let whole = whole.to_string_lossy();
     assert_eq!(
-        skope(&["report", &whole, "--deny", "splits"]).status.code(),
+        skope(&["report", &whole, "--deny", "breaks"]).status.code(),
         Some(0)
     );
-    // Assumed verdicts are a warning.
+    // Assumed verdicts are a finding.
     assert_eq!(
-        skope(&["report", &whole, "--deny", "warnings"])
+        skope(&["report", &whole, "--deny", "findings"])
             .status
             .code(),
         Some(1)
+    );
+    // The old words still work, say they are old, and are not offered.
+    for (old, new, status) in [("splits", "breaks", 0), ("warnings", "findings", 1)] {
+        let out = skope(&["report", &whole, "--deny", old]);
+        assert_eq!(out.status.code(), Some(status), "--deny {old}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "`--deny {old}` is the old word for `--deny {new}`"
+            )),
+            "{stderr}"
+        );
+    }
+    let help = String::from_utf8_lossy(&skope(&["report", "--help"]).stdout).into_owned();
+    assert!(
+        help.contains("- breaks:") && help.contains("- findings:"),
+        "{help}"
+    );
+    assert!(
+        !help.contains("splits") && !help.contains("- warnings"),
+        "{help}"
+    );
+    let wrong = skope(&["report", &whole, "--deny", "everything"]);
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        stderr.contains("[possible values: breaks, findings]"),
+        "{stderr}"
     );
 }
 
@@ -803,7 +831,7 @@ fn a_build_ge_fails_is_said_first_and_fails_every_gate() {
         two_whole_scopes("strict-scope-check=warn").as_bytes(),
     );
     let bad = bad.to_str().unwrap();
-    for deny in ["splits", "warnings"] {
+    for deny in ["breaks", "findings"] {
         assert_eq!(
             skope(&["report", bad, "--deny", deny]).status.code(),
             Some(1),
@@ -888,7 +916,7 @@ graph {
         "{text}"
     );
     assert!(text.contains("· 1 errors ·"), "{text}");
-    for gate in ["warnings", "splits"] {
+    for gate in ["findings", "breaks"] {
         let out = skope(&["report", dump, "--deny", gate]);
         assert_eq!(
             out.status.code(),
@@ -951,7 +979,7 @@ fn report_puts_the_verdict_first_and_can_be_short_or_one_scope() {
         "{text}"
     );
     assert!(
-        text.contains("scope moe_1: split · 14 members · 3 segment(s) · 2 break(s) · 1 warning(s)"),
+        text.contains("scope moe_1: split · 14 members · 3 segment(s) · 2 break(s) · 1 finding(s)"),
         "{text}"
     );
     assert!(!text.contains("✗ break"), "{text}");
@@ -1301,11 +1329,11 @@ fn every_gate_fails_a_graph_that_gets_no_superkernel() {
         out.contains("· 1 errors ·"),
         "the outcome counts as an error: {out}"
     );
-    for gate in ["warnings", "splits"] {
+    for gate in ["findings", "breaks"] {
         let out = skope(&["report", dump, "--deny", gate]);
         assert_eq!(out.status.code(), Some(1), "--deny {gate}");
     }
-    // A graph with no scope marked is a warning; it builds no SuperKernel, so every --deny
+    // A graph with no scope marked is a finding (a warning); it builds no SuperKernel, so every --deny
     // stops it, and the plain report passes.
     let unmarked = text.replace("_super_kernel_scope", "_not_a_scope");
     let dump = temp_file("unmarked.ge_proto.txt", unmarked.as_bytes());
@@ -1313,7 +1341,7 @@ fn every_gate_fails_a_graph_that_gets_no_superkernel() {
     let out = stdout_of(&["report", dump]);
     assert!(out.contains("! warning: no scope marked"), "{out}");
     assert_eq!(skope(&["report", dump]).status.code(), Some(0));
-    for gate in ["warnings", "splits"] {
+    for gate in ["findings", "breaks"] {
         let out = skope(&["report", dump, "--deny", gate]);
         assert_eq!(out.status.code(), Some(1), "--deny {gate}");
     }

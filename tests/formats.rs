@@ -275,7 +275,7 @@ node { name: "arg1_1" op: "Data" }
 }
 
 #[test]
-fn onnx_without_string_attributes_warns_that_scopes_are_invisible() {
+fn onnx_without_string_attributes_notes_that_scopes_are_invisible() {
     let src = br#"ir_version: 3
 producer_name: "GE"
 graph {
@@ -294,7 +294,7 @@ graph {
     assert_eq!(g.op(OpId(1)).stream, Some(2));
     assert_eq!(*g.op(OpId(1)).input_descs[0].shape, [4, 4]);
     assert!(
-        g.warnings()
+        g.notes()
             .iter()
             .any(|w| w.message.contains("DUMP_GE_GRAPH=1"))
     );
@@ -309,7 +309,7 @@ graph {
 }
 
 #[test]
-fn dangling_inputs_are_warnings_not_failures() {
+fn dangling_inputs_are_notes_not_failures() {
     let src = b"name: \"g\"\nop { name: \"a\" type: \"Add\" input: \"missing:0\" input: \"\" }\n";
     let dump = load_bytes(Path::new("g.txt"), src).unwrap();
     let g = dump.main();
@@ -320,9 +320,9 @@ fn dangling_inputs_are_warnings_not_failures() {
         }
     );
     assert_eq!(g.op(OpId(0)).inputs[1], Input::Unconnected);
-    assert_eq!(g.warnings().len(), 1);
+    assert_eq!(g.notes().len(), 1);
     assert!(
-        g.warnings()[0]
+        g.notes()[0]
             .to_string()
             .contains("op 'a': input \"missing:0\"")
     );

@@ -1,4 +1,4 @@
-//! A big GE dump is read on both cores: the result, its warnings and any error's place must be
+//! A big GE dump is read on both cores: the result, its notes and any error's place must be
 //! exactly those of reading it on one.
 //!
 //! For `ge_proto` text the one-core reading is forced by writing the first op's line as
@@ -14,7 +14,7 @@ use std::path::Path;
 /// A graph of about `bytes` of ops in GE's printer layout with its ops at `indent` spaces
 /// (2: a `ModelDef` whose graph is followed by a small second graph; 0: a bare `GraphDef`).
 /// Its name comes after the ops, one op in the first half has a duplicate name (so the next
-/// one's input dangles) and one in the second half a dangling input: both halves warn.
+/// one's input dangles) and one in the second half a dangling input: both halves note it.
 fn dump(bytes: usize, indent: usize) -> String {
     let pad = " ".repeat(indent);
     let mut out = String::new();
@@ -58,14 +58,14 @@ fn on_one_core(text: &str) -> String {
     text.replacen("op {", "op  {", 1)
 }
 
-/// Everything a reader decides: ops with their inputs and attributes, order, warnings.
+/// Everything a reader decides: ops with their inputs and attributes, order, notes.
 fn everything(g: &Graph) -> String {
     format!(
         "{} {:?} {:?} {:?}",
         g.name(),
         g.ops(),
         g.exec_order(),
-        g.warnings()
+        g.notes()
     )
 }
 
@@ -78,7 +78,7 @@ fn a_big_graph_reads_the_same_on_both_cores() {
         let (g, reference) = (both.main(), one.main());
         assert!(g.len() > 20_000, "{} ops", g.len());
         assert_eq!(g.name(), "big");
-        assert_eq!(g.warnings().len(), 3, "{:?}", g.warnings());
+        assert_eq!(g.notes().len(), 3, "{:?}", g.notes());
         assert_eq!(everything(g), everything(reference), "indent {indent}");
         assert_eq!(both.graphs.len(), one.graphs.len());
         if indent > 0 {
@@ -168,7 +168,7 @@ fn a_big_json_reads_as_its_text_twin() {
     assert!(json.len() > 4 << 20, "{} bytes", json.len());
     let from_json = load_bytes(Path::new("big.json"), json.as_bytes()).unwrap();
     let from_text = load_bytes(Path::new("big.txt"), dump(5 << 20, 2).as_bytes()).unwrap();
-    assert_eq!(from_json.main().warnings().len(), 3);
+    assert_eq!(from_json.main().notes().len(), 3);
     assert_eq!(from_json.graphs.len(), 2);
     assert_eq!(everything(from_json.main()), everything(from_text.main()));
 }
@@ -334,13 +334,8 @@ fn a_big_ge_onnx_reads_the_same_on_both_cores() {
             *g.op(skope::graph::OpId(3)).output_descs[0].shape,
             [8, 4096]
         );
-        // Without any string attribute, the warning that scopes cannot be seen; with them, none.
-        assert_eq!(
-            g.warnings().len(),
-            usize::from(!strings),
-            "{:?}",
-            g.warnings()
-        );
+        // Without any string attribute, the note that scopes cannot be seen; with them, none.
+        assert_eq!(g.notes().len(), usize::from(!strings), "{:?}", g.notes());
         assert_eq!(everything(g), everything(one.main()), "strings {strings}");
     }
 }

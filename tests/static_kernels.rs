@@ -135,7 +135,7 @@ fn compiled_and_filtered_ops_with_their_shapes_and_reasons() {
         .find(|f| f.signature.starts_with("float16[16,7168]"))
         .unwrap();
     assert!(mm2.reason.starts_with("eligible but not selected"));
-    assert!(s.warnings.is_empty());
+    assert!(s.notes.is_empty());
     let text = s.to_text();
     assert!(
         text.starts_with("static kernels: 2 op type(s), 2 binary(ies) from 1 run(s)"),
@@ -173,9 +173,9 @@ fn the_older_layout_several_processes_and_bad_files() {
     let mm = s.compiled.iter().find(|c| c.op_type == "MatMulV2").unwrap();
     assert_eq!(mm.signatures.len(), 2);
     assert!(
-        s.warnings[0].contains("2 processes wrote into one run directory"),
+        s.notes[0].contains("2 processes wrote into one run directory"),
         "{:?}",
-        s.warnings
+        s.notes
     );
     // Nothing of the kind: an error that says what to pass.
     let e = read(&crate::common::scratch("static-none"))

@@ -322,12 +322,12 @@ pub fn check(options: &serde_json::Map<String, Value>) -> Checked {
             continue;
         }
         match check_value(opt, value) {
-            Ok(notes) => {
-                for note in notes {
+            Ok(ignored) => {
+                for message in ignored {
                     out.diagnostics.push(Diagnostic {
                         level: Level::Warning,
                         key: key.clone(),
-                        message: note,
+                        message,
                     });
                 }
                 let slot = if opt.debug {
@@ -376,24 +376,25 @@ fn unknown_key(key: &str) -> String {
     }
 }
 
-/// The value's notes (warnings), or why torch_npu rejects it.
+/// What the pass does with a value it takes but ignores (warning diagnostics), or why
+/// torch_npu rejects it.
 fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
     let key = opt.key;
-    let mut notes = Vec::new();
+    let mut ignored = Vec::new();
     match opt.kind {
         Kind::Int { min, max } => {
             let Some(n) = value.as_i64() else {
                 return Err(format!("{key} takes an int, not {value}"));
             };
             if !(min..=max).contains(&n) {
-                notes.push(format!(
+                ignored.push(format!(
                     "{key}={n} is outside {min}..{max}: the pass logs a warning and keeps the \
                      default {}",
                     opt.default
                 ));
             }
             if key == "stream_fusion" && n == 0 {
-                notes.push(
+                ignored.push(
                     "stream_fusion=0 changes nothing: with more than one stream the pass \
                      warns and still fuses"
                         .into(),
@@ -411,7 +412,7 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
                     return Err(format!("{key}: {item} is not a string"));
                 };
                 if let Some(problem) = pattern_problem(p) {
-                    notes.push(format!("{key}: pattern {p:?} {problem}"));
+                    ignored.push(format!("{key}: pattern {p:?} {problem}"));
                 }
             }
         }
@@ -420,7 +421,7 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
                 return Err(format!("{key} takes a str, not {value}"));
             };
             if text.chars().count() > 1024 {
-                notes.push(format!(
+                ignored.push(format!(
                     "{key} is longer than 1024 characters: the pass ignores it"
                 ));
             } else if !text.is_empty()
@@ -429,11 +430,11 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
                         .is_none_or(|(k, v)| k.is_empty() || v.is_empty())
                 })
             {
-                notes.push(format!(
+                ignored.push(format!(
                     "{key} is not k=v1,v2:k2=v text: the pass ignores it"
                 ));
             }
-            notes.push(format!(
+            ignored.push(format!(
                 "{key} is validated, but nothing in the pass reads it yet"
             ));
         }
@@ -443,7 +444,7 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
             };
             for (sub, v) in map {
                 let Some(&(_, max, effect)) = STRATEGIES.iter().find(|(k, ..)| k == sub) else {
-                    notes.push(format!(
+                    ignored.push(format!(
                         "{key}: {sub} is not one of {}: the pass ignores it",
                         STRATEGIES
                             .iter()
@@ -457,15 +458,15 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
                     return Err(format!("{key}.{sub} takes an int, not {v}"));
                 };
                 if !(0..=max).contains(&n) {
-                    notes.push(format!("{key}.{sub}={n} is outside 0..{max}"));
+                    ignored.push(format!("{key}.{sub}={n} is outside 0..{max}"));
                 }
                 if sub == "event_breaker_bypass" {
-                    notes.push(format!("{key}.{sub}: {effect}"));
+                    ignored.push(format!("{key}.{sub}: {effect}"));
                 }
             }
         }
     }
-    Ok(notes)
+    Ok(ignored)
 }
 
 /// What is wrong with kernel-name pattern `p`, by the pass's matcher's rules.

@@ -1,5 +1,5 @@
 //! SuperKernel fusion: the options schema, the rules table, per-op verdicts, kernel types and
-//! the plan (segments, breaks, warnings) GE's SuperKernel pass would produce.
+//! the plan (segments, breaks, findings) GE's SuperKernel pass would produce.
 //!
 //! Facts: reference/ascend_superkernel.md §2–§5. Everything here is plain data and functions.
 

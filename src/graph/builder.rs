@@ -1,6 +1,6 @@
 //! Building a [`Graph`] from ops read in file order.
 
-use super::{Attrs, EdgeKind, Graph, GraphWarning, Input, Op, OpId, TensorDesc};
+use super::{Attrs, EdgeKind, Graph, Input, LoadNote, Op, OpId, TensorDesc};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -78,7 +78,7 @@ pub struct GraphBuilder {
     name: String,
     ops: Vec<OpBuilder>,
     streams_assigned: bool,
-    warnings: Vec<GraphWarning>,
+    notes: Vec<LoadNote>,
     strings_dropped: bool,
 }
 
@@ -126,7 +126,7 @@ impl GraphBuilder {
     }
 
     /// Adds an op in file order: strings longer than [`MAX_KEPT`] are kept cut (and a
-    /// warning says so), and the op's lists give back the room they grew.
+    /// note says so), and the op's lists give back the room they grew.
     pub fn push(&mut self, mut op: OpBuilder) {
         let mut cut = usize::from(bound(&mut op.name)) + usize::from(bound(&mut op.op_type));
         op.attrs
@@ -146,7 +146,7 @@ impl GraphBuilder {
                  their end and a hash of the whole (so names still tell apart and inputs resolve)",
                 MAX_KEPT >> 10
             );
-            self.warn(Some(&op.name.clone()), message);
+            self.note(Some(&op.name.clone()), message);
         }
         op.attrs.shrink_to_fit();
         op.inputs.shrink_to_fit();
@@ -155,7 +155,7 @@ impl GraphBuilder {
         self.ops.push(op);
     }
 
-    /// Adds the ops and warnings of `other` (a part of the same graph read apart) after this
+    /// Adds the ops and notes of `other` (a part of the same graph read apart) after this
     /// builder's; a name `other` read replaces this one.
     pub fn append(&mut self, other: GraphBuilder) {
         if !other.name.is_empty() {
@@ -163,7 +163,7 @@ impl GraphBuilder {
         }
         self.streams_assigned |= other.streams_assigned;
         self.ops.extend(other.ops);
-        self.warnings.extend(other.warnings);
+        self.notes.extend(other.notes);
         self.strings_dropped |= other.strings_dropped;
     }
 
@@ -177,9 +177,10 @@ impl GraphBuilder {
         self.ops.is_empty()
     }
 
-    /// Records a warning about the dump.
-    pub fn warn(&mut self, op: Option<&str>, message: impl Into<String>) {
-        self.warnings.push(GraphWarning {
+    /// Records a note about the dump: something read around or kept cut, that does not stop
+    /// loading.
+    pub fn note(&mut self, op: Option<&str>, message: impl Into<String>) {
+        self.notes.push(LoadNote {
             op: op.map(str::to_string),
             message: message.into(),
         });
@@ -191,13 +192,13 @@ impl GraphBuilder {
     }
 
     /// Resolves inputs to edges, orders the ops and returns the graph. Dangling inputs and
-    /// duplicate names become warnings.
+    /// duplicate names become notes.
     pub fn build(self) -> Graph {
         let GraphBuilder {
             name,
             ops,
             streams_assigned,
-            mut warnings,
+            mut notes,
             strings_dropped,
         } = self;
         let mut by_name: HashMap<String, OpId> = HashMap::with_capacity(ops.len());
@@ -206,7 +207,7 @@ impl GraphBuilder {
                 Entry::Vacant(v) => {
                     v.insert(OpId(i as u32));
                 }
-                Entry::Occupied(_) => warnings.push(GraphWarning {
+                Entry::Occupied(_) => notes.push(LoadNote {
                     op: Some(op.name.clone()),
                     message: format!(
                         "duplicate op name (op #{i} in file order); inputs naming it resolve to the first"
@@ -245,7 +246,7 @@ impl GraphBuilder {
                                 );
                                 Input::Data { src: s, out }
                             }
-                            None => dangling(&mut warnings, &op.name, text),
+                            None => dangling(&mut notes, &op.name, text),
                         }
                     }
                     InputRef::Control(src) => match by_name.get(src) {
@@ -253,7 +254,7 @@ impl GraphBuilder {
                             edges.add_edge(NodeIndex::new(s.index()), dst, EdgeKind::Control);
                             Input::Control { src: s }
                         }
-                        None => dangling(&mut warnings, &op.name, text),
+                        None => dangling(&mut notes, &op.name, text),
                     },
                 };
                 inputs.push(input);
@@ -292,14 +293,14 @@ impl GraphBuilder {
             by_name,
             exec_order,
             exec_position,
-            warnings,
+            notes,
             strings_dropped,
         }
     }
 }
 
-fn dangling(warnings: &mut Vec<GraphWarning>, op: &str, text: &str) -> Input {
-    warnings.push(GraphWarning {
+fn dangling(notes: &mut Vec<LoadNote>, op: &str, text: &str) -> Input {
+    notes.push(LoadNote {
         op: Some(op.to_string()),
         message: format!(
             "input \"{text}\" names an op that is not in the graph; the edge is dropped"

@@ -62,7 +62,7 @@ pub enum Input {
     },
     /// An input slot with nothing connected (`""` in the dump).
     Unconnected,
-    /// A reference to an op that is not in the graph (reported as a warning).
+    /// A reference to an op that is not in the graph (reported in a note).
     Dangling {
         /// The input text as written in the dump.
         text: String,
@@ -121,16 +121,17 @@ impl Op {
     }
 }
 
-/// A problem found while building the graph that does not stop loading.
+/// A note on reading a dump: something read around or kept cut (a duplicate name, an input
+/// naming no op, a blob cut short) that does not stop loading.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphWarning {
+pub struct LoadNote {
     /// The op concerned, if any.
     pub op: Option<String>,
     /// What is wrong, in words.
     pub message: String,
 }
 
-impl std::fmt::Display for GraphWarning {
+impl std::fmt::Display for LoadNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.op {
             Some(op) => write!(f, "op '{op}': {}", self.message),
@@ -139,7 +140,7 @@ impl std::fmt::Display for GraphWarning {
     }
 }
 
-/// A loaded graph: ops, edges, execution order and load warnings.
+/// A loaded graph: ops, edges, execution order and load notes.
 #[derive(Debug, Clone)]
 pub struct Graph {
     name: String,
@@ -148,7 +149,7 @@ pub struct Graph {
     by_name: HashMap<String, OpId>,
     exec_order: Vec<OpId>,
     exec_position: Vec<u32>,
-    warnings: Vec<GraphWarning>,
+    notes: Vec<LoadNote>,
     strings_dropped: bool,
 }
 
@@ -205,8 +206,8 @@ impl Graph {
     }
 
     /// Problems found while building the graph (dangling inputs, duplicate names…).
-    pub fn warnings(&self) -> &[GraphWarning] {
-        &self.warnings
+    pub fn notes(&self) -> &[LoadNote] {
+        &self.notes
     }
 
     /// Number of data edges and of control edges.

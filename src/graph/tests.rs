@@ -33,8 +33,8 @@ fn inputs_resolve_to_data_control_unconnected_and_dangling() {
         ]
     );
     assert_eq!(g.edge_counts(), (1, 2));
-    assert_eq!(g.warnings().len(), 1);
-    assert!(g.warnings()[0].message.contains("ghost:1"));
+    assert_eq!(g.notes().len(), 1);
+    assert!(g.notes()[0].message.contains("ghost:1"));
     let succ: Vec<_> = g.successors(OpId(0)).collect();
     assert_eq!(succ.len(), 3);
     assert!(succ.contains(&(OpId(1), EdgeKind::Data { out: 0, input: 0 })));
@@ -83,14 +83,14 @@ fn assigned_streams_default_to_zero() {
 }
 
 #[test]
-fn duplicate_names_warn_and_resolve_to_the_first() {
+fn duplicate_names_are_noted_and_resolve_to_the_first() {
     let mut b = GraphBuilder::new("g");
     b.push(op("a", "Data", None, &[]));
     b.push(op("a", "Data", None, &[]));
     b.push(op("b", "Add", None, &["a:0"]));
     let g = b.build();
     assert_eq!(g.find("a"), Some(OpId(0)));
-    assert!(g.warnings()[0].message.contains("duplicate op name"));
+    assert!(g.notes()[0].message.contains("duplicate op name"));
 }
 
 #[test]

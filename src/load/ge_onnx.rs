@@ -26,7 +26,7 @@ const META_ATTRS: &[&str] = &[
 ];
 
 /// Reads a ge_onnx dump. Returns the graph's ops (to build); when the dump carries no string attributes at all
-/// (GE writes them only with `DUMP_GE_GRAPH=1`), a warning says scopes cannot be seen. A big
+/// (GE writes them only with `DUMP_GE_GRAPH=1`), a note says scopes cannot be seen. A big
 /// graph's nodes are read on both cores ([`read_in_halves`]).
 pub fn load(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     let mut r = Reader::new(src);
@@ -48,7 +48,7 @@ pub fn load(src: &[u8], default_name: &str) -> Result<GraphBuilder> {
     }
     if !saw_string_attr.load(Ordering::Relaxed) && !b.is_empty() {
         b.strings_dropped();
-        b.warn(None, crate::graph::SCOPES_UNREADABLE);
+        b.note(None, crate::graph::SCOPES_UNREADABLE);
     }
     Ok(b)
 }

@@ -89,8 +89,9 @@ pub struct Summary {
     pub compiled: Vec<Compiled>,
     /// Ops left out, by type and signature.
     pub filtered: Vec<Filtered>,
-    /// What the docs say breaks it and the layout shows.
-    pub warnings: Vec<String>,
+    /// What the layout shows that the docs say breaks static kernels (several processes
+    /// writing into one run directory).
+    pub notes: Vec<String>,
     /// Files that could not be read, with their place.
     pub problems: Vec<String>,
     /// The graph's ops against the compiled kernels, when a graph was given.
@@ -259,14 +260,14 @@ pub fn read(path: &Path) -> Result<(Vec<Run>, Vec<String>), FileError> {
 }
 
 /// What `runs` say: the compiled op types with their signatures, the ops filtered out with
-/// why, and the warnings the layout calls for.
+/// why, and the notes the layout calls for.
 pub fn summarise(runs: &[Run], problems: Vec<String>) -> Summary {
     let mut compiled: BTreeMap<String, BTreeMap<String, Vec<Vec<i64>>>> = BTreeMap::new();
     let mut filtered: BTreeSet<(String, String, &'static str)> = BTreeSet::new();
-    let mut warnings = Vec::new();
+    let mut notes = Vec::new();
     for run in runs {
         if run.processes.len() > 1 {
-            warnings.push(format!(
+            notes.push(format!(
                 "{}: {} processes wrote into one run directory: on several cards each rank \
                  needs its own (set LOCAL_WORLD_SIZE), or their ops mix",
                 run.dir.display(),
@@ -328,7 +329,7 @@ pub fn summarise(runs: &[Run], problems: Vec<String>) -> Summary {
                 reason,
             })
             .collect(),
-        warnings,
+        notes,
         problems,
         graph: None,
     }
@@ -360,8 +361,8 @@ impl Summary {
                 out.push_str(&format!("  {}  {}: {}\n", f.op_type, f.signature, f.reason));
             }
         }
-        for w in &self.warnings {
-            out.push_str(&format!("\nwarning: {w}\n"));
+        for note in &self.notes {
+            out.push_str(&format!("\nnote: {note}\n"));
         }
         for p in &self.problems {
             out.push_str(&format!("\nproblem: {p}\n"));

@@ -15,7 +15,7 @@ pub const LEGEND: &[(&str, &str)] = &[
         "✗",
         "break: the op cuts a scope (reason in the last column)",
     ),
-    ("!", "a warning names the op"),
+    ("!", "a finding names the op"),
     ("○", "ignored by the pass (Data, Const, Send/Recv…)"),
     ("┆", "in a scope that is not fused (dropped, aborted…)"),
     ("·", "outside every scope"),

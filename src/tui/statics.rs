@@ -57,8 +57,8 @@ pub enum RowKind {
     WithKernel,
     /// A graph op of a compiled type whose shapes did not.
     OtherShapes,
-    /// What the docs say breaks the compile and the layout shows.
-    Warning,
+    /// What the layout shows that the docs say breaks the compile.
+    Note,
     /// A file that could not be read.
     Problem,
 }
@@ -162,8 +162,8 @@ impl StaticsView {
 /// The rows of `summary` (already joined) over `graph`.
 fn rows(summary: &Summary, graph: &Graph) -> Vec<Row> {
     let mut out = Vec::new();
-    for w in &summary.warnings {
-        out.push(Row::new(RowKind::Warning, format!("! {w}"), None));
+    for note in &summary.notes {
+        out.push(Row::new(RowKind::Note, format!("! {note}"), None));
     }
     for p in &summary.problems {
         out.push(Row::new(RowKind::Problem, format!("✗ {p}"), None));

@@ -17,7 +17,9 @@ use crate::graph::{Graph, OpId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+mod gate;
 mod outcome;
+pub use gate::Gate;
 pub use outcome::{Outcome, OutcomeDetail, OutcomeKind};
 
 /// One stream of the graph.
@@ -548,13 +550,6 @@ impl Plan {
         findings + usize::from(matches!(self.outcome, Outcome::NoSuperKernel(_)))
     }
 
-    /// True when GE builds no SuperKernel for the graph or skope cannot judge it: the outcome
-    /// is not `ok`, no scope is marked, or the plan has an error. Every `--deny` gate fails
-    /// then.
-    pub fn fails_every_gate(&self) -> bool {
-        self.outcome != Outcome::Ok || self.scopes.is_empty() || self.errors() > 0
-    }
-
     /// Every finding: the graph's, then each scope's.
     pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings
@@ -742,7 +737,7 @@ impl Parsed {
 
 const NO_SCOPE: u32 = u32::MAX;
 
-/// The warning for a dump that already holds SuperKernel nodes.
+/// The finding for a dump that already holds SuperKernel nodes.
 fn superkernel_nodes_finding(cx: &Context, warn: &mut impl FnMut(Option<OpId>, String)) {
     if cx.superkernel_nodes > 0 {
         warn(

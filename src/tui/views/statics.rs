@@ -78,7 +78,7 @@ pub fn render(
             RowKind::Item => (Role::Dim, 4),
             RowKind::WithKernel => (Role::Good, 2),
             RowKind::OtherShapes => (Role::Break, 2),
-            RowKind::Warning => (Role::Warning, 0),
+            RowKind::Note => (Role::Warning, 0),
             RowKind::Problem => (Role::Error, 0),
         };
         let mut style = theme.get(role);
