@@ -57,6 +57,18 @@ fn home() -> Option<PathBuf> {
     Some(data.join("skope/example"))
 }
 
+/// What to open: `file`, or the example — written out so that recipes and profiles find
+/// real files, read from the binary when no directory of the user's can be written.
+pub fn or_file(file: Option<PathBuf>) -> crate::open::Input {
+    match file.map_or_else(write_out, Ok) {
+        Ok(path) => crate::open::Input::File(path),
+        Err(_) => crate::open::Input::Bundled {
+            name: DUMP_NAME,
+            bytes: DUMP,
+        },
+    }
+}
+
 /// Writes the example out (see the module's words) and returns the dump's path.
 pub fn write_out() -> std::io::Result<PathBuf> {
     // SAFETY: getuid has no preconditions.

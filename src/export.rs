@@ -9,6 +9,36 @@ use crate::graph::OpId;
 use crate::workspace::Workspace;
 use std::fmt::Write as _;
 
+/// A form the scopes are written in (`skope export --format`; the docs are its help).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Form {
+    /// The plan file (JSON), as `w` saves it.
+    Plan,
+    /// Python: `with torchair.scope.super_kernel(...)` blocks.
+    Torchair,
+    /// C: `aclskScopeBegin/End` around each scope.
+    Acl,
+}
+
+/// The scopes of `ws` written as `form`; why not, when the graph's fusion system takes no
+/// scopes or writes them only in a form of its own.
+pub fn text(ws: &Workspace, form: Form) -> Result<String, String> {
+    if let Some(why) = refusal(ws) {
+        return Err(why);
+    }
+    if let Some(own) = ws.own_scope_code() {
+        return match form {
+            Form::Torchair => Ok(own.code),
+            Form::Plan | Form::Acl => Err(format!("{}: {}", ws.source().file, own.only)),
+        };
+    }
+    Ok(match form {
+        Form::Plan => crate::planfile::PlanFile::of(ws).to_json(),
+        Form::Torchair => torchair(ws),
+        Form::Acl => acl(ws),
+    })
+}
+
 /// Why the scopes of `ws` cannot be written as code, when its fusion system takes no scopes
 /// (MindSpore's graph kernel fusion: its composites come from the graph kernel flags).
 pub fn refusal(ws: &Workspace) -> Option<String> {

@@ -8,6 +8,7 @@
 pub mod aclgraph;
 pub mod clock;
 pub mod codegen;
+pub mod commands;
 pub mod compile;
 pub mod edit;
 pub mod example;

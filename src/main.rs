@@ -2,16 +2,18 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
-use skope::fusion::cann::CannInstall;
+use skope::commands::codegen::CodeOutput;
+use skope::commands::diff::DiffOutput;
+use skope::commands::options::System;
+use skope::commands::report::ReportRequest;
+use skope::commands::{self, Printer};
+use skope::compile::foreground;
+use skope::export::Form;
 use skope::fusion::plan::Gate;
-use skope::fusion::rules::RuleConfig;
-use skope::fusion::verify::verify;
-use skope::graph::Graph;
-use skope::info::Info;
-use skope::load::{self, Dump, LoadOptions};
-use skope::planfile::PlanFile;
-use skope::report::{Report, verification_text};
-use skope::tui::loader::{Input, PlanPath};
+use skope::load::{self, LoadOptions};
+use skope::open::Request;
+use skope::tui::loader::PlanPath;
+use skope::tui::profiles::ProfilesRequest;
 use skope::workspace::Workspace;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -67,7 +69,7 @@ impl MetaArgs {
     /// Reads the paths into `ws`; what of a directory could not be used goes to stderr.
     fn apply(&self, ws: &mut Workspace) -> Result<()> {
         for problem in skope::open::use_kernel_meta(ws, &self.paths)? {
-            eprintln!("problem: {}", skope::text::sanitize(&problem));
+            say(&format!("problem: {}", skope::text::sanitize(&problem)));
         }
         Ok(())
     }
@@ -94,7 +96,7 @@ struct Planning {
     /// Load dumps up to this size (bytes, or with K, M, G: `1500M`). Without it: up to 4G, and
     /// only when about 3× the file (4× for MindSpore IR) is free in memory; with it, memory is
     /// not checked.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, global = true)]
+    #[arg(long, value_name = "SIZE", value_parser = skope::text::parse_size, global = true)]
     max_size: Option<u64>,
 }
 
@@ -103,33 +105,15 @@ impl Planning {
         LoadOptions::with_limit(self.max_size)
     }
 
-    /// The rules: the user's files (read now, so a bad one stops before any work) and the
-    /// CANN install unless --no-cann.
-    fn rules(&self) -> Result<RuleConfig> {
-        let cann = (!self.no_cann).then(CannInstall::from_env).flatten();
-        Ok(RuleConfig::new(&self.rules, cann)?)
-    }
-
-    /// Loads `file`, judges it with the rules, and applies --plan when given (what it cannot
-    /// apply, and what of the CANN install could not be read, is listed on stderr). A plan
-    /// none of whose ops is in the graph is refused unless --force.
-    fn workspace(&self, file: &Path) -> Result<Workspace> {
-        self.workspace_with(file, &self.rules()?)
-    }
-
-    fn workspace_with(&self, file: &Path, rules: &RuleConfig) -> Result<Workspace> {
-        let input = skope::open::Input::File(file.to_path_buf());
-        let (mut ws, problems) =
-            skope::open::open(&input, self.load_options(), rules, &mut |_| {})?;
-        for problem in problems {
-            eprintln!("problem: {}", skope::text::sanitize(&problem));
+    /// What opening a dump takes, as these options say.
+    fn request(&self) -> Request {
+        Request {
+            rules: self.rules.clone(),
+            no_cann: self.no_cann,
+            load: self.load_options(),
+            plan: self.plan.clone(),
+            force: self.force,
         }
-        if let Some(path) = &self.plan {
-            for line in skope::open::apply_plan(&mut ws, path, self.force, 20)? {
-                eprintln!("note: {}: {}", path.display(), skope::text::sanitize(&line));
-            }
-        }
-        Ok(ws)
     }
 }
 
@@ -173,8 +157,8 @@ enum Command {
         /// The dump file.
         file: PathBuf,
         /// What to write.
-        #[arg(long, value_enum, default_value_t = ExportFormat::Torchair)]
-        format: ExportFormat,
+        #[arg(long, value_enum, default_value_t = Form::Torchair)]
+        format: Form,
         /// Write to this file instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
@@ -288,17 +272,6 @@ enum Command {
     },
 }
 
-/// What `skope export` writes.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum ExportFormat {
-    /// The plan file (JSON), as `w` saves it.
-    Plan,
-    /// Python: `with torchair.scope.super_kernel(...)` blocks.
-    Torchair,
-    /// C: `aclskScopeBegin/End` around each scope.
-    Acl,
-}
-
 /// What `--deny` turns into a failing exit status.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Deny {
@@ -384,7 +357,7 @@ impl Cli {
         let (command, takes): (&str, Vec<&str>) = match &self.command {
             None => return Ok(()),
             Some(Command::Info { file, .. } | Command::Report { file, .. })
-                if skope::aclgraph::layout::looks_like_output(file) =>
+                if skope::open::is_pass_output(file) =>
             {
                 ("info/report on an aclgraph model directory", Vec::new())
             }
@@ -442,812 +415,137 @@ impl Cli {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     cli.refuse_unused()?;
-    if cli.command.is_none() {
-        explore(cli)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let Cli {
-        planning,
-        meta,
-        profiles,
-        command,
-        ..
-    } = cli;
-    match command {
-        Some(Command::Info { file, json, .. } | Command::Report { file, json, .. })
-            if skope::aclgraph::layout::looks_like_output(&file) =>
-        {
-            let (model, others) = skope::aclgraph::open(&file)?;
-            let report = skope::aclgraph::report::AclReport::new(&model, &others);
-            if json {
-                print_json(&report)?;
-            } else {
-                print_text(&report.to_text())?;
-            }
+    let Some(command) = cli.command else {
+        return explore(cli).map(|()| ExitCode::SUCCESS);
+    };
+    let request = cli.planning.request();
+    let out = &mut Printer::stdout();
+    let passed = match command {
+        Command::Info { file, json } => {
+            commands::info::run(&request, &file, json, &mut say, out)?;
+            true
         }
-        Some(Command::Info { file, json }) => {
-            let dump = load::load_file(&file, planning.load_options())?;
-            let info = Info::of(&dump, &file.to_string_lossy());
-            if json {
-                print_json(&info)?;
-            } else {
-                print_text(&info.to_text())?;
-            }
-            // The process ends here: freeing a graph of a million allocations one by one would
-            // only make the user wait (a tenth of the run on a 100 MB dump).
-            std::mem::forget(dump);
-        }
-        Some(Command::Report {
+        Command::Report {
             file,
             json,
             deny,
             verify,
             summary,
             scope,
-        }) => {
-            let args = ReportArgs {
-                planning,
+        } => {
+            let gate = deny.map(Deny::gate);
+            let asked = ReportRequest {
                 json,
-                deny,
+                gate,
                 verify,
                 summary,
                 scope,
             };
-            return report(&file, &args);
+            commands::report::run(&request, &file, &asked, &mut say, out)?
         }
-        Some(Command::Options {
+        Command::Options {
             text,
-            graph_kernel: true,
+            aclgraph,
+            graph_kernel,
             graph,
-            ..
-        }) => {
-            let (out, ok) = graph_kernel_flags_text(
-                text.as_deref(),
-                graph.as_deref(),
-                planning.load_options(),
-            )?;
-            print_text(&out)?;
-            if !ok {
-                return Ok(ExitCode::from(1));
-            }
-        }
-        Some(Command::Options { text, aclgraph, .. }) => {
-            let (out, ok) = match (text, aclgraph) {
-                (Some(text), true) => aclgraph_options_text(&text)?,
-                (None, true) => (aclgraph_options_list(), true),
-                (Some(text), false) => skope::report::options_check_text(&text),
-                (None, false) => (skope::report::options_schema_text(), true),
+        } => {
+            let system = match (aclgraph, graph_kernel) {
+                (_, true) => System::GraphKernel,
+                (true, _) => System::Aclgraph,
+                _ => System::Ge,
             };
-            print_text(&out)?;
-            if !ok {
-                return Ok(ExitCode::from(1));
-            }
+            let (text, graph) = (text.as_deref(), graph.as_deref());
+            commands::options::run(&request, system, text, graph, &mut say, out)?
         }
-        Some(Command::Export {
+        Command::Export {
             file,
             format,
             output,
-        }) => {
-            let text = if skope::aclgraph::layout::looks_like_output(&file) {
-                let (model, _) = skope::aclgraph::open(&file)?;
-                if format != ExportFormat::Torchair {
-                    anyhow::bail!(
-                        "{}: the aclgraph pass's scopes export as Python only (the default \
-                         --format torchair writes super_kernel_scope_begin/end and \
-                         super_kernel_optimize)",
-                        file.display()
-                    );
-                }
-                skope::aclgraph::export::python(&model)
-            } else {
-                let ws = planning.workspace(&file)?;
-                if let Some(why) = skope::export::refusal(&ws) {
-                    anyhow::bail!("{why}");
-                }
-                export_text(&ws, format)
-            };
+        } => {
+            let ws = commands::open(&request, &file, &mut say)?;
+            let text = skope::export::text(&ws, format).map_err(anyhow::Error::msg)?;
             match output {
                 Some(path) => skope::planfile::write_atomically(&path, text.as_bytes())
                     .with_context(|| format!("cannot write {}", path.display()))?,
-                None => print_text(&text)?,
+                None => out.text(&text)?,
             }
+            true
         }
-        Some(Command::Codegen {
+        Command::Codegen {
             file,
             segment,
             all: _,
             output,
             compare,
-        }) => {
-            let mut ws = planning.workspace(&file)?;
-            meta.apply(&mut ws)?;
-            let codes = codegen_segments(&ws, &file, segment.as_deref())?;
-            if compare {
-                return compare_codes(&ws, &codes, segment.is_some());
-            }
-            write_codes(&ws, &file, &codes, output)?;
+        } => {
+            let mut ws = commands::open(&request, &file, &mut say)?;
+            cli.meta.apply(&mut ws)?;
+            let output = match output {
+                _ if compare => CodeOutput::Compare(segment.is_some()),
+                Some(dir) if dir == Path::new("-") => CodeOutput::Print,
+                dir => CodeOutput::Files(dir),
+            };
+            commands::codegen::run(&ws, &file, segment.as_deref(), output, &mut say, out)?
         }
-        Some(Command::Compile { file, recipe }) => {
-            let mut ws = planning.workspace(&file)?;
-            meta.apply(&mut ws)?;
+        Command::Compile { file, recipe } => {
+            let mut ws = commands::open(&request, &file, &mut say)?;
+            cli.meta.apply(&mut ws)?;
             return compile(&ws, &file, &recipe);
         }
-        Some(Command::Diff {
+        Command::Diff {
             base,
             new,
             graph,
             rank,
             json,
             csv,
-        }) => {
-            let args = DiffArgs {
-                graph,
-                planning,
-                rank,
-                json,
-                csv,
+        } => {
+            let output = match (json, csv) {
+                (true, _) => DiffOutput::Json,
+                (_, true) => DiffOutput::Csv,
+                _ => DiffOutput::Text,
             };
-            diff(&base, new.as_deref(), &args)?;
+            let profiles = (base.as_path(), new.as_deref(), rank);
+            commands::diff::run(&request, profiles, graph.as_deref(), output, &mut say, out)?;
+            true
         }
-        Some(Command::Suggest { file, rank, json }) => {
-            let ws = planning.workspace(&file)?;
-            suggest(&ws, &file, &profiles, rank, json)?;
+        Command::Suggest { file, rank, json } => {
+            let ws = commands::open(&request, &file, &mut say)?;
+            commands::suggest::run(&ws, &file, (&cli.profiles, rank), json, out)?;
+            true
         }
-        Some(Command::Static { dir, graph, json }) => {
+        Command::Static { dir, graph, json } => {
             let (runs, problems) = skope::static_kernels::read(&dir)?;
             let mut summary = skope::static_kernels::summarise(&runs, problems);
             if let Some(graph) = graph {
-                let dump = load::load_file(&graph, planning.load_options())?;
-                summary.join(dump.main());
+                summary.join(load::load_file(&graph, request.load)?.main());
             }
-            if json {
-                print_json(&summary)?;
-            } else {
-                print_text(&summary.to_text())?;
-            }
+            out.text_or_json(json, &summary, || summary.to_text())?;
+            true
         }
-        Some(Command::Config) => print!("{}", skope::tui::config::default_config_text()),
-        None => {}
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `skope codegen`: the entry code of segment `segment`, or of all.
-fn codegen_segments(
-    ws: &Workspace,
-    file: &Path,
-    segment: Option<&str>,
-) -> Result<Vec<skope::codegen::EntryCode>> {
-    let segments: Vec<_> = ws.plan().scopes.iter().flat_map(|s| &s.segments).collect();
-    let chosen: Vec<_> = match segment {
-        Some(name) => match segments.iter().find(|s| s.name == name) {
-            Some(s) => vec![*s],
-            None => {
-                let known: Vec<String> = segments
-                    .iter()
-                    .take(10)
-                    .map(|s| skope::text::sanitize(&s.name).into_owned())
-                    .collect();
-                anyhow::bail!(
-                    "{}: no segment named {:?}; segments: {}{} (see `skope report`)",
-                    file.display(),
-                    skope::text::sanitize(name),
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    },
-                    if segments.len() > known.len() {
-                        ", …"
-                    } else {
-                        ""
-                    }
-                );
-            }
-        },
-        None => segments,
-    };
-    Ok(chosen
-        .iter()
-        .map(|s| skope::codegen::entry(ws.context(), ws.kernel_meta(), s))
-        .collect())
-}
-
-/// `skope codegen`: writes `codes` into `output` (or beside `file`), or prints them for `-`.
-fn write_codes(
-    ws: &Workspace,
-    file: &Path,
-    codes: &[skope::codegen::EntryCode],
-    output: Option<PathBuf>,
-) -> Result<()> {
-    if output.as_deref() == Some(Path::new("-")) {
-        for code in codes {
-            print!("{}", code.source);
-        }
-        return Ok(());
-    }
-    let dir =
-        output.unwrap_or_else(|| skope::paths::DumpFiles::of(&file.to_string_lossy()).codegen());
-    let written = skope::codegen::files::write_all(&dir, codes, ws.graph())
-        .with_context(|| format!("cannot write the generated code into {}", dir.display()))?;
-    for path in &written {
-        println!("{}", skope::text::sanitize(&path.to_string_lossy()));
-    }
-    if written.is_empty() {
-        eprintln!("{}: no segments: nothing to generate", file.display());
-    }
-    Ok(())
-}
-
-/// `skope suggest`: reads the profiles when given, fits the saving model on a pair, and prints
-/// the suggestions.
-fn suggest(
-    ws: &Workspace,
-    file: &Path,
-    profiles: &[PathBuf],
-    rank: Option<u32>,
-    json: bool,
-) -> Result<()> {
-    use skope::profile::discover::{Found, discover};
-    let files = match profiles {
-        [] => None,
-        [base, new] => {
-            let (b, n, _) = skope::profile::locate_pair(base, Some(new), rank)?;
-            Some((b, Some(n)))
-        }
-        [path] => {
-            let found = discover(path)
-                .with_context(|| format!("cannot read the profiles at {}", path.display()))?;
-            Some(match found {
-                Found::Pair { .. } => {
-                    let (b, n, _) = skope::profile::locate_pair(path, None, rank)?;
-                    (b, Some(n))
-                }
-                other => (other.pick(rank, path)?, None),
-            })
-        }
-        [_, _, _, ..] => anyhow::bail!(
-            "--profiles takes one directory (a profile, or no_sk_model and sk_model) or two \
-             profiles (without, then with SuperKernel)"
-        ),
-    };
-    let (base, new) = match files {
-        None => (None, None),
-        Some((base, new)) => {
-            if base.kernels.is_empty() {
-                anyhow::bail!(
-                    "{}: no kernel_details.csv or op_summary_*.csv: the gaps need the kernel \
-                     file (profile with the Level1 kernel view)",
-                    base.root.display()
-                );
-            }
-            let new = match new.filter(|n| !n.kernels.is_empty()) {
-                Some(n) => Some(skope::profile::kernels::KernelTable::read(&n.kernels)?),
-                None => None,
-            };
-            let timing = skope::suggest::timing::read(&base.kernels, Some(ws.context()))?;
-            (Some(timing), new)
+        Command::Config => {
+            out.raw(&skope::tui::config::default_config_text())?;
+            true
         }
     };
-    let (result, fit) = skope::suggest::rank(ws.context(), ws.plan(), base.as_ref(), new.as_ref());
-    if json {
-        let mut value = serde_json::to_value(&result)?;
-        // Each suggestion's ops by name.
-        if let Some(list) = value["list"].as_array_mut() {
-            for (item, s) in list.iter_mut().zip(&result.list) {
-                let names: Vec<&str> = s
-                    .ops
-                    .iter()
-                    .map(|&id| ws.graph().op(id).name.as_str())
-                    .collect();
-                item["ops"] = serde_json::to_value(names)?;
-            }
-        }
-        value["fit"] = serde_json::to_value(&fit)?;
-        value["file"] = file.to_string_lossy().into();
-        print_json(&value)?;
-        return Ok(());
-    }
-    let c = result.coefficients;
-    let mut out = format!(
-        "{} suggestion(s) for {}\n",
-        result.list.len(),
-        file.display()
-    );
-    let coefficients_text = format!(
-        "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs",
-        c.a, c.b, c.c_same, c.c_cross, c.c0
-    );
-    match (result.measured, &fit) {
-        (false, _) => out.push_str(
-            "no profile: ranked by the kernel boundaries each removes (a count, not a time); \
-             --profiles DIR estimates the saving from measured gaps\n",
-        ),
-        (true, None) => out.push_str(&format!(
-            "saving per step: an estimate from the gaps the profile measured, with skope's \
-             assumed coefficients ({coefficients_text}); a profile pair (no_sk_model, \
-             sk_model) calibrates them\n"
-        )),
-        (true, Some(f)) => out.push_str(&format!(
-            "saving per step: an estimate from the measured gaps, coefficients fitted ({}) on {} \
-             segment(s) of the profile pair: {coefficients_text}; leaving one segment out, the \
-             error is {:.2} µs on average, {:.2} µs at worst ({})\n",
-            f.fitted.join(", "),
-            f.segments,
-            f.loo_mean_us,
-            f.loo_worst_us,
-            f.loo_worst_segment
-        )),
-    }
-    if let Some(f) = fit.as_ref().filter(|f| !f.doubtful.is_empty()) {
-        out.push_str(&format!(
-            "note: {} fitted outside what the model means: the pair cannot tell those terms \
-             apart (e.g. every gap the same length); rank by them with care\n",
-            f.doubtful.join(", ")
-        ));
-    }
-    for (n, s) in result.list.iter().enumerate() {
-        let value = match s.saving_us {
-            Some(us) => format!(
-                "{us:.1} µs/step ({} of {} boundaries measured)",
-                s.measured, s.boundaries
-            ),
-            None => format!("{} boundaries", s.boundaries),
-        };
-        let versus = match &s.versus {
-            skope::suggest::Versus::New => "new".to_string(),
-            skope::suggest::Versus::Same(seg) => format!("already fused as {seg}"),
-            skope::suggest::Versus::Overlaps(segs) => format!("takes ops of {}", segs.join(", ")),
-        };
-        let streams: Vec<String> = s.streams.iter().map(i64::to_string).collect();
-        out.push_str(&format!(
-            "\n{:>3}. {}  {} ops  stream {}  {value}  {versus}{}\n",
-            n + 1,
-            s.name,
-            s.ops.len(),
-            streams.join("+"),
-            if s.options.is_empty() {
-                String::new()
-            } else {
-                format!("  options {}", s.options)
-            }
-        ));
-        out.push_str(&format!(
-            "     {} … {}\n     starts after {} · ends before {}\n",
-            s.first_op, s.last_op, s.starts_after, s.ends_before
-        ));
-    }
-    print_text(&skope::text::sanitize_lines(&out))?;
-    Ok(())
-}
-
-/// `skope options --graph-kernel [FLAGS] [--graph DUMP]`: MindSpore's graph kernel flags, the
-/// given ones checked, and with a dump what each would change in it. False when a given flag
-/// has a problem.
-fn graph_kernel_flags_text(
-    text: Option<&str>,
-    graph: Option<&Path>,
-    load: LoadOptions,
-) -> Result<(String, bool)> {
-    use skope::mindspore::flags::{FLAGS, HOW_TO_SET, effects, parse};
-    let mut out = String::new();
-    let (given, problems) = text.map(parse).unwrap_or_default();
-    let ok = problems.is_empty();
-    if text.is_some() {
-        for p in &problems {
-            out.push_str(&format!("error: {p}\n"));
-        }
-        for g in &given {
-            out.push_str(&format!("ok: --{}={}\n", g.name, g.value));
-        }
-        out.push('\n');
-    }
-    let changes = match graph {
-        Some(path) => {
-            let input = skope::open::Input::File(path.to_path_buf());
-            let (ws, _) = skope::open::open(&input, load, &RuleConfig::default(), &mut |_| {})?;
-            if ws.options_model() != skope::planner::OptionsModel::GraphFlags {
-                anyhow::bail!(
-                    "{}: not a MindSpore dump (.ir text or composite JSON): graph kernel flags \
-                     do not apply to it",
-                    path.display()
-                );
-            }
-            effects(ws.graph(), ws.context().verdicts(), ws.plan(), &given)
-        }
-        None => Vec::new(),
-    };
-    let shown: Vec<&skope::mindspore::flags::Flag> = FLAGS
-        .iter()
-        .filter(|f| given.is_empty() || given.iter().any(|g| g.name == f.name))
-        .collect();
-    out.push_str("MindSpore graph kernel flags (graph_kernel_flags):\n");
-    for f in shown {
-        out.push_str(&format!(
-            "  --{}  default {}\n      {}\n",
-            f.name, f.default, f.meaning
-        ));
-        for (_, change) in changes.iter().filter(|(name, _)| *name == f.name) {
-            out.push_str(&format!("      in this graph: {change}\n"));
-        }
-    }
-    out.push_str(&format!("set them with {HOW_TO_SET}\n"));
-    Ok((out, ok))
-}
-
-/// `skope options --aclgraph`: every option of the aclgraph path.
-fn aclgraph_options_list() -> String {
-    use skope::aclgraph::options::{Kind, OPTIONS, STRATEGIES};
-    let mut out = String::from("aclgraph options (super_kernel_optimize):\n");
-    for o in OPTIONS {
-        let kind = match o.kind {
-            Kind::Int { min, max } => format!("int {min}..{max}"),
-            Kind::Patterns => "list[str] of kernel-name patterns".to_string(),
-            Kind::Extend => "str k=v1,v2:k2=v".to_string(),
-            Kind::Strategies => "dict".to_string(),
-        };
-        let dict = if o.debug {
-            "debug_options"
-        } else {
-            "optimize_options"
-        };
-        out.push_str(&format!(
-            "  {:<28} {dict:<16} {kind}, default {}\n      {}\n",
-            o.key, o.default, o.effect
-        ));
-    }
-    out.push_str("  aggressive_opt_strategies keys:\n");
-    for (key, max, effect) in STRATEGIES {
-        out.push_str(&format!("    {key} (0..{max}): {effect}\n"));
-    }
-    out
-}
-
-/// `skope options --aclgraph JSON`: the options checked, and the call to paste.
-fn aclgraph_options_text(text: &str) -> Result<(String, bool)> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        anyhow::anyhow!(
-            "line {}, column {}: not a JSON object of options: {e}\n  hint: write it as JSON, \
-             e.g. '{{\"early_start\": 1, \"dcci_after_kernel_end\": [\".*\"]}}'",
-            e.line(),
-            e.column()
-        )
-    })?;
-    let Some(map) = value.as_object() else {
-        anyhow::bail!("{value} is not a JSON object of options");
-    };
-    let checked = skope::aclgraph::options::check(map);
-    let mut out = String::new();
-    for d in &checked.diagnostics {
-        let level = match d.level {
-            skope::aclgraph::options::Level::Error => "error",
-            skope::aclgraph::options::Level::Warning => "warning",
-        };
-        out.push_str(&format!(
-            "{level}: {}: {}\n",
-            skope::text::sanitize(&d.key),
-            skope::text::sanitize(&d.message)
-        ));
-    }
-    out.push_str(&skope::text::sanitize_lines(&checked.python("graph")));
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    Ok((out, checked.ok()))
-}
-
-/// The scopes of `ws` written as `format`.
-fn export_text(ws: &Workspace, format: ExportFormat) -> String {
-    match format {
-        ExportFormat::Plan => PlanFile::of(ws).to_json(),
-        ExportFormat::Torchair => skope::export::torchair(ws),
-        ExportFormat::Acl => skope::export::acl(ws),
-    }
-}
-
-/// Lines of context around each differing run in `skope codegen --compare --segment`.
-const COMPARE_CONTEXT: usize = 2;
-
-/// `skope codegen --compare`: each code held against the compiler's source for the same
-/// sub-ops; with `show_lines`, the differing lines too. Fails when no code has a source, and
-/// exits 1 when one differs.
-fn compare_codes(
-    ws: &Workspace,
-    codes: &[skope::codegen::EntryCode],
-    show_lines: bool,
-) -> Result<ExitCode> {
-    use skope::codegen::compare::{Change, calls, compare};
-    let meta = ws.kernel_meta();
-    let clean = |text: &str| skope::text::sanitize(text).into_owned();
-    let (mut compared, mut differing) = (0, 0);
-    for code in codes {
-        let calls = calls(code);
-        let Some(source) = meta.sources_for(&calls).first().copied() else {
-            println!(
-                "{}: no entry source in kernel_meta calls its {} sub-op(s)",
-                clean(&code.segment),
-                calls.len()
-            );
-            continue;
-        };
-        let comparison = compare(code, source);
-        compared += 1;
-        differing += usize::from(!comparison.equal());
-        println!(
-            "{}: {}: {}",
-            clean(&code.segment),
-            clean(&source.file.to_string_lossy()),
-            comparison.summary()
-        );
-        if !show_lines || comparison.equal() {
-            continue;
-        }
-        let near_change = |n: usize| {
-            let from = n.saturating_sub(COMPARE_CONTEXT);
-            let to = (n + COMPARE_CONTEXT + 1).min(comparison.lines.len());
-            comparison.lines[from..to]
-                .iter()
-                .any(|l| l.change != Change::Same)
-        };
-        println!("  (- only in skope's prediction, + only in the compiler's source)");
-        let mut skipped = false;
-        for (n, line) in comparison.lines.iter().enumerate() {
-            if !near_change(n) {
-                skipped = true;
-                continue;
-            }
-            if std::mem::take(&mut skipped) {
-                println!("  …");
-            }
-            let mark = match line.change {
-                Change::Same => ' ',
-                Change::Predicted => '-',
-                Change::Written => '+',
-            };
-            println!("{mark} {}", clean(&line.text));
-        }
-    }
-    if compared == 0 {
-        anyhow::bail!(
-            "no segment's sub-op calls match an entry source in kernel_meta ({} read): pass the \
-             te_superkernel_*_kernel.cpp files of the same compile",
-            meta.sources.len()
-        );
-    }
-    Ok(if differing > 0 {
-        ExitCode::FAILURE
-    } else {
+    Ok(if passed {
         ExitCode::SUCCESS
-    })
-}
-
-/// `skope compile`: prepares the run, streams the job's output (stdout to stdout, stderr to
-/// stderr) and returns its status; ctrl-c or SIGTERM cancels the job's whole process group.
-fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
-    use skope::compile::job::{ExitStatus, Job, JobEvent};
-    use skope::compile::{prepare, recipe};
-    let cwd = std::env::current_dir().context("no working directory")?;
-    let recipes = recipe::load(&recipe::search_paths(&cwd))?;
-    for note in &recipes.notes {
-        eprintln!("skope: note: {}", skope::text::sanitize(note));
-    }
-    let Some(chosen) = recipes.list.iter().find(|p| p.name == name) else {
-        let names: Vec<&str> = recipes.list.iter().map(|p| p.name.as_str()).collect();
-        anyhow::bail!(
-            "no recipe named {:?}; recipes: {} (define more in {} as [[recipe]] tables)",
-            skope::text::sanitize(name),
-            names.join(", "),
-            recipe::FILE_NAME
-        );
-    };
-    let runs = prepare::runs_dir(&file.to_string_lossy());
-    let mut run =
-        prepare::prepare(ws, chosen, &runs, recipes.keep_runs).map_err(anyhow::Error::msg)?;
-    eprintln!(
-        "skope: running recipe {} ({}) in {} (output in {})",
-        skope::text::sanitize(&chosen.name),
-        skope::text::sanitize(&chosen.origin()),
-        skope::text::sanitize(&run.cwd.to_string_lossy()),
-        skope::text::sanitize(&run.out.to_string_lossy())
-    );
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(signal, std::sync::Arc::clone(&stop))?;
-    }
-    let (tx, rx) = std::sync::mpsc::sync_channel(1024);
-    let job = match Job::spawn(
-        &run.argv,
-        &run.cwd,
-        &run.env,
-        run.streams,
-        Some(&run.log_file()),
-        tx,
-        (),
-    ) {
-        Ok(job) => job,
-        Err(e) => {
-            let message = format!(
-                "cannot start {}: {e}",
-                skope::text::sanitize(run.argv.first().map_or("", String::as_str))
-            );
-            run.record.not_started(&run.out, &message);
-            anyhow::bail!("{message}");
-        }
-    };
-    let mut cancelled = false;
-    let mut log = skope::compile::log::Log::new(1);
-    let status = loop {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) && !cancelled {
-            cancelled = true;
-            eprintln!("skope: cancelling the job");
-            job.cancel(std::time::Duration::from_secs(3));
-        }
-        match rx.recv_timeout(std::time::Duration::from_millis(100)) {
-            Ok(((), JobEvent::Line { stream, text, cut })) => {
-                let cut_note = if cut > 0 {
-                    format!(" … ({cut} more bytes)")
-                } else {
-                    String::new()
-                };
-                // Every job line to stdout, in the order it arrived; skope's own lines go
-                // to stderr.
-                println!("{text}{cut_note}");
-                log.push(skope::compile::log::LogLine { stream, text, cut });
-            }
-            Ok(((), JobEvent::Exited(status))) => break status,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break ExitStatus::Code(-1),
-        }
-    };
-    run.record.finish(&run.out, status, cancelled);
-    match log.first_error() {
-        Some((n, line)) if !status.success() => eprintln!(
-            "skope: recipe {} failed ({status}); first error, line {}: {}",
-            skope::text::sanitize(&chosen.name),
-            n + 1,
-            line.text
-        ),
-        _ => eprintln!(
-            "skope: recipe {} ended: {status}",
-            skope::text::sanitize(&chosen.name)
-        ),
-    }
-    Ok(match status {
-        ExitStatus::Code(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
-        ExitStatus::Signal(signal) => ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)),
-    })
-}
-
-/// Options of `skope diff` besides the profiles.
-struct DiffArgs {
-    graph: Option<PathBuf>,
-    planning: Planning,
-    rank: Option<u32>,
-    json: bool,
-    csv: bool,
-}
-
-/// `skope diff`: reads both profiles, the plan when given, and prints the comparison.
-fn diff(base: &Path, new: Option<&Path>, args: &DiffArgs) -> Result<()> {
-    use skope::profile::{PlannedFusion, ProfileError};
-    let pair = skope::profile::load_pair(base, new, args.rank).map_err(|e| {
-        let what = match &e {
-            ProfileError::SeveralRanks { .. } => "choose a rank",
-            _ => "cannot compare the profiles",
-        };
-        anyhow::Error::new(e).context(what)
-    })?;
-    let planned = match (&args.graph, &args.planning.plan) {
-        (Some(graph), plan) => {
-            let ws = args.planning.workspace(graph)?;
-            let mut source = graph.to_string_lossy().into_owned();
-            if let Some(plan) = plan {
-                source = format!("{source} with {}", plan.display());
-            }
-            Some(PlannedFusion::from_workspace(&ws, &source))
-        }
-        (None, Some(plan)) => {
-            let file = PlanFile::read(plan)?;
-            Some(PlannedFusion::from_plan_file(
-                &file,
-                &plan.to_string_lossy(),
-            ))
-        }
-        (None, None) => None,
-    };
-    let result = skope::profile::diff(&pair, planned.as_ref());
-    if args.json {
-        print_json(&result)?;
-    } else if args.csv {
-        print_text(&skope::profile::output::to_csv(&result))?;
     } else {
-        print_text(&skope::profile::output::to_text(&result))?;
-    }
-    Ok(())
-}
-
-/// Options of `skope report` besides the file.
-struct ReportArgs {
-    planning: Planning,
-    json: bool,
-    deny: Option<Deny>,
-    verify: Vec<PathBuf>,
-    summary: bool,
-    scope: Option<String>,
-}
-
-/// `skope report`: prints the plan (and the comparison with GE's result) and returns the exit
-/// status `--deny` / `--verify` ask for.
-/// Ops `skope report` plans to check fixes (each check plans the members of the scopes it
-/// changes): about half a second of an optimised build, whatever the graph.
-const FIX_PLANS: usize = 1_000_000;
-
-fn report(file: &Path, args: &ReportArgs) -> Result<ExitCode> {
-    let ws = args.planning.workspace(file)?;
-    let options = args.planning.load_options();
-    let (cx, plan) = (ws.context(), ws.plan());
-    let rule_files = ws.source().rules.clone();
-    // Each break's fix is checked by planning it, up to a number of plans that keeps a report
-    // of millions of breaks fast (the rest say so).
-    let what_if = ws.what_if().with_budget(FIX_PLANS);
-    let mut report = Report::new(
-        &what_if,
-        &file.to_string_lossy(),
-        ws.source().format.id(),
-        &rule_files,
-        // The full report builds each scope's segments and breaks as it writes them.
-        skope::report::Detail::Summary,
-    );
-    let after: Vec<Dump> = args
-        .verify
-        .iter()
-        .map(|path| load::load_file(path, options))
-        .collect::<Result<_, _>>()?;
-    let verification = (!after.is_empty()).then(|| {
-        let graphs: Vec<&Graph> = after.iter().flat_map(|d| d.graphs.iter()).collect();
-        verify(cx, plan, &graphs)
-    });
-    report.set_assumed(ws.assumed_range());
-    if let Some(name) = &args.scope {
-        report.keep_scope(name).map_err(anyhow::Error::msg)?;
-    }
-    if args.json && args.summary {
-        print_json(&ReportJson {
-            report: &report,
-            verify: verification.as_ref(),
-        })?;
-    } else if args.json {
-        print_json(&ReportJson {
-            report: &report.full_json(&what_if),
-            verify: verification.as_ref(),
-        })?;
-    } else {
-        // The verdict first: a long report would bury it.
-        if let Some(v) = &verification {
-            print_text(&(verification_text(v) + "\n"))?;
-        }
-        if args.summary {
-            print_text(&report.to_summary_text())?;
-        } else {
-            print_with(|out| report.write_full_text(out, &what_if))?;
-        }
-    }
-    let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
-    // A graph that gets no SuperKernel (a failed build, a dynamic-shape graph) or that skope
-    // cannot judge (an error finding) fails every gate.
-    let denied = mismatched
-        || args
-            .deny
-            .is_some_and(|deny| plan.fails(deny.gate(), args.scope.as_deref()));
-    // The process ends with the report: the graph and plan need no freeing.
-    std::mem::forget(report);
-    std::mem::forget(after);
-    std::mem::forget(ws);
-    Ok(if denied {
         ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
     })
+}
+
+/// `skope compile`: runs the recipe, each job line to stdout and skope's own to stderr, and
+/// exits with the job's status; ctrl-c or SIGTERM stops the job's whole process group.
+fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
+    let cwd = std::env::current_dir().context("no working directory")?;
+    let stop = foreground::stop_on_signals()?;
+    let output = foreground::Output {
+        line: &mut |line| println!("{line}"),
+        say: &mut |words| eprintln!("skope: {words}"),
+    };
+    let status = foreground::run(ws, file, name, &cwd, &stop, output)?;
+    Ok(ExitCode::from(status.exit_code()))
 }
 
 /// `skope [FILE]`: the explorer on FILE, or on the bundled example.
@@ -1260,115 +558,25 @@ fn explore(cli: Cli) -> Result<()> {
              `skope info FILE` or `skope report FILE`"
         );
     }
-    let rules = cli.planning.rules()?;
-    let options = cli.planning.load_options();
-    let input = match cli.file {
-        Some(path) => Input::File(path),
-        // Written out so that recipes and profiles find real files; read from the binary
-        // when no directory of the user's can be written.
-        None => match skope::example::write_out() {
-            Ok(path) => Input::File(path),
-            Err(_) => Input::Bundled {
-                name: skope::example::DUMP_NAME,
-                bytes: skope::example::DUMP,
-            },
-        },
-    };
-    let plan = match cli.planning.plan {
+    let input = skope::example::or_file(cli.file);
+    let plan = match cli.planning.plan.clone() {
         Some(path) => PlanPath::given(path, cli.planning.force),
         None => PlanPath::of_dump(&input.name()),
-    };
-    let mut profiles = cli.profiles.into_iter();
-    let profiles = match (profiles.next(), profiles.next(), profiles.next()) {
-        (None, _, _) => None,
-        (Some(base), new, None) => Some(skope::tui::profiles::ProfilesRequest {
-            base,
-            new,
-            rank: None,
-        }),
-        (Some(_), _, Some(_)) => anyhow::bail!(
-            "--profiles takes one directory holding no_sk_model and sk_model, or two profiles \
-             (without, then with SuperKernel)"
-        ),
     };
     skope::tui::run(skope::tui::Options {
         input,
         plan,
-        load: options,
-        rules,
+        load: cli.planning.load_options(),
+        rules: cli.planning.request().rules()?,
         config,
         mouse: !cli.no_mouse,
-        profiles,
+        profiles: ProfilesRequest::of_paths(cli.profiles).map_err(anyhow::Error::msg)?,
         statics: cli.statics,
         kernel_meta: cli.meta.paths,
     })
 }
 
-/// Prints text made from inputs (a report, a table, CSV, code) with every terminal control in
-/// it made visible; line breaks stay.
-fn print_text(text: &str) -> Result<()> {
-    use std::fmt::Write as _;
-    print_with(|out| {
-        out.write_str(text)?;
-        // Every output ends its last line.
-        if !text.is_empty() && !text.ends_with('\n') {
-            out.write_str("\n")?;
-        }
-        Ok(())
-    })
-}
-
-/// Prints what `write` writes, every dump string made visible ([`skope::text::TextWriter`]),
-/// as it is written.
-fn print_with(
-    write: impl FnOnce(
-        &mut skope::text::TextWriter<std::io::BufWriter<std::io::StdoutLock<'static>>>,
-    ) -> std::fmt::Result,
-) -> Result<()> {
-    let mut out = skope::text::TextWriter::new(std::io::BufWriter::new(std::io::stdout().lock()));
-    let _ = write(&mut out);
-    out.finish().context("cannot write to standard output")
-}
-
-/// Prints `value` as pretty JSON, with every character a terminal could act on escaped.
-/// Streamed: a report of millions of breaks is never held as one string.
-fn print_json(value: &impl serde::Serialize) -> Result<()> {
-    use std::io::Write as _;
-    let stdout = std::io::stdout();
-    let mut out = skope::text::JsonSafeWriter::new(std::io::BufWriter::new(stdout.lock()));
-    serde_json::to_writer_pretty(&mut out, value)?;
-    out.write_all(b"\n")?;
-    out.flush()?;
-    Ok(())
-}
-
-/// `skope report --json`: the report (in full or in short), and what `--verify` found.
-#[derive(serde::Serialize)]
-struct ReportJson<'a, R: serde::Serialize> {
-    #[serde(flatten)]
-    report: &'a R,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    verify: Option<&'a skope::fusion::verify::Verification>,
-}
-
-/// A size as `--max-size` takes it: bytes, or a number with `K`, `M`, `G` or `T` (powers of
-/// 1024; `KiB`, `MB`… read the same).
-fn parse_size(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = text[digits.len()..].to_ascii_uppercase();
-    let shift = match unit.trim_end_matches('B').trim_end_matches('I') {
-        "" => 0,
-        "K" => 10,
-        "M" => 20,
-        "G" => 30,
-        "T" => 40,
-        _ => return Err(format!("unknown unit {unit:?}: use K, M, G or T")),
-    };
-    let n: u64 = digits
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size (e.g. 1500000000, 1500M, 2G)"))?;
-    n.checked_mul(1 << shift)
-        .ok_or_else(|| format!("{text:?} is too large"))
+/// skope's own lines for the user, beside the output: to stderr.
+fn say(line: &str) {
+    eprintln!("{line}");
 }

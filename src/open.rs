@@ -65,7 +65,7 @@ pub fn open(
     progress: &mut dyn FnMut(Stage),
 ) -> Result<(Workspace, Vec<String>), LoadError> {
     if let Input::File(path) = input
-        && crate::aclgraph::layout::looks_like_output(path)
+        && is_pass_output(path)
     {
         return open_pass_output(path, progress);
     }
@@ -99,6 +99,13 @@ pub fn open(
     Ok((ws, problems))
 }
 
+/// True when `path` is what a fusion pass wrote (an aclgraph model directory, or one holding
+/// them) rather than a graph dump: [`open`] reads it as the pass's plan, and its own account
+/// is its report.
+pub fn is_pass_output(path: &Path) -> bool {
+    crate::aclgraph::layout::looks_like_output(path)
+}
+
 /// Opens what the aclgraph SuperKernel pass wrote at `path`: the plan it made, read from its
 /// files; the notes say which files are missing and which other models are beside it.
 fn open_pass_output(
@@ -109,7 +116,7 @@ fn open_pass_output(
     progress(Stage::Planning {
         ops: model.tasks.len(),
     });
-    let ws = crate::aclgraph::observed::workspace(&model, &path.to_string_lossy());
+    let ws = crate::aclgraph::observed::workspace(&model, &others, &path.to_string_lossy());
     let mut notes: Vec<String> = model
         .missing
         .iter()
@@ -150,6 +157,63 @@ pub fn use_kernel_meta(ws: &mut Workspace, paths: &[PathBuf]) -> Result<Vec<Stri
     }
     ws.set_kernel_meta(std::sync::Arc::new(meta));
     Ok(problems)
+}
+
+/// What opening a dump for a command takes besides the dump: rules files, whether to read the
+/// CANN install, the load limit, and a plan file to apply.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Rules files that extend or override the bundled rules (later files win).
+    pub rules: Vec<PathBuf>,
+    /// Leave the installed CANN's op information out.
+    pub no_cann: bool,
+    /// How big a dump may be.
+    pub load: LoadOptions,
+    /// A plan file to apply by op name.
+    pub plan: Option<PathBuf>,
+    /// Apply the plan even when none of its ops is in the graph.
+    pub force: bool,
+}
+
+/// A dump opened for a command.
+#[derive(Debug)]
+pub struct Opened {
+    /// The graph, planned (with the plan file's scopes when one was given).
+    pub ws: Workspace,
+    /// What of the input, or of the CANN install, could not be used, a line each.
+    pub problems: Vec<String>,
+    /// What the plan file names that the graph lacks, a line each (with the plan's path).
+    pub plan_notes: Vec<String>,
+}
+
+impl Request {
+    /// The rules: the user's files (read now, so a bad one stops before any work) and the
+    /// CANN install (found through ASCEND_OPP_PATH or ASCEND_HOME_PATH) unless left out.
+    pub fn rules(&self) -> Result<RuleConfig, crate::fusion::rules::RulesError> {
+        let cann = (!self.no_cann)
+            .then(crate::fusion::cann::CannInstall::from_env)
+            .flatten();
+        RuleConfig::new(&self.rules, cann)
+    }
+
+    /// Opens `file` (see [`open`]) and applies the plan file; a plan none of whose ops is in
+    /// the graph is refused unless `force`.
+    pub fn open(&self, file: &Path) -> anyhow::Result<Opened> {
+        let input = Input::File(file.to_path_buf());
+        let (mut ws, problems) = open(&input, self.load, &self.rules()?, &mut |_| {})?;
+        let plan_notes = match &self.plan {
+            Some(path) => apply_plan(&mut ws, path, self.force, 20)?
+                .into_iter()
+                .map(|line| format!("{}: {line}", path.display()))
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(Opened {
+            ws,
+            problems,
+            plan_notes,
+        })
+    }
 }
 
 /// Why a plan file could not be applied.

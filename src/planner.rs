@@ -18,6 +18,26 @@ pub enum OptionsModel {
     GraphFlags,
 }
 
+/// Scope code a system writes in a form of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnScopeCode {
+    /// The code (Python for the aclgraph path: `super_kernel_scope_begin/end` and
+    /// `super_kernel_optimize`), written where TorchAir's `super_kernel` blocks would be.
+    pub code: String,
+    /// Why the other forms (the plan file, C) are not written, in words.
+    pub only: &'static str,
+}
+
+/// A system's own account of what it did (the aclgraph pass's queues, tasks, options and
+/// files): `skope report` and `skope info` print it in place of GE's report.
+#[derive(Debug)]
+pub struct OwnReport {
+    /// As text for a terminal (every string from its files sanitised).
+    pub text: String,
+    /// As JSON, pretty-printed.
+    pub json: Box<serde_json::value::RawValue>,
+}
+
 /// A planner other than GE's pass: plans the marks its own way, may refuse edits it has no
 /// model for, and says what its system lacks.
 pub trait Planner: std::fmt::Debug + Send + Sync {
@@ -35,6 +55,14 @@ pub trait Planner: std::fmt::Debug + Send + Sync {
     }
     /// Why the scopes cannot be written as code for the model, when the system takes no scopes.
     fn no_scope_code(&self) -> Option<&'static str> {
+        None
+    }
+    /// The scopes as code in the system's own form, when it writes them its own way.
+    fn own_scope_code(&self) -> Option<OwnScopeCode> {
+        None
+    }
+    /// The system's own account of what it did, when it gives one.
+    fn own_report(&self) -> Option<OwnReport> {
         None
     }
 }

@@ -387,6 +387,28 @@ pub fn json_error_words(e: &serde_json::Error) -> String {
     }
 }
 
+/// A size as `--max-size` takes it: bytes, or a number with `K`, `M`, `G` or `T` (powers of
+/// 1024; `KiB`, `MB`… read the same).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = text[digits.len()..].to_ascii_uppercase();
+    let shift = match unit.trim_end_matches('B').trim_end_matches('I') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("unknown unit {unit:?}: use K, M, G or T")),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 1500000000, 1500M, 2G)"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{text:?} is too large"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
 use crate::load::Format;
-use crate::planner::{OptionsModel, Planner};
+use crate::planner::{OptionsModel, OwnReport, OwnScopeCode, Planner};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -327,6 +327,17 @@ impl Workspace {
     /// Why the scopes cannot be written as code for the model, when the system takes none.
     pub fn no_scope_code(&self) -> Option<&'static str> {
         self.planner.as_ref().and_then(|p| p.no_scope_code())
+    }
+
+    /// The account the graph's fusion system gives of what it did, when it gives one.
+    pub fn own_report(&self) -> Option<OwnReport> {
+        self.planner.as_ref().and_then(|p| p.own_report())
+    }
+
+    /// The scopes as code in the form of the graph's fusion system, when it has one of its
+    /// own.
+    pub fn own_scope_code(&self) -> Option<OwnScopeCode> {
+        self.planner.as_ref().and_then(|p| p.own_scope_code())
     }
 
     /// Plans edits of the current marks without making them (fixes are checked this way).

@@ -621,7 +621,7 @@ mod prediction {
 fn edits_re_plan_with_the_prediction_and_undo_brings_the_pass_back() {
     use skope::edit::{Edit, EditError};
     let (model, _) = open(&example()).unwrap();
-    let mut ws = skope::aclgraph::observed::workspace(&model, "example");
+    let mut ws = skope::aclgraph::observed::workspace(&model, &[], "example");
     let observed = ws.plan().clone();
     assert_eq!(observed.segment_count(), 7);
     let op = |ws: &skope::workspace::Workspace, name: &str| {
@@ -698,7 +698,7 @@ fn device_time_and_profiles_join_the_superkernels() {
     use skope::profile::per_op::per_op;
     use skope::profile::planned::PlannedFusion;
     let (model, _) = open(&example()).unwrap();
-    let ws = skope::aclgraph::observed::workspace(&model, "example");
+    let ws = skope::aclgraph::observed::workspace(&model, &[], "example");
     let op = |name: &str| ws.graph().ops().iter().find(|o| o.name == name).unwrap();
     // Per-sub-op device time on each fused task; the SuperKernel's on its launch task.
     let rms = op("RmsNorm_5cce7ee1#4");
@@ -819,7 +819,7 @@ fn a_deadlock_split_is_shown_and_the_prediction_says_it_does_not_model_it() {
     assert_eq!(report.prediction.predicted, 1);
     assert!(text.contains("not modelled: the deadlock check"), "{text}");
     // The graph opens in the explorer's plan with the deadlock cut as a break.
-    let ws = skope::aclgraph::observed::workspace(&model, "deadlock");
+    let ws = skope::aclgraph::observed::workspace(&model, &[], "deadlock");
     let b = &ws.plan().scopes[0].breaks[0];
     assert_eq!(b.reason.code(), "DEADLOCK_DETECTED");
 }

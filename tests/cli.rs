@@ -1050,6 +1050,33 @@ fn report_and_info_read_the_aclgraph_pass_output() {
 }
 
 #[test]
+fn report_on_the_aclgraph_pass_output_honours_deny_and_refuses_what_it_cannot_do() {
+    let dir = example("aclgraph");
+    // The pass cut attn_0 (UNFUSIBLE_NODE): a break gate fails, as it does for GE's plan.
+    assert_eq!(skope(&["report", &dir]).status.code(), Some(0));
+    let out = skope(&["report", &dir, "--deny", "breaks"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("aclgraph SuperKernel pass"),
+        "the account is printed before the gate fails"
+    );
+    // Options for GE's plan are refused rather than ignored.
+    for extra in [["--summary", ""], ["--scope", "attn_0"]] {
+        let args: Vec<&str> = ["report", dir.as_str()]
+            .into_iter()
+            .chain(extra.into_iter().filter(|a| !a.is_empty()))
+            .collect();
+        let out = skope(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("--verify, --summary and --scope are for GE's plan"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn aclgraph_options_are_checked_and_exported_as_python() {
     let out = skope(&["options", "--aclgraph"]);
     let text = String::from_utf8_lossy(&out.stdout);

@@ -11,6 +11,7 @@ pub mod logs;
 pub mod model;
 pub mod observed;
 pub mod options;
+pub mod options_text;
 pub mod predict;
 pub mod reasons;
 pub mod report;

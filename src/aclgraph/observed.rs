@@ -20,9 +20,10 @@ use crate::fusion::plan::{
 use crate::fusion::verdict::{Evidence, OpVerdict, Verdict, Verdicts};
 use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use crate::load::Format;
-use crate::planner::Planner;
+use crate::planner::{OwnReport, OwnScopeCode, Planner};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use crate::graph::ATTR_DEVICE_US;
@@ -541,6 +542,8 @@ const OPTIONS_PER_GRAPH: &str = "aclgraph options are per graph, not per scope: 
 #[derive(Debug)]
 pub struct AclPlanner {
     model: AclModel,
+    /// Other model directories found beside this one.
+    others: Vec<PathBuf>,
     initial: Marks,
     observed: Plan,
 }
@@ -576,6 +579,23 @@ impl Planner for AclPlanner {
         matches!(edit, Edit::SetOptions { .. }).then_some(OPTIONS_PER_GRAPH)
     }
 
+    fn own_report(&self) -> Option<OwnReport> {
+        let report = super::report::AclReport::new(&self.model, &self.others);
+        let json = serde_json::to_string_pretty(&report).ok()?;
+        Some(OwnReport {
+            text: report.to_text(),
+            json: serde_json::value::RawValue::from_string(json).ok()?,
+        })
+    }
+
+    fn own_scope_code(&self) -> Option<OwnScopeCode> {
+        Some(OwnScopeCode {
+            code: super::export::python(&self.model),
+            only: "the aclgraph pass's scopes export as Python only (the default --format \
+                   torchair writes super_kernel_scope_begin/end and super_kernel_optimize)",
+        })
+    }
+
     fn no_entry_code(&self) -> Option<&'static str> {
         Some(
             "an aclgraph SuperKernel runs the prebuilt sk_entry_* kernel over task queues: \
@@ -584,9 +604,9 @@ impl Planner for AclPlanner {
     }
 }
 
-/// The workspace of `model`, named `file`: what the pass did, re-planned by skope's
-/// prediction after an edit.
-pub fn workspace(model: &AclModel, file: &str) -> Workspace {
+/// The workspace of `model`, named `file`, with `others` the model directories beside it: what
+/// the pass did, re-planned by skope's prediction after an edit.
+pub fn workspace(model: &AclModel, others: &[PathBuf], file: &str) -> Workspace {
     let graph = graph(model);
     let cx = Context::with_verdicts(graph, verdicts(model));
     let mut marks = Marks::from_graph(cx.graph());
@@ -598,6 +618,7 @@ pub fn workspace(model: &AclModel, file: &str) -> Workspace {
     let observed = build_plan(model, &cx, &marks, built(model), file_findings(model));
     let planner = AclPlanner {
         model: model.clone(),
+        others: others.to_vec(),
         initial: marks.clone(),
         observed,
     };

@@ -5,7 +5,7 @@
 //! code view can still lead from a line to its op.
 
 use super::{EntryCode, Origin};
-use crate::kernel_meta::EntrySource;
+use crate::kernel_meta::{EntrySource, KernelMeta};
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 use std::path::PathBuf;
 
@@ -160,6 +160,78 @@ pub fn compare(code: &EntryCode, source: &EntrySource) -> Comparison {
         }
     }
     out
+}
+
+/// Lines of context around each differing run when the lines are shown.
+const CONTEXT: usize = 2;
+
+/// `skope codegen --compare`: each of `codes` held against the compiler's source in `meta` for
+/// the same sub-ops, a line per segment; with `show_lines`, the differing lines too (with
+/// context). True when every compared code equals its source; an error when no code has a
+/// source.
+pub fn text(
+    meta: &KernelMeta,
+    codes: &[EntryCode],
+    show_lines: bool,
+) -> Result<(String, bool), String> {
+    let clean = |text: &str| crate::text::sanitize(text).into_owned();
+    let mut out = String::new();
+    let (mut compared, mut differing) = (0, 0);
+    for code in codes {
+        let calls = calls(code);
+        let Some(source) = meta.sources_for(&calls).first().copied() else {
+            out.push_str(&format!(
+                "{}: no entry source in kernel_meta calls its {} sub-op(s)\n",
+                clean(&code.segment),
+                calls.len()
+            ));
+            continue;
+        };
+        let comparison = compare(code, source);
+        compared += 1;
+        differing += usize::from(!comparison.equal());
+        out.push_str(&format!(
+            "{}: {}: {}\n",
+            clean(&code.segment),
+            clean(&source.file.to_string_lossy()),
+            comparison.summary()
+        ));
+        if !show_lines || comparison.equal() {
+            continue;
+        }
+        let near_change = |n: usize| {
+            let from = n.saturating_sub(CONTEXT);
+            let to = (n + CONTEXT + 1).min(comparison.lines.len());
+            comparison.lines[from..to]
+                .iter()
+                .any(|l| l.change != Change::Same)
+        };
+        out.push_str("  (- only in skope's prediction, + only in the compiler's source)\n");
+        let mut skipped = false;
+        for (n, line) in comparison.lines.iter().enumerate() {
+            if !near_change(n) {
+                skipped = true;
+                continue;
+            }
+            if std::mem::take(&mut skipped) {
+                out.push_str("  …\n");
+            }
+            let mark = match line.change {
+                Change::Same => ' ',
+                Change::Predicted => '-',
+                Change::Written => '+',
+            };
+            out.push_str(&format!("{mark} {}\n", clean(&line.text)));
+        }
+    }
+    if compared == 0 {
+        return Err(format!(
+            "no segment's sub-op calls match an entry source in kernel_meta ({} read): pass the \
+             te_superkernel_*_kernel.cpp files of the same compile",
+            meta.sources.len()
+        ));
+    }
+    Ok((out, differing == 0))
 }
 
 /// A preload of a sub-kernel's code, whose size argument skope infers.

@@ -18,7 +18,7 @@ mod writer;
 
 use crate::fusion::kernel::{self, KernelType, SkKernel};
 use crate::fusion::options::SkOptions;
-use crate::fusion::plan::{Context, KernelInfo, Segment};
+use crate::fusion::plan::{Context, KernelInfo, Plan, Segment};
 use crate::graph::{Graph, OpId};
 use crate::kernel_meta::KernelMeta;
 use settings::Settings;
@@ -324,6 +324,46 @@ pub fn comment_text(text: &str) -> String {
             c => c,
         })
         .collect()
+}
+
+/// The entry code of the segment of `plan` named `name`, or of every segment (`skope
+/// codegen`); an error naming some segments when none has that name.
+pub fn entries(
+    cx: &Context,
+    meta: &KernelMeta,
+    plan: &Plan,
+    name: Option<&str>,
+) -> Result<Vec<EntryCode>, String> {
+    let segments: Vec<&Segment> = plan.scopes.iter().flat_map(|s| &s.segments).collect();
+    let chosen = match name {
+        None => segments,
+        Some(name) => match segments.iter().find(|s| s.name == name) {
+            Some(s) => vec![*s],
+            None => {
+                const NAMED: usize = 10;
+                let known: Vec<String> = segments
+                    .iter()
+                    .take(NAMED)
+                    .map(|s| crate::text::sanitize(&s.name).into_owned())
+                    .collect();
+                return Err(format!(
+                    "no segment named {:?}; segments: {}{} (see `skope report`)",
+                    crate::text::sanitize(name),
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    },
+                    if segments.len() > known.len() {
+                        ", …"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        },
+    };
+    Ok(chosen.iter().map(|s| entry(cx, meta, s)).collect())
 }
 
 /// Generates the entry code of `segment`, with what `meta` holds of its sub-kernels.

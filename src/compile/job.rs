@@ -86,6 +86,16 @@ impl ExitStatus {
     pub fn success(self) -> bool {
         self == ExitStatus::Code(0)
     }
+
+    /// The status for skope to exit with: the job's code, or 128 + the signal as shells say
+    /// (1 when it does not fit).
+    pub fn exit_code(self) -> u8 {
+        let code = match self {
+            ExitStatus::Code(code) => code,
+            ExitStatus::Signal(signal) => 128 + signal,
+        };
+        u8::try_from(code).unwrap_or(1)
+    }
 }
 
 impl std::fmt::Display for ExitStatus {

@@ -2,6 +2,7 @@
 //! group with streamed and bounded output, cancelling, and where results appear.
 
 pub mod batch;
+pub mod foreground;
 pub mod job;
 pub mod log;
 pub mod prepare;

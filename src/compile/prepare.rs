@@ -1,6 +1,7 @@
 //! Getting a run ready: a fresh output directory holding the current plan, its record and the
 //! generated entry sources when the recipe uses them, and the recipe's templates expanded.
 
+use super::job::{Job, JobEvent};
 use super::recipe::Recipe;
 use super::record::{self, RunRecord};
 use super::template::{self, Values};
@@ -10,6 +11,7 @@ use crate::planfile::PlanFile;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::SyncSender;
 
 /// The shim header the `check` recipe compiles the entry sources against.
 pub const SHIM_HEADER: &str = include_str!("../../assets/codegen/kernel_operator.h");
@@ -37,6 +39,32 @@ impl Prepared {
     /// The file its output goes to, every line.
     pub fn log_file(&self) -> PathBuf {
         self.out.join(record::LOG)
+    }
+
+    /// Starts the job, its events tagged `tag` going to `events`. When it cannot start, its
+    /// record says why, and so does the error.
+    pub fn start<T: Clone + Send + 'static>(
+        &mut self,
+        events: SyncSender<(T, JobEvent)>,
+        tag: T,
+    ) -> Result<Job, String> {
+        Job::spawn(
+            &self.argv,
+            &self.cwd,
+            &self.env,
+            self.streams,
+            Some(&self.log_file()),
+            events,
+            tag,
+        )
+        .map_err(|e| {
+            let message = format!(
+                "cannot start {}: {e} (is it installed and on PATH?)",
+                crate::text::sanitize(self.argv.first().map_or("", String::as_str))
+            );
+            self.record.not_started(&self.out, &message);
+            message
+        })
     }
 }
 

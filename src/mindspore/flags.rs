@@ -7,6 +7,8 @@ use super::reasons::level_1_only;
 use crate::fusion::plan::Plan;
 use crate::fusion::verdict::{Reason, Verdict, Verdicts};
 use crate::graph::Graph;
+use crate::planner::OptionsModel;
+use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 
 /// What a flag's value is.
@@ -336,6 +338,49 @@ pub fn effects(
         ));
     }
     out
+}
+
+/// `skope options --graph-kernel`: the flags (only those `text` gives, when given, checked
+/// first), and with `ws`, a MindSpore graph, what each would change in it. The bool is false
+/// when a given flag has a problem; an error when `ws` is not a MindSpore graph.
+pub fn text(text: Option<&str>, ws: Option<&Workspace>) -> Result<(String, bool), String> {
+    let mut out = String::new();
+    let (given, problems) = text.map(parse).unwrap_or_default();
+    if text.is_some() {
+        for p in &problems {
+            out.push_str(&format!("error: {p}\n"));
+        }
+        for g in &given {
+            out.push_str(&format!("ok: --{}={}\n", g.name, g.value));
+        }
+        out.push('\n');
+    }
+    let changes = match ws {
+        Some(ws) if ws.options_model() != OptionsModel::GraphFlags => {
+            return Err(format!(
+                "{}: not a MindSpore dump (.ir text or composite JSON): graph kernel flags do \
+                 not apply to it",
+                ws.source().file
+            ));
+        }
+        Some(ws) => effects(ws.graph(), ws.context().verdicts(), ws.plan(), &given),
+        None => Vec::new(),
+    };
+    out.push_str("MindSpore graph kernel flags (graph_kernel_flags):\n");
+    let shown = FLAGS
+        .iter()
+        .filter(|f| given.is_empty() || given.iter().any(|g| g.name == f.name));
+    for f in shown {
+        out.push_str(&format!(
+            "  --{}  default {}\n      {}\n",
+            f.name, f.default, f.meaning
+        ));
+        for (_, change) in changes.iter().filter(|(name, _)| *name == f.name) {
+            out.push_str(&format!("      in this graph: {change}\n"));
+        }
+    }
+    out.push_str(&format!("set them with {HOW_TO_SET}\n"));
+    Ok((out, problems.is_empty()))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! without SuperKernel measured ([`timing`]); without a profile, by the kernel boundaries it
 //! removes — a count, not a time.
 
+pub mod output;
 pub mod saving;
 pub mod timing;
 

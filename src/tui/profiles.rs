@@ -23,6 +23,24 @@ pub struct ProfilesRequest {
 }
 
 impl ProfilesRequest {
+    /// The profiles `paths` name as `--profiles` gives them: one directory holding
+    /// `no_sk_model` and `sk_model`, or the base then the new one; none for no path.
+    pub fn of_paths(paths: Vec<PathBuf>) -> Result<Option<ProfilesRequest>, &'static str> {
+        let mut paths = paths.into_iter();
+        match (paths.next(), paths.next(), paths.next()) {
+            (None, _, _) => Ok(None),
+            (Some(base), new, None) => Ok(Some(ProfilesRequest {
+                base,
+                new,
+                rank: None,
+            })),
+            (Some(_), _, Some(_)) => Err(
+                "--profiles takes one directory holding no_sk_model and sk_model, or two \
+                 profiles (without, then with SuperKernel)",
+            ),
+        }
+    }
+
     /// The paths as the user would type them at the `p` prompt.
     pub fn paths(&self) -> String {
         let mut text = self.base.display().to_string();

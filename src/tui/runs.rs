@@ -587,27 +587,7 @@ fn launch(
     if launches.closing {
         return Err("skope is closing".to_string());
     }
-    let log_file = prepared.log_file();
-    let spawned = Job::spawn(
-        &prepared.argv,
-        &prepared.cwd,
-        &prepared.env,
-        prepared.streams,
-        Some(&log_file),
-        tx,
-        (),
-    );
-    let job = match spawned {
-        Ok(job) => job,
-        Err(e) => {
-            let message = format!(
-                "cannot start {}: {e} (is it installed and on PATH?)",
-                prepared.argv.first().map_or("", String::as_str)
-            );
-            prepared.record.not_started(&prepared.out, &message);
-            return Err(message);
-        }
-    };
+    let job = prepared.start(tx, ())?;
     launches.jobs.push(job.clone());
     drop(launches);
     let (events, failed) = (events.clone(), events.clone());

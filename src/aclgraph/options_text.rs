@@ -1,0 +1,64 @@
+//! `skope options --aclgraph`: the aclgraph path's options as text, listed or checked.
+
+use super::options::{Kind, Level, OPTIONS, STRATEGIES};
+
+/// `skope options --aclgraph`: every option of the aclgraph path.
+pub fn list() -> String {
+    let mut out = String::from("aclgraph options (super_kernel_optimize):\n");
+    for o in OPTIONS {
+        let kind = match o.kind {
+            Kind::Int { min, max } => format!("int {min}..{max}"),
+            Kind::Patterns => "list[str] of kernel-name patterns".to_string(),
+            Kind::Extend => "str k=v1,v2:k2=v".to_string(),
+            Kind::Strategies => "dict".to_string(),
+        };
+        let dict = if o.debug {
+            "debug_options"
+        } else {
+            "optimize_options"
+        };
+        out.push_str(&format!(
+            "  {:<28} {dict:<16} {kind}, default {}\n      {}\n",
+            o.key, o.default, o.effect
+        ));
+    }
+    out.push_str("  aggressive_opt_strategies keys:\n");
+    for (key, max, effect) in STRATEGIES {
+        out.push_str(&format!("    {key} (0..{max}): {effect}\n"));
+    }
+    out
+}
+
+/// `skope options --aclgraph JSON`: the options checked, and the call to paste.
+pub fn check(text: &str) -> Result<(String, bool), String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "line {}, column {}: not a JSON object of options: {}\n  hint: write it as JSON, \
+             e.g. '{{\"early_start\": 1, \"dcci_after_kernel_end\": [\".*\"]}}'",
+            e.line(),
+            e.column(),
+            crate::text::json_error_words(&e)
+        )
+    })?;
+    let Some(map) = value.as_object() else {
+        return Err(format!("{value} is not a JSON object of options"));
+    };
+    let checked = super::options::check(map);
+    let mut out = String::new();
+    for d in &checked.diagnostics {
+        let level = match d.level {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        };
+        out.push_str(&format!(
+            "{level}: {}: {}\n",
+            crate::text::sanitize(&d.key),
+            crate::text::sanitize(&d.message)
+        ));
+    }
+    out.push_str(&crate::text::sanitize_lines(&checked.python("graph")));
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok((out, checked.ok()))
+}

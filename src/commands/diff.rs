@@ -1,0 +1,65 @@
+//! `skope diff`: a profile without SuperKernel against one with it, with the plan that says
+//! which kernels were fused when a graph or a plan file is given.
+
+use super::Printer;
+use crate::open::Request;
+use crate::planfile::PlanFile;
+use crate::profile::{PlannedFusion, ProfileError};
+use anyhow::Result;
+use std::io::Write;
+use std::path::Path;
+
+/// How the comparison is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffOutput {
+    /// Text for a terminal.
+    Text,
+    /// One JSON object.
+    Json,
+    /// The by-type rows as CSV.
+    Csv,
+}
+
+/// Compares the profiles `base` and `new` (or the pair `base` holds) of rank `rank`; the plan
+/// comes from `graph` opened as `request` says (with its plan file), or from the plan file
+/// alone. `say` hears what of the graph could not be used.
+pub fn run(
+    request: &Request,
+    (base, new, rank): (&Path, Option<&Path>, Option<u32>),
+    graph: Option<&Path>,
+    output: DiffOutput,
+    say: &mut dyn FnMut(&str),
+    out: &mut Printer<impl Write>,
+) -> Result<()> {
+    let pair = crate::profile::load_pair(base, new, rank).map_err(|e| {
+        let what = match &e {
+            ProfileError::SeveralRanks { .. } => "choose a rank",
+            _ => "cannot compare the profiles",
+        };
+        anyhow::Error::new(e).context(what)
+    })?;
+    let planned = match (graph, &request.plan) {
+        (Some(graph), plan) => {
+            let ws = super::open(request, graph, say)?;
+            let mut source = graph.to_string_lossy().into_owned();
+            if let Some(plan) = plan {
+                source = format!("{source} with {}", plan.display());
+            }
+            Some(PlannedFusion::from_workspace(&ws, &source))
+        }
+        (None, Some(plan)) => {
+            let file = PlanFile::read(plan)?;
+            Some(PlannedFusion::from_plan_file(
+                &file,
+                &plan.to_string_lossy(),
+            ))
+        }
+        (None, None) => None,
+    };
+    let result = crate::profile::diff(&pair, planned.as_ref());
+    match output {
+        DiffOutput::Json => out.json(&result),
+        DiffOutput::Csv => out.text(&crate::profile::output::to_csv(&result)),
+        DiffOutput::Text => out.text(&crate::profile::output::to_text(&result)),
+    }
+}

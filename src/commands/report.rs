@@ -1,0 +1,146 @@
+//! `skope report` (and `skope info` on what a pass wrote): the plan of every scope with each
+//! break explained, or the pass's own account; GE's result held against it; the gates.
+
+use super::Printer;
+use crate::fusion::plan::Gate;
+use crate::fusion::verify::{Verification, verify};
+use crate::graph::Graph;
+use crate::load::{self, Dump};
+use crate::open::{Opened, Request};
+use crate::planner::OwnReport;
+use crate::report::{Detail, Report, verification_text};
+use crate::workspace::Workspace;
+use anyhow::Result;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Ops a report plans to check fixes (each check plans the members of the scopes it changes):
+/// about half a second of an optimised build, whatever the graph.
+const FIX_PLANS: usize = 1_000_000;
+
+/// What a report is asked for besides the dump.
+#[derive(Debug, Clone, Default)]
+pub struct ReportRequest {
+    /// One JSON object instead of text.
+    pub json: bool,
+    /// The gate the plan is held to.
+    pub gate: Option<Gate>,
+    /// GE's AfterSkGraph dumps to compare the prediction with.
+    pub verify: Vec<PathBuf>,
+    /// One line per scope instead of every segment and break.
+    pub summary: bool,
+    /// Only this scope.
+    pub scope: Option<String>,
+}
+
+/// The report JSON: the report (in full or in short), and what `--verify` found.
+#[derive(serde::Serialize)]
+struct ReportJson<'a, R: serde::Serialize> {
+    #[serde(flatten)]
+    report: &'a R,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verify: Option<&'a Verification>,
+}
+
+/// Reports on `file`, opened as `request` says, into `out`; `say` hears what of the input
+/// could not be used. False when a gate fails or GE's result differs from the prediction.
+pub fn run(
+    request: &Request,
+    file: &Path,
+    asked: &ReportRequest,
+    say: &mut dyn FnMut(&str),
+    out: &mut Printer<impl Write>,
+) -> Result<bool> {
+    let Opened {
+        ws,
+        problems,
+        plan_notes,
+    } = request.open(file)?;
+    super::tell("note", &plan_notes, say);
+    // A system's own account says itself what of its files could not be used.
+    if let Some(own) = ws.own_report() {
+        return own_report(&ws, own, asked, out);
+    }
+    super::tell("problem", &problems, say);
+    let (cx, plan) = (ws.context(), ws.plan());
+    let rule_files = ws.source().rules.clone();
+    // Each break's fix is checked by planning it, up to a number of plans that keeps a report
+    // of millions of breaks fast (the rest say so).
+    let what_if = ws.what_if().with_budget(FIX_PLANS);
+    let mut report = Report::new(
+        &what_if,
+        &file.to_string_lossy(),
+        ws.source().format.id(),
+        &rule_files,
+        // The full report builds each scope's segments and breaks as it writes them.
+        Detail::Summary,
+    );
+    let after: Vec<Dump> = asked
+        .verify
+        .iter()
+        .map(|path| load::load_file(path, request.load))
+        .collect::<Result<_, _>>()?;
+    let verification = (!after.is_empty()).then(|| {
+        let graphs: Vec<&Graph> = after.iter().flat_map(|d| d.graphs.iter()).collect();
+        verify(cx, plan, &graphs)
+    });
+    report.set_assumed(ws.assumed_range());
+    if let Some(name) = &asked.scope {
+        report.keep_scope(name).map_err(anyhow::Error::msg)?;
+    }
+    if asked.json && asked.summary {
+        out.json(&ReportJson {
+            report: &report,
+            verify: verification.as_ref(),
+        })?;
+    } else if asked.json {
+        out.json(&ReportJson {
+            report: &report.full_json(&what_if),
+            verify: verification.as_ref(),
+        })?;
+    } else {
+        // The verdict first: a long report would bury it.
+        if let Some(v) = &verification {
+            out.text(&(verification_text(v) + "\n"))?;
+        }
+        if asked.summary {
+            out.text(&report.to_summary_text())?;
+        } else {
+            out.with(|w| report.write_full_text(w, &what_if))?;
+        }
+    }
+    let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
+    // A graph that gets no SuperKernel (a failed build, a dynamic-shape graph) or that skope
+    // cannot judge (an error finding) fails every gate.
+    let failed = asked
+        .gate
+        .is_some_and(|gate| plan.fails(gate, asked.scope.as_deref()));
+    // The process ends with the report: the graph and plan need no freeing.
+    std::mem::forget(report);
+    std::mem::forget(after);
+    std::mem::forget(ws);
+    Ok(!mismatched && !failed)
+}
+
+/// The report on what a fusion system wrote itself: its own account, and the gate held to the
+/// plan it made.
+fn own_report(
+    ws: &Workspace,
+    own: OwnReport,
+    asked: &ReportRequest,
+    out: &mut Printer<impl Write>,
+) -> Result<bool> {
+    if !asked.verify.is_empty() || asked.summary || asked.scope.is_some() {
+        anyhow::bail!(
+            "{}: --verify, --summary and --scope are for GE's plan; this is the account of \
+             what the pass did, printed whole",
+            ws.source().file
+        );
+    }
+    if asked.json {
+        out.json(&own.json)?;
+    } else {
+        out.text(&own.text)?;
+    }
+    Ok(!asked.gate.is_some_and(|gate| ws.plan().fails(gate, None)))
+}

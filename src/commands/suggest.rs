@@ -1,0 +1,25 @@
+//! `skope suggest`: scopes for a graph ranked by the time they would save, measured from the
+//! profiles when given.
+
+use super::Printer;
+use crate::suggest::output::{Report, read_profiles, to_text};
+use crate::workspace::Workspace;
+use anyhow::Result;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Suggests scopes for `ws`, the dump `file`, with the gaps of `profiles` (as `--profiles`
+/// gives them) of rank `rank`, the model fitted on a pair; as text or, with `json`, JSON.
+pub fn run(
+    ws: &Workspace,
+    file: &Path,
+    (profiles, rank): (&[PathBuf], Option<u32>),
+    json: bool,
+    out: &mut Printer<impl Write>,
+) -> Result<()> {
+    let (base, new) = read_profiles(ws.context(), profiles, rank)?;
+    let (result, fit) = crate::suggest::rank(ws.context(), ws.plan(), base.as_ref(), new.as_ref());
+    let file = file.to_string_lossy();
+    let report = Report::new(&result, fit.as_ref(), ws.graph(), &file);
+    out.text_or_json(json, &report, || to_text(&result, fit.as_ref(), &file))
+}

@@ -1,0 +1,185 @@
+//! What `skope suggest` reads and writes: the profiles given to it, and the suggestions as
+//! text or JSON (each suggestion's ops by name).
+
+use super::saving::{Coefficients, Fit};
+use super::timing::{self, Timing};
+use super::{Suggestion, Suggestions, Versus};
+use crate::fusion::plan::Context;
+use crate::graph::Graph;
+use crate::profile::discover::{Found, discover};
+use crate::profile::kernels::KernelTable;
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// The measured gaps of the profile without SuperKernel, read for the graph of `cx`, and the
+/// kernels of the one with it when a pair is given. `profiles` is as `--profiles` gives it:
+/// none, one directory (a profile, or `no_sk_model` and `sk_model`), or base then new.
+pub fn read_profiles(
+    cx: &Context,
+    profiles: &[PathBuf],
+    rank: Option<u32>,
+) -> Result<(Option<Timing>, Option<KernelTable>)> {
+    let files = match profiles {
+        [] => return Ok((None, None)),
+        [base, new] => {
+            let (b, n, _) = crate::profile::locate_pair(base, Some(new), rank)?;
+            (b, Some(n))
+        }
+        [path] => {
+            let found = discover(path)
+                .with_context(|| format!("cannot read the profiles at {}", path.display()))?;
+            match found {
+                Found::Pair { .. } => {
+                    let (b, n, _) = crate::profile::locate_pair(path, None, rank)?;
+                    (b, Some(n))
+                }
+                other => (other.pick(rank, path)?, None),
+            }
+        }
+        [_, _, _, ..] => anyhow::bail!(
+            "--profiles takes one directory (a profile, or no_sk_model and sk_model) or two \
+             profiles (without, then with SuperKernel)"
+        ),
+    };
+    let (base, new) = files;
+    if base.kernels.is_empty() {
+        anyhow::bail!(
+            "{}: no kernel_details.csv or op_summary_*.csv: the gaps need the kernel file \
+             (profile with the Level1 kernel view)",
+            base.root.display()
+        );
+    }
+    let new = match new.filter(|n| !n.kernels.is_empty()) {
+        Some(n) => Some(KernelTable::read(&n.kernels)?),
+        None => None,
+    };
+    Ok((Some(timing::read(&base.kernels, Some(cx))?), new))
+}
+
+/// The suggestions as `skope suggest --json` writes them.
+#[derive(Serialize)]
+pub struct Report<'a> {
+    /// The dump.
+    file: &'a str,
+    /// Best first, each with its ops by name.
+    list: Vec<Named<'a>>,
+    /// The coefficients used.
+    coefficients: Coefficients,
+    /// True when they were fitted on a profile pair.
+    fitted: bool,
+    /// True when a profile gave the gaps.
+    measured: bool,
+    /// The fit, when a pair was given.
+    fit: Option<&'a Fit>,
+}
+
+/// A suggestion with its ops by name.
+#[derive(Serialize)]
+struct Named<'a> {
+    #[serde(flatten)]
+    suggestion: &'a Suggestion,
+    ops: Vec<&'a str>,
+}
+
+impl<'a> Report<'a> {
+    /// The report of `result` (and `fit`) for the dump `file`, whose graph is `graph`.
+    pub fn new(
+        result: &'a Suggestions,
+        fit: Option<&'a Fit>,
+        graph: &'a Graph,
+        file: &'a str,
+    ) -> Report<'a> {
+        let list = result
+            .list
+            .iter()
+            .map(|suggestion| Named {
+                suggestion,
+                ops: suggestion
+                    .ops
+                    .iter()
+                    .map(|&id| graph.op(id).name.as_str())
+                    .collect(),
+            })
+            .collect();
+        Report {
+            file,
+            list,
+            coefficients: result.coefficients,
+            fitted: result.fitted,
+            measured: result.measured,
+            fit,
+        }
+    }
+}
+
+/// The suggestions as text for a terminal, for the dump `file`: what the ranking rests on, then
+/// one entry per suggestion. Every string from the inputs is sanitised.
+pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
+    let c = result.coefficients;
+    let mut out = format!("{} suggestion(s) for {file}\n", result.list.len());
+    let coefficients_text = format!(
+        "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs",
+        c.a, c.b, c.c_same, c.c_cross, c.c0
+    );
+    match (result.measured, fit) {
+        (false, _) => out.push_str(
+            "no profile: ranked by the kernel boundaries each removes (a count, not a time); \
+             --profiles DIR estimates the saving from measured gaps\n",
+        ),
+        (true, None) => out.push_str(&format!(
+            "saving per step: an estimate from the gaps the profile measured, with skope's \
+             assumed coefficients ({coefficients_text}); a profile pair (no_sk_model, \
+             sk_model) calibrates them\n"
+        )),
+        (true, Some(f)) => out.push_str(&format!(
+            "saving per step: an estimate from the measured gaps, coefficients fitted ({}) on {} \
+             segment(s) of the profile pair: {coefficients_text}; leaving one segment out, the \
+             error is {:.2} µs on average, {:.2} µs at worst ({})\n",
+            f.fitted.join(", "),
+            f.segments,
+            f.loo_mean_us,
+            f.loo_worst_us,
+            f.loo_worst_segment
+        )),
+    }
+    if let Some(f) = fit.filter(|f| !f.doubtful.is_empty()) {
+        out.push_str(&format!(
+            "note: {} fitted outside what the model means: the pair cannot tell those terms \
+             apart (e.g. every gap the same length); rank by them with care\n",
+            f.doubtful.join(", ")
+        ));
+    }
+    for (n, s) in result.list.iter().enumerate() {
+        let value = match s.saving_us {
+            Some(us) => format!(
+                "{us:.1} µs/step ({} of {} boundaries measured)",
+                s.measured, s.boundaries
+            ),
+            None => format!("{} boundaries", s.boundaries),
+        };
+        let versus = match &s.versus {
+            Versus::New => "new".to_string(),
+            Versus::Same(seg) => format!("already fused as {seg}"),
+            Versus::Overlaps(segs) => format!("takes ops of {}", segs.join(", ")),
+        };
+        let streams: Vec<String> = s.streams.iter().map(i64::to_string).collect();
+        out.push_str(&format!(
+            "\n{:>3}. {}  {} ops  stream {}  {value}  {versus}{}\n",
+            n + 1,
+            s.name,
+            s.ops.len(),
+            streams.join("+"),
+            if s.options.is_empty() {
+                String::new()
+            } else {
+                format!("  options {}", s.options)
+            }
+        ));
+        out.push_str(&format!(
+            "     {} … {}\n     starts after {} · ends before {}\n",
+            s.first_op, s.last_op, s.starts_after, s.ends_before
+        ));
+    }
+    crate::text::sanitize_lines(&out)
+}
