@@ -198,3 +198,75 @@ fn the_fusion_core_reaches_no_backend_nor_anything_above_it() {
         up.join("\n")
     );
 }
+
+/// The library's modules from the bottom up, as docs/ARCHITECTURE.md lists them: each uses
+/// only modules before it.
+const ORDER: &[&str] = &[
+    "text",
+    "clock",
+    "memory",
+    "paths",
+    "worker",
+    "reason_text",
+    "scratch",
+    "file_error",
+    "graph",
+    "load",
+    "fusion",
+    "static_kernels",
+    "info",
+    "edit",
+    "planner",
+    "fix",
+    "kernel_meta",
+    "report",
+    "workspace",
+    "planfile",
+    "codegen",
+    "export",
+    "journal",
+    "profile",
+    "suggest",
+    "aclgraph",
+    "mindspore",
+    "open",
+    "compile",
+    "example",
+    "commands",
+    "tui",
+];
+
+#[test]
+fn each_module_uses_only_the_modules_below_it() {
+    let known = modules();
+    let edges = edges(&known);
+    let top = |m: &str| m.split("::").next().unwrap_or_default().to_string();
+    let place = |m: &str| ORDER.iter().position(|o| *o == top(m));
+    let unplaced: BTreeSet<String> = known
+        .keys()
+        .filter(|m| !["", "main", "lib"].contains(&m.as_str()) && place(m).is_none())
+        .map(|m| top(m))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules missing from the order (and from docs/ARCHITECTURE.md): {unplaced:?}"
+    );
+    let up: Vec<String> = edges
+        .iter()
+        .filter_map(|(m, used)| Some((m, place(m)?, used)))
+        .flat_map(|(m, at, used)| {
+            used.iter()
+                .filter(move |u| place(u).is_some_and(|p| p > at))
+                .map(move |u| format!("{m} → {u}"))
+        })
+        .collect();
+    assert!(
+        edges["open"].contains("workspace"),
+        "the parser sees imports"
+    );
+    assert!(
+        up.is_empty(),
+        "imports that run up the order:\n{}",
+        up.join("\n")
+    );
+}

@@ -170,7 +170,7 @@ impl App {
         }
     }
 
-    /// The same app with `views` to open over the panes (`tui::registry::VIEWS`).
+    /// The same app with `views` to open over the panes (`tui::VIEWS`).
     pub fn with_views(mut self, views: &'static [ViewSpec<App>]) -> App {
         self.views = views;
         self

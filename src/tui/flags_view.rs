@@ -2,7 +2,7 @@
 //! options editor): each flag with its default and meaning, and what it would change in this
 //! graph where the graph can tell (`crate::mindspore::flags`), wrapped to the view's width.
 //! Read-only: MindSpore's flags are set where the model runs. The whole view is this module
-//! (its state, keys, handler and drawing) and its line in the registry.
+//! (its state, keys, handler and drawing) and its lines in `tui/mod.rs` (its `mod` and its place in `VIEWS`).
 
 use super::action::Action;
 use super::app::{App, Screen};

@@ -16,7 +16,6 @@ pub mod dialog;
 pub mod editing;
 pub mod effect;
 pub mod explorer;
-pub mod flags_view;
 pub mod go_to;
 pub mod help_text;
 pub mod highlight;
@@ -28,27 +27,40 @@ pub mod loader;
 pub mod minimap;
 pub mod msg;
 pub mod options_editor;
-mod profile_actions;
 pub mod profile_view;
 pub mod profiles;
 pub mod prompt;
 pub mod query;
-pub mod registry;
 pub mod reply;
-mod run_actions;
 pub mod runs;
 mod scope_edits;
 pub mod session;
 pub mod sink;
-mod static_actions;
 pub mod statics;
-mod suggestion_actions;
 pub mod suggestions;
 pub mod terminal;
 pub mod theme;
 pub mod tree;
 pub mod view;
 pub mod views;
+
+// The views that take the body over the panes. A new view is its module, a line here and a
+// line in `VIEWS`, its actions in `action` and its tests (docs/ARCHITECTURE.md, "How to add a
+// view").
+pub mod flags_view;
+mod profile_actions;
+mod run_actions;
+mod static_actions;
+mod suggestion_actions;
+
+/// Every view that can take the body over the graph's panes, in the order the help lists them.
+pub static VIEWS: &[view::ViewSpec<App>] = &[
+    run_actions::VIEW,
+    profile_actions::VIEW,
+    suggestion_actions::VIEW,
+    static_actions::VIEW,
+    flags_view::VIEW,
+];
 
 use crate::fusion::rules::RuleConfig;
 use crate::load::LoadOptions;
@@ -87,7 +99,7 @@ pub struct Options {
     pub kernel_meta: Vec<std::path::PathBuf>,
 }
 
-/// The app with every view of the registry: what the event loop, the tests and the benches
+/// The app with every view of [`VIEWS`]: what the event loop, the tests and the benches
 /// drive.
 pub fn new_app(
     config: config::Config,
@@ -95,7 +107,7 @@ pub fn new_app(
     file: &str,
     plan_path: std::path::PathBuf,
 ) -> App {
-    App::new(config, size, file, plan_path).with_views(registry::VIEWS)
+    App::new(config, size, file, plan_path).with_views(VIEWS)
 }
 
 /// Runs the explorer until the user quits.

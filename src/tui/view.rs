@@ -2,7 +2,7 @@
 //! the suggested scopes, the static kernels, MindSpore's graph kernel flags — as one model.
 //! Each is a [`ViewSpec`] its own module declares: its rows of the action table (what a key
 //! means in it: the help and the key bar show these), the action that opens it from the graph,
-//! and its handlers — keys, the mouse wheel, drawing. The registry (`tui::registry`) lists
+//! and its handlers — keys, the mouse wheel, drawing. The registry (`tui::VIEWS`) lists
 //! them; the app keeps which one is up, so nothing else decides it.
 //!
 //! The specs are generic over the app they work on, so a view's module can work on the app
