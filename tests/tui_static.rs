@@ -93,6 +93,10 @@ fn k_guesses_the_outputs_and_shows_what_was_compiled_left_out_and_joined() {
     assert!(screen(&app).contains("Ops (execution order) 137"));
     press(&mut app, KeyCode::Char('K'));
     assert!((app.up == Some("statics")) && app.prompt.is_none());
+    // The key bar shows the view's keys, those that do the same sharing an entry.
+    let text = screen(&app);
+    let bar = text.lines().last().unwrap_or_default();
+    assert!(bar.contains("K/esc back to the graph"), "{bar}");
 }
 
 #[test]

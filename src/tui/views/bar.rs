@@ -103,16 +103,22 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
         let keymap = &app.config.keymap;
         // A view up over the panes: its own rows (moving left out, the help first); the
         // graph: the bar's entries, by rank.
-        let rows: Vec<(&[Action], &str, u8)> = match app.up_view() {
-            Some(view) => std::iter::once((&[Action::Help][..], "help", 0))
-                .chain(
-                    view.keys
-                        .iter()
-                        .filter(|(a, _)| a.group() != crate::tui::action::Group::Move)
-                        .map(|(a, what)| (std::slice::from_ref(a), *what, 1)),
-                )
-                .collect(),
-            None => BAR.iter().map(|(a, l, r)| (*a, *l, *r)).collect(),
+        let rows: Vec<(Vec<Action>, &str, u8)> = match app.up_view() {
+            Some(view) => {
+                let mut rows = vec![(vec![Action::Help], "help", 0)];
+                // Actions that do the same here share an entry (`K/esc back to the graph`).
+                for (action, what) in view.keys {
+                    if action.group() == crate::tui::action::Group::Move {
+                        continue;
+                    }
+                    match rows.iter_mut().find(|(_, label, _)| label == what) {
+                        Some((actions, _, _)) => actions.push(*action),
+                        None => rows.push((vec![*action], *what, 1)),
+                    }
+                }
+                rows
+            }
+            None => BAR.iter().map(|(a, l, r)| (a.to_vec(), *l, *r)).collect(),
         };
         let entries: Vec<(String, &str, u8)> = rows
             .iter()
