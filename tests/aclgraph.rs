@@ -722,7 +722,7 @@ fn device_time_and_profiles_join_the_superkernels() {
     .unwrap();
     let table = KernelTable::read(&[csv]).unwrap();
     let planned = PlannedFusion::from_workspace(&ws, "example");
-    let joined = per_op(&planned, &table, Some(&table));
+    let joined = per_op(&planned, &table, Some(&table), (1, 1));
     let sk14 = joined
         .segments
         .iter()

@@ -9,6 +9,7 @@ mod builder;
 mod dtype;
 mod id;
 mod interned;
+mod layer;
 mod tensor;
 
 pub use attr::{AttrKey, AttrValue, Attrs};
@@ -18,6 +19,7 @@ pub use id::GraphId;
 pub use interned::Interned;
 pub use tensor::{Layout, Shape, TensorDesc, UNKNOWN_RANK, layout, shape_text};
 
+pub use layer::layer_of;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::HashMap;
 

@@ -54,9 +54,19 @@ pub enum Col {
     AicoreTime,
     /// `aiv_time(us)`: time the vector cores ran, a PMU metric.
     AivTime,
+    /// `Model ID`: the graph (model) a kernel ran in.
+    ModelId,
+    /// `Occurrence Id`.
+    OccurrenceId,
+    /// `Iteration Id`.
+    IterationId,
+    /// `Request Id`.
+    RequestId,
+    /// `Batch Id`.
+    BatchId,
 }
 
-const ALL: [Col; 19] = [
+const ALL: [Col; 24] = [
     Col::DeviceId,
     Col::StepId,
     Col::OpType,
@@ -76,6 +86,11 @@ const ALL: [Col; 19] = [
     Col::StreamId,
     Col::AicoreTime,
     Col::AivTime,
+    Col::ModelId,
+    Col::OccurrenceId,
+    Col::IterationId,
+    Col::RequestId,
+    Col::BatchId,
 ];
 
 impl Col {
@@ -106,6 +121,11 @@ impl Col {
             Col::StreamId => &["stream id"],
             Col::AicoreTime => &["aicore time", "aicore_time"],
             Col::AivTime => &["aiv time", "aiv_time"],
+            Col::ModelId => &["model id"],
+            Col::OccurrenceId => &["occurrence id"],
+            Col::IterationId => &["iteration id"],
+            Col::RequestId => &["request id"],
+            Col::BatchId => &["batch id"],
         }
     }
 
@@ -131,6 +151,11 @@ impl Col {
             Col::StreamId => "Stream ID",
             Col::AicoreTime => "aicore_time(us)",
             Col::AivTime => "aiv_time(us)",
+            Col::ModelId => "Model ID",
+            Col::OccurrenceId => "Occurrence Id",
+            Col::IterationId => "Iteration Id",
+            Col::RequestId => "Request Id",
+            Col::BatchId => "Batch Id",
         }
     }
 }
@@ -213,6 +238,11 @@ impl Header {
     /// The factor `col`'s unit scales its values to µs by.
     pub fn scale(&self, col: Col) -> f64 {
         self.scale[Self::slot(col)]
+    }
+
+    /// The nanoseconds one unit of `col`'s values is (1000 for µs).
+    pub fn unit_ns(&self, col: Col) -> i64 {
+        ((self.scale(col) * 1000.0).round() as i64).max(1)
     }
 
     /// The position of `col`, or the error naming `path`.
@@ -421,6 +451,21 @@ impl<R: Read> Table<R> {
         }
     }
 
+    /// Field `i` of the current row as a time in integer nanoseconds, its unit `unit_ns`
+    /// nanoseconds (1000 for µs), read exactly from its decimal text (an epoch start in µs
+    /// held in an `f64` is good only to a quarter of a µs); `None` when the writer left it
+    /// empty or wrote `N/A`.
+    pub fn nanos(&self, i: usize, unit_ns: i64) -> Result<Option<i64>, ProfileError> {
+        let s = self.text(i)?;
+        if is_missing(s) {
+            return Ok(None);
+        }
+        match decimal_nanos(s, unit_ns) {
+            Some(ns) => Ok(Some(ns)),
+            None => Err(self.bad(i, s, "a time (a number)")),
+        }
+    }
+
     /// Field `i` as a number that must be there.
     pub fn required_number(&self, i: usize, scale: f64) -> Result<f64, ProfileError> {
         match self.number(i, scale)? {
@@ -452,10 +497,80 @@ impl<R: Read> Table<R> {
     }
 }
 
+/// The nanoseconds the decimal `text` stands for in a unit of `unit_ns` nanoseconds, rounded
+/// to the nearest one: `"1736413971558000.125"` µs is 1736413971558000125 ns exactly. A text
+/// with an exponent (`1.5e3`) is read through `f64`. `None` for anything but a number, and
+/// for one out of range.
+pub fn decimal_nanos(text: &str, unit_ns: i64) -> Option<i64> {
+    if text.contains(['e', 'E']) {
+        let v: f64 = text.parse().ok()?;
+        let ns = (v * unit_ns as f64).round();
+        return (ns.is_finite() && ns.abs() < 9.2e18).then_some(ns as i64);
+    }
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !all_digits(whole) || !all_digits(fraction) {
+        return None;
+    }
+    let mut ns: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse::<i64>().ok()?.checked_mul(unit_ns)?
+    };
+    // The fraction, digit by digit, in units that shrink by ten each digit; what is left
+    // below a nanosecond rounds.
+    let mut place = unit_ns;
+    let mut rest = fraction.bytes();
+    for b in rest.by_ref() {
+        if place < 10 {
+            let half = i64::from(b - b'0') >= 5;
+            ns = ns.checked_add(i64::from(half))?;
+            break;
+        }
+        place /= 10;
+        ns = ns.checked_add(i64::from(b - b'0') * place)?;
+    }
+    Some(if negative { -ns } else { ns })
+}
+
 fn clean_bytes(b: &[u8]) -> &[u8] {
     let mut b = b;
     if b.starts_with(b"\xef\xbb\xbf") {
         b = &b[3..];
     }
     b.trim_ascii()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_times_are_read_to_the_exact_nanosecond() {
+        assert_eq!(
+            decimal_nanos("1736413971558000.125", 1000),
+            Some(1_736_413_971_558_000_125)
+        );
+        // An f64 holds that start only to a quarter of a µs.
+        assert_ne!(
+            ("1736413971558000.125".parse::<f64>().unwrap_or(0.0) * 1000.0) as i64,
+            1_736_413_971_558_000_125
+        );
+        assert_eq!(decimal_nanos("3.024", 1000), Some(3024));
+        assert_eq!(decimal_nanos("3.0245", 1000), Some(3025));
+        assert_eq!(decimal_nanos("3.0244", 1000), Some(3024));
+        assert_eq!(decimal_nanos("7", 1000), Some(7000));
+        assert_eq!(decimal_nanos(".5", 1000), Some(500));
+        assert_eq!(decimal_nanos("-2.5", 1000), Some(-2500));
+        assert_eq!(decimal_nanos("12.3456", 1), Some(12));
+        assert_eq!(decimal_nanos("1.5", 1_000_000), Some(1_500_000));
+        assert_eq!(decimal_nanos("1.5e3", 1000), Some(1_500_000));
+        for bad in ["", ".", "1.2.3", "abc", "1,5", "99999999999999999999"] {
+            assert_eq!(decimal_nanos(bad, 1000), None, "{bad:?}");
+        }
+    }
 }

@@ -4,8 +4,11 @@
 
 use super::attribution::{Attribution, attribute};
 use super::op_statistic::{OpStatistic, TypeStat};
+use super::payoff::{PayoffRule, Payoffs, payoffs};
 use super::per_op::{PerOp, infer_plan, per_op};
 use super::planned::PlannedFusion;
+use super::runs::NameInfo;
+use super::steps::Steps;
 use super::{Pair, Profile};
 use crate::fusion::kernel::SUPERKERNEL_TYPE;
 use serde::Serialize;
@@ -142,22 +145,44 @@ pub fn is_communication(op_type: &str, core_type: &str) -> bool {
     core_comm || lower.starts_with("hcom") || lower.starts_with("hccl")
 }
 
-/// The whole comparison.
+/// The steps of both profiles.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepsPair {
+    /// The base profile's.
+    pub base: Steps,
+    /// The new profile's.
+    pub new: Steps,
+}
+
+/// The whole comparison. Times are per step: with kernel files, the totals are the median
+/// step's and the by-type rows each profile's sums divided by its steps.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Diff {
     /// Base files.
     pub base_source: SideSource,
     /// New files.
     pub new_source: SideSource,
-    /// Base total, µs.
+    /// Base kernel time per step (the median step's; communication apart), µs.
     pub base_total_us: f64,
-    /// New total, µs.
+    /// New kernel time per step, µs.
     pub new_total_us: f64,
     /// `new − base`, µs.
     pub delta_us: f64,
     /// `(base − new) / base` in percent: positive when the new profile is faster; `None` when
-    /// the base is 0.
+    /// the base is 0. The headline.
     pub benefit_pct: Option<f64>,
+    /// The median step's span (first kernel's start → last kernel's end) of the base, µs,
+    /// when both kernel files give start times.
+    pub base_span_us: Option<f64>,
+    /// The same of the new profile, µs.
+    pub new_span_us: Option<f64>,
+    /// The benefit on the spans, in percent.
+    pub span_benefit_pct: Option<f64>,
+    /// Each profile's steps, when both have kernel files.
+    pub steps: Option<StepsPair>,
+    /// Each SuperKernel's payoff, when both profiles have kernel files and there is a plan
+    /// (or one can be inferred).
+    pub payoffs: Option<Payoffs>,
     /// By op type and core type, longest (on either side) first; communication kernels are in
     /// [`Diff::communication`] instead.
     pub rows: Vec<DiffRow>,
@@ -357,13 +382,52 @@ fn communication(base: &OpStatistic, new: &OpStatistic) -> Option<Communication>
     })
 }
 
-/// Compares the pair; `plan` (from a graph dump or plan file) makes the attribution and the
-/// per-segment view exact where the profile agrees with it.
+/// What the steps say that the totals do not: different step counts, and steps far from the
+/// others.
+fn step_notes(steps: &StepsPair, notes: &mut Vec<String>) {
+    let (b, n) = (steps.base.list.len(), steps.new.list.len());
+    if b != n {
+        notes.push(format!(
+            "the base has {b} step(s) and the new profile {n}: times are per step (the median \
+             step's; by type, each profile's sums divided by its steps)"
+        ));
+    }
+    for (side, s) in [("base", &steps.base), ("new", &steps.new)] {
+        for step in s.outliers() {
+            notes.push(format!(
+                "{side} step {} took {:.2} µs of kernel time, more than {} deviations from the \
+                 median step's {:.2} µs (a recompile, a page fault?): the medians leave it out",
+                if step.step.is_empty() {
+                    "?"
+                } else {
+                    &step.step
+                },
+                step.kernels_us,
+                super::steps::OUTLIER_MADS,
+                s.kernels.median_us
+            ));
+        }
+    }
+}
+
+/// Compares the pair with the default payoff rule (see [`diff_with`]).
 pub fn diff(pair: &Pair, plan: Option<&PlannedFusion>) -> Diff {
+    diff_with(pair, plan, PayoffRule::default())
+}
+
+/// Compares the pair; `plan` (from a graph dump or plan file) makes the attribution, the
+/// per-segment view and the payoffs exact where the profile agrees with it; payoffs are
+/// judged by `rule`.
+pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) -> Diff {
     let (base, new) = (&pair.base, &pair.new);
     let mut notes = Vec::new();
     let (base_stats, base_from_kernels, new_stats, new_from_kernels) =
         same_kind(base, new, &mut notes);
+    let (base_steps, new_steps) = (base.step_count(), new.step_count());
+    let (base_stats, new_stats) = (
+        base_stats.per_step(base_steps),
+        new_stats.per_step(new_steps),
+    );
     // Without a plan, the new profile's SuperKernel names say which base kernels each one
     // took (an inference).
     let inferred = match (plan, &base.kernels, &new.kernels) {
@@ -427,17 +491,58 @@ pub fn diff(pair: &Pair, plan: Option<&PlannedFusion>) -> Diff {
         }
     }
     let per_op = match (&base.kernels, segments) {
-        (Some(b), Some(segments)) => Some(per_op(segments, b, new.kernels.as_ref())),
+        (Some(b), Some(segments)) => Some(per_op(
+            segments,
+            b,
+            new.kernels.as_ref(),
+            (base_steps, new_steps),
+        )),
         _ => None,
     };
-    let (bt, nt) = (base_stats.total_us(), new_stats.total_us());
+    let counted = |info: &NameInfo| {
+        !is_communication(&info.op_type, &info.core_type) || planned_types.contains(&*info.op_type)
+    };
+    let steps = match (&base.runs, &new.runs) {
+        (Some(b), Some(n)) => Steps::of(b, counted)
+            .zip(Steps::of(n, counted))
+            .map(|(base, new)| StepsPair { base, new }),
+        _ => None,
+    };
+    let payoffs = match (&base.runs, &new.runs, segments) {
+        (Some(b), Some(n), Some(segments)) => Some(payoffs(segments, b, n, rule)),
+        _ => {
+            notes.push(
+                "payoffs need the kernel file of both profiles (kernel_details.csv or \
+                 op_summary_*.csv): with op_statistic.csv alone a SuperKernel's occurrences \
+                 cannot be told apart"
+                    .to_string(),
+            );
+            None
+        }
+    };
+    if let Some(steps) = &steps {
+        step_notes(steps, &mut notes);
+    }
+    let (bt, nt) = match &steps {
+        Some(s) => (s.base.kernels.median_us, s.new.kernels.median_us),
+        None => (base_stats.total_us(), new_stats.total_us()),
+    };
+    let spans = steps
+        .as_ref()
+        .and_then(|s| Some((s.base.span?.median_us, s.new.span?.median_us)));
+    let benefit = |b: f64, n: f64| (b != 0.0).then(|| (b - n) / b * 100.0);
     Diff {
         base_source: SideSource::of(base, base_from_kernels),
         new_source: SideSource::of(new, new_from_kernels),
         base_total_us: bt,
         new_total_us: nt,
         delta_us: nt - bt,
-        benefit_pct: (bt != 0.0).then(|| (bt - nt) / bt * 100.0),
+        benefit_pct: benefit(bt, nt),
+        base_span_us: spans.map(|s| s.0),
+        new_span_us: spans.map(|s| s.1),
+        span_benefit_pct: spans.and_then(|(b, n)| benefit(b, n)),
+        steps,
+        payoffs,
         rows,
         communication: communication(&base_comm, &new_comm),
         attribution,

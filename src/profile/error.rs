@@ -82,6 +82,8 @@ pub enum ProfileError {
         path: PathBuf,
         /// Distinct kernel names read when reading stopped.
         kernels: usize,
+        /// Runs kept when reading stopped (0 when only the totals by name were kept).
+        runs: usize,
         /// The memory that was free.
         available: u64,
     },
@@ -218,11 +220,19 @@ impl fmt::Display for ProfileError {
                 write!(f, ": {message}")?;
             }
             ProfileError::TooManyKernels {
-                kernels, available, ..
+                kernels,
+                runs,
+                available,
+                ..
             } => write!(
                 f,
-                "{path}: more than {kernels} distinct kernel names, which would outgrow the {} \
-                 of memory free: reading stopped rather than make the machine swap",
+                "{path}: more than {kernels} distinct kernel names{}, which would outgrow the \
+                 {} of memory free: reading stopped rather than make the machine swap",
+                if *runs > 0 {
+                    format!(" in {runs} runs")
+                } else {
+                    String::new()
+                },
                 crate::text::size(*available)
             )?,
             ProfileError::SeveralRanks { ranks, .. } => write!(

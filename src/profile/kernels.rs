@@ -19,6 +19,10 @@ use std::sync::Arc;
 /// (measured: 376 bytes per name on a 2 M-name file; see docs/PERFORMANCE.md).
 pub const BYTES_PER_KERNEL: u64 = 400;
 
+/// Memory one run costs when every run is kept beside the table (the run and its place in the
+/// index; see `profile::runs`).
+pub const BYTES_PER_RUN: u64 = 48;
+
 /// The longest kernel name kept whole (4 KiB; real ones are under 200 bytes).
 pub const MAX_NAME: usize = 4 << 10;
 use std::fs::File;
@@ -40,6 +44,14 @@ pub struct KernelRow<'r> {
     pub start_us: Option<f64>,
     /// `Duration(us)`, when given (`N/A` leaves it out).
     pub duration_us: Option<f64>,
+    /// The start, exactly, in ns (from the decimal text).
+    pub start_ns: Option<i64>,
+    /// The duration, exactly, in ns.
+    pub duration_ns: Option<i64>,
+    /// `Device_id`, when given.
+    pub device: Option<&'r str>,
+    /// `Model ID`, when given.
+    pub model: Option<&'r str>,
     /// `Wait Time(us)`, when given.
     pub wait_us: Option<f64>,
     /// `Block Num` / `Block Dim`, when given.
@@ -60,8 +72,10 @@ struct Cols {
     name: usize,
     op_type: usize,
     core: Option<usize>,
-    start: Option<(usize, f64)>,
-    duration: (usize, f64),
+    start: Option<(usize, i64)>,
+    duration: (usize, i64),
+    device: Option<usize>,
+    model: Option<usize>,
     wait: Option<(usize, f64)>,
     block: Option<usize>,
     shapes: Option<usize>,
@@ -128,8 +142,12 @@ fn columns<R: Read>(t: &Table<R>) -> Result<Cols, ProfileError> {
         name: h.require(Col::Name, path)?,
         op_type: h.require(Col::OpType, path)?,
         core: h.get(Col::AcceleratorCore),
-        start: timed(Col::StartTime),
-        duration: (h.require(Col::Duration, path)?, h.scale(Col::Duration)),
+        start: h
+            .get(Col::StartTime)
+            .map(|i| (i, h.unit_ns(Col::StartTime))),
+        duration: (h.require(Col::Duration, path)?, h.unit_ns(Col::Duration)),
+        device: h.get(Col::DeviceId),
+        model: h.get(Col::ModelId),
         wait: timed(Col::WaitTime),
         block: h.get(Col::BlockNum),
         shapes: h.get(Col::InputShapes),
@@ -165,6 +183,19 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
     if name.is_empty() {
         return Err(t.bad(c.name, name, "a kernel name"));
     }
+    let start_ns = match c.start {
+        Some((i, unit)) => t.nanos(i, unit)?,
+        None => None,
+    };
+    let duration_ns = t.nanos(c.duration.0, c.duration.1)?;
+    if let Some(ns) = duration_ns.filter(|ns| *ns < 0) {
+        return Err(t.bad(
+            c.duration.0,
+            &format!("{}", ns as f64 / 1000.0),
+            "a duration (not negative)",
+        ));
+    }
+    let micros = |ns: i64| ns as f64 / 1000.0;
     Ok(KernelRow {
         step: opt_text(c.step)?,
         name,
@@ -173,8 +204,12 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
             Some(i) => t.text(i)?,
             None => "",
         },
-        start_us: opt_num(c.start)?,
-        duration_us: t.number(c.duration.0, c.duration.1)?,
+        start_us: start_ns.map(micros),
+        duration_us: duration_ns.map(micros),
+        start_ns,
+        duration_ns,
+        device: opt_text(c.device)?,
+        model: opt_text(c.model)?,
         wait_us: opt_num(c.wait)?,
         block_num,
         input_shapes: opt_text(c.shapes)?,
@@ -256,14 +291,26 @@ impl KernelTable {
         files: &[PathBuf],
         free_memory: Option<u64>,
     ) -> Result<KernelTable, ProfileError> {
+        Self::read_keeping(files, free_memory, |_| 0)
+    }
+
+    /// Reads `files` as [`KernelTable::read_within`] does, handing each row to `keep` too,
+    /// which keeps what it wants of it and says how many runs it holds (each costing
+    /// [`BYTES_PER_RUN`] in the memory check).
+    pub fn read_keeping(
+        files: &[PathBuf],
+        free_memory: Option<u64>,
+        mut keep: impl FnMut(&KernelRow<'_>) -> usize,
+    ) -> Result<KernelTable, ProfileError> {
         let mut reader = KernelReader::open(files);
         let mut table = KernelTable::default();
-        let most = free_memory.map_or(usize::MAX, |m| {
-            usize::try_from(m / BYTES_PER_KERNEL).unwrap_or(usize::MAX)
-        });
+        let bytes = |names: usize, kept: usize| {
+            names as u64 * BYTES_PER_KERNEL + kept as u64 * BYTES_PER_RUN
+        };
         while let Some(row) = reader.next_row()? {
             table.add(&row);
-            if table.by_name.len() > most {
+            let kept = keep(&row);
+            if free_memory.is_some_and(|m| bytes(table.by_name.len(), kept) > m) {
                 return Err(ProfileError::TooManyKernels {
                     path: reader
                         .path()
@@ -271,6 +318,7 @@ impl KernelTable {
                         .unwrap_or(Path::new("kernel_details.csv"))
                         .to_path_buf(),
                     kernels: table.by_name.len(),
+                    runs: kept,
                     available: free_memory.unwrap_or(0),
                 });
             }

@@ -12,11 +12,16 @@ pub mod columns;
 pub mod diff;
 pub mod discover;
 pub mod error;
+pub mod fused_name;
 pub mod kernels;
 pub mod op_statistic;
 pub mod output;
+pub mod payoff;
 pub mod per_op;
 pub mod planned;
+pub mod runs;
+pub mod spread;
+pub mod steps;
 
 pub use attribution::{Attribution, Basis, FusedEvidence, FusedType, Part};
 pub use diff::{Diff, DiffRow, RowStatus, Side, by_type, diff};
@@ -46,16 +51,26 @@ pub struct Profile {
     pub stats_from_kernels: bool,
     /// The kernels, when the profile has a kernel file.
     pub kernels: Option<KernelTable>,
+    /// Every kernel run with its exact times, when the profile has a kernel file.
+    pub runs: Option<runs::Runs>,
+}
+
+impl Profile {
+    /// Its steps: as the kernel file's `Step Id` says, else one.
+    pub fn step_count(&self) -> usize {
+        self.runs.as_ref().map_or(1, |r| r.steps().len().max(1))
+    }
 }
 
 impl Profile {
     /// Reads `files`. When the op statistic holds several devices, `device` picks one (without
     /// it, the error lists them).
     pub fn load(files: ProfileFiles, device: Option<u32>) -> Result<Profile, ProfileError> {
-        let kernels = if files.kernels.is_empty() {
-            None
+        let (kernels, runs) = if files.kernels.is_empty() {
+            (None, None)
         } else {
-            Some(KernelTable::read(&files.kernels)?)
+            let (table, runs) = runs::Runs::read(&files.kernels)?;
+            (Some(table), Some(runs))
         };
         let (stats, from_kernels) = if files.op_statistic.is_empty() {
             match &kernels {
@@ -102,6 +117,7 @@ impl Profile {
             stats,
             stats_from_kernels: from_kernels,
             kernels,
+            runs,
         })
     }
 

@@ -77,6 +77,28 @@ impl OpStatistic {
         super::total(self.rows.iter().map(|r| r.total_us))
     }
 
+    /// The table per step of a profile of `steps` steps: each row's time divided by them, its
+    /// count too (rounded, and at least 1 for a type that ran); the shortest and longest
+    /// kernels stay as they are.
+    pub fn per_step(&self, steps: usize) -> OpStatistic {
+        if steps <= 1 {
+            return self.clone();
+        }
+        let n = steps as f64;
+        OpStatistic {
+            rows: self
+                .rows
+                .iter()
+                .map(|r| TypeStat {
+                    count: ((r.count as f64 / n).round() as u64).max(u64::from(r.count > 0)),
+                    total_us: r.total_us / n,
+                    ..r.clone()
+                })
+                .collect(),
+            devices: self.devices.clone(),
+        }
+    }
+
     /// The row of `op_type` on `core_type`.
     pub fn get(&self, op_type: &str, core_type: &str) -> Option<&TypeStat> {
         self.rows

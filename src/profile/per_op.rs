@@ -7,41 +7,49 @@
 //! profile's SuperKernel names, their ops from the base profile's order, and breaks from the
 //! unfused kernels that run between two segments of one scope.
 
+use super::fused_name::FusedName;
 use super::kernels::{KernelStat, KernelTable};
 use super::planned::{PlannedBreak, PlannedFusion, PlannedOp, PlannedSegment};
 use crate::fusion::kernel::SUPERKERNEL_TYPE;
 use serde::Serialize;
 use std::collections::HashSet;
 
-/// One op's time.
+/// One op's time, per step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpTime {
     /// The op (kernel) name.
     pub name: String,
     /// Its type, when known.
     pub op_type: Option<String>,
-    /// Runs in the profile the time is from.
+    /// Runs per step in the profile the time is from (rounded).
     pub count: u64,
-    /// Total time in µs; `None` when no kernel of that name ran.
+    /// Its time per step in µs; `None` when no kernel of that name ran.
     pub total_us: Option<f64>,
-    /// Total wait before its launches, in µs.
+    /// Its wait before its launches per step, in µs.
     pub wait_us: f64,
 }
 
 impl OpTime {
-    fn of(op: &PlannedOp, kernels: &KernelTable) -> OpTime {
+    /// `op`'s time in `kernels`, a profile of `steps` steps.
+    fn of(op: &PlannedOp, kernels: &KernelTable, steps: usize) -> OpTime {
         let k = kernels.get(&op.name);
+        let n = steps.max(1) as f64;
         OpTime {
             name: op.name.clone(),
             op_type: op
                 .op_type
                 .clone()
                 .or_else(|| k.map(|k| k.op_type.to_string())),
-            count: k.map_or(0, |k| k.count),
-            total_us: k.map(|k| k.total_us),
-            wait_us: k.map_or(0.0, |k| k.wait_us),
+            count: k.map_or(0, |k| per_step_count(k.count, steps)),
+            total_us: k.map(|k| k.total_us / n),
+            wait_us: k.map_or(0.0, |k| k.wait_us / n),
         }
     }
+}
+
+/// `count` runs of a profile of `steps` steps, per step (rounded; at least 1 when any ran).
+fn per_step_count(count: u64, steps: usize) -> u64 {
+    ((count as f64 / steps.max(1) as f64).round() as u64).max(u64::from(count > 0))
 }
 
 /// One segment, without and with SuperKernel.
@@ -55,14 +63,15 @@ pub struct SegmentTime {
     pub fused_node: String,
     /// Its ops' base times, in order.
     pub ops: Vec<OpTime>,
-    /// Without SuperKernel: the sum of its ops' base times, µs.
+    /// Without SuperKernel: the sum of its ops' base times per step, µs (the durations only:
+    /// the payoff measures the interval).
     pub base_us: f64,
     /// Its ops that no base kernel matches.
     pub base_missing: Vec<String>,
-    /// With SuperKernel: the SuperKernel's time in the new profile, µs; `None` when no new
-    /// kernel has that name.
+    /// With SuperKernel: the SuperKernel's time per step in the new profile, µs; `None` when
+    /// no new kernel has that name.
     pub new_us: Option<f64>,
-    /// SuperKernel launches in the new profile.
+    /// SuperKernel launches per step in the new profile.
     pub new_count: u64,
     /// `new − base`, µs.
     pub delta_us: Option<f64>,
@@ -124,14 +133,24 @@ pub struct PerOp {
     pub inferred: bool,
 }
 
-/// Joins the kernels to the plan.
-pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable>) -> PerOp {
+/// Joins the kernels to the plan; `steps` are the base's and the new profile's steps (times
+/// are per step).
+pub fn per_op(
+    plan: &PlannedFusion,
+    base: &KernelTable,
+    new: Option<&KernelTable>,
+    (base_steps, new_steps): (usize, usize),
+) -> PerOp {
     let mut matched: HashSet<&str> = HashSet::new();
     let segments: Vec<SegmentTime> = plan
         .segments
         .iter()
         .map(|seg| {
-            let ops: Vec<OpTime> = seg.ops.iter().map(|op| OpTime::of(op, base)).collect();
+            let ops: Vec<OpTime> = seg
+                .ops
+                .iter()
+                .map(|op| OpTime::of(op, base, base_steps))
+                .collect();
             for op in &seg.ops {
                 if base.get(&op.name).is_some() {
                     matched.insert(op.name.as_str());
@@ -139,7 +158,7 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
             }
             let base_us = super::total(ops.iter().filter_map(|o| o.total_us));
             let sk: Option<&KernelStat> = new.and_then(|n| n.get(&seg.fused_node));
-            let new_us = sk.map(|k| k.total_us);
+            let new_us = sk.map(|k| k.total_us / new_steps.max(1) as f64);
             SegmentTime {
                 scope: seg.scope.clone(),
                 segment: seg.segment.clone(),
@@ -152,7 +171,7 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
                 ops,
                 base_us,
                 new_us,
-                new_count: sk.map_or(0, |k| k.count),
+                new_count: sk.map_or(0, |k| per_step_count(k.count, new_steps)),
                 delta_us: new_us.map(|n| n - base_us),
                 change_pct: new_us
                     .filter(|_| base_us != 0.0)
@@ -160,7 +179,10 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
             }
         })
         .collect();
-    let from = new.unwrap_or(base);
+    let (from, from_steps) = match new {
+        Some(new) => (new, new_steps),
+        None => (base, base_steps),
+    };
     let mut breaks: Vec<BreakCost> = plan
         .breaks
         .iter()
@@ -170,7 +192,11 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
                     matched.insert(op.name.as_str());
                 }
             }
-            let unfused: Vec<OpTime> = b.unfused.iter().map(|op| OpTime::of(op, from)).collect();
+            let unfused: Vec<OpTime> = b
+                .unfused
+                .iter()
+                .map(|op| OpTime::of(op, from, from_steps))
+                .collect();
             BreakCost {
                 scope: b.scope.clone(),
                 op: b.op.name.clone(),
@@ -208,22 +234,6 @@ pub fn per_op(plan: &PlannedFusion, base: &KernelTable, new: Option<&KernelTable
     }
 }
 
-/// `sk_<segment>_start_<a>_end_<b>` split into segment, first op and last op, where both ops are
-/// kernels of `base` (op names may themselves hold `_end_`).
-fn split_fused_name<'n>(name: &'n str, base: &KernelTable) -> Option<(&'n str, &'n str, &'n str)> {
-    let rest = name.strip_prefix("sk_")?;
-    let (segment, ops) = rest.split_once("_start_")?;
-    ops.match_indices("_end_")
-        .map(|(i, _)| (&ops[..i], &ops[i + "_end_".len()..]))
-        .find(|(a, b)| base.get(a).is_some() && base.get(b).is_some())
-        .map(|(a, b)| (segment, a, b))
-}
-
-/// The scope of a segment name: the part before `_split_`, or the whole name.
-fn scope_of(segment: &str) -> &str {
-    segment.rfind("_split_").map_or(segment, |i| &segment[..i])
-}
-
 /// Segments and breaks inferred from the profiles alone: each SuperKernel kernel of `new` named
 /// `sk_<segment>_start_<a>_end_<b>` takes the base kernels from `a` to `b` in execution order;
 /// the unfused kernels that run between two segments of one scope in `new` are its breaks.
@@ -246,15 +256,16 @@ pub fn infer_plan(base: &KernelTable, new: &KernelTable) -> PlannedFusion {
     for name in new.exec_order() {
         let Some(k) = new.get(name) else { continue };
         let parsed = (*k.op_type == *SUPERKERNEL_TYPE)
-            .then(|| split_fused_name(name, base))
-            .flatten();
-        let Some((segment, a, b)) = parsed else {
+            .then(|| FusedName::parse(name))
+            .flatten()
+            .and_then(|f| Some((f, f.first_and_last(|n| base.get(n).is_some())?)));
+        let Some((fused, (a, b))) = parsed else {
             if last_segment.is_some() {
                 pending.push(name);
             }
             continue;
         };
-        let scope = scope_of(segment);
+        let (segment, scope) = (fused.segment, fused.scope());
         if last_segment.as_deref() == Some(scope)
             && let Some((&first, _)) = pending.split_first()
         {

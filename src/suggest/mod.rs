@@ -19,7 +19,7 @@ use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::plan::Plan;
 use crate::fusion::plan::{Context, describe_reason, plan};
 use crate::fusion::verdict::Verdict;
-use crate::graph::OpId;
+use crate::graph::{OpId, layer_of};
 use crate::profile::kernels::KernelTable;
 use saving::{Coefficients, Features, Observation};
 use serde::Serialize;
@@ -99,20 +99,6 @@ pub struct Suggestions {
     pub fitted: bool,
     /// True when a profile gave the gaps (else the ranking counts boundaries).
     pub measured: bool,
-}
-
-/// The layer an op name belongs to: the digits after `layer`, `layers.` or `layers_`.
-fn layer_of(name: &str) -> Option<&str> {
-    let at = memchr::memmem::find(name.as_bytes(), b"layer")?;
-    let rest = &name[at + "layer".len()..];
-    let rest = rest
-        .strip_prefix("s.")
-        .or_else(|| rest.strip_prefix("s_"))
-        .unwrap_or(rest);
-    let end = rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
 }
 
 /// The core kind a kernel runs on: cube, vector, or both (`None` when unknown).
@@ -600,17 +586,6 @@ pub fn observations(
 
 #[cfg(test)]
 mod tests {
-    use super::layer_of;
-
-    #[test]
-    fn layers_come_from_the_op_names() {
-        assert_eq!(layer_of("layer12_qkv_proj"), Some("12"));
-        assert_eq!(layer_of("model.layers.3.mlp"), Some("3"));
-        assert_eq!(layer_of("layers_7_add"), Some("7"));
-        assert_eq!(layer_of("lm_head"), None);
-        assert_eq!(layer_of("layer_norm"), None);
-    }
-
     #[test]
     fn parts_come_from_the_op_names() {
         use super::part_of;

@@ -537,21 +537,9 @@ fn break_groups(ex: &Facts<'_>, s: u32) -> Vec<BreakGroup> {
     groups
 }
 
-/// The layer number an op's name carries: the digits after `layer` or `layers` (any case),
-/// past a `.`, `_` or `-` (`model.layers.12.mlp`, `layer3_gate`, `Layer-05`).
+/// The layer number an op's name carries ([`crate::graph::layer_of`]).
 fn layer_number(name: &str) -> Option<u64> {
-    let lower = name.to_ascii_lowercase();
-    let mut rest = lower.as_str();
-    while let Some(at) = rest.find("layer") {
-        let after = rest[at + "layer".len()..].trim_start_matches('s');
-        let after = after.trim_start_matches(['.', '_', '-']);
-        let digits: &str = &after[..after.bytes().take_while(u8::is_ascii_digit).count()];
-        if let Ok(n) = digits.parse() {
-            return Some(n);
-        }
-        rest = &rest[at + "layer".len()..];
-    }
-    None
+    crate::graph::layer_of(name)?.parse().ok()
 }
 
 fn options_text(options: &str) -> String {

@@ -1,0 +1,52 @@
+//! The decoder layer a name belongs to, as model code names layers: `layer0_qkv_proj`,
+//! `model.layers.3.mlp`, `layers_7_add`, `decoder.layer.2`, `blocks.5`, `block-1`. The
+//! SuperKernel team's own tools read layers from scope names the same way
+//! (reference/aclgraph_superkernel.md §9.3: `(?:decoder\.layer|layers?|blocks?)\.?[_-]?(\d+)`).
+
+/// The layer number in `name`: the digits after the first `layer`, `layers`, `block` or
+/// `blocks` (in any case) they follow, past any `.`, `_` or `-`.
+pub fn layer_of(name: &str) -> Option<&str> {
+    let lower = name.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut from = 0;
+    while from < name.len() {
+        let at = ["layer", "block"]
+            .iter()
+            .filter_map(|w| memchr::memmem::find(&bytes[from..], w.as_bytes()).map(|i| (i, w)))
+            .min()?;
+        let (i, word) = at;
+        let mut rest = &name[from + i + word.len()..];
+        rest = rest.strip_prefix(['s', 'S']).unwrap_or(rest);
+        rest = rest.trim_start_matches(['.', '_', '-']);
+        let end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if end > 0 {
+            return Some(&rest[..end]);
+        }
+        from += i + word.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layer_of;
+
+    #[test]
+    fn layers_are_read_as_model_code_names_them() {
+        assert_eq!(layer_of("layer12_qkv_proj"), Some("12"));
+        assert_eq!(layer_of("model.layers.3.mlp"), Some("3"));
+        assert_eq!(layer_of("layers_7_add"), Some("7"));
+        assert_eq!(layer_of("decoder.layer.2.attn"), Some("2"));
+        assert_eq!(layer_of("blocks.5"), Some("5"));
+        assert_eq!(layer_of("block-1_ffn"), Some("1"));
+        assert_eq!(layer_of("layer_norm_layer4"), Some("4"));
+        assert_eq!(layer_of("lm_head"), None);
+        assert_eq!(layer_of("layernorm"), None);
+        assert_eq!(layer_of("layer_norm"), None);
+        assert_eq!(layer_of("Layer-05/Cast"), Some("05"));
+        assert_eq!(layer_of("layernorm.layer7.x"), Some("7"));
+        assert_eq!(layer_of("matmul_3"), None);
+    }
+}

@@ -1,0 +1,644 @@
+//! Did each SuperKernel pay? Per occurrence — one execution of a segment in a step — the
+//! segment's kernels without SuperKernel against its SuperKernel with it, the way the
+//! SuperKernel team judges one (reference aclgraph_superkernel.md §9.4), from the two
+//! profiles' kernel files:
+//!
+//! - **Without**: the *interval* of the occurrence's kernels, from the earliest start to the
+//!   latest end over all their streams — the gaps and launches between them count, which is
+//!   what SuperKernel removes; the sum of their durations is shown apart, and the gap share is
+//!   the interval less that sum.
+//! - **With**: the SuperKernel kernel's duration.
+//! - **Binding**: an occurrence is the n-th run of the segment's kernels (or of its
+//!   SuperKernel) on a device in a step; base and new bind by (device, segment, step, n),
+//!   never by a bare op name or task id.
+//! - **Payoff**: the medians of each side, their difference against a noise threshold
+//!   `max(k × 1.4826 × √(MADbase² + MADnew²), floor × median base)` (defaults k = 3,
+//!   floor = 1 %), with at least `min_occurrences` (3) occurrences per side: `beneficial`
+//!   (keep), `neutral` (keep), `regressed` (prune), or `insufficient evidence` (profile again).
+
+use super::planned::{PlannedFusion, PlannedSegment};
+use super::runs::{NO_LABEL, Runs};
+use super::spread::Spread;
+use crate::fusion::kernel::SUPERKERNEL_TYPE;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// SuperKernels with fewer sub-ops are shallow (reference §9.3: the team's
+/// `REPLAY_MIN_EFFECTIVE_CHILD_NODES`).
+pub const EFFECTIVE_SUB_OPS: usize = 5;
+
+/// The most occurrences a payoff keeps one by one (for its distribution).
+const KEPT_TIMES: usize = 256;
+
+/// How payoffs are judged.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PayoffRule {
+    /// Occurrences each side needs.
+    pub min_occurrences: usize,
+    /// Robust standard deviations of the difference a change must pass.
+    pub noise_k: f64,
+    /// The least change that counts, in percent of the base median.
+    pub floor_pct: f64,
+}
+
+impl Default for PayoffRule {
+    fn default() -> Self {
+        PayoffRule {
+            min_occurrences: 3,
+            noise_k: 3.0,
+            floor_pct: 1.0,
+        }
+    }
+}
+
+impl PayoffRule {
+    /// The noise threshold for `base` against `new`, µs.
+    pub fn threshold_us(&self, base: &Spread, new: &Spread) -> f64 {
+        let sigma = 1.4826 * (base.mad_us.powi(2) + new.mad_us.powi(2)).sqrt();
+        (self.noise_k * sigma).max(self.floor_pct / 100.0 * base.median_us)
+    }
+}
+
+/// What a SuperKernel's measurements say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PayoffClass {
+    /// It saves more than the noise.
+    Beneficial,
+    /// Within the noise.
+    Neutral,
+    /// It costs more than the noise.
+    Regressed,
+    /// Too few occurrences on a side to tell.
+    InsufficientEvidence,
+}
+
+/// What to do about a SuperKernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PayoffAction {
+    /// Leave its scope as it is.
+    Keep,
+    /// Take its ops out of fusion.
+    Prune,
+    /// Profile more steps before deciding.
+    ProfileAgain,
+}
+
+impl PayoffClass {
+    /// The class in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            PayoffClass::Beneficial => "beneficial",
+            PayoffClass::Neutral => "neutral",
+            PayoffClass::Regressed => "regressed",
+            PayoffClass::InsufficientEvidence => "insufficient evidence",
+        }
+    }
+
+    /// What to do.
+    pub fn action(self) -> PayoffAction {
+        match self {
+            PayoffClass::Beneficial | PayoffClass::Neutral => PayoffAction::Keep,
+            PayoffClass::Regressed => PayoffAction::Prune,
+            PayoffClass::InsufficientEvidence => PayoffAction::ProfileAgain,
+        }
+    }
+}
+
+impl PayoffAction {
+    /// The action in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            PayoffAction::Keep => "keep",
+            PayoffAction::Prune => "prune",
+            PayoffAction::ProfileAgain => "profile again",
+        }
+    }
+}
+
+/// One SuperKernel's payoff.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Payoff {
+    /// Its scope.
+    pub scope: String,
+    /// Its segment.
+    pub segment: String,
+    /// Its kernel's name.
+    pub fused_node: String,
+    /// Its sub-ops.
+    pub sub_ops: usize,
+    /// The layer its scope (or first sub-op) names, when it names one.
+    pub layer: Option<String>,
+    /// Without SuperKernel: the intervals of its occurrences.
+    pub base: Option<Spread>,
+    /// Without SuperKernel: its kernels' durations added up, per occurrence.
+    pub base_kernels: Option<Spread>,
+    /// Without SuperKernel: the median gap share (interval less the durations), µs.
+    pub gap_us: Option<f64>,
+    /// With SuperKernel: the SuperKernel's durations.
+    pub new: Option<Spread>,
+    /// Occurrences found on both sides at the same (device, step, n).
+    pub aligned: usize,
+    /// Base occurrences left out because some sub-op did not run in them.
+    pub incomplete: usize,
+    /// Sub-ops no base kernel matches.
+    pub missing_ops: Vec<String>,
+    /// `median new − median base`, µs.
+    pub delta_us: Option<f64>,
+    /// The change in percent of the base median.
+    pub change_pct: Option<f64>,
+    /// The noise threshold the change was held to, µs.
+    pub threshold_us: Option<f64>,
+    /// What the measurements say.
+    pub class: PayoffClass,
+    /// What to do.
+    pub action: PayoffAction,
+    /// Why, in words.
+    pub why: String,
+    /// Each base occurrence's interval in order (at most 256), µs.
+    pub base_times_us: Vec<f64>,
+    /// Each SuperKernel run's duration in order (at most 256), µs.
+    pub new_times_us: Vec<f64>,
+}
+
+/// Payoffs by decoder layer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LayerPayoff {
+    /// The layer.
+    pub layer: String,
+    /// Its SuperKernels measured on both sides.
+    pub superkernels: usize,
+    /// Their base medians added up, µs.
+    pub base_us: f64,
+    /// Their new medians added up, µs.
+    pub new_us: f64,
+    /// Of them, regressed.
+    pub regressed: usize,
+}
+
+/// Every SuperKernel's payoff.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Payoffs {
+    /// How they were judged.
+    pub rule: PayoffRule,
+    /// The plan they are bound against, in words.
+    pub plan: String,
+    /// One per segment of the plan, in plan order.
+    pub list: Vec<Payoff>,
+    /// How many of each class.
+    pub classes: BTreeMap<&'static str, usize>,
+    /// By decoder layer, when names carry layers.
+    pub layers: Vec<LayerPayoff>,
+    /// SuperKernels with fewer than five sub-ops (more than one).
+    pub shallow: Vec<String>,
+    /// SuperKernels with one sub-op.
+    pub single: Vec<String>,
+    /// Where the profiles and the plan disagree, in words.
+    pub findings: Vec<String>,
+}
+
+impl Payoffs {
+    /// The payoff of the SuperKernel named `fused_node`.
+    pub fn get(&self, fused_node: &str) -> Option<&Payoff> {
+        self.list.iter().find(|p| p.fused_node == fused_node)
+    }
+
+    /// True when any SuperKernel regressed (`skope diff --deny regressed`).
+    pub fn any_regressed(&self) -> bool {
+        self.list.iter().any(|p| p.class == PayoffClass::Regressed)
+    }
+}
+
+/// One occurrence on one side.
+#[derive(Debug, Clone, Copy)]
+struct Occurrence<'a> {
+    device: &'a str,
+    step: &'a str,
+    n: usize,
+    time_ns: i64,
+    kernels_ns: i64,
+}
+
+/// Pairs of device labels to bind: by text when both sides name devices, else everything on
+/// one side against everything on the other (when one side has one device or none).
+fn device_pairs(base: &Runs, new: &Runs) -> Vec<(u32, u32)> {
+    let (b, n) = (base.devices(), new.devices());
+    let named = |d: &[u32]| d.iter().all(|&x| x != NO_LABEL);
+    if named(b) && named(n) {
+        return b
+            .iter()
+            .filter_map(|&bd| Some((bd, new.label_id(base.label(bd))?)))
+            .collect();
+    }
+    match (b, n) {
+        ([bd], [nd]) => vec![(*bd, *nd)],
+        _ => Vec::new(),
+    }
+}
+
+/// The base occurrences of `seg` on `device`: per step, the n-th run of each sub-op, when
+/// every sub-op that ran anywhere ran an n-th time; the second number counts those left out.
+fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurrence<'a>>, usize) {
+    let mut out = Vec::new();
+    let mut incomplete = 0;
+    if ops.is_empty() {
+        return (out, 0);
+    }
+    for &step in base.steps() {
+        let lists: Vec<Vec<_>> = ops
+            .iter()
+            .map(|&op| base.of(device, step, op).collect())
+            .collect();
+        let most = lists.iter().map(Vec::len).max().unwrap_or(0);
+        let least = lists.iter().map(Vec::len).min().unwrap_or(0);
+        incomplete += most - least;
+        for n in 0..least {
+            let (mut first, mut last, mut kernels) = (i64::MAX, i64::MIN, 0i64);
+            for list in &lists {
+                let r = list[n];
+                first = first.min(r.start_ns);
+                last = last.max(r.end_ns());
+                kernels += r.dur_ns;
+            }
+            out.push(Occurrence {
+                device: base.label(device),
+                step: base.label(step),
+                n,
+                time_ns: if base.has_starts {
+                    last - first
+                } else {
+                    kernels
+                },
+                kernels_ns: kernels,
+            });
+        }
+    }
+    (out, incomplete)
+}
+
+/// The new occurrences of the SuperKernel `sk` on `device`: its runs per step, in order.
+fn new_occurrences(new: &Runs, device: u32, sk: u32) -> Vec<Occurrence<'_>> {
+    let mut out = Vec::new();
+    for &step in new.steps() {
+        for (n, r) in new.of(device, step, sk).enumerate() {
+            out.push(Occurrence {
+                device: new.label(device),
+                step: new.label(step),
+                n,
+                time_ns: r.dur_ns,
+                kernels_ns: r.dur_ns,
+            });
+        }
+    }
+    out
+}
+
+/// The payoff of `seg` from its occurrences.
+fn judge(
+    seg: &PlannedSegment,
+    (base, incomplete, missing): (&[Occurrence], usize, Vec<String>),
+    new: &[Occurrence],
+    rule: &PayoffRule,
+    gaps_measured: bool,
+) -> Payoff {
+    let times = |o: &[Occurrence]| o.iter().map(|o| o.time_ns).collect::<Vec<_>>();
+    let base_spread = Spread::of(&times(base));
+    let kernels: Vec<i64> = base.iter().map(|o| o.kernels_ns).collect();
+    let gaps: Vec<i64> = base.iter().map(|o| o.time_ns - o.kernels_ns).collect();
+    let new_spread = Spread::of(&times(new));
+    let keys: HashSet<(&str, &str, usize)> = base.iter().map(|o| (o.device, o.step, o.n)).collect();
+    let aligned = new
+        .iter()
+        .filter(|o| keys.contains(&(o.device, o.step, o.n)))
+        .count();
+    let (nb, nn) = (base.len(), new.len());
+    let need = rule.min_occurrences;
+    let (class, delta, threshold, why) = match (base_spread, new_spread) {
+        (Some(b), Some(n)) if nb >= need && nn >= need => {
+            let delta = n.median_us - b.median_us;
+            let threshold = rule.threshold_us(&b, &n);
+            let class = if delta < -threshold {
+                PayoffClass::Beneficial
+            } else if delta > threshold {
+                PayoffClass::Regressed
+            } else {
+                PayoffClass::Neutral
+            };
+            let what = match class {
+                PayoffClass::Beneficial => format!("saves {:.2} µs", -delta),
+                PayoffClass::Regressed => format!("costs {:.2} µs more", delta),
+                _ => format!("changes it by {delta:+.2} µs, within"),
+            };
+            let against = if gaps_measured {
+                "its kernels' interval"
+            } else {
+                "its kernels' durations (no start times: the gaps are not measured)"
+            };
+            let why = format!(
+                "{what} per occurrence (median {:.2} → {:.2} µs over {nb} and {nn} occurrences, \
+                 against {against}){} the noise threshold {threshold:.2} µs",
+                b.median_us,
+                n.median_us,
+                if class == PayoffClass::Neutral {
+                    ""
+                } else {
+                    ", beyond"
+                },
+            );
+            (class, Some(delta), Some(threshold), why)
+        }
+        _ => {
+            let mut lacks = Vec::new();
+            if nb < need {
+                lacks.push(if missing.len() == seg.ops.len() {
+                    "no base kernel matches its sub-ops".to_string()
+                } else {
+                    format!("the base has {nb} occurrence(s), {} more needed", need - nb)
+                });
+            }
+            if nn < need {
+                lacks.push(if nn == 0 {
+                    "its SuperKernel did not run in the new profile".to_string()
+                } else {
+                    format!("the new profile has {nn}, {} more needed", need - nn)
+                });
+            }
+            let why = format!(
+                "{} (at least {need} occurrences a side: profile more steps)",
+                lacks.join("; ")
+            );
+            (PayoffClass::InsufficientEvidence, None, None, why)
+        }
+    };
+    let base_median = base_spread.map(|b| b.median_us);
+    let layer = crate::graph::layer_of(&seg.scope)
+        .or_else(|| {
+            seg.ops
+                .first()
+                .and_then(|o| crate::graph::layer_of(&o.name))
+        })
+        .map(str::to_string);
+    let kept = |o: &[Occurrence]| {
+        o.iter()
+            .take(KEPT_TIMES)
+            .map(|o| o.time_ns as f64 / 1000.0)
+            .collect()
+    };
+    Payoff {
+        scope: seg.scope.clone(),
+        segment: seg.segment.clone(),
+        fused_node: seg.fused_node.clone(),
+        sub_ops: seg.ops.len(),
+        layer,
+        base: base_spread,
+        base_kernels: Spread::of(&kernels),
+        gap_us: Spread::of(&gaps)
+            .filter(|_| gaps_measured)
+            .map(|g| g.median_us),
+        new: new_spread,
+        aligned,
+        incomplete,
+        missing_ops: missing,
+        delta_us: delta,
+        change_pct: delta
+            .zip(base_median)
+            .filter(|(_, b)| *b != 0.0)
+            .map(|(d, b)| d / b * 100.0),
+        threshold_us: threshold,
+        class,
+        action: class.action(),
+        why,
+        base_times_us: kept(base),
+        new_times_us: kept(new),
+    }
+}
+
+/// The payoff of every segment of `plan` from the runs of both profiles, judged by `rule`.
+pub fn payoffs(plan: &PlannedFusion, base: &Runs, new: &Runs, rule: PayoffRule) -> Payoffs {
+    let devices = device_pairs(base, new);
+    let mut list = Vec::with_capacity(plan.segments.len());
+    let mut findings = Vec::new();
+    for seg in &plan.segments {
+        let ops: Vec<u32> = seg
+            .ops
+            .iter()
+            .filter_map(|o| base.name_id(&o.name))
+            .collect();
+        let missing: Vec<String> = seg
+            .ops
+            .iter()
+            .filter(|o| base.name_id(&o.name).is_none())
+            .map(|o| o.name.clone())
+            .collect();
+        let sk = new.name_id(&seg.fused_node);
+        let (mut b, mut n, mut incomplete) = (Vec::new(), Vec::new(), 0);
+        for &(bd, nd) in &devices {
+            let (occ, left) = base_occurrences(base, bd, &ops);
+            b.extend(occ);
+            incomplete += left;
+            if let Some(sk) = sk {
+                n.extend(new_occurrences(new, nd, sk));
+            }
+        }
+        if sk.is_none() {
+            let unfused = seg
+                .ops
+                .iter()
+                .filter(|o| new.name_id(&o.name).is_some())
+                .count();
+            if unfused > 0 {
+                findings.push(format!(
+                    "{}: predicted as one SuperKernel, but {unfused} of its {} sub-op(s) ran \
+                     unfused in the new profile",
+                    seg.segment,
+                    seg.ops.len()
+                ));
+            }
+        }
+        list.push(judge(
+            seg,
+            (&b, incomplete, missing),
+            &n,
+            &rule,
+            base.has_starts,
+        ));
+    }
+    if devices.is_empty() && !base.is_empty() && !new.is_empty() {
+        findings.push(
+            "the profiles' devices do not pair (one names several devices and the other none, \
+             or they name different ones): no occurrence could be bound"
+                .to_string(),
+        );
+    }
+    unpredicted(plan, new, &mut findings);
+    split_regressions(plan, &list, &mut findings);
+    if let Some(note) = other_workload(plan, base, new) {
+        findings.push(note);
+    }
+    let mut classes = BTreeMap::new();
+    for p in &list {
+        *classes.entry(p.class.words()).or_insert(0) += 1;
+    }
+    let measured: Vec<&Payoff> = list.iter().filter(|p| p.new.is_some()).collect();
+    let shallow = measured
+        .iter()
+        .filter(|p| p.sub_ops > 1 && p.sub_ops < EFFECTIVE_SUB_OPS)
+        .map(|p| p.fused_node.clone())
+        .collect();
+    let single: Vec<String> = measured
+        .iter()
+        .filter(|p| p.sub_ops == 1)
+        .map(|p| p.fused_node.clone())
+        .collect();
+    if !single.is_empty() && single.len() == measured.len() {
+        findings.push(
+            "every SuperKernel that ran has one sub-op: the per-op debug mode \
+             (debug_per_op_max_core_num=1) makes them so, and says nothing of fusion's payoff"
+                .to_string(),
+        );
+    }
+    Payoffs {
+        rule,
+        plan: plan.source.clone(),
+        layers: by_layer(&list),
+        list,
+        classes,
+        shallow,
+        single,
+        findings,
+    }
+}
+
+/// SuperKernels the new profile ran that the plan does not predict.
+fn unpredicted(plan: &PlannedFusion, new: &Runs, findings: &mut Vec<String>) {
+    let known: HashSet<&str> = plan
+        .segments
+        .iter()
+        .map(|s| s.fused_node.as_str())
+        .collect();
+    let mut seen = HashSet::new();
+    let extra: Vec<&str> = new
+        .all()
+        .iter()
+        .map(|r| new.name(r.name))
+        .filter(|info| *info.op_type == *SUPERKERNEL_TYPE && !known.contains(&*info.name))
+        .filter(|info| seen.insert(info.name.clone()))
+        .map(|info| &*info.name)
+        .collect();
+    if !extra.is_empty() {
+        findings.push(format!(
+            "{} SuperKernel(s) ran that the plan does not predict: {}{}",
+            extra.len(),
+            extra.iter().take(5).copied().collect::<Vec<_>>().join(", "),
+            if extra.len() > 5 { ", …" } else { "" }
+        ));
+    }
+}
+
+/// A scope split by breaks whose segments regress together points at its breaks.
+fn split_regressions(plan: &PlannedFusion, list: &[Payoff], findings: &mut Vec<String>) {
+    let mut by_scope: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for p in list {
+        let e = by_scope.entry(p.scope.as_str()).or_default();
+        e.0 += 1;
+        e.1 += usize::from(p.class == PayoffClass::Regressed);
+    }
+    for (scope, (segments, regressed)) in by_scope {
+        if segments < 2 || regressed < 2 {
+            continue;
+        }
+        let breaks: Vec<&str> = plan
+            .breaks
+            .iter()
+            .filter(|b| b.scope == scope)
+            .map(|b| b.op.name.as_str())
+            .collect();
+        if breaks.is_empty() {
+            continue;
+        }
+        findings.push(format!(
+            "{scope}: {regressed} of its {segments} segments regress: the breaks between them \
+             ({}) cost more than the fusion gains, look at them first",
+            breaks.join(", ")
+        ));
+    }
+}
+
+/// When the kernels outside every segment differ between the profiles — per step: which names
+/// ran, how often, with which input shapes — the pair is not the same workload.
+fn other_workload(plan: &PlannedFusion, base: &Runs, new: &Runs) -> Option<String> {
+    let fused: HashSet<&str> = plan
+        .segments
+        .iter()
+        .flat_map(|s| s.ops.iter().map(|o| o.name.as_str()))
+        .collect();
+    let profile = |runs: &Runs| -> HashMap<(String, String), f64> {
+        let steps = runs.steps().len().max(1) as f64;
+        let mut count: HashMap<(String, String), f64> = HashMap::new();
+        for r in runs.all() {
+            let info = runs.name(r.name);
+            if *info.op_type == *SUPERKERNEL_TYPE || fused.contains(&*info.name) {
+                continue;
+            }
+            *count
+                .entry((info.name.to_string(), runs.label(r.shapes).to_string()))
+                .or_default() += 1.0 / steps;
+        }
+        count
+    };
+    let (b, n) = (profile(base), profile(new));
+    if b.is_empty() || n.is_empty() {
+        return None;
+    }
+    let keys: HashSet<&(String, String)> = b.keys().chain(n.keys()).collect();
+    let mut differing: Vec<&str> = keys
+        .iter()
+        .filter(|k| {
+            let (x, y) = (b.get(*k).copied(), n.get(*k).copied());
+            x.zip(y).is_none_or(|(x, y)| (x - y).abs() > 0.5)
+        })
+        .map(|k| k.0.as_str())
+        .collect();
+    differing.sort_unstable();
+    differing.dedup();
+    if differing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "not the same workload: {} kernel(s) outside every segment ran differently per step \
+         (names, counts or input shapes), e.g. {}: payoffs compare runs of different work",
+        differing.len(),
+        differing
+            .iter()
+            .take(3)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// The payoffs added up by layer, in layer order.
+fn by_layer(list: &[Payoff]) -> Vec<LayerPayoff> {
+    let mut layers: BTreeMap<u64, LayerPayoff> = BTreeMap::new();
+    for p in list {
+        let Some(layer) = &p.layer else { continue };
+        let (Some(b), Some(n)) = (p.base, p.new) else {
+            continue;
+        };
+        let e = layers
+            .entry(layer.parse().unwrap_or(u64::MAX))
+            .or_insert_with(|| LayerPayoff {
+                layer: layer.clone(),
+                superkernels: 0,
+                base_us: 0.0,
+                new_us: 0.0,
+                regressed: 0,
+            });
+        e.superkernels += 1;
+        e.base_us += b.median_us;
+        e.new_us += n.median_us;
+        e.regressed += usize::from(p.class == PayoffClass::Regressed);
+    }
+    layers.into_values().collect()
+}

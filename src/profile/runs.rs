@@ -1,0 +1,302 @@
+//! Every kernel run of one profile, kept compactly with its exact times, for what sums by name
+//! cannot tell: which step a run belongs to, the how-many-th run of its kernel in the step it
+//! is, and the interval a set of runs spans. A run costs [`super::kernels::BYTES_PER_RUN`]; names and labels
+//! (steps, devices, streams, shapes) are kept once.
+
+use super::error::ProfileError;
+use super::kernels::{KernelRow, KernelTable};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The label of runs whose file gives none (no `Step Id` column: the whole profile is one step).
+pub const NO_LABEL: u32 = u32::MAX;
+
+/// One kernel run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// The kernel's name (an index into [`Runs::name`]).
+    pub name: u32,
+    /// Its step's label, or [`NO_LABEL`].
+    pub step: u32,
+    /// Its device's label, or [`NO_LABEL`].
+    pub device: u32,
+    /// Its stream's label, or [`NO_LABEL`].
+    pub stream: u32,
+    /// Its input shapes' label, or [`NO_LABEL`].
+    pub shapes: u32,
+    /// Its start, ns (0 when the file gives no start times).
+    pub start_ns: i64,
+    /// Its duration, ns.
+    pub dur_ns: i64,
+}
+
+impl Run {
+    /// Where it ends, ns.
+    pub fn end_ns(&self) -> i64 {
+        self.start_ns + self.dur_ns
+    }
+}
+
+/// What is known of a kernel name: its op type and core type, as its first run gave them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameInfo {
+    /// The name.
+    pub name: Arc<str>,
+    /// Its op type.
+    pub op_type: Arc<str>,
+    /// Its core type.
+    pub core_type: Arc<str>,
+}
+
+/// Strings kept once, each with its index.
+#[derive(Debug, Clone, Default)]
+struct Labels {
+    ids: HashMap<Arc<str>, u32>,
+    texts: Vec<Arc<str>>,
+}
+
+impl Labels {
+    fn id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        let kept: Arc<str> = Arc::from(text);
+        self.ids.insert(Arc::clone(&kept), id);
+        self.texts.push(kept);
+        id
+    }
+
+    fn get(&self, text: &str) -> Option<u32> {
+        self.ids.get(text).copied()
+    }
+}
+
+/// The runs of one profile.
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    runs: Vec<Run>,
+    names: Labels,
+    infos: Vec<NameInfo>,
+    labels: Labels,
+    /// Run indices ordered by (device, step, name, start), built by [`Runs::index`].
+    order: Vec<u32>,
+    /// The steps and devices in order, found by [`Runs::index`].
+    step_list: Vec<u32>,
+    device_list: Vec<u32>,
+    /// True when the file gave start times (intervals and gaps can be measured).
+    pub has_starts: bool,
+    /// True when the file gave `Step Id`.
+    pub has_steps: bool,
+}
+
+impl Runs {
+    /// Reads `files` as [`KernelTable::read`] does, keeping every run too, within the memory
+    /// free now.
+    pub fn read(files: &[PathBuf]) -> Result<(KernelTable, Runs), ProfileError> {
+        let mut runs = Runs::default();
+        let table = KernelTable::read_keeping(files, crate::memory::available(), |row| {
+            runs.add(row);
+            runs.len()
+        })?;
+        runs.index();
+        Ok((table, runs))
+    }
+
+    /// Adds one row (rows without a duration are left out, as the totals leave them).
+    pub fn add(&mut self, row: &KernelRow<'_>) {
+        let Some(dur_ns) = row.duration_ns else {
+            return;
+        };
+        // A name longer than any real kernel's is kept cut, as the kernel table keeps it.
+        let cut = crate::text::bounded(row.name, super::kernels::MAX_NAME);
+        let kept = cut.as_deref().unwrap_or(row.name);
+        let name = match self.names.get(kept) {
+            Some(id) => id,
+            None => {
+                let id = self.names.id(kept);
+                let op_type = if super::columns::is_missing(row.op_type) {
+                    super::kernels::type_from_name(row.name)
+                } else {
+                    row.op_type
+                };
+                self.infos.push(NameInfo {
+                    name: Arc::clone(&self.names.texts[id as usize]),
+                    op_type: Arc::from(op_type),
+                    core_type: Arc::from(row.core_type),
+                });
+                id
+            }
+        };
+        let mut label = |text: Option<&str>| text.map_or(NO_LABEL, |t| self.labels.id(t));
+        let step = label(row.step);
+        let device = label(row.device);
+        let stream = label(row.stream);
+        let shapes = label(row.input_shapes);
+        self.has_steps |= row.step.is_some();
+        self.has_starts |= row.start_ns.is_some();
+        self.runs.push(Run {
+            name,
+            step,
+            device,
+            stream,
+            shapes,
+            start_ns: row.start_ns.unwrap_or(0),
+            dur_ns,
+        });
+        self.order.clear();
+    }
+
+    /// Number of runs kept.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// True when no run had a duration.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Every run, in file order.
+    pub fn all(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// What is known of name `id`.
+    pub fn name(&self, id: u32) -> &NameInfo {
+        &self.infos[id as usize]
+    }
+
+    /// The id of kernel `name`, when it ran.
+    pub fn name_id(&self, name: &str) -> Option<u32> {
+        match crate::text::bounded(name, super::kernels::MAX_NAME) {
+            Some(cut) => self.names.get(&cut),
+            None => self.names.get(name),
+        }
+    }
+
+    /// The text of label `id` (`""` for [`NO_LABEL`]).
+    pub fn label(&self, id: u32) -> &str {
+        self.labels.texts.get(id as usize).map_or("", |t| t)
+    }
+
+    /// The id of label `text`, when a run carries it.
+    pub fn label_id(&self, text: &str) -> Option<u32> {
+        self.labels.get(text)
+    }
+
+    /// The steps, in order: by number when every label is one, else as they first appear
+    /// ([`Runs::index`] first).
+    pub fn steps(&self) -> &[u32] {
+        &self.step_list
+    }
+
+    /// The devices, in the same order as steps ([`Runs::index`] first).
+    pub fn devices(&self) -> &[u32] {
+        &self.device_list
+    }
+
+    fn distinct(&self, of: impl Fn(&Run) -> u32) -> Vec<u32> {
+        let mut seen = Vec::new();
+        let mut known = std::collections::HashSet::new();
+        for r in &self.runs {
+            if known.insert(of(r)) {
+                seen.push(of(r));
+            }
+        }
+        let number = |id: &u32| self.label(*id).parse::<f64>().ok();
+        if seen.iter().all(|id| number(id).is_some()) {
+            seen.sort_by(|a, b| {
+                number(a)
+                    .unwrap_or(0.0)
+                    .total_cmp(&number(b).unwrap_or(0.0))
+            });
+        }
+        seen
+    }
+
+    /// Orders the runs for [`Runs::of`]; called once after the last [`Runs::add`].
+    pub fn index(&mut self) {
+        if self.order.len() == self.runs.len() {
+            return;
+        }
+        let runs = &self.runs;
+        let mut order: Vec<u32> = (0..runs.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| {
+            let r = &runs[i as usize];
+            (r.device, r.step, r.name, r.start_ns, i)
+        });
+        self.order = order;
+        self.step_list = self.distinct(|r| r.step);
+        self.device_list = self.distinct(|r| r.device);
+    }
+
+    /// The runs of kernel `name` on `device` in `step`, by start ([`Runs::index`] first; none
+    /// before it).
+    pub fn of(&self, device: u32, step: u32, name: u32) -> impl Iterator<Item = &Run> + '_ {
+        let key = |i: &u32| {
+            let r = &self.runs[*i as usize];
+            (r.device, r.step, r.name)
+        };
+        let from = self
+            .order
+            .partition_point(|i| key(i) < (device, step, name));
+        let to = self
+            .order
+            .partition_point(|i| key(i) <= (device, step, name));
+        self.order[from..to.max(from)]
+            .iter()
+            .map(|&i| &self.runs[i as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row<'a>(step: &'a str, name: &'a str, start_ns: i64, dur_ns: i64) -> KernelRow<'a> {
+        KernelRow {
+            step: Some(step),
+            name,
+            op_type: "Add",
+            core_type: "AI_VECTOR_CORE",
+            start_us: None,
+            duration_us: None,
+            start_ns: Some(start_ns),
+            duration_ns: Some(dur_ns),
+            device: None,
+            model: None,
+            wait_us: None,
+            block_num: None,
+            input_shapes: None,
+            stream: None,
+            core_us: None,
+        }
+    }
+
+    #[test]
+    fn runs_are_found_by_step_and_name_in_start_order() {
+        let mut runs = Runs::default();
+        for (step, name, start) in [
+            ("10", "b", 50),
+            ("2", "a", 30),
+            ("2", "a", 10),
+            ("10", "a", 40),
+        ] {
+            runs.add(&row(step, name, start, 5));
+        }
+        runs.index();
+        let steps: Vec<&str> = runs.steps().iter().map(|s| runs.label(*s)).collect();
+        assert_eq!(runs.devices(), [NO_LABEL]);
+        assert_eq!(steps, ["2", "10"], "numeric order");
+        let (two, a) = (
+            runs.label_id("2").unwrap_or(NO_LABEL),
+            runs.name_id("a").unwrap_or(0),
+        );
+        let starts: Vec<i64> = runs.of(NO_LABEL, two, a).map(|r| r.start_ns).collect();
+        assert_eq!(starts, [10, 30]);
+        assert_eq!(runs.of(NO_LABEL, two, 99).count(), 0);
+        assert!(runs.has_steps && runs.has_starts);
+    }
+}
