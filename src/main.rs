@@ -3,7 +3,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use skope::commands::codegen::CodeOutput;
-use skope::commands::diff::DiffOutput;
+use skope::commands::diff::{DiffOutput, DiffRequest};
 use skope::commands::options::System;
 use skope::commands::report::ReportRequest;
 use skope::commands::{self, Printer};
@@ -12,6 +12,7 @@ use skope::export::Form;
 use skope::fusion::plan::Gate;
 use skope::load::{self, LoadOptions};
 use skope::open::Request;
+use skope::profile::payoff::PayoffRule;
 use skope::tui::loader::PlanPath;
 use skope::tui::profiles::ProfilesRequest;
 use skope::workspace::Workspace;
@@ -216,6 +217,19 @@ enum Command {
         /// Print the by-type rows as CSV instead of text.
         #[arg(long)]
         csv: bool,
+        /// Exit with status 1 when any SuperKernel's payoff is `regressed` (for CI).
+        #[arg(long, value_name = "PAYOFF", value_parser = ["regressed"])]
+        deny: Option<String>,
+        /// Occurrences each side needs before a payoff is judged.
+        #[arg(long, value_name = "N", default_value_t = PayoffRule::default().min_occurrences)]
+        min_occurrences: usize,
+        /// How many robust standard deviations, 1.4826 × √(MADwithout² + MADwith²), a
+        /// payoff's change must pass.
+        #[arg(long, value_name = "K", default_value_t = PayoffRule::default().noise_k)]
+        noise_k: f64,
+        /// The least change a payoff counts, in percent of the time without SuperKernel.
+        #[arg(long, value_name = "PCT", default_value_t = PayoffRule::default().floor_pct)]
+        noise_floor: f64,
     },
     /// Suggest scopes for a graph, ranked by the time they would save: every candidate is one
     /// of the planner's segments; with a profile its saving is estimated from the measured
@@ -499,15 +513,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rank,
             json,
             csv,
+            deny,
+            min_occurrences,
+            noise_k,
+            noise_floor: floor_pct,
         } => {
-            let output = match (json, csv) {
-                (true, _) => DiffOutput::Json,
-                (_, true) => DiffOutput::Csv,
-                _ => DiffOutput::Text,
-            };
+            let rule = (min_occurrences, noise_k, floor_pct);
+            let asked = DiffRequest::new(DiffOutput::of(json, csv), rule, deny.is_some());
             let profiles = (base.as_path(), new.as_deref(), rank);
-            commands::diff::run(&request, profiles, graph.as_deref(), output, &mut say, out)?;
-            true
+            commands::diff::run(&request, profiles, graph.as_deref(), &asked, &mut say, out)?
         }
         Command::Suggest { file, rank, json } => {
             let ws = commands::open(&request, &file, &mut say)?;

@@ -26,11 +26,31 @@ fn text_of_the_bundled_pair_with_its_graph() {
     let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH)]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("531.50 µs → 473.00 µs"), "{text}");
     assert!(
-        text.contains("benefit 11.01 % (faster with SuperKernel)"),
+        text.contains(
+            "total per step (kernel time, median step)  531.74 µs → 473.96 µs   Δ ▼ −57.78 µs   \
+             benefit 10.87 % (faster with SuperKernel)"
+        ),
         "{text}"
     );
+    assert!(
+        text.contains("span per step (first start → last end)      625.11 µs → 502.19 µs"),
+        "{text}"
+    );
+    assert!(text.contains("  base 5 step(s): kernel time median 531.74 µs"), "{text}");
+    // Each SuperKernel's payoff: the one-sub-op SuperKernel has nothing to save and regresses.
+    let payoffs = text
+        .split_once("superkernels · did each pay?")
+        .map_or("", |(_, rest)| rest);
+    let row = |segment: &str| {
+        payoffs
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{segment} ")))
+            .unwrap_or_else(|| panic!("{segment} in\n{text}"))
+    };
+    assert!(row("moe_1_split_54_56").ends_with("regressed   prune"), "{text}");
+    assert!(row("attn_0").ends_with("beneficial  keep"), "{text}");
+    assert!(text.contains("  12 beneficial · 1 regressed"), "{text}");
     assert!(
         text.contains("attribution · fused op types: the plan's segments"),
         "{text}"
@@ -319,7 +339,7 @@ fn two_profiles_without_a_superkernel_say_so_instead_of_a_regression() {
         "{BUNDLED}/no_sk_model/npu-node0_31337_20261122093000000_ascend_pt/ASCEND_PROFILER_OUTPUT/op_statistic.csv"
     ));
     let text = std::fs::read_to_string(&base).unwrap();
-    let slower = text.replacen(",8,125.071,", ",8,185.071,", 1);
+    let slower = text.replacen(",40,624.859,", ",40,684.859,", 1);
     assert_ne!(slower, text);
     std::fs::write(dir.join("op_statistic.csv"), slower).unwrap();
     let out = skope(&[
@@ -331,8 +351,63 @@ fn two_profiles_without_a_superkernel_say_so_instead_of_a_regression() {
     let text = stdout(&out);
     let total = text.lines().find(|l| l.starts_with("total")).unwrap();
     assert!(
-        total.contains("change +13.06 % (no SuperKernel ran in either profile"),
+        total.contains("change +2.61 % (no SuperKernel ran in either profile"),
         "{text}"
     );
     assert!(!total.contains("regression"), "{total}");
+}
+
+#[test]
+fn deny_regressed_fails_ci_on_a_regressed_superkernel_and_json_carries_the_payoffs() {
+    let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH), "--deny", "regressed"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = v["payoffs"]["list"].as_array().unwrap();
+    assert_eq!(list.len(), 13);
+    let single = list
+        .iter()
+        .find(|p| p["segment"] == "moe_1_split_54_56")
+        .unwrap();
+    assert_eq!(single["class"], "regressed");
+    assert_eq!(single["action"], "prune");
+    let occurrences = single["occurrences"].as_array().unwrap();
+    assert_eq!(occurrences.len(), 5);
+    assert_eq!(occurrences[4]["step"], "5");
+    assert!(occurrences.iter().all(|o| o["base_us"].is_f64() && o["new_us"].is_f64()));
+    assert_eq!(v["steps"]["base"]["list"].as_array().map(Vec::len), Some(5));
+    assert_eq!(v["payoffs"]["rule"]["min_occurrences"], 3);
+    // Asking for more occurrences than five steps give: no payoff is judged, nothing regressed.
+    let out = skope(&[
+        "diff",
+        &path(BUNDLED),
+        "--graph",
+        &path(GRAPH),
+        "--deny",
+        "regressed",
+        "--min-occurrences",
+        "6",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("13 insufficient evidence"), "{}", stdout(&out));
+    // Without kernel files the gate cannot be judged: an error, not a pass.
+    let stats = |side: &str| {
+        path(&format!(
+            "{BUNDLED}/{side}/npu-node0_31337_20261122093000000_ascend_pt/ASCEND_PROFILER_OUTPUT/op_statistic.csv"
+        ))
+    };
+    let out = skope(&[
+        "diff",
+        &stats("no_sk_model"),
+        &stats("sk_model"),
+        "--deny",
+        "regressed",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--deny regressed needs payoffs"),
+        "{}",
+        stderr(&out)
+    );
 }

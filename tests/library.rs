@@ -20,6 +20,7 @@ mod layers;
 mod mindspore;
 mod plan;
 mod planfile;
+mod payoff;
 mod profile;
 mod static_kernels;
 mod suggest;

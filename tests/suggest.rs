@@ -276,7 +276,9 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
     let fit = saving::fit(&obs).unwrap();
     // Its gaps are all 1 µs: the fit cannot tell the gap from the sync cost, and says so.
     assert!(!fit.doubtful.is_empty(), "{fit:?}");
-    assert!(fit.loo_mean_us < 0.05, "{fit:?}");
+    // The steps' ±2 % jitter and the one-sub-op SuperKernel's entry overhead (which the
+    // model has no term for) leave a small error.
+    assert!(fit.loo_mean_us < 0.25, "{fit:?}");
 }
 
 #[test]

@@ -363,7 +363,7 @@ fn profiles_given_on_the_command_line_open_in_the_profile_view() {
     let profiles = common::repo("assets/examples/prof_result");
     let mut s = skope(&["--profiles", profiles.to_str().unwrap()], 140, 42);
     s.wait_for("the comparison", LONG, |t| {
-        t.contains("benefit 11.01 % (faster with SuperKernel)") && t.contains("[op types 20]")
+        t.contains("benefit 10.87 % (faster with SuperKernel)") && t.contains("[op types 20]")
     });
     s.send(b"\t");
     s.wait_for("the segments", LONG, |t| {
@@ -893,10 +893,10 @@ fn the_bundled_example_works_from_any_directory_with_its_profiles_and_a_real_gra
     s.wait_for("the prompt", LONG, |t| t.contains("prof_result"));
     s.send(b"\r");
     s.wait_for("the comparison", LONG, |t| {
-        t.contains("benefit 11.01 % (faster with SuperKernel)")
+        t.contains("benefit 10.87 % (faster with SuperKernel)")
     });
     s.send(b"\x1b");
-    s.wait_for("the graph", LONG, |t| !t.contains("benefit 11.01"));
+    s.wait_for("the graph", LONG, |t| !t.contains("benefit 10.87"));
     pick_recipe(&mut s, "where");
     s.wait_for("the recipe's answer", LONG, |t| {
         t.contains("graph-is-a-file") && t.contains("passed in")

@@ -527,7 +527,15 @@ def write_after_sk(path):
         f.write("\n".join(lines) + "\n")
 
 
+STEPS = 5  # profiled steps on each side
+JITTER = 0.02  # each kernel's duration varies by up to ±2 % from step to step
+SINGLE_OP_OVERHEAD = 1.2  # µs a one-sub-op SuperKernel costs on top of its kernel
+
+
 def write_profiles():
+    """Five steps a side. Every SuperKernel saves its gaps and launch overhead, except the
+    one-sub-op SuperKernel (moe_1_split_54_56), which has nothing to save and pays the entry's
+    overhead: the profile view shows it regressed, to prune."""
     rng = random.Random(7)
     compute = [o for o in ops if o["type"] in COST]
     dur = {o["name"]: round(COST[o["type"]] * rng.uniform(0.93, 1.07), 3) for o in compute}
@@ -536,38 +544,47 @@ def write_profiles():
     segs = segments()
     in_seg = {o["name"]: i for i, (_, seg) in enumerate(segs) for o in seg}
 
-    def rows_for(sk):
-        rows, seen, t = [], set(), 1736413971558000.0
-        for o in compute:
-            n = o["name"]
-            if sk and n in in_seg:
-                i = in_seg[n]
-                if i in seen:
-                    continue
-                seen.add(i)
-                seg_name, seg = segs[i]
-                total = sum(dur[x["name"]] for x in seg) - LAUNCH_SAVED * (len(seg) - 1)
-                has_cube = any(core[x["name"]] in ("AI_CORE", "MIX_AIC") for x in seg)
-                name = fused_node(seg_name, seg)
-                bd = max(x["compiled"]["tvm_blockdim"][1] for x in seg)
-                rows.append((name, "SuperKernel", "MIX_AIC" if has_cube else "MIX_AIV", t, round(total, 3), bd))
-                t += total + 1.0
-            else:
-                rows.append((n, o["type"], core[n], t, dur[n], o["compiled"]["tvm_blockdim"][1]))
-                t += dur[n] + 1.0
+    def rows_for(sk, jitter):
+        rows, t = [], 1736413971558000.0
+        for step in range(1, STEPS + 1):
+            seen = set()
+            d = {n: round(v * jitter.uniform(1 - JITTER, 1 + JITTER), 3) for n, v in dur.items()}
+            for o in compute:
+                n = o["name"]
+                if sk and n in in_seg:
+                    i = in_seg[n]
+                    if i in seen:
+                        continue
+                    seen.add(i)
+                    seg_name, seg = segs[i]
+                    total = sum(d[x["name"]] for x in seg) - LAUNCH_SAVED * (len(seg) - 1)
+                    if len(seg) == 1:
+                        total += SINGLE_OP_OVERHEAD
+                    has_cube = any(core[x["name"]] in ("AI_CORE", "MIX_AIC") for x in seg)
+                    name = fused_node(seg_name, seg)
+                    bd = max(x["compiled"]["tvm_blockdim"][1] for x in seg)
+                    rows.append((step, name, "SuperKernel", "MIX_AIC" if has_cube else "MIX_AIV", t,
+                                 round(total, 3), bd, o["stream"]))
+                    t += total + 1.0
+                else:
+                    rows.append((step, n, o["type"], core[n], t, d[n], o["compiled"]["tvm_blockdim"][1],
+                                 o["stream"]))
+                    t += d[n] + 1.0
+            t += 40.0  # the host between steps
         return rows
 
-    for variant, sk in (("no_sk_model", False), ("sk_model", True)):
+    for variant, sk, seed in (("no_sk_model", False, 11), ("sk_model", True, 13)):
         base = os.path.join(HERE, "prof_result", variant, "npu-node0_31337_20261122093000000_ascend_pt",
                             "ASCEND_PROFILER_OUTPUT")
         os.makedirs(base, exist_ok=True)
-        rows = rows_for(sk)
+        rows = rows_for(sk, random.Random(seed))
         with open(os.path.join(base, "kernel_details.csv"), "w") as f:
-            f.write("Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n")
-            for name, type_, c, start, d, bd in rows:
-                f.write('1,%s,%s,%s,"%.3f\t",%.3f,%.3f,%d\n' % (name, type_, c, start, d, 1.0, bd))
+            f.write("Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),"
+                    "Wait Time(us),Block Dim\n")
+            for step, name, type_, c, start, d, bd, stream in rows:
+                f.write('%d,0,%s,%s,%s,"%.3f\t",%.3f,%.3f,%d\n' % (step, name, type_, c, start, d, 1.0, bd))
         stats = {}
-        for name, type_, c, start, d, bd in rows:
+        for step, name, type_, c, start, d, bd, stream in rows:
             s = stats.setdefault((type_, c), [])
             s.append(d)
         total = sum(sum(v) for v in stats.values())

@@ -4,6 +4,7 @@
 use super::Printer;
 use crate::open::Request;
 use crate::planfile::PlanFile;
+use crate::profile::payoff::PayoffRule;
 use crate::profile::{PlannedFusion, ProfileError};
 use anyhow::Result;
 use std::io::Write;
@@ -20,17 +21,57 @@ pub enum DiffOutput {
     Csv,
 }
 
+impl DiffOutput {
+    /// The output `--json` and `--csv` ask for.
+    pub fn of(json: bool, csv: bool) -> DiffOutput {
+        match (json, csv) {
+            (true, _) => DiffOutput::Json,
+            (_, true) => DiffOutput::Csv,
+            _ => DiffOutput::Text,
+        }
+    }
+}
+
+/// What a comparison is asked for besides the profiles.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffRequest {
+    /// How it is written.
+    pub output: DiffOutput,
+    /// How payoffs are judged.
+    pub rule: PayoffRule,
+    /// Fail when any SuperKernel regressed.
+    pub deny_regressed: bool,
+}
+
+impl DiffRequest {
+    /// Output `output`, payoffs judged with `(min_occurrences, noise_k, floor_pct)`, failing
+    /// on a regressed SuperKernel when `deny_regressed`.
+    pub fn new(output: DiffOutput, rule: (usize, f64, f64), deny_regressed: bool) -> Self {
+        let (min_occurrences, noise_k, floor_pct) = rule;
+        DiffRequest {
+            output,
+            rule: PayoffRule {
+                min_occurrences,
+                noise_k,
+                floor_pct,
+            },
+            deny_regressed,
+        }
+    }
+}
+
 /// Compares the profiles `base` and `new` (or the pair `base` holds) of rank `rank`; the plan
 /// comes from `graph` opened as `request` says (with its plan file), or from the plan file
-/// alone. `say` hears what of the graph could not be used.
+/// alone. `say` hears what of the graph could not be used. False when a regressed
+/// SuperKernel fails the gate `asked` sets.
 pub fn run(
     request: &Request,
     (base, new, rank): (&Path, Option<&Path>, Option<u32>),
     graph: Option<&Path>,
-    output: DiffOutput,
+    asked: &DiffRequest,
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
-) -> Result<()> {
+) -> Result<bool> {
     let pair = crate::profile::load_pair(base, new, rank).map_err(|e| {
         let what = match &e {
             ProfileError::SeveralRanks { .. } => "choose a rank",
@@ -56,10 +97,20 @@ pub fn run(
         }
         (None, None) => None,
     };
-    let result = crate::profile::diff(&pair, planned.as_ref());
-    match output {
-        DiffOutput::Json => out.json(&result),
-        DiffOutput::Csv => out.text(&crate::profile::output::to_csv(&result)),
-        DiffOutput::Text => out.text(&crate::profile::output::to_text(&result)),
+    let result = crate::profile::diff::diff_with(&pair, planned.as_ref(), asked.rule);
+    match asked.output {
+        DiffOutput::Json => out.json(&result)?,
+        DiffOutput::Csv => out.text(&crate::profile::output::to_csv(&result))?,
+        DiffOutput::Text => out.text(&crate::profile::output::to_text(&result))?,
+    }
+    if !asked.deny_regressed {
+        return Ok(true);
+    }
+    match &result.payoffs {
+        Some(p) => Ok(!p.any_regressed()),
+        None => anyhow::bail!(
+            "--deny regressed needs payoffs, and these profiles give none: {}",
+            result.notes.join("; ")
+        ),
     }
 }

@@ -395,8 +395,9 @@ fn step_notes(steps: &StepsPair, notes: &mut Vec<String>) {
     for (side, s) in [("base", &steps.base), ("new", &steps.new)] {
         for step in s.outliers() {
             notes.push(format!(
-                "{side} step {} took {:.2} µs of kernel time, more than {} deviations from the \
-                 median step's {:.2} µs (a recompile, a page fault?): the medians leave it out",
+                "{side} step {} took {:.2} µs of kernel time, more than {} deviations (and {} %) \
+                 from the median step's {:.2} µs (a recompile, a page fault?): the medians leave \
+                 it out",
                 if step.step.is_empty() {
                     "?"
                 } else {
@@ -404,6 +405,7 @@ fn step_notes(steps: &StepsPair, notes: &mut Vec<String>) {
                 },
                 step.kernels_us,
                 super::steps::OUTLIER_MADS,
+                super::steps::OUTLIER_FLOOR_PCT,
                 s.kernels.median_us
             ));
         }

@@ -3,7 +3,9 @@
 //! form.
 
 use super::attribution::FusedEvidence;
-use super::diff::{Diff, DiffRow, Side};
+use super::diff::{Diff, DiffRow, Side, StepsPair};
+use super::payoff::Payoffs;
+use super::spread::Spread;
 use crate::text::{cut_middle, sanitize};
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -168,11 +170,28 @@ pub fn to_text(d: &Diff) -> String {
     let verdict = benefit_words(d);
     let _ = writeln!(
         out,
-        "\ntotal  {:.2} µs → {:.2} µs   Δ {} µs   {verdict}\n",
+        "\n{}  {:.2} µs → {:.2} µs   Δ {} µs   {verdict}",
+        if d.steps.is_some() {
+            "total per step (kernel time, median step)"
+        } else {
+            "total"
+        },
         d.base_total_us,
         d.new_total_us,
         delta(d.delta_us)
     );
+    if let (Some(b), Some(n)) = (d.base_span_us, d.new_span_us) {
+        let _ = writeln!(
+            out,
+            "span per step (first start → last end)      {b:.2} µs → {n:.2} µs   Δ {} µs   {}",
+            delta(n - b),
+            benefit(d.span_benefit_pct, d.fusion())
+        );
+    }
+    if let Some(s) = &d.steps {
+        steps_text(&mut out, s);
+    }
+    out.push('\n');
     if let Some(c) = &d.communication {
         let total = |s: Option<Side>| s.map_or(0.0, |s| s.total_us);
         let types: Vec<String> = c
@@ -219,10 +238,168 @@ pub fn to_text(d: &Diff) -> String {
     if let Some(p) = &d.per_op {
         per_op_text(&mut out, p);
     }
+    if let Some(p) = &d.payoffs {
+        payoffs_text(&mut out, p);
+    }
     for note in &d.notes {
         let _ = writeln!(out, "note: {}", sanitize(note));
     }
     out
+}
+
+/// One side's steps in a line: their count and the spread of their kernel time.
+fn spread_words(s: &Spread) -> String {
+    format!(
+        "median {:.2} µs (P10–P90 {:.2}–{:.2}, min–max {:.2}–{:.2})",
+        s.median_us, s.p10_us, s.p90_us, s.min_us, s.max_us
+    )
+}
+
+fn steps_text(out: &mut String, s: &StepsPair) {
+    for (label, steps) in [("base", &s.base), ("new ", &s.new)] {
+        let outliers: Vec<&str> = steps.outliers().map(|t| t.step.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  {label} {} step(s): kernel time {}{}",
+            steps.list.len(),
+            spread_words(&steps.kernels),
+            if outliers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " · far from the others: step {}",
+                    sanitize(&outliers.join(", "))
+                )
+            }
+        );
+    }
+}
+
+/// A time or a dot.
+fn us(v: Option<f64>) -> String {
+    v.map_or("·".to_string(), |v| format!("{v:.2}"))
+}
+
+fn payoffs_text(out: &mut String, p: &Payoffs) {
+    let r = p.rule;
+    let _ = writeln!(
+        out,
+        "\nsuperkernels · did each pay? Per occurrence: without = its kernels' interval (first \
+         start → last end), with = the SuperKernel's duration; medians; noise threshold \
+         max({} × 1.4826 × √(MADwithout² + MADwith²), {} % of without); at least {} occurrences \
+         a side · against {}",
+        r.noise_k,
+        r.floor_pct,
+        r.min_occurrences,
+        sanitize(&p.plan)
+    );
+    let mut rows = vec![
+        [
+            "superkernel",
+            "sub-ops",
+            "occ",
+            "without µs",
+            "kernels µs",
+            "gaps µs",
+            "with µs",
+            "Δ µs",
+            "change",
+            "noise µs",
+            "payoff",
+            "action",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for x in &p.list {
+        rows.push(vec![
+            sanitize(&x.segment).into_owned(),
+            x.sub_ops.to_string(),
+            format!(
+                "{}/{}",
+                x.base.map_or(0, |s| s.count),
+                x.new.map_or(0, |s| s.count)
+            ),
+            us(x.base.map(|s| s.median_us)),
+            us(x.base_kernels.map(|s| s.median_us)),
+            us(x.gap_us),
+            us(x.new.map(|s| s.median_us)),
+            x.delta_us.map_or("—".to_string(), delta),
+            pct(x.change_pct),
+            us(x.threshold_us),
+            x.class.words().to_string(),
+            x.action.words().to_string(),
+        ]);
+    }
+    let right = [
+        false, true, true, true, true, true, true, true, true, true, false, false,
+    ];
+    table(out, "  ", &rows, &right);
+    let counts: Vec<String> = p.classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+    let _ = writeln!(out, "  {}", counts.join(" · "));
+    // Why each one that is not simply beneficial is what it is; the same words once for all
+    // they hold for.
+    let mut whys: Vec<(String, Vec<&str>)> = Vec::new();
+    for x in p
+        .list
+        .iter()
+        .filter(|x| x.class != super::payoff::PayoffClass::Beneficial)
+    {
+        let words = format!("{} — {}", x.class.words(), x.why);
+        match whys.iter_mut().find(|(w, _)| *w == words) {
+            Some((_, names)) => names.push(&x.segment),
+            None => whys.push((words, vec![&x.segment])),
+        }
+    }
+    for (words, names) in whys {
+        let _ = writeln!(
+            out,
+            "  {}: {}",
+            sanitize(&names.join(", ")),
+            sanitize(&words)
+        );
+    }
+    if !p.layers.is_empty() {
+        let layers: Vec<String> = p
+            .layers
+            .iter()
+            .map(|l| {
+                format!(
+                    "layer {} {:.2} → {:.2} µs{}",
+                    sanitize(&l.layer),
+                    l.base_us,
+                    l.new_us,
+                    if l.regressed > 0 {
+                        format!(" ({} regressed)", l.regressed)
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "  by layer: {}", layers.join(" · "));
+    }
+    let segments = |fused: &[String]| -> String {
+        let names: Vec<&str> = fused
+            .iter()
+            .map(|f| p.get(f).map_or(f.as_str(), |x| x.segment.as_str()))
+            .collect();
+        sanitize(&names.join(", ")).into_owned()
+    };
+    if !p.shallow.is_empty() {
+        let _ = writeln!(
+            out,
+            "  shallow (fewer than {} sub-ops): {}",
+            super::payoff::EFFECTIVE_SUB_OPS,
+            segments(&p.shallow)
+        );
+    }
+    if !p.single.is_empty() {
+        let _ = writeln!(out, "  one sub-op: {}", segments(&p.single));
+    }
+    for f in &p.findings {
+        let _ = writeln!(out, "  finding: {}", sanitize(f));
+    }
 }
 
 fn attribution_text(out: &mut String, d: &Diff) {

@@ -156,10 +156,23 @@ pub struct Payoff {
     pub action: PayoffAction,
     /// Why, in words.
     pub why: String,
-    /// Each base occurrence's interval in order (at most 256), µs.
-    pub base_times_us: Vec<f64>,
-    /// Each SuperKernel run's duration in order (at most 256), µs.
-    pub new_times_us: Vec<f64>,
+    /// Its occurrences, bound side by side, in order (at most 256).
+    pub occurrences: Vec<OccurrenceTimes>,
+}
+
+/// One occurrence of a SuperKernel on both sides.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OccurrenceTimes {
+    /// Its device (empty when the profiles name none).
+    pub device: String,
+    /// Its step (empty when the profiles have no `Step Id`).
+    pub step: String,
+    /// Which execution of the segment in the step it is, from 0.
+    pub n: usize,
+    /// Without SuperKernel: its kernels' interval, µs.
+    pub base_us: Option<f64>,
+    /// With SuperKernel: the SuperKernel's duration, µs.
+    pub new_us: Option<f64>,
 }
 
 /// Payoffs by decoder layer.
@@ -379,12 +392,7 @@ fn judge(
                 .and_then(|o| crate::graph::layer_of(&o.name))
         })
         .map(str::to_string);
-    let kept = |o: &[Occurrence]| {
-        o.iter()
-            .take(KEPT_TIMES)
-            .map(|o| o.time_ns as f64 / 1000.0)
-            .collect()
-    };
+    let occurrences = bound(base, new);
     Payoff {
         scope: seg.scope.clone(),
         segment: seg.segment.clone(),
@@ -409,9 +417,40 @@ fn judge(
         class,
         action: class.action(),
         why,
-        base_times_us: kept(base),
-        new_times_us: kept(new),
+        occurrences,
     }
+}
+
+/// The occurrences of both sides bound by (device, step, n), base order first, then the new
+/// profile's that the base lacks; at most [`KEPT_TIMES`].
+fn bound(base: &[Occurrence], new: &[Occurrence]) -> Vec<OccurrenceTimes> {
+    let us = |o: &Occurrence| o.time_ns as f64 / 1000.0;
+    let at: HashMap<(&str, &str, usize), &Occurrence> =
+        new.iter().map(|o| ((o.device, o.step, o.n), o)).collect();
+    let mut out: Vec<OccurrenceTimes> = base
+        .iter()
+        .map(|b| OccurrenceTimes {
+            device: b.device.to_string(),
+            step: b.step.to_string(),
+            n: b.n,
+            base_us: Some(us(b)),
+            new_us: at.get(&(b.device, b.step, b.n)).map(|n| us(n)),
+        })
+        .collect();
+    let keys: HashSet<(&str, &str, usize)> = base.iter().map(|o| (o.device, o.step, o.n)).collect();
+    out.extend(
+        new.iter()
+            .filter(|o| !keys.contains(&(o.device, o.step, o.n)))
+            .map(|n| OccurrenceTimes {
+                device: n.device.to_string(),
+                step: n.step.to_string(),
+                n: n.n,
+                base_us: None,
+                new_us: Some(us(n)),
+            }),
+    );
+    out.truncate(KEPT_TIMES);
+    out
 }
 
 /// The payoff of every segment of `plan` from the runs of both profiles, judged by `rule`.

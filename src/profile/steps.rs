@@ -8,8 +8,11 @@ use super::spread::Spread;
 use serde::Serialize;
 use std::collections::HashMap;
 
-/// How far from the median step, in median absolute deviations, a step is pointed out.
+/// How far from the median step, in median absolute deviations, a step is pointed out…
 pub const OUTLIER_MADS: f64 = 3.0;
+
+/// …when it is also this far from it in percent (steps a hair apart are not news).
+pub const OUTLIER_FLOOR_PCT: f64 = 1.0;
 
 /// One step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -22,7 +25,8 @@ pub struct StepTime {
     pub span_us: Option<f64>,
     /// Kernel runs in it.
     pub runs: usize,
-    /// True when its kernel time lies more than [`OUTLIER_MADS`] deviations from the median.
+    /// True when its kernel time lies more than [`OUTLIER_MADS`] deviations and more than
+    /// [`OUTLIER_FLOOR_PCT`] % from the median.
     pub outlier: bool,
 }
 
@@ -78,7 +82,9 @@ impl Steps {
                     kernels_us,
                     span_us: runs.has_starts.then_some(*span as f64 / 1000.0),
                     runs: s.3,
-                    outlier: kernel_spread.is_outlier(kernels_us, OUTLIER_MADS),
+                    outlier: kernel_spread.is_outlier(kernels_us, OUTLIER_MADS)
+                        && (kernels_us - kernel_spread.median_us).abs()
+                            > OUTLIER_FLOOR_PCT / 100.0 * kernel_spread.median_us,
                 }
             })
             .collect();

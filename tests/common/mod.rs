@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each binary uses its own subset
 
+pub mod profile_pair;
+
 use skope::fusion::rules::RuleSet;
 use skope::load::{Dump, LoadOptions, load_file};
 use skope::workspace::Workspace;

@@ -1,0 +1,180 @@
+//! Profile pairs with a known truth: a base profile (without SuperKernel) and a new one (with
+//! it) written as `kernel_details.csv` from a description of segments — their sub-ops'
+//! durations, the gaps between them, how the SuperKernel does — over several steps, with the
+//! plan that binds them. What the payoffs must come out as is in the description.
+
+use skope::profile::{PlannedFusion, PlannedOp, PlannedSegment};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// How a segment's SuperKernel does against its kernels' interval.
+#[derive(Debug, Clone, Copy)]
+pub enum Sk {
+    /// It takes exactly its sub-ops' durations: it saves the gaps and nothing else.
+    SavesGaps,
+    /// It takes the interval times this.
+    Times(f64),
+}
+
+/// One segment of the workload.
+#[derive(Debug, Clone)]
+pub struct Seg {
+    /// Its scope.
+    pub scope: String,
+    /// Its segment name.
+    pub name: String,
+    /// Its sub-ops: name and duration, µs.
+    pub ops: Vec<(String, f64)>,
+    /// The gap before each sub-op after the first, µs.
+    pub gap_us: f64,
+    /// How its SuperKernel does.
+    pub sk: Sk,
+    /// Executions per step.
+    pub per_step: usize,
+    /// The steps (from 1) it runs in; all when empty.
+    pub only_steps: Vec<usize>,
+    /// True when the new profile ran its sub-ops unfused (the plan predicted a SuperKernel).
+    pub unfused_in_new: bool,
+}
+
+impl Seg {
+    /// A segment of `scope` named `name` with `ops` sub-ops of `dur_us` each, `gap_us` apart.
+    pub fn new(scope: &str, name: &str, ops: usize, dur_us: f64, gap_us: f64, sk: Sk) -> Seg {
+        Seg {
+            scope: scope.to_string(),
+            name: name.to_string(),
+            ops: (0..ops).map(|i| (format!("{name}_op{i}"), dur_us)).collect(),
+            gap_us,
+            sk,
+            per_step: 1,
+            only_steps: Vec::new(),
+            unfused_in_new: false,
+        }
+    }
+
+    /// Its SuperKernel's kernel name.
+    pub fn fused_node(&self) -> String {
+        let first = &self.ops[0].0;
+        let last = &self.ops[self.ops.len() - 1].0;
+        format!("sk_{}_start_{first}_end_{last}", self.name)
+    }
+
+    fn runs_in(&self, step: usize) -> bool {
+        self.only_steps.is_empty() || self.only_steps.contains(&step)
+    }
+}
+
+/// The workload of a pair.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// Steps profiled on each side.
+    pub steps: usize,
+    /// The segments, in order; an unfused kernel of 2 µs runs between two.
+    pub segments: Vec<Seg>,
+    /// Jitter on every duration, in percent (±), deterministic.
+    pub jitter_pct: f64,
+    /// A step (from 1) whose every kernel takes this many times longer, on both sides.
+    pub slow_step: Option<(usize, f64)>,
+}
+
+/// A deterministic jitter source.
+struct Jitter(u64);
+
+impl Jitter {
+    fn factor(&mut self, pct: f64) -> f64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let unit = (self.0 >> 11) as f64 / (1u64 << 53) as f64;
+        1.0 + (unit * 2.0 - 1.0) * pct / 100.0
+    }
+}
+
+/// One side's kernel_details.csv text.
+fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
+    let mut out = String::from(
+        "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),\
+         Stream ID\n",
+    );
+    let mut jitter = Jitter(seed);
+    let mut t = 1_736_413_971_558_000.0_f64;
+    let mut row = |out: &mut String, step: usize, name: &str, ty: &str, start: f64, dur: f64| {
+        let _ = writeln!(
+            out,
+            "{step},0,{name},{ty},AI_VECTOR_CORE,\"{start:.3}\t\",{dur:.3},1.000,2"
+        );
+    };
+    for step in 1..=w.steps {
+        let slow = match w.slow_step {
+            Some((s, f)) if s == step => f,
+            _ => 1.0,
+        };
+        for (i, seg) in w.segments.iter().enumerate() {
+            if i > 0 {
+                let d = 2.0 * slow * jitter.factor(w.jitter_pct);
+                row(&mut out, step, "unfused_between", "Cast", t, d);
+                t += d + 1.0;
+            }
+            if !seg.runs_in(step) {
+                continue;
+            }
+            for _ in 0..seg.per_step {
+                let durs: Vec<f64> = seg
+                    .ops
+                    .iter()
+                    .map(|(_, d)| d * slow * jitter.factor(w.jitter_pct))
+                    .collect();
+                let sum: f64 = durs.iter().sum();
+                let interval = sum + seg.gap_us * (seg.ops.len() - 1) as f64;
+                if with_sk && !seg.unfused_in_new {
+                    let d = match seg.sk {
+                        Sk::SavesGaps => sum,
+                        Sk::Times(f) => interval * f,
+                    };
+                    row(&mut out, step, &seg.fused_node(), "SuperKernel", t, d);
+                    t += d + 1.0;
+                } else {
+                    for ((name, _), d) in seg.ops.iter().zip(&durs) {
+                        row(&mut out, step, name, "Add", t, *d);
+                        t += d + seg.gap_us;
+                    }
+                    t += 1.0 - seg.gap_us;
+                }
+            }
+        }
+        t += 50.0;
+    }
+    out
+}
+
+/// Writes the pair under `dir` (`no_sk_model/…/kernel_details.csv`, `sk_model/…`) and returns
+/// the directory holding both, with the plan that binds them.
+pub fn write(w: &Workload, dir: &Path) -> (PathBuf, PlannedFusion) {
+    for (variant, with_sk, seed) in [("no_sk_model", false, 7), ("sk_model", true, 11)] {
+        let out = dir.join(variant).join("ASCEND_PROFILER_OUTPUT");
+        std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+        std::fs::write(out.join("kernel_details.csv"), side(w, with_sk, seed))
+            .unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    }
+    let plan = PlannedFusion {
+        source: "the generated workload".to_string(),
+        segments: w
+            .segments
+            .iter()
+            .map(|s| PlannedSegment {
+                scope: s.scope.clone(),
+                segment: s.name.clone(),
+                fused_node: s.fused_node(),
+                ops: s
+                    .ops
+                    .iter()
+                    .map(|(name, _)| PlannedOp {
+                        name: name.clone(),
+                        op_type: Some("Add".to_string()),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        breaks: Vec::new(),
+        inferred: false,
+    };
+    (dir.to_path_buf(), plan)
+}

@@ -1,0 +1,234 @@
+//! Payoffs against generated truths: profile pairs written from a workload whose every
+//! SuperKernel is known to save, regress or lack evidence (`common::profile_pair`), read back
+//! and judged as a user's would be.
+
+use crate::common::profile_pair::{Seg, Sk, Workload, write};
+use skope::profile::payoff::{PayoffAction, PayoffClass, Payoffs};
+use skope::profile::{Diff, diff, load_pair};
+
+fn judged(w: &Workload, tag: &str) -> Diff {
+    let dir = crate::common::scratch(tag);
+    let (root, plan) = write(w, &dir);
+    let pair = load_pair(&root, None, None).unwrap_or_else(|e| panic!("{e}"));
+    diff(&pair, Some(&plan))
+}
+
+fn payoffs(d: &Diff) -> &Payoffs {
+    d.payoffs
+        .as_ref()
+        .unwrap_or_else(|| panic!("payoffs: {:?}", d.notes))
+}
+
+/// The workload of most tests: five steps, light jitter.
+fn workload(segments: Vec<Seg>) -> Workload {
+    Workload {
+        steps: 5,
+        segments,
+        jitter_pct: 1.0,
+        slow_step: None,
+    }
+}
+
+#[test]
+fn a_superkernel_that_only_removes_gaps_is_beneficial_though_its_durations_say_neutral() {
+    // Six 4 µs sub-ops 1.5 µs apart: the interval is 31.5 µs, the durations add up to 24 µs,
+    // and the SuperKernel takes 24 µs.
+    let w = workload(vec![Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps)]);
+    let d = judged(&w, "payoff-gaps");
+    let p = &payoffs(&d).list[0];
+    let (base, kernels, new) = (
+        p.base.unwrap_or_else(|| panic!("base")),
+        p.base_kernels.unwrap_or_else(|| panic!("kernels")),
+        p.new.unwrap_or_else(|| panic!("new")),
+    );
+    assert!((base.median_us - 31.5).abs() < 0.6, "{base:?}");
+    assert!((kernels.median_us - 24.0).abs() < 0.6, "{kernels:?}");
+    // By durations alone the SuperKernel changes nothing…
+    assert!((new.median_us - kernels.median_us).abs() < 0.6);
+    // …by the interval it saves the gaps, and says so.
+    assert_eq!(p.class, PayoffClass::Beneficial, "{}", p.why);
+    assert_eq!(p.action, PayoffAction::Keep);
+    assert!((p.gap_us.unwrap_or(0.0) - 7.5).abs() < 0.2, "{:?}", p.gap_us);
+    assert!(p.delta_us.is_some_and(|d| (d + 7.5).abs() < 0.8), "{:?}", p.delta_us);
+    assert_eq!((base.count, new.count, p.aligned), (5, 5, 5));
+    assert!(p.why.starts_with("saves "), "{}", p.why);
+}
+
+#[test]
+fn the_payoffs_come_out_as_generated() {
+    let mut twice = Seg::new("moe", "moe_split_10_20", 5, 3.0, 1.0, Sk::SavesGaps);
+    twice.per_step = 2;
+    let mut rare = Seg::new("rare", "rare", 4, 2.0, 1.0, Sk::SavesGaps);
+    rare.only_steps = vec![1, 2];
+    let single = Seg::new("one", "one", 1, 5.0, 0.0, Sk::Times(0.9));
+    let w = workload(vec![
+        Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps),
+        Seg::new("mlp", "mlp", 5, 6.0, 0.5, Sk::Times(1.3)),
+        twice,
+        rare,
+        single,
+        Seg::new("flat", "flat", 6, 5.0, 0.2, Sk::Times(1.0)),
+    ]);
+    let d = judged(&w, "payoff-truth");
+    let p = payoffs(&d);
+    let class = |name: &str| {
+        p.list
+            .iter()
+            .find(|x| x.segment == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    assert_eq!(class("attn").class, PayoffClass::Beneficial);
+    let mlp = class("mlp");
+    assert_eq!(mlp.class, PayoffClass::Regressed, "{}", mlp.why);
+    assert_eq!(mlp.action, PayoffAction::Prune);
+    // Run twice a step: each execution is its own occurrence, bound in order.
+    let moe = class("moe_split_10_20");
+    assert_eq!(moe.class, PayoffClass::Beneficial);
+    assert_eq!(
+        (moe.base.map(|s| s.count), moe.new.map(|s| s.count), moe.aligned),
+        (Some(10), Some(10), 10)
+    );
+    let rare = class("rare");
+    assert_eq!(rare.class, PayoffClass::InsufficientEvidence);
+    assert_eq!(rare.action, PayoffAction::ProfileAgain);
+    assert!(
+        rare.why.contains("the base has 2 occurrence(s), 1 more needed")
+            && rare.why.contains("the new profile has 2, 1 more needed"),
+        "{}",
+        rare.why
+    );
+    // Within the noise: the SuperKernel takes the interval.
+    assert_eq!(class("flat").class, PayoffClass::Neutral, "{}", class("flat").why);
+    assert_eq!(class("flat").action, PayoffAction::Keep);
+    // The one-sub-op SuperKernel is listed apart (and it did not make every one single).
+    assert_eq!(p.single, vec![w.segments[4].fused_node()]);
+    assert!(p.shallow.contains(&w.segments[3].fused_node()));
+    assert_eq!(p.classes.get("regressed"), Some(&1));
+    assert!(!p.findings.iter().any(|f| f.contains("per-op debug")));
+    assert!(p.any_regressed());
+}
+
+#[test]
+fn a_slow_step_is_pointed_out_and_the_medians_leave_it_out() {
+    let mut w = workload(vec![Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps)]);
+    w.steps = 7;
+    w.slow_step = Some((4, 5.0));
+    let d = judged(&w, "payoff-slow");
+    let steps = d.steps.as_ref().unwrap_or_else(|| panic!("steps"));
+    let outliers: Vec<&str> = steps.base.outliers().map(|s| s.step.as_str()).collect();
+    assert_eq!(outliers, ["4"]);
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.starts_with("base step 4 took") && n.contains("the medians leave it out")),
+        "{:?}",
+        d.notes
+    );
+    // The per-step total is the median step's, not swollen by the slow one.
+    let usual = steps.base.list[0].kernels_us;
+    assert!((d.base_total_us - usual).abs() < usual * 0.05, "{}", d.base_total_us);
+    assert_eq!(payoffs(&d).list[0].class, PayoffClass::Beneficial);
+    assert_eq!(steps.base.list.len(), 7);
+    assert!(d.base_span_us.is_some() && d.span_benefit_pct.is_some_and(|b| b > 0.0));
+}
+
+#[test]
+fn a_scope_repeated_across_layers_groups_by_layer() {
+    let segments: Vec<Seg> = (0..4)
+        .map(|layer| {
+            let mut s = Seg::new(
+                "attn",
+                &format!("attn_split_{}_{}", layer * 10, layer * 10 + 9),
+                5,
+                3.0,
+                1.0,
+                if layer == 2 {
+                    Sk::Times(1.4)
+                } else {
+                    Sk::SavesGaps
+                },
+            );
+            for (i, op) in s.ops.iter_mut().enumerate() {
+                op.0 = format!("layer{layer}_attn_op{i}");
+            }
+            s
+        })
+        .collect();
+    let d = judged(&workload(segments), "payoff-layers");
+    let p = payoffs(&d);
+    let layers: Vec<(&str, usize, usize)> = p
+        .layers
+        .iter()
+        .map(|l| (l.layer.as_str(), l.superkernels, l.regressed))
+        .collect();
+    assert_eq!(
+        layers,
+        [("0", 1, 0), ("1", 1, 0), ("2", 1, 1), ("3", 1, 0)]
+    );
+    // Every segment of the one scope is judged on its own.
+    assert_eq!(p.list.len(), 4);
+    assert_eq!(p.list[2].class, PayoffClass::Regressed);
+}
+
+#[test]
+fn the_plan_and_the_profiles_disagreeing_are_findings() {
+    let mut unfused = Seg::new("mlp", "mlp", 4, 3.0, 1.0, Sk::SavesGaps);
+    unfused.unfused_in_new = true;
+    let planned = workload(vec![Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps), unfused]);
+    // The new profile also runs a SuperKernel the plan does not know, and another kernel
+    // between segments: another workload.
+    let mut ran = planned.clone();
+    ran.segments
+        .push(Seg::new("extra", "extra", 3, 2.0, 1.0, Sk::SavesGaps));
+    let (dir_a, dir_b) = (
+        crate::common::scratch("payoff-plan"),
+        crate::common::scratch("payoff-ran"),
+    );
+    let (base_root, plan) = write(&planned, &dir_a);
+    let (new_root, _) = write(&ran, &dir_b);
+    let pair = load_pair(
+        &base_root.join("no_sk_model"),
+        Some(&new_root.join("sk_model")),
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let d = diff(&pair, Some(&plan));
+    let p = payoffs(&d);
+    let has = |words: &str| p.findings.iter().any(|f| f.contains(words));
+    assert!(
+        has("mlp: predicted as one SuperKernel, but 4 of its 4 sub-op(s) ran unfused"),
+        "{:?}",
+        p.findings
+    );
+    assert!(
+        has("1 SuperKernel(s) ran that the plan does not predict: sk_extra_start_extra_op0_end_extra_op2"),
+        "{:?}",
+        p.findings
+    );
+    assert!(has("not the same workload"), "{:?}", p.findings);
+    let mlp = p.get(&planned.segments[1].fused_node()).unwrap_or_else(|| panic!("mlp"));
+    assert_eq!(mlp.class, PayoffClass::InsufficientEvidence);
+    assert!(mlp.why.contains("its SuperKernel did not run"), "{}", mlp.why);
+}
+
+#[test]
+fn without_kernel_files_payoffs_are_not_guessed() {
+    let dir = crate::common::scratch("payoff-stats");
+    for variant in ["no_sk_model", "sk_model"] {
+        let out = dir.join(variant);
+        std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            out.join("op_statistic.csv"),
+            "OP Type,Core Type,Count,Total Time(us)\nAdd,AI_VECTOR_CORE,4,8.0\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let pair = load_pair(&dir, None, None).unwrap_or_else(|e| panic!("{e}"));
+    let d = diff(&pair, None);
+    assert!(d.payoffs.is_none() && d.steps.is_none());
+    assert!(
+        d.notes.iter().any(|n| n.starts_with("payoffs need the kernel file")),
+        "{:?}",
+        d.notes
+    );
+}
