@@ -37,7 +37,10 @@ fn text_of_the_bundled_pair_with_its_graph() {
         text.contains("span per step (first start → last end)      625.11 µs → 502.19 µs"),
         "{text}"
     );
-    assert!(text.contains("  base 5 step(s): kernel time median 531.74 µs"), "{text}");
+    assert!(
+        text.contains("  base 5 step(s): kernel time median 531.74 µs"),
+        "{text}"
+    );
     // Each SuperKernel's payoff: the one-sub-op SuperKernel has nothing to save and regresses.
     let payoffs = text
         .split_once("superkernels · did each pay?")
@@ -48,7 +51,10 @@ fn text_of_the_bundled_pair_with_its_graph() {
             .find(|l| l.trim_start().starts_with(&format!("{segment} ")))
             .unwrap_or_else(|| panic!("{segment} in\n{text}"))
     };
-    assert!(row("moe_1_split_54_56").ends_with("regressed   prune"), "{text}");
+    assert!(
+        row("moe_1_split_54_56").ends_with("regressed   prune"),
+        "{text}"
+    );
     assert!(row("attn_0").ends_with("beneficial  keep"), "{text}");
     assert!(text.contains("  12 beneficial · 1 regressed"), "{text}");
     assert!(
@@ -357,11 +363,19 @@ fn two_profiles_without_a_superkernel_say_so_instead_of_a_regression() {
     assert!(!total.contains("regression"), "{total}");
 }
 
+/// `skope diff` of the bundled pair with its graph and `extra` arguments.
+fn bundled_with(extra: &[&str]) -> Output {
+    let (pair, graph) = (path(BUNDLED), path(GRAPH));
+    let mut args = vec!["diff", pair.as_str(), "--graph", graph.as_str()];
+    args.extend(extra);
+    skope(&args)
+}
+
 #[test]
 fn deny_regressed_fails_ci_on_a_regressed_superkernel_and_json_carries_the_payoffs() {
-    let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH), "--deny", "regressed"]);
+    let out = bundled_with(&["--deny", "regressed"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH), "--json"]);
+    let out = bundled_with(&["--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let list = v["payoffs"]["list"].as_array().unwrap();
@@ -375,22 +389,21 @@ fn deny_regressed_fails_ci_on_a_regressed_superkernel_and_json_carries_the_payof
     let occurrences = single["occurrences"].as_array().unwrap();
     assert_eq!(occurrences.len(), 5);
     assert_eq!(occurrences[4]["step"], "5");
-    assert!(occurrences.iter().all(|o| o["base_us"].is_f64() && o["new_us"].is_f64()));
+    assert!(
+        occurrences
+            .iter()
+            .all(|o| o["base_us"].is_f64() && o["new_us"].is_f64())
+    );
     assert_eq!(v["steps"]["base"]["list"].as_array().map(Vec::len), Some(5));
     assert_eq!(v["payoffs"]["rule"]["min_occurrences"], 3);
     // Asking for more occurrences than five steps give: no payoff is judged, nothing regressed.
-    let out = skope(&[
-        "diff",
-        &path(BUNDLED),
-        "--graph",
-        &path(GRAPH),
-        "--deny",
-        "regressed",
-        "--min-occurrences",
-        "6",
-    ]);
+    let out = bundled_with(&["--deny", "regressed", "--min-occurrences", "6"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("13 insufficient evidence"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("13 insufficient evidence"),
+        "{}",
+        stdout(&out)
+    );
     // Without kernel files the gate cannot be judged: an error, not a pass.
     let stats = |side: &str| {
         path(&format!(

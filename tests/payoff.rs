@@ -48,8 +48,16 @@ fn a_superkernel_that_only_removes_gaps_is_beneficial_though_its_durations_say_n
     // …by the interval it saves the gaps, and says so.
     assert_eq!(p.class, PayoffClass::Beneficial, "{}", p.why);
     assert_eq!(p.action, PayoffAction::Keep);
-    assert!((p.gap_us.unwrap_or(0.0) - 7.5).abs() < 0.2, "{:?}", p.gap_us);
-    assert!(p.delta_us.is_some_and(|d| (d + 7.5).abs() < 0.8), "{:?}", p.delta_us);
+    assert!(
+        (p.gap_us.unwrap_or(0.0) - 7.5).abs() < 0.2,
+        "{:?}",
+        p.gap_us
+    );
+    assert!(
+        p.delta_us.is_some_and(|d| (d + 7.5).abs() < 0.8),
+        "{:?}",
+        p.delta_us
+    );
     assert_eq!((base.count, new.count, p.aligned), (5, 5, 5));
     assert!(p.why.starts_with("saves "), "{}", p.why);
 }
@@ -85,20 +93,30 @@ fn the_payoffs_come_out_as_generated() {
     let moe = class("moe_split_10_20");
     assert_eq!(moe.class, PayoffClass::Beneficial);
     assert_eq!(
-        (moe.base.map(|s| s.count), moe.new.map(|s| s.count), moe.aligned),
+        (
+            moe.base.map(|s| s.count),
+            moe.new.map(|s| s.count),
+            moe.aligned
+        ),
         (Some(10), Some(10), 10)
     );
     let rare = class("rare");
     assert_eq!(rare.class, PayoffClass::InsufficientEvidence);
     assert_eq!(rare.action, PayoffAction::ProfileAgain);
     assert!(
-        rare.why.contains("the base has 2 occurrence(s), 1 more needed")
+        rare.why
+            .contains("the base has 2 occurrence(s), 1 more needed")
             && rare.why.contains("the new profile has 2, 1 more needed"),
         "{}",
         rare.why
     );
     // Within the noise: the SuperKernel takes the interval.
-    assert_eq!(class("flat").class, PayoffClass::Neutral, "{}", class("flat").why);
+    assert_eq!(
+        class("flat").class,
+        PayoffClass::Neutral,
+        "{}",
+        class("flat").why
+    );
     assert_eq!(class("flat").action, PayoffAction::Keep);
     // The one-sub-op SuperKernel is listed apart (and it did not make every one single).
     assert_eq!(p.single, vec![w.segments[4].fused_node()]);
@@ -126,7 +144,11 @@ fn a_slow_step_is_pointed_out_and_the_medians_leave_it_out() {
     );
     // The per-step total is the median step's, not swollen by the slow one.
     let usual = steps.base.list[0].kernels_us;
-    assert!((d.base_total_us - usual).abs() < usual * 0.05, "{}", d.base_total_us);
+    assert!(
+        (d.base_total_us - usual).abs() < usual * 0.05,
+        "{}",
+        d.base_total_us
+    );
     assert_eq!(payoffs(&d).list[0].class, PayoffClass::Beneficial);
     assert_eq!(steps.base.list.len(), 7);
     assert!(d.base_span_us.is_some() && d.span_benefit_pct.is_some_and(|b| b > 0.0));
@@ -161,10 +183,7 @@ fn a_scope_repeated_across_layers_groups_by_layer() {
         .iter()
         .map(|l| (l.layer.as_str(), l.superkernels, l.regressed))
         .collect();
-    assert_eq!(
-        layers,
-        [("0", 1, 0), ("1", 1, 0), ("2", 1, 1), ("3", 1, 0)]
-    );
+    assert_eq!(layers, [("0", 1, 0), ("1", 1, 0), ("2", 1, 1), ("3", 1, 0)]);
     // Every segment of the one scope is judged on its own.
     assert_eq!(p.list.len(), 4);
     assert_eq!(p.list[2].class, PayoffClass::Regressed);
@@ -174,7 +193,10 @@ fn a_scope_repeated_across_layers_groups_by_layer() {
 fn the_plan_and_the_profiles_disagreeing_are_findings() {
     let mut unfused = Seg::new("mlp", "mlp", 4, 3.0, 1.0, Sk::SavesGaps);
     unfused.unfused_in_new = true;
-    let planned = workload(vec![Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps), unfused]);
+    let planned = workload(vec![
+        Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps),
+        unfused,
+    ]);
     // The new profile also runs a SuperKernel the plan does not know, and another kernel
     // between segments: another workload.
     let mut ran = planned.clone();
@@ -201,14 +223,22 @@ fn the_plan_and_the_profiles_disagreeing_are_findings() {
         p.findings
     );
     assert!(
-        has("1 SuperKernel(s) ran that the plan does not predict: sk_extra_start_extra_op0_end_extra_op2"),
+        has(
+            "1 SuperKernel(s) ran that the plan does not predict: sk_extra_start_extra_op0_end_extra_op2"
+        ),
         "{:?}",
         p.findings
     );
     assert!(has("not the same workload"), "{:?}", p.findings);
-    let mlp = p.get(&planned.segments[1].fused_node()).unwrap_or_else(|| panic!("mlp"));
+    let mlp = p
+        .get(&planned.segments[1].fused_node())
+        .unwrap_or_else(|| panic!("mlp"));
     assert_eq!(mlp.class, PayoffClass::InsufficientEvidence);
-    assert!(mlp.why.contains("its SuperKernel did not run"), "{}", mlp.why);
+    assert!(
+        mlp.why.contains("its SuperKernel did not run"),
+        "{}",
+        mlp.why
+    );
 }
 
 #[test]
@@ -227,7 +257,9 @@ fn without_kernel_files_payoffs_are_not_guessed() {
     let d = diff(&pair, None);
     assert!(d.payoffs.is_none() && d.steps.is_none());
     assert!(
-        d.notes.iter().any(|n| n.starts_with("payoffs need the kernel file")),
+        d.notes
+            .iter()
+            .any(|n| n.starts_with("payoffs need the kernel file")),
         "{:?}",
         d.notes
     );

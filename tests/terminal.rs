@@ -362,18 +362,51 @@ fn runs_start_stream_stop_and_end_with_skope() {
 fn profiles_given_on_the_command_line_open_in_the_profile_view() {
     let profiles = common::repo("assets/examples/prof_result");
     let mut s = skope(&["--profiles", profiles.to_str().unwrap()], 140, 42);
-    s.wait_for("the comparison", LONG, |t| {
-        t.contains("benefit 10.87 % (faster with SuperKernel)") && t.contains("[op types 20]")
+    s.wait_for("the payoffs", LONG, |t| {
+        t.contains("benefit 10.87 % (faster with SuperKernel)")
+            && t.contains("[superkernels 13]")
+            && t.contains("12 beneficial, 1 regressed")
     });
-    s.send(b"\t");
+    s.send(b"\t\t");
     s.wait_for("the segments", LONG, |t| {
-        t.contains("[segments 13]") && t.contains("56.38     50.08")
+        t.contains("[segments 13]") && t.contains("56.51     50.01")
     });
-    // esc: the graph, with each op's time.
+    // esc: the graph, with each op's time a step.
     s.send(b"\x1b");
     s.wait_for("the op list", LONG, |t| {
-        t.contains("µs base") && t.contains("17.36█")
+        t.contains("µs base") && t.contains("17.35█")
     });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
+
+#[test]
+fn a_regressed_superkernel_is_pruned_from_the_profile_view_and_the_plan_changes() {
+    let profiles = common::repo("assets/examples/prof_result");
+    let mut s = skope(&["--profiles", profiles.to_str().unwrap()], 120, 40);
+    s.wait_for("the payoffs", LONG, |t| {
+        t.contains("[superkernels 13]") && t.contains("8 scopes → 13 segments")
+    });
+    // Worst first: the regressed SuperKernel tops the table; move away and back to it.
+    s.send(b"jk");
+    s.wait_for("it selected", LONG, |t| {
+        t.contains("✗ moe_1_split_54_56: regressed — costs 1.17 µs more")
+    });
+    s.send(b"d");
+    s.wait_for("the planned result", LONG, |t| {
+        t.contains("Prune moe_1_split_54_56") && t.contains("y prune")
+    });
+    s.send(b"y");
+    s.wait_for("the plan changed", LONG, |t| {
+        t.contains("8 scopes → 12 segments") && t.contains("[superkernels 12]")
+    });
+    // u undoes it like any edit (on the graph: esc first, alone, or it reads as alt-u).
+    s.send(b"\x1b");
+    s.wait_for("the graph", LONG, |t| !t.contains("[superkernels"));
+    s.send(b"u");
+    s.wait_for("undone", LONG, |t| t.contains("8 scopes → 13 segments"));
+    // Undone, nothing is left to save: q quits at once.
     s.send(b"q");
     assert_eq!(s.wait_exit(LONG), Some(0));
     assert!(s.terminal_restored());

@@ -1,7 +1,8 @@
-//! The profile view: profiles read on the worker and compared against the plan, the totals
-//! and the attribution, the three tables (op types sortable, segments, breaks), drill-down to
-//! the graph, the op list's time column, re-comparing after an edit, ranks, bad profiles, and
-//! a run whose results hold profiles opening them by itself.
+//! The profile view: profiles read on the worker and compared against the plan, the totals per
+//! step and the attribution, the four tables (SuperKernels with their payoffs worst first, op
+//! types sortable, segments, breaks), a step picked, pruning a regressed SuperKernel,
+//! drill-down to the graph, the op list's time column, re-comparing after an edit, ranks, bad
+//! profiles, and a run whose results hold profiles opening them by itself.
 
 use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
@@ -41,11 +42,15 @@ fn p_guesses_the_profiles_and_reads_them_into_the_view() {
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
     let text = screen(&app);
     assert!(
-        text.contains("total          531.50 µs →     473.00 µs   ▼ −58.50 µs (−11.01 %)"),
+        text.contains("per step       531.74 µs →     473.96 µs   ▼ −57.78 µs (−10.87 %)"),
         "{text}"
     );
     assert!(
-        text.contains("benefit 11.01 % (faster with SuperKernel)"),
+        text.contains("benefit 10.87 % (faster with SuperKernel)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("span           625.11 µs →     502.19 µs   ▼ −122.91 µs (−19.66 %)"),
         "{text}"
     );
     assert!(
@@ -54,7 +59,7 @@ fn p_guesses_the_profiles_and_reads_them_into_the_view() {
     );
     assert_eq!(
         app.status.as_ref().unwrap().text,
-        "profiles compared: 531.50 µs → 473.00 µs, benefit 11.01 %"
+        "profiles compared: 531.74 µs → 473.96 µs, benefit 10.87 %"
     );
     // p and esc go back to the graph and p comes back, without reading again.
     press(&mut app, KeyCode::Esc);
@@ -83,6 +88,8 @@ fn help_in_the_profile_view_starts_with_its_keys() {
 #[test]
 fn the_op_types_sort_by_delta_total_and_name() {
     let (mut app, _rx) = bundled(140, 42);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.profile_view().unwrap().table, Table::Types);
     let first = |app: &App| {
         let view = app.profile_view().unwrap();
         let r = view.type_row(0).unwrap();
@@ -100,7 +107,7 @@ fn the_op_types_sort_by_delta_total_and_name() {
     let text = screen(&app);
     assert!(
         text.contains(
-            "SuperKernel              MIX_AIC             ·         ·     12    447.66   ▲ +447.66"
+            "SuperKernel              MIX_AIC             ·         ·     12    447.07   ▲ +447.07"
         ),
         "{text}"
     );
@@ -110,11 +117,12 @@ fn the_op_types_sort_by_delta_total_and_name() {
 fn segments_and_breaks_with_and_without_superkernel() {
     let (mut app, _rx) = bundled(140, 42);
     press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
     assert_eq!(app.profile_view().unwrap().table, Table::Segments);
     let text = screen(&app);
     assert!(text.contains("[segments 13]"), "{text}");
     assert!(
-        text.contains("attn_0                     attn_0          8      56.38     50.08     ▼ −6.30   −11.17 %"),
+        text.contains("attn_0                     attn_0          8      56.51     50.01     ▼ −6.49   −11.49 %"),
         "{text}"
     );
     press(&mut app, KeyCode::Tab);
@@ -134,6 +142,7 @@ fn segments_and_breaks_with_and_without_superkernel() {
 #[test]
 fn drill_down_from_an_op_type_filters_the_graph_and_a_superkernel_shows_the_segments() {
     let (mut app, _rx) = bundled(140, 42);
+    press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Enter);
     let ex = app.explorer().unwrap();
     assert_eq!(ex.filter().unwrap().text(), "type:GroupedMatmul");
@@ -167,10 +176,10 @@ fn the_op_list_shows_each_ops_time_with_a_heat_glyph() {
     let text = screen(&app);
     assert!(text.contains("µs base"), "{text}");
     assert!(
-        text.contains("layer0_attn_allreduce") && text.contains("17.36█"),
+        text.contains("layer0_attn_allreduce") && text.contains("17.35█"),
         "{text}"
     );
-    assert!(text.contains("2.45▂"), "{text}");
+    assert!(text.contains("2.46▂"), "{text}");
 }
 
 #[test]
@@ -180,13 +189,20 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
     find(&mut app, "layer0_attention");
     let text = screen(&app);
     assert!(
-        text.contains("base      14.67 µs without SuperKernel"),
+        text.contains("base      14.74 µs a step without SuperKernel"),
         "{text}"
     );
     assert!(
-        text.contains("segment   attn_0: 56.38 µs base → 50.08 µs new (▼ −6.30 µs, −11.17 %)"),
+        text.contains(
+            "segment   attn_0: 56.51 µs base → 50.01 µs new (▼ −6.49 µs, −11.49 %) a step"
+        ),
+        "{text}"
+    ); // Its SuperKernel's payoff, measured on the interval of its kernels.
+    assert!(
+        text.contains("payoff    beneficial — keep: saves 13.70 µs per occurrence"),
         "{text}"
     );
+
     // The same words as skope diff (its break under the reason and fix).
     find(&mut app, "layer1_expert_broadcast");
     press(&mut app, KeyCode::Char('z'));
@@ -305,7 +321,7 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| app.up == Some("profiles"));
     assert_ne!(app.up, Some("runs"));
-    assert!(screen(&app).contains("benefit 11.01 %"));
+    assert!(screen(&app).contains("benefit 10.87 %"));
 }
 
 #[test]
@@ -342,13 +358,126 @@ fn the_mouse_scrolls_the_profile_view_and_clicks_do_not_reach_the_hidden_panes()
 }
 
 #[test]
-fn at_80_columns_the_delta_and_change_still_show() {
-    let (app, _rx) = bundled(80, 24);
+fn at_80_columns_the_payoff_and_the_delta_still_show() {
+    let (mut app, _rx) = bundled(80, 24);
     let text = screen(&app);
     assert!(
         text.contains(
-            "┃ GroupedMatmul        MIX_AIC      125.07         ·   ▼ −125.07  −100.00 %"
+            "┃✗ moe_1_split_54_56      1       5.16      6.33    ▲ +1.17 regressed  prune   ┃"
         ),
         "{text}"
     );
+    press(&mut app, KeyCode::Tab);
+    let text = screen(&app);
+    assert!(
+        text.contains(
+            "┃ GroupedMatmul        MIX_AIC      124.97         ·   ▼ −124.97  −100.00 %"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn snapshot_the_superkernels_at_80_and_120_columns() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (app, _rx) = bundled(w, h);
+        insta::assert_snapshot!(format!("superkernels_{w}x{h}"), screen(&app));
+    }
+}
+
+#[test]
+fn a_step_picked_shows_its_times_and_every_step_comes_back() {
+    let (mut app, _rx) = bundled(140, 42);
+    press(&mut app, KeyCode::Char('t'));
+    let text = screen(&app);
+    assert!(text.contains("Show one of 5 step(s)"), "{text}");
+    assert!(text.contains("every step (median of 5 and 5)"), "{text}");
+    keys(&mut app, "step 3");
+    press(&mut app, KeyCode::Enter);
+    let view = app.profile_view().unwrap();
+    assert_eq!(view.step.as_deref(), Some("3"));
+    let (base, new) = view.step_times().unwrap();
+    let text = screen(&app);
+    assert!(
+        text.contains(&format!(
+            "step       {:>10.2} µs → {:>10.2} µs",
+            base.kernels_us,
+            new.unwrap().kernels_us
+        )),
+        "{text}"
+    );
+    assert!(text.contains("kernel time of step 3"), "{text}");
+    assert!(text.contains("· step 3 ━"), "{text}");
+    // The table shows that step's occurrence: the one-sub-op SuperKernel's own times.
+    let p = view.payoff_row(0).unwrap();
+    let third = p.occurrences.iter().find(|o| o.step == "3").unwrap();
+    assert_eq!(view.step_occurrences(p), (third.base_us, third.new_us));
+    press(&mut app, KeyCode::Char('t'));
+    keys(&mut app, "every");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.profile_view().unwrap().step, None);
+    assert!(screen(&app).contains("per step       531.74 µs"));
+}
+
+#[test]
+fn d_prunes_the_regressed_superkernel_after_showing_the_planned_result() {
+    let (mut app, rx) = bundled(140, 42);
+    // Worst first: the regressed one-sub-op SuperKernel is selected.
+    let view = app.profile_view().unwrap();
+    assert_eq!(
+        view.payoff_row(view.selected()).unwrap().segment,
+        "moe_1_split_54_56"
+    );
+    press(&mut app, KeyCode::Char('d'));
+    let Some(skope::tui::dialog::Dialog::Confirm(question)) = &app.dialog else {
+        panic!("a question: {}", screen(&app));
+    };
+    let q = &question.question;
+    assert!(
+        q.starts_with("Prune moe_1_split_54_56 (regressed: costs 1.17 µs more per occurrence"),
+        "{q}"
+    );
+    assert!(
+        q.contains(
+            "planned: its 1 op(s) kept out of fusion; moe_1 keeps 2 segment(s) · 13 → 12 \
+             SuperKernel(s) in the graph. u undoes it."
+        ),
+        "{q}"
+    );
+    assert!(screen(&app).contains("y prune    n keep"));
+    // n keeps it; d and y prune it: an ordinary edit, undone by u.
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 13);
+    press(&mut app, KeyCode::Char('d'));
+    press(&mut app, KeyCode::Char('y'));
+    let ws = &app.explorer().unwrap().ws;
+    assert_eq!(ws.plan().segment_count(), 12);
+    let init = ws.graph().find("layer1_init_routing").unwrap();
+    assert_eq!(
+        ws.marks().get(init),
+        skope::fusion::marks::OpMark::DoNotFuse
+    );
+    let journal = skope::journal::path(&app.session.plan_path);
+    let (entries, _) = skope::journal::read(&journal).unwrap();
+    assert!(
+        entries
+            .iter()
+            .any(|e| matches!(e, skope::journal::JournalEntry::Edit { .. })),
+        "journaled: {entries:?}"
+    );
+    // The comparison follows the plan: the pruned segment is no longer predicted, and its
+    // sub-op ran fused in the new profile — a finding.
+    pump(&mut app, &rx, |app| !app.profile_view().unwrap().stale);
+    let p = app.profile_view().unwrap().diff.payoffs.as_ref().unwrap();
+    assert_eq!(p.list.len(), 12);
+    assert!(
+        p.findings
+            .iter()
+            .any(|f| f.contains("ran that the plan does not predict")),
+        "{:?}",
+        p.findings
+    );
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('u'));
+    assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 13);
 }

@@ -114,6 +114,11 @@ pub enum Action {
     LoadProfiles,
     /// In a view with sortable rows (profiles, suggestions): the next order.
     Sort,
+    /// In the profile view: prune the selected SuperKernel (its scope deleted when it is the
+    /// scope's only segment, else its ops kept out of fusion), planned first.
+    Prune,
+    /// In the profile view: show one step (or every step's median again).
+    PickStep,
     /// Show or hide the help overlay.
     Help,
     /// List the last messages of the bottom line in full.
@@ -603,6 +608,22 @@ pub const TABLE: &[Spec] = &[
         name: "sort",
         keys: &["s"],
         help: "sort the view's rows",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::Prune,
+        name: "prune",
+        keys: &["d"],
+        help: "prune the SuperKernel (planned first)",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::PickStep,
+        name: "pick_step",
+        keys: &["t"],
+        help: "show one step of the profiles",
         group: Group::Profile,
         view_only: true,
     },

@@ -353,7 +353,7 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
     out.field(
         "base",
         match view.base_kernel_us(name) {
-            Some(us) => format!("{us:.2} µs without SuperKernel"),
+            Some(us) => format!("{us:.2} µs a step without SuperKernel"),
             None => "no kernel of this name in the base profile".to_string(),
         },
     );
@@ -368,8 +368,19 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
         };
         out.field(
             "segment",
-            format!("{}: {:.2} µs base → {with}", s.segment, s.base_us),
+            format!("{}: {:.2} µs base → {with} a step", s.segment, s.base_us),
         );
+        if let Some(p) = view
+            .diff
+            .payoffs
+            .as_ref()
+            .and_then(|p| p.get(&s.fused_node))
+        {
+            out.field(
+                "payoff",
+                format!("{} — {}: {}", p.class.words(), p.action.words(), p.why),
+            );
+        }
     }
     for b in view.breaks_of(name) {
         out.styled(

@@ -30,6 +30,9 @@ pub enum PickFor {
     Message(Vec<String>),
     /// Go to the op of the picked finding.
     Finding(Vec<FindingChoice>),
+    /// Show the picked step of the profiles: each choice's words with its step label (none:
+    /// every step's median).
+    Step(Vec<(String, Option<String>)>),
 }
 
 /// A finding in the findings picker.
@@ -117,6 +120,8 @@ pub enum Answer {
     ReloadDump,
     /// Start the run although the dump changed on disk.
     RunAnyway(crate::compile::recipe::Recipe),
+    /// Make this edit (asked first, so the user sees what it plans to).
+    Apply(crate::edit::Edit),
     /// Do nothing.
     Cancel,
 }

@@ -517,6 +517,7 @@ impl App {
         self.dialog = None;
         match answer {
             Answer::Delete(scope) => self.apply_edit(Edit::Delete { scope }, None),
+            Answer::Apply(edit) => self.apply_edit(edit, None),
             Answer::SaveAndQuit => {
                 if self.save_then(true) {
                     self.session.end();
@@ -637,6 +638,8 @@ impl App {
                             (Some(choice), PickFor::Finding(findings)) => {
                                 self.go_to_finding(&findings, &choice)
                             }
+                            (None, PickFor::Step(_)) => self.problem("no step matches".to_string()),
+                            (Some(choice), PickFor::Step(steps)) => self.show_step(&steps, &choice),
                             (None, _) => self.problem("no scope matches".to_string()),
                             (Some(name), PickFor::Recipe(recipes)) => {
                                 if let Some(p) = recipes.iter().find(|p| p.name == name) {

@@ -382,7 +382,10 @@ mod tests {
         assert_eq!(map.view_action(x), Some(Action::CancelRun));
         // Scope edits do nothing in the views; their own keys on the same letters do.
         let d = event(KeyCode::Char('d'), KeyModifiers::NONE);
-        assert_eq!(map.view_action(d), None);
+        assert_eq!(map.action(d), Some(Action::DoNotFuse));
+        assert_eq!(map.view_action(d), Some(Action::Prune));
+        let w = event(KeyCode::Char('w'), KeyModifiers::NONE);
+        assert_eq!(map.view_action(w), None, "saving is the graph's");
         let a = event(KeyCode::Char('a'), KeyModifiers::NONE);
         assert_eq!(map.action(a), Some(Action::AssignScope));
         assert_eq!(map.view_action(a), Some(Action::AcceptSuggestion));

@@ -195,7 +195,7 @@ pub fn run_log_rows(area: Rect, first_error: bool) -> usize {
 // The profile view.
 
 /// Rows of the profile view's summary pane, borders included.
-const SUMMARY_HEIGHT: u16 = 7;
+const SUMMARY_HEIGHT: u16 = 8;
 
 /// The summary's and the table's areas in the body `area`.
 pub fn profile_parts(area: Rect) -> (Rect, Rect) {
@@ -204,10 +204,15 @@ pub fn profile_parts(area: Rect) -> (Rect, Rect) {
     (summary, table)
 }
 
-/// Table rows the view shows in the body `area` (below the header row, above the hints).
-pub fn profile_table_rows(area: Rect) -> usize {
+/// Lines under the SuperKernels table saying what the selected one is and why.
+pub const PAYOFF_DETAIL: u16 = 2;
+
+/// Table rows the view shows in the body `area` (below the header row, above the hints and,
+/// `with_detail`, the selected row's lines).
+pub fn profile_table_rows(area: Rect, with_detail: bool) -> usize {
     let (_, table) = profile_parts(area);
-    usize::from(table.height.saturating_sub(2 + 2))
+    let detail = if with_detail { PAYOFF_DETAIL } else { 0 };
+    usize::from(table.height.saturating_sub(2 + 2 + detail))
 }
 
 /// Lines the suggestions view keeps above its table (the model's words, the keys, the header).

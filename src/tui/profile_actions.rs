@@ -4,17 +4,18 @@
 
 use super::action::Action;
 use super::app::{App, Prompt, PromptKind, Screen};
-use super::dialog::{Dialog, PickFor, Picker};
+use super::dialog::{Answer, Confirm, Dialog, PickFor, Picker};
 use super::layout;
 use super::profile_view::ProfileView;
 use super::profiles::{self, Compared, LoadedProfiles, ProfilesRequest};
 use super::view::ViewSpec;
+use crate::edit::Edit;
 use crate::profile::ProfileError;
 use crate::text::sanitize;
 use std::path::{Path, PathBuf};
 
-/// The profile comparison: time by op type, by segment and by break, without and with
-/// SuperKernel.
+/// The profile comparison: each SuperKernel's payoff, time by op type, by segment and by
+/// break, without and with SuperKernel, per step.
 pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "profiles",
     title: "In the profile view",
@@ -22,8 +23,16 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     keys: &[
         (Action::Down, "next row"),
         (Action::Up, "previous row"),
-        (Action::NextPane, "next table (op types, segments, breaks)"),
+        (
+            Action::NextPane,
+            "next table (superkernels, op types, segments, breaks)",
+        ),
         (Action::PrevPane, "previous table"),
+        (
+            Action::Prune,
+            "prune the SuperKernel: keep its ops out of fusion (planned first)",
+        ),
+        (Action::PickStep, "show one step"),
         (Action::Sort, "sort op types by Δ, total, name"),
         (
             Action::Activate,
@@ -197,8 +206,101 @@ impl App {
         self.load_profiles(ProfilesRequest { rank, ..request });
     }
 
+    /// Shows the step picked as `choice` of `steps` (none: every step's median).
+    pub(super) fn show_step(&mut self, steps: &[(String, Option<String>)], choice: &str) {
+        let Some((_, step)) = steps.iter().find(|(words, _)| words == choice) else {
+            return;
+        };
+        if let Some(view) = self.profile_view_mut() {
+            view.step = step.clone();
+        }
+    }
+
+    /// Asks to prune the selected SuperKernel: its scope deleted when it is the scope's only
+    /// segment, else its ops kept out of fusion; the edit is planned first and the question
+    /// says what the plan becomes.
+    fn ask_to_prune(&mut self) {
+        let Some(view) = self.profile_view() else {
+            return;
+        };
+        let Some(payoff) = view.payoff_row(view.selected()) else {
+            return self.problem("no SuperKernel to prune".to_string());
+        };
+        let (segment, class, why) = (
+            payoff.segment.clone(),
+            payoff.class.words(),
+            payoff.why.clone(),
+        );
+        let Some(ex) = self.explorer() else {
+            return;
+        };
+        let ws = &ex.ws;
+        let found = ws.plan().scopes.iter().find_map(|s| {
+            s.segments
+                .iter()
+                .find(|seg| seg.name == segment)
+                .map(|seg| (s, seg))
+        });
+        let Some((scope, seg)) = found else {
+            return self.problem(format!(
+                "{} is not a segment of the plan now (an edit changed it since these profiles \
+                 were made)",
+                sanitize(&segment)
+            ));
+        };
+        let edit = if scope.segments.len() == 1 {
+            Edit::Delete {
+                scope: scope.name.clone(),
+            }
+        } else {
+            Edit::DoNotFuse {
+                ops: seg.ops.clone(),
+            }
+        };
+        let planned = match ws.what_if().plan_with(&edit) {
+            Some(plan) => {
+                let after = plan
+                    .scopes
+                    .iter()
+                    .find(|s| s.name == scope.name)
+                    .map_or(0, |s| s.segments.len());
+                let kept = match &edit {
+                    Edit::Delete { .. } => format!("scope {} leaves the plan", scope.name),
+                    _ => format!(
+                        "its {} op(s) kept out of fusion; {} keeps {after} segment(s)",
+                        seg.ops.len(),
+                        scope.name
+                    ),
+                };
+                format!(
+                    "planned: {kept} · {} → {} SuperKernel(s) in the graph",
+                    ws.plan().segment_count(),
+                    plan.segment_count()
+                )
+            }
+            None => "the planner cannot plan it".to_string(),
+        };
+        self.dialog = Some(Dialog::Confirm(Confirm {
+            question: sanitize(&format!(
+                "Prune {segment} ({class}: {why})? {planned}. {} undoes it.",
+                self.config.keymap.hint(Action::Undo)
+            ))
+            .into_owned(),
+            answers: vec![
+                ('y', "prune".into(), Answer::Apply(edit)),
+                ('n', "keep".into(), Answer::Cancel),
+            ],
+        }));
+    }
+
     /// An action in the profile view (which handles its own keys).
     fn profile_view_action(&mut self, action: Action) {
+        if action == Action::Prune {
+            return match self.profile_view().map(|v| v.table) {
+                Some(super::profile_view::Table::SuperKernels) => self.ask_to_prune(),
+                _ => self.problem("prune a SuperKernel from the superkernels table".to_string()),
+            };
+        }
         let height = self.profile_rows();
         let Some(view) = self.profile_view_mut() else {
             return;
@@ -286,6 +388,9 @@ impl App {
 
     /// Rows of the profile view's table.
     fn profile_rows(&self) -> usize {
-        layout::profile_table_rows(self.areas().body)
+        let detail = self
+            .profile_view()
+            .is_some_and(|v| v.table == super::profile_view::Table::SuperKernels);
+        layout::profile_table_rows(self.areas().body, detail)
     }
 }

@@ -2,8 +2,11 @@
 //! selection and sort order, and its keys.
 
 use super::action::Action;
+use super::dialog::{Dialog, PickFor, Picker};
 use super::profiles::{CompareRequest, Compared, LoadedProfiles, PlanSnapshot, ProfilesRequest};
 use super::reply::{Reply, Target};
+use crate::profile::payoff::{Payoff, PayoffClass};
+use crate::profile::steps::StepTime;
 use crate::profile::{self, BreakCost, Diff, Pair, RowStatus, SegmentTime};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
@@ -12,6 +15,8 @@ use std::sync::Arc;
 /// The tables of the profile view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
+    /// Each SuperKernel's payoff, worst first.
+    SuperKernels,
     /// Time by op type and core type.
     Types,
     /// Each segment without and with SuperKernel.
@@ -22,11 +27,17 @@ pub enum Table {
 
 impl Table {
     /// Every table, in `tab` order.
-    pub const ALL: [Table; 3] = [Table::Types, Table::Segments, Table::Breaks];
+    pub const ALL: [Table; 4] = [
+        Table::SuperKernels,
+        Table::Types,
+        Table::Segments,
+        Table::Breaks,
+    ];
 
     /// Its name on the tab line.
     pub fn title(self) -> &'static str {
         match self {
+            Table::SuperKernels => "superkernels",
             Table::Types => "op types",
             Table::Segments => "segments",
             Table::Breaks => "breaks",
@@ -84,17 +95,21 @@ pub struct ProfileView {
     pub sort: Sort,
     /// The op-type rows in `sort` order (indices into `diff.rows`).
     pub order: Vec<usize>,
+    /// The payoff rows, worst first (indices into the payoffs' list).
+    pub payoff_order: Vec<usize>,
+    /// The step shown (its `Step Id`), or every step's median.
+    pub step: Option<String>,
     /// The selected row of each table.
-    pub selected: [usize; 3],
+    pub selected: [usize; 4],
     /// The first row shown of each table.
-    pub offset: [usize; 3],
+    pub offset: [usize; 4],
     /// For each op name in a segment of the comparison, the segment's index in
     /// `diff.per_op.segments`.
     segment_of: HashMap<String, usize>,
     /// For each break op's name, its indices in `diff.per_op.breaks`.
     breaks_of: HashMap<String, Vec<usize>>,
-    /// The longest time of any kernel in the base profile (the op list's heat scale); 0
-    /// without a kernel file.
+    /// The longest time of any kernel in the base profile per step (the op list's heat
+    /// scale); 0 without a kernel file.
     pub max_base_us: f64,
 }
 
@@ -111,8 +126,11 @@ impl ProfileView {
             compared,
             plan_version,
         } = loaded;
+        let steps = pair.base.step_count() as f64;
         let max_base_us = pair.base.kernels.as_ref().map_or(0.0, |k| {
-            k.iter().map(|(_, s)| s.total_us).fold(0.0, f64::max)
+            k.iter()
+                .map(|(_, s)| s.total_us / steps)
+                .fold(0.0, f64::max)
         });
         let Compared {
             diff,
@@ -126,11 +144,13 @@ impl ProfileView {
             plan_version,
             stale: false,
             generation: 0,
-            table: Table::Types,
+            table: Table::SuperKernels,
             sort: Sort::Delta,
             order: Vec::new(),
-            selected: [0; 3],
-            offset: [0; 3],
+            payoff_order: Vec::new(),
+            step: None,
+            selected: [0; 4],
+            offset: [0; 4],
             segment_of,
             breaks_of,
             max_base_us,
@@ -176,6 +196,7 @@ impl ProfileView {
     /// Rows of `table`.
     pub fn rows(&self, table: Table) -> usize {
         match table {
+            Table::SuperKernels => self.payoff_order.len(),
             Table::Types => self.diff.rows.len(),
             Table::Segments => self.diff.per_op.as_ref().map_or(0, |p| p.segments.len()),
             Table::Breaks => self.diff.per_op.as_ref().map_or(0, |p| p.breaks.len()),
@@ -231,8 +252,11 @@ impl ProfileView {
             Action::PrevPane | Action::Collapse => self.cycle(false),
             Action::Sort if self.table == Table::Types => self.next_sort(),
             Action::Sort => {
-                return Reply::Problem("only the op-type table sorts".to_string());
+                return Reply::Problem(
+                    "only the op-type table sorts (SuperKernels are worst first)".to_string(),
+                );
             }
+            Action::PickStep => return self.step_picker(),
             Action::Back => return Reply::Close,
             Action::Activate => return self.drill_down(),
             Action::LoadProfiles | Action::Compile | Action::Runs => return Reply::Pass(action),
@@ -246,6 +270,11 @@ impl ProfileView {
     fn drill_down(&mut self) -> Reply {
         let row = self.selected();
         let target = match self.table {
+            Table::SuperKernels => self
+                .payoff_row(row)
+                .and_then(|p| self.segment_time(&p.fused_node))
+                .and_then(|s| s.ops.first())
+                .map(|op| Target::Op(op.name.clone())),
             Table::Types if self.selected_is_superkernel() => {
                 self.table = Table::Segments;
                 return Reply::Done;
@@ -287,7 +316,112 @@ impl ProfileView {
             .collect()
     }
 
+    /// The segment of the comparison whose SuperKernel is `fused_node`.
+    pub fn segment_time(&self, fused_node: &str) -> Option<&SegmentTime> {
+        self.diff
+            .per_op
+            .as_ref()?
+            .segments
+            .iter()
+            .find(|s| s.fused_node == fused_node)
+    }
+
+    /// The payoff shown at `row` of the SuperKernels table.
+    pub fn payoff_row(&self, row: usize) -> Option<&Payoff> {
+        let list = &self.diff.payoffs.as_ref()?.list;
+        self.payoff_order.get(row).and_then(|&i| list.get(i))
+    }
+
+    /// The picker of steps: every step's median, then each step with its kernel time on
+    /// both sides (a step far from the others marked).
+    fn step_picker(&self) -> Reply {
+        let Some(steps) = &self.diff.steps else {
+            return Reply::Problem(
+                "the profiles have no steps to show: the kernel files give them".to_string(),
+            );
+        };
+        let mut choices = vec![(
+            format!(
+                "every step (median of {} and {})",
+                steps.base.list.len(),
+                steps.new.list.len()
+            ),
+            None,
+        )];
+        for b in &steps.base.list {
+            let new = steps.new.list.iter().find(|n| n.step == b.step);
+            let far = b.outlier || new.is_some_and(|n| n.outlier);
+            choices.push((
+                format!(
+                    "step {}  {:.2} µs → {}{}",
+                    crate::text::sanitize(&b.step),
+                    b.kernels_us,
+                    new.map_or("not in the new profile".to_string(), |n| {
+                        format!("{:.2} µs", n.kernels_us)
+                    }),
+                    if far { "  · far from the others" } else { "" }
+                ),
+                Some(b.step.clone()),
+            ));
+        }
+        Reply::Ask(Dialog::Pick(Picker {
+            choices: choices.iter().map(|(w, _)| w.clone()).collect(),
+            purpose: PickFor::Step(choices),
+            filter: String::new(),
+            selected: 0,
+        }))
+    }
+
+    /// The kernel time and span of the step shown on each side, when one is.
+    pub fn step_times(&self) -> Option<(&StepTime, Option<&StepTime>)> {
+        let step = self.step.as_deref()?;
+        let steps = self.diff.steps.as_ref()?;
+        let base = steps.base.list.iter().find(|s| s.step == step)?;
+        Some((base, steps.new.list.iter().find(|s| s.step == step)))
+    }
+
+    /// `p`'s times in the step shown (the mean of its occurrences in it), each side.
+    pub fn step_occurrences(&self, p: &Payoff) -> (Option<f64>, Option<f64>) {
+        let Some(step) = self.step.as_deref() else {
+            return (p.base.map(|s| s.median_us), p.new.map(|s| s.median_us));
+        };
+        let mean = |side: fn(&crate::profile::payoff::OccurrenceTimes) -> Option<f64>| {
+            let times: Vec<f64> = p
+                .occurrences
+                .iter()
+                .filter(|o| o.step == step)
+                .filter_map(side)
+                .collect();
+            (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64)
+        };
+        (mean(|o| o.base_us), mean(|o| o.new_us))
+    }
+
+    fn sort_payoffs(&mut self) {
+        let Some(p) = &self.diff.payoffs else {
+            self.payoff_order.clear();
+            return;
+        };
+        let rank = |c: PayoffClass| match c {
+            PayoffClass::Regressed => 0,
+            PayoffClass::InsufficientEvidence => 1,
+            PayoffClass::Neutral => 2,
+            PayoffClass::Beneficial => 3,
+        };
+        let mut order: Vec<usize> = (0..p.list.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&p.list[a], &p.list[b]);
+            rank(x.class).cmp(&rank(y.class)).then(
+                y.delta_us
+                    .unwrap_or(0.0)
+                    .total_cmp(&x.delta_us.unwrap_or(0.0)),
+            )
+        });
+        self.payoff_order = order;
+    }
+
     fn sort_rows(&mut self) {
+        self.sort_payoffs();
         let rows = &self.diff.rows;
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let biggest = |i: usize| {
@@ -310,16 +444,16 @@ impl ProfileView {
         self.order.get(row).and_then(|&i| self.diff.rows.get(i))
     }
 
-    /// The base time of every kernel by name (the op list's time column); empty without a
-    /// kernel file.
+    /// The base time of a kernel by name, per step (the op list's time column); none without
+    /// a kernel file.
     pub fn base_kernel_us(&self, name: &str) -> Option<f64> {
         let stat = self.pair.base.kernels.as_ref()?.get(name)?;
-        Some(stat.total_us)
+        Some(stat.total_us / self.pair.base.step_count() as f64)
     }
 
     /// True when the selected op-type row is a SuperKernel (its drill-down is the segments).
     pub fn selected_is_superkernel(&self) -> bool {
-        self.type_row(self.selected[0])
+        self.type_row(self.selected[table_index(Table::Types)])
             .is_some_and(|r| r.status == RowStatus::NewSuperkernel)
     }
 }

@@ -43,7 +43,9 @@ impl Seg {
         Seg {
             scope: scope.to_string(),
             name: name.to_string(),
-            ops: (0..ops).map(|i| (format!("{name}_op{i}"), dur_us)).collect(),
+            ops: (0..ops)
+                .map(|i| (format!("{name}_op{i}"), dur_us))
+                .collect(),
             gap_us,
             sk,
             per_step: 1,
@@ -82,7 +84,10 @@ struct Jitter(u64);
 
 impl Jitter {
     fn factor(&mut self, pct: f64) -> f64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
         let unit = (self.0 >> 11) as f64 / (1u64 << 53) as f64;
         1.0 + (unit * 2.0 - 1.0) * pct / 100.0
     }
@@ -96,7 +101,7 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
     );
     let mut jitter = Jitter(seed);
     let mut t = 1_736_413_971_558_000.0_f64;
-    let mut row = |out: &mut String, step: usize, name: &str, ty: &str, start: f64, dur: f64| {
+    let row = |out: &mut String, step: usize, name: &str, ty: &str, start: f64, dur: f64| {
         let _ = writeln!(
             out,
             "{step},0,{name},{ty},AI_VECTOR_CORE,\"{start:.3}\t\",{dur:.3},1.000,2"

@@ -55,6 +55,10 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         PickFor::Neighbour(_) => " Go to an op it takes from or gives to ".to_string(),
         PickFor::Message(texts) => format!(" The last {} message(s), newest first ", texts.len()),
         PickFor::Finding(found) => format!(" {} finding(s): enter goes to the op ", found.len()),
+        PickFor::Step(steps) => format!(
+            " Show one of {} step(s): kernel time without → with SuperKernel ",
+            steps.len().saturating_sub(1)
+        ),
     };
     let shown = picker.shown();
     // For a recipe: what the selected one is and the command it runs.

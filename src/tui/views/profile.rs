@@ -5,6 +5,7 @@
 
 use super::{pane_block, put};
 use crate::profile::output::{delta, pct};
+use crate::profile::payoff::{Payoff, PayoffClass};
 use crate::profile::{FusedEvidence, Side};
 use crate::text::sanitize;
 use crate::tui::action::Action;
@@ -41,9 +42,19 @@ pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     if inner.height < 2 || inner.width < 20 {
         return;
     }
-    let rows = usize::from(inner.height - 2);
+    let detail = if view.table == Table::SuperKernels {
+        crate::tui::layout::PAYOFF_DETAIL
+    } else {
+        0
+    };
+    let rows = usize::from(inner.height.saturating_sub(2 + detail));
     let buf = frame.buffer_mut();
+    if detail > 0 && inner.height > 2 + detail {
+        let at = Rect::new(inner.x, inner.bottom() - 1 - detail, inner.width, detail);
+        payoff_detail(view, theme, buf, at);
+    }
     match view.table {
+        Table::SuperKernels => superkernels(view, theme, buf, inner, rows),
         Table::Types => types(view, theme, buf, inner, rows),
         Table::Segments => segments(view, theme, buf, inner, rows),
         Table::Breaks => breaks(view, theme, buf, inner, rows),
@@ -53,8 +64,13 @@ pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         (Action::Activate, "show in the graph"),
         (Action::NextPane, "next table"),
     ];
-    if view.table == Table::Types {
-        hints.push((Action::Sort, "sort"));
+    match view.table {
+        Table::Types => hints.push((Action::Sort, "sort")),
+        Table::SuperKernels => hints.push((Action::Prune, "prune")),
+        _ => {}
+    }
+    if view.diff.steps.is_some() {
+        hints.push((Action::PickStep, "step"));
     }
     hints.extend([
         (Action::LoadProfiles, "other profiles"),
@@ -65,8 +81,13 @@ pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         spans.push(Span::styled(keymap.hint(action), theme.get(Role::Key)));
         spans.push(Span::styled(format!(" {label}  "), theme.get(Role::Dim)));
     }
-    if view.table != Table::Breaks {
-        spans.push(Span::styled("▀ base ▄ new", theme.get(Role::Dim)));
+    match view.table {
+        Table::Breaks => {}
+        Table::SuperKernels => spans.push(Span::styled(
+            "▁…█ each occurrence: with ÷ without (▄ the same)",
+            theme.get(Role::Dim),
+        )),
+        _ => spans.push(Span::styled("▀ base ▄ new", theme.get(Role::Dim))),
     }
     let footer = Rect::new(inner.x, inner.bottom() - 1, inner.width, 1);
     frame.render_widget(Paragraph::new(Line::from(spans)), footer);
@@ -84,12 +105,24 @@ fn tab_title(view: &ProfileView) -> String {
             }
         })
         .collect();
-    let sort = if view.table == Table::Types {
-        format!(" · sorted by {}", view.sort.title())
-    } else {
-        String::new()
+    let sort = match view.table {
+        Table::Types => format!(" · sorted by {}", view.sort.title()),
+        Table::SuperKernels => " · worst first".to_string(),
+        _ => String::new(),
     };
-    format!(" {}{sort} ", tabs.join(" "))
+    let step = view
+        .step
+        .as_deref()
+        .map(|s| format!(" · step {}", sanitize(s)))
+        .unwrap_or_default();
+    let classes = match (&view.diff.payoffs, view.table) {
+        (Some(p), Table::SuperKernels) => {
+            let counts: Vec<String> = p.classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+            format!(" · {}", counts.join(", "))
+        }
+        _ => String::new(),
+    };
+    format!(" {}{sort}{classes}{step} ", tabs.join(" "))
 }
 
 fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
@@ -106,24 +139,100 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let benefit = crate::profile::output::benefit_words(d);
+    // At 80 columns the figures lose their padding, so what follows them still shows.
+    let narrow = inner.width < 100;
     let part = |label: &str, p: &crate::profile::Part| -> Vec<Span<'static>> {
+        let figures = if narrow {
+            format!("{:.2} → {:.2} µs ", p.base_us, p.new_us)
+        } else {
+            format!("{:>10.2} µs → {:>10.2} µs   ", p.base_us, p.new_us)
+        };
         vec![
             Span::styled(format!("{label:<11}"), theme.get(Role::Title)),
-            Span::raw(format!("{:>10.2} µs → {:>10.2} µs   ", p.base_us, p.new_us)),
+            Span::raw(figures),
             Span::styled(
                 format!("{} µs ({})", delta(p.delta_us), pct(p.change_pct)),
                 theme.get(delta_role(p.delta_us)),
             ),
         ]
     };
-    let mut total = part(
-        "total",
-        &crate::profile::Part::new(d.base_total_us, d.new_total_us),
-    );
-    total.push(Span::styled(
-        format!("   {benefit}"),
-        theme.get(Role::Title),
-    ));
+    let mut total = match view.step_times() {
+        Some((b, n)) => {
+            let new = n.map_or(0.0, |n| n.kernels_us);
+            let mut line = part("step", &crate::profile::Part::new(b.kernels_us, new));
+            line.push(Span::styled(
+                format!(
+                    "   kernel time of step {} ({} picks another)",
+                    sanitize(&b.step),
+                    app.config.keymap.hint(Action::PickStep)
+                ),
+                theme.get(Role::Title),
+            ));
+            line
+        }
+        None => {
+            let mut line = part(
+                if d.steps.is_some() {
+                    "per step"
+                } else {
+                    "total"
+                },
+                &crate::profile::Part::new(d.base_total_us, d.new_total_us),
+            );
+            line.push(Span::styled(
+                format!("   {benefit}"),
+                theme.get(Role::Title),
+            ));
+            line
+        }
+    };
+    if view.step.is_some() {
+        total.push(Span::styled(
+            format!("   (every step: {benefit})"),
+            theme.get(Role::Dim),
+        ));
+    }
+    let span_line = match (view.step_times(), d.base_span_us, d.new_span_us) {
+        (Some((b, n)), _, _) => b.span_us.zip(n.and_then(|n| n.span_us)),
+        (None, Some(b), Some(n)) => Some((b, n)),
+        _ => None,
+    }
+    .map(|(b, n)| {
+        let mut line = part("span", &crate::profile::Part::new(b, n));
+        line.push(Span::styled(
+            "   first kernel's start → last kernel's end",
+            theme.get(Role::Dim),
+        ));
+        line
+    });
+    let steps_line = d.steps.as_ref().map(|s| {
+        let side = |label: &str, steps: &crate::profile::steps::Steps| {
+            let far: Vec<&str> = steps.outliers().map(|t| t.step.as_str()).collect();
+            format!(
+                "{label} {} step(s), P10–P90 {:.2}–{:.2} µs{}",
+                steps.list.len(),
+                steps.kernels.p10_us,
+                steps.kernels.p90_us,
+                if far.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (far: step {})", sanitize(&far.join(", ")))
+                }
+            )
+        };
+        Line::from(vec![
+            Span::styled(format!("{:<11}", "steps"), theme.get(Role::Title)),
+            Span::styled(
+                format!(
+                    "{} · {} · {} shows one",
+                    side("base", &s.base),
+                    side("new", &s.new),
+                    app.config.keymap.hint(Action::PickStep)
+                ),
+                theme.get(Role::Dim),
+            ),
+        ])
+    });
     let fused_names: Vec<String> = a
         .fused_types
         .iter()
@@ -154,7 +263,6 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         format!("fused op types: {}", a.basis.text())
     };
     let mut rest = part("rest", &a.rest);
-    rest.push(Span::styled(format!("   {basis}"), theme.get(Role::Dim)));
     let notes = d
         .notes
         .iter()
@@ -162,32 +270,39 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         .map(|n| sanitize(n).into_owned())
         .collect::<Vec<_>>()
         .join(" · ");
-    let communication = match &d.communication {
-        Some(c) => {
-            let total = |s: Option<crate::profile::Side>| s.map_or(0.0, |s| s.total_us);
-            let mut line = part(
-                "comm.",
-                &crate::profile::Part::new(total(c.base), total(c.new)),
-            );
-            line.push(Span::styled(
-                "   communication (HCCL): not in the totals or the benefit",
-                theme.get(Role::Dim),
-            ));
-            line
-        }
-        None => vec![Span::styled(
-            "comm.      no communication kernels on either side",
-            theme.get(Role::Dim),
-        )],
-    };
-    let lines = vec![
-        Line::from(total),
+    // The rest, then communication on the same line (it is in neither part).
+    rest.push(Span::styled(
+        match &d.communication {
+            Some(c) => {
+                let total = |s: Option<crate::profile::Side>| s.map_or(0.0, |s| s.total_us);
+                format!(
+                    "   {basis} · comm. {:.2} → {:.2} µs (HCCL: not in the totals)",
+                    total(c.base),
+                    total(c.new)
+                )
+            }
+            None => format!("   {basis} · no communication kernels"),
+        },
+        theme.get(Role::Dim),
+    ));
+    let mut lines = vec![Line::from(total)];
+    lines.extend(span_line.map(Line::from));
+    lines.extend(steps_line);
+    lines.extend([
         Line::from(fused),
         Line::from(rest),
-        Line::from(communication),
         Line::from(Span::styled(notes, theme.get(Role::Warning))),
-    ];
+    ]);
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The items of `v` whose place `shown` keeps (a narrow table's columns and cells).
+fn only<T>(v: Vec<T>, shown: impl Fn(usize) -> bool) -> Vec<T> {
+    v.into_iter()
+        .enumerate()
+        .filter(|(i, _)| shown(*i))
+        .map(|(_, c)| c)
+        .collect()
 }
 
 /// A column: header, width, right-aligned.
@@ -332,12 +447,7 @@ fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: 
         columns.push(("", 15, false));
     }
     let shown = |i: usize| !(narrow && (i == 3 || i == 5));
-    let columns: Vec<Column> = columns
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shown(*i))
-        .map(|(_, c)| c)
-        .collect();
+    let columns = only(columns, shown);
     header(buf, area, &columns, theme, true);
     let fused: Vec<(&str, FusedEvidence)> = view
         .diff
@@ -383,12 +493,7 @@ fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: 
         if wide {
             texts.push(text(r.status.text().to_string()));
         }
-        let texts: Vec<(String, Style)> = texts
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| shown(*i))
-            .map(|(_, t)| t)
-            .collect();
+        let texts = only(texts, shown);
         let x = cells(buf, area, y, &columns, &texts);
         let total = |s: Option<Side>| s.map_or(0.0, |s| s.total_us);
         draw_bar(buf, area, x, y, total(r.base), total(r.new), max);
@@ -400,6 +505,221 @@ fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: 
             area.y + 1,
             area.width,
             "no op types in the profiles",
+            theme.get(Role::Dim),
+        );
+    }
+}
+
+/// Each occurrence's with ÷ without as a bar from `▁` (half or less) through `▄` (the same)
+/// to `█` (one and a half or more), at most `width` of them.
+fn sparkline(p: &Payoff, width: usize) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    p.occurrences
+        .iter()
+        .filter_map(|o| Some(o.new_us? / o.base_us.filter(|b| *b > 0.0)?))
+        .take(width)
+        .map(|ratio| {
+            // 0.5 → ▁, 1.0 → between ▄ and ▅, 1.5 → █.
+            let at = ((ratio - 0.5) * 8.0).floor().clamp(0.0, 7.0) as usize;
+            BARS[at]
+        })
+        .collect()
+}
+
+/// Under the SuperKernels table: the selected one's payoff and why, then what its time is made
+/// of and the breaks of its scope.
+fn payoff_detail(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect) {
+    let Some(p) = view.payoff_row(view.selected()) else {
+        return;
+    };
+    let (mark, role) = payoff_mark(p.class);
+    put(
+        buf,
+        area.x,
+        area.y,
+        area.width,
+        &format!(
+            "{mark} {}: {} — {}",
+            sanitize(&p.segment),
+            p.class.words(),
+            sanitize(&p.why)
+        ),
+        theme.get(role),
+    );
+    let share = match (p.base_kernels, p.gap_us, p.base) {
+        _ if p.sub_ops == 1 => {
+            "one sub-op: no gap to remove, the SuperKernel's entry is all it adds".to_string()
+        }
+        (Some(k), Some(g), Some(b)) if b.median_us > 0.0 => {
+            let gaps = g / b.median_us * 100.0;
+            format!(
+                "without: kernels {:.2} µs + gaps {:.2} µs ({gaps:.0} %) · {}",
+                k.median_us,
+                g,
+                if gaps >= 15.0 {
+                    "its gaps are what fusion removes"
+                } else {
+                    "its kernels are most of it: faster kernels help more than more fusion"
+                }
+            )
+        }
+        _ => "without: no interval measured".to_string(),
+    };
+    let breaks: Vec<&str> = view
+        .diff
+        .per_op
+        .iter()
+        .flat_map(|o| &o.breaks)
+        .filter(|b| b.scope == p.scope)
+        .map(|b| b.op.as_str())
+        .collect();
+    let layer = p
+        .layer
+        .as_deref()
+        .map(|l| format!(" (layer {})", sanitize(l)))
+        .unwrap_or_default();
+    let next_to = if breaks.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " · breaks in {}: {}",
+            sanitize(&p.scope),
+            sanitize(&breaks.join(", "))
+        )
+    };
+    put(
+        buf,
+        area.x,
+        area.y + 1,
+        area.width,
+        &format!(
+            "{} sub-op(s) of {}{layer} · {share}{next_to}",
+            p.sub_ops,
+            sanitize(&p.scope)
+        ),
+        theme.get(Role::Dim),
+    );
+}
+
+/// The payoff's glyph (readable without colour) and role.
+fn payoff_mark(class: PayoffClass) -> (&'static str, Role) {
+    match class {
+        PayoffClass::Beneficial => ("✓", Role::Good),
+        PayoffClass::Neutral => ("=", Role::Dim),
+        PayoffClass::Regressed => ("✗", Role::Error),
+        PayoffClass::InsufficientEvidence => ("?", Role::Warning),
+    }
+}
+
+fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: usize) {
+    let Some(payoffs) = &view.diff.payoffs else {
+        return needs_kernels(buf, area, theme);
+    };
+    let narrow = area.width < 100;
+    let mut columns: Vec<Column> = vec![
+        (" ", 1, false),
+        ("superkernel", if narrow { 20 } else { 26 }, false),
+        ("ops", 3, true),
+        ("occ", 5, true),
+        ("without µs", 10, true),
+        ("gaps", 4, true),
+        ("with µs", 9, true),
+        ("Δ µs", 10, true),
+        ("change", 9, true),
+        ("payoff", 10, false),
+        ("action", 8, false),
+    ];
+    // At 80 columns: no occurrences, gaps or change, so the payoff and its action show.
+    let shown = |i: usize| !(narrow && matches!(i, 3 | 5 | 8));
+    columns = only(columns, shown);
+    let x = cells(
+        buf,
+        area,
+        area.y,
+        &columns,
+        &columns
+            .iter()
+            .map(|(h, _, _)| (h.to_string(), theme.get(Role::Title)))
+            .collect::<Vec<_>>(),
+    );
+    if x < area.right() {
+        put(
+            buf,
+            x,
+            area.y,
+            area.right() - x,
+            "with ÷ without, each occurrence",
+            theme.get(Role::Title),
+        );
+    }
+    for (y, style, &index) in shown_rows(
+        &view.payoff_order,
+        view,
+        Table::SuperKernels,
+        rows,
+        theme,
+        buf,
+        area,
+    ) {
+        let p = &payoffs.list[index];
+        let (mark, role) = payoff_mark(p.class);
+        let (without, with) = view.step_occurrences(p);
+        let delta_us = with.zip(without).map(|(n, b)| n - b);
+        let change = delta_us
+            .zip(without)
+            .filter(|(_, b)| *b != 0.0)
+            .map(|(d, b)| d / b * 100.0);
+        let gaps = p
+            .gap_us
+            .zip(p.base.map(|b| b.median_us))
+            .filter(|(_, b)| *b > 0.0)
+            .map_or("·".to_string(), |(g, b)| format!("{:.0}%", g / b * 100.0));
+        let time = |v: Option<f64>| v.map_or("·".to_string(), |v| format!("{v:.2}"));
+        let texts = only(
+            vec![
+                (mark.to_string(), style.patch(theme.get(role))),
+                (sanitize(&p.segment).into_owned(), style),
+                (p.sub_ops.to_string(), style),
+                (
+                    format!(
+                        "{}/{}",
+                        p.base.map_or(0, |s| s.count),
+                        p.new.map_or(0, |s| s.count)
+                    ),
+                    style,
+                ),
+                (time(without), style),
+                (gaps, style),
+                (time(with), style),
+                (
+                    delta_us.map_or("—".to_string(), delta),
+                    style.patch(theme.get(delta_role(delta_us.unwrap_or(0.0)))),
+                ),
+                (pct(change), style),
+                (
+                    match p.class {
+                        PayoffClass::InsufficientEvidence => "too few".to_string(),
+                        c => c.words().to_string(),
+                    },
+                    style.patch(theme.get(role)),
+                ),
+                (p.action.words().to_string(), style),
+            ],
+            shown,
+        );
+        let x = cells(buf, area, y, &columns, &texts);
+        let width = usize::from(area.right().saturating_sub(x));
+        if width >= 4 {
+            put(buf, x, y, area.right() - x, &sparkline(p, width), style);
+        }
+    }
+    if payoffs.list.is_empty() {
+        put(
+            buf,
+            area.x,
+            area.y + 1,
+            area.width,
+            "no segment in the plan: no SuperKernel to judge",
             theme.get(Role::Dim),
         );
     }
