@@ -448,6 +448,15 @@ impl Workspace {
         self.source.stamp = stamp;
     }
 
+    /// The plan `marks` would make on this graph, through its planner, without making it the
+    /// workspace's.
+    pub fn plan_of(&self, marks: &Marks) -> Plan {
+        match &self.planner {
+            Some(planner) => planner.plan(&self.cx, marks),
+            None => plan(&self.cx, marks),
+        }
+    }
+
     /// Starts over from `marks` (read from a plan file): no history, and saved.
     pub fn reset_marks(&mut self, marks: Marks) {
         self.marks = marks;
@@ -455,10 +464,7 @@ impl Workspace {
         self.undone.clear();
         self.version = self.new_version();
         self.saved_version = self.version;
-        let plan = match &self.planner {
-            Some(planner) => planner.plan(&self.cx, &self.marks),
-            None => plan(&self.cx, &self.marks),
-        };
+        let plan = self.plan_of(&self.marks);
         if let Some((cx, other)) = &mut self.unassumed {
             *other = crate::fusion::plan::plan(cx, &self.marks);
         }

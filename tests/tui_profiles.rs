@@ -321,7 +321,25 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| app.up == Some("profiles"));
     assert_ne!(app.up, Some("runs"));
-    assert!(screen(&app).contains("benefit 10.87 %"));
+    let text = screen(&app);
+    assert!(text.contains("benefit 10.87 %"), "{text}");
+    // Bound to the plan the run used (its own copy in the run's directory), not the plan as
+    // edited from now on.
+    assert!(text.contains("bound to the plan its run used"), "{text}");
+    let view = app.profile_view().unwrap();
+    let made_with = view.request.made_with.clone().unwrap();
+    assert!(made_with.ends_with("plan.skope.json"), "{made_with:?}");
+    let plan = &view.diff.payoffs.as_ref().unwrap().plan;
+    assert!(
+        plan.starts_with("the plan the new profile was made with"),
+        "{plan}"
+    );
+    press(&mut app, KeyCode::Esc);
+    find(&mut app, "layer0_rope");
+    press(&mut app, KeyCode::Char('d'));
+    let view = app.profile_view().unwrap();
+    assert!(!view.stale, "no comparison against the edited plan");
+    assert_eq!(view.diff.payoffs.as_ref().unwrap().list.len(), 13);
 }
 
 #[test]

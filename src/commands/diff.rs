@@ -82,10 +82,14 @@ pub fn run(
     let planned = match (graph, &request.plan) {
         (Some(graph), plan) => {
             let ws = super::open(request, graph, say)?;
-            let mut source = graph.to_string_lossy().into_owned();
-            if let Some(plan) = plan {
-                source = format!("{source} with {}", plan.display());
-            }
+            let source = match plan {
+                Some(plan) => format!("{} with {}", graph.display(), plan.display()),
+                None => format!(
+                    "the scopes of {} (if the new profile was made with another plan, give \
+                     its plan file with --plan)",
+                    graph.display()
+                ),
+            };
             Some(PlannedFusion::from_workspace(&ws, &source))
         }
         (None, Some(plan)) => {

@@ -123,11 +123,29 @@ impl App {
         if base.as_os_str().is_empty() {
             return self.problem("no profiles given".to_string());
         }
+        // Profiles a run left are bound to the plan that run used.
+        let made_with = self.run_plan_of(&base);
         self.load_profiles(ProfilesRequest {
             base,
             new,
             rank: None,
+            made_with,
         });
+    }
+
+    /// The plan file of the run whose results are at `results`, when a run of this session
+    /// or an earlier one left them.
+    fn run_plan_of(&self, results: &Path) -> Option<PathBuf> {
+        let same = |p: &Path| {
+            std::fs::canonicalize(p).ok() == std::fs::canonicalize(results).ok() || p == results
+        };
+        self.runs
+            .list
+            .iter()
+            .filter(|r| r.results.as_deref().is_some_and(same))
+            .find_map(|r| r.out.as_ref())
+            .map(|out| out.join(crate::compile::record::PLAN))
+            .filter(|p| p.exists())
     }
 
     /// Starts reading `request` on a worker thread.
@@ -138,7 +156,18 @@ impl App {
         let Some(ex) = self.explorer() else {
             return;
         };
-        let snapshot = profiles::PlanSnapshot::of(&ex.ws);
+        let snapshot = match &request.made_with {
+            Some(plan) => match profiles::PlanSnapshot::of_plan_file(&ex.ws, plan) {
+                Ok(snapshot) => snapshot,
+                Err(why) => {
+                    return self.problem(format!(
+                        "the plan the profiles were made with cannot be used: {}",
+                        sanitize(&why.replace('\n', " "))
+                    ));
+                }
+            },
+            None => profiles::PlanSnapshot::of(&ex.ws),
+        };
         self.info(format!(
             "reading the profiles in {}…",
             sanitize(&request.describe())
@@ -341,6 +370,10 @@ impl App {
         let Some(view) = &mut ex.profiles else {
             return;
         };
+        // Profiles a run made stay bound to the plan it used, whatever the edits since.
+        if view.request.made_with.is_some() {
+            return;
+        }
         let request = view.compare_request(&ex.ws);
         let request = match (events, comparer) {
             (Some(events), comparer) => {
@@ -375,10 +408,12 @@ impl App {
     pub(super) fn open_run_results(&mut self, results: &Path) -> bool {
         match crate::profile::discover(results) {
             Ok(crate::profile::Found::Pair { .. }) => {
+                let made_with = self.run_plan_of(results);
                 self.load_profiles(ProfilesRequest {
                     base: results.to_path_buf(),
                     new: None,
                     rank: None,
+                    made_with,
                 });
                 true
             }

@@ -20,6 +20,9 @@ pub struct ProfilesRequest {
     pub new: Option<PathBuf>,
     /// The rank to read, when the profiles hold several.
     pub rank: Option<u32>,
+    /// The plan file the new profile was made with (a run's), when known: the comparison is
+    /// bound to it, not to the plan as edited since.
+    pub made_with: Option<PathBuf>,
 }
 
 impl ProfilesRequest {
@@ -33,6 +36,7 @@ impl ProfilesRequest {
                 base,
                 new,
                 rank: None,
+                made_with: None,
             })),
             (Some(_), _, Some(_)) => Err(
                 "--profiles takes one directory holding no_sk_model and sk_model, or two \
@@ -91,9 +95,33 @@ impl PlanSnapshot {
             cx: ws.shared_context(),
             marks: ws.marks().clone(),
             plan: ws.plan().clone(),
-            source: ws.source().file.clone(),
+            source: format!(
+                "the current plan of {} (the plan the new profile was made with is not known: \
+                 profiles a run made are bound to its plan)",
+                ws.source().file
+            ),
             version: ws.version(),
         }
+    }
+
+    /// The plan of `ws`'s graph that the plan file `path` (a run's) makes; why not, when the
+    /// file cannot be read or was made for another graph.
+    pub fn of_plan_file(ws: &Workspace, path: &std::path::Path) -> Result<PlanSnapshot, String> {
+        let file = crate::planfile::PlanFile::read(path).map_err(|e| e.to_string())?;
+        let (marks, mismatch) = file.marks_for(ws.graph());
+        if let Some(refusal) = mismatch.refusal(path, ws.graph(), false) {
+            return Err(refusal);
+        }
+        Ok(PlanSnapshot {
+            cx: ws.shared_context(),
+            plan: ws.plan_of(&marks),
+            marks,
+            source: format!(
+                "the plan the new profile was made with ({})",
+                path.display()
+            ),
+            version: ws.version(),
+        })
     }
 
     /// The plan reduced to op names and types.

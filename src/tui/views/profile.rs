@@ -134,7 +134,15 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     } else {
         ""
     };
-    let title = format!(" Profiles · {}{stale} ", sanitize(&view.request.describe()));
+    let bound = if view.request.made_with.is_some() {
+        " · bound to the plan its run used"
+    } else {
+        ""
+    };
+    let title = format!(
+        " Profiles · {}{bound}{stale} ",
+        sanitize(&view.request.describe())
+    );
     let block = pane_block(title, false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
