@@ -250,6 +250,7 @@ fn bench_profiles(c: &mut Criterion) {
         base: base.clone(),
         new: Some(new.clone()),
         rank: None,
+        made_with: None,
     };
     // What the worker does: read both files and compare them against the plan.
     let snapshot = || skope::tui::profiles::PlanSnapshot::of(&app.explorer().unwrap().ws);
