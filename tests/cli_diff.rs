@@ -160,16 +160,27 @@ fn json_and_csv_together_are_refused() {
 }
 
 #[test]
-fn several_ranks_are_listed_with_how_to_pick() {
+fn several_ranks_are_compared_together_or_one_by_rank() {
     let ranks = path("tests/fixtures/profile/ranks");
     let out = skope(&["diff", &ranks, &ranks]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("2 ranks compared · slowest with SuperKernel: rank 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("     0                40.00    40.00"),
+        "{text}"
+    );
+    let out = skope(&["diff", &ranks, &ranks, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ranks"].as_array().map(Vec::len), Some(2));
+    assert_eq!(v["ranks"][1]["base_total_us"], 44.0);
+    // One rank's by-type rows as CSV need the rank.
+    let out = skope(&["diff", &ranks, &ranks, "--csv"]);
     assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(err.contains("choose a rank"), "{err}");
-    assert!(err.contains("holds 2 ranks"), "{err}");
-    assert!(err.contains("rank 0:") && err.contains("rank 1:"), "{err}");
-    assert!(err.contains("--rank N"), "{err}");
-    assert!(stdout(&out).is_empty());
+    assert!(stderr(&out).contains("give --rank N"), "{}", stderr(&out));
     let out = skope(&["diff", &ranks, &ranks, "--rank", "1", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -264,3 +264,65 @@ fn without_kernel_files_payoffs_are_not_guessed() {
         d.notes
     );
 }
+
+#[test]
+fn every_rank_is_compared_and_the_straggler_is_named() {
+    use crate::common::profile_pair::write_ranks;
+    use skope::profile::ranks::{compare_ranks, ranks_of};
+    let rank = |slow: bool| {
+        workload(vec![
+            Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps),
+            Seg::new(
+                "moe",
+                "moe",
+                5,
+                6.0,
+                0.5,
+                if slow { Sk::Times(1.5) } else { Sk::SavesGaps },
+            ),
+        ])
+    };
+    let ranks: Vec<Workload> = (0..4).map(|r| rank(r == 2)).collect();
+    let dir = crate::common::scratch("payoff-ranks");
+    let (root, plan) = write_ranks(&ranks, &dir);
+    let found = ranks_of(&root, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(found.as_deref(), Some(&[0, 1, 2, 3][..]));
+    let r = compare_ranks(
+        (&root, None),
+        &[0, 1, 2, 3],
+        Some(&plan),
+        Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        r.ranks.iter().map(|k| k.rank).collect::<Vec<_>>(),
+        [0, 1, 2, 3]
+    );
+    assert_eq!(r.slowest_rank, Some(2));
+    let moe = &r.superkernels[1];
+    assert_eq!(moe.segment, "moe");
+    assert_eq!(moe.regressed_ranks, [2]);
+    assert_eq!(moe.slowest.map(|(rank, _)| rank), Some(2));
+    assert_eq!(moe.ranks_measured, 4);
+    // The median over the ranks is the usual rank's: the straggler does not drag it.
+    assert!(moe.median_delta_us.is_some_and(|d| d < 0.0), "{moe:?}");
+    assert!(r.superkernels[0].regressed_ranks.is_empty());
+    assert!(r.any_regressed());
+    // The command line compares every rank when none is chosen, and gates on any.
+    let root = root.to_string_lossy();
+    let out = crate::common::skope(&["diff", &root, "--deny", "regressed"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("4 ranks compared · slowest with SuperKernel: rank 2"),
+        "{text}"
+    );
+    assert!(text.contains("  moe: regressed on rank 2"), "{text}");
+    let one = crate::common::skope(&["diff", &root, "--rank", "1", "--deny", "regressed"]);
+    assert_eq!(
+        one.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+}

@@ -72,6 +72,11 @@ pub fn run(
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
 ) -> Result<bool> {
+    if rank.is_none()
+        && let Some(ranks) = crate::profile::ranks::ranks_of(base, new)?
+    {
+        return every_rank(request, (base, new, &ranks), graph, asked, say, out);
+    }
     let pair = crate::profile::load_pair(base, new, rank).map_err(|e| {
         let what = match &e {
             ProfileError::SeveralRanks { .. } => "choose a rank",
@@ -79,7 +84,33 @@ pub fn run(
         };
         anyhow::Error::new(e).context(what)
     })?;
-    let planned = match (graph, &request.plan) {
+    let planned = planned(request, graph, say)?;
+    let result = crate::profile::diff::diff_with(&pair, planned.as_ref(), asked.rule);
+    match asked.output {
+        DiffOutput::Json => out.json(&result)?,
+        DiffOutput::Csv => out.text(&crate::profile::output::to_csv(&result))?,
+        DiffOutput::Text => out.text(&crate::profile::output::to_text(&result))?,
+    }
+    if !asked.deny_regressed {
+        return Ok(true);
+    }
+    match &result.payoffs {
+        Some(p) => Ok(!p.any_regressed()),
+        None => anyhow::bail!(
+            "--deny regressed needs payoffs, and these profiles give none: {}",
+            result.notes.join("; ")
+        ),
+    }
+}
+
+/// The plan to bind against: `graph` opened as `request` says (with its plan file), or the
+/// plan file alone, or none.
+fn planned(
+    request: &Request,
+    graph: Option<&Path>,
+    say: &mut dyn FnMut(&str),
+) -> Result<Option<PlannedFusion>> {
+    Ok(match (graph, &request.plan) {
         (Some(graph), plan) => {
             let ws = super::open(request, graph, say)?;
             let source = match plan {
@@ -100,21 +131,33 @@ pub fn run(
             ))
         }
         (None, None) => None,
-    };
-    let result = crate::profile::diff::diff_with(&pair, planned.as_ref(), asked.rule);
+    })
+}
+
+/// Every rank of the pair compared, two at a time: each rank's totals and payoffs, then each
+/// SuperKernel across the ranks. False when `asked` denies a regression on any rank.
+fn every_rank(
+    request: &Request,
+    (base, new, ranks): (&Path, Option<&Path>, &[u32]),
+    graph: Option<&Path>,
+    asked: &DiffRequest,
+    say: &mut dyn FnMut(&str),
+    out: &mut Printer<impl Write>,
+) -> Result<bool> {
+    if asked.output == DiffOutput::Csv {
+        anyhow::bail!(
+            "{}: holds {} ranks; --csv writes one rank's rows: give --rank N",
+            base.display(),
+            ranks.len()
+        );
+    }
+    let planned = planned(request, graph, say)?;
+    let result =
+        crate::profile::ranks::compare_ranks((base, new), ranks, planned.as_ref(), asked.rule)
+            .map_err(|e| anyhow::Error::new(e).context("cannot compare the ranks"))?;
     match asked.output {
         DiffOutput::Json => out.json(&result)?,
-        DiffOutput::Csv => out.text(&crate::profile::output::to_csv(&result))?,
-        DiffOutput::Text => out.text(&crate::profile::output::to_text(&result))?,
+        _ => out.text(&crate::profile::output::ranks_to_text(&result))?,
     }
-    if !asked.deny_regressed {
-        return Ok(true);
-    }
-    match &result.payoffs {
-        Some(p) => Ok(!p.any_regressed()),
-        None => anyhow::bail!(
-            "--deny regressed needs payoffs, and these profiles give none: {}",
-            result.notes.join("; ")
-        ),
-    }
+    Ok(!(asked.deny_regressed && result.any_regressed()))
 }

@@ -19,6 +19,7 @@ pub mod output;
 pub mod payoff;
 pub mod per_op;
 pub mod planned;
+pub mod ranks;
 pub mod runs;
 pub mod spread;
 pub mod steps;

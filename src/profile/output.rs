@@ -5,6 +5,7 @@
 use super::attribution::FusedEvidence;
 use super::diff::{Diff, DiffRow, Side, StepsPair};
 use super::payoff::Payoffs;
+use super::ranks::RanksDiff;
 use super::spread::Spread;
 use crate::text::{cut_middle, sanitize};
 use std::borrow::Cow;
@@ -602,4 +603,110 @@ pub fn to_csv(d: &Diff) -> String {
     }
     let bytes = w.into_inner().unwrap_or_default();
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Every rank compared, as text: each rank's totals and payoffs, then each SuperKernel across
+/// the ranks with the slowest rank named.
+pub fn ranks_to_text(r: &RanksDiff) -> String {
+    let mut out = format!(
+        "{} ranks compared{}\n\n",
+        r.ranks.len(),
+        r.slowest_rank
+            .map(|s| format!(" · slowest with SuperKernel: rank {s}"))
+            .unwrap_or_default()
+    );
+    let mut rows = vec![
+        [
+            "rank",
+            "per step without µs",
+            "with µs",
+            "Δ µs",
+            "benefit",
+            "payoffs",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for k in &r.ranks {
+        let counts: Vec<String> = k.classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+        rows.push(vec![
+            k.rank.to_string(),
+            format!("{:.2}", k.base_total_us),
+            format!("{:.2}", k.new_total_us),
+            delta(k.new_total_us - k.base_total_us),
+            pct(k.benefit_pct),
+            counts.join(" · "),
+        ]);
+    }
+    table(
+        &mut out,
+        "  ",
+        &rows,
+        &[true, true, true, true, true, false],
+    );
+    let _ = writeln!(
+        out,
+        "\nsuperkernels across ranks · the median over the ranks that measured it, and the \
+         rank where it took longest"
+    );
+    let mut rows = vec![
+        [
+            "superkernel",
+            "ranks",
+            "median Δ µs",
+            "median with µs",
+            "slowest",
+            "payoffs",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for s in &r.superkernels {
+        let counts: Vec<String> = s.classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+        rows.push(vec![
+            sanitize(&s.segment).into_owned(),
+            s.ranks_measured.to_string(),
+            s.median_delta_us.map_or("—".to_string(), delta),
+            s.median_new_us
+                .map_or("·".to_string(), |v| format!("{v:.2}")),
+            s.slowest.map_or("·".to_string(), |(rank, us)| {
+                format!("rank {rank} ({us:.2} µs)")
+            }),
+            counts.join(" · "),
+        ]);
+    }
+    table(
+        &mut out,
+        "  ",
+        &rows,
+        &[false, true, true, true, false, false],
+    );
+    for s in r
+        .superkernels
+        .iter()
+        .filter(|s| !s.regressed_ranks.is_empty())
+    {
+        let ranks: Vec<String> = s.regressed_ranks.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "  {}: regressed on rank {}",
+            sanitize(&s.segment),
+            ranks.join(", ")
+        );
+    }
+    // The same note on several ranks once, naming them.
+    let mut notes: Vec<(&str, Vec<u32>)> = Vec::new();
+    for k in &r.ranks {
+        for n in &k.notes {
+            match notes.iter_mut().find(|(text, _)| *text == n.as_str()) {
+                Some((_, ranks)) => ranks.push(k.rank),
+                None => notes.push((n, vec![k.rank])),
+            }
+        }
+    }
+    for (text, ranks) in notes {
+        let ranks: Vec<String> = ranks.iter().map(u32::to_string).collect();
+        let _ = writeln!(out, "note (rank {}): {}", ranks.join(", "), sanitize(text));
+    }
+    out
 }

@@ -153,13 +153,34 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
 /// Writes the pair under `dir` (`no_sk_model/…/kernel_details.csv`, `sk_model/…`) and returns
 /// the directory holding both, with the plan that binds them.
 pub fn write(w: &Workload, dir: &Path) -> (PathBuf, PlannedFusion) {
+    write_side_dirs(w, dir, "");
+    (dir.to_path_buf(), plan_of(w))
+}
+
+/// Writes one pair per rank under `dir` (`no_sk_model/rank<N>_ascend_pt/…`, `sk_model/…`):
+/// rank N runs `ranks[N]`; returns the directory with the plan of the first rank's workload.
+pub fn write_ranks(ranks: &[Workload], dir: &Path) -> (PathBuf, PlannedFusion) {
+    for (n, w) in ranks.iter().enumerate() {
+        write_side_dirs(w, dir, &format!("rank{n}_ascend_pt"));
+    }
+    (dir.to_path_buf(), plan_of(&ranks[0]))
+}
+
+fn write_side_dirs(w: &Workload, dir: &Path, rank_dir: &str) {
     for (variant, with_sk, seed) in [("no_sk_model", false, 7), ("sk_model", true, 11)] {
-        let out = dir.join(variant).join("ASCEND_PROFILER_OUTPUT");
+        let out = dir
+            .join(variant)
+            .join(rank_dir)
+            .join("ASCEND_PROFILER_OUTPUT");
         std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
         std::fs::write(out.join("kernel_details.csv"), side(w, with_sk, seed))
             .unwrap_or_else(|e| panic!("{}: {e}", out.display()));
     }
-    let plan = PlannedFusion {
+}
+
+/// The plan that binds a pair of workload `w`.
+fn plan_of(w: &Workload) -> PlannedFusion {
+    PlannedFusion {
         source: "the generated workload".to_string(),
         segments: w
             .segments
@@ -180,6 +201,5 @@ pub fn write(w: &Workload, dir: &Path) -> (PathBuf, PlannedFusion) {
             .collect(),
         breaks: Vec::new(),
         inferred: false,
-    };
-    (dir.to_path_buf(), plan)
+    }
 }
