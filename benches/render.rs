@@ -281,6 +281,8 @@ fn bench_profiles(c: &mut Criterion) {
             pair,
             compared,
             plan_version: app.explorer().unwrap().ws.version(),
+            ranks: None,
+            rank: None,
         })),
     });
     assert!(

@@ -248,26 +248,34 @@ fn an_edit_compares_again_against_the_new_plan() {
 }
 
 #[test]
-fn several_ranks_are_offered_in_a_picker() {
+fn several_ranks_are_compared_together_and_r_shows_another() {
     let (mut app, rx) = app_with_events(120, 40);
     let ranks = "tests/fixtures/profile/ranks";
     open(&mut app, &rx, &format!("{ranks} {ranks}"));
+    // Every rank compared; the slowest shown.
+    assert!((app.up == Some("profiles")), "{:?}", app.status);
+    let view = app.profile_view().unwrap();
+    assert_eq!(view.request.rank, Some(1));
+    assert_eq!(view.ranks.as_ref().unwrap().ranks.len(), 2);
+    assert!(
+        screen(&app).contains("rank 1 of 2 (the slowest)"),
+        "{}",
+        screen(&app)
+    );
+    press(&mut app, KeyCode::Char('R'));
     let text = screen(&app);
     assert!(
-        text.contains("The profiles hold several ranks: pick one"),
+        text.contains("rank 0  40.00 → 40.00 µs")
+            && text.contains("rank 1  44.00 → 44.00 µs  · the slowest"),
         "{text}"
     );
-    assert!(
-        text.contains(" rank 0 ") && text.contains(" rank 1 "),
-        "{text}"
-    );
-    press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
-    assert!((app.up == Some("profiles")), "{:?}", app.status);
-    assert_eq!(app.profile_view().unwrap().request.rank, Some(1));
-    assert!(screen(&app).contains("(rank 1)"));
-    // P offers the same paths again (without the rank, which the picker asks for).
+    let view = app.profile_view().unwrap();
+    assert_eq!(view.request.rank, Some(0));
+    assert!(view.ranks.is_some(), "every rank's comparison is kept");
+    assert!(screen(&app).contains("(rank 0)"));
+    // P offers the same paths again (every rank is compared again).
     press(&mut app, KeyCode::Char('P'));
     assert_eq!(
         app.prompt.as_ref().unwrap().input,

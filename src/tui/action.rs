@@ -119,6 +119,8 @@ pub enum Action {
     Prune,
     /// In the profile view: show one step (or every step's median again).
     PickStep,
+    /// In the profile view: show another rank of profiles that hold several.
+    PickRank,
     /// Show or hide the help overlay.
     Help,
     /// List the last messages of the bottom line in full.
@@ -624,6 +626,14 @@ pub const TABLE: &[Spec] = &[
         name: "pick_step",
         keys: &["t"],
         help: "show one step of the profiles",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::PickRank,
+        name: "pick_rank",
+        keys: &["R"],
+        help: "show another rank of the profiles",
         group: Group::Profile,
         view_only: true,
     },

@@ -33,6 +33,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
             "prune the SuperKernel: keep its ops out of fusion (planned first)",
         ),
         (Action::PickStep, "show one step"),
+        (Action::PickRank, "show another rank (of several)"),
         (Action::Sort, "sort op types by Δ, total, name"),
         (
             Action::Activate,
@@ -192,7 +193,16 @@ impl App {
         };
         match result {
             Ok(loaded) => {
-                let view = ProfileView::new(request, *loaded);
+                // Another rank of the same profiles keeps every rank's comparison.
+                let carried = ex
+                    .profiles
+                    .as_ref()
+                    .filter(|v| v.request.paths() == request.paths())
+                    .and_then(|v| v.ranks.clone());
+                let mut view = ProfileView::new(request, *loaded);
+                if view.ranks.is_none() {
+                    view.ranks = carried;
+                }
                 // The plan changed while they were read.
                 let edited = view.plan_version != ex.ws.version();
                 let d = &view.diff;
@@ -227,10 +237,12 @@ impl App {
         }
     }
 
-    /// Reads `request` again for the rank picked as `choice` (`rank N`).
+    /// Reads `request` again for the rank picked as `choice` (`rank N`, maybe with its
+    /// times after).
     pub(super) fn pick_rank(&mut self, request: ProfilesRequest, choice: &str) {
         let rank = choice
             .strip_prefix("rank ")
+            .and_then(|n| n.split_whitespace().next())
             .and_then(|n| n.parse::<u32>().ok());
         self.load_profiles(ProfilesRequest { rank, ..request });
     }

@@ -6,6 +6,7 @@ use super::dialog::{Dialog, PickFor, Picker};
 use super::profiles::{CompareRequest, Compared, LoadedProfiles, PlanSnapshot, ProfilesRequest};
 use super::reply::{Reply, Target};
 use crate::profile::payoff::{Payoff, PayoffClass};
+use crate::profile::ranks::{AcrossRanks, RanksDiff};
 use crate::profile::steps::StepTime;
 use crate::profile::{self, BreakCost, Diff, Pair, RowStatus, SegmentTime};
 use crate::workspace::Workspace;
@@ -99,6 +100,8 @@ pub struct ProfileView {
     pub payoff_order: Vec<usize>,
     /// The step shown (its `Step Id`), or every step's median.
     pub step: Option<String>,
+    /// Every rank compared, when the profiles hold several (the view shows one of them).
+    pub ranks: Option<Arc<RanksDiff>>,
     /// The selected row of each table.
     pub selected: [usize; 4],
     /// The first row shown of each table.
@@ -125,7 +128,10 @@ impl ProfileView {
             pair,
             compared,
             plan_version,
+            ranks,
+            rank,
         } = loaded;
+        let request = ProfilesRequest { rank, ..request };
         let steps = pair.base.step_count() as f64;
         let max_base_us = pair.base.kernels.as_ref().map_or(0.0, |k| {
             k.iter()
@@ -149,6 +155,7 @@ impl ProfileView {
             order: Vec::new(),
             payoff_order: Vec::new(),
             step: None,
+            ranks,
             selected: [0; 4],
             offset: [0; 4],
             segment_of,
@@ -257,6 +264,7 @@ impl ProfileView {
                 );
             }
             Action::PickStep => return self.step_picker(),
+            Action::PickRank => return self.rank_picker(),
             Action::Back => return Reply::Close,
             Action::Activate => return self.drill_down(),
             Action::LoadProfiles | Action::Compile | Action::Runs => return Reply::Pass(action),
@@ -324,6 +332,48 @@ impl ProfileView {
             .segments
             .iter()
             .find(|s| s.fused_node == fused_node)
+    }
+
+    /// SuperKernel `segment` across the ranks, when the profiles hold several.
+    pub fn across_ranks(&self, segment: &str) -> Option<&AcrossRanks> {
+        self.ranks
+            .as_ref()?
+            .superkernels
+            .iter()
+            .find(|s| s.segment == segment)
+    }
+
+    /// The picker of ranks, each with its kernel time per step on both sides.
+    pub fn rank_picker(&self) -> Reply {
+        let Some(ranks) = &self.ranks else {
+            return Reply::Problem("the profiles hold one rank".to_string());
+        };
+        let choices: Vec<String> = ranks
+            .ranks
+            .iter()
+            .map(|r| {
+                format!(
+                    "rank {}  {:.2} → {:.2} µs{}",
+                    r.rank,
+                    r.base_total_us,
+                    r.new_total_us,
+                    if Some(r.rank) == ranks.slowest_rank {
+                        "  · the slowest"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect();
+        Reply::Ask(Dialog::Pick(Picker {
+            choices,
+            purpose: PickFor::Rank(ProfilesRequest {
+                rank: None,
+                ..self.request.clone()
+            }),
+            filter: String::new(),
+            selected: 0,
+        }))
     }
 
     /// The payoff shown at `row` of the SuperKernels table.

@@ -4,6 +4,8 @@
 use super::sink::Sink;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
+use crate::profile::payoff::PayoffRule;
+use crate::profile::ranks::RanksDiff;
 use crate::profile::{self, Diff, Pair, PlannedFusion, ProfileError};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
@@ -68,12 +70,17 @@ impl ProfilesRequest {
 /// Profiles read and compared on the worker.
 #[derive(Debug)]
 pub struct LoadedProfiles {
-    /// The profiles.
+    /// The profiles (of the rank shown, when they hold several).
     pub pair: Pair,
     /// Their comparison against the plan as it was when they were asked for.
     pub compared: Compared,
     /// The workspace version of that plan.
     pub plan_version: u64,
+    /// Every rank compared, when they hold several and none was asked for: the slowest is
+    /// the one shown.
+    pub ranks: Option<Arc<RanksDiff>>,
+    /// The rank shown, when they hold several.
+    pub rank: Option<u32>,
 }
 
 /// A workspace's plan as of one version, cheap to take (the context is shared, marks and plan
@@ -153,19 +160,8 @@ pub enum ProfilesEvent {
 /// own; the result goes to `events`. A panic while reading becomes an error.
 pub fn spawn_load(request: ProfilesRequest, snapshot: PlanSnapshot, events: Sink<ProfilesEvent>) {
     let asked = request.clone();
-    let started = crate::worker::spawn(
-        "skope-profiles",
-        move || {
-            profile::load_pair(&asked.base, asked.new.as_deref(), asked.rank).map(|pair| {
-                let compared = Compared::new(&pair, &snapshot.planned());
-                Box::new(LoadedProfiles {
-                    pair,
-                    compared,
-                    plan_version: snapshot.version,
-                })
-            })
-        },
-        {
+    let started =
+        crate::worker::spawn("skope-profiles", move || load(&asked, &snapshot), {
             let (events, request) = (Arc::clone(&events), request.clone());
             move |answer| {
                 let result = answer.unwrap_or_else(|panic| {
@@ -175,8 +171,7 @@ pub fn spawn_load(request: ProfilesRequest, snapshot: PlanSnapshot, events: Sink
                 });
                 events(ProfilesEvent::Loaded { request, result });
             }
-        },
-    );
+        });
     if !started {
         let result = Err(unreadable(
             &request,
@@ -184,6 +179,39 @@ pub fn spawn_load(request: ProfilesRequest, snapshot: PlanSnapshot, events: Sink
         ));
         events(ProfilesEvent::Loaded { request, result });
     }
+}
+
+/// Reads and compares the profiles `request` names against `snapshot`: when they hold several
+/// ranks and none was asked for, every rank first (two at a time), then the slowest rank's
+/// pair for the view.
+fn load(
+    request: &ProfilesRequest,
+    snapshot: &PlanSnapshot,
+) -> Result<Box<LoadedProfiles>, ProfileError> {
+    let (base, new) = (&request.base, request.new.as_deref());
+    let planned = snapshot.planned();
+    let (ranks, rank) = match (request.rank, profile::ranks::ranks_of(base, new)?) {
+        (None, Some(list)) => {
+            let all = profile::ranks::compare_ranks(
+                (base, new),
+                &list,
+                Some(&planned),
+                PayoffRule::default(),
+            )?;
+            let slowest = all.slowest_rank.or(list.first().copied());
+            (Some(Arc::new(all)), slowest)
+        }
+        (rank, _) => (None, rank),
+    };
+    let pair = profile::load_pair(base, new, rank)?;
+    let compared = Compared::new(&pair, &planned);
+    Ok(Box::new(LoadedProfiles {
+        pair,
+        compared,
+        plan_version: snapshot.version,
+        ranks,
+        rank,
+    }))
 }
 
 /// The error of profiles `request` names that could not be read, saying `why`.

@@ -72,6 +72,9 @@ pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     if view.diff.steps.is_some() {
         hints.push((Action::PickStep, "step"));
     }
+    if view.ranks.is_some() {
+        hints.push((Action::PickRank, "rank"));
+    }
     hints.extend([
         (Action::LoadProfiles, "other profiles"),
         (Action::Back, "back"),
@@ -115,6 +118,18 @@ fn tab_title(view: &ProfileView) -> String {
         .as_deref()
         .map(|s| format!(" · step {}", sanitize(s)))
         .unwrap_or_default();
+    let rank = match (&view.ranks, view.request.rank) {
+        (Some(all), Some(r)) => format!(
+            " · rank {r} of {}{}",
+            all.ranks.len(),
+            if all.slowest_rank == Some(r) {
+                " (the slowest)"
+            } else {
+                ""
+            }
+        ),
+        _ => String::new(),
+    };
     let classes = match (&view.diff.payoffs, view.table) {
         (Some(p), Table::SuperKernels) => {
             let counts: Vec<String> = p.classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
@@ -122,7 +137,7 @@ fn tab_title(view: &ProfileView) -> String {
         }
         _ => String::new(),
     };
-    format!(" {}{sort}{classes}{step} ", tabs.join(" "))
+    format!(" {}{sort}{classes}{step}{rank} ", tabs.join(" "))
 }
 
 fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
@@ -595,13 +610,32 @@ fn payoff_detail(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect
             sanitize(&breaks.join(", "))
         )
     };
+    let ranks = view
+        .across_ranks(&p.segment)
+        .map(|a| {
+            let regressed: Vec<String> = a.regressed_ranks.iter().map(u32::to_string).collect();
+            format!(
+                "across {} ranks: median Δ {} µs{}{} · ",
+                a.ranks_measured,
+                a.median_delta_us.map_or("—".to_string(), delta),
+                a.slowest
+                    .map(|(r, us)| format!(", slowest rank {r} ({us:.2} µs)"))
+                    .unwrap_or_default(),
+                if regressed.is_empty() {
+                    String::new()
+                } else {
+                    format!(", regressed on rank {}", regressed.join(", "))
+                }
+            )
+        })
+        .unwrap_or_default();
     put(
         buf,
         area.x,
         area.y + 1,
         area.width,
         &format!(
-            "{} sub-op(s) of {}{layer} · {share}{next_to}",
+            "{ranks}{} sub-op(s) of {}{layer} · {share}{next_to}",
             p.sub_ops,
             sanitize(&p.scope)
         ),
