@@ -1,6 +1,8 @@
 //! Whole processes, as a user waits for them: the optimised binary's `skope info --json` on the
-//! generated dumps ([`dumps`]; wall time and peak memory over several runs), and the time from
-//! starting the explorer on the ~100 MB GE text to its first screen showing the graph.
+//! generated dumps ([`dumps`]; wall time and peak memory over several runs), the time from
+//! starting the explorer on the ~100 MB GE text to its first screen showing the graph, and
+//! `skope diff --json` on a generated pair of 16 ranks with a ~200 MB kernel file per rank and
+//! side (every rank compared in one pass).
 //!
 //! `cargo bench --bench process` prints one line per measure with the issue's bar beside it;
 //! the figures are recorded in docs/PERFORMANCE.md. The files stay in the page cache between
@@ -119,8 +121,95 @@ fn first_screen(path: &Path) -> Duration {
     took
 }
 
+/// Ranks of the generated multi-rank pair.
+const RANKS: usize = 16;
+/// Steps each rank's kernel files hold: ~200 MB without SuperKernel.
+const RANK_STEPS: usize = 120;
+/// Segments of 8 kernels per step, and kernels outside every segment.
+const RANK_SEGMENTS: usize = 500;
+const RANK_OTHERS: usize = 20_000;
+
+/// Writes one rank's side under `dir`, unless a file of the same size is there already.
+fn rank_side(dir: &Path, rank: usize, with_sk: bool) -> u64 {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let out = dir.join("ASCEND_PROFILER_OUTPUT");
+    let path = out.join("kernel_details.csv");
+    std::fs::create_dir_all(&out).expect("create the rank directory");
+    let mut text = String::with_capacity(256 << 20);
+    text.push_str(
+        "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Stream ID\n",
+    );
+    let mut t = 1_736_413_971_558_000.0f64;
+    let mut row =
+        |text: &mut String, step: usize, name: &dyn std::fmt::Display, ty: &str, d: f64| {
+            let _ = writeln!(
+                text,
+                "{step},{rank},{name},{ty},AI_VECTOR_CORE,\"{t:.3}\t\",{d:.3},1.000,2"
+            );
+            t += d + 1.0;
+        };
+    for step in 1..=RANK_STEPS {
+        for s in 0..RANK_SEGMENTS {
+            let d = |k: usize| 2.0 + ((s * 31 + k * 7 + step * 3 + rank) % 50) as f64 / 10.0;
+            if with_sk {
+                let sum: f64 = (0..8).map(d).sum::<f64>() * 0.95;
+                let name = format!("sk_seg{s}_start_seg{s}_op0_end_seg{s}_op7");
+                row(&mut text, step, &name, "SuperKernel", sum);
+            } else {
+                for k in 0..8 {
+                    row(&mut text, step, &format_args!("seg{s}_op{k}"), "Add", d(k));
+                }
+            }
+        }
+        for o in 0..RANK_OTHERS {
+            let d = 1.0 + ((o * 13 + step) % 30) as f64 / 10.0;
+            row(&mut text, step, &format_args!("other_op{o}"), "Cast", d);
+        }
+    }
+    let same = std::fs::metadata(&path).is_ok_and(|m| m.len() == text.len() as u64);
+    if !same {
+        let mut file = std::fs::File::create(&path).expect("create the kernel file");
+        file.write_all(text.as_bytes())
+            .expect("write the kernel file");
+    }
+    text.len() as u64
+}
+
+/// `skope diff ROOT --json` on the generated ranks, after one untimed run.
+fn ranks() {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks");
+    let mut bytes = [0u64; 2];
+    for rank in 0..RANKS {
+        for (side, with_sk) in [("no_sk_model", false), ("sk_model", true)] {
+            let dir = root.join(side).join(format!("rank{rank}_ascend_pt"));
+            bytes[usize::from(with_sk)] += rank_side(&dir, rank, with_sk);
+        }
+    }
+    let file = root.to_string_lossy();
+    let args = ["diff", file.as_ref(), "--json"];
+    run_once(&args);
+    let runs: Vec<(Duration, u64)> = (0..2).map(|_| run_once(&args)).collect();
+    let peak = runs.iter().map(|r| r.1).max().unwrap_or(0) as f64;
+    let (best, median) = best_and_median(runs.into_iter().map(|r| r.0).collect());
+    println!(
+        "diff of {RANKS} ranks, {:.0} MB + {:.0} MB of kernel files (about {:.0} MB a rank and \
+         side): best {:.2} s  median {:.2} s  peak {:.0} MB   bar: ≤ 30 s, ≤ 1 GB",
+        bytes[0] as f64 / 1e6,
+        bytes[1] as f64 / 1e6,
+        (bytes[0] + bytes[1]) as f64 / 1e6 / (2 * RANKS) as f64,
+        seconds(best),
+        seconds(median),
+        peak / 1e6
+    );
+}
+
 fn main() {
-    // `cargo bench` passes `--bench`; a filter argument selects nothing here.
+    // `cargo bench --bench process -- ranks` times the ranks alone; `cargo bench` passes
+    // `--bench`, and other arguments select nothing here.
+    if std::env::args().any(|a| a == "ranks") {
+        return ranks();
+    }
     let paths: Vec<PathBuf> = dumps::ALL
         .iter()
         .map(|dump| ensure((dump.path)(), dump.generate))
@@ -146,4 +235,5 @@ fn main() {
         seconds(best),
         seconds(median)
     );
+    ranks();
 }

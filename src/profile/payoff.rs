@@ -614,17 +614,28 @@ fn other_workload(plan: &PlannedFusion, base: &Runs, new: &Runs) -> Option<Strin
         .collect();
     let profile = |runs: &Runs| -> HashMap<(String, String), f64> {
         let steps = runs.steps().len().max(1) as f64;
-        let mut count: HashMap<(String, String), f64> = HashMap::new();
+        // Counted by (name, shapes) ids first: a million runs, a few thousand keys.
+        let mut outside: Vec<Option<bool>> = vec![None; runs.names()];
+        let mut count: HashMap<(u32, u32), u64> = HashMap::new();
         for r in runs.all() {
-            let info = runs.name(r.name);
-            if *info.op_type == *SUPERKERNEL_TYPE || fused.contains(&*info.name) {
-                continue;
+            let keep = *outside[r.name as usize].get_or_insert_with(|| {
+                let info = runs.name(r.name);
+                *info.op_type != *SUPERKERNEL_TYPE && !fused.contains(&*info.name)
+            });
+            if keep {
+                *count.entry((r.name, r.shapes)).or_default() += 1;
             }
-            *count
-                .entry((info.name.to_string(), runs.label(r.shapes).to_string()))
-                .or_default() += 1.0 / steps;
         }
         count
+            .into_iter()
+            .map(|((name, shapes), n)| {
+                let key = (
+                    runs.name(name).name.to_string(),
+                    runs.label(shapes).to_string(),
+                );
+                (key, n as f64 / steps)
+            })
+            .collect()
     };
     let (b, n) = (profile(base), profile(new));
     if b.is_empty() || n.is_empty() {

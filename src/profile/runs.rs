@@ -85,6 +85,9 @@ pub struct Runs {
     /// The steps and devices in order, found by [`Runs::index`].
     step_list: Vec<u32>,
     device_list: Vec<u32>,
+    /// Per name: where in `order` its runs on each (device, step) are, as (device, step,
+    /// first, count), built by [`Runs::index`].
+    places: Vec<Vec<(u32, u32, u32, u32)>>,
     /// True when the file gave start times (intervals and gaps can be measured).
     pub has_starts: bool,
     /// True when the file gave `Step Id`.
@@ -163,6 +166,11 @@ impl Runs {
         &self.runs
     }
 
+    /// Number of distinct kernel names (ids run from 0 to this).
+    pub fn names(&self) -> usize {
+        self.infos.len()
+    }
+
     /// What is known of name `id`.
     pub fn name(&self, id: u32) -> &NameInfo {
         &self.infos[id as usize]
@@ -227,7 +235,23 @@ impl Runs {
             let r = &runs[i as usize];
             (r.device, r.step, r.name, r.start_ns, i)
         });
+        let mut places: Vec<Vec<(u32, u32, u32, u32)>> = vec![Vec::new(); self.infos.len()];
+        let mut at = 0;
+        while at < order.len() {
+            let r = &runs[order[at] as usize];
+            let key = (r.device, r.step, r.name);
+            let len = order[at..]
+                .iter()
+                .take_while(|&&i| {
+                    let q = &runs[i as usize];
+                    (q.device, q.step, q.name) == key
+                })
+                .count();
+            places[r.name as usize].push((r.device, r.step, at as u32, len as u32));
+            at += len;
+        }
         self.order = order;
+        self.places = places;
         self.step_list = self.distinct(|r| r.step);
         self.device_list = self.distinct(|r| r.device);
     }
@@ -235,17 +259,12 @@ impl Runs {
     /// The runs of kernel `name` on `device` in `step`, by start ([`Runs::index`] first; none
     /// before it).
     pub fn of(&self, device: u32, step: u32, name: u32) -> impl Iterator<Item = &Run> + '_ {
-        let key = |i: &u32| {
-            let r = &self.runs[*i as usize];
-            (r.device, r.step, r.name)
-        };
-        let from = self
-            .order
-            .partition_point(|i| key(i) < (device, step, name));
-        let to = self
-            .order
-            .partition_point(|i| key(i) <= (device, step, name));
-        self.order[from..to.max(from)]
+        let (from, len) = self
+            .places
+            .get(name as usize)
+            .and_then(|p| p.iter().find(|(d, s, _, _)| (*d, *s) == (device, step)))
+            .map_or((0, 0), |&(_, _, from, len)| (from as usize, len as usize));
+        self.order[from..from + len]
             .iter()
             .map(|&i| &self.runs[i as usize])
     }

@@ -49,12 +49,11 @@ impl Steps {
         let at: HashMap<u32, usize> = order.iter().enumerate().map(|(i, s)| (*s, i)).collect();
         // Per step: kernel time, first start, last end, runs.
         let mut sums = vec![(0i64, i64::MAX, i64::MIN, 0usize); order.len()];
-        let mut counts: HashMap<u32, bool> = HashMap::new();
+        let mut counts: Vec<Option<bool>> = vec![None; runs.names()];
         for r in runs.all() {
             let Some(&i) = at.get(&r.step) else { continue };
-            let counts_in = *counts
-                .entry(r.name)
-                .or_insert_with(|| counted(runs.name(r.name)));
+            let counts_in =
+                *counts[r.name as usize].get_or_insert_with(|| counted(runs.name(r.name)));
             let s = &mut sums[i];
             if counts_in {
                 s.0 += r.dur_ns;
