@@ -52,6 +52,8 @@ pub struct KernelRow<'r> {
     pub device: Option<&'r str>,
     /// `Model ID`, when given.
     pub model: Option<&'r str>,
+    /// `Iteration Id`, when given (a step, when the file has no `Step Id`).
+    pub iteration: Option<&'r str>,
     /// `Wait Time(us)`, when given.
     pub wait_us: Option<f64>,
     /// `Block Num` / `Block Dim`, when given.
@@ -76,6 +78,7 @@ struct Cols {
     duration: (usize, i64),
     device: Option<usize>,
     model: Option<usize>,
+    iteration: Option<usize>,
     wait: Option<(usize, f64)>,
     block: Option<usize>,
     shapes: Option<usize>,
@@ -148,6 +151,7 @@ fn columns<R: Read>(t: &Table<R>) -> Result<Cols, ProfileError> {
         duration: (h.require(Col::Duration, path)?, h.unit_ns(Col::Duration)),
         device: h.get(Col::DeviceId),
         model: h.get(Col::ModelId),
+        iteration: h.get(Col::IterationId),
         wait: timed(Col::WaitTime),
         block: h.get(Col::BlockNum),
         shapes: h.get(Col::InputShapes),
@@ -210,6 +214,7 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
         duration_ns,
         device: opt_text(c.device)?,
         model: opt_text(c.model)?,
+        iteration: opt_text(c.iteration)?,
         wait_us: opt_num(c.wait)?,
         block_num,
         input_shapes: opt_text(c.shapes)?,

@@ -510,6 +510,15 @@ pub fn payoffs(plan: &PlannedFusion, base: &Runs, new: &Runs, rule: PayoffRule) 
                 .to_string(),
         );
     }
+    for (side, runs) in [("base", base), ("new", new)] {
+        if runs.models.len() > 1 {
+            findings.push(format!(
+                "the {side} profile holds {} models (Model ID): occurrences are bound in order \
+                 within a device and step, so segments of one name in two models would mix",
+                runs.models.len()
+            ));
+        }
+    }
     unpredicted(plan, new, &mut findings);
     split_regressions(plan, &list, &mut findings);
     if let Some(note) = other_workload(plan, base, new) {

@@ -90,8 +90,10 @@ pub struct Runs {
     places: Vec<Vec<(u32, u32, u32, u32)>>,
     /// True when the file gave start times (intervals and gaps can be measured).
     pub has_starts: bool,
-    /// True when the file gave `Step Id`.
+    /// True when the file gave `Step Id` (or `Iteration Id`).
     pub has_steps: bool,
+    /// The `Model ID`s seen, as labels.
+    pub models: Vec<u32>,
 }
 
 impl Runs {
@@ -133,11 +135,18 @@ impl Runs {
             }
         };
         let mut label = |text: Option<&str>| text.map_or(NO_LABEL, |t| self.labels.id(t));
-        let step = label(row.step);
+        // Without `Step Id`, the iteration is the step.
+        let step = label(row.step.or(row.iteration));
+        if let Some(model) = row.model {
+            let model = label(Some(model));
+            if !self.models.contains(&model) {
+                self.models.push(model);
+            }
+        }
         let device = label(row.device);
         let stream = label(row.stream);
         let shapes = label(row.input_shapes);
-        self.has_steps |= row.step.is_some();
+        self.has_steps |= row.step.is_some() || row.iteration.is_some();
         self.has_starts |= row.start_ns.is_some();
         self.runs.push(Run {
             name,
@@ -286,6 +295,7 @@ mod tests {
             duration_ns: Some(dur_ns),
             device: None,
             model: None,
+            iteration: None,
             wait_us: None,
             block_num: None,
             input_shapes: None,
@@ -317,5 +327,22 @@ mod tests {
         assert_eq!(starts, [10, 30]);
         assert_eq!(runs.of(NO_LABEL, two, 99).count(), 0);
         assert!(runs.has_steps && runs.has_starts);
+    }
+
+    #[test]
+    fn without_a_step_id_the_iteration_is_the_step_and_models_are_counted() {
+        let mut runs = Runs::default();
+        for (iteration, model) in [("7", "48_1"), ("8", "48_2")] {
+            let mut r = row("", "a", 0, 5);
+            r.step = None;
+            r.iteration = Some(iteration);
+            r.model = Some(model);
+            runs.add(&r);
+        }
+        runs.index();
+        let steps: Vec<&str> = runs.steps().iter().map(|s| runs.label(*s)).collect();
+        assert_eq!(steps, ["7", "8"]);
+        assert!(runs.has_steps);
+        assert_eq!(runs.models.len(), 2);
     }
 }

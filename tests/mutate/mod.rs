@@ -367,8 +367,15 @@ pub fn targets() -> Vec<Target> {
                 profile_file("sk_model", "kernel_details.csv"),
             ],
             run: |data, scratch| {
+                use skope::profile::{payoff, per_op, runs, steps};
                 let path = scratch_file(scratch, "kernel_details.csv", data);
-                let _ = skope::profile::KernelTable::read(&[path]);
+                // Read with every run kept, then steps and payoffs of the file against itself
+                // (the plan inferred from its SuperKernel names).
+                if let Ok((table, runs)) = runs::Runs::read(&[path]) {
+                    let _ = steps::Steps::of(&runs, |_| true);
+                    let plan = per_op::infer_plan(&table, &table);
+                    let _ = payoff::payoffs(&plan, &runs, &runs, Default::default());
+                }
             },
         },
         Target {
