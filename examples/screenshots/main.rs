@@ -304,8 +304,9 @@ fn compare(out: &Path) -> Result<()> {
         &app,
         out,
         "compare",
-        "Profiles with and without SuperKernel",
+        "Profiles with and without SuperKernel: did each SuperKernel pay?",
     )?;
+    app.handle(Msg::key(KeyCode::Tab));
     app.handle(Msg::key(KeyCode::Tab));
     write(
         &app,
