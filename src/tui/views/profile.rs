@@ -311,11 +311,40 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let mut lines = vec![Line::from(total)];
     lines.extend(span_line.map(Line::from));
     lines.extend(steps_line);
-    lines.extend([
-        Line::from(fused),
-        Line::from(rest),
-        Line::from(Span::styled(notes, theme.get(Role::Warning))),
-    ]);
+    // The SuperKernels by decoder layer, when names carry layers, before the notes.
+    let layers: Vec<Span> = d
+        .payoffs
+        .iter()
+        .flat_map(|p| &p.layers)
+        .enumerate()
+        .flat_map(|(i, l)| {
+            let mut spans = vec![Span::styled(
+                format!(
+                    "{}layer {} {:.1}→{:.1}",
+                    if i == 0 { "by layer   " } else { " · " },
+                    sanitize(&l.layer),
+                    l.base_us,
+                    l.new_us
+                ),
+                theme.get(Role::Dim),
+            )];
+            if l.regressed > 0 {
+                spans.push(Span::styled(
+                    format!(" ✗{}", l.regressed),
+                    theme.get(Role::Error),
+                ));
+            }
+            spans
+        })
+        .collect();
+    let mut last = layers;
+    if !notes.is_empty() {
+        if !last.is_empty() {
+            last.push(Span::raw(" · "));
+        }
+        last.push(Span::styled(notes, theme.get(Role::Warning)));
+    }
+    lines.extend([Line::from(fused), Line::from(rest), Line::from(last)]);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
