@@ -91,6 +91,11 @@ fn segments_change(before: &[String], after: &[String]) -> String {
 }
 
 impl<'a> WhatIf<'a> {
+    /// The planner of the graph's fusion system, when it is not GE's.
+    pub fn planner(&self) -> Option<&'a dyn Planner> {
+        self.planner
+    }
+
     /// Plans edits of `marks` against `plan` (made from them) on `cx`, through `planner` when
     /// the graph has one other than GE's.
     pub fn new(

@@ -36,5 +36,6 @@ pub mod static_kernels;
 pub mod suggest;
 pub mod text;
 pub mod tui;
+pub mod whole_model;
 pub mod worker;
 pub mod workspace;

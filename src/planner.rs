@@ -16,6 +16,9 @@ pub enum OptionsModel {
     PerScope,
     /// For the whole graph, as flags (MindSpore's `graph_kernel_flags`): no scope has options.
     GraphFlags,
+    /// Once per graph, in the call that runs the pass (the aclgraph pass's
+    /// `super_kernel_optimize`): the explorer does not edit them, and says why.
+    PerGraph(&'static str),
 }
 
 /// Scope code a system writes in a form of its own.
@@ -34,8 +37,12 @@ pub struct OwnScopeCode {
 pub struct OwnReport {
     /// As text for a terminal (every string from its files sanitised).
     pub text: String,
+    /// Its head alone, for `--summary`: what was read and built, counted.
+    pub summary: String,
     /// As JSON, pretty-printed.
     pub json: Box<serde_json::value::RawValue>,
+    /// The summary as JSON.
+    pub summary_json: Box<serde_json::value::RawValue>,
 }
 
 /// A planner other than GE's pass: plans the marks its own way, may refuse edits it has no
@@ -63,6 +70,16 @@ pub trait Planner: std::fmt::Debug + Send + Sync {
     }
     /// The system's own account of what it did, when it gives one.
     fn own_report(&self) -> Option<OwnReport> {
+        None
+    }
+    /// What a user must know before anything else about this result (a debug setting that
+    /// removes the benefit of fusion), when there is such a thing.
+    fn notice(&self) -> Option<String> {
+        None
+    }
+    /// The scope `scope` is part of when scope names nest (the aclgraph pass names a task's
+    /// scopes together, `full_model_layers.0`, outermost first), when it is part of one.
+    fn outer_scope(&self, _scope: &str) -> Option<String> {
         None
     }
 }

@@ -324,6 +324,16 @@ impl Workspace {
             .map_or(OptionsModel::PerScope, |p| p.options_model())
     }
 
+    /// What a user must know first about the result, when there is such a thing.
+    pub fn notice(&self) -> Option<String> {
+        self.planner.as_ref().and_then(|p| p.notice())
+    }
+
+    /// The scope `scope` is part of, when scope names nest.
+    pub fn outer_scope(&self, scope: &str) -> Option<String> {
+        self.planner.as_ref().and_then(|p| p.outer_scope(scope))
+    }
+
     /// Why the scopes cannot be written as code for the model, when the system takes none.
     pub fn no_scope_code(&self) -> Option<&'static str> {
         self.planner.as_ref().and_then(|p| p.no_scope_code())
@@ -343,6 +353,25 @@ impl Workspace {
     /// Plans edits of the current marks without making them (fixes are checked this way).
     pub fn what_if(&self) -> crate::fix::WhatIf<'_> {
         crate::fix::WhatIf::new(&self.cx, &self.marks, &self.plan, self.planner.as_deref())
+    }
+
+    /// The summary of the plan's whole-model scope, when it has one, with each segment's time
+    /// from `time` (else from the graph's device times), its breaks' fixes checked by planning
+    /// up to `plans` ops.
+    pub fn whole_model(
+        &self,
+        time: Option<&crate::whole_model::Times>,
+        plans: usize,
+    ) -> Option<crate::whole_model::WholeModel> {
+        let what_if = self.what_if().with_budget(plans);
+        let outer = |scope: &str| self.outer_scope(scope);
+        let graph_time =
+            |seg: &crate::fusion::plan::Segment| crate::whole_model::graph_time(&what_if, seg);
+        let from_graph = crate::whole_model::Times {
+            of: &graph_time,
+            from: "device time of the sub-ops in the dump",
+        };
+        crate::whole_model::whole_model(&what_if, &outer, time.unwrap_or(&from_graph))
     }
 
     /// The scope marks the plan was made from.

@@ -147,9 +147,24 @@ fn missing_files_are_named_with_what_they_would_show() {
         "{text}"
     );
 
-    // Without either graph file there are no tasks to show: an error that says so.
+    // Without either graph file the logs' node lines give the tasks: the same SuperKernels,
+    // scopes from the original-scopes listing, the graph files said missing.
     std::fs::remove_file(dir.join(layout::GRAPH_UPDATED)).unwrap();
-    let e = open(&dir).expect_err("no graph").to_string();
+    let (model, _) = open(&dir).unwrap();
+    assert_eq!(model.graph_file, layout::LOGS_ONLY);
+    assert_eq!(model.model_id.as_deref(), Some("3_1"));
+    assert_eq!(model.sks.len(), 7);
+    assert_eq!(names(&model, 0), [4, 5, 6]);
+    assert!(model.scope_names.contains(&"attn_0".to_string()));
+    let missing: Vec<&str> = model.missing.iter().map(|f| f.name).collect();
+    assert!(missing.contains(&layout::GRAPH_UPDATED), "{missing:?}");
+
+    // With no log naming a task either, there is nothing to show: an error that says so.
+    for f in std::fs::read_dir(&dir).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    std::fs::write(dir.join(layout::FAIL_REASONS), "# no failures\n").unwrap();
+    let e = open(&dir).expect_err("no tasks").to_string();
     assert!(
         e.contains("neither sk_graph_origin.json nor sk_graph_updated.json"),
         "{e}"
@@ -240,6 +255,7 @@ fn task(id: u64, marker: Option<Marker>, scope: Option<&str>) -> Task {
         event_id: None,
         event_flags: None,
         resolved: Some(1),
+        cap: None,
         sche_mode: None,
         sk: None,
     }
@@ -327,7 +343,7 @@ fn log_variants_of_real_runs_read() {
                  Scope 0 (scopeId=9): 1 nodes, 1 streams, scopeBitFlags=1, scopeNames=[a]\n\
                  \x20 BreakInfo: breakReason=DEADLOCK_DETECTED, triggerNode=6, detail=\"Deadlock at node 6, split at Wait node 5\"\n\
                  \x20   [0] [nodeId:4, streamId:2, streamIdxInGraph:0, nodeIdxInStream:4] - KernelInfos{funcName:x}\n";
-    let (pass, scopes) = logs::scope_split(split).unwrap();
+    let logs::ScopeSplit { pass, scopes, .. } = logs::scope_split(split).unwrap();
     assert_eq!(pass, "ScopeSplitPipelineFinal");
     assert_eq!(scopes[0].scope_id, Some(9));
     assert_eq!(scopes[0].node_ids, [4]);
@@ -336,7 +352,7 @@ fn log_variants_of_real_runs_read() {
         "DEADLOCK_DETECTED"
     );
     let old = "Scope split results begin: pass=X, totalScopes=1\nScope 3: 1 nodes, 1 streams, scopeBitFlags=1, scopeNames=[a]\n";
-    let (_, scopes) = logs::scope_split(old).unwrap();
+    let scopes = logs::scope_split(old).unwrap().scopes;
     assert_eq!((scopes[0].display, scopes[0].scope_id), (3, None));
 
     let q = skope::aclgraph::device::task_queues(

@@ -220,6 +220,7 @@ const ORDER: &[&str] = &[
     "fix",
     "kernel_meta",
     "report",
+    "whole_model",
     "workspace",
     "planfile",
     "codegen",

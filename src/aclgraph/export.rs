@@ -42,8 +42,19 @@ pub fn python(model: &AclModel) -> String {
         Some(n) => format!("\"{}\"", n.replace('\\', "\\\\").replace('"', "\\\"")),
         None => "None".to_string(),
     };
+    let logs_only = model.graph_file == super::layout::LOGS_ONLY;
     for task in &model.tasks {
         match task.marker {
+            // Without the graph file a marker's scope is read from the tasks around it; one
+            // it cannot be read for is said, not written as an exclusion.
+            Some(Marker::Begin | Marker::End) if logs_only && task.scope_name.is_none() => {
+                flush(&mut out, &mut pending);
+                let _ = writeln!(
+                    out,
+                    "# a scope marker (task {}) whose scope the logs do not tell",
+                    task.node_id
+                );
+            }
             Some(Marker::Begin) => {
                 flush(&mut out, &mut pending);
                 let _ = writeln!(

@@ -23,6 +23,8 @@ pub enum NodeType {
     MemoryWait,
     /// Any other task (AI CPU, memcpy…).
     Default,
+    /// Not known: the logs name the task by its id only.
+    Unknown,
 }
 
 impl NodeType {
@@ -49,12 +51,16 @@ impl NodeType {
             NodeType::MemoryWrite => "MEMORY_WRITE",
             NodeType::MemoryWait => "MEMORY_WAIT",
             NodeType::Default => "DEFAULT",
+            NodeType::Unknown => "UNKNOWN",
         }
     }
 
     /// True for the sync tasks (notify, wait, reset and value tasks).
     pub fn is_sync(self) -> bool {
-        !matches!(self, NodeType::Kernel | NodeType::Default)
+        !matches!(
+            self,
+            NodeType::Kernel | NodeType::Default | NodeType::Unknown
+        )
     }
 }
 
@@ -102,6 +108,8 @@ pub struct Task {
     pub event_flags: Option<(u64, u64)>,
     /// `kernelParams.resolvedNum`: how many sub-kernel entries the bind map resolved.
     pub resolved: Option<u64>,
+    /// `kernelParams.cap`: the kernel's capability bits ([`CAPABILITIES`]).
+    pub cap: Option<u64>,
     /// Whether the kernel is a ScheMode (all-core sync) kernel: not in the graph file; the
     /// logs' `isScheModeOn` fills it in.
     pub sche_mode: Option<bool>,
@@ -219,6 +227,61 @@ struct RawKernel {
     is_simt_op: Option<Flag>,
     #[serde(default)]
     resolved_num: Option<u64>,
+    #[serde(default)]
+    cap: Option<Number>,
+}
+
+/// A number written as JSON, or as text (`"0x10"`, `"16"`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Number {
+    Int(u64),
+    Text(String),
+}
+
+impl Number {
+    fn value(&self) -> Option<u64> {
+        match self {
+            Number::Int(n) => Some(*n),
+            Number::Text(t) => parse_number(t),
+        }
+    }
+}
+
+/// `0x10` or `16`.
+pub fn parse_number(text: &str) -> Option<u64> {
+    let t = text.trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+/// The kernel capability bits skope knows (`KernelCapBitOffset`, reference §3.3 and §9.2),
+/// with what each does.
+pub const CAPABILITIES: &[(u32, &str, &str)] = &[
+    (
+        3,
+        "bit 3",
+        "its schedule mode is not taken as ScheMode (all-core sync); the bit's name is not \
+         in the sources read",
+    ),
+    (
+        4,
+        "BLOCKDIM_SCALE_UP",
+        "its blockDim is scaled up to the SuperKernel's (newer runtime)",
+    ),
+];
+
+/// The names of the capability bits of `cap` skope knows, and the count of others set.
+pub fn capability_names(cap: u64) -> (Vec<&'static str>, u32) {
+    let known: Vec<&str> = CAPABILITIES
+        .iter()
+        .filter(|(bit, ..)| cap & (1 << bit) != 0)
+        .map(|(_, name, _)| *name)
+        .collect();
+    let known_mask: u64 = CAPABILITIES.iter().map(|(bit, ..)| 1u64 << bit).sum();
+    (known, (cap & !known_mask).count_ones())
 }
 
 /// A flag written as `true`/`false` or `1`/`0`.
@@ -348,6 +411,7 @@ fn task(node: RawNode, stream: u32, index: u32) -> Task {
             .as_ref()
             .map(|e| (e.event_flag.unwrap_or(0), e.event_task_flag.unwrap_or(0))),
         resolved: kernel.as_ref().and_then(|k| k.resolved_num),
+        cap: kernel.as_ref().and_then(|k| k.cap.as_ref()?.value()),
         sche_mode: None,
         func_name,
         sk: node.skinfos.map(|s| SkInfo {

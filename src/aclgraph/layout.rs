@@ -19,6 +19,8 @@ pub struct KnownFile {
 pub const GRAPH_ORIGIN: &str = "sk_graph_origin.json";
 /// The graph after the rewrite, with `skinfos`.
 pub const GRAPH_UPDATED: &str = "sk_graph_updated.json";
+/// Where the tasks come from when neither graph file is there: the logs' node lines.
+pub const LOGS_ONLY: &str = "the logs (no graph file)";
 /// Unfusible kernels, original and fused scopes.
 pub const FAIL_REASONS: &str = "sk_fusion_fail_reasons.log";
 /// Every split pass's scopes.
@@ -111,7 +113,12 @@ const MAX_DEPTH: usize = 5;
 /// for a model directory, else the model directories below it.
 pub fn model_dirs(path: &Path) -> Vec<PathBuf> {
     if path.is_file() {
-        return path.parent().map(Path::to_path_buf).into_iter().collect();
+        // A file in the working directory has an empty parent: the directory is `.`.
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        return vec![dir];
     }
     if is_model_dir(path) {
         return vec![path.to_path_buf()];

@@ -1,8 +1,13 @@
-//! The aclgraph pass's log files (reference/aclgraph_superkernel.md §4.1, §4.4): each line's
-//! `YYYY-MM-DD HH:MM:SS.mmm [pid:tid] [LEVEL] [file:line] [Func] ` prefix is dropped,
-//! `[CONT:n] ` continuation lines are joined to the line they continue, and the messages are
-//! read by the pass's format strings. Lines that fit no format are passed over; what each file
-//! gives is gathered per scope and per task.
+//! The aclgraph pass's log files (reference/aclgraph_superkernel.md §4.1, §4.4, §9.3): each
+//! line's `YYYY-MM-DD HH:MM:SS.mmm [pid:tid] [LEVEL] [file:line] [Func] ` prefix is dropped,
+//! `[CONT:n] ` continuation lines are joined to the line they continue, comment lines (`# no
+//! scope breaks`) are none, and the messages are read by the pass's format strings with their
+//! fields found by name (`nodeId:`, `streamId:`, `KernelInfos{`), not by place: logs written by
+//! other tools leave out the `[i]` index or the `streamIdxInGraph`/`nodeIdxInStream` fields.
+//! Lines that fit no format are passed over; what each file gives is gathered per scope and
+//! per task.
+
+use super::graph_json::NodeType;
 
 /// A message of a log file: its text without the prefix, and the line it starts on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +23,9 @@ pub fn messages(text: &str) -> Vec<Message<'_>> {
     let mut out: Vec<Message<'_>> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let body = strip_prefix(raw.trim_end_matches('\r'));
+        if body.trim_start().starts_with('#') {
+            continue;
+        }
         if let Some(rest) = continuation(body)
             && let Some(last) = out.last_mut()
         {
@@ -104,6 +112,103 @@ pub fn numbers(list: &str) -> Vec<u64> {
         .collect()
 }
 
+/// A task as the logs print it: `[nodeId:9, streamId:2, streamIdxInGraph:0, nodeIdxInStream:9]
+/// - KernelInfos{funcName:…, kernelType:…, taskRatio:[0,1], numBlocks:40, isScheModeOn:0, …}`,
+/// every field but `nodeId` optional.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NodeRef {
+    /// `nodeId`.
+    pub node_id: u64,
+    /// `streamId`: the runtime stream.
+    pub stream_id: Option<u64>,
+    /// `streamIdxInGraph`.
+    pub stream_idx: Option<u64>,
+    /// `nodeIdxInStream`.
+    pub index_in_stream: Option<u64>,
+    /// `funcName`.
+    pub func_name: Option<String>,
+    /// `kernelType`.
+    pub kernel_type: Option<String>,
+    /// `numBlocks`.
+    pub num_blocks: Option<u64>,
+    /// `taskRatio` (cube, vector).
+    pub task_ratio: Option<(u64, u64)>,
+    /// `isScheModeOn`.
+    pub sche_mode: Option<bool>,
+    /// `cap`: the capability bits.
+    pub cap: Option<u64>,
+    /// The task's kind, from the shape of its text (`KernelInfos{`, `EventWait(`, `type:
+    /// Default`…), when it says.
+    pub node_type: Option<NodeType>,
+}
+
+impl NodeRef {
+    /// The task `text` names, when it has a `nodeId:`.
+    pub fn parse(text: &str) -> Option<NodeRef> {
+        let node_id = number_after(text, "nodeId:")?;
+        let kernel = text.find("KernelInfos{").map(|at| &text[at..]);
+        let field = |key: &str| kernel.and_then(|k| word_after(k, key)).map(str::to_string);
+        let ratio = kernel.and_then(|k| {
+            let at = k.find("taskRatio:[")? + "taskRatio:".len();
+            let list = numbers(&k[at..at + k[at..].find(']')? + 1]);
+            Some((*list.first()?, *list.get(1)?))
+        });
+        Some(NodeRef {
+            node_id,
+            stream_id: number_after(text, "streamId:"),
+            stream_idx: number_after(text, "streamIdxInGraph:"),
+            index_in_stream: number_after(text, "nodeIdxInStream:"),
+            func_name: field("funcName:").filter(|f| !f.is_empty()),
+            kernel_type: field("kernelType:").filter(|f| !f.is_empty()),
+            num_blocks: kernel.and_then(|k| number_after(k, "numBlocks:")),
+            task_ratio: ratio,
+            sche_mode: kernel
+                .and_then(|k| number_after(k, "isScheModeOn:"))
+                .map(|n| n != 0),
+            cap: kernel
+                .and_then(|k| word_after(k, "cap:"))
+                .and_then(super::graph_json::parse_number),
+            node_type: kind_of(text),
+        })
+    }
+
+    /// Fills the fields `self` lacks from `other` (the same task printed by another log).
+    pub fn fill_from(&mut self, other: &NodeRef) {
+        fn fill<T: Clone>(mine: &mut Option<T>, theirs: &Option<T>) {
+            if mine.is_none() {
+                mine.clone_from(theirs);
+            }
+        }
+        fill(&mut self.stream_id, &other.stream_id);
+        fill(&mut self.stream_idx, &other.stream_idx);
+        fill(&mut self.index_in_stream, &other.index_in_stream);
+        fill(&mut self.func_name, &other.func_name);
+        fill(&mut self.kernel_type, &other.kernel_type);
+        fill(&mut self.num_blocks, &other.num_blocks);
+        fill(&mut self.task_ratio, &other.task_ratio);
+        fill(&mut self.sche_mode, &other.sche_mode);
+        fill(&mut self.cap, &other.cap);
+        fill(&mut self.node_type, &other.node_type);
+    }
+}
+
+/// The kind of task a `Format()` text prints (reference §4.4).
+fn kind_of(text: &str) -> Option<NodeType> {
+    const SHAPES: [(&str, NodeType); 7] = [
+        ("KernelInfos{", NodeType::Kernel),
+        ("EventNotify(", NodeType::Notify),
+        ("EventWait(", NodeType::Wait),
+        ("EventReset(", NodeType::Reset),
+        ("MemoryWrite(", NodeType::MemoryWrite),
+        ("MemoryWait(", NodeType::MemoryWait),
+        ("type: Default", NodeType::Default),
+    ];
+    SHAPES
+        .iter()
+        .find(|(shape, _)| text.contains(shape))
+        .map(|&(_, kind)| kind)
+}
+
 /// A scope break as the pass writes it: `breakReason=<ENUM>[, triggerNode=N][, triggerStream=S]
 /// [, parentScope=P][, syncAllNodes=[a,b]][, detail="…"]`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -158,6 +263,8 @@ impl BreakInfo {
 pub struct Unfusible {
     /// The task's `nodeId`.
     pub node_id: u64,
+    /// The task as the line prints it.
+    pub node: NodeRef,
     /// The kernel's function name, when the line has it.
     pub func_name: Option<String>,
     /// The reason key (`OP_UNSUPPORT`).
@@ -211,6 +318,8 @@ pub struct FailReasons {
     pub original: Vec<OriginalScope>,
     /// SuperKernels after fusion.
     pub fused: Vec<FusedScope>,
+    /// The `DEBUG_PER_OP_MAX_CORE=` flag of the fused listing's header: the per-op debug mode.
+    pub per_op_mode: Option<bool>,
 }
 
 /// Reads `sk_fusion_fail_reasons.log`.
@@ -230,9 +339,10 @@ pub fn fail_reasons(text: &str) -> FailReasons {
                 None => (reason_text, String::new()),
             };
             let (reason, sub) = split_sub(reason_part);
-            if let Some(node_id) = number_after(node, "nodeId:") {
+            if let Some(node_ref) = NodeRef::parse(&node[..at]) {
                 out.unfusible.push(Unfusible {
-                    node_id,
+                    node_id: node_ref.node_id,
+                    node: node_ref,
                     func_name: word_after(&node[..at], "funcName:").map(str::to_string),
                     reason,
                     sub,
@@ -240,6 +350,10 @@ pub fn fail_reasons(text: &str) -> FailReasons {
                     line: m.line,
                 });
             }
+        } else if let Some(at) = t.find("scopes after fusion: DEBUG_PER_OP_MAX_CORE=") {
+            let flag = &t[at + "scopes after fusion: DEBUG_PER_OP_MAX_CORE=".len()..];
+            let flag = flag.trim().to_ascii_lowercase();
+            out.per_op_mode = Some(matches!(flag.as_str(), "1" | "true" | "on" | "yes"));
         } else if t.starts_with("scopeId=") && t.contains("scopeFlags=") {
             out.original.push(OriginalScope {
                 index: number_after(t, "scopeId=").unwrap_or_default(),
@@ -324,31 +438,44 @@ pub struct SkFunction {
     pub scope_id: u64,
     /// Its tasks, in the file's order (their position is the per-op profiling `nodeId`).
     pub node_ids: Vec<u64>,
+    /// Its tasks as the lines print them.
+    pub nodes: Vec<NodeRef>,
     /// The node count the header states.
     pub stated: Option<u64>,
     /// The line it starts on.
     pub line: usize,
 }
 
-/// Reads `sk_fused_nodes.log`.
+impl SkFunction {
+    /// True when the header's node count is not the number of node lines read: the team's
+    /// own parser marks such a listing untrusted (reference §9.3).
+    pub fn untrusted(&self) -> bool {
+        self.stated.is_some_and(|n| n != self.node_ids.len() as u64)
+    }
+}
+
+/// Reads `sk_fused_nodes.log`: `SK Function: <name>, scope id: <id>, Node Count: <n>` and the
+/// node lines under it (with or without their `[i]` index).
 pub fn fused_nodes(text: &str) -> Vec<SkFunction> {
     let mut out: Vec<SkFunction> = Vec::new();
     for m in messages(text) {
         let t = m.text.trim();
-        if let Some(rest) = t.strip_prefix("SK Function: ") {
-            let name = rest[..rest.find(", scope id:").unwrap_or(rest.len())].to_string();
+        if let Some(at) = t.find("SK Function:") {
+            let rest = t[at + "SK Function:".len()..].trim_start();
+            let end = rest.find(',').unwrap_or(rest.len());
             out.push(SkFunction {
-                name,
+                name: rest[..end].trim().to_string(),
                 scope_id: number_after(rest, "scope id:").unwrap_or_default(),
                 node_ids: Vec::new(),
+                nodes: Vec::new(),
                 stated: number_after(rest, "Node Count:"),
                 line: m.line,
             });
-        } else if t.starts_with('[')
-            && let Some(node) = number_after(t, "nodeId:")
+        } else if let Some(node) = NodeRef::parse(t)
             && let Some(sk) = out.last_mut()
         {
-            sk.node_ids.push(node);
+            sk.node_ids.push(node.node_id);
+            sk.nodes.push(node);
         }
     }
     out
@@ -365,15 +492,35 @@ pub struct SplitScope {
     pub flags: String,
     /// Its scope names.
     pub names: Vec<String>,
+    /// The node count the line states.
+    pub stated_nodes: Option<u64>,
+    /// The stream count the line states.
+    pub streams: Option<u64>,
     /// Why it was cut.
     pub break_info: Option<BreakInfo>,
     /// Its tasks.
     pub node_ids: Vec<u64>,
+    /// Its tasks as the lines print them.
+    pub nodes: Vec<NodeRef>,
 }
 
-/// Reads the last result block of `sk_scope_split.log` (the final pass's, when it is there):
-/// the pass's name and its scopes.
-pub fn scope_split(text: &str) -> Option<(String, Vec<SplitScope>)> {
+/// What `sk_scope_split.log` says: the last result block (the final pass's, when it is there)
+/// and how many blocks the log repeats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeSplit {
+    /// The pass the block shown is of.
+    pub pass: String,
+    /// Its scopes.
+    pub scopes: Vec<SplitScope>,
+    /// Result blocks in the log (the pass writes snapshots again and again).
+    pub snapshots: usize,
+    /// Of those, the different ones.
+    pub unique: usize,
+}
+
+/// Reads `sk_scope_split.log`. A result block starts at its `Scope split results begin`
+/// header, or, in logs without headers, where a scope's display number comes again.
+pub fn scope_split(text: &str) -> Option<ScopeSplit> {
     let mut blocks: Vec<(String, Vec<SplitScope>)> = Vec::new();
     for m in messages(text) {
         let t = m.text.trim();
@@ -386,40 +533,73 @@ pub fn scope_split(text: &str) -> Option<(String, Vec<SplitScope>)> {
             blocks.push((pass, Vec::new()));
             continue;
         }
-        let Some((_, scopes)) = blocks.last_mut() else {
-            continue;
-        };
         if let Some(rest) = t.strip_prefix("Scope ")
             && !rest.contains("StreamInfo[")
             && let Some(colon) = rest.find(": ")
         {
             let head = &rest[..colon];
+            let display = number_after(head, "").unwrap_or_default();
+            let repeated = blocks
+                .last()
+                .is_none_or(|(_, scopes)| scopes.iter().any(|s| s.display == display));
+            if repeated && blocks.last().is_none_or(|(pass, _)| pass.is_empty()) {
+                blocks.push((String::new(), Vec::new()));
+            }
+            let Some((_, scopes)) = blocks.last_mut() else {
+                continue;
+            };
+            let body = &rest[colon + 2..];
             scopes.push(SplitScope {
-                display: number_after(head, "").unwrap_or_default(),
+                display,
                 scope_id: number_after(head, "scopeId="),
-                flags: word_after(rest, "scopeBitFlags=")
+                flags: word_after(body, "scopeBitFlags=")
                     .unwrap_or_default()
                     .to_string(),
-                names: names_after(rest, "scopeNames=["),
+                names: names_after(body, "scopeNames=["),
+                stated_nodes: number_after(body, ""),
+                streams: body
+                    .find(" nodes,")
+                    .and_then(|at| number_after(&body[at + " nodes,".len()..], "")),
                 break_info: None,
                 node_ids: Vec::new(),
+                nodes: Vec::new(),
             });
-        } else if let Some(info) = t.strip_prefix("BreakInfo: ") {
+            continue;
+        }
+        let Some((_, scopes)) = blocks.last_mut() else {
+            continue;
+        };
+        if let Some(info) = t.strip_prefix("BreakInfo:") {
             if let Some(scope) = scopes.last_mut() {
                 scope.break_info = BreakInfo::parse(info);
             }
-        } else if t.starts_with('[')
-            && let Some(node) = number_after(t, "nodeId:")
+        } else if !t.contains("StreamInfo[")
+            && let Some(node) = NodeRef::parse(t)
             && let Some(scope) = scopes.last_mut()
         {
-            scope.node_ids.push(node);
+            scope.node_ids.push(node.node_id);
+            scope.nodes.push(node);
         }
     }
+    let snapshots = blocks.len();
+    let mut unique: Vec<&(String, Vec<SplitScope>)> = Vec::new();
+    for b in &blocks {
+        if !unique.iter().any(|u| u.1 == b.1) {
+            unique.push(b);
+        }
+    }
+    let unique = unique.len();
     let last = blocks
         .iter()
         .rposition(|(pass, _)| pass == "ScopeSplitPipelineFinal")
         .or(blocks.len().checked_sub(1))?;
-    Some(blocks.swap_remove(last))
+    let (pass, scopes) = blocks.swap_remove(last);
+    Some(ScopeSplit {
+        pass,
+        scopes,
+        snapshots,
+        unique,
+    })
 }
 
 /// A task of `sk_node_detail.log`: fusibility right after scope tagging.
@@ -427,6 +607,8 @@ pub fn scope_split(text: &str) -> Option<(String, Vec<SplitScope>)> {
 pub struct NodeDetail {
     /// The task's `nodeId`.
     pub node_id: u64,
+    /// The task as the line prints it.
+    pub node: NodeRef,
     /// `type=`.
     pub node_type: String,
     /// `scopeFlags=`.
@@ -444,9 +626,12 @@ pub fn node_detail(text: &str) -> Vec<NodeDetail> {
         .filter_map(|m| {
             let t = m.text.trim();
             let rest = t.strip_prefix("Processed node ")?;
-            let tail = &rest[rest.rfind(": type=")?..];
+            let at = rest.rfind(": type=")?;
+            let tail = &rest[at..];
+            let node = NodeRef::parse(&rest[..at])?;
             Some(NodeDetail {
-                node_id: number_after(rest, "nodeId:")?,
+                node_id: node.node_id,
+                node,
                 node_type: word_after(tail, "type=")?.to_string(),
                 flags: word_after(tail, "scopeFlags=")
                     .unwrap_or_default()

@@ -5,6 +5,7 @@
 
 pub mod device;
 pub mod export;
+pub mod from_logs;
 pub mod graph_json;
 pub mod layout;
 pub mod logs;
@@ -15,6 +16,7 @@ pub mod options_text;
 pub mod predict;
 pub mod reasons;
 pub mod report;
+pub mod scopes;
 
 pub use model::AclModel;
 

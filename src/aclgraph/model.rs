@@ -4,9 +4,11 @@
 //! unreadable make it poorer, never wrong: each is listed with what it would have shown.
 
 use super::device::{self, ScopeQueues, Timing};
-use super::graph_json::{self, Marker, NodeType, Task};
+use super::from_logs::{self, Logs, ScopeSource};
+use super::graph_json::{self, NodeType, Task};
 use super::layout::{self, KnownFile};
 use super::logs::{self, BreakInfo};
+pub use super::scopes::{MAX_SCOPE_NAMES, Membership, OUTSIDE, memberships};
 use crate::file_error::FileError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,75 +17,6 @@ use std::path::{Path, PathBuf};
 const GRAPH_HINT: &str = "pass the model directory the pass wrote with \
                           ASCEND_OP_COMPILE_SAVE_KERNEL_META=1 (sk_meta/<pid>/model_*), or one \
                           of its files";
-
-/// The scopes a task is in, from the markers around it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Membership {
-    /// The named scopes open around it, by bit (registration order).
-    pub bits: Vec<u16>,
-    /// True inside an unnamed (exclusion) scope.
-    pub excluded: bool,
-    /// True after more than 1024 names: its scope got no bit (`EXCEED_SCOPE_MAX`).
-    pub over_limit: bool,
-}
-
-/// The scope label of tasks outside every named scope.
-pub const OUTSIDE: &str = "(not in a scope)";
-
-/// The pass's most names of scopes (`MAX_SCOPE_NUM`).
-pub const MAX_SCOPE_NAMES: usize = 1024;
-
-/// The scope names of the markers and each task's membership: one stack over all streams in
-/// `nodeId` order, ends matched by name (reference §1.5).
-pub fn memberships(tasks: &[Task]) -> (Vec<String>, Vec<Membership>) {
-    let mut names: Vec<String> = Vec::new();
-    let mut open: Vec<Option<u16>> = Vec::new();
-    let mut open_names: Vec<Option<String>> = Vec::new();
-    let mut out = Vec::with_capacity(tasks.len());
-    for task in tasks {
-        match task.marker {
-            Some(Marker::Begin) => {
-                let name = task.scope_name.clone();
-                let bit = match &name {
-                    None => None,
-                    Some(n) => match names.iter().position(|x| x == n) {
-                        // The limit is checked before the lookup (inferred, reference §1.5).
-                        _ if names.len() >= MAX_SCOPE_NAMES => None,
-                        Some(i) => Some(i as u16),
-                        None => {
-                            names.push(n.clone());
-                            Some((names.len() - 1) as u16)
-                        }
-                    },
-                };
-                open.push(bit);
-                open_names.push(name);
-            }
-            Some(Marker::End) => {
-                if let Some(at) = open_names.iter().rposition(|n| *n == task.scope_name) {
-                    open.remove(at);
-                    open_names.remove(at);
-                }
-            }
-            _ => {}
-        }
-        let mut bits: Vec<u16> = open.iter().flatten().copied().collect();
-        bits.sort_unstable();
-        bits.dedup();
-        out.push(Membership {
-            bits,
-            excluded: open
-                .iter()
-                .zip(&open_names)
-                .any(|(b, n)| b.is_none() && n.is_none()),
-            over_limit: open
-                .iter()
-                .zip(&open_names)
-                .any(|(b, n)| b.is_none() && n.is_some()),
-        });
-    }
-    (names, out)
-}
 
 /// What became of a task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +41,32 @@ pub enum TaskStatus {
     },
 }
 
+/// Where a SuperKernel's tasks are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// `sk_fused_nodes.log`: the SuperKernel and every task, in order.
+    FusedNodes,
+    /// The fused listing of `sk_fusion_fail_reasons.log` (`fusedNodeIds`).
+    FailReasons,
+    /// The updated graph's `skinfos` only: the tasks from its first to its last kernel are
+    /// inferred.
+    Skinfos,
+}
+
+impl Listing {
+    /// Where it comes from, in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Listing::FusedNodes => layout::FUSED_NODES,
+            Listing::FailReasons => layout::FAIL_REASONS,
+            Listing::Skinfos => {
+                "sk_graph_updated.json's skinfos (tasks from its start to its end kernel, \
+                 inferred)"
+            }
+        }
+    }
+}
+
 /// A SuperKernel the pass built.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuperKernel {
@@ -117,6 +76,11 @@ pub struct SuperKernel {
     pub name: String,
     /// Its tasks (indices into [`AclModel::tasks`]), in the listing's order.
     pub tasks: Vec<usize>,
+    /// Where its tasks are listed.
+    pub listing: Listing,
+    /// The node count its header states when that is not the number of node lines read: its
+    /// listing is then not trusted (reference §9.3).
+    pub untrusted: Option<u64>,
     /// The task that launches it (`skinfos` in the updated graph).
     pub launch: Option<usize>,
     /// The entry kernel it runs (`sk_entry_aiv…`), from the updated graph.
@@ -172,6 +136,46 @@ pub struct AclModel {
     /// The pass's files read (logs are read by their format strings; other lines are passed
     /// over).
     pub read: Vec<&'static str>,
+    /// Result blocks of `sk_scope_split.log`, and how many of them differ.
+    pub split_snapshots: Option<(usize, usize)>,
+    /// Where the scopes come from when no graph file has the markers' names.
+    pub scope_source: Option<ScopeSource>,
+    /// How the per-op debug mode (one SuperKernel per kernel) is known, when it is on.
+    pub per_op_mode: Option<String>,
+    /// What the logs hold, counted as the SuperKernel team's own parser counts it.
+    pub log_counts: LogCounts,
+}
+
+/// What the logs hold, counted as the SuperKernel team's parser counts it (reference §9.3), so
+/// the two can be held side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct LogCounts {
+    /// `SK Function:` headers of `sk_fused_nodes.log`.
+    pub superkernels: usize,
+    /// Node lines under them.
+    pub nodes: usize,
+    /// Scopes of the split log's final block.
+    pub scopes: usize,
+    /// Their breaks (a `BreakInfo` other than `NONE`).
+    pub breaks: usize,
+    /// SuperKernels whose stated node count is not their node lines'.
+    pub untrusted: usize,
+}
+
+impl LogCounts {
+    fn of(logs: &Logs) -> LogCounts {
+        let split = logs.split.as_ref().map(|s| &s.scopes[..]).unwrap_or(&[]);
+        LogCounts {
+            superkernels: logs.fused.len(),
+            nodes: logs.fused.iter().map(|f| f.node_ids.len()).sum(),
+            scopes: split.len(),
+            breaks: split
+                .iter()
+                .filter(|s| s.break_info.as_ref().is_some_and(|b| b.reason != "NONE"))
+                .count(),
+            untrusted: logs.fused.iter().filter(|f| f.untrusted()).count(),
+        }
+    }
 }
 
 impl AclModel {
@@ -199,6 +203,10 @@ impl AclModel {
             missing: Vec::new(),
             problems: Vec::new(),
             read: Vec::new(),
+            split_snapshots: None,
+            scope_source: None,
+            per_op_mode: None,
+            log_counts: LogCounts::default(),
         }
     }
 
@@ -229,52 +237,14 @@ impl AclModel {
     }
 }
 
-/// Reads the model directory `dir`.
+/// Reads the model directory `dir`: its graph file for the tasks, else the logs' node lines
+/// (tasks then known by node id and stream, with what the logs print of them).
 pub fn read(dir: &Path) -> Result<AclModel, FileError> {
     let mut missing = Vec::new();
     let mut problems = Vec::new();
     let mut read = Vec::new();
     let origin = dir.join(layout::GRAPH_ORIGIN);
     let updated = dir.join(layout::GRAPH_UPDATED);
-    let (graph_file, graph) = if origin.is_file() {
-        (layout::GRAPH_ORIGIN, read_graph(&origin)?)
-    } else if updated.is_file() {
-        (layout::GRAPH_UPDATED, read_graph(&updated)?)
-    } else {
-        return Err(FileError::at(
-            dir,
-            "",
-            None,
-            format!(
-                "neither {} nor {} is here: skope needs one of them for the tasks",
-                layout::GRAPH_ORIGIN,
-                layout::GRAPH_UPDATED
-            ),
-            GRAPH_HINT,
-        ));
-    };
-    read.push(graph_file);
-    // The updated graph adds which task launches each SuperKernel.
-    let launches: Vec<Task> = if graph_file == layout::GRAPH_ORIGIN && updated.is_file() {
-        match read_graph(&updated) {
-            Ok(g) => {
-                read.push(layout::GRAPH_UPDATED);
-                g.tasks.into_iter().filter(|t| t.sk.is_some()).collect()
-            }
-            Err(e) => {
-                problems.push(problem(&updated, e.to_string()));
-                Vec::new()
-            }
-        }
-    } else {
-        graph
-            .tasks
-            .iter()
-            .filter(|t| t.sk.is_some())
-            .cloned()
-            .collect()
-    };
-    let mut model = AclModel::of_graph(dir, graph_file, graph);
     let text_of =
         |name: &'static str, missing: &mut Vec<KnownFile>, problems: &mut Vec<Problem>| {
             let path = dir.join(name);
@@ -298,22 +268,79 @@ pub fn read(dir: &Path) -> Result<AclModel, FileError> {
             missing.extend(layout::FILES.iter().filter(|f| f.name == name));
         }
     }
-    let fused = text_of(layout::FUSED_NODES, &mut missing, &mut problems).map(|t| {
+    let mut logs = Logs::default();
+    if let Some(t) = text_of(layout::FUSED_NODES, &mut missing, &mut problems) {
         read.push(layout::FUSED_NODES);
-        logs::fused_nodes(&t)
-    });
-    let fail = text_of(layout::FAIL_REASONS, &mut missing, &mut problems).map(|t| {
+        logs.fused = logs::fused_nodes(&t);
+    }
+    logs.fail = text_of(layout::FAIL_REASONS, &mut missing, &mut problems).map(|t| {
         read.push(layout::FAIL_REASONS);
         logs::fail_reasons(&t)
     });
-    let split = text_of(layout::SCOPE_SPLIT, &mut missing, &mut problems).and_then(|t| {
+    logs.split = text_of(layout::SCOPE_SPLIT, &mut missing, &mut problems).and_then(|t| {
         read.push(layout::SCOPE_SPLIT);
         logs::scope_split(&t)
     });
-    let detail = text_of(layout::NODE_DETAIL, &mut missing, &mut problems).map(|t| {
+    logs.detail = text_of(layout::NODE_DETAIL, &mut missing, &mut problems).map(|t| {
         read.push(layout::NODE_DETAIL);
         logs::node_detail(&t)
     });
+    let (graph_file, graph) = if origin.is_file() {
+        (layout::GRAPH_ORIGIN, read_graph(&origin)?)
+    } else if updated.is_file() {
+        (layout::GRAPH_UPDATED, read_graph(&updated)?)
+    } else {
+        match from_logs::graph(dir, &logs) {
+            Some(graph) => (layout::LOGS_ONLY, graph),
+            None => {
+                return Err(FileError::at(
+                    dir,
+                    "",
+                    None,
+                    format!(
+                        "neither {} nor {} is here, and no log names a task: skope needs one \
+                         of them for the tasks",
+                        layout::GRAPH_ORIGIN,
+                        layout::GRAPH_UPDATED
+                    ),
+                    GRAPH_HINT,
+                ));
+            }
+        }
+    };
+    if graph_file != layout::LOGS_ONLY {
+        read.insert(0, graph_file);
+    }
+    // The updated graph adds which task launches each SuperKernel (and is the pass's own
+    // record of what it built).
+    let launches: Vec<Task> = if graph_file == layout::GRAPH_ORIGIN && updated.is_file() {
+        match read_graph(&updated) {
+            Ok(g) => {
+                read.insert(1, layout::GRAPH_UPDATED);
+                g.tasks.into_iter().filter(|t| t.sk.is_some()).collect()
+            }
+            Err(e) => {
+                problems.push(problem(&updated, e.to_string()));
+                Vec::new()
+            }
+        }
+    } else {
+        graph
+            .tasks
+            .iter()
+            .filter(|t| t.sk.is_some())
+            .cloned()
+            .collect()
+    };
+    let mut model = AclModel::of_graph(dir, graph_file, graph);
+    if graph_file == layout::LOGS_ONLY
+        && let Some((source, names, memberships)) = from_logs::scopes(&model.tasks, &logs)
+    {
+        from_logs::name_markers(&mut model.tasks, &names, &memberships);
+        model.scope_names = names;
+        model.memberships = memberships;
+        model.scope_source = Some(source);
+    }
     if let Some(t) = text_of(layout::DEVICE_ARGS, &mut missing, &mut problems) {
         read.push(layout::DEVICE_ARGS);
         check_device_args(&model, &logs::device_args(&t), &mut problems);
@@ -356,25 +383,46 @@ pub fn read(dir: &Path) -> Result<AclModel, FileError> {
             Err(e) => problems.push(problem(&path, e)),
         }
     }
+    for sk in logs.fused.iter().filter(|f| f.untrusted()) {
+        problems.push(problem(
+            &dir.join(layout::FUSED_NODES),
+            format!(
+                "line {}: {} states Node Count {} but {} node line(s) follow: its listing is \
+                 not trusted",
+                sk.line,
+                sk.name,
+                sk.stated.unwrap_or_default(),
+                sk.node_ids.len()
+            ),
+        ));
+    }
+    model.log_counts = LogCounts::of(&logs);
     build_sks(
         &mut model,
-        fused.unwrap_or_default(),
-        fail.as_ref(),
+        std::mem::take(&mut logs.fused),
+        logs.fail.as_ref(),
         &launches,
         queues,
         &mut problems,
     );
-    if let Some((_, scopes)) = &split {
-        attach_split_breaks(&mut model, scopes);
+    if let Some(split) = &logs.split {
+        attach_split_breaks(&mut model, &split.scopes);
+        model.split_snapshots = Some((split.snapshots, split.unique));
     }
-    if let Some(detail) = &detail {
+    for sk in &mut model.sks {
+        if let Some(b) = &mut sk.break_info {
+            name_break(b);
+        }
+    }
+    model.per_op_mode = per_op_mode(&model, logs.fail.as_ref());
+    if let Some(detail) = &logs.detail {
         for d in detail {
             if let Some(i) = model.task_index(d.node_id) {
                 model.tasks[i].sche_mode = d.sche_mode;
             }
         }
     }
-    mark_tasks(&mut model, fail.as_ref(), detail.as_deref());
+    mark_tasks(&mut model, logs.fail.as_ref(), logs.detail.as_deref());
     model.missing = missing;
     model.problems = problems;
     model.read = read;
@@ -419,22 +467,43 @@ fn build_sks(
     let fused_scopes: HashMap<u64, &logs::FusedScope> = fail
         .map(|f| f.fused.iter().map(|s| (s.scope_id, s)).collect())
         .unwrap_or_default();
-    let listed: Vec<(u64, String, Vec<u64>)> = if !fused.is_empty() {
+    let listed: Vec<Listed> = if !fused.is_empty() {
         fused
             .into_iter()
-            .map(|f| (f.scope_id, f.name, f.node_ids))
+            .map(|f| Listed {
+                untrusted: f.stated.filter(|_| f.untrusted()),
+                scope_id: f.scope_id,
+                name: f.name,
+                node_ids: f.node_ids,
+                listing: Listing::FusedNodes,
+            })
+            .collect()
+    } else if let Some(f) = fail.filter(|f| !f.fused.is_empty()) {
+        f.fused
+            .iter()
+            .map(|s| Listed {
+                scope_id: s.scope_id,
+                name: format!("sk_{}", s.scope_id),
+                node_ids: s.node_ids.clone(),
+                listing: Listing::FailReasons,
+                untrusted: None,
+            })
             .collect()
     } else {
-        fail.map(|f| {
-            f.fused
-                .iter()
-                .map(|s| (s.scope_id, format!("sk_{}", s.scope_id), s.node_ids.clone()))
-                .collect()
-        })
-        .unwrap_or_default()
+        launches
+            .iter()
+            .filter_map(|t| listed_by_skinfos(model, t, problems))
+            .collect()
     };
     let single_root_queue = queues.len() == 1 && queues[0].scope_id.is_none();
-    for (scope_id, name, node_ids) in listed {
+    for Listed {
+        scope_id,
+        name,
+        node_ids,
+        listing,
+        untrusted,
+    } in listed
+    {
         let mut tasks = Vec::with_capacity(node_ids.len());
         for id in &node_ids {
             match model.task_index(*id) {
@@ -445,7 +514,9 @@ fn build_sks(
                 )),
             }
         }
-        if let Some(scope) = fused_scopes.get(&scope_id) {
+        if let Some(scope) = fused_scopes.get(&scope_id)
+            && listing == Listing::FusedNodes
+        {
             let mut a = scope.node_ids.clone();
             let mut b = node_ids.clone();
             a.sort_unstable();
@@ -467,10 +538,17 @@ fn build_sks(
             t.sk.as_ref()
                 .is_some_and(|s| u64::from(s.scope_id) == scope_id)
         });
+        if let Some(info) = launch.and_then(|t| t.sk.as_ref())
+            && listing != Listing::Skinfos
+        {
+            check_ends(model, &name, &tasks, info, problems);
+        }
         model.sks.push(SuperKernel {
             scope_id,
             name,
             tasks,
+            listing,
+            untrusted,
             launch: launch.and_then(|t| model.task_index(t.node_id)),
             entry: launch.and_then(|t| t.func_name.clone()),
             break_info: fused_scopes
@@ -504,6 +582,162 @@ fn build_sks(
             ));
         }
     }
+}
+
+/// A SuperKernel as a listing gives it.
+struct Listed {
+    scope_id: u64,
+    name: String,
+    node_ids: Vec<u64>,
+    listing: Listing,
+    untrusted: Option<u64>,
+}
+
+/// True for the kernels a SuperKernel's launch runs in place of its sub-ops.
+fn is_entry(func: &str) -> bool {
+    func.starts_with("sk_entry_") || func.starts_with("sk_constant_entry_")
+}
+
+/// The SuperKernel `launch` starts by its `skinfos` alone: the kernels of its scope from the
+/// first named `startKernelFuncName` to the next named `endKernelFuncName` (inferred: the
+/// pass records only the two ends).
+fn listed_by_skinfos(
+    model: &AclModel,
+    launch: &Task,
+    problems: &mut Vec<Problem>,
+) -> Option<Listed> {
+    let info = launch.sk.as_ref()?;
+    let scope = info.scope_name.as_deref();
+    let bit = scope.and_then(|n| model.scope_names.iter().position(|x| x == n));
+    let in_scope = |i: usize| match bit {
+        Some(b) => model.memberships[i].bits.contains(&(b as u16)),
+        None => true,
+    };
+    let kernels: Vec<usize> = (0..model.tasks.len())
+        .filter(|&i| {
+            let t = &model.tasks[i];
+            t.node_type == NodeType::Kernel
+                && t.marker.is_none()
+                && !t.func_name.as_deref().is_some_and(is_entry)
+                && in_scope(i)
+        })
+        .collect();
+    let named = |i: &usize, f: &Option<String>| model.tasks[*i].func_name == *f;
+    let first = kernels.iter().position(|i| named(i, &info.start));
+    let last = first.and_then(|a| {
+        kernels[a..]
+            .iter()
+            .position(|i| named(i, &info.end))
+            .map(|k| a + k)
+    });
+    let node_ids = match (first, last) {
+        (Some(a), Some(z)) => kernels[a..=z]
+            .iter()
+            .map(|&i| model.tasks[i].node_id)
+            .collect(),
+        _ => {
+            problems.push(problem(
+                &model.dir.join(layout::GRAPH_UPDATED),
+                format!(
+                    "task {} launches SuperKernel {} from {} to {} (skinfos), kernels the \
+                     graph's scope does not have in that order: its tasks are not known",
+                    launch.node_id,
+                    info.scope_id,
+                    info.start.as_deref().unwrap_or("?"),
+                    info.end.as_deref().unwrap_or("?")
+                ),
+            ));
+            Vec::new()
+        }
+    };
+    Some(Listed {
+        scope_id: u64::from(info.scope_id),
+        name: format!(
+            "sk_{}_{}_start_{}_end_{}",
+            info.scope_id,
+            scope.unwrap_or("none"),
+            info.start.as_deref().unwrap_or("?"),
+            info.end.as_deref().unwrap_or("?")
+        ),
+        node_ids,
+        listing: Listing::Skinfos,
+        untrusted: None,
+    })
+}
+
+/// A listed SuperKernel's first and last kernels, held against its launch's `skinfos`.
+fn check_ends(
+    model: &AclModel,
+    name: &str,
+    tasks: &[usize],
+    info: &graph_json::SkInfo,
+    problems: &mut Vec<Problem>,
+) {
+    let kernels: Vec<&Option<String>> = tasks
+        .iter()
+        .map(|&i| &model.tasks[i])
+        .filter(|t| t.node_type == NodeType::Kernel)
+        .map(|t| &t.func_name)
+        .collect();
+    let (Some(&first), Some(&last)) = (kernels.first(), kernels.last()) else {
+        return;
+    };
+    for (side, listed, said) in [("start", first, &info.start), ("end", last, &info.end)] {
+        if said.is_some() && listed.is_some() && said != listed {
+            problems.push(problem(
+                &model.dir.join(layout::GRAPH_UPDATED),
+                format!(
+                    "{name}: skinfos says it {side}s with {}, its listing with {}",
+                    said.as_deref().unwrap_or_default(),
+                    listed.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+    }
+}
+
+/// A break's reason by name ([`super::reasons::name`]): free text read as its key (the words
+/// kept as the detail when there is none), a number kept as a number.
+fn name_break(b: &mut BreakInfo) {
+    let named = super::reasons::name(&b.reason);
+    if let super::reasons::Named::FromText { text, .. } = &named
+        && b.detail.is_none()
+    {
+        b.detail = Some(text.clone());
+    }
+    b.reason = named.key();
+}
+
+/// How the per-op debug mode is known to be on, if it is: the option in the graph file, the
+/// fused listing's flag, or every SuperKernel holding one kernel (inferred).
+fn per_op_mode(model: &AclModel, fail: Option<&logs::FailReasons>) -> Option<String> {
+    let option = model
+        .options
+        .iter()
+        .find(|(k, _)| k == "debug_per_op_max_core_num")
+        .filter(|(_, v)| v.trim_matches('"') == "1");
+    if option.is_some() {
+        return Some("debug_per_op_max_core_num=1 in the graph file's options".to_string());
+    }
+    if fail.and_then(|f| f.per_op_mode) == Some(true) {
+        return Some(format!(
+            "{} says DEBUG_PER_OP_MAX_CORE=true",
+            layout::FAIL_REASONS
+        ));
+    }
+    let kernels = |sk: &SuperKernel| {
+        sk.tasks
+            .iter()
+            .filter(|&&i| model.tasks[i].node_type == NodeType::Kernel)
+            .count()
+    };
+    let one_each = model.sks.len() >= 2 && model.sks.iter().all(|sk| kernels(sk) == 1);
+    one_each.then(|| {
+        format!(
+            "every one of the {} SuperKernels holds one kernel (inferred)",
+            model.sks.len()
+        )
+    })
 }
 
 /// Break info of the split log for SuperKernels the fail-reasons log gave none.
@@ -563,10 +797,15 @@ fn mark_tasks(
             continue;
         }
         if let Some(u) = listed.get(&task.node_id) {
+            let named = super::reasons::name(&u.reason);
+            let detail = match &named {
+                super::reasons::Named::FromText { text, .. } if u.detail.is_empty() => text.clone(),
+                _ => u.detail.clone(),
+            };
             model.status[i] = TaskStatus::Unfusible {
-                reason: u.reason.clone(),
+                reason: named.key(),
                 sub: u.sub.clone(),
-                detail: u.detail.clone(),
+                detail,
             };
             continue;
         }
@@ -585,6 +824,8 @@ fn mark_tasks(
                       SuperKernel are cancelled (inferred)"
                     .to_string(),
             }
+        } else if task.node_type == NodeType::Unknown {
+            "known only by its node id: the logs list it without its kind".to_string()
         } else if task.node_type == NodeType::Default {
             "a default (non-kernel) task: unfusible unless task_breaker_bypass is set".to_string()
         } else if fail.is_none() {

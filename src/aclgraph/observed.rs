@@ -20,7 +20,7 @@ use crate::fusion::plan::{
 use crate::fusion::verdict::{Evidence, OpVerdict, Verdict, Verdicts};
 use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use crate::load::Format;
-use crate::planner::{OwnReport, OwnScopeCode, Planner};
+use crate::planner::{OptionsModel, OwnReport, OwnScopeCode, Planner};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -131,6 +131,17 @@ pub fn graph(model: &AclModel) -> Graph {
         if let Some(f) = &t.func_name {
             attrs.insert("funcName", AttrValue::Str(f.clone()));
         }
+        if let Some(cap) = t.cap {
+            let (names, others) = super::graph_json::capability_names(cap);
+            let mut words = format!("{cap:#x}");
+            if !names.is_empty() {
+                words.push_str(&format!(" ({})", names.join(", ")));
+            }
+            if others > 0 {
+                words.push_str(&format!(" +{others} bit(s) skope does not know"));
+            }
+            attrs.insert("cap", AttrValue::Str(words));
+        }
         if let Some(e) = t.event_id {
             attrs.insert("eventId", AttrValue::Int(e as i64));
         }
@@ -194,7 +205,7 @@ fn verdicts(model: &AclModel) -> Verdicts {
                     format!(
                         "fused into SuperKernel {} ({})",
                         model.sks[*k].scope_id,
-                        super::layout::FUSED_NODES
+                        model.sks[*k].listing.words()
                     ),
                 ),
                 TaskStatus::Unfusible {
@@ -311,6 +322,7 @@ fn build_plan(
     model: &AclModel,
     cx: &Context,
     marks: &Marks,
+    edited_from: Option<&Marks>,
     sks: Vec<SkView>,
     findings: Vec<Finding>,
 ) -> Plan {
@@ -355,9 +367,11 @@ fn build_plan(
             ratio_assumed: false,
         });
         if let Some((key, trigger)) = sk.cut {
-            let reason = match (key.as_str(), verdicts.get(op(trigger)).verdict) {
-                ("UNFUSIBLE_NODE", Verdict::Unsupported(r)) => BreakReason::Unsupported(r),
-                (key, _) => reasons::break_verdict(key),
+            let edited = edited_from.and_then(|initial| edited_cut(marks, initial, op(trigger)));
+            let reason = match (key.as_str(), verdicts.get(op(trigger)).verdict, edited) {
+                (_, _, Some(reason)) => reason,
+                ("UNFUSIBLE_NODE", Verdict::Unsupported(r), _) => BreakReason::Unsupported(r),
+                (key, _, _) => reasons::break_verdict(key),
             };
             scope.breaks.push(Break {
                 op: op(trigger),
@@ -427,17 +441,33 @@ fn build_plan(
     Plan::of_scopes(scopes, findings, Outcome::Ok, marks.scopes().len())
 }
 
+/// Why task `id` cuts its neighbours' scope when an edit made it do so: kept out of fusion,
+/// taken out of every scope, or put in another scope.
+fn edited_cut(marks: &Marks, initial: &Marks, id: OpId) -> Option<BreakReason> {
+    let now = marks.get(id);
+    if now == initial.get(id) {
+        return None;
+    }
+    Some(match now {
+        OpMark::DoNotFuse => BreakReason::DoNotFuse,
+        OpMark::Unscoped => BreakReason::Unscoped,
+        OpMark::Member { scope, .. } => BreakReason::OtherScope(scope),
+    })
+}
+
 /// The graph's findings: the missing files and the problems between them.
 fn file_findings(model: &AclModel) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = model
-        .missing
-        .iter()
-        .map(|f| Finding {
-            severity: Severity::Warning,
-            op: None,
-            message: format!("{} is missing: no {}", f.name, f.shows),
-        })
-        .collect();
+    let per_op = model.per_op_mode.as_ref().map(|how| Finding {
+        severity: Severity::Warning,
+        op: None,
+        message: format!("{} ({how})", super::report::PER_OP_MODE),
+    });
+    let mut findings: Vec<Finding> = per_op.into_iter().collect();
+    findings.extend(model.missing.iter().map(|f| Finding {
+        severity: Severity::Warning,
+        op: None,
+        message: format!("{} is missing: no {}", f.name, f.shows),
+    }));
     findings.extend(model.problems.iter().map(|p| Finding {
         severity: Severity::Warning,
         op: None,
@@ -533,9 +563,10 @@ fn same_scopes(a: &Marks, b: &Marks, tasks: usize) -> bool {
 }
 
 /// Why the aclgraph plan takes no options edit.
-const OPTIONS_PER_GRAPH: &str = "aclgraph options are per graph, not per scope: check them with \
-                                 skope options --aclgraph and pass them to \
-                                 super_kernel_optimize";
+const OPTIONS_PER_GRAPH: &str = "aclgraph options are given once per graph to \
+                                 super_kernel_optimize, not per scope, and skope does not predict \
+                                 their effect on the pass: check a set with skope options \
+                                 --aclgraph '{...}' (the run's own are in skope report)";
 
 /// The aclgraph pass as a planner: the scopes the markers made plan to what the pass did (read
 /// from its files); any other scopes to skope's prediction.
@@ -546,6 +577,8 @@ pub struct AclPlanner {
     others: Vec<PathBuf>,
     initial: Marks,
     observed: Plan,
+    /// The outermost scope of each scope label of more than one name.
+    outer: HashMap<String, String>,
 }
 
 impl Planner for AclPlanner {
@@ -570,6 +603,7 @@ impl Planner for AclPlanner {
             &self.model,
             cx,
             marks,
+            Some(&self.initial),
             predicted(&self.model, marks),
             findings,
         )
@@ -579,12 +613,30 @@ impl Planner for AclPlanner {
         matches!(edit, Edit::SetOptions { .. }).then_some(OPTIONS_PER_GRAPH)
     }
 
+    fn options_model(&self) -> OptionsModel {
+        OptionsModel::PerGraph(OPTIONS_PER_GRAPH)
+    }
+
+    fn notice(&self) -> Option<String> {
+        self.model
+            .per_op_mode
+            .as_ref()
+            .map(|how| format!("{} ({how})", super::report::PER_OP_MODE))
+    }
+
+    fn outer_scope(&self, scope: &str) -> Option<String> {
+        self.outer.get(scope).cloned()
+    }
+
     fn own_report(&self) -> Option<OwnReport> {
         let report = super::report::AclReport::new(&self.model, &self.others);
-        let json = serde_json::to_string_pretty(&report).ok()?;
+        let summary = report.summary();
+        let raw = |json: String| serde_json::value::RawValue::from_string(json).ok();
         Some(OwnReport {
             text: report.to_text(),
-            json: serde_json::value::RawValue::from_string(json).ok()?,
+            summary: summary.to_text(),
+            json: raw(serde_json::to_string_pretty(&report).ok()?)?,
+            summary_json: raw(serde_json::to_string_pretty(&summary).ok()?)?,
         })
     }
 
@@ -615,12 +667,21 @@ pub fn workspace(model: &AclModel, others: &[PathBuf], file: &str) -> Workspace 
             marks.set_do_not_fuse(OpId(i as u32));
         }
     }
-    let observed = build_plan(model, &cx, &marks, built(model), file_findings(model));
+    let observed = build_plan(model, &cx, &marks, None, built(model), file_findings(model));
+    let mut outer = HashMap::new();
+    for m in &model.memberships {
+        if m.bits.len() > 1 && !m.excluded {
+            outer
+                .entry(model.scope_label(m))
+                .or_insert_with(|| model.scope_names[m.bits[0] as usize].clone());
+        }
+    }
     let planner = AclPlanner {
         model: model.clone(),
         others: others.to_vec(),
         initial: marks.clone(),
         observed,
+        outer,
     };
     Workspace::with_planner(cx, marks, Arc::new(planner), Format::AclgraphPass, file)
 }

@@ -132,7 +132,8 @@ pub const OPTIONS: &[AotOption] = &[
         kind: Kind::Extend,
         default: "\"\"",
         debug: false,
-        effect: "validated, but nothing reads it yet",
+        effect: "k=v:k=v switches of the newer runtime: mix_kernel_split, simt_op_support \
+                 (inferred); the snapshot's runtime reads none",
     },
     AotOption {
         key: "debug_extend",
@@ -203,6 +204,50 @@ pub const STRATEGIES: &[(&str, i64, &str)] = &[
         "default tasks start fusible, and default tasks are processed per stream",
     ),
 ];
+
+/// The `opt_extend` keys the newer runtime reads (`SkInnerCapability`, reference §9.2,
+/// inferred newer than the snapshot), with what each does; other keys are shown as unknown.
+pub const EXTEND_KEYS: &[(&str, &str)] = &[
+    (
+        "mix_kernel_split",
+        "1 splits MIX kernels into their cube and vector parts (MIX_KERNEL_SPLIT)",
+    ),
+    (
+        "simt_op_support",
+        "1 fuses SIMT kernels: the SuperKernel then runs the sk_entry_*_simt entry \
+         (SIMT_OP_SUPPORT)",
+    ),
+];
+
+/// The graph file's name for `opt_extend`, whose value is a dict of key → list of values.
+pub const GRAPH_EXTEND: &str = "opt_extend_option";
+
+/// The `k=v1,v2:k2=v` pairs of an extend text, in order (malformed parts left out).
+pub fn extend_pairs(text: &str) -> Vec<(&str, &str)> {
+    text.split(':')
+        .filter_map(|part| part.split_once('='))
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .collect()
+}
+
+/// What each `opt_extend` key of `text` does, or that skope does not know it (a newer runtime
+/// may read it: shown, not rejected).
+pub fn extend_words(text: &str) -> Vec<String> {
+    extend_pairs(text)
+        .into_iter()
+        .map(
+            |(k, v)| match EXTEND_KEYS.iter().find(|(key, _)| *key == k) {
+                Some((_, effect)) if matches!(v, "0" | "1") => format!("{k}={v}: {effect}"),
+                Some(_) => {
+                    format!("{k}={v}: takes 0 or 1; the runtime's handling of {v} is not known")
+                }
+                None => format!(
+                    "{k}={v}: unknown to skope (a newer runtime may read it; kept as given)"
+                ),
+            },
+        )
+        .collect()
+}
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -434,9 +479,17 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
                     "{key} is not k=v1,v2:k2=v text: the pass ignores it"
                 ));
             }
-            ignored.push(format!(
-                "{key} is validated, but nothing in the pass reads it yet"
-            ));
+            if key == "opt_extend" {
+                ignored.extend(
+                    extend_words(text)
+                        .into_iter()
+                        .map(|w| format!("{key}: {w}")),
+                );
+            } else {
+                ignored.push(format!(
+                    "{key} is validated, but nothing in the pass reads it yet"
+                ));
+            }
         }
         Kind::Strategies => {
             let Some(map) = value.as_object() else {
@@ -488,9 +541,39 @@ fn pattern_problem(p: &str) -> Option<&'static str> {
 pub fn from_model(options: &[(String, String)]) -> serde_json::Map<String, Value> {
     options
         .iter()
-        .filter(|(k, _)| option(k).is_some())
-        .filter_map(|(k, v)| Some((k.clone(), serde_json::from_str(v).ok()?)))
+        .filter_map(|(k, v)| {
+            let value: Value = serde_json::from_str(v).ok()?;
+            if k == GRAPH_EXTEND {
+                return Some((
+                    "opt_extend".to_string(),
+                    Value::String(extend_text(&value)?),
+                ));
+            }
+            option(k)?;
+            Some((k.clone(), value))
+        })
         .collect()
+}
+
+/// The graph file's `opt_extend_option` value (`{"mix_kernel_split": ["1"]}`) as the text the
+/// option takes (`mix_kernel_split=1`).
+pub fn extend_text(value: &Value) -> Option<String> {
+    let map = value.as_object()?;
+    let parts: Vec<String> = map
+        .iter()
+        .map(|(k, v)| {
+            let values: Vec<String> = match v {
+                Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().map_or(i.to_string(), str::to_string))
+                    .collect(),
+                Value::String(s) => vec![s.clone()],
+                other => vec![other.to_string()],
+            };
+            format!("{k}={}", values.join(","))
+        })
+        .collect();
+    Some(parts.join(":"))
 }
 
 #[cfg(test)]
@@ -539,6 +622,27 @@ mod tests {
         assert!(text.iter().any(|m| m.contains("still fuses")), "{text:?}");
         assert!(text.iter().any(|m| m.contains("starts with *")), "{text:?}");
         assert!(text.iter().any(|m| m.contains("outside A-Z")), "{text:?}");
+        // opt_extend: the newer runtime's keys said, an unknown one shown, nothing rejected.
+        let c = checked(json!({"opt_extend": "simt_op_support=1:future_knob=2"}));
+        assert!(c.ok());
+        let text: Vec<&str> = c.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert!(
+            text.iter().any(|m| m.contains("sk_entry_*_simt")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|m| m.contains("future_knob=2: unknown to skope")),
+            "{text:?}"
+        );
+        let graph = from_model(&[(
+            GRAPH_EXTEND.to_string(),
+            r#"{"mix_kernel_split":["1"],"simt_op_support":["0"]}"#.to_string(),
+        )]);
+        assert_eq!(
+            graph.get("opt_extend"),
+            Some(&json!("mix_kernel_split=1:simt_op_support=0"))
+        );
         // A debug key in optimize_options.
         let c = checked(json!({"optimize_options": {"debug_sync_all": 1}, "debug_options": {}}));
         assert!(

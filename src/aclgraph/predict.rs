@@ -116,6 +116,7 @@ fn unfusible(task: &Task, m: &Membership, named: bool, p: Policy) -> Option<Unfu
         NodeType::MemoryWrite | NodeType::MemoryWait => reason("CAN_FUSE", false),
         NodeType::Default if p.task_bypass => None,
         NodeType::Default => reason("CAN_FUSE", false),
+        NodeType::Unknown => None,
     }
 }
 

@@ -18,6 +18,8 @@ pub struct TaskRef {
     pub name: String,
     /// Stream index in the graph.
     pub stream: u32,
+    /// The runtime stream id, when known.
+    pub stream_id: Option<i64>,
 }
 
 /// Why a scope was cut.
@@ -31,6 +33,9 @@ pub struct BreakText {
     pub trigger: Option<TaskRef>,
     /// The pass's detail.
     pub detail: Option<String>,
+    /// What to do: the trigger task's own fail reason's next step when an unfusible task cut
+    /// the scope, else the break reason's.
+    pub fix: String,
 }
 
 /// A SuperKernel in the report.
@@ -42,6 +47,10 @@ pub struct SkText {
     pub name: String,
     /// Its tasks.
     pub tasks: Vec<TaskRef>,
+    /// Where its tasks are listed.
+    pub listing: &'static str,
+    /// Why its listing is not trusted, when it is not.
+    pub untrusted: Option<String>,
     /// The entry kernel it runs.
     pub entry: Option<String>,
     /// The task that launches it.
@@ -117,9 +126,13 @@ pub struct ScopeText {
     pub name: String,
     /// Kernels in it.
     pub kernels: usize,
-    /// The SuperKernels built from it.
+    /// SuperKernels built from it.
+    pub superkernel_count: usize,
+    /// Its kernels not fused.
+    pub unfused_count: usize,
+    /// The SuperKernels built from it (left out of a summary).
     pub superkernels: Vec<SkText>,
-    /// Its kernels that were not fused.
+    /// Its kernels that were not fused (left out of a summary).
     pub unfused: Vec<Unfused>,
 }
 
@@ -136,12 +149,27 @@ pub struct AclReport {
     pub device_id: Option<i64>,
     /// Files read.
     pub read: Vec<&'static str>,
+    /// Where the tasks come from: a graph file, or the logs' node lines.
+    pub tasks_from: &'static str,
+    /// Where the scopes come from when no graph file has the markers' names.
+    pub scopes_from: Option<&'static str>,
+    /// Result blocks of `sk_scope_split.log`: as written, and the different ones.
+    pub split_snapshots: Option<Snapshots>,
+    /// How the per-op debug mode is known to be on, when it is.
+    pub per_op_mode: Option<String>,
+    /// The logs counted as the SuperKernel team's parser counts them.
+    pub log_counts: super::model::LogCounts,
     /// Files missing, with what they would have shown.
     pub missing: Vec<(String, String)>,
     /// Options the pass ran with.
     pub options: Vec<(String, String)>,
-    /// Task counts: kernels, sync, default, markers.
-    pub tasks: [usize; 4],
+    /// Those options checked against the option table: what each extension key does, what the
+    /// pass ignores, what torch_npu would reject.
+    pub option_notes: Vec<String>,
+    /// Kernels carrying each capability bit skope knows (`BLOCKDIM_SCALE_UP`…).
+    pub capabilities: Vec<(String, usize)>,
+    /// Task counts: kernels, sync, default, markers, known by id only.
+    pub tasks: [usize; 5],
     /// Streams.
     pub streams: u32,
     /// Scopes in order of their first task.
@@ -154,7 +182,24 @@ pub struct AclReport {
     pub other_models: Vec<String>,
     /// skope's prediction from the graph file and options, held against what the pass built.
     pub prediction: PredictionText,
+    /// True for a summary: each scope's counts without its lists.
+    #[serde(skip)]
+    pub summary_only: bool,
 }
+
+/// Result blocks of the split log.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Snapshots {
+    /// As written (the pass writes them again and again).
+    pub raw: usize,
+    /// The different ones.
+    pub unique: usize,
+}
+
+/// What the per-op debug mode does, said wherever it is on.
+pub const PER_OP_MODE: &str = "per-op debug mode: every SuperKernel holds one kernel on all \
+                               cores — a debug setting that removes the benefit of fusion; \
+                               turn debug_per_op_max_core_num off to measure SuperKernels";
 
 /// The prediction's agreement with the pass.
 #[derive(Debug, Clone, Serialize)]
@@ -180,6 +225,7 @@ fn task_ref(model: &AclModel, i: usize) -> TaskRef {
             .clone()
             .unwrap_or_else(|| t.node_type.name().to_string()),
         stream: t.stream,
+        stream_id: t.runtime_stream,
     }
 }
 
@@ -194,6 +240,8 @@ impl AclReport {
                     scopes.push(ScopeText {
                         name,
                         kernels: 0,
+                        superkernel_count: 0,
+                        unfused_count: 0,
                         superkernels: Vec::new(),
                         unfused: Vec::new(),
                     });
@@ -202,7 +250,7 @@ impl AclReport {
             }
         };
         let mut other: Vec<(String, usize)> = Vec::new();
-        let mut counts = [0usize; 4];
+        let mut counts = [0usize; 5];
         let mut sk_done = vec![false; model.sks.len()];
         for (i, task) in model.tasks.iter().enumerate() {
             let kind = if task.marker.is_some() {
@@ -211,6 +259,7 @@ impl AclReport {
                 match task.node_type {
                     NodeType::Kernel => 0,
                     NodeType::Default => 2,
+                    NodeType::Unknown => 4,
                     _ => 1,
                 }
             };
@@ -261,18 +310,35 @@ impl AclReport {
         }
         // Tasks outside every named scope come last.
         scopes.sort_by_key(|s| s.name == super::model::OUTSIDE);
+        for s in &mut scopes {
+            s.superkernel_count = s.superkernels.len();
+            s.unfused_count = s.unfused.len();
+        }
         AclReport {
             path: "aclgraph",
             model_dir: model.dir.display().to_string(),
             model_id: model.model_id.clone(),
             device_id: model.device_id,
             read: model.read.clone(),
+            tasks_from: model.graph_file,
+            scopes_from: model.scope_source.map(|s| s.words()),
+            split_snapshots: model
+                .split_snapshots
+                .map(|(raw, unique)| Snapshots { raw, unique }),
+            per_op_mode: model.per_op_mode.clone(),
+            log_counts: model.log_counts,
             missing: model
                 .missing
                 .iter()
                 .map(|f| (f.name.to_string(), f.shows.to_string()))
                 .collect(),
             options: model.options.clone(),
+            option_notes: super::options::check(&super::options::from_model(&model.options))
+                .diagnostics
+                .into_iter()
+                .map(|d| d.message)
+                .collect(),
+            capabilities: capabilities(model),
             tasks: counts,
             streams: model.streams,
             scopes,
@@ -293,7 +359,19 @@ impl AclReport {
                     not_modelled: predict::NOT_MODELLED,
                 }
             },
+            summary_only: false,
         }
+    }
+
+    /// The report in short: each scope's counts, without its SuperKernels' and kernels' lists.
+    pub fn summary(&self) -> AclReport {
+        let mut short = self.clone();
+        short.summary_only = true;
+        for s in &mut short.scopes {
+            s.superkernels.clear();
+            s.unfused.clear();
+        }
+        short
     }
 
     /// The report as text.
@@ -309,13 +387,47 @@ impl AclReport {
             self.device_id.map_or("?".to_string(), |d| d.to_string()),
             self.model_dir
         ));
-        let [kernels, sync, default, markers] = self.tasks;
+        if let Some(how) = &self.per_op_mode {
+            line(format!("! {PER_OP_MODE} ({how})"));
+        }
+        let [kernels, sync, default, markers, unknown] = self.tasks;
+        let unknown = if unknown > 0 {
+            format!(", {unknown} known by node id only")
+        } else {
+            String::new()
+        };
         line(format!(
             "{} tasks on {} stream(s): {kernels} kernels, {sync} sync, {default} default, \
-             {markers} scope markers",
-            kernels + sync + default + markers,
-            self.streams
+             {markers} scope markers{unknown} (from {})",
+            self.tasks.iter().sum::<usize>(),
+            self.streams,
+            self.tasks_from
         ));
+        if let Some(from) = self.scopes_from {
+            line(from.to_string());
+        }
+        let c = &self.log_counts;
+        if c.superkernels + c.scopes > 0 {
+            let snapshots = self.split_snapshots.map_or(String::new(), |s| {
+                format!(
+                    " (split log: {} result block(s) written, {} different; the last shown)",
+                    s.raw, s.unique
+                )
+            });
+            line(format!(
+                "logs: {} SuperKernel(s) with {} node line(s){}; {} scope(s), {} break(s) after \
+                 the split{snapshots}",
+                c.superkernels,
+                c.nodes,
+                if c.untrusted > 0 {
+                    format!(", {} untrusted", c.untrusted)
+                } else {
+                    String::new()
+                },
+                c.scopes,
+                c.breaks
+            ));
+        }
         if !self.options.is_empty() {
             let opts: Vec<String> = self
                 .options
@@ -324,17 +436,37 @@ impl AclReport {
                 .collect();
             line(format!("options: {}", opts.join(" ")));
         }
-        let built: usize = self.scopes.iter().map(|s| s.superkernels.len()).sum();
-        let unfused: usize = self.scopes.iter().map(|s| s.unfused.len()).sum();
+        for note in &self.option_notes {
+            line(format!("  {note}"));
+        }
+        for (name, n) in &self.capabilities {
+            let meaning = super::graph_json::CAPABILITIES
+                .iter()
+                .find(|(_, key, _)| key == name)
+                .map_or("", |(_, _, m)| m);
+            line(format!("{n} kernel(s) carry capability {name}: {meaning}"));
+        }
+        let built: usize = self.scopes.iter().map(|s| s.superkernel_count).sum();
+        let unfused: usize = self.scopes.iter().map(|s| s.unfused_count).sum();
         line(format!(
             "{built} SuperKernel(s) built; {unfused} kernel(s) not fused"
         ));
-        for scope in &self.scopes {
+        if self.summary_only {
             line(String::new());
+        }
+        for scope in &self.scopes {
             let head = match scope.name.as_str() {
                 super::model::OUTSIDE => "outside every named scope".to_string(),
                 name => format!("scope {name}"),
             };
+            if self.summary_only {
+                line(format!(
+                    "{head} · {} kernel(s) · {} SuperKernel(s) · {} not fused",
+                    scope.kernels, scope.superkernel_count, scope.unfused_count
+                ));
+                continue;
+            }
+            line(String::new());
             line(format!("{head} · {} kernel(s)", scope.kernels));
             if scope.kernels == 0 {
                 line(
@@ -347,7 +479,7 @@ impl AclReport {
                 let mut head =
                     format!("  SuperKernel {} · {} task(s)", sk.scope_id, sk.tasks.len());
                 if let Some(entry) = &sk.entry {
-                    head.push_str(&format!(" · {entry}"));
+                    head.push_str(&format!(" · {entry}{}", entry_words(entry)));
                 }
                 if let Some(launch) = sk.launch {
                     head.push_str(&format!(" · launched by task {launch}"));
@@ -357,6 +489,12 @@ impl AclReport {
                 }
                 line(head);
                 line(format!("    {}", sk.name));
+                if let Some(why) = &sk.untrusted {
+                    line(format!("    ! untrusted: {why}"));
+                }
+                if sk.listing != super::layout::FUSED_NODES {
+                    line(format!("    listed by {}", sk.listing));
+                }
                 let ids: Vec<String> = sk.tasks.iter().map(|t| t.node_id.to_string()).collect();
                 line(format!("    tasks {}", ids.join(" ")));
                 if let Some(q) = &sk.queues {
@@ -373,6 +511,9 @@ impl AclReport {
                     line(format!("    cut{trigger}: {} — {}", b.reason, b.meaning));
                     if let Some(d) = &b.detail {
                         line(format!("      {d}"));
+                    }
+                    if !b.fix.is_empty() {
+                        line(format!("      → {}", b.fix));
                     }
                 }
             }
@@ -438,24 +579,76 @@ impl AclReport {
     }
 }
 
+/// What an entry kernel's name suffixes say (reference §3.5, §9.2), as ` (…)`.
+fn entry_words(entry: &str) -> String {
+    const SUFFIXES: &[(&str, &str)] = &[
+        ("_debug", "debug_sync_all"),
+        ("_dump_profiling", "timing dump"),
+        ("_op_trace", "op trace: per-op debug or trace options"),
+        ("_early_start", "early start"),
+        ("_simt", "SIMT kernels fused: simt_op_support=1"),
+    ];
+    let said: Vec<&str> = SUFFIXES
+        .iter()
+        .filter(|(suffix, _)| entry.ends_with(suffix) || entry.contains(&format!("{suffix}_")))
+        .map(|(_, words)| *words)
+        .collect();
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", said.join("; "))
+    }
+}
+
+/// How many kernels carry each capability bit skope knows.
+fn capabilities(model: &AclModel) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for cap in model.tasks.iter().filter_map(|t| t.cap) {
+        for name in super::graph_json::capability_names(cap).0 {
+            match out.iter_mut().find(|(n, _)| n == name) {
+                Some((_, k)) => *k += 1,
+                None => out.push((name.to_string(), 1)),
+            }
+        }
+    }
+    out
+}
+
 fn sk_text(model: &AclModel, k: usize) -> SkText {
     let sk = &model.sks[k];
     SkText {
         scope_id: sk.scope_id,
         name: sk.name.clone(),
         tasks: sk.tasks.iter().map(|&i| task_ref(model, i)).collect(),
+        listing: sk.listing.words(),
+        untrusted: sk.untrusted.map(|stated| {
+            format!(
+                "its header states Node Count {stated}, {} node line(s) follow",
+                sk.tasks.len()
+            )
+        }),
         entry: sk.entry.clone(),
         launch: sk.launch.map(|i| model.tasks[i].node_id),
-        break_text: sk.break_info.as_ref().map(|b| BreakText {
-            reason: b.reason.clone(),
-            meaning: reasons::break_reason(&b.reason)
-                .unwrap_or("a reason skope does not know")
-                .to_string(),
-            trigger: b
-                .trigger_node
-                .and_then(|n| model.task_index(n))
-                .map(|i| task_ref(model, i)),
-            detail: b.detail.clone(),
+        break_text: sk.break_info.as_ref().map(|b| {
+            let trigger = b.trigger_node.and_then(|n| model.task_index(n));
+            let words = reasons::words(&b.reason);
+            // An unfusible task's cut is fixed by fixing that task.
+            let trigger_reason = trigger.and_then(|i| match &model.status[i] {
+                TaskStatus::Unfusible { reason, .. } => Some(reasons::words(reason)),
+                _ => None,
+            });
+            BreakText {
+                reason: b.reason.clone(),
+                meaning: words.meaning.to_string(),
+                trigger: trigger.map(|i| task_ref(model, i)),
+                detail: b.detail.clone(),
+                fix: match trigger_reason {
+                    Some(r) if b.reason == "UNFUSIBLE_NODE" && !r.action.is_empty() => {
+                        format!("{} ({})", r.action, r.key)
+                    }
+                    _ => words.action.to_string(),
+                },
+            }
         }),
         queues: sk.queues.as_ref().map(|q| QueuesText {
             aic: QueueText::of(&q.aic),

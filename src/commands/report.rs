@@ -9,6 +9,7 @@ use crate::load::{self, Dump};
 use crate::open::{Opened, Request};
 use crate::planner::OwnReport;
 use crate::report::{Detail, Report, verification_text};
+use crate::whole_model::WholeModel;
 use crate::workspace::Workspace;
 use anyhow::Result;
 use std::io::Write;
@@ -33,11 +34,14 @@ pub struct ReportRequest {
     pub scope: Option<String>,
 }
 
-/// The report JSON: the report (in full or in short), and what `--verify` found.
+/// The report JSON: the report (in full or in short), the whole-model scope's summary, and
+/// what `--verify` found.
 #[derive(serde::Serialize)]
 struct ReportJson<'a, R: serde::Serialize> {
     #[serde(flatten)]
     report: &'a R,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    whole_model: Option<&'a WholeModel>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verify: Option<&'a Verification>,
 }
@@ -57,9 +61,11 @@ pub fn run(
         plan_notes,
     } = request.open(file)?;
     super::tell("note", &plan_notes, say);
+    // One scope over the whole model: where it split and why comes first.
+    let whole = ws.whole_model(None, FIX_PLANS);
     // A system's own account says itself what of its files could not be used.
     if let Some(own) = ws.own_report() {
-        return own_report(&ws, own, asked, out);
+        return own_report(&ws, own, whole.as_ref(), asked, out);
     }
     super::tell("problem", &problems, say);
     let (cx, plan) = (ws.context(), ws.plan());
@@ -88,20 +94,26 @@ pub fn run(
     if let Some(name) = &asked.scope {
         report.keep_scope(name).map_err(anyhow::Error::msg)?;
     }
+    let whole = whole.filter(|_| asked.scope.is_none());
     if asked.json && asked.summary {
         out.json(&ReportJson {
             report: &report,
+            whole_model: whole.as_ref(),
             verify: verification.as_ref(),
         })?;
     } else if asked.json {
         out.json(&ReportJson {
             report: &report.full_json(&what_if),
+            whole_model: whole.as_ref(),
             verify: verification.as_ref(),
         })?;
     } else {
         // The verdict first: a long report would bury it.
         if let Some(v) = &verification {
             out.text(&(verification_text(v) + "\n"))?;
+        }
+        if let Some(w) = &whole {
+            out.text(&(w.lines().join("\n") + "\n\n"))?;
         }
         if asked.summary {
             out.text(&report.to_summary_text())?;
@@ -122,25 +134,41 @@ pub fn run(
     Ok(!mismatched && !failed)
 }
 
-/// The report on what a fusion system wrote itself: its own account, and the gate held to the
-/// plan it made.
+/// The report on what a fusion system wrote itself: its own account (in short with
+/// `--summary`: its head and the whole-model scope), and the gate held to the plan it made.
 fn own_report(
     ws: &Workspace,
     own: OwnReport,
+    whole: Option<&WholeModel>,
     asked: &ReportRequest,
     out: &mut Printer<impl Write>,
 ) -> Result<bool> {
-    if !asked.verify.is_empty() || asked.summary || asked.scope.is_some() {
+    if !asked.verify.is_empty() || asked.scope.is_some() {
         anyhow::bail!(
-            "{}: --verify, --summary and --scope are for GE's plan; this is the account of \
-             what the pass did, printed whole",
+            "{}: --verify and --scope are for GE's plan; this is the account of what the pass \
+             did, printed whole (or in short with --summary)",
             ws.source().file
         );
     }
     if asked.json {
-        out.json(&own.json)?;
+        let raw = if asked.summary {
+            &own.summary_json
+        } else {
+            &own.json
+        };
+        let mut json: serde_json::Map<String, serde_json::Value> = serde_json::from_str(raw.get())?;
+        if let Some(w) = whole {
+            json.insert("whole_model".to_string(), serde_json::to_value(w)?);
+        }
+        out.json(&json)?;
     } else {
-        out.text(&own.text)?;
+        let whole = whole.map_or(String::new(), |w| w.lines().join("\n") + "\n\n");
+        let text = if asked.summary {
+            &own.summary
+        } else {
+            &own.text
+        };
+        out.text(&format!("{whole}{text}"))?;
     }
     Ok(!asked.gate.is_some_and(|gate| ws.plan().fails(gate, None)))
 }

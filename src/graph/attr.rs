@@ -136,6 +136,14 @@ impl Attrs {
         self.get(key).and_then(AttrValue::as_int)
     }
 
+    /// The float value of `key`, if it is a float attribute.
+    pub fn get_float(&self, key: &str) -> Option<f64> {
+        match self.get(key) {
+            Some(AttrValue::Float(f)) => Some(*f),
+            _ => None,
+        }
+    }
+
     /// Gives back the room kept for more attributes (an op's list is complete once read).
     pub fn shrink_to_fit(&mut self) {
         self.0.shrink_to_fit();

@@ -21,6 +21,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 /// Longest attribute value shown; longer ones are cut with their length given.
 const MAX_VALUE: usize = 160;
+/// Ops the pane plans to check the fixes it lists, per frame.
+const DRAW_PLANS: usize = 20_000;
 /// Most sub-ops, segments or breaks listed; the rest are counted.
 const MAX_LISTED: usize = 100;
 
@@ -460,6 +462,7 @@ fn scope(ex: &Facts<'_>, out: &mut Lines, s: u32) {
             out.dim("  (layer numbers as read from the op names)");
         }
     }
+    whole_model(ex, out, &scope.name);
     let findings: Vec<&Finding> = scope.findings.iter().collect();
     if !findings.is_empty() {
         out.lines.push(Line::from(""));
@@ -496,6 +499,42 @@ fn scope(ex: &Facts<'_>, out: &mut Lines, s: u32) {
             );
         }
         out.more(scope.breaks.len(), "the tree shows them all");
+    }
+}
+
+/// When scope `name` is (part of) one scope over the whole model: where that scope split and
+/// why, its pieces ranked by time (the loaded profiles', else the dump's) or size, by layer.
+fn whole_model(ex: &Facts<'_>, out: &mut Lines, name: &str) {
+    let profile_time = |seg: &crate::fusion::plan::Segment| {
+        let t = ex.profiles?.segment_time(&seg.fused_node)?;
+        Some(t.new_us.unwrap_or(t.base_us))
+    };
+    let from_profiles = crate::whole_model::Times {
+        of: &profile_time,
+        from: "the loaded profiles, per step",
+    };
+    let Some(whole) = ex
+        .ws
+        .whole_model(ex.profiles.map(|_| &from_profiles), DRAW_PLANS)
+    else {
+        return;
+    };
+    let outer = ex.ws.outer_scope(name);
+    if whole.scope != name && outer.as_deref() != Some(whole.scope.as_str()) {
+        return;
+    }
+    out.lines.push(Line::from(""));
+    let mut lines = whole.lines().into_iter();
+    if let Some(head) = lines.next() {
+        out.styled(head, out.theme.get(Role::Title));
+    }
+    for line in lines {
+        let role = if line.trim_start().starts_with("ended by") {
+            Role::Break
+        } else {
+            Role::Text
+        };
+        out.styled(line, out.theme.get(role));
     }
 }
 

@@ -172,10 +172,7 @@ impl Explorer {
             .graph()
             .ops()
             .iter()
-            .filter_map(|op| match op.attrs.get(crate::graph::ATTR_DEVICE_US) {
-                Some(crate::graph::AttrValue::Float(us)) => Some(*us),
-                _ => None,
-            })
+            .filter_map(|op| op.attrs.get_float(crate::graph::ATTR_DEVICE_US))
             .reduce(f64::max);
         let mut ex = Explorer {
             suggestions: None,

@@ -111,6 +111,12 @@ fn items(ex: &Explorer, runs: &Runs, ticks: usize) -> Vec<Item> {
             push("✗ no SuperKernel".into(), "✗ no SK".into(), Role::Error, 0)
         }
     }
+    // A setting that removes the benefit of fusion is said before the counts (the findings
+    // say it in full).
+    if let Some(notice) = ws.notice() {
+        let head = notice.split(':').next().unwrap_or_default().to_string();
+        push(format!("! {head}"), "!".to_string(), Role::Warning, 1);
+    }
     push(
         format!("{} ops", ws.graph().len()),
         String::new(),

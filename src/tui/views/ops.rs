@@ -10,7 +10,7 @@ use crate::fusion::index::segment_at;
 use crate::fusion::marks::OpMark;
 use crate::fusion::verdict::{Evidence, Verdict};
 use crate::graph::ATTR_DEVICE_US;
-use crate::graph::{AttrValue, OpId};
+use crate::graph::OpId;
 use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::explorer::{Explorer, Pane, core_text};
@@ -238,10 +238,7 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
             let us = times.base_kernel_us(&ex.ws.graph().op(id).name);
             cells.time = time_cell(us, times.max_base_us, theme);
         } else if let Some(max) = device {
-            let us = match ex.ws.graph().op(id).attrs.get(ATTR_DEVICE_US) {
-                Some(AttrValue::Float(us)) => Some(*us),
-                _ => None,
-            };
+            let us = ex.ws.graph().op(id).attrs.get_float(ATTR_DEVICE_US);
             cells.time = time_cell(us, max, theme);
         }
         cells.draw(buf, inner.x, y, &w, breaks);
