@@ -343,7 +343,7 @@ fn log_variants_of_real_runs_read() {
                  Scope 0 (scopeId=9): 1 nodes, 1 streams, scopeBitFlags=1, scopeNames=[a]\n\
                  \x20 BreakInfo: breakReason=DEADLOCK_DETECTED, triggerNode=6, detail=\"Deadlock at node 6, split at Wait node 5\"\n\
                  \x20   [0] [nodeId:4, streamId:2, streamIdxInGraph:0, nodeIdxInStream:4] - KernelInfos{funcName:x}\n";
-    let logs::ScopeSplit { pass, scopes, .. } = logs::scope_split(split).unwrap();
+    let logs::ScopeSplit { pass, scopes, .. } = logs::scope_split(split);
     assert_eq!(pass, "ScopeSplitPipelineFinal");
     assert_eq!(scopes[0].scope_id, Some(9));
     assert_eq!(scopes[0].node_ids, [4]);
@@ -352,7 +352,7 @@ fn log_variants_of_real_runs_read() {
         "DEADLOCK_DETECTED"
     );
     let old = "Scope split results begin: pass=X, totalScopes=1\nScope 3: 1 nodes, 1 streams, scopeBitFlags=1, scopeNames=[a]\n";
-    let scopes = logs::scope_split(old).unwrap().scopes;
+    let scopes = logs::scope_split(old).scopes;
     assert_eq!((scopes[0].display, scopes[0].scope_id), (3, None));
 
     let q = skope::aclgraph::device::task_queues(

@@ -1563,3 +1563,66 @@ fn every_text_output_ends_its_last_line_and_info_keeps_scopes_short() {
     let text = stdout_of(&["info", &example("moe_decode.ge_proto.txt")]);
     assert!(!text.contains("unconnected"), "none in the example: {text}");
 }
+
+#[test]
+fn aclgraph_results_as_users_have_them_open_in_every_command() {
+    let root = common::scratch("cli-acl-today");
+    let logs_only = common::acl_dirs::logs_only(&root.join("logs")).dir;
+    let whole = common::acl_dirs::whole_model(&root.join("whole")).dir;
+    let per_op = common::acl_dirs::per_op(&root.join("per-op"));
+    let graph_only = common::acl_dirs::graph_only(&root.join("graph"));
+    for dir in [&logs_only, &whole, &per_op, &graph_only] {
+        let dir = dir.to_string_lossy();
+        for args in [
+            vec!["info", dir.as_ref()],
+            vec!["report", dir.as_ref()],
+            vec!["report", dir.as_ref(), "--summary", "--json"],
+            vec!["export", dir.as_ref()],
+        ] {
+            let out = skope(&args);
+            assert!(
+                out.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    // The logs alone: the scopes written back from the tasks' own, begin and end.
+    let python = stdout_of(&["export", &logs_only.to_string_lossy()]);
+    assert!(
+        python.contains("torch.npu.super_kernel_scope_begin(\"full_model\")"),
+        "{python}"
+    );
+    assert!(
+        python.contains("torch.npu.super_kernel_scope_end(\"full_model\")"),
+        "{python}"
+    );
+    // The whole-model scope answers first, in text and in JSON.
+    let text = stdout_of(&["report", &whole.to_string_lossy(), "--summary"]);
+    assert!(
+        text.starts_with("whole-model scope full_model: 37 of the model's 37 kernel tasks"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
+        "report",
+        &whole.to_string_lossy(),
+        "--summary",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(json["whole_model"]["segments"], 17);
+    assert_eq!(json["whole_model"]["layers"][0]["layer"], "0");
+    assert_eq!(
+        json["whole_model"]["layers"][0]["pieces"][0]["ended_by"]["reason_code"],
+        "OP_UNSUPPORT"
+    );
+    assert!(
+        json["scopes"][0]["superkernels"]
+            .as_array()
+            .is_some_and(Vec::is_empty)
+    );
+    assert_eq!(json["scopes"][0]["superkernel_count"], 4);
+    // The per-op debug mode on the first line after the title.
+    let text = stdout_of(&["info", &per_op.to_string_lossy()]);
+    assert!(text.contains("! per-op debug mode"), "{text}");
+}

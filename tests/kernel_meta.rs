@@ -456,3 +456,72 @@ fn a_comparison_reads_the_prediction_with_the_compilers_kernel_name() {
     assert_eq!(added.origin, Origin::Op(is_inf));
     assert!(comparison.summary().contains("only in the compiler's"));
 }
+
+#[test]
+fn the_older_and_newer_core_guards_compare_the_same() {
+    use skope::codegen::compare::compare;
+    let ws = workspace(TWO_AIV, "split-mode=1");
+    let c = only_segment(&ws);
+    let newer = "#if (defined(__DAV_VEC__) && __NPU_ARCH__ == 2201)";
+    assert!(c.source.contains(newer), "{}", c.source);
+    // An older compiler's file: the same code under the older guard.
+    let text: String = c
+        .source
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("// skope:"))
+        .map(|line| {
+            line.replace(newer, "#if defined(__DAV_C220_VEC__)")
+                .replace(&c.kernel_name, "te_superkernel_0a1b")
+                + "\n"
+        })
+        .collect();
+    let dir = crate::common::scratch("kernel-meta-guards");
+    let path = write(&dir, "te_superkernel_0a1b_9_kernel.cpp", &text);
+    let source = skope::kernel_meta::read_source(&path).expect("an entry source");
+    let comparison = compare(&c, &source);
+    assert!(comparison.equal(), "{}", comparison.summary());
+}
+
+#[test]
+fn a_compiled_superkernel_is_held_against_the_predicted_segment() {
+    use skope::kernel_meta::compiled::check;
+    let ws = workspace(TWO_AIV, "");
+    let segments: Vec<_> = ws.plan().scopes.iter().flat_map(|s| &s.segments).collect();
+    let item = |f: &str, b: u64| {
+        json!({"func_name": format!("{f}__kernel0"), "sub_operator_kernel_type": "KERNEL_TYPE_AIV_ONLY",
+               "blockDim": b, "split_mode": 4, "streamid": 0})
+    };
+    let dir = crate::common::scratch("kernel-meta-compiled");
+    for sub in ["new", "old"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    // The newer key style, as skope predicts it; the older one with a block dim that differs.
+    let same = json!({"kernelName": "te_superkernel_aa", "blockDim": 32, "coreType": "MIX",
+        "supportSuperKernel": 1,
+        "SuperkernelInfo": {"kernelList": {"aicore": [item("is_inf", 32), item("pows", 1)]}}});
+    write(
+        &dir.join("new"),
+        "te_superkernel_aa.json",
+        &same.to_string(),
+    );
+    let older = json!({"kernelName": "te_superkernel_bb", "blockDim": 32,
+        "SuperkernelInfo": {"kernelList": {"dav-c220-vec": [item("is_inf", 32), item("pows", 8)]}}});
+    write(
+        &dir.join("old"),
+        "te_superkernel_bb.json",
+        &older.to_string(),
+    );
+    for (sub, differences) in [("new", 0), ("old", 1)] {
+        let meta = KernelMeta::read(&[dir.join(sub)]).expect("read");
+        assert_eq!(meta.compiled.len(), 1, "{sub}");
+        let checks = check(ws.context(), &meta.compiled, &segments);
+        assert_eq!(checks.len(), 1, "{sub}");
+        assert_eq!(checks[0].differences.len(), differences, "{:?}", checks[0]);
+    }
+    let meta = KernelMeta::read(&[dir.join("old")]).unwrap();
+    let checks = check(ws.context(), &meta.compiled, &segments);
+    assert_eq!(
+        checks[0].differences[0],
+        "pows: compiled with block dim 8, the dump says 1"
+    );
+}

@@ -6,6 +6,7 @@ mod common;
 mod mutate;
 
 mod aclgraph;
+mod aclgraph_results;
 mod bad_input;
 mod cann;
 mod codegen;

@@ -961,3 +961,22 @@ fn the_first_key_typed_replaces_the_name_a_prompt_offers() {
     assert_eq!(s.wait_exit(LONG), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_directory_with_only_the_logs_opens_in_a_real_terminal() {
+    let root = common::scratch("term-acl-logs");
+    let fx = common::acl_dirs::logs_only(&root);
+    let dir = fx.dir.to_string_lossy().into_owned();
+    let mut s = skope(&[&dir], 140, 40);
+    s.wait_for("the logs-only model", LONG, |t| {
+        t.contains("1 scope → 3 segments") && t.contains("sk_3")
+    });
+    // A break of the pass, its reason and next step.
+    s.send(b"]");
+    s.wait_for("the first break", LONG, |t| {
+        t.contains("✗ breaks scope full_model") && t.contains("inspect the task")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}

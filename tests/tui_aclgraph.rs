@@ -67,3 +67,65 @@ fn an_edit_re_plans_with_the_prediction_and_undo_brings_the_pass_back() {
         "{text}"
     );
 }
+
+#[test]
+fn options_are_refused_with_why_and_an_edited_cut_says_it_came_from_the_edit() {
+    let mut app = app_on(MODEL, 160, 45, Config::default());
+    let before = app.explorer().unwrap().ws.plan().clone();
+    find(&mut app, "RmsNorm_5cce7ee1#4");
+    // `o` opens no editor of another system's options and changes nothing.
+    press(&mut app, KeyCode::Char('o'));
+    assert!(app.explorer().unwrap().options.is_none());
+    let text = screen(&app);
+    assert!(
+        text.contains("aclgraph options are given once per graph"),
+        "{text}"
+    );
+    assert_eq!(app.explorer().unwrap().ws.plan(), &before);
+    press(&mut app, KeyCode::Char('u'));
+    assert!(screen(&app).contains("nothing to undo"));
+    // `x` on a fused task: the cut it makes comes from the edit, and says so.
+    find(&mut app, "QuantBatchMatmulV3_d237d73d#5");
+    press(&mut app, KeyCode::Char('x'));
+    find(&mut app, "QuantBatchMatmulV3_d237d73d#5");
+    let text = screen(&app);
+    assert!(text.contains("evidence  edit"), "{text}");
+    assert!(!text.contains("evidence  dump — (empty)"), "{text}");
+}
+
+#[test]
+fn the_results_users_have_today_open_in_the_explorer() {
+    let root = crate::common::scratch("tui-acl-today");
+    // The logs alone.
+    let fx = crate::common::acl_dirs::logs_only(&root.join("logs"));
+    let mut app = app_on(&fx.dir.to_string_lossy(), 140, 40, Config::default());
+    let text = screen(&app);
+    assert!(text.contains("1 scope → 3 segments"), "{text}");
+    find(&mut app, "MoeGatingTopK_dd44#5");
+    assert!(screen(&app).contains("OP_UNSUPPORT"));
+    // The per-op debug mode in the header.
+    let dir = crate::common::acl_dirs::per_op(&root.join("per-op"));
+    let app = app_on(&dir.to_string_lossy(), 160, 40, Config::default());
+    let text = screen(&app);
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.contains("! per-op debug mode")),
+        "{text}"
+    );
+    // The whole-model scope's pieces in the scope's details.
+    let fx = crate::common::acl_dirs::whole_model(&root.join("whole"));
+    let mut app = app_on(&fx.dir.to_string_lossy(), 160, 60, Config::default());
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::Char('g'));
+    let text = screen(&app);
+    assert!(
+        text.contains("whole-model scope full_model: 37 of the"),
+        "{text}"
+    );
+    assert!(
+        text.contains("layer 0 · 4 segment(s) · 8 sub-op(s)"),
+        "{text}"
+    );
+    assert!(text.contains("#1 sk_101 · 3 sub-op(s)"), "{text}");
+}

@@ -43,7 +43,30 @@ pub fn python(model: &AclModel) -> String {
         None => "None".to_string(),
     };
     let logs_only = model.graph_file == super::layout::LOGS_ONLY;
-    for task in &model.tasks {
+    let markers = model.tasks.iter().any(|t| t.marker == Some(Marker::Begin));
+    // Without markers (logs that print none) the scopes are the tasks' own: begin and end
+    // where a task's scopes change.
+    let mut open: &[u16] = &[];
+    for (i, task) in model.tasks.iter().enumerate() {
+        if !markers && task.marker.is_none() {
+            let bits = &model.memberships[i].bits[..];
+            if bits != open {
+                flush(&mut out, &mut pending);
+                for b in open.iter().rev().filter(|b| !bits.contains(b)) {
+                    let name = Some(model.scope_names[*b as usize].clone());
+                    let _ = writeln!(out, "torch.npu.super_kernel_scope_end({})", literal(&name));
+                }
+                for b in bits.iter().filter(|b| !open.contains(b)) {
+                    let name = Some(model.scope_names[*b as usize].clone());
+                    let _ = writeln!(
+                        out,
+                        "torch.npu.super_kernel_scope_begin({})",
+                        literal(&name)
+                    );
+                }
+                open = bits;
+            }
+        }
         match task.marker {
             // Without the graph file a marker's scope is read from the tasks around it; one
             // it cannot be read for is said, not written as an exclusion.
@@ -79,6 +102,10 @@ pub fn python(model: &AclModel) -> String {
         }
     }
     flush(&mut out, &mut pending);
+    for b in open.iter().rev() {
+        let name = Some(model.scope_names[*b as usize].clone());
+        let _ = writeln!(out, "torch.npu.super_kernel_scope_end({})", literal(&name));
+    }
     let set: serde_json::Map<String, serde_json::Value> = options::from_model(&model.options)
         .into_iter()
         .filter(|(k, v)| {

@@ -519,8 +519,9 @@ pub struct ScopeSplit {
 }
 
 /// Reads `sk_scope_split.log`. A result block starts at its `Scope split results begin`
-/// header, or, in logs without headers, where a scope's display number comes again.
-pub fn scope_split(text: &str) -> Option<ScopeSplit> {
+/// header, or, in logs without headers, where a scope's display number comes again; a log
+/// without one (`# no scope breaks`) has no scopes.
+pub fn scope_split(text: &str) -> ScopeSplit {
     let mut blocks: Vec<(String, Vec<SplitScope>)> = Vec::new();
     for m in messages(text) {
         let t = m.text.trim();
@@ -592,14 +593,14 @@ pub fn scope_split(text: &str) -> Option<ScopeSplit> {
     let last = blocks
         .iter()
         .rposition(|(pass, _)| pass == "ScopeSplitPipelineFinal")
-        .or(blocks.len().checked_sub(1))?;
-    let (pass, scopes) = blocks.swap_remove(last);
-    Some(ScopeSplit {
+        .or(blocks.len().checked_sub(1));
+    let (pass, scopes) = last.map(|at| blocks.swap_remove(at)).unwrap_or_default();
+    ScopeSplit {
         pass,
         scopes,
         snapshots,
         unique,
-    })
+    }
 }
 
 /// A task of `sk_node_detail.log`: fusibility right after scope tagging.

@@ -277,7 +277,7 @@ pub fn read(dir: &Path) -> Result<AclModel, FileError> {
         read.push(layout::FAIL_REASONS);
         logs::fail_reasons(&t)
     });
-    logs.split = text_of(layout::SCOPE_SPLIT, &mut missing, &mut problems).and_then(|t| {
+    logs.split = text_of(layout::SCOPE_SPLIT, &mut missing, &mut problems).map(|t| {
         read.push(layout::SCOPE_SPLIT);
         logs::scope_split(&t)
     });

@@ -94,8 +94,11 @@ pub fn compare(code: &EntryCode, source: &EntrySource) -> Comparison {
         .lines()
         .filter(|line| !line.trim().is_empty())
         .collect();
-    let old: Vec<&str> = predicted.iter().map(|(l, _)| l.trim()).collect();
-    let new: Vec<&str> = written.iter().map(|l| l.trim()).collect();
+    let old: Vec<&str> = predicted
+        .iter()
+        .map(|(l, _)| same_guard(l.trim()))
+        .collect();
+    let new: Vec<&str> = written.iter().map(|l| same_guard(l.trim())).collect();
     let mut out = Comparison {
         file: source.file.clone(),
         lines: Vec::with_capacity(old.len().max(new.len())),
@@ -160,6 +163,30 @@ pub fn compare(code: &EntryCode, source: &EntrySource) -> Comparison {
         }
     }
     out
+}
+
+/// The core guards the compiler writes in two forms (reference aclgraph_superkernel.md §9.2:
+/// `#if defined(__DAV_C220_CUBE__)` in older compilers, `#if (defined(__DAV_CUBE__) &&
+/// __NPU_ARCH__ == 2201)` in newer ones; the vector pair is inferred from the cube one), each
+/// with the older form it stands for.
+const GUARDS: &[(&str, &str)] = &[
+    (
+        "#if (defined(__DAV_CUBE__) && __NPU_ARCH__ == 2201)",
+        "#if defined(__DAV_C220_CUBE__)",
+    ),
+    (
+        "#if (defined(__DAV_VEC__) && __NPU_ARCH__ == 2201)",
+        "#if defined(__DAV_C220_VEC__)",
+    ),
+];
+
+/// `line` with a newer core guard read as the older one it stands for, so the two forms
+/// compare the same.
+fn same_guard(line: &str) -> &str {
+    GUARDS
+        .iter()
+        .find(|(newer, _)| *newer == line)
+        .map_or(line, |(_, older)| older)
 }
 
 /// Lines of context around each differing run when the lines are shown.
@@ -238,4 +265,22 @@ pub fn text(
 fn is_preload(line: &str) -> bool {
     let line = line.trim_start();
     line.starts_with("preload(") || line.starts_with("AscendC::PreLoad(")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_guard;
+
+    #[test]
+    fn both_forms_of_a_core_guard_compare_the_same() {
+        assert_eq!(
+            same_guard("#if (defined(__DAV_CUBE__) && __NPU_ARCH__ == 2201)"),
+            same_guard("#if defined(__DAV_C220_CUBE__)")
+        );
+        assert_eq!(
+            same_guard("#if (defined(__DAV_VEC__) && __NPU_ARCH__ == 2201)"),
+            "#if defined(__DAV_C220_VEC__)"
+        );
+        assert_eq!(same_guard("#endif"), "#endif");
+    }
 }

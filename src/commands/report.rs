@@ -5,6 +5,7 @@ use super::Printer;
 use crate::fusion::plan::Gate;
 use crate::fusion::verify::{Verification, verify};
 use crate::graph::Graph;
+use crate::kernel_meta::compiled::{self, CompiledCheck};
 use crate::load::{self, Dump};
 use crate::open::{Opened, Request};
 use crate::planner::OwnReport;
@@ -42,6 +43,9 @@ struct ReportJson<'a, R: serde::Serialize> {
     report: &'a R,
     #[serde(skip_serializing_if = "Option::is_none")]
     whole_model: Option<&'a WholeModel>,
+    /// Compiled SuperKernels (`--kernel-meta`) held against the segments predicted for them.
+    #[serde(skip_serializing_if = "<[CompiledCheck]>::is_empty")]
+    compiled: &'a [CompiledCheck],
     #[serde(skip_serializing_if = "Option::is_none")]
     verify: Option<&'a Verification>,
 }
@@ -95,16 +99,21 @@ pub fn run(
         report.keep_scope(name).map_err(anyhow::Error::msg)?;
     }
     let whole = whole.filter(|_| asked.scope.is_none());
+    let segments: Vec<&crate::fusion::plan::Segment> =
+        plan.scopes.iter().flat_map(|s| &s.segments).collect();
+    let checks = compiled::check(cx, &ws.kernel_meta().compiled, &segments);
     if asked.json && asked.summary {
         out.json(&ReportJson {
             report: &report,
             whole_model: whole.as_ref(),
+            compiled: &checks,
             verify: verification.as_ref(),
         })?;
     } else if asked.json {
         out.json(&ReportJson {
             report: &report.full_json(&what_if),
             whole_model: whole.as_ref(),
+            compiled: &checks,
             verify: verification.as_ref(),
         })?;
     } else {
@@ -115,13 +124,17 @@ pub fn run(
         if let Some(w) = &whole {
             out.text(&(w.lines().join("\n") + "\n\n"))?;
         }
+        if !checks.is_empty() {
+            out.text(&(compiled_text(&checks) + "\n"))?;
+        }
         if asked.summary {
             out.text(&report.to_summary_text())?;
         } else {
             out.with(|w| report.write_full_text(w, &what_if))?;
         }
     }
-    let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty());
+    let mismatched = verification.is_some_and(|v| !v.mismatches.is_empty())
+        || checks.iter().any(|c| !c.differences.is_empty());
     // A graph that gets no SuperKernel (a failed build, a dynamic-shape graph) or that skope
     // cannot judge (an error finding) fails every gate.
     let failed = asked
@@ -132,6 +145,30 @@ pub fn run(
     std::mem::forget(after);
     std::mem::forget(ws);
     Ok(!mismatched && !failed)
+}
+
+/// The compiled SuperKernels held against the prediction, a line each and a finding per
+/// difference.
+fn compiled_text(checks: &[CompiledCheck]) -> String {
+    let clean = |s: &str| crate::text::sanitize(s).into_owned();
+    let mut out = String::from("compiled SuperKernels (--kernel-meta) against the prediction:\n");
+    for c in checks {
+        let verdict = if c.differences.is_empty() {
+            "same sub-ops, kernel types and block dims".to_string()
+        } else {
+            format!("{} difference(s)", c.differences.len())
+        };
+        out.push_str(&format!(
+            "  {} ↔ {} ({}): {verdict}\n",
+            clean(&c.segment),
+            clean(&c.kernel_name),
+            clean(&c.file)
+        ));
+        for d in &c.differences {
+            out.push_str(&format!("    ! finding: {}\n", clean(d)));
+        }
+    }
+    out
 }
 
 /// The report on what a fusion system wrote itself: its own account (in short with

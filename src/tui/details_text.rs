@@ -423,6 +423,24 @@ fn segment(ex: &Facts<'_>, out: &mut Lines, r: crate::fusion::index::SegmentRef)
     };
     out.field("stream", stream);
     out.field("options", options_text(&report.options));
+    // The compiled SuperKernel of the same sub-ops, when --kernel-meta gave one.
+    let compiled = &ws.kernel_meta().compiled;
+    if let Some(c) = crate::kernel_meta::compiled::check(ws.context(), compiled, &[seg]).first() {
+        if c.differences.is_empty() {
+            out.field(
+                "compiled",
+                format!(
+                    "{}: same sub-ops, kernel types and block dims",
+                    c.kernel_name
+                ),
+            );
+        } else {
+            out.field("compiled", c.kernel_name.clone());
+            for d in &c.differences {
+                out.styled(format!("  ! {d}"), out.theme.get(Role::Warning));
+            }
+        }
+    }
 }
 
 fn scope(ex: &Facts<'_>, out: &mut Lines, s: u32) {

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each binary uses its own subset
 
+pub mod acl_dirs;
 pub mod profile_pair;
 
 use skope::fusion::rules::RuleSet;

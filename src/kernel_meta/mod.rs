@@ -3,8 +3,11 @@
 //! graph-autofusion `super_kernel_sub_op_infos.py` `init_of_sub_operator_info`) and the entry
 //! sources the compiler wrote (`te_superkernel_<hash>[_<pid>]_kernel.cpp`).
 
+pub mod compiled;
+
 use crate::file_error::FileError;
 use crate::fusion::kernel::KernelType;
+use compiled::CompiledSk;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -85,6 +88,8 @@ pub struct KernelMeta {
     pub op_infos: Vec<OpInfo>,
     /// Entry sources, in the order read.
     pub sources: Vec<EntrySource>,
+    /// Compiled SuperKernels' JSONs, in the order read.
+    pub compiled: Vec<CompiledSk>,
     /// Files of a directory that could not be used, each with why.
     pub problems: Vec<FileError>,
 }
@@ -103,14 +108,16 @@ impl KernelMeta {
             if path.is_dir() {
                 meta.read_dir(path)?;
             } else if has_extension(path, "json") {
-                match read_op_info(path)? {
-                    Some(info) => meta.op_infos.push(info),
+                match read_json(path)? {
+                    Some(file) => meta.add(file),
                     None => {
                         return Err(FileError::at(
                             path,
                             "",
                             None,
-                            "not an op-info file: it has no sub_operator_kernel_type".into(),
+                            "neither an op-info file (no sub_operator_kernel_type) nor a \
+                             compiled SuperKernel (no kernelList)"
+                                .into(),
                             OP_INFO_HINT,
                         ));
                     }
@@ -135,8 +142,8 @@ impl KernelMeta {
             let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
             let name = name.unwrap_or_default();
             if has_extension(&file, "json") {
-                match read_op_info(&file) {
-                    Ok(Some(info)) => self.op_infos.push(info),
+                match read_json(&file) {
+                    Ok(Some(file)) => self.add(file),
                     Ok(None) => {}
                     Err(e) => self.problems.push(e),
                 }
@@ -150,9 +157,16 @@ impl KernelMeta {
         Ok(())
     }
 
+    fn add(&mut self, file: MetaJson) {
+        match file {
+            MetaJson::OpInfo(info) => self.op_infos.push(info),
+            MetaJson::Compiled(sk) => self.compiled.push(sk),
+        }
+    }
+
     /// True when nothing was read.
     pub fn is_empty(&self) -> bool {
-        self.op_infos.is_empty() && self.sources.is_empty()
+        self.op_infos.is_empty() && self.sources.is_empty() && self.compiled.is_empty()
     }
 
     /// The op-info of the kernel GE names `kernel` (an op's `_kernelname`): the one whose
@@ -258,9 +272,27 @@ fn read_text(path: &Path, max: u64, hint: &'static str) -> Result<String, FileEr
     crate::text::read_utf8(path).map_err(|e| FileError::unreadable(path, &e, hint))
 }
 
+/// A JSON file of kernel_meta skope reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MetaJson {
+    /// A sub-kernel's op-info.
+    OpInfo(OpInfo),
+    /// A compiled SuperKernel.
+    Compiled(CompiledSk),
+}
+
 /// Reads an op-info JSON; `None` when it is JSON of another kind (no
 /// `sub_operator_kernel_type`).
 pub fn read_op_info(path: &Path) -> Result<Option<OpInfo>, FileError> {
+    Ok(match read_json(path)? {
+        Some(MetaJson::OpInfo(info)) => Some(info),
+        _ => None,
+    })
+}
+
+/// Reads a JSON of kernel_meta: an op-info, a compiled SuperKernel, or (`None`) JSON of
+/// another kind.
+pub fn read_json(path: &Path) -> Result<Option<MetaJson>, FileError> {
     let text = read_text(path, MAX_OP_INFO_BYTES, OP_INFO_HINT)?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let value: Value = serde_json::from_str(body).map_err(|e| FileError {
@@ -269,15 +301,21 @@ pub fn read_op_info(path: &Path) -> Result<Option<OpInfo>, FileError> {
         message: format!("not valid JSON: {e}"),
         hint: OP_INFO_HINT,
     })?;
-    if value.get("sub_operator_kernel_type").is_none() {
-        return Ok(None);
-    }
-    op_info(path, &value).map(Some).map_err(|message| {
-        // Every message starts with the key it is about: point at that key's first mention.
-        let key = message.split([' ', '.']).next().unwrap_or_default();
+    // Every message starts with the key it is about: point at that key's first mention.
+    let located = |message: String| {
+        let key = message.split([' ', '.', '[']).next().unwrap_or_default();
         let offset = text.find(&format!("\"{key}\""));
         FileError::at(path, &text, offset, message, OP_INFO_HINT)
-    })
+    };
+    if value.get("sub_operator_kernel_type").is_some() {
+        return op_info(path, &value)
+            .map(|info| Some(MetaJson::OpInfo(info)))
+            .map_err(located);
+    }
+    match compiled::parse(path.to_path_buf(), &value) {
+        Some(sk) => sk.map(|sk| Some(MetaJson::Compiled(sk))).map_err(located),
+        None => Ok(None),
+    }
 }
 
 /// The op-info in `value`, or what is wrong with it.
