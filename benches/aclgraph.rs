@@ -1,6 +1,7 @@
-//! Reading the aclgraph pass's graph file: a generated ~100 MB `sk_graph_origin.json` in the
+//! Reading the aclgraph pass's output: a generated ~100 MB `sk_graph_origin.json` in the
 //! pass's layout (`streams[].nodes[]`, each with `taskInfo[0].kernelParams` and its
-//! `resolvedFuncs`), parsed into tasks.
+//! `resolvedFuncs`), parsed into tasks; and a model directory with only the logs of 100,000
+//! fused tasks (1,000 SuperKernels of 100), read whole: the tasks from the node lines.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::fmt::Write;
@@ -70,5 +71,74 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// SuperKernels and tasks in each of the logs-only directory's.
+const SKS: u64 = 1_000;
+const PER_SK: u64 = 100;
+
+/// A model directory with the fused-nodes, fail-reasons and split logs of `SKS` × `PER_SK`
+/// tasks, every line with the file logger's prefix.
+fn logs_only_dir() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench-acl-logs/model_3_1");
+    let _ = std::fs::create_dir_all(&dir);
+    let prefix = "2026-09-20 08:00:01.123 [4242:4243] [INFO] [sk_optimizer.cpp:40] [Dump] ";
+    let (mut fused, mut fail, mut split) = (String::new(), String::new(), String::new());
+    let _ = writeln!(
+        split,
+        "{prefix}========== Scope split results begin: pass=ScopeSplitPipelineFinal, totalScopes={SKS} =========="
+    );
+    let mut ids = Vec::with_capacity((SKS * PER_SK) as usize);
+    for sk in 0..SKS {
+        let _ = writeln!(
+            fused,
+            "{prefix}  SK Function: sk_{sk}_full_model_start_a_end_b, scope id: {sk}, Node Count: {PER_SK}"
+        );
+        let _ = writeln!(
+            split,
+            "{prefix}Scope {sk} (scopeId={sk}): {PER_SK} nodes, 1 streams, scopeBitFlags=1, scopeNames=[full_model]"
+        );
+        let _ = writeln!(split, "{prefix}  BreakInfo: breakReason=NONE");
+        for k in 0..PER_SK {
+            let id = sk * PER_SK + k;
+            ids.push(id.to_string());
+            let (func, kind, blocks) = FUNCS[(id % FUNCS.len() as u64) as usize];
+            let node = format!(
+                "[nodeId:{id}, streamId:2, streamIdxInGraph:0, nodeIdxInStream:{id}] - \
+                 KernelInfos{{funcName:{func}, kernelType:{kind}, taskRatio:[1,2], cap:0x0, \
+                 numBlocks:{blocks}, cubeNum:0, vecNum:0, isScheModeOn:0, needMixKernelSplit:0, resolvedNum:1}}"
+            );
+            let _ = writeln!(fused, "{prefix}    [{k}] {node}");
+            let _ = writeln!(split, "{prefix}    [{k}] {node}");
+        }
+    }
+    let _ = writeln!(
+        fail,
+        "{prefix}  scopeId=0, scopeFlags=1, scopeNames=[full_model], totalNodes={}",
+        ids.len()
+    );
+    let _ = writeln!(fail, "{prefix}    nodeIds: [{}]", ids.join(", "));
+    for (name, text) in [
+        ("sk_fused_nodes.log", fused),
+        ("sk_fusion_fail_reasons.log", fail),
+        ("sk_scope_split.log", split),
+    ] {
+        let _ = std::fs::write(dir.join(name), text);
+    }
+    dir
+}
+
+fn bench_logs_only(c: &mut Criterion) {
+    let dir = logs_only_dir();
+    let mut group = c.benchmark_group("aclgraph");
+    group.sample_size(10);
+    group.bench_function("logs_only_100k_tasks", |b| {
+        b.iter(|| {
+            skope::aclgraph::model::read(&dir)
+                .map(|m| m.sks.len())
+                .unwrap_or(0)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_logs_only);
 criterion_main!(benches);

@@ -162,6 +162,18 @@ fn bench_one_scope(c: &mut Criterion) {
         1000,
         [KeyCode::Up, KeyCode::Down],
     );
+    // The scope in the tree: its details open with the whole-model summary (100 segments
+    // ranked, each with the break that ended it); down and up step between it and a segment.
+    let (mut app, mut terminal) = explorer_on(one_scope_graph(), "one_scope.txt");
+    app.handle(Msg::key(KeyCode::BackTab));
+    app.handle(Msg::key(KeyCode::Char('g')));
+    back_and_forth(
+        c,
+        "render/whole_model_scope_details_and_frame_100k",
+        (&mut app, &mut terminal),
+        1,
+        [KeyCode::Down, KeyCode::Up],
+    );
 }
 
 /// The code view on the one-scope graph: each segment's entry code has ~1,000 sub-op calls

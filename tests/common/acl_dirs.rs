@@ -420,7 +420,12 @@ fn layer_kernels(l: u64, base: u64) -> Vec<Kernel> {
 
 /// A SuperKernel the fixture builds: its scope id, name, kernels and the cut that ends it
 /// (trigger, reason, detail).
-type Built = (u64, String, Vec<Kernel>, Option<(u64, &'static str, String)>);
+type Built = (
+    u64,
+    String,
+    Vec<Kernel>,
+    Option<(u64, &'static str, String)>,
+);
 
 /// What the whole-model directory holds.
 pub struct WholeModel {

@@ -421,6 +421,63 @@ pub fn targets() -> Vec<Target> {
             },
         },
         Target {
+            name: "aclgraph-logs",
+            seeds: [
+                "sk_fused_nodes.log",
+                "sk_fusion_fail_reasons.log",
+                "sk_scope_split.log",
+                "sk_node_detail.log",
+            ]
+            .map(|name| asset(&format!("{ACL_MODEL}/{name}")))
+            .to_vec(),
+            run: |data, scratch| {
+                // The input as every log of a model directory without a graph file: the tasks
+                // then come from the logs themselves.
+                let dir = scratch.join("model_1_1");
+                let _ = std::fs::create_dir_all(&dir);
+                for name in [
+                    "sk_fused_nodes.log",
+                    "sk_fusion_fail_reasons.log",
+                    "sk_scope_split.log",
+                    "sk_node_detail.log",
+                ] {
+                    let _ = std::fs::write(dir.join(name), data);
+                }
+                read_acl_model(&dir);
+            },
+        },
+        Target {
+            name: "aclgraph-graph",
+            seeds: vec![
+                asset(&format!("{ACL_MODEL}/sk_graph_origin.json")),
+                asset(&format!("{ACL_MODEL}/sk_graph_updated.json")),
+            ],
+            run: |data, scratch| {
+                let dir = scratch.join("model_2_1");
+                let _ = std::fs::create_dir_all(&dir);
+                let _ = std::fs::write(dir.join("sk_graph_updated.json"), data);
+                read_acl_model(&dir);
+            },
+        },
+        Target {
+            name: "kernel-meta-json",
+            seeds: vec![
+                br#"{"kernelName": "te_superkernel_1", "blockDim": 40, "coreType": "MIX",
+                    "SuperkernelInfo": {"kernelList": {"aicore": [
+                    {"func_name": "mm__kernel0", "sub_operator_kernel_type": "KERNEL_TYPE_AIC_ONLY", "blockDim": 24},
+                    {"func_name": "add__kernel0", "sub_operator_kernel_type": "KERNEL_TYPE_AIV_ONLY", "blockDim": "40"}]}}}"#
+                    .to_vec(),
+                br#"{"kernelName": "add__kernel0", "binFileName": "add", "blockDim": 40,
+                    "sub_operator_kernel_type": "KERNEL_TYPE_AIV_ONLY", "sub_operator_params": ["x", "y"],
+                    "sub_operator_kernel_name": {"AiCore": {"func_name": "add__kernel0_middle"}}}"#
+                    .to_vec(),
+            ],
+            run: |data, scratch| {
+                let path = scratch_file(scratch, "meta.json", data);
+                let _ = skope::kernel_meta::read_json(&path);
+            },
+        },
+        Target {
             name: "options",
             seeds: [
                 "stream-fusion=1:early-start=0",
@@ -439,6 +496,20 @@ pub fn targets() -> Vec<Target> {
             },
         },
     ]
+}
+
+/// The bundled aclgraph example's model directory.
+const ACL_MODEL: &str = "assets/examples/aclgraph/sk_meta/4711/model_3_1";
+
+/// Reads the aclgraph model in `dir` and, when it reads, reports on it and builds its explorer
+/// workspace (with the whole-model summary).
+fn read_acl_model(dir: &Path) {
+    if let Ok(model) = skope::aclgraph::model::read(dir) {
+        let _ = skope::aclgraph::report::AclReport::new(&model, &[]).to_text();
+        let ws = skope::aclgraph::observed::workspace(&model, &[], "model");
+        let _ = ws.whole_model(None, 10_000);
+        let _ = skope::aclgraph::export::python(&model);
+    }
 }
 
 /// The graph plans are applied to: the bundled example.
