@@ -5,6 +5,11 @@
 
 mod svg;
 
+/// The aclgraph model directories the tests write from the documented formats.
+#[path = "../../tests/common/acl_dirs.rs"]
+#[allow(dead_code)]
+mod acl_dirs;
+
 use anyhow::{Context as _, Result};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -231,7 +236,9 @@ fn mindspore(out: &Path) -> Result<()> {
     )
 }
 
-/// The explorer on the bundled aclgraph pass output, on the unsupported attention kernel.
+/// The explorer on the bundled aclgraph pass output, on the unsupported attention kernel; and
+/// on a whole-model scope over four layers (written by the tests' generator), its first
+/// layer's scope selected.
 fn aclgraph(out: &Path) -> Result<()> {
     let mut app = explorer_on(ACLGRAPH_EXAMPLE, 160, 45)?;
     press(&mut app, "/FusedInferAttentionScore_30ab9e11#7\r");
@@ -240,6 +247,17 @@ fn aclgraph(out: &Path) -> Result<()> {
         out,
         "aclgraph",
         "What the aclgraph pass did, in the explorer",
+    )?;
+    let root = Path::new("target/screenshots");
+    let _ = std::fs::remove_dir_all(root);
+    let whole = acl_dirs::whole_model(root);
+    let mut app = explorer_on(&whole.dir.to_string_lossy(), 160, 50)?;
+    press(&mut app, "\tg");
+    write(
+        &app,
+        out,
+        "whole_model",
+        "One scope over the whole model: where it split and why, by layer",
     )
 }
 
