@@ -72,6 +72,7 @@ fn a_directory_with_only_the_logs_shows_what_they_hold() {
         "3 result block(s) written, 2 different",
         "! untrusted: its header states Node Count 4, 3 node line(s) follow",
         "cut at task 5 MoeGatingTopK_dd44 (stream 0): UNFUSIBLE_NODE",
+        "    task 4 FusedInferAttentionScore_cc33 · stream 0 (id 2) · MIX_1_2 × 40 · ratio 1:2",
         "→ inspect the task in sk_node_detail.log and its kernel",
         "15: reason 15: a reason given by number only",
         "missing files (what they would have shown):",

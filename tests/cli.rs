@@ -1626,3 +1626,27 @@ fn aclgraph_results_as_users_have_them_open_in_every_command() {
     let text = stdout_of(&["info", &per_op.to_string_lossy()]);
     assert!(text.contains("! per-op debug mode"), "{text}");
 }
+
+#[test]
+fn a_pass_file_in_the_current_directory_opens_its_model() {
+    let root = common::scratch("cli-acl-cwd");
+    let fx = common::acl_dirs::logs_only(&root);
+    let out = skope_in(&fx.dir, &["info", "sk_fused_nodes.log"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 SuperKernel(s) built"));
+    // Nothing of the pass here: the error names the place, never an empty path.
+    let empty = common::scratch("cli-acl-cwd-empty");
+    std::fs::write(empty.join("sk_fusion_fail_reasons.log"), "# no failures\n").unwrap();
+    let out = skope_in(&empty, &["info", "sk_fusion_fail_reasons.log"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("error: :"), "{stderr}");
+    assert!(
+        stderr.contains("error: .:") || stderr.contains("error: ./"),
+        "{stderr}"
+    );
+}

@@ -20,6 +20,35 @@ pub struct TaskRef {
     pub stream: u32,
     /// The runtime stream id, when known.
     pub stream_id: Option<i64>,
+    /// A kernel's type (`AIV_ONLY`…), when known.
+    pub kernel_type: Option<String>,
+    /// A kernel's block count, when known.
+    pub blocks: Option<u64>,
+    /// A kernel's task ratio (cube, vector), when known.
+    pub task_ratio: Option<(u64, u64)>,
+}
+
+impl TaskRef {
+    /// `task 2 RmsNorm_aa11 · stream 0 (id 2) · AIV_ONLY × 40 · ratio 0:1`, with what is known.
+    fn words(&self) -> String {
+        let mut out = format!(
+            "task {} {} · stream {}",
+            self.node_id, self.name, self.stream
+        );
+        if let Some(id) = self.stream_id {
+            out.push_str(&format!(" (id {id})"));
+        }
+        if let Some(t) = &self.kernel_type {
+            out.push_str(&format!(" · {t}"));
+        }
+        if let Some(b) = self.blocks {
+            out.push_str(&format!(" × {b}"));
+        }
+        if let Some((c, v)) = self.task_ratio {
+            out.push_str(&format!(" · ratio {c}:{v}"));
+        }
+        out
+    }
 }
 
 /// Why a scope was cut.
@@ -226,6 +255,9 @@ fn task_ref(model: &AclModel, i: usize) -> TaskRef {
             .unwrap_or_else(|| t.node_type.name().to_string()),
         stream: t.stream,
         stream_id: t.runtime_stream,
+        kernel_type: t.kernel_type.clone(),
+        blocks: t.num_blocks,
+        task_ratio: t.task_ratio,
     }
 }
 
@@ -495,8 +527,16 @@ impl AclReport {
                 if sk.listing != super::layout::FUSED_NODES {
                     line(format!("    listed by {}", sk.listing));
                 }
-                let ids: Vec<String> = sk.tasks.iter().map(|t| t.node_id.to_string()).collect();
-                line(format!("    tasks {}", ids.join(" ")));
+                // Without a graph file the logs' lines are all there is of each task: said in
+                // full.
+                if self.tasks_from == super::layout::LOGS_ONLY {
+                    for t in &sk.tasks {
+                        line(format!("    {}", t.words()));
+                    }
+                } else {
+                    let ids: Vec<String> = sk.tasks.iter().map(|t| t.node_id.to_string()).collect();
+                    line(format!("    tasks {}", ids.join(" ")));
+                }
                 if let Some(q) = &sk.queues {
                     line(format!(
                         "    queues: cube {} · vector {}",
