@@ -70,6 +70,28 @@ fn text_of_the_bundled_pair_with_its_graph() {
 }
 
 #[test]
+fn a_database_pair_of_the_bundled_kernels_compares_as_the_csvs_do() {
+    let dir = crate::common::scratch("cli-diff-db");
+    let dbs = crate::common::profiler_db::pair_as_databases(&crate::common::repo(BUNDLED), &dir);
+    let out = skope(&["diff", &dbs.to_string_lossy(), "--graph", &path(GRAPH)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("(ascend_pytorch_profiler.db)"), "{text}");
+    assert!(
+        text.contains(
+            "total per step (kernel time, median step)  531.74 µs → 473.96 µs   Δ ▼ −57.78 µs   \
+             benefit 10.87 % (faster with SuperKernel)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("  12 beneficial · 1 regressed"), "{text}");
+    assert!(
+        text.contains("note: base: ascend_pytorch_profiler.db: 5 step(s) from STEP_TIME"),
+        "{text}"
+    );
+}
+
+#[test]
 fn base_and_new_given_separately_read_the_same() {
     let a = skope(&["diff", &path(BUNDLED), "--json"]);
     let b = skope(&[

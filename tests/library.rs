@@ -23,5 +23,6 @@ mod payoff;
 mod plan;
 mod planfile;
 mod profile;
+mod profile_db;
 mod static_kernels;
 mod suggest;

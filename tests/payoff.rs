@@ -259,7 +259,7 @@ fn without_kernel_files_payoffs_are_not_guessed() {
     assert!(
         d.notes
             .iter()
-            .any(|n| n.starts_with("payoffs need the kernel file")),
+            .any(|n| n.starts_with("payoffs need the kernels of both profiles")),
         "{:?}",
         d.notes
     );

@@ -69,6 +69,24 @@ fn p_guesses_the_profiles_and_reads_them_into_the_view() {
 }
 
 #[test]
+fn a_database_pair_reads_into_the_view_as_the_csvs_do() {
+    let dir = crate::common::scratch("tui-profiles-db");
+    let dbs = crate::common::profiler_db::pair_as_databases(&crate::common::repo(BUNDLED), &dir);
+    let (mut app, rx) = app_with_events(140, 42);
+    open(&mut app, &rx, &dbs.to_string_lossy());
+    assert!((app.up == Some("profiles")), "{:?}", app.status);
+    let text = screen(&app);
+    assert!(
+        text.contains("per step       531.74 µs →     473.96 µs   ▼ −57.78 µs (−10.87 %)"),
+        "{text}"
+    );
+    assert_eq!(
+        app.status.as_ref().map(|s| s.text.as_str()),
+        Some("profiles compared: 531.74 µs → 473.96 µs, benefit 10.87 %")
+    );
+}
+
+#[test]
 fn snapshot_the_profile_view() {
     let (app, _rx) = bundled(140, 42);
     insta::assert_snapshot!(screen(&app));

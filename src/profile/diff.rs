@@ -469,13 +469,15 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
         }
     }
     for (side, p) in [("base", base), ("new", new)] {
-        if p.stats_from_kernels {
+        notes.extend(p.notes.iter().map(|n| format!("{side}: {n}")));
+        let csv = p.files.kernel_form.is_none_or(super::KernelForm::is_csv);
+        if p.stats_from_kernels && csv {
             notes.push(format!(
                 "{side}: no op_statistic.csv (a Level0 profile?): by-type times added up from \
                  the kernel file"
             ));
         }
-        if let Some(k) = p.kernels.as_ref().filter(|k| k.types_from_names > 0) {
+        if let Some(k) = p.kernels.as_ref().filter(|k| k.types_from_names > 0 && csv) {
             notes.push(format!(
                 "{side}: {} kernel name(s) have no op type (Type is N/A: a Level0 profile): \
                  their type is the name without its index suffix (trans_TransData_0 → \
@@ -514,8 +516,8 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
         (Some(b), Some(n), Some(segments)) => Some(payoffs(segments, b, n, rule)),
         _ => {
             notes.push(
-                "payoffs need the kernel file of both profiles (kernel_details.csv or \
-                 op_summary_*.csv): with op_statistic.csv alone a SuperKernel's occurrences \
+                "payoffs need the kernels of both profiles (kernel_details.csv, \
+                 op_summary_*.csv or the profiler database): with op_statistic.csv alone a SuperKernel's occurrences \
                  cannot be told apart"
                     .to_string(),
             );

@@ -1,12 +1,16 @@
 //! Finding the profile files under whatever path the user gives.
 //!
-//! Accepted: a CSV file; an `ASCEND_PROFILER_OUTPUT` or `mindstudio_profiler_output`
-//! directory; a `PROF_*` directory; a `*_ascend_pt` / `*_ascend_ms` directory (its
-//! `ASCEND_PROFILER_OUTPUT` first, else its `PROF_*`'s msprof export); a directory holding
-//! several of those (one per rank); and a directory holding `no_sk_model` and `sk_model`, as
-//! the SuperKernel profiling sample writes them. Facts: reference/profiling_and_dumps.md §1.1,
-//! §6; reference/ascend_superkernel.md §6.
+//! Accepted: a CSV file, a profiler database or a `trace_view.json`; an
+//! `ASCEND_PROFILER_OUTPUT` or `mindstudio_profiler_output` directory; a `PROF_*` directory; a
+//! `*_ascend_pt` / `*_ascend_ms` directory (its `ASCEND_PROFILER_OUTPUT` first, else its
+//! `PROF_*`'s msprof export); a directory holding several of those (one per rank); and a
+//! directory holding `no_sk_model` and `sk_model`, as the SuperKernel profiling sample writes
+//! them. Where a run has both, the kernel CSVs are read before a database (`msprof_*.db` sits
+//! beside newer text exports), and a database before `trace_view.json`; databases are told
+//! apart by their names as the Ascend tools tell them. Facts: reference/profiling_and_dumps.md
+//! §1.1, §6; reference/ascend_superkernel.md §6; reference/profiler_db.md §1, §3.
 
+use super::database::Flavour;
 use super::error::{ProfileError, RankChoice};
 use std::path::{Path, PathBuf};
 
@@ -22,6 +26,18 @@ pub enum KernelForm {
     KernelDetails,
     /// `op_summary_*.csv` (msprof export; several slices are read in turn).
     OpSummary,
+    /// A profiler database (`ascend_pytorch_profiler*.db`, `ascend_mindspore_profiler*.db`,
+    /// `msprof_*.db`, or an SQLite file given by name).
+    Database,
+    /// `trace_view.json` (no op types, no accelerator cores).
+    TraceView,
+}
+
+impl KernelForm {
+    /// True for the CSV forms.
+    pub fn is_csv(self) -> bool {
+        matches!(self, KernelForm::KernelDetails | KernelForm::OpSummary)
+    }
 }
 
 /// The files of one profile (one rank of one run).
@@ -33,8 +49,11 @@ pub struct ProfileFiles {
     pub op_statistic: Vec<PathBuf>,
     /// `kernel_details.csv`, or `op_summary*.csv` slices in name order.
     pub kernels: Vec<PathBuf>,
-    /// Which of the two `kernels` holds, when any.
+    /// Which form `kernels` holds, when any.
     pub kernel_form: Option<KernelForm>,
+    /// What discovery has to say: which of several files was read, what a database's name
+    /// says it is.
+    pub notes: Vec<String>,
 }
 
 impl ProfileFiles {
@@ -44,7 +63,13 @@ impl ProfileFiles {
             op_statistic: Vec::new(),
             kernels: Vec::new(),
             kernel_form: None,
+            notes: Vec::new(),
         }
+    }
+
+    /// True when the kernels are CSVs, or the op statistic is.
+    fn has_csv(&self) -> bool {
+        !self.op_statistic.is_empty() || self.kernel_form.is_some_and(KernelForm::is_csv)
     }
 
     /// True when neither an op statistic nor a kernel file was found.
@@ -128,9 +153,11 @@ impl Found {
     }
 }
 
-const LOOKED_FOR: &str = "op_statistic*.csv, kernel_details.csv or op_summary*.csv, directly or \
-                          under ASCEND_PROFILER_OUTPUT, PROF_*/mindstudio_profiler_output, \
-                          *_ascend_pt, or no_sk_model + sk_model";
+const LOOKED_FOR: &str = "op_statistic*.csv, kernel_details.csv, op_summary*.csv, a profiler \
+                          database (ascend_pytorch_profiler*.db, ascend_mindspore_profiler*.db, \
+                          msprof_*.db) or trace_view.json, directly or under \
+                          ASCEND_PROFILER_OUTPUT, PROF_*/mindstudio_profiler_output, \
+                          *_ascend_pt / *_ascend_ms, or no_sk_model + sk_model";
 
 /// What `path` holds.
 pub fn discover(path: &Path) -> Result<Found, ProfileError> {
@@ -236,28 +263,34 @@ fn rank_of(dir: &Path) -> Option<u32> {
 }
 
 /// The profile files of one run directory, in the order the reference gives: its
-/// `ASCEND_PROFILER_OUTPUT`, the CSVs directly in it, its msprof export.
+/// `ASCEND_PROFILER_OUTPUT`, the files directly in it, its msprof export; CSVs wherever they
+/// are before a database or trace anywhere.
 fn profile_dir(dir: &Path) -> Result<Option<ProfileFiles>, ProfileError> {
+    let mut places = Vec::new();
     let output = dir.join("ASCEND_PROFILER_OUTPUT");
     if output.is_dir() {
-        let files = csv_files(&output)?;
-        if !files.is_empty() {
-            return Ok(Some(files));
-        }
+        places.push(profile_files(&output)?);
     }
-    let here = csv_files(dir)?;
-    if !here.is_empty() {
-        return Ok(Some(here));
-    }
+    places.push(profile_files(dir)?);
     let export = dir.join("mindstudio_profiler_output");
     if export.is_dir() {
-        let files = csv_files(&export)?;
-        if !files.is_empty() {
-            return Ok(Some(ProfileFiles {
-                root: dir.to_path_buf(),
-                ..files
-            }));
+        let (files, database) = profile_files(&export)?;
+        let root = dir.to_path_buf();
+        places.push((ProfileFiles { root, ..files }, database));
+    }
+    let database = places.iter().find_map(|p| p.1.clone());
+    if let Some(i) = places.iter().position(|p| p.0.has_csv()) {
+        let mut files = places.swap_remove(i).0;
+        if let Some(db) = database {
+            files.notes.push(format!(
+                "read the CSVs; the profiler database {} is here too (give it alone to read it)",
+                crate::text::sanitize(&db.to_string_lossy())
+            ));
         }
+        return Ok(Some(files));
+    }
+    if let Some(i) = places.iter().position(|p| !p.0.is_empty()) {
+        return Ok(Some(places.swap_remove(i).0));
     }
     // A *_ascend_pt directory without ASCEND_PROFILER_OUTPUT: its PROF_* export.
     let mut found = None;
@@ -316,8 +349,12 @@ enum Kind {
     OpSummary,
 }
 
-/// The profile CSVs directly in `dir`.
-fn csv_files(dir: &Path) -> Result<ProfileFiles, ProfileError> {
+/// The trace a text export writes.
+const TRACE_VIEW: &str = "trace_view.json";
+
+/// The profile files directly in `dir`: its CSVs, else its profiler database, else its
+/// trace_view.json; and the database when there is one.
+fn profile_files(dir: &Path) -> Result<(ProfileFiles, Option<PathBuf>), ProfileError> {
     let entries = std::fs::read_dir(dir).map_err(|error| ProfileError::Io {
         path: dir.to_path_buf(),
         error,
@@ -330,28 +367,75 @@ fn csv_files(dir: &Path) -> Result<ProfileFiles, ProfileError> {
     names.sort();
     let mut files = ProfileFiles::empty(dir);
     let mut summaries = Vec::new();
-    for path in names {
-        match kind_of(&dir_name(&path)) {
-            Some(Kind::OpStatistic) => files.op_statistic.push(path),
+    let mut framework_db = None;
+    let mut trace = None;
+    for path in &names {
+        let name = dir_name(path);
+        match kind_of(&name) {
+            Some(Kind::OpStatistic) => files.op_statistic.push(path.clone()),
             Some(Kind::KernelDetails) => {
-                files.kernels = vec![path];
+                files.kernels = vec![path.clone()];
                 files.kernel_form = Some(KernelForm::KernelDetails);
             }
-            Some(Kind::OpSummary) => summaries.push(path),
+            Some(Kind::OpSummary) => summaries.push(path.clone()),
             None => {}
         }
+        match Flavour::of(&name) {
+            // The framework's database wins over msprof's, as MindStudio Insight has it.
+            Some((Flavour::TorchNpu | Flavour::MindSpore, _)) if framework_db.is_none() => {
+                framework_db = Some(path.clone());
+            }
+            _ => {}
+        }
+        if name == TRACE_VIEW {
+            trace = Some(path.clone());
+        }
     }
+    let msprof_db =
+        super::database::newest_msprof(names.iter().filter_map(|p| p.file_name()?.to_str()))
+            .map(|n| dir.join(n));
+    let database = framework_db.or(msprof_db);
     if files.kernels.is_empty() && !summaries.is_empty() {
         files.kernels = summaries;
         files.kernel_form = Some(KernelForm::OpSummary);
     }
-    Ok(files)
+    if files.kernels.is_empty() {
+        if let Some(db) = &database {
+            files.kernels = vec![db.clone()];
+            files.kernel_form = Some(KernelForm::Database);
+        } else if let Some(trace) = trace {
+            files.kernels = vec![trace];
+            files.kernel_form = Some(KernelForm::TraceView);
+        }
+    }
+    Ok((files, database))
 }
 
 /// One CSV file: its name says what it is, else its header does.
 fn file(path: &Path) -> Result<ProfileFiles, ProfileError> {
     let root = path.to_path_buf();
-    let kind = match kind_of(&dir_name(path)) {
+    let name = dir_name(path);
+    if super::database::is_database(path) {
+        let mut files = ProfileFiles::empty(&root);
+        files.kernels.push(root);
+        files.kernel_form = Some(KernelForm::Database);
+        files.notes.push(match Flavour::of(&name) {
+            Some((flavour, _)) => format!("read as a {}", flavour.label()),
+            None => format!(
+                "{}: not named as a profiler writes its database (ascend_pytorch_profiler*.db, \
+                 ascend_mindspore_profiler*.db, msprof_*.db): read as one",
+                crate::text::sanitize(&name)
+            ),
+        });
+        return Ok(files);
+    }
+    if name.to_ascii_lowercase().ends_with(".json") {
+        let mut files = ProfileFiles::empty(&root);
+        files.kernels.push(root);
+        files.kernel_form = Some(KernelForm::TraceView);
+        return Ok(files);
+    }
+    let kind = match kind_of(&name) {
         Some(kind) => kind,
         None => sniff(path)?,
     };

@@ -103,6 +103,16 @@ pub enum ProfileError {
         /// The ranks found.
         ranks: Vec<RankChoice>,
     },
+    /// A profiler database (or trace) that cannot be read: not a profiler's, locked, damaged,
+    /// or of a schema skope does not know.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the table and column when one is.
+        what: String,
+        /// What to do.
+        hint: &'static str,
+    },
     /// The paths do not make a base and a new profile.
     Pairing {
         /// The path concerned.
@@ -125,6 +135,7 @@ impl ProfileError {
             | ProfileError::TooManyKernels { path, .. }
             | ProfileError::SeveralRanks { path, .. }
             | ProfileError::NoSuchRank { path, .. }
+            | ProfileError::Unreadable { path, .. }
             | ProfileError::Pairing { path, .. } => path,
         }
     }
@@ -153,6 +164,7 @@ impl ProfileError {
                 "real profiles name thousands of kernels, not millions: check this is a \
                  kernel_details.csv or op_summary file, or free memory and try again"
             }
+            ProfileError::Unreadable { hint, .. } => hint,
             ProfileError::Pairing { .. } => {
                 "give BASE and NEW, or one directory holding no_sk_model and sk_model"
             }
@@ -244,6 +256,7 @@ impl fmt::Display for ProfileError {
             ProfileError::NoSuchRank { rank, ranks, .. } => {
                 write!(f, "{path}: no rank {rank}; ranks:{}", ranks_text(ranks))?
             }
+            ProfileError::Unreadable { what, .. } => write!(f, "{path}: {what}")?,
             ProfileError::Pairing { message, .. } => write!(f, "{path}: {message}")?,
         }
         write!(f, "\n  hint: {}", self.hint())

@@ -29,43 +29,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-/// One kernel run, borrowed from the reader's buffer.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct KernelRow<'r> {
-    /// `Step Id`, when the file has one.
-    pub step: Option<&'r str>,
-    /// `Name` / `Op Name`: the graph op's name (in graph mode) or the aclnn chain.
-    pub name: &'r str,
-    /// `Type` / `OP Type` (`N/A` with op_summary's `--task-time=l0`).
-    pub op_type: &'r str,
-    /// `Accelerator Core` / `Task Type`: `AI_CORE`, `MIX_AIC`, `COMMUNICATION`…
-    pub core_type: &'r str,
-    /// `Start Time(us)`, when given.
-    pub start_us: Option<f64>,
-    /// `Duration(us)`, when given (`N/A` leaves it out).
-    pub duration_us: Option<f64>,
-    /// The start, exactly, in ns (from the decimal text).
-    pub start_ns: Option<i64>,
-    /// The duration, exactly, in ns.
-    pub duration_ns: Option<i64>,
-    /// `Device_id`, when given.
-    pub device: Option<&'r str>,
-    /// `Model ID`, when given.
-    pub model: Option<&'r str>,
-    /// `Iteration Id`, when given (a step, when the file has no `Step Id`).
-    pub iteration: Option<&'r str>,
-    /// `Wait Time(us)`, when given.
-    pub wait_us: Option<f64>,
-    /// `Block Num` / `Block Dim`, when given.
-    pub block_num: Option<u32>,
-    /// `Input Shapes` without the writer's inner quotes, when given.
-    pub input_shapes: Option<&'r str>,
-    /// `Stream ID`, when given (`N/A` for communication rows).
-    pub stream: Option<&'r str>,
-    /// `aicore_time(us)` or, without it, `aiv_time(us)`: the time the cores ran, when the
-    /// profile has the PMU metrics.
-    pub core_us: Option<f64>,
-}
+pub use super::row::KernelRow;
 
 /// Where each column is in the current file.
 #[derive(Debug, Clone, Copy)]
@@ -87,11 +51,20 @@ struct Cols {
     aiv: Option<(usize, f64)>,
 }
 
-/// Reads kernel rows from one or several files (op_summary slices), one row at a time.
+/// Where the rows of the current file come from.
+enum Source {
+    Csv(Box<(Table<BufReader<File>>, Cols)>),
+    Database(Box<super::database::DbKernels>),
+    Trace(Box<super::trace_view::TraceKernels>),
+}
+
+/// Reads kernel rows from one or several files (op_summary slices), one row at a time: CSVs,
+/// a profiler database or a trace_view.json, each told by its name and first bytes.
 pub struct KernelReader {
     files: Vec<PathBuf>,
     next_file: usize,
-    current: Option<(Table<BufReader<File>>, Cols)>,
+    current: Option<Source>,
+    notes: Vec<String>,
 }
 
 impl KernelReader {
@@ -101,12 +74,22 @@ impl KernelReader {
             files: files.to_vec(),
             next_file: 0,
             current: None,
+            notes: Vec::new(),
         }
     }
 
     /// The file being read, once reading has started.
     pub fn path(&self) -> Option<&Path> {
-        self.current.as_ref().map(|(t, _)| t.path())
+        self.current.as_ref().map(|s| match s {
+            Source::Csv(csv) => csv.0.path(),
+            Source::Database(db) => db.path(),
+            Source::Trace(t) => t.path(),
+        })
+    }
+
+    /// What the readers of databases and traces had to say about the files read so far.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The next row, or `None` after the last row of the last file.
@@ -117,23 +100,51 @@ impl KernelReader {
                     return Ok(None);
                 };
                 self.next_file += 1;
-                let table = Table::open(path)?;
-                let cols = columns(&table)?;
-                self.current = Some((table, cols));
+                self.current = Some(open_source(path)?);
             }
-            let Some((table, _)) = self.current.as_mut() else {
-                return Ok(None);
+            let ready = match self.current.as_mut() {
+                Some(Source::Csv(csv)) => csv.0.next_row()?,
+                Some(Source::Database(db)) => db.ready()?,
+                Some(Source::Trace(trace)) => trace.ready(),
+                None => return Ok(None),
             };
-            if table.next_row()? {
+            if ready {
                 break;
             }
-            self.current = None;
+            match self.current.take() {
+                Some(Source::Database(db)) => self.notes.extend(db.notes.iter().cloned()),
+                Some(Source::Trace(trace)) => self.notes.extend(trace.notes.iter().cloned()),
+                _ => {}
+            }
         }
-        match &self.current {
-            Some((table, cols)) => row(table, cols).map(Some),
+        match &mut self.current {
+            Some(Source::Csv(csv)) => row(&csv.0, &csv.1).map(Some),
+            Some(Source::Database(db)) => Ok(db.take()),
+            Some(Source::Trace(trace)) => Ok(trace.take()),
             None => Ok(None),
         }
     }
+}
+
+/// The reader of one file: a database by its first bytes, a trace by its `.json` name, else
+/// a CSV.
+fn open_source(path: &Path) -> Result<Source, ProfileError> {
+    if super::database::is_database(path) {
+        return Ok(Source::Database(Box::new(
+            super::database::DbKernels::open(path)?,
+        )));
+    }
+    let json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if json {
+        return Ok(Source::Trace(Box::new(
+            super::trace_view::TraceKernels::open(path)?,
+        )));
+    }
+    let table = Table::open(path)?;
+    let cols = columns(&table)?;
+    Ok(Source::Csv(Box::new((table, cols))))
 }
 
 fn columns<R: Read>(t: &Table<R>) -> Result<Cols, ProfileError> {
@@ -264,6 +275,9 @@ pub struct KernelTable {
     /// Kernel names without an op type (`Type` is `N/A` in Level0 files), whose type is taken
     /// from the name (see [`type_from_name`]).
     pub types_from_names: u64,
+    /// What the readers of databases and traces said (how a file was opened, how its steps
+    /// were found, what it cannot give).
+    pub notes: Vec<String>,
 }
 
 /// The op type a kernel name stands for when the file gives none: the name without its index
@@ -328,6 +342,7 @@ impl KernelTable {
                 });
             }
         }
+        table.notes = reader.notes().to_vec();
         Ok(table)
     }
 

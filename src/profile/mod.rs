@@ -9,6 +9,7 @@
 
 pub mod attribution;
 pub mod columns;
+pub mod database;
 pub mod diff;
 pub mod discover;
 pub mod error;
@@ -20,9 +21,12 @@ pub mod payoff;
 pub mod per_op;
 pub mod planned;
 pub mod ranks;
+pub mod row;
 pub mod runs;
 pub mod spread;
+pub mod step_ranges;
 pub mod steps;
+pub mod trace_view;
 
 pub use attribution::{Attribution, Basis, FusedEvidence, FusedType, Part};
 pub use diff::{Diff, DiffRow, RowStatus, Side, by_type, diff};
@@ -54,6 +58,9 @@ pub struct Profile {
     pub kernels: Option<KernelTable>,
     /// Every kernel run with its exact times, when the profile has a kernel file.
     pub runs: Option<runs::Runs>,
+    /// What finding and reading its files had to say: which of several was read, how a
+    /// database was opened, how steps were found, what a trace cannot give.
+    pub notes: Vec<String>,
 }
 
 impl Profile {
@@ -79,7 +86,8 @@ impl Profile {
                 None => {
                     return Err(ProfileError::NotFound {
                         path: files.root.clone(),
-                        looked_for: "op_statistic*.csv, kernel_details.csv or op_summary*.csv",
+                        looked_for: "op_statistic*.csv, kernel_details.csv, op_summary*.csv, a \
+                                     profiler database or trace_view.json",
                     });
                 }
             }
@@ -113,12 +121,17 @@ impl Profile {
             }
             (stats, false)
         };
+        let mut notes = files.notes.clone();
+        if let Some(k) = &kernels {
+            notes.extend(k.notes.iter().cloned());
+        }
         Ok(Profile {
             files,
             stats,
             stats_from_kernels: from_kernels,
             kernels,
             runs,
+            notes,
         })
     }
 

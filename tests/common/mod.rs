@@ -5,6 +5,7 @@
 
 pub mod acl_dirs;
 pub mod profile_pair;
+pub mod profiler_db;
 
 use skope::fusion::rules::RuleSet;
 use skope::load::{Dump, LoadOptions, load_file};

@@ -5,6 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+// The seeds' generator; the fuzz example has no `common`, so this module loads the file too.
+#[path = "../common/profiler_db.rs"]
+#[allow(dead_code, clippy::duplicate_mod)]
+mod profiler_db;
+
 /// A small, fast, seeded random number generator (xorshift64*): the same seed gives the same
 /// inputs, so a panic found once is found again.
 pub struct Rng(u64);
@@ -296,6 +301,28 @@ fn plan_dump(data: &[u8], name: &str) {
 }
 
 /// A file in `scratch` holding `data`.
+/// Every kernel row of the profile file at `path`, read (errors are fine; panics are not).
+fn read_kernels(path: &Path) {
+    let mut reader = skope::profile::KernelReader::open(&[path.to_path_buf()]);
+    while let Ok(Some(_)) = reader.next_row() {}
+}
+
+/// A profiler database of `shape` with a few steps of kernels, as bytes (small pages, so a
+/// seed is a few KiB).
+fn database_seed(shape: profiler_db::Shape) -> Vec<u8> {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("skope-seed-{}-{n}.db", std::process::id()));
+    let small = profiler_db::Shape {
+        small_pages: true,
+        ..shape
+    };
+    profiler_db::write(&path, &profiler_db::workload(2), small);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let _ = std::fs::remove_file(&path);
+    bytes
+}
+
 fn scratch_file(scratch: &Path, name: &str, data: &[u8]) -> PathBuf {
     let path = scratch.join(name);
     std::fs::write(&path, data).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
@@ -458,6 +485,23 @@ pub fn targets() -> Vec<Target> {
                 let _ = std::fs::write(dir.join("sk_graph_updated.json"), data);
                 read_acl_model(&dir);
             },
+        },
+        Target {
+            name: "profiler-db",
+            seeds: vec![
+                database_seed(profiler_db::Shape::FULL),
+                database_seed(profiler_db::Shape {
+                    block_num: true,
+                    cann_api: false,
+                    ..profiler_db::Shape::LEVEL0
+                }),
+            ],
+            run: |data, scratch| read_kernels(&scratch_file(scratch, "fuzz.db", data)),
+        },
+        Target {
+            name: "trace-view",
+            seeds: vec![profiler_db::trace_view(&profiler_db::workload(2)).into_bytes()],
+            run: |data, scratch| read_kernels(&scratch_file(scratch, "trace_view.json", data)),
         },
         Target {
             name: "kernel-meta-json",

@@ -1,0 +1,40 @@
+//! One kernel run as every reader hands it out (kernel CSVs, profiler databases, traces): the
+//! fields of `kernel_details.csv`, each optional where a source may lack it.
+
+/// One kernel run, borrowed from the reader's buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KernelRow<'r> {
+    /// `Step Id`, when the file has one.
+    pub step: Option<&'r str>,
+    /// `Name` / `Op Name`: the graph op's name (in graph mode) or the aclnn chain.
+    pub name: &'r str,
+    /// `Type` / `OP Type` (`N/A` with op_summary's `--task-time=l0`).
+    pub op_type: &'r str,
+    /// `Accelerator Core` / `Task Type`: `AI_CORE`, `MIX_AIC`, `COMMUNICATION`…
+    pub core_type: &'r str,
+    /// `Start Time(us)`, when given.
+    pub start_us: Option<f64>,
+    /// `Duration(us)`, when given (`N/A` leaves it out).
+    pub duration_us: Option<f64>,
+    /// The start, exactly, in ns (from the decimal text).
+    pub start_ns: Option<i64>,
+    /// The duration, exactly, in ns.
+    pub duration_ns: Option<i64>,
+    /// `Device_id`, when given.
+    pub device: Option<&'r str>,
+    /// `Model ID`, when given.
+    pub model: Option<&'r str>,
+    /// `Iteration Id`, when given (a step, when the file has no `Step Id`).
+    pub iteration: Option<&'r str>,
+    /// `Wait Time(us)`, when given.
+    pub wait_us: Option<f64>,
+    /// `Block Num` / `Block Dim`, when given.
+    pub block_num: Option<u32>,
+    /// `Input Shapes` without the writer's inner quotes, when given.
+    pub input_shapes: Option<&'r str>,
+    /// `Stream ID`, when given (`N/A` for communication rows).
+    pub stream: Option<&'r str>,
+    /// `aicore_time(us)` or, without it, `aiv_time(us)`: the time the cores ran, when the
+    /// profile has the PMU metrics.
+    pub core_us: Option<f64>,
+}
