@@ -204,11 +204,47 @@ fn ranks() {
     );
 }
 
+/// Kernels in the generated database (the profile bench's, same file).
+const DB_KERNELS: usize = 5_000_000;
+
+/// `skope diff DB DB --json` on a ~1.2 GB profiler database of 5 M kernels, both sides read
+/// whole with every run kept; peak memory against the runs kept.
+fn database() {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("skope-bench-db/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("create the database's directory");
+    }
+    common::profiler_db::ensure_large(&path, DB_KERNELS);
+    let file = path.to_string_lossy();
+    let args = ["diff", file.as_ref(), file.as_ref(), "--json"];
+    run_once(&args);
+    let runs: Vec<(Duration, u64)> = (0..3).map(|_| run_once(&args)).collect();
+    let peak = runs.iter().map(|r| r.1).max().unwrap_or(0) as f64;
+    let (best, median) = best_and_median(runs.into_iter().map(|r| r.0).collect());
+    let kept = 2.0 * DB_KERNELS as f64 * skope::profile::kernels::BYTES_PER_RUN as f64;
+    println!(
+        "diff of a {:.0} MB database against itself ({DB_KERNELS} kernels a side): best {:.2} s \
+         ({:.2} M kernels/s)  median {:.2} s  peak {:.0} MB = {:.2}× the {:.0} MB of runs kept   \
+         bar: ≥ 1 M kernels/s, ≤ 1.5×",
+        std::fs::metadata(&path).map_or(0, |m| m.len()) as f64 / 1e6,
+        seconds(best),
+        2.0 * DB_KERNELS as f64 / seconds(best) / 1e6,
+        seconds(median),
+        peak / 1e6,
+        peak / kept,
+        kept / 1e6
+    );
+}
+
 fn main() {
-    // `cargo bench --bench process -- ranks` times the ranks alone; `cargo bench` passes
-    // `--bench`, and other arguments select nothing here.
+    // `cargo bench --bench process -- ranks` times the ranks alone, `-- database` the
+    // profiler database; `cargo bench` passes `--bench`, and other arguments select nothing.
     if std::env::args().any(|a| a == "ranks") {
         return ranks();
+    }
+    if std::env::args().any(|a| a == "database") {
+        return database();
     }
     let paths: Vec<PathBuf> = dumps::ALL
         .iter()

@@ -1,9 +1,15 @@
 //! Reading speed of a 500 MB `kernel_details.csv` (Level1 columns: shapes, dtypes, formats,
-//! a start time with the writer's trailing tab), streamed row by row into per-kernel totals.
+//! a start time with the writer's trailing tab), streamed row by row into per-kernel totals;
+//! and of a ~1.2 GB profiler database of 5 M kernels read whole, every run kept, as a profile
+//! is read for a comparison (`cargo bench --bench profile -- database`).
 //!
-//! The file is generated at run time (never committed) and kept at
-//! `target/tmp/skope-bench-kernel_details.csv`, so peak memory can be measured on the same input
-//! with `/usr/bin/time -v target/release/skope diff FILE FILE --json > /dev/null`.
+//! The files are generated at run time (never committed) and kept under `target/tmp/`
+//! (`skope-bench-kernel_details.csv`, `skope-bench-db/…/ascend_pytorch_profiler_0.db`), so
+//! whole processes can be measured on the same inputs (`cargo bench --bench process --
+//! database`).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use skope::profile::KernelTable;
@@ -96,5 +102,42 @@ fn bench_read(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_read);
+/// Kernels in the generated database.
+const DB_KERNELS: usize = 5_000_000;
+
+/// The generated database (shared with the process bench).
+fn database() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("skope-bench-db/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
+}
+
+fn bench_database(c: &mut Criterion) {
+    let path = database();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("create the database's directory");
+    }
+    common::profiler_db::ensure_large(&path, DB_KERNELS);
+    let files = [path.clone()];
+    let (table, runs) = skope::profile::runs::Runs::read(&files).expect("the database reads");
+    eprintln!(
+        "{}: {:.0} MB, {} kernel rows, {} names, {} steps",
+        path.display(),
+        std::fs::metadata(&path).map_or(0, |m| m.len()) as f64 / 1e6,
+        table.rows,
+        table.len(),
+        runs.steps().len()
+    );
+    assert_eq!(table.rows, DB_KERNELS as u64);
+    drop((table, runs));
+    let mut group = c.benchmark_group("profile");
+    group.throughput(Throughput::Elements(DB_KERNELS as u64));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(60));
+    group.bench_function("database_5M_kernels", |b| {
+        b.iter(|| skope::profile::runs::Runs::read(&files).expect("reads"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_read, bench_database);
 criterion_main!(benches);

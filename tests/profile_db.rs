@@ -470,7 +470,7 @@ fn bad_databases_name_the_file_and_what_is_missing() {
 }
 
 #[test]
-fn a_database_in_wal_mode_reads() {
+fn a_database_in_wal_mode_reads_and_as_immutable_where_its_index_cannot_be_made() {
     let path = db_path(&crate::common::scratch("db-wal"));
     write(
         &path,
@@ -480,8 +480,28 @@ fn a_database_in_wal_mode_reads() {
             ..Shape::FULL
         },
     );
-    let (got, _) = rows(&path);
+    let (got, notes) = rows(&path);
     assert_eq!(got.len(), workload(1).len());
+    assert!(notes.iter().all(|n| !n.contains("immutable")), "{notes:?}");
+    // Where SQLite cannot use the WAL beside the file (a directory skope cannot write; here
+    // the WAL's name is taken by a directory), the file is opened as immutable, and said so.
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        let _ = std::fs::remove_file(&side);
+    }
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::create_dir(&wal).expect("block the WAL");
+    let (got, notes) = rows(&path);
+    assert_eq!(got.len(), workload(1).len());
+    assert!(
+        notes.iter().any(|n| n.contains(
+            "ascend_pytorch_profiler_0.db: a WAL database that \
+             cannot be opened read-only here"
+        ) && n.ends_with("opened as immutable")),
+        "{notes:?}"
+    );
 }
 
 /// The real databases, when `../shared` is here.

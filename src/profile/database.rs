@@ -21,6 +21,31 @@ use std::path::{Path, PathBuf};
 /// Kernel rows read from the database per query.
 const PAGE: i64 = 32_768;
 
+/// A hasher for text ids: one multiplication (ids are integers the database made, not input
+/// chosen to collide).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_i64(&mut self, n: i64) {
+        // The high half folded down, so ids that share their low bits still spread.
+        let x = (n as u64 ^ self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = x ^ (x >> 29);
+    }
+}
+
+type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+
 /// `modelId` / `contextId` when the profiler had none (`DbConstant.DB_INVALID_VALUE`).
 const INVALID: i64 = 4_294_967_295;
 
@@ -165,7 +190,7 @@ fn open(path: &Path, notes: &mut Vec<String>) -> Result<Connection, ProfileError
     ));
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
-    if std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0) {
+    if std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.is_file() && m.len() > 0) {
         notes.push(format!(
             "{}: its -wal file is not empty and may hold rows skope cannot see (open it where \
              the directory is writable, or copy the directory)",
@@ -423,7 +448,7 @@ fn read_core_times(
     conn: &Connection,
     schema: &Schema,
     path: &Path,
-    strings: &HashMap<i64, Box<str>>,
+    strings: &HashMap<i64, Box<str>, IdHash>,
 ) -> Result<Vec<(i64, f64)>, ProfileError> {
     let mut out: Vec<(i64, f64)> = Vec::new();
     if !(schema.has("TASK_PMU_INFO")
@@ -503,7 +528,7 @@ pub struct DbKernels {
     conn: Connection,
     compute_sql: String,
     communication_sql: Option<String>,
-    strings: HashMap<i64, Box<str>>,
+    strings: HashMap<i64, Box<str>, IdHash>,
     steps: StepRanges,
     core_times: Vec<(i64, f64)>,
     page: Vec<Raw>,
@@ -513,7 +538,8 @@ pub struct DbKernels {
     communication_done: bool,
     devices: Vec<i64>,
     unknown_strings: u64,
-    scratch: [String; 7],
+    /// The last device, stream and model seen, with their text.
+    numbers: [(Option<i64>, String); 3],
     /// What the reader had to say: how it opened the file, how steps were found, what it
     /// could not read.
     pub notes: Vec<String>,
@@ -603,7 +629,7 @@ impl DbKernels {
             communication_done: false,
             devices: Vec::new(),
             unknown_strings: 0,
-            scratch: Default::default(),
+            numbers: Default::default(),
             notes,
         })
     }
@@ -739,42 +765,41 @@ impl DbKernels {
         Ok(())
     }
 
-    fn row(&mut self, raw: Raw) -> KernelRow<'_> {
-        let mut unknown = 0;
-        let mut text = |id: Option<i64>, slot: &mut String| -> bool {
-            match id {
-                None => false,
-                Some(id) => {
-                    slot.clear();
-                    match self.strings.get(&id) {
-                        Some(s) => slot.push_str(s),
-                        None => {
-                            unknown += 1;
-                            slot.push_str(&format!("#{id}"));
-                        }
-                    }
-                    true
-                }
+    /// Gives every text id of `raw` a text: an id `STRING_IDS` lacks becomes `#<id>`.
+    fn resolve(&mut self, raw: &Raw) {
+        for id in [raw.name, raw.op_type, raw.core, raw.shapes]
+            .into_iter()
+            .flatten()
+        {
+            if !self.strings.contains_key(&id) {
+                self.unknown_strings += 1;
+                self.strings.insert(id, format!("#{id}").into_boxed_str());
             }
-        };
-        let [name, op_type, core, shapes, device, stream, model] = &mut self.scratch;
-        let has_name = text(raw.name, name);
-        let has_type = text(raw.op_type, op_type);
-        let has_core = text(raw.core, core);
-        let has_shapes = text(raw.shapes, shapes);
-        self.unknown_strings += unknown;
-        if !has_name {
-            name.clear();
-            name.push_str("N/A");
         }
-        let number = |n: Option<i64>, slot: &mut String| -> bool {
-            use std::fmt::Write;
-            slot.clear();
-            n.is_some_and(|n| write!(slot, "{n}").is_ok())
+    }
+
+    fn row(&mut self, raw: Raw) -> KernelRow<'_> {
+        self.resolve(&raw);
+        // Device, stream and model change seldom between rows: formatted only when they do.
+        for (slot, value) in self.numbers.iter_mut().zip([
+            raw.device,
+            raw.stream,
+            raw.model.filter(|m| *m != INVALID),
+        ]) {
+            if slot.0 != value {
+                use std::fmt::Write;
+                slot.1.clear();
+                if let Some(n) = value {
+                    let _ = write!(slot.1, "{n}");
+                }
+                slot.0 = value;
+            }
+        }
+        let text = |id: Option<i64>| id.and_then(|id| self.strings.get(&id)).map(|s| &**s);
+        let number = |i: usize| {
+            let (value, text): &(Option<i64>, String) = &self.numbers[i];
+            value.map(|_| text.as_str())
         };
-        let has_device = number(raw.device, device);
-        let has_stream = number(raw.stream, stream);
-        let has_model = number(raw.model.filter(|m| *m != INVALID), model);
         let duration_ns = match (raw.start, raw.end) {
             (Some(s), Some(e)) if e >= s => Some(e - s),
             _ => None,
@@ -786,26 +811,24 @@ impl DbKernels {
         let micros = |ns: i64| ns as f64 / 1000.0;
         KernelRow {
             step: raw.start.and_then(|s| self.steps.of(s)),
-            name: name.as_str(),
-            op_type: if has_type { op_type.as_str() } else { "N/A" },
+            name: text(raw.name).unwrap_or("N/A"),
+            op_type: text(raw.op_type).unwrap_or("N/A"),
             core_type: if raw.communication {
                 COMMUNICATION_CORE
-            } else if has_core {
-                core.as_str()
             } else {
-                ""
+                text(raw.core).unwrap_or("")
             },
             start_us: raw.start.map(micros),
             duration_us: duration_ns.map(micros),
             start_ns: raw.start,
             duration_ns,
-            device: has_device.then_some(device.as_str()),
-            model: has_model.then_some(model.as_str()),
+            device: number(0),
+            model: number(2),
             iteration: None,
             wait_us: None,
             block_num: raw.block.and_then(|b| u32::try_from(b).ok()),
-            input_shapes: has_shapes.then_some(shapes.as_str()),
-            stream: has_stream.then_some(stream.as_str()),
+            input_shapes: text(raw.shapes),
+            stream: number(1),
             core_us,
         }
     }
@@ -834,13 +857,16 @@ const COMMUNICATION_COLUMNS: [&str; 5] = [
     "COMMUNICATION_OP.deviceId",
 ];
 
-fn read_strings(conn: &Connection, path: &Path) -> Result<HashMap<i64, Box<str>>, ProfileError> {
+fn read_strings(
+    conn: &Connection,
+    path: &Path,
+) -> Result<HashMap<i64, Box<str>, IdHash>, ProfileError> {
     let doing = "cannot read STRING_IDS";
     let mut stmt = conn
         .prepare("SELECT id, value FROM STRING_IDS")
         .map_err(|e| sql(path, doing, e))?;
     let mut rows = stmt.query([]).map_err(|e| sql(path, doing, e))?;
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     while let Some(row) = rows.next().map_err(|e| sql(path, doing, e))? {
         let Some(id) = int(
             path,

@@ -79,15 +79,27 @@ impl Strings {
             return id;
         }
         let id = STRING_BASE + self.ids.len() as i64 * 3;
-        conn.execute("INSERT INTO STRING_IDS VALUES (?1, ?2)", params![id, s])
+        conn.prepare_cached("INSERT INTO STRING_IDS VALUES (?1, ?2)")
+            .and_then(|mut st| st.execute(params![id, s]))
             .expect("insert a string");
         self.ids.insert(s.to_string(), id);
         id
     }
 }
 
+/// Runs `sql` with `params` through the statement cache (a generated database has millions of
+/// rows).
+fn run(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
 /// Writes `kernels` as a profiler database at `path`.
 pub fn write(path: &Path, kernels: &[Kernel], shape: Shape) {
+    write_all(path, kernels.iter().cloned(), shape);
+}
+
+/// Writes the kernels `kernels` yields as a profiler database at `path`, holding none of them.
+pub fn write_all(path: &Path, kernels: impl Iterator<Item = Kernel>, shape: Shape) {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).expect("create the database's directory");
     }
@@ -157,7 +169,7 @@ pub fn write(path: &Path, kernels: &[Kernel], shape: Shape) {
     let hw = strings.id(&tx, "KERNEL_AIVEC");
     let na = strings.id(&tx, "N/A");
     let mut task_id = 0i64;
-    for (i, k) in kernels.iter().enumerate() {
+    for (i, k) in kernels.enumerate() {
         let global = i as i64 * 2 + 1;
         let connection = i as i64 + 100;
         let launch = k.start_ns - 20_000;
@@ -167,7 +179,8 @@ pub fn write(path: &Path, kernels: &[Kernel], shape: Shape) {
             w.1 = w.1.max(launch + 1_000);
         }
         if shape.cann_api {
-            tx.execute(
+            run(
+                &tx,
                 "INSERT INTO CANN_API VALUES (?1, ?2, 10000, 77, ?3, ?4)",
                 params![launch, launch + 500, connection, na],
             )
@@ -176,7 +189,8 @@ pub fn write(path: &Path, kernels: &[Kernel], shape: Shape) {
         if k.core == "HCCL" {
             if shape.communication {
                 let (name, ty) = (strings.id(&tx, &k.name), strings.id(&tx, &k.op_type));
-                tx.execute(
+                run(
+                    &tx,
                     "INSERT INTO COMMUNICATION_OP VALUES (?1,?2,?3,?4,0,?5,0,0,0,0,1,?6)",
                     params![
                         name,
@@ -192,7 +206,8 @@ pub fn write(path: &Path, kernels: &[Kernel], shape: Shape) {
             continue;
         }
         task_id += 1;
-        tx.execute(
+        run(
+            &tx,
             "INSERT INTO TASK VALUES (?1,?2,?3,?4,?5,1,?6,4294967295,?7,?8,4294967295)",
             params![
                 k.start_ns,
@@ -217,19 +232,25 @@ pub fn write(path: &Path, kernels: &[Kernel], shape: Shape) {
         } else {
             "INSERT INTO COMPUTE_TASK_INFO VALUES (?1,?2,?3,0,?4,?5,?6,?6,?7,?6,?6,?6,?6)"
         };
-        tx.execute(sql, params![name, global, k.block, core, ty, na, shapes])
-            .expect("insert compute info");
+        run(
+            &tx,
+            sql,
+            params![name, global, k.block, core, ty, na, shapes],
+        )
+        .expect("insert compute info");
         if shape.pmu
             && let Some(ns) = k.core_ns
         {
-            tx.execute(
+            run(
+                &tx,
                 "INSERT INTO TASK_PMU_INFO VALUES (?1, ?2, ?3), (?1, ?4, 0)",
                 params![global, aic, ns, aiv],
             )
             .expect("insert PMU metrics");
         }
         // A non-kernel task between kernels, as real databases have (events, SDMA).
-        tx.execute(
+        run(
+            &tx,
             "INSERT INTO TASK VALUES (?1,?2,?3,NULL,?4,1,?5,4294967295,?6,?7,4294967295)",
             params![
                 k.start_ns + k.dur_ns,
@@ -247,7 +268,8 @@ pub fn write(path: &Path, kernels: &[Kernel], shape: Shape) {
         let mut list: Vec<(i64, (i64, i64))> = steps.into_iter().collect();
         list.sort();
         for (id, (start, end)) in list {
-            tx.execute(
+            run(
+                &tx,
                 "INSERT INTO STEP_TIME VALUES (?1, ?2, ?3)",
                 params![id, start, end],
             )
@@ -421,4 +443,46 @@ pub fn trace_view(kernels: &[Kernel]) -> String {
         ));
     }
     format!("[\n{}\n]\n", events.join(",\n"))
+}
+
+/// Kernels per step of the large database: a decode graph of a large model.
+const LARGE_STEP: usize = 2000;
+
+/// A torch_npu Level0 database of `kernels` kernels at `path` (2,000 distinct names a step,
+/// steps linked through CANN_API; about 240 bytes a kernel, so 5 M kernels make ~1.2 GB),
+/// written once: a file already there is kept.
+pub fn ensure_large(path: &Path, kernels: usize) {
+    if path.is_file() {
+        return;
+    }
+    let partial = path.with_extension("partial");
+    let types = [
+        ("MatMulV2", "AI_CORE"),
+        ("RmsNorm", "AI_VECTOR_CORE"),
+        ("GroupedMatmul", "MIX_AIC"),
+        ("Add", "AI_VECTOR_CORE"),
+    ];
+    let mut start = 1_736_410_576_404_465_403i64;
+    let all = (0..kernels).map(|i| {
+        let (step, op) = (i / LARGE_STEP, i % LARGE_STEP);
+        let (ty, core) = types[op % types.len()];
+        let dur = 1_000 + ((op * 7919 + step * 104_729) % 40_000) as i64;
+        let k = Kernel {
+            name: format!("layer{}_{ty}_{op}", op / 32),
+            op_type: ty.to_string(),
+            core: core.to_string(),
+            start_ns: start,
+            dur_ns: dur,
+            stream: 2,
+            device: 0,
+            step: Some(step as i64 + 1),
+            block: 24,
+            shapes: "\"8,7168;7168,4096\"".to_string(),
+            core_ns: None,
+        };
+        start += dur + 1_000 + if op + 1 == LARGE_STEP { 50_000 } else { 0 };
+        k
+    });
+    write_all(&partial, all, Shape::LEVEL0);
+    std::fs::rename(&partial, path).expect("move the large database into place");
 }
