@@ -200,6 +200,30 @@ fn a_database_pair_compares_exactly_as_the_csv_pair_of_the_same_kernels() {
     if let Some(at) = differs(&from_db, &from_csv, "") {
         panic!("the database pair differs from the CSV pair at {at}");
     }
+    // Suggestions time kernels from a database as from the CSV: gaps, heads, steps, streams.
+    let timing = |path: PathBuf| {
+        skope::suggest::timing::read(&[path], None).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let from_csv = timing(root.join("no_sk_model/ASCEND_PROFILER_OUTPUT/kernel_details.csv"));
+    let from_db =
+        timing(db_dir.join("no_sk_model/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler.db"));
+    assert!(!from_csv.kernels.is_empty());
+    assert_eq!(
+        (from_db.steps, from_db.by_stream_id, from_db.has_core_time),
+        (
+            from_csv.steps,
+            from_csv.by_stream_id,
+            from_csv.has_core_time
+        )
+    );
+    for (name, k) in &from_csv.kernels {
+        let d = &from_db.kernels[name];
+        assert_eq!(d.runs, k.runs, "{name}");
+        assert!(
+            (d.gap_us - k.gap_us).abs() < 1e-6,
+            "{name}: {d:?} against {k:?}"
+        );
+    }
     // And the database side says how its steps were found.
     let pair = skope::profile::load_pair(&db_dir, None, None).unwrap_or_else(|e| panic!("{e}"));
     assert!(
@@ -318,6 +342,11 @@ fn discovery_reads_csvs_before_a_database_and_a_database_before_a_trace() {
             .iter()
             .any(|n| n.contains("no op types and no accelerator cores"))
     );
+    // MindSpore's database in a *_ascend_ms run.
+    let ms = dir.join("ms/worker_ascend_ms/ASCEND_PROFILER_OUTPUT/ascend_mindspore_profiler_3.db");
+    write(&ms, &workload(1), Shape::FULL);
+    let p = Profile::open(&dir.join("ms"), None).unwrap_or_else(|e| panic!("{e}"));
+    assert!(p.files.kernels[0].ends_with("ascend_mindspore_profiler_3.db"));
     // Two ranks of databases.
     let ranks = dir.join("ranks");
     for r in 0..2 {
