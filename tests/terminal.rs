@@ -382,6 +382,29 @@ fn profiles_given_on_the_command_line_open_in_the_profile_view() {
 }
 
 #[test]
+fn the_timeline_opens_on_the_bundled_profiles_and_zooms_in_a_real_terminal() {
+    let profiles = common::repo("assets/examples/prof_result");
+    let mut s = skope(&["--profiles", profiles.to_str().unwrap()], 120, 40);
+    s.wait_for("the payoffs", LONG, |t| t.contains("[superkernels 13]"));
+    s.send(b"T");
+    s.wait_for("the timeline", LONG, |t| {
+        t.contains("Timeline · base step 3 · new step 3")
+            && t.contains("┊100.00 µs")
+            && t.contains("143.93 µs")
+    });
+    // Zoomed in four times around the first kernel: the ruler's ticks are finer.
+    s.send(b"++++");
+    s.wait_for("the zoomed ruler", LONG, |t| {
+        t.contains("┊10.00 µs") && !t.contains("┊100.00 µs")
+    });
+    s.send(b"\x1b");
+    s.wait_for("the graph", LONG, |t| t.contains("Ops (execution order)"));
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
+
+#[test]
 fn a_regressed_superkernel_is_pruned_from_the_profile_view_and_the_plan_changes() {
     let profiles = common::repo("assets/examples/prof_result");
     let mut s = skope(&["--profiles", profiles.to_str().unwrap()], 120, 40);

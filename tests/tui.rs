@@ -14,6 +14,7 @@ mod tui_reading;
 mod tui_runs;
 mod tui_static;
 mod tui_suggest;
+mod tui_timeline;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

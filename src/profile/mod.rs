@@ -26,6 +26,7 @@ pub mod runs;
 pub mod spread;
 pub mod step_ranges;
 pub mod steps;
+pub mod timeline;
 pub mod trace_view;
 
 pub use attribution::{Attribution, Basis, FusedEvidence, FusedType, Part};

@@ -121,6 +121,16 @@ pub enum Action {
     PickStep,
     /// In the profile view: show another rank of profiles that hold several.
     PickRank,
+    /// Open the timeline of a step of the profiles.
+    Timeline,
+    /// Zoom the timeline in.
+    ZoomIn,
+    /// Zoom the timeline out.
+    ZoomOut,
+    /// Mark only longer gaps in the timeline.
+    GapWider,
+    /// Mark shorter gaps in the timeline.
+    GapNarrower,
     /// Show or hide the help overlay.
     Help,
     /// List the last messages of the bottom line in full.
@@ -634,6 +644,46 @@ pub const TABLE: &[Spec] = &[
         name: "pick_rank",
         keys: &["R"],
         help: "show another rank of the profiles",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::Timeline,
+        name: "timeline",
+        keys: &["T"],
+        help: "timeline of a step of the profiles",
+        group: Group::Profile,
+        view_only: false,
+    },
+    Spec {
+        action: Action::ZoomIn,
+        name: "zoom_in",
+        keys: &["+"],
+        help: "zoom the timeline in",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::ZoomOut,
+        name: "zoom_out",
+        keys: &["-"],
+        help: "zoom the timeline out",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::GapWider,
+        name: "gap_wider",
+        keys: &[">"],
+        help: "mark only gaps twice as long",
+        group: Group::Profile,
+        view_only: true,
+    },
+    Spec {
+        action: Action::GapNarrower,
+        name: "gap_narrower",
+        keys: &["<"],
+        help: "mark gaps half as long",
         group: Group::Profile,
         view_only: true,
     },

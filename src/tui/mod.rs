@@ -52,11 +52,13 @@ mod profile_actions;
 mod run_actions;
 mod static_actions;
 mod suggestion_actions;
+pub mod timeline_view;
 
 /// Every view that can take the body over the graph's panes, in the order the help lists them.
 pub static VIEWS: &[view::ViewSpec<App>] = &[
     run_actions::VIEW,
     profile_actions::VIEW,
+    timeline_view::VIEW,
     suggestion_actions::VIEW,
     static_actions::VIEW,
     flags_view::VIEW,

@@ -267,7 +267,9 @@ impl ProfileView {
             Action::PickRank => return self.rank_picker(),
             Action::Back => return Reply::Close,
             Action::Activate => return self.drill_down(),
-            Action::LoadProfiles | Action::Compile | Action::Runs => return Reply::Pass(action),
+            Action::LoadProfiles | Action::Compile | Action::Runs | Action::Timeline => {
+                return Reply::Pass(action);
+            }
             _ => {}
         }
         Reply::Done
