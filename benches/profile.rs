@@ -139,5 +139,63 @@ fn bench_database(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_read, bench_database);
+/// Kernels in the trace export bench.
+const TRACE_KERNELS: usize = 1_000_000;
+
+/// A kernel_details.csv of `TRACE_KERNELS` runs over two streams and 500 steps, written once.
+fn trace_input() -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-trace-kernels.csv");
+    if path.is_file() {
+        return path;
+    }
+    let file = std::fs::File::create(&path).expect("create the kernel file");
+    let mut out = std::io::BufWriter::new(file);
+    out.write_all(b"Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n")
+        .expect("write");
+    let mut start = 1_736_413_971_558_000_000i64;
+    for i in 0..TRACE_KERNELS {
+        let (step, op) = (i / 2000 + 1, i % 2000);
+        let dur = 1_000 + (op as i64 * 7919) % 30_000;
+        writeln!(
+            out,
+            "{step},{},layer{}_op{op},Add,AI_CORE,\"{}.{:03}\t\",{}.{:03}",
+            op % 2,
+            op / 40,
+            start / 1000,
+            start % 1000,
+            dur / 1000,
+            dur % 1000
+        )
+        .expect("write");
+        start += dur + 500;
+    }
+    out.flush().expect("flush");
+    path
+}
+
+fn bench_trace_export(c: &mut Criterion) {
+    let input = trace_input();
+    let profile = skope::profile::Profile::open(&input, None).expect("the kernel file reads");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-trace.json");
+    let sides = [("profile", &profile)];
+    let written = skope::profile::trace_out::write_file(&out, &sides, None, None, None)
+        .expect("the trace writes");
+    assert_eq!(written.kernels, TRACE_KERNELS as u64);
+    eprintln!(
+        "{}: {:.0} MB",
+        out.display(),
+        std::fs::metadata(&out).map_or(0, |m| m.len()) as f64 / 1e6
+    );
+    let mut group = c.benchmark_group("export");
+    group.throughput(Throughput::Elements(TRACE_KERNELS as u64));
+    group.sample_size(10);
+    group.bench_function("trace_1M_kernels_to_a_file", |b| {
+        b.iter(|| {
+            skope::profile::trace_out::write_file(&out, &sides, None, None, None).expect("writes")
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_read, bench_database, bench_trace_export);
 criterion_main!(benches);

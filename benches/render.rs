@@ -221,11 +221,27 @@ fn bench_code_view(c: &mut Criterion) {
 
 /// Writes kernel_details.csv files for `ws` into `dir`: without SuperKernel every op of the
 /// graph runs as its own kernel; with it, every segment runs as its SuperKernel and the other
-/// ops as before. Returns the two paths.
-fn kernel_files(ws: &Workspace, dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+/// ops as before. With `timed`, one step with start times on the ops' streams. Returns the
+/// two paths.
+fn kernel_files(
+    ws: &Workspace,
+    dir: &std::path::Path,
+    timed: bool,
+) -> (std::path::PathBuf, std::path::PathBuf) {
     use std::fmt::Write as _;
     std::fs::create_dir_all(dir).unwrap();
-    let header = "Name,Type,Accelerator Core,Duration(us),Wait Time(us)\n";
+    let header = if timed {
+        "Step Id,Stream ID,Start Time(us),Name,Type,Accelerator Core,Duration(us),Wait Time(us)\n"
+    } else {
+        "Name,Type,Accelerator Core,Duration(us),Wait Time(us)\n"
+    };
+    let mut clock = [1_736_413_971_558_000.0f64; 2];
+    let mut at = |stream: usize, us: f64| {
+        let c = &mut clock[stream.min(1)];
+        let start = *c;
+        *c += us + 0.5 + if stream == 0 { 0.0 } else { 3.0 };
+        format!("1,{stream},\"{start:.3}\t\",")
+    };
     let graph = ws.graph();
     let planned = skope::profile::PlannedFusion::from_workspace(ws, "bench");
     let fused: std::collections::HashSet<&str> = planned
@@ -234,9 +250,12 @@ fn kernel_files(ws: &Workspace, dir: &std::path::Path) -> (std::path::PathBuf, s
         .flat_map(|s| s.ops.iter().map(|o| o.name.as_str()))
         .collect();
     let (mut base, mut new) = (header.to_string(), header.to_string());
+    let cx = ws.context();
     for (i, op) in graph.ops().iter().enumerate() {
         let us = 1.0 + (i % 17) as f64;
-        let line = format!("{},{},AI_CORE,{us:.3},0.500\n", op.name, op.op_type);
+        let stream = cx.stream_of(skope::graph::OpId(i as u32)) as usize;
+        let when = if timed { at(stream, us) } else { String::new() };
+        let line = format!("{when}{},{},AI_CORE,{us:.3},0.500\n", op.name, op.op_type);
         base.push_str(&line);
         if !fused.contains(op.name.as_str()) {
             new.push_str(&line);
@@ -244,7 +263,12 @@ fn kernel_files(ws: &Workspace, dir: &std::path::Path) -> (std::path::PathBuf, s
     }
     for s in &planned.segments {
         let us = s.ops.len() as f64 * 0.9;
-        let _ = writeln!(new, "{},SuperKernel,MIX_AIC,{us:.3},0.500", s.fused_node);
+        let when = if timed { at(0, us) } else { String::new() };
+        let _ = writeln!(
+            new,
+            "{when}{},SuperKernel,MIX_AIC,{us:.3},0.500",
+            s.fused_node
+        );
     }
     let (b, n) = (dir.join("base.csv"), dir.join("new.csv"));
     std::fs::write(&b, base).unwrap();
@@ -252,12 +276,33 @@ fn kernel_files(ws: &Workspace, dir: &std::path::Path) -> (std::path::PathBuf, s
     (b, n)
 }
 
+/// Gives the app `pair`, compared with `planned`, as if its worker had read `request`.
+fn hand_over(
+    app: &mut App,
+    request: skope::tui::profiles::ProfilesRequest,
+    pair: skope::profile::Pair,
+    planned: &skope::profile::PlannedFusion,
+) {
+    let compared = skope::tui::profiles::Compared::new(&pair, planned);
+    app.profiles_loading = Some(request.clone());
+    app.handle(Msg::ProfilesLoaded {
+        request,
+        result: Ok(Box::new(skope::tui::profiles::LoadedProfiles {
+            pair,
+            compared,
+            plan_version: app.explorer().unwrap().ws.version(),
+            ranks: None,
+            rank: None,
+        })),
+    });
+}
+
 /// The profile view and the op list's time column on the 100k-op graph, with profiles of
 /// every op (and of every segment's SuperKernel).
 fn bench_profiles(c: &mut Criterion) {
     let (mut app, mut terminal) = explorer_on(graph(), "bench.txt");
     let dir = std::env::temp_dir().join("skope-bench-profiles");
-    let (base, new) = kernel_files(&app.explorer().unwrap().ws, &dir);
+    let (base, new) = kernel_files(&app.explorer().unwrap().ws, &dir, false);
     let request = skope::tui::profiles::ProfilesRequest {
         base: base.clone(),
         new: Some(new.clone()),
@@ -285,18 +330,7 @@ fn bench_profiles(c: &mut Criterion) {
         b.iter(|| snapshot().planned())
     });
     group.finish();
-    let compared = skope::tui::profiles::Compared::new(&pair, &planned);
-    app.profiles_loading = Some(request.clone());
-    app.handle(Msg::ProfilesLoaded {
-        request,
-        result: Ok(Box::new(skope::tui::profiles::LoadedProfiles {
-            pair,
-            compared,
-            plan_version: app.explorer().unwrap().ws.version(),
-            ranks: None,
-            rank: None,
-        })),
-    });
+    hand_over(&mut app, request, pair, &planned);
     assert!(
         (app.up == Some("profiles")),
         "the profile view is up: {:?}",
@@ -359,11 +393,76 @@ fn bench_profiles(c: &mut Criterion) {
     );
 }
 
+/// The timeline of one step of 100k kernels (every op of the 100k-op graph, on its stream)
+/// against its SuperKernels: laying it out when it opens, a frame, zooming and panning.
+fn bench_timeline(c: &mut Criterion) {
+    let (mut app, mut terminal) = explorer_on(graph(), "bench.txt");
+    let dir = std::env::temp_dir().join("skope-bench-timeline");
+    let (base, new) = kernel_files(&app.explorer().unwrap().ws, &dir, true);
+    let request = skope::tui::profiles::ProfilesRequest {
+        base: base.clone(),
+        new: Some(new.clone()),
+        rank: None,
+        made_with: None,
+    };
+    let planned =
+        skope::profile::PlannedFusion::from_workspace(&app.explorer().unwrap().ws, "bench");
+    let pair = skope::profile::load_pair(&base, Some(&new), None).unwrap();
+    hand_over(&mut app, request, pair, &planned);
+    let view = app.profile_view().expect("the profiles are read");
+    let (pair, diff) = (view.shared_pair(), view.diff.clone());
+    let steps = diff.steps.as_ref().map(|s| (&s.base, &s.new));
+    c.bench_function("timeline/lay_out_step_of_100k_kernels", |b| {
+        b.iter(|| {
+            skope::profile::timeline::timeline(&pair, steps, None, diff.per_op.as_ref(), None)
+        })
+    });
+    app.handle(Msg::key(KeyCode::Char('T')));
+    assert_eq!(
+        app.up,
+        Some("timeline"),
+        "the timeline is up: {:?}",
+        app.status
+    );
+    let kernels: usize = app
+        .view_states
+        .get::<skope::tui::timeline_view::TimelineView>()
+        .map_or(0, |v| {
+            v.timeline
+                .sides
+                .iter()
+                .flat_map(|s| &s.lanes)
+                .map(|l| l.blocks.len())
+                .sum()
+        });
+    assert!(kernels >= 100_000, "{kernels} kernels laid out");
+    c.bench_function("render/timeline_frame_100k", |b| {
+        b.iter(|| {
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    back_and_forth(
+        c,
+        "render/timeline_zoom_and_frame_100k",
+        (&mut app, &mut terminal),
+        8,
+        [KeyCode::Char('+'), KeyCode::Char('-')],
+    );
+    back_and_forth(
+        c,
+        "render/timeline_pan_and_frame_100k",
+        (&mut app, &mut terminal),
+        20,
+        [KeyCode::PageDown, KeyCode::PageUp],
+    );
+}
+
 criterion_group!(
     benches,
     bench,
     bench_one_scope,
     bench_code_view,
-    bench_profiles
+    bench_profiles,
+    bench_timeline
 );
 criterion_main!(benches);

@@ -18,6 +18,9 @@ pub enum Form {
     Torchair,
     /// C: `aclskScopeBegin/End` around each scope.
     Acl,
+    /// The profiles given with `--profiles` as a Chrome trace (Perfetto, chrome://tracing),
+    /// marked with the plan's segments and breaks.
+    Trace,
 }
 
 /// The scopes of `ws` written as `form`; why not, when the graph's fusion system takes no
@@ -29,13 +32,18 @@ pub fn text(ws: &Workspace, form: Form) -> Result<String, String> {
     if let Some(own) = ws.own_scope_code() {
         return match form {
             Form::Torchair => Ok(own.code),
-            Form::Plan | Form::Acl => Err(format!("{}: {}", ws.source().file, own.only)),
+            Form::Plan | Form::Acl | Form::Trace => {
+                Err(format!("{}: {}", ws.source().file, own.only))
+            }
         };
     }
     Ok(match form {
         Form::Plan => crate::planfile::PlanFile::of(ws).to_json(),
         Form::Torchair => torchair(ws),
         Form::Acl => acl(ws),
+        Form::Trace => {
+            return Err("--format trace writes profiles: it is not a text of the plan".into());
+        }
     })
 }
 

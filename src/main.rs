@@ -153,7 +153,8 @@ enum Command {
         scope: Option<String>,
     },
     /// Write the scopes as code for the model: a plan file, TorchAir `super_kernel` blocks, or
-    /// the `aclskScopeBegin/End` C form.
+    /// the `aclskScopeBegin/End` C form; or, with `--format trace --profiles …`, the profiles as
+    /// a Chrome trace marked with the plan (open it in ui.perfetto.dev or chrome://tracing).
     Export {
         /// The dump file.
         file: PathBuf,
@@ -163,6 +164,12 @@ enum Command {
         /// Write to this file instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// With --format trace and several ranks, the one to write.
+        #[arg(long, value_name = "N", requires = "format")]
+        rank: Option<u32>,
+        /// With --format trace, only this step (its Step Id).
+        #[arg(long, value_name = "ID", requires = "format")]
+        step: Option<String>,
     },
     /// Write the entry code the SuperKernel compiler generates for each segment: one `.cpp`
     /// per segment and a `.json` beside it (compile flags, kernel type, block dim, the line ↔
@@ -376,6 +383,13 @@ impl Cli {
                 ("info/report on an aclgraph model directory", Vec::new())
             }
             Some(Command::Info { .. }) => ("info", vec!["--max-size"]),
+            Some(Command::Export {
+                format: Form::Trace,
+                ..
+            }) => (
+                "export --format trace",
+                [PLANNING.as_slice(), &["--profiles"]].concat(),
+            ),
             Some(Command::Report { .. } | Command::Export { .. }) => {
                 ("report/export", PLANNING.to_vec())
             }
@@ -473,9 +487,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Export {
             file,
+            format: Form::Trace,
+            output,
+            rank,
+            step,
+        } => {
+            let asked = commands::trace::TraceRequest {
+                profiles: &cli.profiles,
+                rank,
+                step: step.as_deref(),
+                output: output.as_deref(),
+            };
+            commands::trace::run(
+                &request,
+                &file,
+                &asked,
+                &mut say,
+                &mut std::io::stdout().lock(),
+            )?;
+            true
+        }
+        Command::Export {
+            file,
             format,
             output,
+            rank,
+            step,
         } => {
+            if rank.is_some() || step.is_some() {
+                anyhow::bail!("--rank and --step go with --format trace");
+            }
             let ws = commands::open(&request, &file, &mut say)?;
             let text = skope::export::text(&ws, format).map_err(anyhow::Error::msg)?;
             match output {

@@ -72,6 +72,11 @@ impl DumpFiles {
         self.with("runs")
     }
 
+    /// The profiles written as a trace from the explorer: `<dump>.trace.json`.
+    pub fn trace(&self) -> PathBuf {
+        self.with("trace.json")
+    }
+
     /// The entry sources' directory: `<dump>.codegen`.
     pub fn codegen(&self) -> PathBuf {
         self.with("codegen")

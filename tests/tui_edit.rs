@@ -24,13 +24,6 @@ fn shift(app: &mut App, code: KeyCode) {
     app.handle(Msg::Key(KeyEvent::new(code, KeyModifiers::SHIFT)));
 }
 
-fn status(app: &App) -> String {
-    app.status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default()
-}
-
 fn scope_status(app: &App, name: &str) -> Option<ScopeStatus> {
     let ex = app.explorer().unwrap();
     ex.ws

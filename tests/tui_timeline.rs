@@ -10,17 +10,22 @@ use std::sync::mpsc::Receiver;
 
 const BUNDLED: &str = "assets/examples/prof_result";
 
-/// The bundled profiles read (as `p` reads them) and the timeline opened on them.
-fn timeline(w: u16, h: u16) -> (App, Receiver<Msg>) {
-    let (mut app, rx) = app_with_events(w, h);
-    press(&mut app, KeyCode::Char('p'));
+/// Reads the bundled profiles as `p` reads them.
+fn read_bundled(app: &mut App, rx: &Receiver<Msg>) {
+    press(app, KeyCode::Char('p'));
     app.handle(Msg::Key(KeyEvent::new(
         KeyCode::Char('u'),
         KeyModifiers::CONTROL,
     )));
-    keys(&mut app, BUNDLED);
-    press(&mut app, KeyCode::Enter);
-    pump(&mut app, &rx, |app| app.profiles_loading.is_none());
+    keys(app, BUNDLED);
+    press(app, KeyCode::Enter);
+    pump(app, rx, |app| app.profiles_loading.is_none());
+}
+
+/// The bundled profiles read and the timeline opened on them.
+fn timeline(w: u16, h: u16) -> (App, Receiver<Msg>) {
+    let (mut app, rx) = app_with_events(w, h);
+    read_bundled(&mut app, &rx);
     press(&mut app, KeyCode::Char('T'));
     assert_eq!(app.up, Some("timeline"), "{:?}", app.status);
     (app, rx)
@@ -119,20 +124,9 @@ fn without_profiles_the_timeline_says_what_it_needs_and_t_comes_from_the_profile
     let (mut app, rx) = app_with_events(120, 40);
     press(&mut app, KeyCode::Char('T'));
     assert_eq!(app.up, None);
-    let status = app
-        .status
-        .as_ref()
-        .map(|s| s.text.clone())
-        .unwrap_or_default();
+    let status = status(&app);
     assert!(status.contains("read them first with p"), "{status}");
-    press(&mut app, KeyCode::Char('p'));
-    app.handle(Msg::Key(KeyEvent::new(
-        KeyCode::Char('u'),
-        KeyModifiers::CONTROL,
-    )));
-    keys(&mut app, BUNDLED);
-    press(&mut app, KeyCode::Enter);
-    pump(&mut app, &rx, |app| app.profiles_loading.is_none());
+    read_bundled(&mut app, &rx);
     assert_eq!(app.up, Some("profiles"));
     press(&mut app, KeyCode::Char('T'));
     assert_eq!(app.up, Some("timeline"));

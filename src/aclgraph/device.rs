@@ -184,10 +184,39 @@ impl Timing {
     }
 }
 
+/// One record of one core in `sk_prof_device_<dev>.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The SuperKernel's scope id (`skId`).
+    pub sk_id: u64,
+    /// The sub-op's position in the SuperKernel's task list; `None` for the whole SuperKernel
+    /// (the device writes UINT32_MAX there).
+    pub position: Option<u64>,
+    /// The sub-op's (or SuperKernel's) name, without its `[block/blocks]` prefix.
+    pub name: String,
+    /// True on a Cube core (`pid` `AIC`), false on a Vector core (`AIV`).
+    pub cube: bool,
+    /// Its start, ns of the device clock.
+    pub start: i64,
+    /// Its end.
+    pub end: i64,
+}
+
+impl Record {
+    /// Its duration, µs.
+    pub fn dur_us(&self) -> f64 {
+        (self.end - self.start) as f64 / 1000.0
+    }
+}
+
 #[derive(Deserialize)]
 struct RawRecord {
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    pid: Option<serde_json::Value>,
+    #[serde(default)]
+    ts: Option<f64>,
     #[serde(default)]
     dur: Option<f64>,
     #[serde(default)]
@@ -203,29 +232,49 @@ struct RawArgs {
     node_id: Option<u64>,
 }
 
-/// Reads `sk_prof_device_<dev>.json` (or the older `sk_event_dev_device_<dev>.json`): a
-/// Chrome-trace array whose last element is `{}`; records are summed per SuperKernel and
-/// position.
+/// Every timed record of `sk_prof_device_<dev>.json` (or the older
+/// `sk_event_dev_device_<dev>.json`): a Chrome-trace array whose last element is `{}`.
+/// Records without a SuperKernel, a time or a positive duration are left out, as the device
+/// leaves them out.
+pub fn records(bytes: &[u8]) -> Result<Vec<Record>, JsonError> {
+    let raws: Vec<RawRecord> = serde_json::from_slice(without_bom(bytes))?;
+    let ns = |us: f64| (us * 1000.0).round();
+    Ok(raws
+        .into_iter()
+        .filter_map(|r| {
+            let args = r.args?;
+            let (ts, dur) = (ns(r.ts?), ns(r.dur?));
+            if !(ts.is_finite() && dur.is_finite() && dur > 0.0 && ts.abs() < 9e18) {
+                return None;
+            }
+            let name = r.name.unwrap_or_default();
+            let name = match name.find(']') {
+                Some(end) if name.starts_with('[') => name[end + 1..].trim().to_string(),
+                _ => name,
+            };
+            Some(Record {
+                sk_id: args.sk_id?,
+                position: args.node_id.filter(|&n| n != u64::from(u32::MAX)),
+                name,
+                cube: r.pid.as_ref().and_then(|p| p.as_str()) == Some("AIC"),
+                start: ts as i64,
+                end: (ts + dur) as i64,
+            })
+        })
+        .collect())
+}
+
+/// The records of `bytes` summed per SuperKernel and position.
 pub fn timings(bytes: &[u8]) -> Result<Vec<Timing>, JsonError> {
-    let records: Vec<RawRecord> = serde_json::from_slice(without_bom(bytes))?;
     let mut out: Vec<Timing> = Vec::new();
     let mut index: std::collections::HashMap<(u64, Option<u64>), usize> = Default::default();
-    for record in records {
-        let (Some(args), Some(dur), Some(name)) = (record.args, record.dur, record.name) else {
-            continue;
-        };
-        let Some(sk_id) = args.sk_id else { continue };
-        // The device writes UINT32_MAX as the position of a whole-SuperKernel record.
-        let position = args.node_id.filter(|&n| n != u64::from(u32::MAX));
-        let name = match name.find(']') {
-            Some(end) if name.starts_with('[') => name[end + 1..].trim().to_string(),
-            _ => name,
-        };
-        let slot = *index.entry((sk_id, position)).or_insert_with(|| {
+    for r in records(bytes)? {
+        let dur = r.dur_us();
+        let slot = *index.entry((r.sk_id, r.position)).or_insert_with(|| {
             out.push(Timing {
-                sk_id,
-                position,
-                name,
+                sk_id: r.sk_id,
+                position: r.position,
+                name: r.name,
                 ..Timing::default()
             });
             out.len() - 1

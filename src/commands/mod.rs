@@ -8,6 +8,7 @@ pub mod info;
 pub mod options;
 pub mod report;
 pub mod suggest;
+pub mod trace;
 
 use crate::open::{Opened, Request};
 use crate::text::{JsonSafeWriter, TextWriter, sanitize};

@@ -27,6 +27,7 @@ pub mod spread;
 pub mod step_ranges;
 pub mod steps;
 pub mod timeline;
+pub mod trace_out;
 pub mod trace_view;
 
 pub use attribution::{Attribution, Basis, FusedEvidence, FusedType, Part};

@@ -152,3 +152,37 @@ impl PlannedFusion {
         }
     }
 }
+
+/// The stream each kernel ran on, from the graph, for profiles that do not say: an op's
+/// kernel on its op's stream, a SuperKernel on its first sub-op's.
+#[derive(Debug, Clone, Default)]
+pub struct KernelStreams {
+    by_name: std::collections::HashMap<String, String>,
+}
+
+impl KernelStreams {
+    /// The streams of `ws`'s ops.
+    pub fn of(ws: &Workspace) -> KernelStreams {
+        let cx = ws.context();
+        let by_name = cx
+            .graph()
+            .ops()
+            .iter()
+            .enumerate()
+            .map(|(i, op)| {
+                let stream = cx.stream_of(crate::graph::OpId(i as u32));
+                (op.name.clone(), stream.to_string())
+            })
+            .collect();
+        KernelStreams { by_name }
+    }
+
+    /// The stream of the kernel `name`, when the graph knows it.
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.by_name.get(name).cloned().or_else(|| {
+            let fused = super::fused_name::FusedName::parse(name)?;
+            let (first, _) = fused.first_and_last(|op| self.by_name.contains_key(op))?;
+            self.by_name.get(first).cloned()
+        })
+    }
+}

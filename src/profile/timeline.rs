@@ -98,7 +98,8 @@ pub struct Gap {
 }
 
 impl Lane {
-    fn new(stream: String, mut blocks: Vec<Block>) -> Lane {
+    /// The lane of stream `stream` holding `blocks` (in any order).
+    pub fn new(stream: String, mut blocks: Vec<Block>) -> Lane {
         blocks.sort_by_key(|b| (b.start, b.end));
         let mut latest = i64::MIN;
         let reach = blocks
@@ -328,6 +329,8 @@ fn side(
         _ => None,
     };
     let mut by_stream: HashMap<String, Vec<Block>> = HashMap::new();
+    // Per kernel name, once: what it is to the plan and the stream it goes on.
+    let mut per_name: Vec<Option<(Mark, String)>> = vec![None; runs.names()];
     let mut origin = i64::MAX;
     for r in runs.all() {
         if label.is_some_and(|l| r.step != l) {
@@ -335,18 +338,32 @@ fn side(
         }
         origin = origin.min(r.start_ns);
         let info = runs.name(r.name);
+        let (block_mark, stream) = per_name[r.name as usize]
+            .get_or_insert_with(|| {
+                let stream = if r.stream == NO_LABEL {
+                    stream_of
+                        .and_then(|f| f(&info.name))
+                        .unwrap_or_else(|| "?".to_string())
+                } else {
+                    String::new()
+                };
+                (mark(&info.name, &info.op_type), stream)
+            })
+            .clone();
         let stream = if r.stream == NO_LABEL {
-            stream_of
-                .and_then(|f| f(&info.name))
-                .unwrap_or_else(|| "?".to_string())
+            stream
         } else {
             runs.label(r.stream).to_string()
         };
-        by_stream.entry(stream).or_default().push(Block {
+        let lane = match by_stream.get_mut(&stream) {
+            Some(lane) => lane,
+            None => by_stream.entry(stream).or_default(),
+        };
+        lane.push(Block {
             start: r.start_ns,
             end: r.end_ns(),
             name: Arc::clone(&info.name),
-            mark: mark(&info.name, &info.op_type),
+            mark: block_mark,
         });
     }
     if by_stream.is_empty() {
@@ -390,37 +407,39 @@ fn spans(sides: &[Side], per_op: Option<&PerOp>) -> Vec<Span> {
     };
     let mut out = Vec::new();
     for (side_index, side) in sides.iter().enumerate() {
-        let blocks: Vec<&Block> = side.lanes.iter().flat_map(|l| &l.blocks).collect();
-        for (i, seg) in per_op.segments.iter().enumerate() {
-            let segment = i as u32;
-            let mut mine: Vec<&&Block> = blocks
-                .iter()
-                .filter(|b| match b.mark {
-                    Mark::Segment(s) => s == segment,
-                    Mark::SuperKernel(Some(s)) => s == segment,
-                    _ => false,
-                })
-                .collect();
-            mine.sort_by_key(|b| b.start);
-            let first = seg.ops.first().map(|o| o.name.as_str());
-            let mut current: Option<Span> = None;
-            for b in mine {
-                let opens = matches!(b.mark, Mark::SuperKernel(_)) || Some(&*b.name) == first;
-                match &mut current {
-                    Some(span) if !opens => span.end = span.end.max(b.end),
-                    _ => {
-                        out.extend(current.take());
-                        current = Some(Span {
-                            segment,
-                            side: side_index,
-                            start: b.start,
-                            end: b.end,
-                        });
-                    }
+        // Every block of a segment, by segment then start.
+        let mut mine: Vec<(u32, &Block)> = side
+            .lanes
+            .iter()
+            .flat_map(|l| &l.blocks)
+            .filter_map(|b| match b.mark {
+                Mark::Segment(s) | Mark::SuperKernel(Some(s)) => Some((s, b)),
+                _ => None,
+            })
+            .collect();
+        mine.sort_by_key(|(s, b)| (*s, b.start));
+        let mut current: Option<Span> = None;
+        for (segment, b) in mine {
+            let first = per_op
+                .segments
+                .get(segment as usize)
+                .and_then(|s| s.ops.first())
+                .map(|o| o.name.as_str());
+            let opens = matches!(b.mark, Mark::SuperKernel(_)) || Some(&*b.name) == first;
+            match &mut current {
+                Some(span) if span.segment == segment && !opens => span.end = span.end.max(b.end),
+                _ => {
+                    out.extend(current.take());
+                    current = Some(Span {
+                        segment,
+                        side: side_index,
+                        start: b.start,
+                        end: b.end,
+                    });
                 }
             }
-            out.extend(current);
         }
+        out.extend(current);
     }
     out.sort_by_key(|s| (s.side, s.start));
     out

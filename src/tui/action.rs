@@ -131,6 +131,8 @@ pub enum Action {
     GapWider,
     /// Mark shorter gaps in the timeline.
     GapNarrower,
+    /// Open the inside of the selected SuperKernel (its sk_prof records).
+    Inside,
     /// Show or hide the help overlay.
     Help,
     /// List the last messages of the bottom line in full.
@@ -686,6 +688,14 @@ pub const TABLE: &[Spec] = &[
         help: "mark gaps half as long",
         group: Group::Profile,
         view_only: true,
+    },
+    Spec {
+        action: Action::Inside,
+        name: "inside",
+        keys: &["I"],
+        help: "inside the SuperKernel (sk_prof)",
+        group: Group::Profile,
+        view_only: false,
     },
     Spec {
         action: Action::Help,

@@ -48,6 +48,7 @@ pub mod views;
 // line in `VIEWS`, its actions in `action` and its tests (docs/ARCHITECTURE.md, "How to add a
 // view").
 pub mod flags_view;
+pub mod inside_view;
 mod profile_actions;
 mod run_actions;
 mod static_actions;
@@ -59,6 +60,7 @@ pub static VIEWS: &[view::ViewSpec<App>] = &[
     run_actions::VIEW,
     profile_actions::VIEW,
     timeline_view::VIEW,
+    inside_view::VIEW,
     suggestion_actions::VIEW,
     static_actions::VIEW,
     flags_view::VIEW,

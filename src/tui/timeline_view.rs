@@ -41,7 +41,15 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
         (Action::GapWider, "mark only gaps twice as long"),
         (Action::GapNarrower, "mark gaps half as long"),
         (Action::PickStep, "the next step"),
+        (
+            Action::WriteCode,
+            "write both profiles as a trace for Perfetto beside the dump",
+        ),
         (Action::Activate, "go to the kernel's op in the graph"),
+        (
+            Action::Inside,
+            "the inside of the selected SuperKernel (aclgraph)",
+        ),
         (Action::Timeline, "back to the graph"),
         (Action::Back, "back to the graph"),
     ],
@@ -224,29 +232,11 @@ fn lay_out(app: &mut App, step: Option<&str>) -> bool {
     let pair = profiles.shared_pair();
     let steps = profiles.diff.steps.as_ref().map(|s| (&s.base, &s.new));
     // A profile without streams: each kernel on its op's stream in the graph.
-    let streams: std::collections::HashMap<&str, String> = match &app.screen {
-        Screen::Explorer(ex) => {
-            let graph = ex.ws.graph();
-            graph
-                .ops()
-                .iter()
-                .enumerate()
-                .map(|(i, op)| {
-                    let id = crate::graph::OpId(i as u32);
-                    (op.name.as_str(), ex.ws.context().stream_of(id).to_string())
-                })
-                .collect()
-        }
+    let streams = match &app.screen {
+        Screen::Explorer(ex) => crate::profile::planned::KernelStreams::of(&ex.ws),
         _ => Default::default(),
     };
-    // A SuperKernel on the stream of its first op.
-    let stream_of = |name: &str| {
-        streams.get(name).cloned().or_else(|| {
-            let fused = crate::profile::fused_name::FusedName::parse(name)?;
-            let (first, _) = fused.first_and_last(|op| streams.contains_key(op))?;
-            streams.get(first).cloned()
-        })
-    };
+    let stream_of = |name: &str| streams.get(name);
     let made = timeline::timeline(
         &pair,
         steps,
@@ -317,6 +307,9 @@ fn handle(app: &mut App, action: Action) {
     let cols = lane_cols(app);
     if action == Action::PickStep {
         return next_step(app);
+    }
+    if action == Action::WriteCode {
+        return write_trace(app);
     }
     let Some(view) = app.view_states.get_mut::<TimelineView>() else {
         app.up = None;
@@ -402,11 +395,40 @@ fn handle(app: &mut App, action: Action) {
                 None => Reply::Done,
             };
         }
-        Action::LoadProfiles | Action::Profiles => reply = Reply::Pass(action),
+        Action::LoadProfiles | Action::Profiles | Action::Inside => reply = Reply::Pass(action),
         _ => {}
     }
     view.follow(cols);
     app.carry_out(reply);
+}
+
+/// Writes both profiles, every step, as a trace marked with the current plan, beside the dump.
+fn write_trace(app: &mut App) {
+    let (Some(profiles), Screen::Explorer(ex)) = (app.profile_view(), &app.screen) else {
+        return;
+    };
+    let pair = profiles.shared_pair();
+    let ws = &ex.ws;
+    let plan = crate::profile::PlannedFusion::from_workspace(ws, &ws.source().file);
+    let streams = crate::profile::planned::KernelStreams::of(ws);
+    let stream_of = |name: &str| streams.get(name);
+    let path = crate::paths::DumpFiles::of(&ws.source().file).trace();
+    let sides = [("base", &pair.base), ("new", &pair.new)];
+    let written =
+        crate::profile::trace_out::write_file(&path, &sides, Some(&plan), None, Some(&stream_of))
+            .map_err(|e| e.to_string());
+    match written {
+        Ok(w) => app.info(format!(
+            "wrote {} kernels as a trace to {}: open it in ui.perfetto.dev or chrome://tracing",
+            w.kernels,
+            sanitize(&path.display().to_string())
+        )),
+        Err(e) => app.problem(format!(
+            "cannot write {}: {}",
+            sanitize(&path.display().to_string()),
+            sanitize(&e)
+        )),
+    }
 }
 
 /// Shows the next step of the base profile.
@@ -689,9 +711,9 @@ fn draw_spans(
     y + 1
 }
 
-/// Draws one lane on row `y` from column `x0`.
+/// Draws one lane on row `y` from column `x0`, gaps of `min_gap` ns or more marked.
 #[allow(clippy::too_many_arguments)]
-fn draw_lane(
+pub(super) fn draw_lane(
     buf: &mut Buffer,
     lane: &Lane,
     w: &Window,

@@ -130,6 +130,14 @@ pub fn find(app: &mut App, name: &str) {
     assert_eq!(selected_name(app), name);
 }
 
+/// The status line's text (empty without one).
+pub fn status(app: &App) -> String {
+    app.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
 /// The name of the op selected in the list.
 pub fn selected_name(app: &App) -> String {
     let ex = app.explorer().unwrap();

@@ -1,0 +1,103 @@
+//! `skope export --format trace`: the profiles' kernels as a Chrome trace (Perfetto,
+//! chrome://tracing), marked with the plan of the dump they were taken from.
+
+use crate::open::Request;
+use crate::profile::planned::KernelStreams;
+use crate::profile::{self, PlannedFusion, Profile, ProfileError};
+use anyhow::{Context as _, Result};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// What the trace is made of besides the dump.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceRequest<'a> {
+    /// `--profiles`: a pair's directory, one profile, or BASE then NEW.
+    pub profiles: &'a [PathBuf],
+    /// With several ranks, the one to write.
+    pub rank: Option<u32>,
+    /// Only this step.
+    pub step: Option<&'a str>,
+    /// Where to write it (standard output without).
+    pub output: Option<&'a Path>,
+}
+
+/// Writes the trace of `asked.profiles` marked with the plan of `file`; `say` hears what was
+/// written and how to open it.
+pub fn run(
+    request: &Request,
+    file: &Path,
+    asked: &TraceRequest<'_>,
+    say: &mut dyn FnMut(&str),
+    stdout: &mut impl Write,
+) -> Result<()> {
+    let ws = super::open(request, file, say)?;
+    let plan = PlannedFusion::from_workspace(&ws, &file.display().to_string());
+    let streams = KernelStreams::of(&ws);
+    let stream_of = |name: &str| streams.get(name);
+    let loaded = load(asked.profiles, asked.rank)?;
+    let sides: Vec<(&str, &Profile)> = loaded.iter().map(|(n, p)| (*n, p)).collect();
+    let written = match asked.output {
+        Some(path) => {
+            profile::trace_out::write_file(path, &sides, Some(&plan), asked.step, Some(&stream_of))
+                .with_context(|| format!("cannot write {}", path.display()))?
+        }
+        None => {
+            let mut out = BufWriter::with_capacity(1 << 20, stdout);
+            let written = profile::trace_out::write(
+                &mut out,
+                &sides,
+                Some(&plan),
+                asked.step,
+                Some(&stream_of),
+            )
+            .context("cannot write the trace")?;
+            out.flush().context("cannot write the trace")?;
+            written
+        }
+    };
+    if written.kernels == 0 {
+        anyhow::bail!(
+            "no kernel runs to write: the profiles have no kernel file{}",
+            asked
+                .step
+                .map_or(String::new(), |s| format!(" or no step {s}"))
+        );
+    }
+    say(&format!(
+        "wrote {} kernel(s), {} segment span(s) and {} break instant(s){}: open it in \
+         https://ui.perfetto.dev (Open trace file) or chrome://tracing (Load)",
+        written.kernels,
+        written.spans,
+        written.breaks,
+        asked
+            .output
+            .map_or(String::new(), |p| format!(" to {}", p.display()))
+    ));
+    Ok(())
+}
+
+/// The profiles `paths` name: a pair (`base`, `new`) or one profile (`profile`).
+fn load(paths: &[PathBuf], rank: Option<u32>) -> Result<Vec<(&'static str, Profile)>> {
+    let what = |e: ProfileError| anyhow::Error::new(e).context("cannot read the profiles");
+    match paths {
+        [] => anyhow::bail!(
+            "--format trace writes profiles: give --profiles (a directory holding no_sk_model \
+             and sk_model, one profile, or BASE then NEW)"
+        ),
+        [one]
+            if matches!(
+                profile::discover(one).map_err(what)?,
+                profile::Found::Pair { .. }
+            ) =>
+        {
+            let pair = profile::load_pair(one, None, rank).map_err(what)?;
+            Ok(vec![("base", pair.base), ("new", pair.new)])
+        }
+        [one] => Ok(vec![("profile", Profile::open(one, rank).map_err(what)?)]),
+        [base, new] => {
+            let pair = profile::load_pair(base, Some(new), rank).map_err(what)?;
+            Ok(vec![("base", pair.base), ("new", pair.new)])
+        }
+        _ => anyhow::bail!("--profiles takes one or two paths"),
+    }
+}
