@@ -248,6 +248,13 @@ fn aclgraph(out: &Path) -> Result<()> {
         "aclgraph",
         "What the aclgraph pass did, in the explorer",
     )?;
+    press(&mut app, "/name:RmsNorm_5cce7ee1#4\rI");
+    write(
+        &app,
+        out,
+        "inside",
+        "Inside a SuperKernel: its sub-ops on Cube and Vector, on the device clock",
+    )?;
     let root = Path::new("target/screenshots");
     let _ = std::fs::remove_dir_all(root);
     let whole = acl_dirs::whole_model(root);
@@ -334,6 +341,15 @@ fn compare(out: &Path) -> Result<()> {
     )?;
     press(&mut app, "\x1b/name:layer0_attention\r");
     write(&app, out, "op_times", "The op list with each op's time")?;
+    // The timeline of the median step, zoomed in on the first layer's attention.
+    press(&mut app, "T++");
+    write(
+        &app,
+        out,
+        "timeline",
+        "A step of both profiles in time: segments, breaks, gaps, and the time saved",
+    )?;
+    press(&mut app, "\x1b");
     // K guesses the bundled static kernel outputs beside the dump; enter reads them.
     press(&mut app, "K\r");
     wait(&mut app, &rx, "the static kernel outputs", |app| {

@@ -625,6 +625,17 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
             y += 1;
         }
     }
+    // What the marks mean, above the selected kernel's line.
+    if bottom > y {
+        put(
+            buf,
+            inner.x,
+            bottom - 1,
+            inner.width,
+            "█ kernel  ▏…▉ part of a column  ▒ several  ✗ break op  ├ segment ┤  µs: a gap",
+            theme.get(Role::Dim),
+        );
+    }
     // The selected kernel, in words.
     if let Some(b) = view.selected() {
         let what = match b.mark {
