@@ -178,8 +178,11 @@ fn bench_trace_export(c: &mut Criterion) {
     let profile = skope::profile::Profile::open(&input, None).expect("the kernel file reads");
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-trace.json");
     let sides = [("profile", &profile)];
-    let written = skope::profile::trace_out::write_file(&out, &sides, None, None, None)
-        .expect("the trace writes");
+    let input = skope::profile::trace_out::TraceInput {
+        sides: &sides,
+        ..Default::default()
+    };
+    let written = skope::profile::trace_out::write_file(&out, &input).expect("the trace writes");
     assert_eq!(written.kernels, TRACE_KERNELS as u64);
     eprintln!(
         "{}: {:.0} MB",
@@ -190,9 +193,7 @@ fn bench_trace_export(c: &mut Criterion) {
     group.throughput(Throughput::Elements(TRACE_KERNELS as u64));
     group.sample_size(10);
     group.bench_function("trace_1M_kernels_to_a_file", |b| {
-        b.iter(|| {
-            skope::profile::trace_out::write_file(&out, &sides, None, None, None).expect("writes")
-        })
+        b.iter(|| skope::profile::trace_out::write_file(&out, &input).expect("writes"))
     });
     group.finish();
 }

@@ -212,3 +212,62 @@ fn the_trace_needs_profiles_and_leaves_nothing_half_written() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
     assert!(!dir.join("no").exists());
 }
+
+#[test]
+fn an_aclgraph_models_superkernels_are_a_process_on_the_device_clock() {
+    let dir = crate::common::scratch("cli-trace-acl");
+    let csv = dir.join("kernel_details.csv");
+    std::fs::write(
+        &csv,
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Stream ID\n\
+         1,sk_14_attn_0_start_RmsNorm_5cce7ee1_end_ApplyRotaryPosEmb_9ef39792,SuperKernel,MIX_AIC,\"100.000\t\",14.0,2\n",
+    )
+    .expect("write");
+    let out = skope(&[
+        "export",
+        &repo("assets/examples/aclgraph").to_string_lossy(),
+        "--format",
+        "trace",
+        "--profiles",
+        &csv.to_string_lossy(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("device clock: not lined up"));
+    let t: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let events = check(&t);
+    let process = events
+        .iter()
+        .find(|e| e["name"] == "process_name" && e["pid"] == 2)
+        .expect("the device clock's process");
+    assert_eq!(
+        process["args"]["name"],
+        "SuperKernels inside (sk_prof, device clock)"
+    );
+    // SuperKernel 14 on its Vector thread: the whole SuperKernel, its two vector sub-ops
+    // nested in it (the nesting is checked above).
+    let thread = events
+        .iter()
+        .find(|e| {
+            e["name"] == "thread_name"
+                && e["pid"] == 2
+                && e["args"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("sk_14_") && n.ends_with(" · Vector"))
+        })
+        .expect("sk_14's Vector thread");
+    let slices: Vec<&str> = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["pid"] == 2 && e["tid"] == thread["tid"])
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(slices.len(), 3, "{slices:?}");
+    assert!(slices[0].starts_with("sk_14_"));
+    assert_eq!(
+        &slices[1..],
+        ["RmsNorm_5cce7ee1", "ApplyRotaryPosEmb_9ef39792"]
+    );
+}

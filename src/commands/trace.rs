@@ -3,6 +3,7 @@
 
 use crate::open::Request;
 use crate::profile::planned::KernelStreams;
+use crate::profile::trace_out::{OwnClock, Slice, TraceInput};
 use crate::profile::{self, PlannedFusion, Profile, ProfileError};
 use anyhow::{Context as _, Result};
 use std::io::{BufWriter, Write};
@@ -36,21 +37,21 @@ pub fn run(
     let stream_of = |name: &str| streams.get(name);
     let loaded = load(asked.profiles, asked.rank)?;
     let sides: Vec<(&str, &Profile)> = loaded.iter().map(|(n, p)| (*n, p)).collect();
+    let own_clocks: Vec<OwnClock> = superkernels_inside(file).into_iter().collect();
+    let input = TraceInput {
+        sides: &sides,
+        plan: Some(&plan),
+        step: asked.step,
+        stream_of: Some(&stream_of),
+        own_clocks: &own_clocks,
+    };
     let written = match asked.output {
-        Some(path) => {
-            profile::trace_out::write_file(path, &sides, Some(&plan), asked.step, Some(&stream_of))
-                .with_context(|| format!("cannot write {}", path.display()))?
-        }
+        Some(path) => profile::trace_out::write_file(path, &input)
+            .with_context(|| format!("cannot write {}", path.display()))?,
         None => {
             let mut out = BufWriter::with_capacity(1 << 20, stdout);
-            let written = profile::trace_out::write(
-                &mut out,
-                &sides,
-                Some(&plan),
-                asked.step,
-                Some(&stream_of),
-            )
-            .context("cannot write the trace")?;
+            let written =
+                profile::trace_out::write(&mut out, &input).context("cannot write the trace")?;
             out.flush().context("cannot write the trace")?;
             written
         }
@@ -63,6 +64,13 @@ pub fn run(
                 .map_or(String::new(), |s| format!(" or no step {s}"))
         );
     }
+    if written.own_clock > 0 {
+        say(&format!(
+            "the SuperKernels' sk_prof records ({} slices) are a process of their own, on the \
+             device clock: not lined up with the profiles",
+            written.own_clock
+        ));
+    }
     say(&format!(
         "wrote {} kernel(s), {} segment span(s) and {} break instant(s){}: open it in \
          https://ui.perfetto.dev (Open trace file) or chrome://tracing (Load)",
@@ -74,6 +82,69 @@ pub fn run(
             .map_or(String::new(), |p| format!(" to {}", p.display()))
     ));
     Ok(())
+}
+
+/// When `file` is an aclgraph model with `sk_prof_device_*.json`: each SuperKernel's
+/// occurrences on Cube and Vector threads, the whole SuperKernel the parent slice of its
+/// sub-ops (each clamped to start after the one before it, so slices nest), on the device
+/// clock.
+fn superkernels_inside(file: &Path) -> Option<OwnClock> {
+    use crate::aclgraph::inside;
+    if !crate::aclgraph::layout::looks_like_output(file) {
+        return None;
+    }
+    let (model, _) = crate::aclgraph::open(file).ok()?;
+    let mut records = Vec::new();
+    for path in crate::aclgraph::layout::timing_files(&model.dir) {
+        let bytes = std::fs::read(&path).ok()?;
+        records.extend(crate::aclgraph::device::records(&bytes).ok()?);
+    }
+    let mut threads = Vec::new();
+    for sk in &model.sks {
+        let occurrences = inside::occurrences(&records, sk.scope_id, inside::OCCURRENCE_GAP_NS);
+        if occurrences.is_empty() {
+            continue;
+        }
+        for (unit, cube) in [("Cube", true), ("Vector", false)] {
+            let mut slices = Vec::new();
+            for o in &occurrences {
+                let spans = if cube { &o.cube } else { &o.vector };
+                if spans.is_empty() {
+                    continue;
+                }
+                slices.push(Slice {
+                    start: o.origin,
+                    end: o.origin + o.end(),
+                    name: sk.name.clone(),
+                    cat: "superkernel",
+                });
+                let mut reach = o.origin;
+                for s in spans {
+                    let start = (o.origin + s.start).max(reach);
+                    let end = (o.origin + s.end).max(start);
+                    reach = end;
+                    slices.push(Slice {
+                        start,
+                        end,
+                        name: s.name.clone(),
+                        cat: "sub-op",
+                    });
+                }
+            }
+            if !slices.is_empty() {
+                threads.push((format!("{} · {unit}", sk.name), slices));
+            }
+        }
+    }
+    (!threads.is_empty()).then(|| OwnClock {
+        process: if inside::buffer_full(&model.dir) {
+            "SuperKernels inside (sk_prof, device clock; incomplete: the device buffer filled)"
+                .to_string()
+        } else {
+            "SuperKernels inside (sk_prof, device clock)".to_string()
+        },
+        threads,
+    })
 }
 
 /// The profiles `paths` name: a pair (`base`, `new`) or one profile (`profile`).

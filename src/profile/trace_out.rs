@@ -38,18 +38,57 @@ pub struct Written {
     pub spans: u64,
     /// Break instants written.
     pub breaks: u64,
+    /// Slices on clocks of their own written.
+    pub own_clock: u64,
 }
 
-/// Writes the kernels of `sides` (a name and its profile each) as one trace to `out`; `plan`
-/// marks segments and breaks; `step` keeps one step; `stream_of` places the kernels of a
-/// profile that gives no streams.
-pub fn write(
-    out: &mut impl Write,
-    sides: &[(&str, &Profile)],
-    plan: Option<&PlannedFusion>,
-    step: Option<&str>,
-    stream_of: Option<StreamOf<'_>>,
-) -> io::Result<Written> {
+/// Slices on a clock of their own (a device's), written as a process apart: never lined up
+/// with the profiles' times.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OwnClock {
+    /// The process's name.
+    pub process: String,
+    /// Its threads: a name and its slices (nested or apart), times in ns on that clock.
+    pub threads: Vec<(String, Vec<Slice>)>,
+}
+
+/// One slice of an [`OwnClock`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slice {
+    /// Its start, ns.
+    pub start: i64,
+    /// Its end, ns.
+    pub end: i64,
+    /// Its name.
+    pub name: String,
+    /// Its category (`superkernel`, `sub-op`).
+    pub cat: &'static str,
+}
+
+/// What a trace is made of.
+#[derive(Clone, Copy, Default)]
+pub struct TraceInput<'a> {
+    /// Each profile with its name (`base`, `new`, `profile`).
+    pub sides: &'a [(&'a str, &'a Profile)],
+    /// The plan that marks segments and breaks.
+    pub plan: Option<&'a PlannedFusion>,
+    /// Only this step.
+    pub step: Option<&'a str>,
+    /// Where the kernels of a profile without streams ran.
+    pub stream_of: Option<StreamOf<'a>>,
+    /// Processes on clocks of their own (the SuperKernels' sk_prof records).
+    pub own_clocks: &'a [OwnClock],
+}
+
+/// Writes `input` as one trace to `out`.
+pub fn write(out: &mut impl Write, input: &TraceInput<'_>) -> io::Result<Written> {
+    let TraceInput {
+        sides,
+        plan,
+        step,
+        stream_of,
+        own_clocks,
+    } = *input;
     let mut role: HashMap<&str, Role> = HashMap::new();
     if let Some(plan) = plan {
         for (i, b) in plan.breaks.iter().enumerate() {
@@ -175,6 +214,27 @@ pub fn write(
             written.spans += event.span(pid, prev + SEGMENT_TRACK, plan, s, a - origin, b - a)?;
         }
     }
+    for (k, clock) in own_clocks.iter().enumerate() {
+        let pid = sides.len() as u64 + 1 + k as u64;
+        let mut event = Event::new(out, &mut first);
+        event.metadata(pid, None, "process_name", &clock.process)?;
+        event.sort_index(pid, None, pid - 1)?;
+        let origin = clock
+            .threads
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(|s| s.start))
+            .min()
+            .unwrap_or(0);
+        for (t, (name, slices)) in clock.threads.iter().enumerate() {
+            let tid = t as u64 + 1;
+            event.metadata(pid, Some(tid), "thread_name", name)?;
+            event.sort_index(pid, Some(tid), t as u64)?;
+            for s in slices {
+                event.slice(pid, tid, s, origin)?;
+                written.own_clock += 1;
+            }
+        }
+    }
     out.write_all(b"\n],\n\"displayTimeUnit\":\"ns\",\n\"metadata\":{\"producer\":\"skope\"")?;
     for (name, origin) in &starts {
         write!(out, ",\"{name}_start_ns\":\"{origin}\"")?;
@@ -193,20 +253,14 @@ pub fn write(
 
 /// [`write`] to the file `path`, streamed through `<path>.partial` and renamed over `path`
 /// when whole; the partial file is removed on an error.
-pub fn write_file(
-    path: &std::path::Path,
-    sides: &[(&str, &Profile)],
-    plan: Option<&PlannedFusion>,
-    step: Option<&str>,
-    stream_of: Option<StreamOf<'_>>,
-) -> io::Result<Written> {
+pub fn write_file(path: &std::path::Path, input: &TraceInput<'_>) -> io::Result<Written> {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".partial");
     let partial = path.with_file_name(name);
     let result = (|| {
         let file = std::fs::File::create(&partial)?;
         let mut out = io::BufWriter::with_capacity(1 << 20, file);
-        let written = write(&mut out, sides, plan, step, stream_of)?;
+        let written = write(&mut out, input)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&partial, path)?;
         Ok(written)
@@ -419,6 +473,19 @@ impl<'o, W: Write> Event<'o, W> {
         self.string(&s.fused_node)?;
         write!(self.out, ",\"ops\":{}}}}}", s.ops.len())?;
         Ok(1)
+    }
+
+    fn slice(&mut self, pid: u64, tid: u64, s: &Slice, origin: i64) -> io::Result<()> {
+        self.begin()?;
+        write!(
+            self.out,
+            "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{},\"cat\":\"{}\",\"name\":",
+            Micros(s.start - origin),
+            Micros((s.end - s.start).max(0)),
+            s.cat
+        )?;
+        self.string(&s.name)?;
+        self.out.write_all(b"}")
     }
 
     fn instant(

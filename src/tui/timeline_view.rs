@@ -414,9 +414,16 @@ fn write_trace(app: &mut App) {
     let stream_of = |name: &str| streams.get(name);
     let path = crate::paths::DumpFiles::of(&ws.source().file).trace();
     let sides = [("base", &pair.base), ("new", &pair.new)];
-    let written =
-        crate::profile::trace_out::write_file(&path, &sides, Some(&plan), None, Some(&stream_of))
-            .map_err(|e| e.to_string());
+    let written = crate::profile::trace_out::write_file(
+        &path,
+        &crate::profile::trace_out::TraceInput {
+            sides: &sides,
+            plan: Some(&plan),
+            stream_of: Some(&stream_of),
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string());
     match written {
         Ok(w) => app.info(format!(
             "wrote {} kernels as a trace to {}: open it in ui.perfetto.dev or chrome://tracing",
