@@ -26,3 +26,4 @@ mod profile;
 mod profile_db;
 mod static_kernels;
 mod suggest;
+mod timeline;
