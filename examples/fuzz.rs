@@ -31,8 +31,8 @@ fn main() -> std::process::ExitCode {
     std::panic::set_hook(Box::new(|_| {}));
     let mut any = false;
     println!(
-        "{:<18} {:>12} {:>8} {:>10} {:>12}",
-        "reader", "executions", "panics", "seconds", "peak memory"
+        "{:<18} {:>12} {:>8} {:>10} {:>12} {:>12}",
+        "reader", "executions", "panics", "seconds", "peak memory", "slowest"
     );
     for (i, target) in mutate::targets().iter().enumerate() {
         if !only.is_empty() && !only.iter().any(|o| o == target.name) {
@@ -41,14 +41,26 @@ fn main() -> std::process::ExitCode {
         let start = Instant::now();
         let found = mutate::campaign(target, runs, 0xF0CC_A5E5 + i as u64, &scratch);
         let peak = peak_memory().map_or("?".to_string(), |b| format!("{:.1} MB", b as f64 / 1e6));
+        let slowest = found.slowest.as_ref().map_or(0.0, |(t, _)| t.as_secs_f64());
         println!(
-            "{:<18} {:>12} {:>8} {:>10.1} {:>12}",
+            "{:<18} {:>12} {:>8} {:>10.1} {:>12} {:>10.3} s",
             target.name,
             found.executions,
             found.panics,
             start.elapsed().as_secs_f64(),
-            peak
+            peak,
+            slowest
         );
+        // An input over 2 s is a hang by the harness's rule: kept to reproduce it.
+        if let Some((took, input)) = found.slowest.as_ref().filter(|(t, _)| t.as_secs() >= 2) {
+            any = true;
+            let file = out.join(format!("{}.slow", target.name));
+            let _ = std::fs::write(&file, input);
+            println!(
+                "  slowest input took {took:?} (input in {})",
+                file.display()
+            );
+        }
         if let Some((message, input)) = found.first {
             any = true;
             let file = out.join(format!("{}.panic", target.name));

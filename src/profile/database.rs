@@ -708,7 +708,25 @@ impl DbKernels {
                     column,
                 )?;
             }
-            self.last_rowid = f[0];
+            // Rows come in rowid order from a sound file; a damaged one can give them out of
+            // order, and reading on from an earlier rowid would never end.
+            match (self.last_rowid, f[0]) {
+                (_, None) => {
+                    return Err(error(
+                        path,
+                        "TASK has a row without a rowid".into(),
+                        DAMAGED,
+                    ));
+                }
+                (Some(before), Some(now)) if now <= before => {
+                    return Err(error(
+                        path,
+                        format!("TASK's rows are out of order (rowid {now} after {before})"),
+                        DAMAGED,
+                    ));
+                }
+                _ => self.last_rowid = f[0],
+            }
             if let Some(d) = f[6]
                 && !self.devices.contains(&d)
                 && self.devices.len() < 64

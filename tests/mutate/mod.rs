@@ -572,6 +572,8 @@ pub struct Findings {
     pub panics: u64,
     /// The first panic: its message and the input.
     pub first: Option<(String, Vec<u8>)>,
+    /// The input that took longest, and how long.
+    pub slowest: Option<(std::time::Duration, Vec<u8>)>,
 }
 
 /// Feeds `target` `runs` mutated inputs from generator seed `seed`, catching panics.
@@ -583,7 +585,13 @@ pub fn campaign(target: &Target, runs: u64, seed: u64, scratch: &Path) -> Findin
         let other = &target.seeds[rng.below(target.seeds.len())];
         let input = mutate(&mut rng, base, other);
         found.executions += 1;
-        if let Err(message) = skope::worker::guarded(|| (target.run)(&input, scratch)) {
+        let start = std::time::Instant::now();
+        let result = skope::worker::guarded(|| (target.run)(&input, scratch));
+        let took = start.elapsed();
+        if found.slowest.as_ref().is_none_or(|(t, _)| took > *t) {
+            found.slowest = Some((took, input.clone()));
+        }
+        if let Err(message) = result {
             found.panics += 1;
             found.first.get_or_insert((message, input));
         }
