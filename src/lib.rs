@@ -21,6 +21,7 @@ pub mod info;
 pub mod journal;
 pub mod kernel_meta;
 pub mod load;
+pub mod markdown;
 pub mod memory;
 pub mod mindspore;
 pub mod open;

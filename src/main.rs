@@ -151,6 +151,10 @@ enum Command {
         /// Only this scope (and --deny looks at it alone; a failed build still fails).
         #[arg(long, value_name = "NAME")]
         scope: Option<String>,
+        /// A short report in GitHub Markdown for a pull request (the rest in <details>); with
+        /// `--profiles`, what each SuperKernel paid too.
+        #[arg(long, conflicts_with_all = ["json", "summary", "verify"])]
+        markdown: bool,
     },
     /// Write the scopes as code for the model: a plan file, TorchAir `super_kernel` blocks, or
     /// the `aclskScopeBegin/End` C form; or, with `--format trace --profiles …`, the profiles as
@@ -383,6 +387,10 @@ impl Cli {
                 ("info/report on an aclgraph model directory", Vec::new())
             }
             Some(Command::Info { .. }) => ("info", vec!["--max-size"]),
+            Some(Command::Report { markdown: true, .. }) => (
+                "report --markdown",
+                [PLANNING.as_slice(), &["--profiles"]].concat(),
+            ),
             Some(Command::Export {
                 format: Form::Trace,
                 ..
@@ -460,6 +468,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             verify,
             summary,
             scope,
+            markdown,
         } => {
             let gate = deny.map(Deny::gate);
             let asked = ReportRequest {
@@ -468,6 +477,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 verify,
                 summary,
                 scope,
+                markdown: markdown.then_some(cli.profiles.as_slice()),
             };
             commands::report::run(&request, &file, &asked, &mut say, out)?
         }

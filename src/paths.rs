@@ -72,6 +72,11 @@ impl DumpFiles {
         self.with("runs")
     }
 
+    /// The pull request report written from the explorer: `<dump>.report.md`.
+    pub fn report(&self) -> PathBuf {
+        self.with("report.md")
+    }
+
     /// The profiles written as a trace from the explorer: `<dump>.trace.json`.
     pub fn trace(&self) -> PathBuf {
         self.with("trace.json")

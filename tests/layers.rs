@@ -227,6 +227,7 @@ const ORDER: &[&str] = &[
     "export",
     "journal",
     "profile",
+    "markdown",
     "suggest",
     "aclgraph",
     "mindspore",

@@ -525,3 +525,40 @@ fn d_prunes_the_regressed_superkernel_after_showing_the_planned_result() {
     press(&mut app, KeyCode::Char('u'));
     assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 13);
 }
+
+#[test]
+fn w_writes_the_pull_request_report_beside_the_dump() {
+    let dir = crate::common::scratch("tui-profiles-report");
+    let dump = dir.join("moe_decode.ge_proto.txt");
+    std::fs::copy(
+        crate::common::example_path("moe_decode.ge_proto.txt"),
+        &dump,
+    )
+    .expect("copy");
+    let mut app = app_on(
+        &dump.to_string_lossy(),
+        140,
+        42,
+        skope::tui::config::Config::default(),
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    app.workers.events = Some(tx);
+    open(
+        &mut app,
+        &rx,
+        &crate::common::repo(BUNDLED).to_string_lossy(),
+    );
+    assert_eq!(app.up, Some("profiles"), "{:?}", app.status);
+    press(&mut app, KeyCode::Char('W'));
+    let written = dir.join("moe_decode.ge_proto.txt.report.md");
+    let text = std::fs::read_to_string(&written).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        text.contains("benefit 10.87 %") && text.contains("<details>"),
+        "{text}"
+    );
+    assert!(
+        status(&app).starts_with("wrote the pull request report to "),
+        "{}",
+        status(&app)
+    );
+}

@@ -22,7 +22,7 @@ const FIX_PLANS: usize = 1_000_000;
 
 /// What a report is asked for besides the dump.
 #[derive(Debug, Clone, Default)]
-pub struct ReportRequest {
+pub struct ReportRequest<'p> {
     /// One JSON object instead of text.
     pub json: bool,
     /// The gate the plan is held to.
@@ -33,6 +33,9 @@ pub struct ReportRequest {
     pub summary: bool,
     /// Only this scope.
     pub scope: Option<String>,
+    /// Markdown for a pull request, with these profiles (none, a pair's directory, or BASE
+    /// then NEW).
+    pub markdown: Option<&'p [PathBuf]>,
 }
 
 /// The report JSON: the report (in full or in short), the whole-model scope's summary, and
@@ -55,7 +58,7 @@ struct ReportJson<'a, R: serde::Serialize> {
 pub fn run(
     request: &Request,
     file: &Path,
-    asked: &ReportRequest,
+    asked: &ReportRequest<'_>,
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
 ) -> Result<bool> {
@@ -102,7 +105,14 @@ pub fn run(
     let segments: Vec<&crate::fusion::plan::Segment> =
         plan.scopes.iter().flat_map(|s| &s.segments).collect();
     let checks = compiled::check(cx, &ws.kernel_meta().compiled, &segments);
-    if asked.json && asked.summary {
+    if let Some(profiles) = asked.markdown {
+        let diff = compared(&ws, file, profiles)?;
+        out.text(&crate::markdown::pr_report(
+            &report,
+            &what_if,
+            diff.as_ref(),
+        ))?;
+    } else if asked.json && asked.summary {
         out.json(&ReportJson {
             report: &report,
             whole_model: whole.as_ref(),
@@ -145,6 +155,24 @@ pub fn run(
     std::mem::forget(after);
     std::mem::forget(ws);
     Ok(!mismatched && !failed)
+}
+
+/// The profiles `paths` name compared against the plan of `ws`, when any are named.
+fn compared(
+    ws: &Workspace,
+    file: &Path,
+    paths: &[PathBuf],
+) -> Result<Option<crate::profile::Diff>> {
+    let (base, new) = match paths {
+        [] => return Ok(None),
+        [base] => (base, None),
+        [base, new] => (base, Some(new.as_path())),
+        _ => anyhow::bail!("--profiles takes one directory holding both, or BASE then NEW"),
+    };
+    let pair = crate::profile::load_pair(base, new, None)
+        .map_err(|e| anyhow::Error::new(e).context("cannot compare the profiles"))?;
+    let plan = crate::profile::PlannedFusion::from_workspace(ws, &file.display().to_string());
+    Ok(Some(crate::profile::diff(&pair, Some(&plan))))
 }
 
 /// The compiled SuperKernels held against the prediction, a line each and a finding per

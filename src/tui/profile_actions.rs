@@ -39,6 +39,10 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
             Action::Activate,
             "go to the graph: its ops, segments or break",
         ),
+        (
+            Action::WriteCode,
+            "write the pull request report (Markdown) beside the dump",
+        ),
         (Action::LoadProfiles, "load other profiles"),
         (Action::Compile, "run a recipe"),
         (Action::Profiles, "back to the graph"),
@@ -336,6 +340,9 @@ impl App {
 
     /// An action in the profile view (which handles its own keys).
     fn profile_view_action(&mut self, action: Action) {
+        if action == Action::WriteCode {
+            return self.write_pr_report();
+        }
         if action == Action::Prune {
             return match self.profile_view().map(|v| v.table) {
                 Some(super::profile_view::Table::SuperKernels) => self.ask_to_prune(),
@@ -348,6 +355,31 @@ impl App {
         };
         let reply = view.action(action, height);
         self.carry_out(reply);
+    }
+
+    /// Writes the plan and what it paid as Markdown for a pull request, beside the dump.
+    fn write_pr_report(&mut self) {
+        let (Some(view), Screen::Explorer(ex)) = (self.profile_view(), &self.screen) else {
+            return;
+        };
+        let ws = &ex.ws;
+        let what_if = ws.what_if();
+        let report = crate::report::Report::new(
+            &what_if,
+            &ws.source().file,
+            ws.source().format.id(),
+            &ws.source().rules,
+            crate::report::Detail::Summary,
+        );
+        let text = crate::markdown::pr_report(&report, &what_if, Some(&view.diff));
+        let path = crate::paths::DumpFiles::of(&ws.source().file).report();
+        let shown = sanitize(&path.display().to_string()).into_owned();
+        match crate::planfile::write_replacing(&path, text.as_bytes()) {
+            Ok(()) => self.info(format!(
+                "wrote the pull request report to {shown} (gh pr create --body-file {shown})"
+            )),
+            Err(e) => self.problem(format!("cannot write {shown}: {e}")),
+        }
     }
 
     /// Moves the profile view's selection by `rows` (the mouse wheel).
