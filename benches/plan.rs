@@ -60,5 +60,49 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+/// Two plans of the 100k-op graph compared: the same graph, one scope edited (the fusion diff
+/// matches every op by name and every segment by its ops).
+fn bench_fusion_diff(c: &mut Criterion) {
+    let rules = RuleSet::bundled();
+    let a = skope::workspace::Workspace::new(
+        graph(),
+        skope::load::Format::GeProtoText,
+        "a.txt",
+        &rules,
+    );
+    let mut b = skope::workspace::Workspace::new(
+        graph(),
+        skope::load::Format::GeProtoText,
+        "b.txt",
+        &rules,
+    );
+    // An op in the middle of a segment halfway down the graph: keeping it out splits it.
+    let inside = a
+        .plan()
+        .scopes
+        .iter()
+        .skip(a.plan().scopes.len() / 2)
+        .flat_map(|s| &s.segments)
+        .find(|g| g.ops.len() >= 3)
+        .map(|g| g.ops[g.ops.len() / 2])
+        .expect("a segment of three ops");
+    b.apply(skope::edit::Edit::DoNotFuse { ops: vec![inside] }, None)
+        .expect("an edit");
+    let d = skope::fusion_diff::diff(&a, "a", &b, "b");
+    eprintln!(
+        "fusion diff of the 100k-op graph and one edit: {} scope(s), {} segment(s), {} break(s) changed",
+        d.scopes.len(),
+        d.segments.len(),
+        d.breaks.len()
+    );
+    assert!(!d.is_empty());
+    let mut group = c.benchmark_group("fusion_diff");
+    group.sample_size(10);
+    group.bench_function("fusion_diff/100k_ops_one_edit", |bench| {
+        bench.iter(|| skope::fusion_diff::diff(&a, "a", &b, "b"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_fusion_diff);
 criterion_main!(benches);

@@ -16,6 +16,7 @@ pub mod export;
 pub mod file_error;
 pub mod fix;
 pub mod fusion;
+pub mod fusion_diff;
 pub mod graph;
 pub mod info;
 pub mod journal;

@@ -209,11 +209,13 @@ enum Command {
     /// Compare a profile without SuperKernel (BASE) with one with it (NEW): time by op type,
     /// the fused part against the rest, and, with kernel files, per segment and per break.
     Diff {
-        /// The base profile: op_statistic.csv, kernel_details.csv, op_summary_*.csv, or an
-        /// ASCEND_PROFILER_OUTPUT, PROF_* or *_ascend_pt directory; or a directory holding
-        /// no_sk_model and sk_model (then NEW is not needed).
+        /// The base profile: op_statistic.csv, kernel_details.csv, op_summary_*.csv, a profiler
+        /// database, or an ASCEND_PROFILER_OUTPUT, PROF_* or *_ascend_pt directory; or a
+        /// directory holding no_sk_model and sk_model (then NEW is not needed). Two graph dumps
+        /// (or a dump and a plan file, or two plan files with --graph) compare their fusion
+        /// instead: scopes, segments and breaks added, removed and changed.
         base: PathBuf,
-        /// The new profile (same forms as BASE).
+        /// The new profile (same forms as BASE), or graph B.
         new: Option<PathBuf>,
         /// The graph dump the profiles were taken from: its plan gives the fused op types and
         /// the segments.
@@ -228,6 +230,9 @@ enum Command {
         /// Print the by-type rows as CSV instead of text.
         #[arg(long)]
         csv: bool,
+        /// With two graphs: print the fusion diff as GitHub Markdown.
+        #[arg(long, conflicts_with_all = ["json", "csv"])]
+        markdown: bool,
         /// Exit with status 1 when any SuperKernel's payoff is `regressed` (for CI).
         #[arg(long, value_name = "PAYOFF", value_parser = ["regressed"])]
         deny: Option<String>,
@@ -564,15 +569,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rank,
             json,
             csv,
+            markdown,
             deny,
             min_occurrences,
             noise_k,
             noise_floor: floor_pct,
         } => {
-            let rule = (min_occurrences, noise_k, floor_pct);
-            let asked = DiffRequest::new(DiffOutput::of(json, csv), rule, deny.is_some());
-            let profiles = (base.as_path(), new.as_deref(), rank);
-            commands::diff::run(&request, profiles, graph.as_deref(), &asked, &mut say, out)?
+            if commands::fusion_diff::applies(&base, new.as_deref(), graph.as_deref()) {
+                let form = commands::fusion_diff::Form::of(json, markdown);
+                let inputs = (base.as_path(), new.as_deref(), graph.as_deref());
+                commands::fusion_diff::run(&request, inputs, form, &mut say, out)?
+            } else {
+                if markdown {
+                    anyhow::bail!("--markdown goes with two graphs (a fusion diff), not profiles");
+                }
+                let rule = (min_occurrences, noise_k, floor_pct);
+                let asked = DiffRequest::new(DiffOutput::of(json, csv), rule, deny.is_some());
+                let profiles = (base.as_path(), new.as_deref(), rank);
+                commands::diff::run(&request, profiles, graph.as_deref(), &asked, &mut say, out)?
+            }
         }
         Command::Suggest { file, rank, json } => {
             let ws = commands::open(&request, &file, &mut say)?;

@@ -306,6 +306,78 @@ fn break_table(
     }
 }
 
+/// The fusion diff of two graphs for a pull request: the counts, then each change.
+pub fn fusion_diff(d: &crate::fusion_diff::FusionDiff) -> String {
+    use crate::fusion_diff::Change;
+    let mut out = format!(
+        "### Fusion diff: {} → {}\n\n{} op(s) matched by name, {} renamed, {} only in A, {} only \
+         in B.\n",
+        code(&d.a),
+        code(&d.b),
+        d.matched,
+        d.renamed.len(),
+        d.only_a,
+        d.only_b
+    );
+    if d.is_empty() {
+        out.push_str("\nSame fusion: no scope, segment or break differs.\n");
+        return cap(out);
+    }
+    let how = |c: &Change| match c {
+        Change::Added => "added".to_string(),
+        Change::Removed => "removed".to_string(),
+        Change::Changed(h) => text(h),
+    };
+    let _ = write!(out, "\n| | scope | change |\n|---|---|---|\n");
+    for s in &d.scopes {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            s.change.sign(),
+            text(&s.scope),
+            how(&s.change)
+        );
+    }
+    let _ = write!(
+        out,
+        "\n| | segment | scope | ops | change |\n|---|---|---|---:|---|\n"
+    );
+    for s in &d.segments {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            s.change.sign(),
+            text(&s.segment),
+            text(&s.scope),
+            s.ops,
+            how(&s.change)
+        );
+    }
+    let _ = write!(
+        out,
+        "\n| | break | scope | reason | change |\n|---|---|---|---|---|\n"
+    );
+    for b in &d.breaks {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            b.change.sign(),
+            text(&b.op),
+            text(&b.scope),
+            text(&b.reason),
+            how(&b.change)
+        );
+    }
+    if !d.renamed.is_empty() {
+        details(&mut out, &format!("Renamed ops ({})", d.renamed.len()));
+        for (a, b) in &d.renamed {
+            let _ = writeln!(out, "- {} → {}", code(a), code(b));
+        }
+        end_details(&mut out);
+    }
+    cap(out)
+}
+
 /// `body` cut to what a pull request takes, saying so.
 fn cap(body: String) -> String {
     if body.len() <= MAX_BODY {

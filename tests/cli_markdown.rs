@@ -1,19 +1,9 @@
 //! `skope report --markdown`: a pull request's report of the plan and, with profiles, what it
 //! paid — short outside its `<details>`, every name from a dump escaped.
 
-use crate::common::{example_arg, repo, scratch, skope};
+use crate::common::{example_arg, repo, scratch, skope, skope_stdout};
 
 const GRAPH: &str = "moe_decode.ge_proto.txt";
-
-fn markdown(args: &[&str]) -> String {
-    let out = skope(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
 
 /// Lines outside every `<details>` section; and that the sections open and close in turn.
 fn outside_details(text: &str) -> usize {
@@ -50,7 +40,7 @@ fn cells(row: &str) -> usize {
 
 #[test]
 fn the_bundled_example_with_its_profiles_fits_a_pull_request() {
-    let text = markdown(&[
+    let text = skope_stdout(&[
         "report",
         &example_arg(GRAPH),
         "--markdown",
@@ -106,7 +96,7 @@ fn hostile_names_make_no_markup() {
         .expect("the example")
         .replace("layer1_expert_broadcast", evil);
     std::fs::write(&dump, text).expect("write");
-    let md = markdown(&["report", &dump.to_string_lossy(), "--markdown"]);
+    let md = skope_stdout(&["report", &dump.to_string_lossy(), "--markdown"]);
     assert!(!md.contains("<img") && !md.contains('\u{202e}'), "{md}");
     // The brackets escaped: no link.
     assert!(!md.contains("[l](javascript"), "{md}");

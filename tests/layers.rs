@@ -223,6 +223,7 @@ const ORDER: &[&str] = &[
     "whole_model",
     "workspace",
     "planfile",
+    "fusion_diff",
     "codegen",
     "export",
     "journal",

@@ -4,6 +4,7 @@
 
 pub mod codegen;
 pub mod diff;
+pub mod fusion_diff;
 pub mod info;
 pub mod options;
 pub mod report;

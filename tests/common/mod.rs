@@ -48,6 +48,17 @@ pub fn skope(args: &[&str]) -> Output {
     skope_in(Path::new("."), args, &[])
 }
 
+/// The standard output of `skope args`, which must succeed.
+pub fn skope_stdout(args: &[&str]) -> String {
+    let out = skope(args);
+    assert!(
+        out.status.success(),
+        "skope {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
 /// The `skope` binary run with `args` in `dir`, with `env` added (the machine's CANN removed).
 pub fn skope_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skope"))
