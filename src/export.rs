@@ -21,6 +21,8 @@ pub enum Form {
     /// The profiles given with `--profiles` as a Chrome trace (Perfetto, chrome://tracing),
     /// marked with the plan's segments and breaks.
     Trace,
+    /// A Model Explorer graph with node-data files, into the directory `-o` names.
+    ModelExplorer,
 }
 
 /// The scopes of `ws` written as `form`; why not, when the graph's fusion system takes no
@@ -32,7 +34,7 @@ pub fn text(ws: &Workspace, form: Form) -> Result<String, String> {
     if let Some(own) = ws.own_scope_code() {
         return match form {
             Form::Torchair => Ok(own.code),
-            Form::Plan | Form::Acl | Form::Trace => {
+            Form::Plan | Form::Acl | Form::Trace | Form::ModelExplorer => {
                 Err(format!("{}: {}", ws.source().file, own.only))
             }
         };
@@ -41,8 +43,8 @@ pub fn text(ws: &Workspace, form: Form) -> Result<String, String> {
         Form::Plan => crate::planfile::PlanFile::of(ws).to_json(),
         Form::Torchair => torchair(ws),
         Form::Acl => acl(ws),
-        Form::Trace => {
-            return Err("--format trace writes profiles: it is not a text of the plan".into());
+        Form::Trace | Form::ModelExplorer => {
+            return Err("--format trace and model-explorer write files of their own".into());
         }
     })
 }

@@ -25,6 +25,7 @@ pub mod load;
 pub mod markdown;
 pub mod memory;
 pub mod mindspore;
+pub mod model_explorer;
 pub mod open;
 pub mod paths;
 pub mod planfile;

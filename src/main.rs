@@ -397,10 +397,10 @@ impl Cli {
                 [PLANNING.as_slice(), &["--profiles"]].concat(),
             ),
             Some(Command::Export {
-                format: Form::Trace,
+                format: Form::Trace | Form::ModelExplorer,
                 ..
             }) => (
-                "export --format trace",
+                "export --format trace/model-explorer",
                 [PLANNING.as_slice(), &["--profiles"]].concat(),
             ),
             Some(Command::Report { .. } | Command::Export { .. }) => {
@@ -520,6 +520,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 &mut say,
                 &mut std::io::stdout().lock(),
             )?;
+            true
+        }
+        Command::Export {
+            file,
+            format: Form::ModelExplorer,
+            output,
+            ..
+        } => {
+            let Some(dir) = output else {
+                anyhow::bail!("--format model-explorer writes a directory: give it with -o DIR");
+            };
+            commands::model_explorer::run(&request, &file, &cli.profiles, &dir, &mut say)?;
             true
         }
         Command::Export {

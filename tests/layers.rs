@@ -224,6 +224,7 @@ const ORDER: &[&str] = &[
     "workspace",
     "planfile",
     "fusion_diff",
+    "model_explorer",
     "codegen",
     "export",
     "journal",

@@ -6,6 +6,7 @@ pub mod codegen;
 pub mod diff;
 pub mod fusion_diff;
 pub mod info;
+pub mod model_explorer;
 pub mod options;
 pub mod report;
 pub mod suggest;

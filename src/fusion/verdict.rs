@@ -121,6 +121,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// `fusible`, `ignored` or `unsupported`: the word the docs and outputs use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Fusible => "fusible",
+            Verdict::Ignored => "ignored",
+            Verdict::Unsupported(_) => "unsupported",
+        }
+    }
+
     /// The reason, for an unsupported verdict.
     pub fn reason(self) -> Option<Reason> {
         match self {
