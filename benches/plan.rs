@@ -104,5 +104,30 @@ fn bench_fusion_diff(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_fusion_diff);
+/// The Model Explorer export of the 100k-op graph: the graph collection and its node data,
+/// made and written as JSON.
+fn bench_model_explorer(c: &mut Criterion) {
+    let rules = RuleSet::bundled();
+    let ws = skope::workspace::Workspace::new(
+        graph(),
+        skope::load::Format::GeProtoText,
+        "a.txt",
+        &rules,
+    );
+    let mut group = c.benchmark_group("model_explorer");
+    group.sample_size(10);
+    group.bench_function("model_explorer/export_100k_ops", |b| {
+        b.iter(|| {
+            let g = skope::model_explorer::graph(&ws);
+            let mut bytes = serde_json::to_vec(&g).expect("JSON").len();
+            for (_, data) in skope::model_explorer::node_data(&ws, None) {
+                bytes += serde_json::to_vec(&data).expect("JSON").len();
+            }
+            bytes
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_fusion_diff, bench_model_explorer);
 criterion_main!(benches);

@@ -74,22 +74,30 @@ pub fn graph(ws: &Workspace) -> Value {
             breaks.insert(b.op, crate::fusion::plan::describe_reason(marks, b.reason));
         }
     }
-    // Edges on their targets, each output and input numbered on its op.
+    // Edges on their targets, with the graph's output and input indices; ordering edges
+    // apart, numbered on their target.
     let mut incoming: Vec<Vec<Value>> = vec![Vec::new(); graph.len()];
-    let mut inputs = vec![0usize; graph.len()];
-    for (i, _) in graph.ops().iter().enumerate() {
-        let from = OpId(i as u32);
-        for (output, (to, kind)) in graph.successors(from).enumerate() {
-            let input = inputs[to.index()];
-            inputs[to.index()] += 1;
-            let mut edge = json!({
-                "sourceNodeId": id(graph.op(from).name.as_str()),
-                "sourceNodeOutputId": output.to_string(),
-                "targetNodeInputId": input.to_string(),
-            });
-            if format!("{kind:?}").to_lowercase().contains("control") {
-                edge["metadata"] = json!({"kind": "control"});
-            }
+    let mut controls = vec![0usize; graph.len()];
+    for (i, op) in graph.ops().iter().enumerate() {
+        let source = id(&op.name);
+        for (to, kind) in graph.successors(OpId(i as u32)) {
+            let edge = match kind {
+                crate::graph::EdgeKind::Data { out, input } => json!({
+                    "sourceNodeId": source,
+                    "sourceNodeOutputId": out.to_string(),
+                    "targetNodeInputId": input.to_string(),
+                }),
+                _ => {
+                    let n = controls[to.index()];
+                    controls[to.index()] += 1;
+                    json!({
+                        "sourceNodeId": source,
+                        "sourceNodeOutputId": "control",
+                        "targetNodeInputId": format!("control{n}"),
+                        "metadata": {"kind": "control"},
+                    })
+                }
+            };
             incoming[to.index()].push(edge);
         }
     }
