@@ -176,6 +176,13 @@ impl Lane {
         out
     }
 
+    /// The time block `i` waits after every block before it has ended (`None` for the first
+    /// block, negative when it overlaps an earlier one).
+    pub fn gap_before(&self, i: usize) -> Option<i64> {
+        let before = *self.reach.get(i.checked_sub(1)?)?;
+        Some(self.blocks.get(i)?.start - before)
+    }
+
     /// The first gap of at least `min` ns that starts after `t`.
     pub fn next_gap(&self, min: i64, t: i64) -> Option<Gap> {
         let from = self.reach.partition_point(|&r| r <= t).saturating_sub(1);
@@ -481,6 +488,7 @@ mod tests {
         assert!(l.gaps(5, 0, 14).is_empty());
         assert_eq!(l.next_gap(1, 0), Some(Gap { start: 5, end: 9 }));
         assert_eq!(l.next_gap(1, 5), None);
+        assert_eq!((l.gap_before(0), l.gap_before(1)), (None, Some(4)));
     }
 
     #[test]

@@ -169,23 +169,15 @@ impl TimelineView {
         let Some(lane) = self.lane(at) else {
             return false;
         };
-        let after_gap = |i: usize| {
-            i > 0
-                && lane.blocks[i].start
-                    - lane.blocks[..i]
-                        .iter()
-                        .map(|b| b.end)
-                        .max()
-                        .unwrap_or(i64::MIN)
-                    >= min
-        };
         let found = if forward {
             let from = lane
                 .next_gap(min, lane.blocks.get(at.block).map_or(0, |b| b.start))
                 .map(|g| lane.blocks.partition_point(|b| b.start < g.end));
             from.filter(|&i| i < lane.blocks.len())
         } else {
-            (1..at.block).rev().find(|&i| after_gap(i))
+            (1..at.block)
+                .rev()
+                .find(|&i| lane.gap_before(i).is_some_and(|g| g >= min))
         };
         if let Some(block) = found {
             self.at.block = block;
@@ -661,14 +653,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
             ),
         };
         let lane = view.lane(view.at);
-        let gap_before = lane.filter(|_| view.at.block > 0).map(|l| {
-            b.start
-                - l.blocks[..view.at.block]
-                    .iter()
-                    .map(|x| x.end)
-                    .max()
-                    .unwrap_or(b.start)
-        });
+        let gap_before = lane.and_then(|l| l.gap_before(view.at.block));
         let text = format!(
             "{} · {} at {} · {} · gap before {}",
             sanitize(&b.name),

@@ -499,6 +499,18 @@ pub fn targets() -> Vec<Target> {
             run: |data, scratch| read_kernels(&scratch_file(scratch, "fuzz.db", data)),
         },
         Target {
+            name: "sk-prof",
+            seeds: vec![asset("assets/examples/aclgraph/sk_meta/4711/sk_prof_device_0.json")],
+            run: |data, _| {
+                // Read as the inside view reads it: records, folded per SuperKernel.
+                if let Ok(records) = skope::aclgraph::device::records(data) {
+                    for sk in records.iter().map(|r| r.sk_id).take(8) {
+                        let _ = skope::aclgraph::inside::occurrences(&records, sk, 1);
+                    }
+                }
+            },
+        },
+        Target {
             name: "trace-view",
             seeds: vec![profiler_db::trace_view(&profiler_db::workload(2)).into_bytes()],
             run: |data, scratch| read_kernels(&scratch_file(scratch, "trace_view.json", data)),
