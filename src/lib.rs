@@ -21,6 +21,7 @@ pub mod graph;
 pub mod info;
 pub mod journal;
 pub mod kernel_meta;
+pub mod ledger;
 pub mod load;
 pub mod markdown;
 pub mod memory;

@@ -6,10 +6,12 @@ use skope::commands::codegen::CodeOutput;
 use skope::commands::diff::{DiffOutput, DiffRequest};
 use skope::commands::options::System;
 use skope::commands::report::ReportRequest;
+use skope::commands::runs::LedgerOutput;
 use skope::commands::{self, Printer};
 use skope::compile::foreground;
 use skope::export::Form;
 use skope::fusion::plan::Gate;
+use skope::ledger::{Baseline, SortKey};
 use skope::load::{self, LoadOptions};
 use skope::open::Request;
 use skope::profile::payoff::PayoffRule;
@@ -260,6 +262,33 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The run ledger: every recorded run of the dump side by side — what its plan changed
+    /// from the run before, its per-step median, its benefit against a baseline run (one whose
+    /// plan builds no SuperKernel), its SuperKernels' payoffs, its status.
+    Runs {
+        /// The dump file (the bundled example when omitted).
+        file: Option<PathBuf>,
+        /// Print one JSON object instead of text.
+        #[arg(long, conflicts_with_all = ["markdown", "csv"])]
+        json: bool,
+        /// Print GitHub Markdown, for a pull request.
+        #[arg(long, conflicts_with = "csv")]
+        markdown: bool,
+        /// Print a CSV row per run.
+        #[arg(long)]
+        csv: bool,
+        /// The order of the rows: benefit (largest first), median, run, status.
+        #[arg(long, value_name = "KEY", default_value = "benefit", value_parser = sort_key)]
+        sort: SortKey,
+        /// The baseline: run N (as the ledger numbers them, 1 the oldest); without it, the
+        /// newest run whose plan builds no SuperKernel.
+        #[arg(long, value_name = "N")]
+        baseline: Option<usize>,
+        /// First record a profile made elsewhere (a profile directory or file) as a run, made
+        /// with the plan --plan gives (else the dump's scopes).
+        #[arg(long, value_name = "PATH")]
+        add: Option<PathBuf>,
+    },
     /// Which ops got a static kernel (TorchAir static kernel compile), for which input shapes,
     /// and which were filtered out and why.
     Static {
@@ -414,6 +443,7 @@ impl Cli {
             Some(Command::Suggest { .. }) => {
                 ("suggest", [PLANNING.as_slice(), &["--profiles"]].concat())
             }
+            Some(Command::Runs { .. }) => ("runs", PLANNING.to_vec()),
             Some(Command::Static { .. }) => ("static", vec!["--max-size"]),
             Some(Command::Options { graph, .. }) => (
                 "options",
@@ -606,6 +636,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
             commands::suggest::run(&ws, &file, (&cli.profiles, rank), json, out)?;
             true
         }
+        Command::Runs {
+            file,
+            json,
+            markdown,
+            csv,
+            sort,
+            baseline,
+            add,
+        } => {
+            let file = match file {
+                Some(file) => file,
+                None => skope::example::write_out()
+                    .context("cannot write the bundled example out to list its runs")?,
+            };
+            let asked = commands::runs::RunsRequest {
+                output: match (json, markdown, csv) {
+                    (true, _, _) => LedgerOutput::Json,
+                    (_, true, _) => LedgerOutput::Markdown,
+                    (_, _, true) => LedgerOutput::Csv,
+                    _ => LedgerOutput::Text,
+                },
+                sort,
+                baseline: baseline.map_or(Baseline::Auto, Baseline::Run),
+                add: add.as_deref(),
+                rule: PayoffRule::default(),
+            };
+            commands::runs::run(&request, &file, &asked, &mut say, out)?;
+            true
+        }
         Command::Static { dir, graph, json } => {
             let (runs, problems) = skope::static_kernels::read(&dir)?;
             let mut summary = skope::static_kernels::summarise(&runs, problems);
@@ -665,6 +724,14 @@ fn explore(cli: Cli) -> Result<()> {
         profiles: ProfilesRequest::of_paths(cli.profiles).map_err(anyhow::Error::msg)?,
         statics: cli.statics,
         kernel_meta: cli.meta.paths,
+    })
+}
+
+/// A `--sort` key of the ledger.
+fn sort_key(name: &str) -> Result<SortKey, String> {
+    SortKey::of(name).ok_or_else(|| {
+        let keys: Vec<&str> = SortKey::ALL.iter().map(|k| k.name()).collect();
+        format!("no sort key `{name}`: use one of {}", keys.join(", "))
     })
 }
 

@@ -379,7 +379,7 @@ pub fn fusion_diff(d: &crate::fusion_diff::FusionDiff) -> String {
 }
 
 /// `body` cut to what a pull request takes, saying so.
-fn cap(body: String) -> String {
+pub fn cap(body: String) -> String {
     if body.len() <= MAX_BODY {
         return body;
     }

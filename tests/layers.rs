@@ -235,6 +235,7 @@ const ORDER: &[&str] = &[
     "mindspore",
     "open",
     "compile",
+    "ledger",
     "example",
     "commands",
     "tui",

@@ -9,6 +9,7 @@ pub mod info;
 pub mod model_explorer;
 pub mod options;
 pub mod report;
+pub mod runs;
 pub mod suggest;
 pub mod trace;
 

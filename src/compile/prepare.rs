@@ -205,7 +205,7 @@ pub fn prepare_from(input: &RunInput, recipe: &Recipe, runs: &Path) -> Result<Pr
 
 /// Creates `<runs>/<name>-<n>` for the first `n` not taken. The recipe name is made safe for
 /// a file name first.
-fn fresh_dir(runs: &Path, name: &str) -> Result<PathBuf, String> {
+pub fn fresh_dir(runs: &Path, name: &str) -> Result<PathBuf, String> {
     std::fs::create_dir_all(runs).map_err(|e| format!("cannot create {}: {e}", runs.display()))?;
     let stem = codegen::subop::ident(name);
     for n in 1..100_000 {

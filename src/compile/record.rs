@@ -32,6 +32,8 @@ pub enum Ending {
     Cancelled,
     /// It could not start.
     NotStarted,
+    /// Not run by skope: a profile made elsewhere, added to the ledger by its path.
+    Added,
 }
 
 impl Ending {
@@ -42,6 +44,7 @@ impl Ending {
             Ending::Failed => "failed",
             Ending::Cancelled => "cancelled",
             Ending::NotStarted => "not started",
+            Ending::Added => "added",
         }
     }
 }

@@ -138,6 +138,7 @@ impl Run {
                 Some(Ending::Failed) => RunStatus::Failed,
                 Some(Ending::Cancelled) => RunStatus::Cancelled,
                 Some(Ending::NotStarted) => RunStatus::Unstarted,
+                Some(Ending::Added) => RunStatus::Added,
                 None => RunStatus::Unknown,
             },
         }
@@ -163,6 +164,8 @@ pub enum RunStatus {
     Failed,
     /// An earlier session ended before the run did: how it ended is not known.
     Unknown,
+    /// Not run by skope: its profile was added to the ledger by path.
+    Added,
 }
 
 impl RunStatus {
@@ -178,6 +181,7 @@ impl RunStatus {
             RunStatus::Passed => "passed",
             RunStatus::Failed => "failed",
             RunStatus::Unknown => "end unknown",
+            RunStatus::Added => "added",
         }
     }
 }

@@ -27,6 +27,7 @@ pub fn glyph(run: &Run, ticks: usize) -> &'static str {
         RunStatus::Passed => "✓",
         RunStatus::Failed | RunStatus::Unstarted => "✗",
         RunStatus::Unknown => "?",
+        RunStatus::Added => "+",
     }
 }
 
@@ -38,6 +39,7 @@ fn role(run: &Run) -> Role {
         RunStatus::Unstarted => Role::Error,
         RunStatus::Passed => Role::Good,
         RunStatus::Failed => Role::Error,
+        RunStatus::Added => Role::Dim,
     }
 }
 
@@ -59,6 +61,10 @@ pub fn state_text(run: &Run, now: Duration) -> String {
             None => format!("failed in {time}"),
         },
         (RunStatus::Unknown, _) => "no end recorded: skope stopped before the run did".to_string(),
+        (RunStatus::Added, _) => match run.results.as_ref() {
+            Some(path) => format!("added by path: {}", sanitize(&path.display().to_string())),
+            None => "added by path".to_string(),
+        },
     }
 }
 

@@ -1,0 +1,85 @@
+//! `skope runs`: the run ledger of a dump — its recorded runs side by side, compared with a
+//! baseline run — as text, JSON, Markdown or CSV; `--add PATH` first records a profile made
+//! elsewhere as a run.
+
+use super::Printer;
+use crate::compile::record;
+use crate::ledger::{Baseline, Ledger, SortKey, add, output};
+use crate::open::Request;
+use crate::paths::DumpFiles;
+use crate::planfile::GraphId;
+use crate::profile::payoff::PayoffRule;
+use anyhow::Result;
+use std::io::Write;
+use std::path::Path;
+
+/// How the ledger is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LedgerOutput {
+    /// Text for a terminal.
+    Text,
+    /// One JSON object.
+    Json,
+    /// GitHub Markdown.
+    Markdown,
+    /// A row per run.
+    Csv,
+}
+
+/// What `skope runs` is asked for.
+#[derive(Debug, Clone)]
+pub struct RunsRequest<'a> {
+    /// How it is written.
+    pub output: LedgerOutput,
+    /// The order of the rows.
+    pub sort: SortKey,
+    /// The baseline run.
+    pub baseline: Baseline,
+    /// A profile to record as a run first (made with the plan `--plan` gives, else the
+    /// dump's).
+    pub add: Option<&'a Path>,
+    /// How payoffs are judged.
+    pub rule: PayoffRule,
+}
+
+/// Prints the ledger of the dump `file` (opened as `request` says); `say` hears notes.
+pub fn run(
+    request: &Request,
+    file: &Path,
+    asked: &RunsRequest,
+    say: &mut dyn FnMut(&str),
+    out: &mut Printer<impl Write>,
+) -> Result<()> {
+    let ws = super::open(request, file, say)?;
+    let dump = file.to_string_lossy().into_owned();
+    let files = DumpFiles::of(&dump);
+    let runs = files.runs();
+    if let Some(profile) = asked.add {
+        let dir = add::add(&runs, &ws, &dump, profile).map_err(anyhow::Error::msg)?;
+        say(&format!(
+            "added {} as a run in {}, with {}",
+            crate::text::sanitize(&profile.display().to_string()),
+            crate::text::sanitize(&dir.display().to_string()),
+            match &request.plan {
+                Some(plan) => format!("the plan {}", plan.display()),
+                None => "the dump's plan (give the plan it was made with by --plan)".to_string(),
+            }
+        ));
+    }
+    let mut dirs = vec![runs];
+    dirs.extend(files.earlier_runs());
+    let records = record::history_of(&dirs, &GraphId::of(ws.graph()));
+    let ledger = Ledger::build(
+        &ws,
+        &dump,
+        &records,
+        (asked.baseline, asked.sort),
+        asked.rule,
+    );
+    match asked.output {
+        LedgerOutput::Json => out.json(&ledger),
+        LedgerOutput::Markdown => out.text(&output::to_markdown(&ledger)),
+        LedgerOutput::Csv => out.text(&output::to_csv(&ledger)),
+        LedgerOutput::Text => out.text(&output::to_text(&ledger)),
+    }
+}
