@@ -186,6 +186,34 @@ struct Step {
     after: u64,
 }
 
+/// The graph's context and its planner, shared: plans marks on the graph from any thread
+/// without the workspace.
+#[derive(Debug, Clone)]
+pub struct Planning {
+    cx: Arc<Context>,
+    planner: Option<Arc<dyn Planner>>,
+}
+
+impl Planning {
+    /// The plan `marks` make, through the graph's planner (GE's when it has none of its own).
+    pub fn plan(&self, marks: &Marks) -> Plan {
+        match &self.planner {
+            Some(planner) => planner.plan(&self.cx, marks),
+            None => plan(&self.cx, marks),
+        }
+    }
+
+    /// The context plans are made in.
+    pub fn context(&self) -> &Context {
+        &self.cx
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        self.cx.graph()
+    }
+}
+
 /// A loaded graph, its marks and plan, and the edit history.
 #[derive(Debug)]
 pub struct Workspace {
@@ -480,9 +508,14 @@ impl Workspace {
     /// The plan `marks` would make on this graph, through its planner, without making it the
     /// workspace's.
     pub fn plan_of(&self, marks: &Marks) -> Plan {
-        match &self.planner {
-            Some(planner) => planner.plan(&self.cx, marks),
-            None => plan(&self.cx, marks),
+        self.planning().plan(marks)
+    }
+
+    /// What plans marks on this graph, to take to another thread.
+    pub fn planning(&self) -> Planning {
+        Planning {
+            cx: Arc::clone(&self.cx),
+            planner: self.planner.clone(),
         }
     }
 

@@ -9,6 +9,7 @@ mod tui_aclgraph;
 mod tui_code;
 mod tui_edit;
 mod tui_inside;
+mod tui_ledger;
 mod tui_mindspore;
 mod tui_profiles;
 mod tui_reading;

@@ -182,6 +182,7 @@ fn main() -> Result<()> {
         write(&app, out, view.name, view.title)?;
     }
     runs(out)?;
+    ledger(out)?;
     compare(out)?;
     aclgraph(out)?;
     mindspore(out)?;
@@ -308,6 +309,89 @@ fn runs(out: &Path) -> Result<()> {
         app.runs.running() == 0
     })?;
     write(&app, out, "runs", "The runs view after the check recipe")
+}
+
+/// Writes a run record into a fresh `dir` of `runs`: `plan` made, profile at `results`.
+fn record(
+    runs: &Path,
+    dir: &str,
+    plan: &skope::planfile::PlanFile,
+    results: &Path,
+    (started_ms, recipe): (u64, &str),
+) -> Result<()> {
+    use skope::compile::record::{self, Ending, RunRecord};
+    let dir = runs.join(dir);
+    std::fs::create_dir_all(&dir)?;
+    plan.write(&dir.join(record::PLAN))?;
+    std::fs::write(dir.join(record::LOG), "")?;
+    RunRecord {
+        recipe: recipe.to_string(),
+        recipe_file: None,
+        argv: vec!["python3".into(), "run_model.py".into()],
+        cwd: ".".into(),
+        env: Vec::new(),
+        dump: skope::example::DUMP_NAME.into(),
+        graph: Some(plan.graph.clone()),
+        plan: record::PLAN.into(),
+        log: record::LOG.into(),
+        results: Some(results.display().to_string()),
+        started_ms,
+        ended_ms: Some(started_ms + 95_000),
+        ending: Some(Ending::Passed),
+        exit_code: Some(0),
+        signal: None,
+        error: None,
+    }
+    .write(&dir)?;
+    Ok(())
+}
+
+/// The run ledger over three recorded runs: a baseline without scopes, the example's plan,
+/// and a run with other options whose profile has gone.
+fn ledger(out: &Path) -> Result<()> {
+    let mut app = explorer(140, 42)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    app.workers.events = Some(tx);
+    let runs = std::env::temp_dir().join("skope-screenshots-ledger.runs");
+    let _ = std::fs::remove_dir_all(&runs);
+    app.runs_dir = Some(runs.clone());
+    let ex = app.explorer().context("no explorer")?;
+    let plan = skope::planfile::PlanFile::of(&ex.ws);
+    let mut base = plan.clone();
+    base.scopes.clear();
+    let mut tuned = plan.clone();
+    tuned.scopes[0].options = "stream-fusion=1".into();
+    let prof = Path::new("assets/examples/prof_result");
+    let day = 1_795_600_000_000;
+    record(
+        &runs,
+        "base-1",
+        &base,
+        &prof.join("no_sk_model"),
+        (day, "base"),
+    )?;
+    record(
+        &runs,
+        "model-1",
+        &plan,
+        &prof.join("sk_model"),
+        (day + 600_000, "model"),
+    )?;
+    let gone = runs.join("model-2/prof");
+    record(&runs, "model-2", &tuned, &gone, (day + 1_200_000, "model"))?;
+    press(&mut app, "C");
+    wait(&mut app, &rx, "the ledger", |app| {
+        app.view_states
+            .get::<skope::tui::ledger_view::LedgerView>()
+            .is_some_and(|v| !v.building && v.ledger.is_some())
+    })?;
+    press(&mut app, "k");
+    write(
+        &app,
+        out,
+        "ledger",
+        "The run ledger: every run against the baseline, and what its plan changed",
+    )
 }
 
 /// The profile view on the bundled profiles, its segments table, and the op list's times.

@@ -70,7 +70,7 @@ pub fn run(
     dirs.extend(files.earlier_runs());
     let records = record::history_of(&dirs, &GraphId::of(ws.graph()));
     let ledger = Ledger::build(
-        &ws,
+        &ws.planning(),
         &dump,
         &records,
         (asked.baseline, asked.sort),

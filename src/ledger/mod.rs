@@ -18,7 +18,7 @@ use crate::profile::discover::{self, Found};
 use crate::profile::payoff::{PayoffAction, PayoffRule};
 use crate::profile::steps::Steps;
 use crate::profile::{Pair, PlannedFusion, Profile};
-use crate::workspace::Workspace;
+use crate::workspace::Planning;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -253,10 +253,10 @@ struct Loaded {
 
 impl Ledger {
     /// The ledger of `records` (a dump's runs, oldest first, as [`crate::compile::record`]
-    /// lists them), planned on `ws`'s graph, compared with `baseline`, payoffs judged by
-    /// `rule`, ordered by `sort`.
+    /// lists them), each run's plan made by `planning` (the dump's graph), compared with
+    /// `baseline`, payoffs judged by `rule`, ordered by `sort`.
     pub fn build(
-        ws: &Workspace,
+        planning: &Planning,
         dump: &str,
         records: &[(PathBuf, RunRecord)],
         (baseline, sort): (Baseline, SortKey),
@@ -265,7 +265,7 @@ impl Ledger {
         let mut previous: Option<PlanFile> = None;
         let mut loaded: Vec<Loaded> = Vec::new();
         for (i, (dir, record)) in records.iter().enumerate() {
-            let (one, plan) = load_row(ws, i + 1, dir, record, previous.as_ref());
+            let (one, plan) = load_row(planning, i + 1, dir, record, previous.as_ref());
             if plan.is_some() {
                 previous = plan;
             }
@@ -412,7 +412,7 @@ fn medians(rows: &mut [Loaded]) {
 /// Reads run `number`'s record, plan and profile; returns its plan file too, which the next
 /// run's changes are taken against.
 fn load_row(
-    ws: &Workspace,
+    planning: &Planning,
     number: usize,
     dir: &Path,
     record: &RunRecord,
@@ -429,10 +429,10 @@ fn load_row(
     };
     let (plan, planned) = match &plan_file {
         Some(file) => {
-            let (marks, mismatch) = file.marks_for(ws.graph());
-            let plan = ws.plan_of(&marks);
+            let (marks, mismatch) = file.marks_for(planning.graph());
+            let plan = planning.plan(&marks);
             let planned = PlannedFusion::from_plan(
-                ws.context(),
+                planning.context(),
                 &marks,
                 &plan,
                 &plan_path.display().to_string(),

@@ -108,6 +108,12 @@ pub enum Action {
     Runs,
     /// In the runs view: stop the selected run (its whole process group).
     CancelRun,
+    /// Show or hide the run ledger (every recorded run compared with a baseline run).
+    Ledger,
+    /// In the ledger: make the selected run the baseline.
+    SetBaseline,
+    /// In the ledger: record a profile made elsewhere as a run (asks for its path).
+    AddRun,
     /// Show or hide the profile comparison (asks for the profiles the first time).
     Profiles,
     /// Load other profiles to compare.
@@ -598,6 +604,30 @@ pub const TABLE: &[Spec] = &[
         name: "cancel_run",
         keys: &["x"],
         help: "runs view: stop the selected run",
+        group: Group::Run,
+        view_only: true,
+    },
+    Spec {
+        action: Action::Ledger,
+        name: "ledger",
+        keys: &["C"],
+        help: "the run ledger (toggle)",
+        group: Group::Run,
+        view_only: false,
+    },
+    Spec {
+        action: Action::SetBaseline,
+        name: "set_baseline",
+        keys: &["B"],
+        help: "ledger: selected run as baseline",
+        group: Group::Run,
+        view_only: true,
+    },
+    Spec {
+        action: Action::AddRun,
+        name: "add_run",
+        keys: &["o"],
+        help: "ledger: add a run by its profile",
         group: Group::Run,
         view_only: true,
     },

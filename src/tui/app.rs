@@ -343,6 +343,7 @@ impl App {
             } => self.profiles_compared(generation, *compared),
             Msg::Suggested(answer) => self.suggested(*answer),
             Msg::StaticsRead(answer) => self.statics_read(*answer),
+            Msg::LedgerBuilt(ledger) => self.ledger_built(*ledger),
             Msg::WorkerFailed { work, message } => self.problem(format!(
                 "{work} stopped: {} (a bug in skope; please report it)",
                 crate::text::sanitize(&message)
@@ -766,7 +767,8 @@ impl App {
             PromptKind::NewScope(_)
             | PromptKind::Rename(_)
             | PromptKind::Profiles
-            | PromptKind::Statics => {}
+            | PromptKind::Statics
+            | PromptKind::AddRun => {}
         }
     }
 
@@ -793,7 +795,8 @@ impl App {
             PromptKind::NewScope(_)
             | PromptKind::Rename(_)
             | PromptKind::Profiles
-            | PromptKind::Statics => return,
+            | PromptKind::Statics
+            | PromptKind::AddRun => return,
         };
         let row = ex.row_near(prompt.before_op);
         ex.select_row(row);

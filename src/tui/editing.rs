@@ -677,6 +677,7 @@ impl App {
             PromptKind::Rename(scope) => self.apply_edit(Edit::Rename { scope, to: name }, None),
             PromptKind::Profiles => self.submit_profiles(&name),
             PromptKind::Statics => self.submit_statics(&name),
+            PromptKind::AddRun => self.submit_added_run(&name),
             PromptKind::Search | PromptKind::Filter | PromptKind::CodeSearch(_) => {}
         }
     }

@@ -49,6 +49,7 @@ pub mod views;
 // view").
 pub mod flags_view;
 pub mod inside_view;
+pub mod ledger_view;
 mod profile_actions;
 mod run_actions;
 mod static_actions;
@@ -58,6 +59,7 @@ pub mod timeline_view;
 /// Every view that can take the body over the graph's panes, in the order the help lists them.
 pub static VIEWS: &[view::ViewSpec<App>] = &[
     run_actions::VIEW,
+    ledger_view::VIEW,
     profile_actions::VIEW,
     timeline_view::VIEW,
     inside_view::VIEW,

@@ -131,6 +131,8 @@ pub enum Msg {
     Suggested(Box<super::suggestions::Suggested>),
     /// Static kernel compile outputs read on the worker.
     StaticsRead(Box<super::statics::StaticsRead>),
+    /// The run ledger built on the worker.
+    LedgerBuilt(Box<crate::ledger::Ledger>),
     /// A signal asked skope to stop.
     Stop,
 }

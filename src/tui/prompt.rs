@@ -52,4 +52,6 @@ pub enum PromptKind {
     Profiles,
     /// A static kernel compile's outputs directory.
     Statics,
+    /// A profile made elsewhere, to add to the run ledger.
+    AddRun,
 }
