@@ -105,7 +105,7 @@ fn bench_fusion_diff(c: &mut Criterion) {
 }
 
 /// The Model Explorer export of the 100k-op graph: the graph collection and its node data,
-/// made and written as JSON.
+/// made, written as JSON and checked against the schema as the command does.
 fn bench_model_explorer(c: &mut Criterion) {
     let rules = RuleSet::bundled();
     let ws = skope::workspace::Workspace::new(
@@ -118,10 +118,15 @@ fn bench_model_explorer(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("model_explorer/export_100k_ops", |b| {
         b.iter(|| {
-            let g = skope::model_explorer::graph(&ws);
-            let mut bytes = serde_json::to_vec(&g).expect("JSON").len();
+            let g = serde_json::to_string(&skope::model_explorer::graph(&ws)).expect("JSON");
+            let parsed: serde_json::Value = serde_json::from_str(&g).expect("JSON");
+            assert!(skope::model_explorer::check(&parsed).is_empty());
+            let mut bytes = g.len();
             for (_, data) in skope::model_explorer::node_data(&ws, None) {
-                bytes += serde_json::to_vec(&data).expect("JSON").len();
+                let d = serde_json::to_string(&data).expect("JSON");
+                let parsed: serde_json::Value = serde_json::from_str(&d).expect("JSON");
+                assert!(skope::model_explorer::check_node_data(&parsed).is_empty());
+                bytes += d.len();
             }
             bytes
         })

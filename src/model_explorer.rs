@@ -9,8 +9,10 @@
 use crate::fusion::marks::OpMark;
 use crate::graph::OpId;
 use crate::workspace::Workspace;
-use serde_json::{Value, json};
-use std::collections::{HashMap, HashSet};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The graph's id in the collection (node data files are keyed by it).
 pub const GRAPH_ID: &str = "plan";
@@ -23,14 +25,102 @@ fn level(name: &str) -> String {
 /// Each op's time without and with SuperKernel, µs (a segment's ops share its SuperKernel's).
 pub type OpTimes = HashMap<String, (Option<f64>, Option<f64>)>;
 
+/// A graph collection: what Model Explorer's JSON adapter reads. Typed, so a 100k-op graph is
+/// written without building a JSON tree first.
+#[derive(Debug, Serialize)]
+pub struct Collection {
+    label: String,
+    graphs: [MeGraph; 1],
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MeGraph {
+    id: &'static str,
+    nodes: Vec<Node>,
+    #[serde(serialize_with = "group_attrs")]
+    group_node_attributes: BTreeMap<String, Vec<(&'static str, String)>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Node {
+    id: String,
+    label: String,
+    #[serde(serialize_with = "shared_str")]
+    namespace: Arc<str>,
+    attrs: Vec<Attr>,
+    incoming_edges: Vec<Edge>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    style: Option<Style>,
+}
+
+#[derive(Debug, Serialize)]
+struct Attr {
+    key: &'static str,
+    value: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Edge {
+    #[serde(serialize_with = "shared_str")]
+    source_node_id: Arc<str>,
+    source_node_output_id: String,
+    target_node_input_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<EdgeKind>,
+}
+
+#[derive(Debug, Serialize)]
+struct EdgeKind {
+    kind: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Style {
+    border_color: &'static str,
+    border_width: u32,
+}
+
+/// A string shared by many nodes or edges, written as a string.
+fn shared_str<S: serde::Serializer>(text: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(text)
+}
+
+/// The group attributes: each group's key → value pairs, written as an object.
+fn group_attrs<S: serde::Serializer>(
+    groups: &BTreeMap<String, Vec<(&'static str, String)>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    struct Pairs<'a>(&'a [(&'static str, String)]);
+    impl Serialize for Pairs<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(self.0.len()))?;
+            for (k, v) in self.0 {
+                m.serialize_entry(k, v)?;
+            }
+            m.end()
+        }
+    }
+    let mut m = s.serialize_map(Some(groups.len()))?;
+    for (k, v) in groups {
+        m.serialize_entry(k, &Pairs(v))?;
+    }
+    m.end()
+}
+
 /// The graph collection of `ws`'s plan.
-pub fn graph(ws: &Workspace) -> Value {
+pub fn graph(ws: &Workspace) -> Collection {
     let (cx, plan, marks) = (ws.context(), ws.plan(), ws.marks());
     let graph = cx.graph();
-    let mut namespace: Vec<String> = vec![String::new(); graph.len()];
-    let mut segment_of: HashMap<OpId, (String, String)> = HashMap::new();
+    let top: Arc<str> = Arc::from("");
+    let mut namespace: Vec<Arc<str>> = vec![top; graph.len()];
+    let mut segment_of: HashMap<OpId, (&str, &str)> = HashMap::new();
     let mut breaks: HashMap<OpId, String> = HashMap::new();
-    let mut groups = serde_json::Map::new();
+    let mut groups: BTreeMap<String, Vec<(&'static str, String)>> = BTreeMap::new();
     let summary = format!(
         "{} scope(s) → {} segment(s), {} break(s)",
         plan.scopes.len(),
@@ -39,74 +129,79 @@ pub fn graph(ws: &Workspace) -> Value {
     );
     groups.insert(
         String::new(),
-        json!({"file": crate::text::sanitize(&ws.source().file), "plan": summary}),
+        vec![
+            ("file", crate::text::sanitize(&ws.source().file).into_owned()),
+            ("plan", summary),
+        ],
     );
     for s in &plan.scopes {
-        let scope = level(&s.name);
+        let scope: Arc<str> = Arc::from(level(&s.name));
         groups.insert(
-            scope.clone(),
-            json!({
-                "status": s.status.name(),
-                "segments": s.segments.len().to_string(),
-                "breaks": s.breaks.len().to_string(),
-            }),
+            scope.to_string(),
+            vec![
+                ("status", s.status.name().to_string()),
+                ("segments", s.segments.len().to_string()),
+                ("breaks", s.breaks.len().to_string()),
+            ],
         );
         for m in &s.members {
-            namespace[m.index()] = scope.clone();
+            namespace[m.index()] = Arc::clone(&scope);
         }
         for seg in &s.segments {
-            let ns = format!("{scope}/{}", level(&seg.name));
+            let ns: Arc<str> = Arc::from(format!("{scope}/{}", level(&seg.name)));
             groups.insert(
-                ns.clone(),
-                json!({
-                    "SuperKernel": crate::text::sanitize(&seg.fused_node),
-                    "ops": seg.ops.len().to_string(),
-                    "stream": seg.stream.to_string(),
-                }),
+                ns.to_string(),
+                vec![
+                    ("SuperKernel", crate::text::sanitize(&seg.fused_node).into_owned()),
+                    ("ops", seg.ops.len().to_string()),
+                    ("stream", seg.stream.to_string()),
+                ],
             );
             for op in &seg.ops {
-                namespace[op.index()] = ns.clone();
-                segment_of.insert(*op, (s.name.clone(), seg.name.clone()));
+                namespace[op.index()] = Arc::clone(&ns);
+                segment_of.insert(*op, (&s.name, &seg.name));
             }
         }
         for b in s.breaks.iter().filter(|b| b.cuts) {
-            namespace[b.op.index()] = scope.clone();
+            namespace[b.op.index()] = Arc::clone(&scope);
             breaks.insert(b.op, crate::fusion::plan::describe_reason(marks, b.reason));
         }
     }
+    let ids: Vec<Arc<str>> = graph.ops().iter().map(|op| Arc::from(id(&op.name))).collect();
     // Edges on their targets, with the graph's output and input indices; ordering edges
     // apart, numbered on their target.
-    let mut incoming: Vec<Vec<Value>> = vec![Vec::new(); graph.len()];
+    let mut incoming: Vec<Vec<Edge>> = (0..graph.len()).map(|_| Vec::new()).collect();
     let mut controls = vec![0usize; graph.len()];
-    for (i, op) in graph.ops().iter().enumerate() {
-        let source = id(&op.name);
+    for (i, source) in ids.iter().enumerate() {
         for (to, kind) in graph.successors(OpId(i as u32)) {
             let edge = match kind {
-                crate::graph::EdgeKind::Data { out, input } => json!({
-                    "sourceNodeId": source,
-                    "sourceNodeOutputId": out.to_string(),
-                    "targetNodeInputId": input.to_string(),
-                }),
+                crate::graph::EdgeKind::Data { out, input } => Edge {
+                    source_node_id: Arc::clone(source),
+                    source_node_output_id: out.to_string(),
+                    target_node_input_id: input.to_string(),
+                    metadata: None,
+                },
                 _ => {
                     let n = controls[to.index()];
                     controls[to.index()] += 1;
-                    json!({
-                        "sourceNodeId": source,
-                        "sourceNodeOutputId": "control",
-                        "targetNodeInputId": format!("control{n}"),
-                        "metadata": {"kind": "control"},
-                    })
+                    Edge {
+                        source_node_id: Arc::clone(source),
+                        source_node_output_id: "control".to_string(),
+                        target_node_input_id: format!("control{n}"),
+                        metadata: Some(EdgeKind { kind: "control" }),
+                    }
                 }
             };
             incoming[to.index()].push(edge);
         }
     }
     let verdicts = cx.verdicts();
-    let nodes: Vec<Value> = graph
+    let nodes: Vec<Node> = graph
         .ops()
         .iter()
+        .zip(incoming)
         .enumerate()
-        .map(|(i, op)| {
+        .map(|(i, (op, incoming_edges))| {
             let oid = OpId(i as u32);
             let v = verdicts.get(oid);
             let mut attrs = vec![
@@ -124,32 +219,33 @@ pub fn graph(ws: &Workspace) -> Value {
             } else if let OpMark::Member { .. } = marks.get(oid) {
                 attrs.push(attr("segment", "none: not fused"));
             }
-            if let Some(reason) = breaks.get(&oid) {
+            let cut = breaks.get(&oid);
+            if let Some(reason) = cut {
                 attrs.push(attr("breaks its scope", reason));
             } else if !v.detail.is_empty() {
                 attrs.push(attr("reason", &v.detail));
             }
-            let mut node = json!({
-                "id": id(&op.name),
-                "label": crate::text::sanitize(&op.name),
-                "namespace": namespace[i],
-                "attrs": attrs,
-                "incomingEdges": incoming[i],
-            });
-            if breaks.contains_key(&oid) {
-                node["style"] = json!({"borderColor": "#d73027", "borderWidth": 3});
+            Node {
+                id: ids[i].to_string(),
+                label: crate::text::sanitize(&op.name).into_owned(),
+                namespace: Arc::clone(&namespace[i]),
+                attrs,
+                incoming_edges,
+                style: cut.map(|_| Style {
+                    border_color: "#d73027",
+                    border_width: 3,
+                }),
             }
-            node
         })
         .collect();
-    json!({
-        "label": format!("skope: {}", crate::text::sanitize(&ws.source().file)),
-        "graphs": [{
-            "id": GRAPH_ID,
-            "nodes": nodes,
-            "groupNodeAttributes": groups,
+    Collection {
+        label: format!("skope: {}", crate::text::sanitize(&ws.source().file)),
+        graphs: [MeGraph {
+            id: GRAPH_ID,
+            nodes,
+            group_node_attributes: groups,
         }],
-    })
+    }
 }
 
 /// A node id: the op's name, control characters made visible (ids are matched by name across
@@ -158,59 +254,163 @@ fn id(name: &str) -> String {
     crate::text::sanitize(name).into_owned()
 }
 
-fn attr(key: &str, value: &str) -> Value {
+fn attr(key: &'static str, value: &str) -> Attr {
     // Model Explorer strips double quotes from values: keep them as typographic ones.
-    json!({"key": key, "value": crate::text::sanitize(value).replace('"', "”")})
+    Attr {
+        key,
+        value: crate::text::sanitize(value).replace('"', "”"),
+    }
 }
 
+/// One node's entry in a node-data file.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry {
+    value: EntryValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bg_color: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum EntryValue {
+    Text(String),
+    Number(f64),
+}
+
+/// A gradient stop.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Stop {
+    stop: f64,
+    bg_color: &'static str,
+}
+
+/// One node-data file: for [`GRAPH_ID`], its name, each node's entry, and a gradient.
+#[derive(Debug)]
+pub struct NodeData {
+    name: &'static str,
+    results: Vec<(String, Entry)>,
+    gradient: Option<&'static [Stop]>,
+}
+
+impl Serialize for NodeData {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Results<'a>(&'a [(String, Entry)]);
+        impl Serialize for Results<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+        struct Inner<'a>(&'a NodeData);
+        impl Serialize for Inner<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let d = self.0;
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("name", d.name)?;
+                m.serialize_entry("results", &Results(&d.results))?;
+                if let Some(g) = d.gradient {
+                    m.serialize_entry("gradient", g)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(1))?;
+        m.serialize_entry(GRAPH_ID, &Inner(self))?;
+        m.end()
+    }
+}
+
+const GRADIENT: [Stop; 2] = [
+    Stop {
+        stop: 0.0,
+        bg_color: "#ffffff",
+    },
+    Stop {
+        stop: 1.0,
+        bg_color: "#d73027",
+    },
+];
+
+const DIVERGING: [Stop; 3] = [
+    Stop {
+        stop: 0.0,
+        bg_color: "#1a9850",
+    },
+    Stop {
+        stop: 0.5,
+        bg_color: "#ffffff",
+    },
+    Stop {
+        stop: 1.0,
+        bg_color: "#d73027",
+    },
+];
+
 /// The node-data files of `ws` (and of `times` when profiles were compared): (file stem, its
-/// JSON), each keyed by [`GRAPH_ID`].
-pub fn node_data(ws: &Workspace, times: Option<&OpTimes>) -> Vec<(String, Value)> {
+/// data), each keyed by [`GRAPH_ID`].
+pub fn node_data(ws: &Workspace, times: Option<&OpTimes>) -> Vec<(String, NodeData)> {
     let (cx, plan) = (ws.context(), ws.plan());
     let graph = cx.graph();
     let verdicts = cx.verdicts();
     let mut out = Vec::new();
-    let mut verdict = serde_json::Map::new();
     let colours = |v: &str| match v {
         "fusible" => "#1a9850",
         "ignored" => "#bdbdbd",
         _ => "#d73027",
     };
-    for (i, op) in graph.ops().iter().enumerate() {
-        let v = verdicts.get(OpId(i as u32)).verdict.name();
-        verdict.insert(id(&op.name), json!({"value": v, "bgColor": colours(v)}));
-    }
+    let verdict = graph
+        .ops()
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let v = verdicts.get(OpId(i as u32)).verdict.name();
+            let entry = Entry {
+                value: EntryValue::Text(v.to_string()),
+                bg_color: Some(colours(v)),
+            };
+            (id(&op.name), entry)
+        })
+        .collect();
     out.push((
         "verdict".to_string(),
-        json!({GRAPH_ID: {"name": "verdict", "results": verdict}}),
+        NodeData {
+            name: "verdict",
+            results: verdict,
+            gradient: None,
+        },
     ));
-    let mut segment = serde_json::Map::new();
+    let mut segment = Vec::new();
     for (k, seg) in plan.scopes.iter().flat_map(|s| &s.segments).enumerate() {
+        let name = crate::text::sanitize(&seg.name).into_owned();
         for op in &seg.ops {
-            segment.insert(
-                id(&graph.op(*op).name),
-                json!({"value": crate::text::sanitize(&seg.name), "bgColor": BANDS[k % BANDS.len()]}),
-            );
+            let entry = Entry {
+                value: EntryValue::Text(name.clone()),
+                bg_color: Some(BANDS[k % BANDS.len()]),
+            };
+            segment.push((id(&graph.op(*op).name), entry));
         }
     }
     out.push((
         "segment".to_string(),
-        json!({GRAPH_ID: {"name": "segment", "results": segment}}),
+        NodeData {
+            name: "segment",
+            results: segment,
+            gradient: None,
+        },
     ));
     if let Some(times) = times {
-        let gradient =
-            json!([{"stop": 0, "bgColor": "#ffffff"}, {"stop": 1, "bgColor": "#d73027"}]);
-        let diverging = json!([
-            {"stop": 0, "bgColor": "#1a9850"},
-            {"stop": 0.5, "bgColor": "#ffffff"},
-            {"stop": 1, "bgColor": "#d73027"}
-        ]);
-        for (stem, name, pick, colours) in [
-            ("base_time", "time without SuperKernel (µs)", 0, &gradient),
-            ("new_time", "time with SuperKernel (µs)", 1, &gradient),
-            ("delta", "Δ with − without (µs)", 2, &diverging),
+        for (stem, name, pick, gradient) in [
+            ("base_time", "time without SuperKernel (µs)", 0, &GRADIENT[..]),
+            ("new_time", "time with SuperKernel (µs)", 1, &GRADIENT[..]),
+            ("delta", "Δ with − without (µs)", 2, &DIVERGING[..]),
         ] {
-            let mut results = serde_json::Map::new();
+            let mut results = Vec::new();
             for op in graph.ops() {
                 let Some(&(base, new)) = times.get(&op.name) else {
                     continue;
@@ -221,15 +421,20 @@ pub fn node_data(ws: &Workspace, times: Option<&OpTimes>) -> Vec<(String, Value)
                     _ => base.zip(new).map(|(b, n)| n - b),
                 };
                 if let Some(v) = value.filter(|v| v.is_finite()) {
-                    results.insert(
-                        id(&op.name),
-                        json!({"value": (v * 1000.0).round() / 1000.0}),
-                    );
+                    let entry = Entry {
+                        value: EntryValue::Number((v * 1000.0).round() / 1000.0),
+                        bg_color: None,
+                    };
+                    results.push((id(&op.name), entry));
                 }
             }
             out.push((
                 stem.to_string(),
-                json!({GRAPH_ID: {"name": name, "results": results, "gradient": colours}}),
+                NodeData {
+                    name,
+                    results,
+                    gradient: Some(gradient),
+                },
             ));
         }
     }

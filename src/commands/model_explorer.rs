@@ -24,27 +24,19 @@ pub fn run(
         [base, new] => Some(op_times(&ws, base, Some(new))?),
         _ => anyhow::bail!("--profiles takes one directory holding both, or BASE then NEW"),
     };
-    let collection = graph(&ws);
-    let problems = check(&collection);
-    anyhow::ensure!(
-        problems.is_empty(),
-        "the export breaks Model Explorer's schema: {problems:?}"
-    );
+    let graph_text = checked(&graph(&ws), check).context("the graph")?;
+    let mut files = vec![("graph.json".to_string(), graph_text)];
+    for (stem, data) in node_data(&ws, times.as_ref()) {
+        let text = checked(&data, check_node_data).with_context(|| format!("node data {stem}"))?;
+        files.push((format!("nodedata_{stem}.json"), text));
+    }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut written = Vec::new();
-    let mut put = |name: &str, value: &serde_json::Value| -> Result<()> {
+    for (name, text) in files {
         let path = dir.join(name);
-        let text = crate::text::json_safe(serde_json::to_string(value)?);
         crate::planfile::write_replacing(&path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
         written.push(path);
-        Ok(())
-    };
-    put("graph.json", &collection)?;
-    for (stem, data) in node_data(&ws, times.as_ref()) {
-        let problems = check_node_data(&data);
-        anyhow::ensure!(problems.is_empty(), "node data {stem}: {problems:?}");
-        put(&format!("nodedata_{stem}.json"), &data)?;
     }
     say(&format!(
         "wrote {} file(s) to {}: model-explorer {}/graph.json --node_data_paths={}",
@@ -58,6 +50,21 @@ pub fn run(
             .join(",")
     ));
     Ok(written)
+}
+
+/// `value` as JSON, held against the documented schema by `check` as Model Explorer would
+/// read it back.
+fn checked(
+    value: &impl serde::Serialize,
+    check: fn(&serde_json::Value) -> Vec<String>,
+) -> Result<String> {
+    let text = crate::text::json_safe(serde_json::to_string(value)?);
+    let problems = check(&serde_json::from_str(&text)?);
+    anyhow::ensure!(
+        problems.is_empty(),
+        "the export breaks Model Explorer's schema: {problems:?}"
+    );
+    Ok(text)
 }
 
 /// Each op's kernel time a step without and with SuperKernel: a fused op has no time of its
