@@ -9,6 +9,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use skope::fusion::marks::{Marks, OpMark};
 use skope::fusion::plan::{Context, plan, replan};
 use skope::fusion::rules::RuleSet;
+use skope::fusion_diff::Side;
 use skope::graph::OpId;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -88,7 +89,7 @@ fn bench_fusion_diff(c: &mut Criterion) {
         .expect("a segment of three ops");
     b.apply(skope::edit::Edit::DoNotFuse { ops: vec![inside] }, None)
         .expect("an edit");
-    let d = skope::fusion_diff::diff(&a, "a", &b, "b");
+    let d = skope::fusion_diff::diff(Side::of(&a), "a", Side::of(&b), "b");
     eprintln!(
         "fusion diff of the 100k-op graph and one edit: {} scope(s), {} segment(s), {} break(s) changed",
         d.scopes.len(),
@@ -99,7 +100,7 @@ fn bench_fusion_diff(c: &mut Criterion) {
     let mut group = c.benchmark_group("fusion_diff");
     group.sample_size(10);
     group.bench_function("fusion_diff/100k_ops_one_edit", |bench| {
-        bench.iter(|| skope::fusion_diff::diff(&a, "a", &b, "b"))
+        bench.iter(|| skope::fusion_diff::diff(Side::of(&a), "a", Side::of(&b), "b"))
     });
     group.finish();
 }

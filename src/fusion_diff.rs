@@ -4,6 +4,8 @@
 //! same type and the same matched neighbours are taken as one op renamed. A segment is known by
 //! its ops: one of B holding all of an A segment's ops and more grew, one holding fewer shrank.
 
+use crate::fusion::marks::Marks;
+use crate::fusion::plan::Plan;
 use crate::graph::{Graph, OpId};
 use crate::workspace::Workspace;
 use serde::Serialize;
@@ -97,6 +99,28 @@ impl FusionDiff {
     }
 }
 
+/// One side of a diff: a graph, its marks and the plan they make.
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    /// The graph.
+    pub graph: &'a Graph,
+    /// Its marks (for the breaks' reasons in words).
+    pub marks: &'a Marks,
+    /// Its plan.
+    pub plan: &'a Plan,
+}
+
+impl<'a> Side<'a> {
+    /// The workspace's graph and current plan.
+    pub fn of(ws: &'a Workspace) -> Side<'a> {
+        Side {
+            graph: ws.graph(),
+            marks: ws.marks(),
+            plan: ws.plan(),
+        }
+    }
+}
+
 /// The op names of one side, each a neighbour list by name.
 fn neighbours(graph: &Graph) -> Vec<Vec<OpId>> {
     let mut out: Vec<Vec<OpId>> = vec![Vec::new(); graph.len()];
@@ -175,9 +199,33 @@ fn segment_sets<'p>(
         .collect()
 }
 
+/// A cutting break: (its scope, its op under a side's naming), its reason in words, its op.
+type BreakAt = ((String, String), String, OpId);
+
+/// Every cutting break of `side`, its op named by `name`, in plan order.
+fn break_list(side: Side, name: &dyn Fn(OpId) -> String) -> Vec<BreakAt> {
+    side.plan
+        .scopes
+        .iter()
+        .flat_map(|s| s.breaks.iter().filter(|b| b.cuts).map(move |b| (s, b)))
+        .map(|(s, b)| {
+            let reason = crate::fusion::plan::describe_reason(side.marks, b.reason);
+            ((s.name.clone(), name(b.op)), reason, b.op)
+        })
+        .collect()
+}
+
+/// A's breaks by (scope, op).
+fn break_map(a: Side, name: &dyn Fn(OpId) -> String) -> HashMap<(String, String), String> {
+    break_list(a, name)
+        .into_iter()
+        .map(|(key, reason, _)| (key, reason))
+        .collect()
+}
+
 /// The fusion diff of `a` and `b`, named `a_name` and `b_name`.
-pub fn diff(a: &Workspace, a_name: &str, b: &Workspace, b_name: &str) -> FusionDiff {
-    let (ga, gb) = (a.graph(), b.graph());
+pub fn diff(a: Side, a_name: &str, b: Side, b_name: &str) -> FusionDiff {
+    let (ga, gb) = (a.graph, b.graph);
     let (in_a, renamed) = match_ops(ga, gb);
     let name_a = |id: OpId| ga.op(id).name.clone();
     // B's op under its name in A (or `+name` for one only in B, so it matches nothing).
@@ -187,7 +235,7 @@ pub fn diff(a: &Workspace, a_name: &str, b: &Workspace, b_name: &str) -> FusionD
             .unwrap_or_else(|| format!("+{}", gb.op(id).name))
     };
     let mut scopes = Vec::new();
-    let (pa, pb) = (a.plan(), b.plan());
+    let (pa, pb) = (a.plan, b.plan);
     let b_scopes: HashMap<&str, &crate::fusion::plan::ScopePlan> =
         pb.scopes.iter().map(|s| (s.name.as_str(), s)).collect();
     let a_scopes: HashMap<&str, &crate::fusion::plan::ScopePlan> =
@@ -276,36 +324,26 @@ pub fn diff(a: &Workspace, a_name: &str, b: &Workspace, b_name: &str) -> FusionD
         }
     }
     // Breaks by (scope, op).
-    let reasons = |ws: &Workspace, b| crate::fusion::plan::describe_reason(ws.marks(), b);
-    let mut a_breaks: HashMap<(String, String), String> = HashMap::new();
-    for s in &pa.scopes {
-        for br in s.breaks.iter().filter(|b| b.cuts) {
-            a_breaks.insert((s.name.clone(), name_a(br.op)), reasons(a, br.reason));
-        }
-    }
+    let a_breaks = break_map(a, &name_a);
     let mut breaks = Vec::new();
     let mut seen = HashSet::new();
-    for s in &pb.scopes {
-        for br in s.breaks.iter().filter(|b| b.cuts) {
-            let key = (s.name.clone(), name_b(br.op));
-            let reason = reasons(b, br.reason);
-            match a_breaks.get(&key) {
-                None => breaks.push(BreakChange {
-                    scope: key.0.clone(),
-                    op: key.1.trim_start_matches('+').to_string(),
-                    reason,
-                    change: Change::Added,
-                }),
-                Some(before) if *before != reason => breaks.push(BreakChange {
-                    scope: key.0.clone(),
-                    op: key.1.clone(),
-                    reason: reason.clone(),
-                    change: Change::Changed(format!("was: {before}")),
-                }),
-                Some(_) => {}
-            }
-            seen.insert(key);
+    for (key, reason, _) in break_list(b, &name_b) {
+        match a_breaks.get(&key) {
+            None => breaks.push(BreakChange {
+                scope: key.0.clone(),
+                op: key.1.trim_start_matches('+').to_string(),
+                reason,
+                change: Change::Added,
+            }),
+            Some(before) if *before != reason => breaks.push(BreakChange {
+                scope: key.0.clone(),
+                op: key.1.clone(),
+                reason: reason.clone(),
+                change: Change::Changed(format!("was: {before}")),
+            }),
+            Some(_) => {}
         }
+        seen.insert(key);
     }
     let mut removed: Vec<BreakChange> = a_breaks
         .into_iter()
@@ -331,6 +369,125 @@ pub fn diff(a: &Workspace, a_name: &str, b: &Workspace, b_name: &str) -> FusionD
         segments,
         breaks,
     }
+}
+
+/// What the diff says of one op of B, the most telling first: a break at it added, with
+/// another reason, or healed; it left fusion; its segment changed (added, grown, split); it
+/// was renamed; it is new.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpDiff {
+    /// A break at it that A does not have.
+    BreakAdded,
+    /// A break at it whose reason changed.
+    BreakChanged,
+    /// A's break at it is gone.
+    BreakHealed,
+    /// It was in a segment in A and is in none now.
+    Unfused,
+    /// Its segment is not one of A's.
+    SegmentChanged,
+    /// A has it under another name.
+    Renamed,
+    /// A does not have it.
+    New,
+}
+
+impl OpDiff {
+    /// Its glyph in the op list.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            OpDiff::BreakAdded => "+",
+            OpDiff::BreakChanged => "~",
+            OpDiff::BreakHealed => "−",
+            OpDiff::Unfused => "◦",
+            OpDiff::SegmentChanged => "*",
+            OpDiff::Renamed => "r",
+            OpDiff::New => "n",
+        }
+    }
+
+    /// It in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            OpDiff::BreakAdded => "a break added here",
+            OpDiff::BreakChanged => "the break here has another reason",
+            OpDiff::BreakHealed => "the break here is healed",
+            OpDiff::Unfused => "fused there, not here",
+            OpDiff::SegmentChanged => "its segment changed",
+            OpDiff::Renamed => "renamed",
+            OpDiff::New => "not in the other graph",
+        }
+    }
+}
+
+/// What the diff of `a` and `b` says of each op of B (by its index), for marking the ops that
+/// differ.
+pub fn op_diffs(a: Side, b: Side) -> Vec<Option<OpDiff>> {
+    let (ga, gb) = (a.graph, b.graph);
+    let (in_a, renamed) = match_ops(ga, gb);
+    let mut out: Vec<Option<OpDiff>> = vec![None; gb.len()];
+    let mut mark = |id: OpId, d: OpDiff| {
+        let slot = &mut out[id.index()];
+        *slot = Some(slot.map_or(d, |had| had.min(d)));
+    };
+    let renamed_b: HashSet<&str> = renamed.iter().map(|(_, n)| n.as_str()).collect();
+    let mut b_of_a: HashMap<&str, OpId> = HashMap::new();
+    for i in 0..gb.len() {
+        let id = OpId(i as u32);
+        match in_a.get(&id) {
+            Some(name) => {
+                b_of_a.insert(name.as_str(), id);
+                if renamed_b.contains(gb.op(id).name.as_str()) {
+                    mark(id, OpDiff::Renamed);
+                }
+            }
+            None => mark(id, OpDiff::New),
+        }
+    }
+    let name_a = |id: OpId| ga.op(id).name.clone();
+    let name_b = |id: OpId| {
+        in_a.get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("+{}", gb.op(id).name))
+    };
+    let a_sets: HashSet<BTreeSet<String>> = segment_sets(a.plan, &name_a)
+        .into_iter()
+        .map(|(_, _, ops)| ops)
+        .collect();
+    let mut fused_b: HashSet<OpId> = HashSet::new();
+    for seg in b.plan.scopes.iter().flat_map(|s| &s.segments) {
+        fused_b.extend(seg.ops.iter().copied());
+        let set: BTreeSet<String> = seg.ops.iter().map(|o| name_b(*o)).collect();
+        if !a_sets.contains(&set) {
+            for op in &seg.ops {
+                mark(*op, OpDiff::SegmentChanged);
+            }
+        }
+    }
+    for name in a_sets.iter().flatten() {
+        if let Some(&id) = b_of_a.get(name.as_str())
+            && !fused_b.contains(&id)
+        {
+            mark(id, OpDiff::Unfused);
+        }
+    }
+    let a_breaks = break_map(a, &name_a);
+    let mut seen = HashSet::new();
+    for (key, reason, op) in break_list(b, &name_b) {
+        match a_breaks.get(&key) {
+            None => mark(op, OpDiff::BreakAdded),
+            Some(before) if *before != reason => mark(op, OpDiff::BreakChanged),
+            Some(_) => {}
+        }
+        seen.insert(key);
+    }
+    for (key, _) in a_breaks.iter().filter(|(k, _)| !seen.contains(*k)) {
+        if let Some(&id) = b_of_a.get(key.1.as_str()) {
+            mark(id, OpDiff::BreakHealed);
+        }
+    }
+    out
 }
 
 /// The diff as text for a terminal (names sanitised).

@@ -130,7 +130,10 @@ pub fn graph(ws: &Workspace) -> Collection {
     groups.insert(
         String::new(),
         vec![
-            ("file", crate::text::sanitize(&ws.source().file).into_owned()),
+            (
+                "file",
+                crate::text::sanitize(&ws.source().file).into_owned(),
+            ),
             ("plan", summary),
         ],
     );
@@ -152,7 +155,10 @@ pub fn graph(ws: &Workspace) -> Collection {
             groups.insert(
                 ns.to_string(),
                 vec![
-                    ("SuperKernel", crate::text::sanitize(&seg.fused_node).into_owned()),
+                    (
+                        "SuperKernel",
+                        crate::text::sanitize(&seg.fused_node).into_owned(),
+                    ),
                     ("ops", seg.ops.len().to_string()),
                     ("stream", seg.stream.to_string()),
                 ],
@@ -167,7 +173,11 @@ pub fn graph(ws: &Workspace) -> Collection {
             breaks.insert(b.op, crate::fusion::plan::describe_reason(marks, b.reason));
         }
     }
-    let ids: Vec<Arc<str>> = graph.ops().iter().map(|op| Arc::from(id(&op.name))).collect();
+    let ids: Vec<Arc<str>> = graph
+        .ops()
+        .iter()
+        .map(|op| Arc::from(id(&op.name)))
+        .collect();
     // Edges on their targets, with the graph's output and input indices; ordering edges
     // apart, numbered on their target.
     let mut incoming: Vec<Vec<Edge>> = (0..graph.len()).map(|_| Vec::new()).collect();
@@ -406,7 +416,12 @@ pub fn node_data(ws: &Workspace, times: Option<&OpTimes>) -> Vec<(String, NodeDa
     ));
     if let Some(times) = times {
         for (stem, name, pick, gradient) in [
-            ("base_time", "time without SuperKernel (µs)", 0, &GRADIENT[..]),
+            (
+                "base_time",
+                "time without SuperKernel (µs)",
+                0,
+                &GRADIENT[..],
+            ),
             ("new_time", "time with SuperKernel (µs)", 1, &GRADIENT[..]),
             ("delta", "Δ with − without (µs)", 2, &DIVERGING[..]),
         ] {

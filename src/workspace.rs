@@ -208,6 +208,11 @@ impl Planning {
         &self.cx
     }
 
+    /// The context, shared.
+    pub fn shared_context(&self) -> Arc<Context> {
+        Arc::clone(&self.cx)
+    }
+
     /// The graph.
     pub fn graph(&self) -> &Graph {
         self.cx.graph()

@@ -2,34 +2,11 @@
 //! being fusible (a scope splits), an op joins the scope it broke (a scope heals), an op is
 //! renamed and a scope is removed — the diff names exactly those, in text, JSON and Markdown.
 
-use crate::common::{example_arg, repo, scratch, skope, skope_stdout};
+use crate::common::fusion_pair::graph_b;
+use crate::common::{example_arg, repo, skope, skope_stdout};
 use serde_json::Value;
 
 const GRAPH: &str = "moe_decode.ge_proto.txt";
-
-/// Graph B: the bundled example changed as the module says.
-fn graph_b() -> std::path::PathBuf {
-    let a = std::fs::read_to_string(repo("assets/examples").join(GRAPH)).expect("the example");
-    let mut b = a.replacen(
-        "name: \"layer2_mask_fill\"\n    type: \"MaskedFill\"\n",
-        "name: \"layer2_mask_fill\"\n    type: \"MaskedFill\"\n    attr {\n      key: \
-         \"_super_kernel_scope\"\n      value {\n        s: \"attn_2\"\n      }\n    }\n",
-        1,
-    );
-    let at = b.find("name: \"layer0_rope\"").expect("layer0_rope");
-    let flag = at
-        + b[at..]
-            .find("key: \"supportSuperKernel\"")
-            .expect("its flag");
-    let one = flag + b[flag..].find("i: 1").expect("set");
-    b.replace_range(one..one + 4, "i: 0");
-    let b = b
-        .replace("layer3_o_proj", "layer3_out_proj")
-        .replace("s: \"moe_3\"", "s: \"\"");
-    let path = scratch("fusion-diff").join("b.ge_proto.txt");
-    std::fs::write(&path, b).expect("write B");
-    path
-}
 
 #[test]
 fn the_diff_names_exactly_the_split_the_heal_the_rename_and_the_removed_scope() {

@@ -3,7 +3,7 @@
 //! `--graph`.
 
 use super::Printer;
-use crate::fusion_diff::{diff, to_text};
+use crate::fusion_diff::{Side, diff, to_text};
 use crate::open::Request;
 use anyhow::Result;
 use std::io::Write;
@@ -84,7 +84,8 @@ pub fn run(
         None if is_plan(b) => (open_with(a, None, say)?, open_with(a, Some(b), say)?),
         None => (open_with(a, None, say)?, open_with(b, None, say)?),
     };
-    let d = diff(&wa, &a.display().to_string(), &wb, &b.display().to_string());
+    let (sa, sb) = (Side::of(&wa), Side::of(&wb));
+    let d = diff(sa, &a.display().to_string(), sb, &b.display().to_string());
     match form {
         Form::Json => out.json(&d)?,
         Form::Markdown => out.text(&crate::markdown::fusion_diff(&d))?,

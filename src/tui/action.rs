@@ -62,6 +62,8 @@ pub enum Action {
     CopyCode,
     /// Write the code shown (and its JSON sidecar) to a file.
     WriteCode,
+    /// Compare the fusion with another dump's or plan file's (asks which); again: stop.
+    CompareWith,
     /// Type a search (name, type, scope, reason).
     Search,
     /// Go to the next search match.
@@ -420,6 +422,14 @@ pub const TABLE: &[Spec] = &[
         name: "write_code",
         keys: &["W"],
         help: "write the code to <dump>.codegen/",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::CompareWith,
+        name: "compare_with",
+        keys: &["O"],
+        help: "compare with a dump or plan (toggle)",
         group: Group::Plan,
         view_only: false,
     },

@@ -344,6 +344,7 @@ impl App {
             Msg::Suggested(answer) => self.suggested(*answer),
             Msg::StaticsRead(answer) => self.statics_read(*answer),
             Msg::LedgerBuilt(ledger) => self.ledger_built(*ledger),
+            Msg::ComparedWith(answer) => self.compared_with(*answer),
             Msg::WorkerFailed { work, message } => self.problem(format!(
                 "{work} stopped: {} (a bug in skope; please report it)",
                 crate::text::sanitize(&message)
@@ -485,6 +486,9 @@ impl App {
         ) {
             self.code_action(action);
             return;
+        }
+        if action == Action::CompareWith {
+            return self.compare_with();
         }
         // The actions that open a view.
         if let Some(view) = self.views.iter().find(|v| v.opens_with == Some(action)) {
@@ -768,7 +772,8 @@ impl App {
             | PromptKind::Rename(_)
             | PromptKind::Profiles
             | PromptKind::Statics
-            | PromptKind::AddRun => {}
+            | PromptKind::AddRun
+            | PromptKind::CompareWith => {}
         }
     }
 
@@ -796,7 +801,8 @@ impl App {
             | PromptKind::Rename(_)
             | PromptKind::Profiles
             | PromptKind::Statics
-            | PromptKind::AddRun => return,
+            | PromptKind::AddRun
+            | PromptKind::CompareWith => return,
         };
         let row = ex.row_near(prompt.before_op);
         ex.select_row(row);

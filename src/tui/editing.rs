@@ -210,6 +210,7 @@ impl App {
                 let journal = self.session.record(&entry);
                 let summary = change_summary(self, false);
                 self.profiles_follow_plan();
+                self.comparison_follows_plan();
                 match journal {
                     Some(problem) => self.problem(problem),
                     None => self.info(format!("{words}: {summary}")),
@@ -237,6 +238,7 @@ impl App {
         let journal = self.session.record(&entry);
         let summary = change_summary(self, !redo);
         self.profiles_follow_plan();
+        self.comparison_follows_plan();
         let verb = if redo { "redone" } else { "undone" };
         match journal {
             Some(problem) => self.problem(problem),
@@ -678,6 +680,7 @@ impl App {
             PromptKind::Profiles => self.submit_profiles(&name),
             PromptKind::Statics => self.submit_statics(&name),
             PromptKind::AddRun => self.submit_added_run(&name),
+            PromptKind::CompareWith => self.submit_compare_with(&name),
             PromptKind::Search | PromptKind::Filter | PromptKind::CodeSearch(_) => {}
         }
     }

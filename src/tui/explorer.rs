@@ -160,6 +160,11 @@ pub struct Explorer {
     /// (the aclgraph pass's `sk_prof_device_*.json`): the op list shows them until profiles
     /// are read.
     pub device_max_us: Option<f64>,
+    /// The comparison with another dump or plan file, while one is on (`O`).
+    pub compared: Option<super::compare_with::Compared>,
+    /// True from asking for a comparison until `O` stops it: answers that come after are
+    /// dropped.
+    pub comparing: bool,
 }
 
 impl Explorer {
@@ -179,6 +184,8 @@ impl Explorer {
             statics: None,
             editor_sessions: 0,
             device_max_us,
+            compared: None,
+            comparing: false,
             widest,
             minimap: Minimap::default(),
             search_matches: 0,

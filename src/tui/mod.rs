@@ -10,6 +10,7 @@ pub mod app;
 pub mod clipboard;
 mod code_actions;
 pub mod code_view;
+pub mod compare_with;
 pub mod config;
 pub mod details_text;
 pub mod dialog;

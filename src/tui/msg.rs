@@ -131,6 +131,8 @@ pub enum Msg {
     Suggested(Box<super::suggestions::Suggested>),
     /// Static kernel compile outputs read on the worker.
     StaticsRead(Box<super::statics::StaticsRead>),
+    /// A comparison with another dump or plan file, made on the worker (or why not).
+    ComparedWith(Box<Result<super::compare_with::Compared, String>>),
     /// The run ledger built on the worker.
     LedgerBuilt(Box<crate::ledger::Ledger>),
     /// A signal asked skope to stop.

@@ -54,4 +54,6 @@ pub enum PromptKind {
     Statics,
     /// A profile made elsewhere, to add to the run ledger.
     AddRun,
+    /// A dump or plan file to compare the fusion with.
+    CompareWith,
 }

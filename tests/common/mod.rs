@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each binary uses its own subset
 
 pub mod acl_dirs;
+pub mod fusion_pair;
 pub mod ledger_runs;
 pub mod profile_pair;
 pub mod profiler_db;

@@ -69,6 +69,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "enter read · esc cancel · static_kernel_compile_outputs/ (or aclnn_static_shape_kernel_outputs/), one run's ts*_pid*_outputs/, or a directory holding them",
                 String::new(),
             ),
+            (PromptKind::CompareWith, _) => (
+                "compare with: ",
+                "enter compare · esc cancel · another dump (an older one, another CANN's) or a plan file of this graph",
+                String::new(),
+            ),
             (PromptKind::AddRun, _) => (
                 "add a run's profile: ",
                 "enter add · esc cancel · a profile made elsewhere (directory or file); recorded with the current plan",

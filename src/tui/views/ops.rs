@@ -171,6 +171,13 @@ pub fn render(ex: &Explorer, keymap: &Keymap, theme: &Theme, frame: &mut Frame, 
     if let Some(s) = ex.search() {
         title.push_str(&format!("· search \"{}\" ", sanitize(s.text())));
     }
+    if let Some(c) = &ex.compared {
+        title.push_str(&format!(
+            "· vs {}: {} differ ",
+            sanitize(&c.name),
+            c.positions.len()
+        ));
+    }
     let block = pane_block(title, is_focused, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -394,11 +401,16 @@ impl Row {
             (Verdict::Ignored, _) => ("○", theme.get(Role::Ignored)),
             (Verdict::Unsupported(_), _) => ("⊘", theme.get(Role::Break)),
         };
-        let change = match ws.changes().of(id) {
-            Some(OpChange::NewBreak) => "+",
-            Some(OpChange::Healed) => "−",
-            Some(OpChange::NewSegment) => "*",
-            None => " ",
+        // While comparing with another dump or plan, the column marks what differs from it;
+        // otherwise what the last edit changed.
+        let change = match &ex.compared {
+            Some(c) => c.mark(id.index()).map_or(" ", |d| d.glyph()),
+            None => match ws.changes().of(id) {
+                Some(OpChange::NewBreak) => "+",
+                Some(OpChange::Healed) => "−",
+                Some(OpChange::NewSegment) => "*",
+                None => " ",
+            },
         };
         Row {
             change: (change, theme.get(Role::Changed)),

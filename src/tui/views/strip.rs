@@ -1,8 +1,9 @@
 //! The fusion strip: the whole execution order squeezed into one row per stream, each cell
 //! showing the segment it falls in (`█`/`▓` alternating, so neighbours differ without colour),
 //! a break (`✗`), ops outside every segment (`·`) or nothing of that stream (blank). The ruler
-//! row below marks the op list's viewport (`━`) and the selected op (`▲`). The cells come from
-//! the explorer's [`Minimap`].
+//! row below marks the op list's viewport (`━`), the selected op (`▲`) and, while comparing
+//! with another dump or plan, the cells holding ops that differ (`◆`). The cells come from the
+//! explorer's [`Minimap`].
 
 use crate::fusion::plan::{Outcome, OutcomeDetail};
 use crate::text::sanitize;
@@ -73,6 +74,17 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
             ("─", theme.get(Role::Dim))
         };
         buf.set_string(bar_x + c as u16, y, glyph, style);
+    }
+    // While comparing, the cells holding an op that differs.
+    if let Some(compared) = &ex.compared {
+        let mut last = None;
+        for &pos in &compared.positions {
+            let c = map.cell(pos);
+            if last != Some(c) {
+                buf.set_string(bar_x + c as u16, y, "◆", theme.get(Role::Changed));
+                last = Some(c);
+            }
+        }
     }
     if let Some(id) = ex.selected_op() {
         let c = map.cell(graph.exec_position(id));
