@@ -3,7 +3,7 @@
 //! renamed and a scope is removed — the diff names exactly those, in text, JSON and Markdown.
 
 use crate::common::fusion_pair::graph_b;
-use crate::common::{example_arg, repo, skope, skope_stdout};
+use crate::common::{example_arg, repo, scratch, skope, skope_stdout};
 use serde_json::Value;
 
 const GRAPH: &str = "moe_decode.ge_proto.txt";
@@ -96,4 +96,53 @@ fn a_graph_against_itself_is_the_same_fusion_and_profiles_still_compare() {
     let out = skope(&["diff", &profiles.to_string_lossy(), "--markdown"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--markdown goes with two graphs"));
+}
+
+#[test]
+fn hostile_names_in_either_graph_make_no_markup_and_valid_json() {
+    let dir = scratch("cli-fusion-diff-hostile");
+    let b = dir.join("hostile.txt");
+    let evil_op = "a|<img src=x onerror=alert(1)>*b*\u{1b}[2J\u{202e}`";
+    let evil_scope = "m|<b>[l](javascript:y)\u{202e}";
+    let text = std::fs::read_to_string(repo("assets/examples").join(GRAPH))
+        .expect("the example")
+        .replace("layer1_expert_broadcast", evil_op)
+        .replace("s: \"moe_1\"", &format!("s: \"{evil_scope}\""));
+    std::fs::write(&b, text).expect("write B");
+    let (a, b) = (example_arg(GRAPH), b.to_string_lossy().into_owned());
+    let plain = skope_stdout(&["diff", &a, &b]);
+    assert!(
+        !plain.contains('\u{1b}') && !plain.contains('\u{202e}'),
+        "{plain}"
+    );
+    assert!(
+        plain.contains("moe_1"),
+        "the removed scope is named: {plain}"
+    );
+    let json = skope_stdout(&["diff", &a, &b, "--json"]);
+    assert!(!json.contains('\u{1b}') && !json.contains('\u{202e}'));
+    let value: Value = serde_json::from_str(&json).expect("valid JSON");
+    // The op whose name changed is the renamed one, named as it is (escaped) in B.
+    assert_eq!(value["renamed"][0][0], "layer1_expert_broadcast");
+    let md = skope_stdout(&["diff", &a, &b, "--markdown"]);
+    assert!(!md.contains('\u{202e}') && !md.contains('\u{1b}'), "{md}");
+    // Outside code spans (where GitHub shows text as it is), no HTML.
+    let outside: String = md.split('`').step_by(2).collect();
+    assert!(
+        !outside.contains("<img") && !outside.contains("<b>"),
+        "{md}"
+    );
+    // No link: every bracket is escaped.
+    assert!(!md.replace("\\]", "").contains("]("), "{md}");
+    // Every row has its own table's header's cells (a pipe in a name is escaped).
+    let mut header = None;
+    for line in md.lines() {
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
+        let cells = line.replace("\\|", "").matches('|').count();
+        let expected = *header.get_or_insert(cells);
+        assert_eq!(cells, expected, "a row with another cell count: {line}");
+    }
 }
