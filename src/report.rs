@@ -819,6 +819,9 @@ pub fn options_check_text(text: &str) -> (String, bool) {
             sanitize(&d.ge_message)
         );
     }
+    if options.omitted() > 0 {
+        let _ = writeln!(out, "… and {} more problem(s)", options.omitted());
+    }
     let _ = writeln!(out, "canonical: {}", sanitize(&options.canonical()));
     (out, options.first_error().is_none())
 }

@@ -12,7 +12,7 @@ fn no_reader_panics_on_mutated_inputs() {
     let scratch = crate::common::scratch("fuzz");
     let mut failures = Vec::new();
     for (i, target) in mutate::targets().iter().enumerate() {
-        let found = mutate::campaign(target, RUNS, 0x5EED + i as u64, &scratch);
+        let found = mutate::campaign(target, RUNS, 0x5EED + i as u64, &scratch, None);
         assert_eq!(found.executions, RUNS);
         if let Some((message, input)) = found.first {
             let shown: String = String::from_utf8_lossy(&input).chars().take(300).collect();
@@ -40,6 +40,54 @@ fn seeds_are_real_shaped_documents_the_readers_accept() {
             let dump = dump.unwrap_or_else(|e| panic!("{target_name} seed: {e}"));
             assert!(dump.main().len() >= 2, "{target_name}: a seed with ops");
         }
+    }
+}
+
+#[test]
+fn the_newer_readers_accept_their_seeds() {
+    let targets = mutate::targets();
+    let seeds = |name: &str| {
+        targets
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no target {name}"))
+            .seeds
+            .clone()
+    };
+    for seed in seeds("aclgraph-task-queue") {
+        assert!(
+            !skope::aclgraph::device::task_queues(&seed)
+                .unwrap()
+                .is_empty()
+        );
+    }
+    for seed in seeds("aclgraph-device-args") {
+        assert!(!skope::aclgraph::logs::device_args(&String::from_utf8_lossy(&seed)).is_empty());
+    }
+    for seed in seeds("static-op-info") {
+        skope::static_kernels::op_info::parse(&seed).unwrap();
+    }
+    for seed in seeds("ms-flags") {
+        let (given, problems) = skope::mindspore::flags::parse(&String::from_utf8_lossy(&seed));
+        assert!(problems.is_empty() && !given.is_empty(), "{problems:?}");
+    }
+    let scratch = crate::common::scratch("fuzz-seeds");
+    for seed in seeds("kernel-meta-cpp") {
+        let path = scratch.join("te_superkernel_x_kernel.cpp");
+        std::fs::write(&path, &seed).unwrap();
+        let source = skope::kernel_meta::read_source(&path).unwrap();
+        assert!(!source.calls.is_empty());
+    }
+    let record = &seeds("run-record")[0];
+    let dir = scratch.join("r-1");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("run.json"), record).unwrap();
+    assert!(skope::compile::record::RunRecord::read(&dir).is_some());
+    for seed in seeds("csv-op-summary") {
+        let path = scratch.join("op_summary_1.csv");
+        std::fs::write(&path, &seed).unwrap();
+        let mut reader = skope::profile::KernelReader::open(&[path]);
+        assert!(reader.next_row().unwrap().is_some());
     }
 }
 

@@ -305,6 +305,42 @@ fn a_kernel_file_without_duration_is_a_missing_column() {
     );
 }
 
+#[test]
+fn a_duration_beyond_any_kernels_is_a_bad_value_not_an_overflow() {
+    // Two rows of 9.2 × 10¹⁸ ns in one step would overflow the step's sum.
+    let dir = crate::common::scratch("profile-huge-duration");
+    let path = dir.join("kernel_details.csv");
+    std::fs::write(
+        &path,
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n\
+         1,a,Add,AI_VECTOR_CORE,1000,9223372036854775\n\
+         1,b,Add,AI_VECTOR_CORE,2000,9223372036854775\n",
+    )
+    .unwrap();
+    let e = skope::profile::runs::Runs::read(&[path]).unwrap_err();
+    let text = message(&e);
+    assert!(text.contains("kernel_details.csv:2: row 1"), "{text}");
+    assert!(
+        text.contains("a kernel's duration (not negative, under 10⁶ s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_header_of_thousands_of_columns_is_counted_not_listed() {
+    let dir = crate::common::scratch("profile-wide-header");
+    let path = dir.join("op_statistic.csv");
+    std::fs::write(&path, format!("Device{}\n", ",".repeat(6000))).unwrap();
+    let e = skope::profile::op_statistic::read(&path).unwrap_err();
+    let text = message(&e);
+    assert!(text.contains("… 6001 columns in all …"), "{text}");
+    assert!(
+        text.contains("6001 \"\""),
+        "the last columns are named: {text}"
+    );
+    assert!(text.len() < 1000, "{}", text.len());
+}
+
 // ---- discovery ----
 
 #[test]

@@ -370,7 +370,16 @@ pub fn ge_strict_scope_check(text: &str) -> Result<Option<StrictScopeCheck>, Inv
 pub struct SkOptions {
     values: Vec<(&'static OptionSpec, OptionValue)>,
     diagnostics: Vec<OptionDiagnostic>,
+    /// Problems found past [`MAX_DIAGNOSTICS`], counted.
+    omitted: usize,
+    /// True once a problem has listed the known options (later ones point to it).
+    listed_known: bool,
 }
+
+/// Problems an options string keeps in words; the rest are counted (a string of thousands of
+/// broken parts would otherwise hold a message for each, hundreds of times its size). The
+/// first error is kept whatever its place: the compile fails on it.
+pub const MAX_DIAGNOSTICS: usize = 64;
 
 impl SkOptions {
     /// Parses `text` the way the SuperKernel compiler does: parts split on `:`, then on the
@@ -442,10 +451,11 @@ impl SkOptions {
             return;
         }
         let Some(spec) = spec(key) else {
+            let listed = std::mem::replace(&mut self.listed_known, true);
             self.diagnose(
                 Severity::Error,
                 at,
-                unknown_key_message(key),
+                unknown_key_message(key, listed),
                 format!("{GE_PREFIX}{key} option is not supported."),
             );
             return;
@@ -463,6 +473,15 @@ impl SkOptions {
         message: String,
         ge: String,
     ) {
+        let first_error = severity == Severity::Error
+            && self
+                .diagnostics
+                .iter()
+                .all(|d| d.severity != Severity::Error);
+        if self.diagnostics.len() >= MAX_DIAGNOSTICS && !first_error {
+            self.omitted += 1;
+            return;
+        }
         self.diagnostics.push(OptionDiagnostic {
             severity,
             key: key.to_string(),
@@ -472,9 +491,15 @@ impl SkOptions {
         });
     }
 
-    /// Every problem found, in string order.
+    /// The problems found, in string order: at most [`MAX_DIAGNOSTICS`] (and the first
+    /// error).
     pub fn diagnostics(&self) -> &[OptionDiagnostic] {
         &self.diagnostics
+    }
+
+    /// Problems found beyond those [`SkOptions::diagnostics`] keeps.
+    pub fn omitted(&self) -> usize {
+        self.omitted
     }
 
     /// The first error: the one the SuperKernel compile would fail on.
@@ -537,7 +562,9 @@ fn unquote(s: &str) -> &str {
         .unwrap_or(s)
 }
 
-fn unknown_key_message(key: &str) -> String {
+/// What to say of the unknown option `key`: the nearest known one, or every known one (unless
+/// `listed`: an earlier problem of the string listed them).
+fn unknown_key_message(key: &str, listed: bool) -> String {
     if UNSETTABLE.contains(&key) {
         return format!(
             "{key} is read by the SuperKernel compiler but cannot be set (it has no option parser)"
@@ -550,6 +577,7 @@ fn unknown_key_message(key: &str) -> String {
         .filter(|(d, _)| *d <= 3.max(key.len() / 4));
     match nearest {
         Some((_, near)) => format!("unknown option {key}; did you mean {near}?"),
+        None if listed => format!("unknown option {key} (the known options are listed above)"),
         None => format!(
             "unknown option {key}; known options: {}",
             SCHEMA.iter().map(|s| s.key).collect::<Vec<_>>().join(", ")
@@ -692,6 +720,17 @@ mod set_tests {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn thousands_of_broken_parts_keep_a_bounded_list_and_the_first_error() {
+        // Warnings first (parts without '='), then one error far along.
+        let text = format!("{}early-start=", "x:".repeat(5000));
+        let o = SkOptions::parse(&text);
+        assert_eq!(o.diagnostics().len(), MAX_DIAGNOSTICS + 1);
+        assert_eq!(o.omitted(), 5000 - MAX_DIAGNOSTICS);
+        let error = o.first_error().expect("the error is kept");
+        assert!(error.message.contains("early-start"), "{error:?}");
+    }
     use super::*;
 
     fn messages(text: &str) -> Vec<(Severity, String)> {

@@ -247,11 +247,25 @@ impl Header {
 
     /// The position of `col`, or the error naming `path`.
     pub fn require(&self, col: Col, path: &Path) -> Result<usize, ProfileError> {
-        self.get(col).ok_or_else(|| ProfileError::MissingColumn {
-            path: path.to_path_buf(),
-            line: self.line,
-            column: col.display(),
-            header: self.names.clone(),
+        self.get(col).ok_or_else(|| {
+            let n = self.names.len();
+            let shown = |(i, name): (usize, &String)| format!("{} {name:?}", i + 1);
+            let header = if n > 30 {
+                let first = self.names.iter().enumerate().take(24);
+                first
+                    .chain(self.names.iter().enumerate().skip(n - 4))
+                    .map(shown)
+                    .collect()
+            } else {
+                self.names.iter().enumerate().map(shown).collect()
+            };
+            ProfileError::MissingColumn {
+                path: path.to_path_buf(),
+                line: self.line,
+                column: col.display(),
+                header,
+                columns: n,
+            }
         })
     }
 

@@ -43,8 +43,11 @@ pub enum ProfileError {
         line: u64,
         /// The column, as the current tools name it.
         column: &'static str,
-        /// The header as found.
+        /// The header's columns as the message lists them: `<position> "<name>"`, the first
+        /// 24 and the last 4 of a longer header (which a broken file can make thousands long).
         header: Vec<String>,
+        /// How many columns the header has.
+        columns: usize,
     },
     /// A field that cannot be read as what its column holds.
     BadValue {
@@ -192,17 +195,23 @@ impl fmt::Display for ProfileError {
                 line,
                 column,
                 header,
+                columns,
                 ..
             } => {
-                let columns: Vec<String> = header
-                    .iter()
-                    .enumerate()
-                    .map(|(i, name)| format!("{} {name:?}", i + 1))
-                    .collect();
+                let listed = if *columns > header.len() {
+                    let (first, last) = header.split_at(header.len().saturating_sub(4));
+                    format!(
+                        "{}, … {columns} columns in all …, {}",
+                        first.join(", "),
+                        last.join(", ")
+                    )
+                } else {
+                    header.join(", ")
+                };
                 write!(
                     f,
                     "{path}:{line}: the header has no column {column:?} (its columns: {})",
-                    crate::text::cut_middle(&columns.join(", "), 400)
+                    crate::text::cut_middle(&listed, 600)
                 )?
             }
             ProfileError::BadValue {

@@ -23,6 +23,10 @@ pub const BYTES_PER_KERNEL: u64 = 400;
 /// index; see `profile::runs`).
 pub const BYTES_PER_RUN: u64 = 48;
 
+/// The longest duration a kernel row may give, ns (10⁶ s, about 11.6 days; a step is
+/// milliseconds): longer is a broken field, and sums of such would overflow.
+pub const MAX_DURATION_NS: i64 = 1_000_000_000_000_000;
+
 /// The longest kernel name kept whole (4 KiB; real ones are under 200 bytes).
 pub const MAX_NAME: usize = 4 << 10;
 use std::fs::File;
@@ -203,11 +207,11 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
         None => None,
     };
     let duration_ns = t.nanos(c.duration.0, c.duration.1)?;
-    if let Some(ns) = duration_ns.filter(|ns| *ns < 0) {
+    if let Some(ns) = duration_ns.filter(|ns| !(0..=MAX_DURATION_NS).contains(ns)) {
         return Err(t.bad(
             c.duration.0,
             &format!("{}", ns as f64 / 1000.0),
-            "a duration (not negative)",
+            "a kernel's duration (not negative, under 10⁶ s)",
         ));
     }
     let micros = |ns: i64| ns as f64 / 1000.0;

@@ -173,15 +173,24 @@ fn read_table<R: Read>(
     out: &mut OpStatistic,
     at: &mut HashMap<(String, String), usize>,
 ) -> Result<(), ProfileError> {
-    let h = t.header().clone();
-    let path = t.path().to_path_buf();
-    let op_type = h.require(Col::OpType, &path)?;
-    let core_type = h.require(Col::CoreType, &path)?;
-    let count = h.require(Col::Count, &path)?;
-    let total = h.require(Col::TotalTime, &path)?;
-    let min = h.get(Col::MinTime);
-    let max = h.get(Col::MaxTime);
-    let dev = h.get(Col::DeviceId);
+    // The columns and their units, taken from the header (not a copy of it: a broken file's
+    // header can be thousands of columns).
+    let (h, path) = (t.header(), t.path());
+    let op_type = h.require(Col::OpType, path)?;
+    let core_type = h.require(Col::CoreType, path)?;
+    let count = h.require(Col::Count, path)?;
+    let total = h.require(Col::TotalTime, path)?;
+    let (min, max, dev) = (
+        h.get(Col::MinTime),
+        h.get(Col::MaxTime),
+        h.get(Col::DeviceId),
+    );
+    let scale = |col| h.scale(col);
+    let (total_scale, min_scale, max_scale) = (
+        scale(Col::TotalTime),
+        scale(Col::MinTime),
+        scale(Col::MaxTime),
+    );
     while t.next_row()? {
         if let Some(i) = dev {
             let d = t.text(i)?;
@@ -200,13 +209,13 @@ fn read_table<R: Read>(
             op_type: ty.to_string(),
             core_type: t.text(core_type)?.to_string(),
             count: t.count(count)?,
-            total_us: t.required_number(total, h.scale(Col::TotalTime))?,
+            total_us: t.required_number(total, total_scale)?,
             min_us: match min {
-                Some(i) => t.number(i, h.scale(Col::MinTime))?,
+                Some(i) => t.number(i, min_scale)?,
                 None => None,
             },
             max_us: match max {
-                Some(i) => t.number(i, h.scale(Col::MaxTime))?,
+                Some(i) => t.number(i, max_scale)?,
                 None => None,
             },
         };

@@ -272,14 +272,14 @@ fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurr
                 let r = list[n];
                 first = first.min(r.start_ns);
                 last = last.max(r.end_ns());
-                kernels += r.dur_ns;
+                kernels = kernels.saturating_add(r.dur_ns);
             }
             out.push(Occurrence {
                 device: base.label(device),
                 step: base.label(step),
                 n,
                 time_ns: if base.has_starts {
-                    last - first
+                    last.saturating_sub(first)
                 } else {
                     kernels
                 },

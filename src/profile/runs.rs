@@ -34,7 +34,7 @@ pub struct Run {
 impl Run {
     /// Where it ends, ns.
     pub fn end_ns(&self) -> i64 {
-        self.start_ns + self.dur_ns
+        self.start_ns.saturating_add(self.dur_ns)
     }
 }
 

@@ -56,14 +56,17 @@ impl Steps {
                 *counts[r.name as usize].get_or_insert_with(|| counted(runs.name(r.name)));
             let s = &mut sums[i];
             if counts_in {
-                s.0 += r.dur_ns;
+                s.0 = s.0.saturating_add(r.dur_ns);
             }
             s.1 = s.1.min(r.start_ns);
             s.2 = s.2.max(r.end_ns());
             s.3 += 1;
         }
         let kernels: Vec<i64> = sums.iter().map(|s| s.0).collect();
-        let spans: Vec<i64> = sums.iter().map(|s| (s.2 - s.1).max(0)).collect();
+        let spans: Vec<i64> = sums
+            .iter()
+            .map(|s| s.2.saturating_sub(s.1).max(0))
+            .collect();
         let kernel_spread = Spread::of(&kernels)?;
         let span_spread = if runs.has_starts {
             Spread::of(&spans)

@@ -48,6 +48,7 @@ pub mod views;
 // The views that take the body over the panes. A new view is its module, a line here and a
 // line in `VIEWS`, its actions in `action` and its tests (docs/ARCHITECTURE.md, "How to add a
 // view").
+mod compare_actions;
 pub mod flags_view;
 pub mod inside_view;
 pub mod ledger_view;

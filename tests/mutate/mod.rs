@@ -502,7 +502,10 @@ pub fn targets() -> Vec<Target> {
             name: "sk-prof",
             seeds: vec![asset("assets/examples/aclgraph/sk_meta/4711/sk_prof_device_0.json")],
             run: |data, _| {
-                // Read as the inside view reads it: records, folded per SuperKernel.
+                // Read as the inside view reads it (records, folded per SuperKernel) and as
+                // the model reads it (timings per task); the older sk_event_dev_device_*.json
+                // has the same form.
+                let _ = skope::aclgraph::device::timings(data);
                 if let Ok(records) = skope::aclgraph::device::records(data) {
                     for sk in records.iter().map(|r| r.sk_id).take(8) {
                         let _ = skope::aclgraph::inside::occurrences(&records, sk, 1);
@@ -527,10 +530,189 @@ pub fn targets() -> Vec<Target> {
                     "sub_operator_kernel_type": "KERNEL_TYPE_AIV_ONLY", "sub_operator_params": ["x", "y"],
                     "sub_operator_kernel_name": {"AiCore": {"func_name": "add__kernel0_middle"}}}"#
                     .to_vec(),
+                br#"{"kernelName": "te_superkernel_2", "blockDim": 24,
+                    "SuperkernelInfo": {"kernelList": {
+                    "dav-c220-cube": [{"func_name": "mm__kernel0_mix_aic", "blockDim": 24}],
+                    "dav-c220-vec": [{"func_name": "mm__kernel0_mix_aiv", "blockDim": 48}]}}}"#
+                    .to_vec(),
             ],
             run: |data, scratch| {
                 let path = scratch_file(scratch, "meta.json", data);
                 let _ = skope::kernel_meta::read_json(&path);
+                let _ = skope::kernel_meta::read_op_info(&path);
+            },
+        },
+        Target {
+            name: "aclgraph-task-queue",
+            seeds: vec![asset(&format!("{ACL_MODEL}/sk_task_queue.json"))],
+            run: |data, scratch| {
+                let _ = skope::aclgraph::device::task_queues(data);
+                read_acl_model(&acl_model_with(scratch, "model_4_1", "sk_task_queue.json", data));
+            },
+        },
+        Target {
+            name: "aclgraph-device-args",
+            seeds: vec![asset(&format!("{ACL_MODEL}/sk_device_args.log"))],
+            run: |data, scratch| {
+                let _ = skope::aclgraph::logs::device_args(&String::from_utf8_lossy(data));
+                read_acl_model(&acl_model_with(scratch, "model_5_1", "sk_device_args.log", data));
+            },
+        },
+        Target {
+            name: "super-kernel-log",
+            seeds: vec![
+                b"[INFO] SuperKernel optimize begin\n[WARNING] sk prof buffer is full, \
+                  records after this point are dropped\n[INFO] optimize end\n"
+                    .to_vec(),
+                b"[ERROR] SuperKernel query failed: task 17 (stream 2)\n".to_vec(),
+            ],
+            run: |data, scratch| {
+                let dir = scratch.join("model_6_1");
+                let _ = std::fs::create_dir_all(&dir);
+                let _ = std::fs::write(dir.join("super_kernel.log"), data);
+                let _ = skope::aclgraph::inside::buffer_full(&dir);
+            },
+        },
+        Target {
+            name: "ms-composite",
+            seeds: vec![first_composite()],
+            run: |data, _| plan_dump(data, "kernel_meta_fuzz.info"),
+        },
+        Target {
+            name: "ms-flags",
+            seeds: [
+                "--enable_cluster_ops=MatMul,BatchMatMul --opt_level=2",
+                "--disable_expand_ops=Softmax --enable_expand_ops_only=Gelu --dump_as_text",
+                "--opt_level=1 --disable_cluster_ops=Cast --enable_recompute_fusion=true",
+            ]
+            .map(|s| s.as_bytes().to_vec())
+            .to_vec(),
+            run: |data, _| {
+                let text = String::from_utf8_lossy(data);
+                let _ = skope::mindspore::flags::text(Some(&text), Some(&MS_WORKSPACE));
+            },
+        },
+        Target {
+            name: "static-op-info",
+            seeds: static_seeds(),
+            run: |data, _| {
+                let _ = skope::static_kernels::op_info::parse(data);
+            },
+        },
+        Target {
+            name: "static-run-dir",
+            seeds: static_seeds(),
+            run: |data, scratch| {
+                // The input as the op-info of a process's compiled and filtered sets.
+                let run = scratch.join("static_kernel_compile_outputs/ts1_pid7_outputs");
+                for set in ["7", "7_debug", "7_opcompile_blacklist"] {
+                    let _ = std::fs::create_dir_all(run.join(set));
+                    let _ = std::fs::write(run.join(set).join("Op_8_16.json"), data);
+                }
+                let _ = std::fs::write(run.join("static_kernel_1.run"), b"");
+                if let Ok((runs, problems)) = skope::static_kernels::read(&run) {
+                    let mut summary = skope::static_kernels::summarise(&runs, problems);
+                    summary.join(&PLAN_GRAPH);
+                    let _ = summary.to_text();
+                }
+            },
+        },
+        Target {
+            name: "kernel-meta-cpp",
+            seeds: vec![entry_source_seed()],
+            run: |data, scratch| {
+                let path = scratch_file(scratch, "te_superkernel_fuzz_kernel.cpp", data);
+                let _ = skope::kernel_meta::read_source(&path);
+                let _ = skope::kernel_meta::sub_op_calls(&String::from_utf8_lossy(data));
+            },
+        },
+        Target {
+            name: "cann-opp",
+            seeds: vec![
+                br#"{"MatMulV2": {"opFile": {"value": "mat_mul_v2"}, "input0": {"name": "x1"}},
+                    "Add": {"opFile": {"value": "add"}}, "RmsNorm": {}}"#
+                    .to_vec(),
+                br#"{"Unique": {"opInfo": {"opKernelLib": "AICPUKernel", "computeCost": "100"}},
+                    "TopKV2": {"opInfo": {"opKernelLib": "TFKernel"}}}"#
+                    .to_vec(),
+            ],
+            run: |data, scratch| {
+                // The input as both an AI Core op-info and an AI CPU kernel config of an
+                // install, with an AscendC and a TBE implementation beside them.
+                let opp = scratch.join("opp");
+                let core = opp.join("built-in/op_impl/ai_core/tbe");
+                let config = core.join("config/ascend910b");
+                let cpu = opp.join("built-in/op_impl/aicpu/aicpu_kernel/config");
+                let implementation = core.join("impl/dynamic");
+                for dir in [&config, &cpu, &implementation] {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let _ = std::fs::write(config.join("aic-ascend910b-ops-info.json"), data);
+                let _ = std::fs::write(cpu.join("aicpu_kernel.json"), data);
+                let _ = std::fs::write(
+                    implementation.join("mat_mul_v2.py"),
+                    "from tbe.tikcpp import compile_op\n",
+                );
+                let _ = std::fs::write(implementation.join("add.py"), "import tbe.dsl\n");
+                if let Some(install) = skope::fusion::cann::CannInstall::at(&opp) {
+                    let _ = install.rules_for(["MatMulV2", "Add", "Unique", "TopKV2", "RmsNorm"]);
+                }
+            },
+        },
+        Target {
+            name: "csv-op-summary",
+            seeds: vec![asset(
+                "tests/fixtures/profile/kernels/PROF_000001_20250101000000000_ABCDEFGHIJKLMNOP/\
+                 mindstudio_profiler_output/op_summary_slice_0_20250101000001.csv",
+            )],
+            run: |data, scratch| {
+                read_kernels(&scratch_file(scratch, "op_summary_20250101000001.csv", data))
+            },
+        },
+        Target {
+            name: "run-record",
+            seeds: run_record_seeds(),
+            run: |data, scratch| {
+                // The input as a run's record and its log, read back as the runs view and the
+                // ledger read them.
+                use skope::compile::record;
+                let runs = scratch.join("fuzz.runs");
+                let dir = runs.join("r-1");
+                let _ = std::fs::create_dir_all(&dir);
+                let _ = std::fs::write(dir.join(record::RECORD), data);
+                let _ = std::fs::write(dir.join(record::LOG), data);
+                let _ = record::read_log(&dir.join(record::LOG), 100);
+                let found = record::history(&runs);
+                let _ = skope::ledger::Ledger::build(
+                    &LEDGER_WORKSPACE.planning(),
+                    "graph.txt",
+                    &found,
+                    (skope::ledger::Baseline::Auto, Default::default()),
+                    Default::default(),
+                );
+            },
+        },
+        Target {
+            name: "fusion-diff",
+            seeds: vec![prefix(&example("moe_decode.ge_proto.txt"), 12_000)],
+            run: |data, _| {
+                // The second graph of `skope diff A B`, against the bundled example.
+                if let Some(dump) = load_dump(data, "b.txt") {
+                    let format = dump.format;
+                    let b = skope::workspace::Workspace::new(
+                        dump.into_main(),
+                        format,
+                        "b.txt",
+                        &skope::fusion::rules::RuleSet::bundled(),
+                    );
+                    let (a, b) = (
+                        skope::fusion_diff::Side::of(&LEDGER_WORKSPACE),
+                        skope::fusion_diff::Side::of(&b),
+                    );
+                    let d = skope::fusion_diff::diff(a, "a", b, "b");
+                    let _ = skope::fusion_diff::op_diffs(a, b);
+                    let _ = skope::markdown::fusion_diff(&d);
+                }
             },
         },
         Target {
@@ -546,13 +728,109 @@ pub fn targets() -> Vec<Target> {
             .to_vec(),
             run: |data, _| {
                 let text = String::from_utf8_lossy(data);
-                let options = skope::fusion::options::SkOptions::parse(&text);
+                // As `skope options` checks it, and as GE reads its own key.
+                let _ = skope::report::options_check_text(&text);
                 let _ = skope::fusion::options::ge_strict_scope_check(&text);
-                let _ = format!("{options:?}");
             },
         },
     ]
 }
+
+/// A model directory in `scratch` named `model` holding the bundled example's graph file and
+/// `data` as its file `name`.
+fn acl_model_with(scratch: &Path, model: &str, name: &str, data: &[u8]) -> PathBuf {
+    let dir = scratch.join(model);
+    let _ = std::fs::create_dir_all(&dir);
+    let graph = dir.join("sk_graph_updated.json");
+    if !graph.exists() {
+        let _ = std::fs::write(&graph, asset(&format!("{ACL_MODEL}/sk_graph_updated.json")));
+    }
+    let _ = std::fs::write(dir.join(name), data);
+    dir
+}
+
+/// The bundled static kernel op-info files: compiled, filtered and dynamic.
+fn static_seeds() -> Vec<Vec<u8>> {
+    let run = "assets/examples/static_kernel_compile_outputs/ts1764000000_pid4242_outputs";
+    [
+        "4242/MatMulV2_8_1024.json",
+        "4242_debug/GroupedMatmul_dyn.json",
+        "4242_opcompile_blacklist/FusedInferAttentionScore_8_1_3072.json",
+    ]
+    .map(|f| asset(&format!("{run}/{f}")))
+    .to_vec()
+}
+
+/// The entry source skope generates for the bundled example's first segment: the shape the
+/// compiler's `te_superkernel_*.cpp` has.
+fn entry_source_seed() -> Vec<u8> {
+    let ws = &*LEDGER_WORKSPACE;
+    let segment = ws
+        .plan()
+        .scopes
+        .iter()
+        .flat_map(|s| &s.segments)
+        .next()
+        .expect("the example has segments");
+    skope::codegen::entry(ws.context(), ws.kernel_meta(), segment)
+        .source
+        .into_bytes()
+}
+
+/// A run record as skope writes it (finished, with results), and a log with marked lines.
+fn run_record_seeds() -> Vec<Vec<u8>> {
+    let record = skope::compile::record::RunRecord {
+        recipe: "model".to_string(),
+        recipe_file: Some("./skope.toml".to_string()),
+        argv: vec![
+            "python3".into(),
+            "run.py".into(),
+            "--out".into(),
+            "prof".into(),
+        ],
+        cwd: "/work".to_string(),
+        env: vec![("ASCEND_RT_VISIBLE_DEVICES".into(), "0".into())],
+        dump: "graph.txt".to_string(),
+        graph: Some(skope::planfile::GraphId::of(LEDGER_WORKSPACE.graph())),
+        plan: "plan.skope.json".to_string(),
+        log: "log.txt".to_string(),
+        results: Some("prof".to_string()),
+        started_ms: 1_795_600_000_000,
+        ended_ms: Some(1_795_600_095_000),
+        ending: Some(skope::compile::record::Ending::Passed),
+        exit_code: Some(0),
+        signal: None,
+        error: None,
+    };
+    let json = serde_json::to_string_pretty(&record).expect("a record serialises");
+    vec![
+        json.into_bytes(),
+        b"out| step 1 done\nerr| [WARNING] slow\njob| merged line\nplain\n".to_vec(),
+    ]
+}
+
+/// The bundled example, planned: the other side of the fusion diff, the graph of the ledger.
+static LEDGER_WORKSPACE: std::sync::LazyLock<skope::workspace::Workspace> =
+    std::sync::LazyLock::new(|| {
+        let dump = load_dump(&example("moe_decode.ge_proto.txt"), "graph.txt")
+            .expect("the bundled example loads");
+        let format = dump.format;
+        skope::workspace::Workspace::new(
+            dump.into_main(),
+            format,
+            "graph.txt",
+            &skope::fusion::rules::RuleSet::bundled(),
+        )
+    });
+
+/// The bundled MindSpore example, for the flags' effects.
+static MS_WORKSPACE: std::sync::LazyLock<skope::workspace::Workspace> =
+    std::sync::LazyLock::new(|| {
+        let dump = load_dump(&example("mindspore/graph_build_0_1.ir"), "graph.ir")
+            .expect("the MindSpore example loads");
+        let format = dump.format;
+        skope::mindspore::workspace(dump.into_main(), format, "graph.ir")
+    });
 
 /// The bundled aclgraph example's model directory.
 const ACL_MODEL: &str = "assets/examples/aclgraph/sk_meta/4711/model_3_1";
@@ -575,6 +853,24 @@ static PLAN_GRAPH: std::sync::LazyLock<skope::graph::Graph> = std::sync::LazyLoc
         .into_main()
 });
 
+/// How the harness measures the memory an input takes: the fuzz example's counting allocator.
+pub trait Meter {
+    /// Starts measuring.
+    fn start(&self);
+    /// The most bytes allocated at once since [`Meter::start`], beyond what was allocated then.
+    fn peak(&self) -> usize;
+}
+
+/// An input takes too much memory when it allocates more than this many times its size beyond
+/// what the reader allocates for its seeds and an empty input (its own costs: tables, rules, a
+/// plan of a real-shaped document).
+pub const MEMORY_FACTOR: usize = 64;
+
+/// Inputs shorter than this are allowed [`MEMORY_FACTOR`] times this (64 KiB): the messages
+/// about a short broken input (a few hundred bytes each, at most 64 of them for an options
+/// string) are no blow-up.
+pub const MEMORY_FLOOR: usize = 1024;
+
 /// What a campaign against one target found.
 #[derive(Debug, Default)]
 pub struct Findings {
@@ -586,20 +882,60 @@ pub struct Findings {
     pub first: Option<(String, Vec<u8>)>,
     /// The input that took longest, and how long.
     pub slowest: Option<(std::time::Duration, Vec<u8>)>,
+    /// With a meter: what the reader allocates at most for an empty input or a seed, bytes.
+    pub base_bytes: usize,
+    /// With a meter: the most bytes any input allocated at once (beyond the seeds' most).
+    pub peak_bytes: usize,
+    /// With a meter: inputs over [`MEMORY_FACTOR`] × their size, and the first of them.
+    pub over_memory: u64,
+    /// The first input over the memory bound, with the bytes it took.
+    pub first_over: Option<(usize, Vec<u8>)>,
 }
 
-/// Feeds `target` `runs` mutated inputs from generator seed `seed`, catching panics.
-pub fn campaign(target: &Target, runs: u64, seed: u64, scratch: &Path) -> Findings {
+/// Feeds `target` `runs` mutated inputs from generator seed `seed`, catching panics; with
+/// `meter`, measuring each input's memory too.
+pub fn campaign(
+    target: &Target,
+    runs: u64,
+    seed: u64,
+    scratch: &Path,
+    meter: Option<&dyn Meter>,
+) -> Findings {
     let mut rng = Rng::new(seed);
     let mut found = Findings::default();
+    if let Some(meter) = meter {
+        // The reader's own costs, whatever the input's size (rules, tables, a plan): the most
+        // it takes for an empty input or a seed. Twice: the first round also sets up what is
+        // made once (lazy tables).
+        let empty: &[u8] = &[];
+        for _ in 0..2 {
+            found.base_bytes = 0;
+            for input in std::iter::once(empty).chain(target.seeds.iter().map(Vec::as_slice)) {
+                meter.start();
+                let _ = skope::worker::guarded(|| (target.run)(input, scratch));
+                found.base_bytes = found.base_bytes.max(meter.peak());
+            }
+        }
+    }
     for _ in 0..runs {
         let base = &target.seeds[rng.below(target.seeds.len())];
         let other = &target.seeds[rng.below(target.seeds.len())];
         let input = mutate(&mut rng, base, other);
         found.executions += 1;
+        if let Some(meter) = meter {
+            meter.start();
+        }
         let start = std::time::Instant::now();
         let result = skope::worker::guarded(|| (target.run)(&input, scratch));
         let took = start.elapsed();
+        if let Some(meter) = meter {
+            let bytes = meter.peak().saturating_sub(found.base_bytes);
+            found.peak_bytes = found.peak_bytes.max(bytes);
+            if bytes > MEMORY_FACTOR * input.len().max(MEMORY_FLOOR) {
+                found.over_memory += 1;
+                found.first_over.get_or_insert((bytes, input.clone()));
+            }
+        }
         if found.slowest.as_ref().is_none_or(|(t, _)| took > *t) {
             found.slowest = Some((took, input.clone()));
         }

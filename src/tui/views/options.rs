@@ -38,7 +38,7 @@ pub fn render(editor: &OptionsEditor, theme: &Theme, frame: &mut Frame, area: Re
     ])];
     let parsed = SkOptions::parse(typing(Row::Raw).unwrap_or(&editor.text));
     if let Some(d) = parsed.diagnostics().first() {
-        let more = parsed.diagnostics().len() - 1;
+        let more = parsed.diagnostics().len() - 1 + parsed.omitted();
         head.push(Line::from(Span::styled(
             format!(
                 "  ! {}{} — GE: {}",
