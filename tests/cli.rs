@@ -1655,3 +1655,80 @@ fn a_pass_file_in_the_current_directory_opens_its_model() {
         "{stderr}"
     );
 }
+
+/// `skope codegen -o DIR` with files limited to `blocks` of 512 bytes (`ulimit -f`, the
+/// signal ignored so writes fail with EFBIG as on a full disk).
+fn codegen_with_a_small_disk(out: &Path, blocks: u32) -> std::process::Output {
+    let script = format!("ulimit -f {blocks}; trap '' XFSZ; exec \"$0\" codegen \"$1\" -o \"$2\"",);
+    std::process::Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_skope")])
+        .arg(example("moe_decode.ge_proto.txt"))
+        .arg(out)
+        .env_remove("ASCEND_OPP_PATH")
+        .env_remove("ASCEND_HOME_PATH")
+        .output()
+        .expect("run sh")
+}
+
+#[test]
+fn codegen_that_cannot_finish_leaves_nothing_it_created_and_the_old_files_whole() {
+    let dir = common::scratch("codegen-full");
+    // A directory it has to create, two levels deep: gone again after the failure.
+    let fresh = dir.join("new/codegen");
+    let out = codegen_with_a_small_disk(&fresh, 2);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot write the generated code into"),
+        "{err}"
+    );
+    assert!(
+        err.contains("too large") || err.contains("No space"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("new").exists(),
+        "it left {:?}",
+        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
+    );
+
+    // A directory with an earlier run's files: they stay as they were, and no new file stays.
+    let old = dir.join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    let whole = skope(&[
+        "codegen",
+        &example("moe_decode.ge_proto.txt"),
+        "-o",
+        &old.to_string_lossy(),
+    ]);
+    assert!(whole.status.success());
+    let before: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&old)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    // Replace one file by a stray one the failing run would add beside it.
+    let (gone, _) = &before[0];
+    std::fs::remove_file(gone).unwrap();
+    let failed = codegen_with_a_small_disk(&old, 2);
+    assert!(!failed.status.success());
+    let mut after: Vec<PathBuf> = std::fs::read_dir(&old)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    after.sort();
+    let mut expected: Vec<PathBuf> = before[1..].iter().map(|(p, _)| p.clone()).collect();
+    expected.sort();
+    assert_eq!(after, expected, "a new file stayed or an old one went");
+    for (path, bytes) in &before[1..] {
+        assert_eq!(
+            &std::fs::read(path).unwrap(),
+            bytes,
+            "{} changed",
+            path.display()
+        );
+    }
+}
