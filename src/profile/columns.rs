@@ -291,6 +291,10 @@ pub fn is_missing(s: &str) -> bool {
         || s == "-"
 }
 
+/// The most columns a header may have: the profiler's widest CSV (`op_summary`) has under a
+/// hundred; thousands are a broken or foreign file, and each costs memory.
+pub const MAX_COLUMNS: usize = 1024;
+
 /// One CSV file being read row by row, with the header mapped and every field error naming the
 /// file, row and column.
 pub struct Table<R: Read> {
@@ -333,6 +337,19 @@ impl<R: Read> Table<R> {
         if !has_header || record.iter().all(|f| clean_bytes(f).is_empty()) {
             return Err(ProfileError::Empty {
                 path: path.to_path_buf(),
+            });
+        }
+        if record.len() > MAX_COLUMNS {
+            return Err(ProfileError::BadRow {
+                path: path.to_path_buf(),
+                row: 0,
+                line: 1,
+                column: None,
+                message: format!(
+                    "the header has {} columns; the profiler's CSVs have at most a few hundred: \
+                     is this a profiler's CSV file?",
+                    record.len()
+                ),
             });
         }
         let mut names = Vec::with_capacity(record.len());
