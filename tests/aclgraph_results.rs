@@ -186,3 +186,28 @@ fn the_graph_files_alone_give_the_superkernels_their_skinfos_record() {
     }
     assert!(!text.contains("that the pass did not build"), "{text}");
 }
+
+#[test]
+fn a_stream_id_as_large_as_u32_goes_is_a_stream_not_an_allocation() {
+    // Logs whose tasks give stream index 4294967295: the prediction numbers streams densely (it
+    // once made a list per possible stream id, 34 GB, and aborted).
+    let dir = crate::common::scratch("acl-huge-stream").join("model_9_1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let example = crate::common::repo("assets/examples/aclgraph/sk_meta/4711/model_3_1");
+    for name in ["sk_fused_nodes.log", "sk_fusion_fail_reasons.log"] {
+        let text = std::fs::read_to_string(example.join(name)).unwrap();
+        std::fs::write(
+            dir.join(name),
+            text.replace("streamIdxInGraph:0", "streamIdxInGraph:4294967295"),
+        )
+        .unwrap();
+    }
+    let model = skope::aclgraph::model::read(&dir).expect("the logs read");
+    assert!(
+        model.tasks.iter().any(|t| t.stream == u32::MAX),
+        "{:?}",
+        model.tasks.len()
+    );
+    let report = skope::aclgraph::report::AclReport::new(&model, &[]).to_text();
+    assert!(report.contains("SuperKernel"), "{report}");
+}

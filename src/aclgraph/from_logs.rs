@@ -79,7 +79,7 @@ pub fn graph(dir: &Path, logs: &Logs) -> Option<GraphFile> {
                 .unwrap_or(0);
             let counter = next_in_stream.entry(stream).or_default();
             let index_in_stream = n.index_in_stream.map_or(*counter, |i| i as u32);
-            *counter = index_in_stream + 1;
+            *counter = index_in_stream.saturating_add(1);
             task(n, stream, index_in_stream)
         })
         .collect();
@@ -87,7 +87,11 @@ pub fn graph(dir: &Path, logs: &Logs) -> Option<GraphFile> {
         model_id: model_id_of(dir),
         device_id: None,
         options: Vec::new(),
-        streams: tasks.iter().map(|t| t.stream + 1).max().unwrap_or(0),
+        streams: tasks
+            .iter()
+            .map(|t| t.stream.saturating_add(1))
+            .max()
+            .unwrap_or(0),
         tasks,
     })
 }
@@ -101,13 +105,13 @@ fn stream_indices<'a>(nodes: impl Iterator<Item = &'a NodeRef> + Clone) -> HashM
             out.entry(id).or_insert(idx as u32);
         }
     }
-    let mut next = out.values().map(|i| i + 1).max().unwrap_or(0);
+    let mut next = out.values().map(|i| i.saturating_add(1)).max().unwrap_or(0);
     let mut ids: Vec<u64> = nodes.filter_map(|n| n.stream_id).collect();
     ids.sort_unstable();
     ids.dedup();
     for id in ids {
         out.entry(id).or_insert_with(|| {
-            next += 1;
+            next = next.saturating_add(1);
             next - 1
         });
     }

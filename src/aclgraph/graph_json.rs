@@ -358,7 +358,13 @@ pub fn parse(bytes: &[u8]) -> Result<GraphFile, GraphFileError> {
         }),
         device_id: raw.device_id,
         options,
-        streams: stream_count.max(tasks.iter().map(|t| t.stream + 1).max().unwrap_or(0)),
+        streams: stream_count.max(
+            tasks
+                .iter()
+                .map(|t| t.stream.saturating_add(1))
+                .max()
+                .unwrap_or(0),
+        ),
         tasks,
     })
 }

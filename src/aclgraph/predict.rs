@@ -161,16 +161,18 @@ pub fn predict_for(model: &AclModel, memberships: &[Membership], names: &[String
             None => unfusible(t, m, named, p),
         })
         .collect();
-    // Each stream's tasks in nodeId order, markers left out (they are dropped later).
-    let streams = tasks
-        .iter()
-        .map(|t| t.stream as usize + 1)
-        .max()
-        .unwrap_or(0);
+    // Each stream's tasks in nodeId order, markers left out (they are dropped later). Streams
+    // by their ids' order, numbered densely: an id is the file's (any u32).
+    let mut ids: Vec<u32> = tasks.iter().map(|t| t.stream).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let streams = ids.len();
     let mut lists: Vec<Vec<usize>> = vec![Vec::new(); streams];
     for (i, t) in tasks.iter().enumerate() {
-        if t.marker.is_none() {
-            lists[t.stream as usize].push(i);
+        if t.marker.is_none()
+            && let Ok(s) = ids.binary_search(&t.stream)
+        {
+            lists[s].push(i);
         }
     }
     let mut cursor = vec![0usize; streams];
