@@ -457,12 +457,67 @@ fn bench_timeline(c: &mut Criterion) {
     );
 }
 
+/// The dataflow view on the 100k-op graph: moving along an edge (which lays the new
+/// neighbourhood out on the UI thread) and drawing; and the layout alone of a 2-hop star of
+/// about 200 nodes.
+fn bench_dataflow(c: &mut Criterion) {
+    let (mut app, mut terminal) = explorer_on(graph(), "bench.txt");
+    app.handle(Msg::key(KeyCode::Char('G')));
+    app.handle(Msg::key(KeyCode::PageUp));
+    app.handle(Msg::key(KeyCode::Char('V')));
+    assert_eq!(app.up, Some("dataflow"));
+    back_and_forth(
+        c,
+        "render/dataflow_move_and_frame_100k",
+        (&mut app, &mut terminal),
+        1,
+        [KeyCode::Char('j'), KeyCode::Char('k')],
+    );
+    // A star: 96 producers and 96 consumers around one op, each with one more hop.
+    let mut widths = vec![30];
+    let mut edges = Vec::new();
+    let class = skope::dataflow::layout::EdgeClass::Data;
+    for i in 0..96 {
+        let (up, down) = (widths.len(), widths.len() + 1);
+        widths.extend([24, 24]);
+        edges.push(skope::dataflow::layout::Edge {
+            from: up,
+            to: 0,
+            class,
+        });
+        edges.push(skope::dataflow::layout::Edge {
+            from: 0,
+            to: down,
+            class,
+        });
+        if i % 2 == 0 {
+            widths.push(20);
+            let far = widths.len() - 1;
+            edges.push(skope::dataflow::layout::Edge {
+                from: down,
+                to: far,
+                class,
+            });
+        }
+    }
+    let rank: Vec<usize> = (0..widths.len()).collect();
+    println!(
+        "dataflow star: {} nodes, {} edges",
+        widths.len(),
+        edges.len()
+    );
+    c.bench_function("dataflow/layout_200_nodes", |b| {
+        b.iter(|| skope::dataflow::layout::layout(&widths, &edges, &rank))
+    });
+}
+
 criterion_group!(
     benches,
     bench,
     bench_one_scope,
     bench_code_view,
     bench_profiles,
-    bench_timeline
+    bench_timeline,
+    bench_dataflow
 );
 criterion_main!(benches);

@@ -10,6 +10,7 @@ pub mod clock;
 pub mod codegen;
 pub mod commands;
 pub mod compile;
+pub mod dataflow;
 pub mod edit;
 pub mod example;
 pub mod export;

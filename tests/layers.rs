@@ -222,6 +222,7 @@ const ORDER: &[&str] = &[
     "report",
     "whole_model",
     "workspace",
+    "dataflow",
     "planfile",
     "fusion_diff",
     "model_explorer",

@@ -382,6 +382,36 @@ fn profiles_given_on_the_command_line_open_in_the_profile_view() {
 }
 
 #[test]
+fn the_dataflow_view_follows_a_producer_and_comes_back_in_a_real_terminal() {
+    let mut s = skope(&[], 120, 40);
+    s.wait_for("the bundled example", LONG, |t| {
+        t.contains("Ops (execution order) 137")
+    });
+    select(&mut s, "layer0_rope");
+    s.send(b"V");
+    s.wait_for("the dataflow view", LONG, |t| {
+        t.contains("Dataflow · layer0_rope · 2 hop(s)") && t.contains("layer0_qkv_proj")
+    });
+    // Up to a producer: the view re-centres on it.
+    s.send(b"k");
+    s.wait_for("a producer at the centre", LONG, |t| {
+        t.contains("Dataflow · layer0_qkv_proj") || t.contains("Dataflow · input_positions")
+    });
+    // ctrl-o: back to the op before.
+    s.send(b"\x0f");
+    s.wait_for("back on the op", LONG, |t| {
+        t.contains("Dataflow · layer0_rope")
+    });
+    s.send(b"\r");
+    s.wait_for("the op selected in the list", LONG, |t| {
+        t.contains("Ops (execution order)") && details_title(t).as_deref() == Some("layer0_rope")
+    });
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
+
+#[test]
 fn the_timeline_opens_on_the_bundled_profiles_and_zooms_in_a_real_terminal() {
     let profiles = common::repo("assets/examples/prof_result");
     let mut s = skope(&["--profiles", profiles.to_str().unwrap()], 120, 40);

@@ -8,6 +8,7 @@ mod ui;
 mod tui_aclgraph;
 mod tui_code;
 mod tui_compare;
+mod tui_dataflow;
 mod tui_edit;
 mod tui_inside;
 mod tui_ledger;

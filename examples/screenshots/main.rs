@@ -48,6 +48,12 @@ const VIEWS: &[View] = &[
         keys: "jjjjjjjjjjjjjjjjjjjj",
     },
     View {
+        name: "dataflow",
+        title: "The dataflow around a break: segments framed, the cut marked",
+        size: (140, 42),
+        keys: "/name:layer1_expert_broadcast\rV",
+    },
+    View {
         name: "break",
         title: "A break with its reason, evidence and fix",
         size: (140, 42),

@@ -230,6 +230,14 @@ impl Graph {
             .map(|e| (OpId(e.target().index() as u32), *e.weight()))
     }
 
+    /// Ops `id` consumes an output of (or is ordered after), with the edge kind.
+    pub fn predecessors(&self, id: OpId) -> impl Iterator<Item = (OpId, EdgeKind)> + '_ {
+        use petgraph::visit::EdgeRef;
+        self.edges
+            .edges_directed(NodeIndex::new(id.index()), petgraph::Direction::Incoming)
+            .map(|e| (OpId(e.source().index() as u32), *e.weight()))
+    }
+
     /// True when the dump carries GE topo ids.
     pub fn has_topo_ids(&self) -> bool {
         self.ops.iter().any(|op| op.topo_id.is_some())

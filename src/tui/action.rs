@@ -64,6 +64,8 @@ pub enum Action {
     WriteCode,
     /// Compare the fusion with another dump's or plan file's (asks which); again: stop.
     CompareWith,
+    /// Show or hide the dataflow view: the selected op's neighbourhood as a graph.
+    Dataflow,
     /// Type a search (name, type, scope, reason).
     Search,
     /// Go to the next search match.
@@ -430,6 +432,14 @@ pub const TABLE: &[Spec] = &[
         name: "compare_with",
         keys: &["O"],
         help: "compare with a dump or plan (toggle)",
+        group: Group::Plan,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Dataflow,
+        name: "dataflow",
+        keys: &["V"],
+        help: "the op's dataflow as a graph (toggle)",
         group: Group::Plan,
         view_only: false,
     },

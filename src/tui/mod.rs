@@ -49,6 +49,7 @@ pub mod views;
 // line in `VIEWS`, its actions in `action` and its tests (docs/ARCHITECTURE.md, "How to add a
 // view").
 mod compare_actions;
+pub mod dataflow_view;
 pub mod flags_view;
 pub mod inside_view;
 pub mod ledger_view;
@@ -64,6 +65,7 @@ pub static VIEWS: &[view::ViewSpec<App>] = &[
     ledger_view::VIEW,
     profile_actions::VIEW,
     timeline_view::VIEW,
+    dataflow_view::VIEW,
     inside_view::VIEW,
     suggestion_actions::VIEW,
     static_actions::VIEW,
