@@ -158,3 +158,48 @@ fn snapshot_the_dataflow_view_at_200x50_and_80x24() {
     press(&mut small, KeyCode::Char('-'));
     insta::assert_snapshot!("dataflow_80x24", screen(&small));
 }
+
+#[test]
+fn the_view_works_on_aclgraph_tasks_and_mindspore_composites() {
+    for (input, w, h) in [
+        ("assets/examples/aclgraph", 160, 45),
+        ("assets/examples/mindspore/graph_build_0_1.ir", 160, 45),
+        ("assets/examples/moe_decode.pbtxt", 160, 45),
+    ] {
+        let mut app = app_on(input, w, h, skope::tui::config::Config::default());
+        // The middle-most op with a producer and a consumer (an aclgraph task: the tasks
+        // before and after it on its stream, or an event's other end).
+        let name = {
+            let graph = app.explorer().unwrap().ws.graph();
+            let order = graph.exec_order();
+            let linked = |id: &&skope::graph::OpId| {
+                graph.predecessors(**id).next().is_some() && graph.successors(**id).next().is_some()
+            };
+            let middle = order.len() / 2;
+            let id = order[middle..].iter().find(linked).expect("a linked op");
+            graph.op(*id).name.clone()
+        };
+        app.handle(Msg::Key(KeyEvent::new(
+            KeyCode::Char('/'),
+            KeyModifiers::NONE,
+        )));
+        keys(&mut app, &format!("name:{name}"));
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(selected_name(&app), name, "{input}");
+        press(&mut app, KeyCode::Char('V'));
+        assert_eq!(app.up, Some("dataflow"), "{input}");
+        assert_eq!(centre(&app), name, "{input}");
+        assert!(
+            view(&app).hood.links.len() >= 2,
+            "{input}: {:?}",
+            view(&app).hood
+        );
+        let shown = skope::text::cut_middle(&name, 40);
+        assert!(
+            screen(&app).contains(&format!("Dataflow · {shown}")),
+            "{input}"
+        );
+        press(&mut app, KeyCode::Char('k'));
+        assert_ne!(centre(&app), name, "{input}: up follows an edge");
+    }
+}

@@ -85,6 +85,7 @@ pub fn graph(model: &AclModel) -> Graph {
     b.streams_assigned(true);
     // A wait takes its event from the latest notify of the same event before it.
     let mut last_notify: HashMap<u64, usize> = HashMap::new();
+    let mut last_on_stream: HashMap<u32, usize> = HashMap::new();
     let mut break_words: HashMap<usize, Vec<String>> = HashMap::new();
     for sk in &model.sks {
         if let Some(info) = &sk.break_info
@@ -153,7 +154,12 @@ pub fn graph(model: &AclModel) -> Graph {
         if t.marker.is_none() && !m.excluded && label != OUTSIDE {
             attrs.insert(crate::graph::ATTR_SCOPE, AttrValue::Str(label.clone()));
         }
+        // Tasks of one stream run in its order: each follows the one before it (an ordering
+        // edge), and a wait follows the notify of its event.
         let mut inputs = Vec::new();
+        if let Some(prev) = last_on_stream.insert(t.stream, i) {
+            inputs.push(format!("{}:-1", op_name(model, prev)));
+        }
         match t.node_type {
             NodeType::Notify => {
                 if let Some(e) = t.event_id {
