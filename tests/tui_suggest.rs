@@ -120,7 +120,10 @@ fn with_the_profiles_read_the_saving_is_in_microseconds_and_the_fit_is_said() {
         text.contains("coefficients fitted on 12 segments: leave-one-out error"),
         "{text}"
     );
-    // The bundled pair cannot tell the gap from the sync cost, and the view says so.
-    assert!(text.contains("doubtful: c_same="), "{text}");
+    // The bundled pair cannot tell the gap from the sync costs: they come out negative, and
+    // the view says they were left out.
+    assert!(text.contains("· refitted without c"), "{text}");
+    let fit = view(&app).fit.as_ref().expect("a fit");
+    assert!(fit.rejected.iter().any(|r| r == "c_same=-0.91"), "{fit:?}");
     assert!(view(&app).suggestions.measured && view(&app).fit.is_some());
 }

@@ -143,6 +143,14 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             f.loo_worst_segment
         )),
     }
+    if let Some(f) = fit.filter(|f| !f.rejected.is_empty()) {
+        out.push_str(&format!(
+            "note: fitted again without {}: they came out with the wrong sign (a negative share \
+             or cost, which the model cannot mean; the pair cannot tell them apart), so they \
+             keep skope's defaults (assumed)\n",
+            f.rejected.join(", ")
+        ));
+    }
     if let Some(f) = fit.filter(|f| !f.doubtful.is_empty()) {
         out.push_str(&format!(
             "note: {} fitted outside what the model means: the pair cannot tell those terms \

@@ -108,9 +108,12 @@ pub struct Fit {
     pub loo_worst_us: f64,
     /// The segment of the worst error.
     pub loo_worst_segment: String,
-    /// Fitted values outside what the model means (a share outside 0..1.5, a negative cost):
-    /// the pair cannot tell those terms apart, so take them with care.
+    /// Fitted shares above 1.5 (more than the gap or overhead there is): the pair cannot tell
+    /// those terms apart, so take them with care.
     pub doubtful: Vec<String>,
+    /// Terms that came out with the wrong sign (a negative share or cost) and were fitted
+    /// again without them: they keep skope's defaults. Each as `name=value` as first fitted.
+    pub rejected: Vec<String>,
 }
 
 const NAMES: [&str; 5] = ["a", "b", "c_same", "c_cross", "c0"];
@@ -119,8 +122,7 @@ const NAMES: [&str; 5] = ["a", "b", "c_same", "c_cross", "c0"];
 /// or more (the others keep their defaults), else none (`None`). Coefficients a segment set
 /// cannot tell apart (a column without variation) keep their defaults too.
 pub fn fit(obs: &[Observation]) -> Option<Fit> {
-    let free = free_set(obs)?;
-    let coefficients = solve(obs, &free)?;
+    let (coefficients, free, rejected) = signed_fit(obs)?;
     let mut errors: Vec<(f64, &str)> = Vec::with_capacity(obs.len());
     for (i, o) in obs.iter().enumerate() {
         let rest: Vec<Observation> = obs
@@ -129,9 +131,7 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
             .filter(|&(j, _)| j != i)
             .map(|(_, o)| o.clone())
             .collect();
-        let c = free_set(&rest)
-            .and_then(|f| solve(&rest, &f))
-            .unwrap_or(coefficients);
+        let c = signed_fit(&rest).map_or(coefficients, |(c, _, _)| c);
         errors.push(((c.saving(&o.features) - o.saving_us).abs(), &o.segment));
     }
     let (worst, worst_segment) = errors
@@ -141,18 +141,15 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
     let values = coefficients.as_vec();
     let doubtful = free
         .iter()
-        .filter(|&&k| {
-            let v = values[k];
-            if k < 2 {
-                !(0.0..=1.5).contains(&v)
-            } else {
-                v < 0.0
-            }
-        })
+        .filter(|&&k| k < 2 && values[k] > 1.5)
         .map(|&k| format!("{}={:.2}", NAMES[k], values[k]))
         .collect();
     Some(Fit {
         doubtful,
+        rejected: rejected
+            .iter()
+            .map(|&(k, v)| format!("{}={v:.2}", NAMES[k]))
+            .collect(),
         coefficients,
         fitted: free.iter().map(|&i| NAMES[i]).collect(),
         segments: obs.len(),
@@ -160,6 +157,32 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
         loo_worst_us: worst,
         loo_worst_segment: worst_segment.to_string(),
     })
+}
+
+/// A fit's coefficients, the terms fitted (by index) and the terms taken out with the value
+/// they first had.
+type SignedFit = (Coefficients, Vec<usize>, Vec<(usize, f64)>);
+
+/// The least-squares fit of `obs` with every term that comes out with the wrong sign (a
+/// negative share or cost: what the model cannot mean) taken out and the rest fitted again,
+/// until none is left: the coefficients, the terms fitted, and those taken out with the value
+/// they first had. `None` when nothing can be fitted.
+fn signed_fit(obs: &[Observation]) -> Option<SignedFit> {
+    let mut free = free_set(obs)?;
+    let mut rejected = Vec::new();
+    loop {
+        let c = solve(obs, &free)?;
+        let values = c.as_vec();
+        let wrong: Vec<usize> = free.iter().copied().filter(|&k| values[k] < 0.0).collect();
+        if wrong.is_empty() {
+            return Some((c, free, rejected));
+        }
+        rejected.extend(wrong.iter().map(|&k| (k, values[k])));
+        free.retain(|k| !wrong.contains(k));
+        if free.is_empty() {
+            return Some((DEFAULTS, free, rejected));
+        }
+    }
 }
 
 /// The coefficients `obs` can fit, by index.
@@ -288,6 +311,40 @@ mod tests {
             );
         }
         assert!(fit.loo_mean_us > 0.0 && fit.loo_mean_us < 0.2, "{fit:?}");
+    }
+
+    #[test]
+    fn terms_fitted_with_the_wrong_sign_are_taken_out_and_the_rest_refitted() {
+        // Every boundary is a same-core one and the savings fall with it faster than the gap
+        // explains: alone, c_same would come out negative; the fit says so and keeps it out.
+        let obs: Vec<Observation> = (0..12)
+            .map(|i| {
+                let k = i as f64;
+                let features = Features {
+                    gap: 2.0 + (k * 7.3) % 11.0,
+                    head: 1.0 + (k * 3.1) % 5.0,
+                    same: k,
+                    cross: 0.0,
+                };
+                Observation {
+                    segment: format!("s{i}"),
+                    saving_us: 0.9 * features.gap + 0.4 * features.head + 0.8 * k - 1.0,
+                    features,
+                }
+            })
+            .collect();
+        let fit = fit(&obs).expect("a fit");
+        assert!(
+            fit.rejected.iter().any(|r| r.starts_with("c_same=-")),
+            "{fit:?}"
+        );
+        assert!(!fit.fitted.contains(&"c_same"), "{fit:?}");
+        let c = fit.coefficients.as_vec();
+        assert!(
+            c.iter().all(|v| *v >= 0.0),
+            "no negative coefficient: {c:?}"
+        );
+        assert_eq!(fit.coefficients.c_same, DEFAULTS.c_same);
     }
 
     #[test]

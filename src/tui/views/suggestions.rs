@@ -55,14 +55,21 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
             f.segments,
             f.loo_mean_us,
             f.loo_worst_us,
-            if f.doubtful.is_empty() {
-                String::new()
-            } else {
-                format!(" · doubtful: {}", f.doubtful.join(", "))
+            match (f.rejected.is_empty(), f.doubtful.is_empty()) {
+                (true, true) => String::new(),
+                (false, _) => format!(
+                    " · refitted without {} (wrong sign; defaults kept)",
+                    f.rejected.join(", ")
+                ),
+                (true, false) => format!(" · doubtful: {}", f.doubtful.join(", ")),
             }
         ),
     };
-    let role = if view.fit.as_ref().is_some_and(|f| !f.doubtful.is_empty()) {
+    let role = if view
+        .fit
+        .as_ref()
+        .is_some_and(|f| !f.doubtful.is_empty() || !f.rejected.is_empty())
+    {
         Role::Warning
     } else {
         Role::Dim
