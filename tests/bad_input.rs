@@ -353,3 +353,31 @@ fn random_garbage_is_refused_naming_the_file_and_a_place_inside_it() {
     // Garbage is refused, not read as a graph.
     assert_eq!(refused, 500, "garbage read as a graph");
 }
+
+#[test]
+fn a_note_per_dangling_input_does_not_copy_a_huge_op_name() {
+    // A 35,000-character name with 700 inputs naming no op (a fuzzed TorchAir file held
+    // 12 MB of notes for 46 KB): each note keeps the name cut.
+    use skope::graph::{GraphBuilder, OpBuilder};
+    let name = format!("l{}ayer0_input_rmsnorm", "9".repeat(35_000));
+    let mut b = GraphBuilder::new("g");
+    b.push(OpBuilder {
+        name: name.clone(),
+        op_type: "RmsNorm".to_string(),
+        inputs: (0..700).map(|i| format!("missing_{i}:0")).collect(),
+        ..OpBuilder::default()
+    });
+    let graph = b.build();
+    assert_eq!(graph.notes().len(), 700);
+    for note in graph.notes() {
+        let op = note.op.as_deref().unwrap_or_default();
+        assert!(
+            op.chars().count() <= 200 && op.starts_with("l999"),
+            "{}",
+            op.len()
+        );
+        assert!(note.message.len() < 300, "{}", note.message);
+    }
+    // The op itself keeps its name.
+    assert!(graph.find(&name).is_some());
+}

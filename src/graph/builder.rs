@@ -299,11 +299,17 @@ impl GraphBuilder {
     }
 }
 
+/// The longest op name or input a note repeats whole: a note per dangling input of an op with
+/// a huge name would otherwise copy the name each time.
+const NOTE_TEXT: usize = 200;
+
 fn dangling(notes: &mut Vec<LoadNote>, op: &str, text: &str) -> Input {
+    let cut = |s| crate::text::cut_middle(s, NOTE_TEXT).into_owned();
     notes.push(LoadNote {
-        op: Some(op.to_string()),
+        op: Some(cut(op)),
         message: format!(
-            "input \"{text}\" names an op that is not in the graph; the edge is dropped"
+            "input \"{}\" names an op that is not in the graph; the edge is dropped",
+            cut(text)
         ),
     });
     Input::Dangling {
