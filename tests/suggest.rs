@@ -211,28 +211,25 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
 fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
     let mut ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
     let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
-    // Best: the longest fusible run on stream 0 — between the HcomBroadcast and the SIMT kv
-    // scatter — joined with the shared expert's runs on stream 1 that interleave with it.
+    // Best: layer 2 whole, the longest run model code can write as one scope. The longer
+    // runs on stream 0 and 1 (from layer 1's MoE into layer 3's attention) cross layers, and
+    // are not offered.
     let top = &s.list[0];
-    assert_eq!(top.kind, skope::suggest::Kind::TwoStream);
-    assert_eq!((top.ops.len(), top.boundaries), (32, 31));
+    assert_eq!(top.kind, skope::suggest::Kind::Layer);
+    assert_eq!((top.ops.len(), top.boundaries), (18, 17));
     assert_eq!(
-        (top.streams.as_slice(), top.options.as_str()),
-        ([0, 1].as_slice(), "stream-fusion=1")
+        (top.first_op.as_str(), top.last_op.as_str()),
+        ("layer2_input_rmsnorm", "layer2_moe_add")
     );
-    // The run alone is suggested too.
-    let run = s
-        .list
-        .iter()
-        .find(|x| x.kind == skope::suggest::Kind::Run)
-        .unwrap();
-    assert_eq!((run.ops.len(), run.boundaries), (26, 25));
-    assert_eq!(Some(run.first_op.as_str()), Some("layer1_gmm_up"));
     assert!(
-        run.starts_after
-            .starts_with("layer1_expert_broadcast: communication op")
+        top.starts_after
+            .starts_with("layer1_moe_add: another layer")
     );
-    assert!(run.ends_before.starts_with("layer3_kv_scatter: SIMT op"));
+    assert!(
+        s.list
+            .iter()
+            .all(|x| x.kind != skope::suggest::Kind::TwoStream || x.ops.len() < 32)
+    );
     // The attention and MoE parts of a layer too, the way users place scopes.
     assert!(s.list.iter().any(|x| x.kind == skope::suggest::Kind::Part
         && x.first_op == "layer2_gate"
@@ -335,4 +332,64 @@ fn the_worker_reads_the_profile_again_for_a_reloaded_graph() {
         format!("{:?}", again.result),
         format!("{:?}", request(&after).serve(&mut None).result)
     );
+}
+
+#[test]
+fn a_candidate_across_layers_is_offered_only_as_a_scope_around_the_loop() {
+    // Two whole layers fusible end to end: the run over both is a scope around the loop.
+    let aic = "AiCore";
+    let ws = graph(&[
+        ("layer0_a", aic, String::new()),
+        ("layer0_b", aic, String::new()),
+        ("layer1_a", aic, String::new()),
+        ("layer1_b", aic, String::new()),
+    ]);
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let across: Vec<_> = s.list.iter().filter(|x| x.ops.len() == 4).collect();
+    assert_eq!(across.len(), 1, "{:?}", s.list);
+    assert_eq!(
+        across[0].loop_over_layers,
+        Some(("0".to_string(), "1".to_string()))
+    );
+    // The same with an embedding before layer 0: the run starts outside the layers, and no
+    // `with` block can hold it.
+    let ws = graph(&[
+        ("embedding", aic, String::new()),
+        ("layer0_a", aic, String::new()),
+        ("layer0_b", aic, String::new()),
+        ("layer1_a", aic, String::new()),
+        ("layer1_b", aic, String::new()),
+    ]);
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    assert!(
+        s.list
+            .iter()
+            .all(|x| !x.ops.contains(&ws.graph().find("embedding").unwrap()) || x.ops.len() == 1),
+        "{:?}",
+        s.list
+    );
+    assert!(
+        s.list
+            .iter()
+            .all(|x| x.loop_over_layers.is_none() || x.ops.len() == 4)
+    );
+}
+
+#[test]
+fn on_the_bundled_example_no_suggestion_crosses_a_layer() {
+    let ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    assert!(!s.list.is_empty());
+    for x in &s.list {
+        let layers: std::collections::BTreeSet<Option<&str>> = x
+            .ops
+            .iter()
+            .map(|&id| skope::graph::layer_of(&ws.graph().op(id).name))
+            .collect();
+        assert!(
+            layers.len() == 1 || x.loop_over_layers.is_some(),
+            "{} crosses {layers:?}",
+            x.name
+        );
+    }
 }

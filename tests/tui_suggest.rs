@@ -15,14 +15,19 @@ fn the_view_lists_suggestions_and_says_they_are_counted_without_profiles() {
     press(&mut app, KeyCode::Char('S'));
     let text = screen(&app);
     assert!(
-        text.contains("Suggested scopes · 27 · by saving · the saving is an estimate"),
+        text.contains("Suggested scopes · 20 · by saving · the saving is an estimate"),
         "{text}"
     );
     assert!(
         text.contains("ranked by kernel boundaries removed — a count, not a time"),
         "{text}"
     );
-    assert!(text.contains("layer1_gmm_up … layer3_rope"), "{text}");
+    // Nothing that crosses a layer: layer 2 whole comes first.
+    assert!(!text.contains("layer1_gmm_up … layer3_rope"), "{text}");
+    assert!(
+        text.contains("layer2_input_rmsnorm … layer2_moe_add"),
+        "{text}"
+    );
     insta::assert_snapshot!("suggestions_120x40", text);
     // enter lists the selected one's ops; s sorts; the help names the view's keys.
     press(&mut app, KeyCode::Char('j'));
@@ -30,7 +35,7 @@ fn the_view_lists_suggestions_and_says_they_are_counted_without_profiles() {
     let text = screen(&app);
     assert!(view(&app).expanded);
     assert!(
-        text.contains("sk_s0_57 · 26 ops · starts after layer1_expert_broadcast"),
+        text.contains("sk_layer3_s0_108 · 13 ops · starts after layer3_kv_scatter"),
         "{text}"
     );
     press(&mut app, KeyCode::Char('s'));

@@ -86,6 +86,11 @@ pub struct Suggestion {
     pub ends_before: String,
     /// Against the user's scopes.
     pub versus: Versus,
+    /// Set when its ops span decoder layers: the layers (first, last) of a scope around the
+    /// loop over them — it starts at its first layer's first op and ends at its last layer's
+    /// last op. A candidate that crosses layers otherwise is not offered: no `with` block in a
+    /// layer's `forward` can start in one layer and end in another.
+    pub loop_over_layers: Option<(String, String)>,
 }
 
 /// The suggestions for a graph.
@@ -506,6 +511,7 @@ pub fn suggest(
                 measured,
                 per_step,
                 saving_us: timing.map(|_| coefficients.saving(&features) * per_step),
+                loop_over_layers: None,
                 starts_after: edge(cx, &ops, false, &cuts),
                 ends_before: edge(cx, &ops, true, &cuts),
                 versus,
@@ -513,6 +519,24 @@ pub fn suggest(
             }
         })
         .collect();
+    // Only what model code can write: a candidate crossing layers only as a scope around the
+    // loop over whole layers.
+    let spans = layer_spans(cx);
+    list.retain_mut(|s| match layers_crossed(cx, &s.ops) {
+        None => true,
+        Some((first, last)) => {
+            let whole = !first.is_empty()
+                && !last.is_empty()
+                && spans.get(first).is_some_and(|span| span.0 == s.ops[0])
+                && spans
+                    .get(last)
+                    .is_some_and(|span| span.1 == s.ops[s.ops.len() - 1]);
+            if whole {
+                s.loop_over_layers = Some((first.to_string(), last.to_string()));
+            }
+            whole
+        }
+    });
     list.sort_by(|a, b| {
         match (a.saving_us, b.saving_us) {
             (Some(x), Some(y)) => y.total_cmp(&x),
@@ -526,6 +550,29 @@ pub fn suggest(
         fitted,
         measured: timing.is_some(),
     }
+}
+
+/// Each layer named in the op names, with its first and last op in execution order.
+fn layer_spans(cx: &Context) -> HashMap<&str, (OpId, OpId)> {
+    let graph = cx.graph();
+    let mut spans: HashMap<&str, (OpId, OpId)> = HashMap::new();
+    for &id in graph.exec_order() {
+        if let Some(layer) = layer_of(&graph.op(id).name) {
+            spans.entry(layer).or_insert((id, id)).1 = id;
+        }
+    }
+    spans
+}
+
+/// Where `ops` cross from one decoder layer to another, or between a layer and the ops
+/// outside the layers (embedding, head): the first and last unit, a layer's number or `""` for
+/// outside. `None` when all are in one.
+fn layers_crossed<'g>(cx: &'g Context, ops: &[OpId]) -> Option<(&'g str, &'g str)> {
+    let graph = cx.graph();
+    let unit = |id: &OpId| layer_of(&graph.op(*id).name).unwrap_or("");
+    let first = unit(ops.first()?);
+    let last = unit(ops.last()?);
+    (first != last || ops.iter().any(|id| unit(id) != first)).then_some((first, last))
 }
 
 /// The suggestions for the graph of `cx` and today's `plan` with what the profiles give: the

@@ -188,6 +188,14 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             "     {} … {}\n     starts after {} · ends before {}\n",
             s.first_op, s.last_op, s.starts_after, s.ends_before
         ));
+        if let Some((first, last)) = &s.loop_over_layers {
+            out.push_str(&format!(
+                "     a scope around the loop over layers {first}–{last} (it takes whole layers)\n"
+            ));
+        }
+    }
+    if result.list.is_empty() {
+        out.push_str("\nno candidate that model code can write as one scope\n");
     }
     crate::text::sanitize_lines(&out)
 }
