@@ -393,3 +393,78 @@ fn on_the_bundled_example_no_suggestion_crosses_a_layer() {
         );
     }
 }
+
+#[test]
+fn a_template_is_one_scope_in_every_layer_with_a_split_named_where_a_layer_differs() {
+    // Six layers of three fusible ops; layer 4 has a Cast (not an AscendC kernel) before its
+    // last op.
+    let aic = "AiCore";
+    let names: Vec<String> = (0..6)
+        .flat_map(|l| {
+            let mut ops = vec![format!("layer{l}_a"), format!("layer{l}_b")];
+            if l == 4 {
+                ops.push("layer4_cast".to_string());
+            }
+            ops.push(format!("layer{l}_c"));
+            ops
+        })
+        .collect();
+    let leaked: Vec<&'static str> = names
+        .iter()
+        .map(|n| &*Box::leak(n.clone().into_boxed_str()))
+        .collect();
+    let specs: Vec<Spec> = leaked
+        .iter()
+        .map(|n| {
+            (
+                *n,
+                if n.ends_with("cast") { "" } else { aic },
+                String::new(),
+            )
+        })
+        .collect();
+    let ws = graph(&specs);
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let t = s
+        .templates
+        .iter()
+        .find(|t| t.first.0 == "layer{i}_a" && t.last.0 == "layer{i}_c")
+        .expect("the whole-layer template");
+    assert_eq!(t.name, "layer");
+    assert_eq!(t.layers, ["0", "1", "2", "3", "4", "5"]);
+    // Five layers fuse whole; layer 4 splits at its Cast, leaving a and b (its c alone is no
+    // SuperKernel).
+    assert_eq!((t.superkernels, t.distinct), (6, 2));
+    assert_eq!(t.splits.len(), 1, "{t:?}");
+    assert_eq!(t.splits[0].0, "4");
+    assert!(t.splits[0].1[0].starts_with("layer4_cast: "), "{t:?}");
+    assert_eq!(t.boundaries, 5 * 2 + 1);
+    assert_eq!(s.templates[0].first.0, "layer{i}_a", "{:?}", s.templates);
+}
+
+#[test]
+fn on_the_bundled_example_the_top_template_is_the_whole_layer_in_all_four() {
+    let ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let top = &s.templates[0];
+    assert_eq!(top.name, "layer");
+    assert_eq!(top.layers, ["0", "1", "2", "3"]);
+    assert_eq!(
+        (top.first.0.as_str(), top.last.0.as_str()),
+        ("layer{i}_input_rmsnorm", "layer{i}_moe_add")
+    );
+    assert_eq!((top.superkernels, top.distinct), (7, 5));
+    // Layer 2 fuses whole; the others split, each at its own cut.
+    let split: Vec<&str> = top.splits.iter().map(|(l, _)| l.as_str()).collect();
+    assert_eq!(split, ["0", "1", "3"]);
+    assert!(
+        top.splits[2].1[0].starts_with("layer3_kv_scatter: SIMT op"),
+        "{top:?}"
+    );
+    // The text gives the code to paste.
+    let text = skope::suggest::output::to_text(&s, None, "g");
+    assert!(text.contains(
+        "code: with torchair.scope.super_kernel(\"layer\", \"\"):  # around \
+         layer{i}_input_rmsnorm … layer{i}_moe_add"
+    ));
+}

@@ -12,6 +12,7 @@
 
 pub mod output;
 pub mod saving;
+pub mod templates;
 pub mod timing;
 
 use crate::fusion::kernel::KernelType;
@@ -96,6 +97,8 @@ pub struct Suggestion {
 /// The suggestions for a graph.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suggestions {
+    /// Regions of the repeated unit, each one scope in every decoder layer, best first.
+    pub templates: Vec<templates::Template>,
     /// Best first.
     pub list: Vec<Suggestion>,
     /// The coefficients used.
@@ -249,13 +252,12 @@ fn two_stream(cx: &Context, runs: &[Vec<OpId>]) -> Vec<Vec<OpId>> {
     out
 }
 
+/// A segment the planner made of a candidate: the candidate's index, the segment's name, its
+/// ops, and the planner's cuts around it in words.
+type PlannedSegment = (usize, String, Vec<OpId>, Vec<String>);
+
 /// The planner's segments when each of `runs` is a scope of its own with `options`.
-fn planned(
-    cx: &Context,
-    runs: &[Vec<OpId>],
-    prefix: &str,
-    options: &str,
-) -> Vec<(String, Vec<OpId>, Vec<String>)> {
+fn planned(cx: &Context, runs: &[Vec<OpId>], prefix: &str, options: &str) -> Vec<PlannedSegment> {
     let graph = cx.graph();
     let mut marks = Marks::unmarked(graph.len());
     let options = marks.intern_options(options);
@@ -268,6 +270,11 @@ fn planned(
     let p = plan(cx, &marks);
     let mut out = Vec::new();
     for scope in &p.scopes {
+        let k = scope
+            .name
+            .strip_prefix(prefix)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(usize::MAX);
         for seg in scope.segments.iter().filter(|seg| seg.ops.len() >= 2) {
             // The planner's cuts around it, in words.
             let cuts: Vec<String> = scope
@@ -286,7 +293,7 @@ fn planned(
                     )
                 })
                 .collect();
-            out.push((seg.name.clone(), seg.ops.clone(), cuts));
+            out.push((k, seg.name.clone(), seg.ops.clone(), cuts));
         }
     }
     out
@@ -407,7 +414,7 @@ pub fn suggest(
     let per_op = PerOp::new(cx, timing);
     let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> = planned(cx, &runs, "suggest_", "")
         .into_iter()
-        .map(|(n, o, c)| (Kind::Run, n, o, c))
+        .map(|(_, n, o, c)| (Kind::Run, n, o, c))
         .collect();
     let mut more = Vec::new();
     let (layer_pieces, part_pieces) = cut_runs(cx, &runs);
@@ -422,7 +429,7 @@ pub fn suggest(
         ),
     ];
     for (kind, groups, prefix, options) in groups {
-        for (n, o, c) in planned(cx, &groups.unwrap_or_default(), prefix, options) {
+        for (_, n, o, c) in planned(cx, &groups.unwrap_or_default(), prefix, options) {
             more.push((kind, n, o, c));
         }
     }
@@ -521,8 +528,9 @@ pub fn suggest(
         .collect();
     // Only what model code can write: a candidate crossing layers only as a scope around the
     // loop over whole layers.
-    let spans = layer_spans(cx);
-    list.retain_mut(|s| match layers_crossed(cx, &s.ops) {
+    let layers = op_layers(cx);
+    let spans = layer_spans(cx, &layers);
+    list.retain_mut(|s| match layers_crossed(&layers, &s.ops) {
         None => true,
         Some((first, last)) => {
             let whole = !first.is_empty()
@@ -544,7 +552,9 @@ pub fn suggest(
         }
         .then(a.ops[0].cmp(&b.ops[0]))
     });
+    let templates = templates::templates(cx, &list, &per_op, &spans, (timing, coefficients));
     Suggestions {
+        templates,
         list,
         coefficients,
         fitted,
@@ -552,12 +562,20 @@ pub fn suggest(
     }
 }
 
-/// Each layer named in the op names, with its first and last op in execution order.
-fn layer_spans(cx: &Context) -> HashMap<&str, (OpId, OpId)> {
-    let graph = cx.graph();
+/// Each op's decoder layer, as its name says (`None` outside the layers), read once.
+fn op_layers(cx: &Context) -> Vec<Option<&str>> {
+    cx.graph()
+        .ops()
+        .iter()
+        .map(|op| layer_of(&op.name))
+        .collect()
+}
+
+/// Each layer with its first and last op in execution order.
+fn layer_spans<'g>(cx: &Context, layers: &[Option<&'g str>]) -> HashMap<&'g str, (OpId, OpId)> {
     let mut spans: HashMap<&str, (OpId, OpId)> = HashMap::new();
-    for &id in graph.exec_order() {
-        if let Some(layer) = layer_of(&graph.op(id).name) {
+    for &id in cx.graph().exec_order() {
+        if let Some(layer) = layers[id.index()] {
             spans.entry(layer).or_insert((id, id)).1 = id;
         }
     }
@@ -567,9 +585,8 @@ fn layer_spans(cx: &Context) -> HashMap<&str, (OpId, OpId)> {
 /// Where `ops` cross from one decoder layer to another, or between a layer and the ops
 /// outside the layers (embedding, head): the first and last unit, a layer's number or `""` for
 /// outside. `None` when all are in one.
-fn layers_crossed<'g>(cx: &'g Context, ops: &[OpId]) -> Option<(&'g str, &'g str)> {
-    let graph = cx.graph();
-    let unit = |id: &OpId| layer_of(&graph.op(*id).name).unwrap_or("");
+fn layers_crossed<'g>(layers: &[Option<&'g str>], ops: &[OpId]) -> Option<(&'g str, &'g str)> {
+    let unit = |id: &OpId| layers[id.index()].unwrap_or("");
     let first = unit(ops.first()?);
     let last = unit(ops.last()?);
     (first != last || ops.iter().any(|id| unit(id) != first)).then_some((first, last))

@@ -115,6 +115,54 @@ impl<'a> Report<'a> {
 
 /// The suggestions as text for a terminal, for the dump `file`: what the ranking rests on, then
 /// one entry per suggestion. Every string from the inputs is sanitised.
+/// The templates: each with where it applies, what it makes and the code to paste.
+fn templates_text(result: &Suggestions, out: &mut String) {
+    if result.templates.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\nTemplates (one scope in each decoder layer's forward, planned in every layer):\n",
+    );
+    for (n, t) in result.templates.iter().enumerate() {
+        let value = match t.saving_us {
+            Some(us) => format!("{us:.1} µs/step in all"),
+            None => format!("{} boundaries in all", t.boundaries),
+        };
+        out.push_str(&format!(
+            "\n{:>3}. {}  layers {}  {} SuperKernel(s), {} distinct  {value}\n",
+            n + 1,
+            t.name,
+            t.layers.join(","),
+            t.superkernels,
+            t.distinct
+        ));
+        out.push_str(&format!(
+            "     from {} ({}) to {} ({}), {} the layer number\n",
+            t.first.0,
+            t.first.1,
+            t.last.0,
+            t.last.1,
+            crate::suggest::templates::LAYER
+        ));
+        for (layer, cuts) in &t.splits {
+            out.push_str(&format!(
+                "     splits in layer {layer}: {}\n",
+                cuts.join("; ")
+            ));
+        }
+        if !t.missing.is_empty() {
+            out.push_str(&format!(
+                "     not in layer(s) {} (an end is missing there)\n",
+                t.missing.join(", ")
+            ));
+        }
+        out.push_str(&format!(
+            "     code: with torchair.scope.super_kernel(\"{}\", \"{}\"):  # around {} … {}\n",
+            t.name, t.options, t.first.0, t.last.0
+        ));
+    }
+}
+
 pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
     let c = result.coefficients;
     let mut out = format!("{} suggestion(s) for {file}\n", result.list.len());
@@ -157,6 +205,10 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
              apart (e.g. every gap the same length); rank by them with care\n",
             f.doubtful.join(", ")
         ));
+    }
+    templates_text(result, &mut out);
+    if !result.list.is_empty() {
+        out.push_str("\nPer layer (and runs outside the layers):\n");
     }
     for (n, s) in result.list.iter().enumerate() {
         let value = match s.saving_us {

@@ -50,6 +50,7 @@ impl App {
         if ex.suggestions.is_none() {
             // Until the first answer comes, the view says they are being made.
             let empty = Suggestions {
+                templates: Vec::new(),
                 list: Vec::new(),
                 coefficients: crate::suggest::saving::DEFAULTS,
                 fitted: false,

@@ -1,0 +1,180 @@
+//! Template suggestions: a region of the repeated unit (a decoder layer) — from one op to
+//! another, each named within its layer — written once in the layer's `forward` and so applied
+//! to every layer. Each region comes from a per-layer candidate; it is planned in every layer by
+//! the real planner, its saving summed over the layers, the layers where it splits named with
+//! the planner's cuts, and its SuperKernels counted as the compiler would build them (identical
+//! sub-op sequences compile once).
+
+use super::saving::Coefficients;
+use super::timing::Timing;
+use super::{PerOp, Suggestion, features, part_of, planned};
+use crate::fusion::plan::Context;
+use crate::graph::{OpId, layer_of};
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+
+/// What stands for the layer's number in a name made for every layer.
+pub const LAYER: &str = "{i}";
+
+/// A region of every decoder layer, as one scope in the layer's code.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Template {
+    /// The scope name: `layer`, `attn`, `moe`, or with the region's first op when two share one.
+    pub name: String,
+    /// Its first op within a layer (the number as [`LAYER`]) and its type.
+    pub first: (String, String),
+    /// Its last op within a layer and its type.
+    pub last: (String, String),
+    /// Its options.
+    pub options: String,
+    /// The layers it is planned in (every layer holding both ends).
+    pub layers: Vec<String>,
+    /// Layers that lack one of its ends.
+    pub missing: Vec<String>,
+    /// SuperKernels it makes over all its layers.
+    pub superkernels: usize,
+    /// Distinct SuperKernels among them (identical sub-op types in order compile once).
+    pub distinct: usize,
+    /// Layers where the planner cuts it (more than one SuperKernel, or a part left unfused),
+    /// with the cuts.
+    pub splits: Vec<(String, Vec<String>)>,
+    /// Kernel boundaries its SuperKernels remove, over all layers.
+    pub boundaries: usize,
+    /// Its saving per step over all layers, µs, with a profile.
+    pub saving_us: Option<f64>,
+}
+
+/// `name` with its layer number replaced by [`LAYER`], and the layer; `None` without one.
+fn within_layer(name: &str) -> Option<(String, &str)> {
+    let layer = layer_of(name)?;
+    let at = layer.as_ptr() as usize - name.as_ptr() as usize;
+    Some((
+        format!("{}{LAYER}{}", &name[..at], &name[at + layer.len()..]),
+        layer,
+    ))
+}
+
+/// The templates the per-layer candidates among `list` give, for every layer of the graph of
+/// `cx` (`spans`: each layer's first and last op); savings per step with `coefficients` and the
+/// gaps `timing` measured, when there is one.
+pub(super) fn templates(
+    cx: &Context,
+    list: &[Suggestion],
+    per_op: &PerOp<'_>,
+    spans: &HashMap<&str, (OpId, OpId)>,
+    (timing, coefficients): (Option<&Timing>, Coefficients),
+) -> Vec<Template> {
+    let graph = cx.graph();
+    let mut layers: Vec<&str> = spans.keys().copied().collect();
+    layers.sort_by_key(|l| (l.parse::<u64>().unwrap_or(u64::MAX), l.to_string()));
+    // Regions, once each: (kind, first, last, options) within a layer.
+    let mut regions: BTreeSet<(String, String, String)> = BTreeSet::new();
+    for s in list.iter().filter(|s| s.loop_over_layers.is_none()) {
+        let (Some((first, _)), Some((last, _))) =
+            (within_layer(&s.first_op), within_layer(&s.last_op))
+        else {
+            continue;
+        };
+        regions.insert((first, last, s.options.clone()));
+    }
+    let mut out = Vec::new();
+    for (first, last, options) in regions {
+        let at = |layer: &str, name: &str| graph.find(&name.replace(LAYER, layer));
+        let mut runs: Vec<Vec<OpId>> = Vec::new();
+        let (mut planned_in, mut missing) = (Vec::new(), Vec::new());
+        for &layer in &layers {
+            match (at(layer, &first), at(layer, &last)) {
+                (Some(a), Some(b)) if graph.exec_position(a) <= graph.exec_position(b) => {
+                    let (from, to) = (graph.exec_position(a), graph.exec_position(b));
+                    runs.push(
+                        graph.exec_order()[from..=to]
+                            .iter()
+                            .copied()
+                            .filter(|&id| layer_of(&graph.op(id).name) == Some(layer))
+                            .collect(),
+                    );
+                    planned_in.push(layer.to_string());
+                }
+                _ => missing.push(layer.to_string()),
+            }
+        }
+        if planned_in.len() < 2 {
+            continue;
+        }
+        let segments = planned(cx, &runs, "template_", &options);
+        let mut per_layer: Vec<(usize, Vec<String>)> = vec![(0, Vec::new()); runs.len()];
+        let mut kinds: BTreeSet<Vec<String>> = BTreeSet::new();
+        let (mut boundaries, mut saving) = (0usize, 0.0);
+        for (k, _, ops, cuts) in &segments {
+            let Some(slot) = per_layer.get_mut(*k) else {
+                continue;
+            };
+            slot.0 += 1;
+            slot.1.extend(cuts.iter().cloned());
+            boundaries += ops.len() - 1;
+            kinds.insert(ops.iter().map(|&id| graph.op(id).op_type.clone()).collect());
+            let (f, _) = features(cx, ops, per_op);
+            let per_step = timing.map_or(1.0, |t| t.per_step(&graph.op(ops[0]).name).max(1.0));
+            saving += coefficients.saving(&f) * per_step;
+        }
+        let splits = per_layer
+            .into_iter()
+            .zip(&planned_in)
+            .filter(|((n, cuts), _)| *n > 1 || !cuts.is_empty())
+            .map(|((_, mut cuts), layer)| {
+                cuts.sort();
+                cuts.dedup();
+                (layer.clone(), cuts)
+            })
+            .collect();
+        // Named as the code would name it: the part both ends are in (`attn`, `moe`), else
+        // `layer`.
+        let name = match (part_of(&first), part_of(&last)) {
+            (Some(a), Some(b)) if a == b => a.to_string(),
+            _ => "layer".to_string(),
+        };
+        let type_of = |name: &str| {
+            at(&planned_in[0], name).map_or(String::new(), |id| graph.op(id).op_type.clone())
+        };
+        out.push(Template {
+            first: (first.clone(), type_of(&first)),
+            last: (last.clone(), type_of(&last)),
+            name,
+            options,
+            layers: planned_in,
+            missing,
+            superkernels: segments.len(),
+            distinct: kinds.len(),
+            splits,
+            boundaries,
+            saving_us: timing.map(|_| saving),
+        });
+    }
+    out.sort_by(|a, b| match (a.saving_us, b.saving_us) {
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        _ => b.boundaries.cmp(&a.boundaries),
+    });
+    // Names as a user would write them: the best of a name keeps it; the others say where
+    // they start and end.
+    let stripped = |name: &str| {
+        name.replace(LAYER, "")
+            .replace("layer_", "")
+            .trim_matches('_')
+            .to_string()
+    };
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    for t in &mut out {
+        let mut name = t.name.clone();
+        if taken.contains(&name) {
+            name = format!(
+                "{}_{}_to_{}",
+                t.name,
+                stripped(&t.first.0),
+                stripped(&t.last.0)
+            );
+        }
+        taken.insert(name.clone());
+        t.name = name;
+    }
+    out
+}
