@@ -1143,7 +1143,7 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
     // Layer 2 whole first; nothing that crosses a layer (the 32-op run from layer 1's MoE
     // into layer 3's attention) is offered.
     assert!(
-        text.contains("  1. sk_layer2_s0_71  18 ops  stream 0  17 boundaries"),
+        text.contains("  1. sk_layer2_s0_71  18 ops  stream 0  3 boundaries"),
         "{text}"
     );
     assert!(!text.contains("sk_2s_s0_57") && !text.contains("layer1_gmm_up … layer3_rope"));

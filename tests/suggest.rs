@@ -216,7 +216,8 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
     // are not offered.
     let top = &s.list[0];
     assert_eq!(top.kind, skope::suggest::Kind::Layer);
-    assert_eq!((top.ops.len(), top.boundaries), (18, 17));
+    // 17 boundaries, of which today's plan fuses 14 already: it adds 3.
+    assert_eq!((top.ops.len(), top.boundaries), (18, 3));
     assert_eq!(
         (top.first_op.as_str(), top.last_op.as_str()),
         ("layer2_input_rmsnorm", "layer2_moe_add")
@@ -315,7 +316,10 @@ fn the_worker_reads_the_profile_again_for_a_reloaded_graph() {
     // The same dump reloaded with every op renamed: the profile's kernels name none of them.
     let renamed = crate::common::scratch("suggest-reload").join("moe_decode.ge_proto.txt");
     let text = std::fs::read_to_string(&original).unwrap();
-    std::fs::write(&renamed, text.replace("layer", "lyr")).unwrap();
+    let every_op_renamed = text
+        .replace("name: \"", "name: \"x_")
+        .replace("input: \"", "input: \"x_");
+    std::fs::write(&renamed, every_op_renamed).unwrap();
     let after = crate::common::workspace(&renamed.to_string_lossy());
     assert_eq!(after.graph().len(), before.graph().len());
     let mut cache = None;
@@ -325,8 +329,9 @@ fn the_worker_reads_the_profile_again_for_a_reloaded_graph() {
     // Read for the old graph, most of the renamed ops would still find their old kernels.
     assert!(
         measured(&again) * 10 < measured(&first),
-        "{}",
-        measured(&again)
+        "{} of {}",
+        measured(&again),
+        measured(&first)
     );
     assert_eq!(
         format!("{:?}", again.result),

@@ -35,7 +35,7 @@ fn the_view_lists_suggestions_and_says_they_are_counted_without_profiles() {
     let text = screen(&app);
     assert!(view(&app).expanded);
     assert!(
-        text.contains("sk_layer3_s0_108 · 13 ops · starts after layer3_kv_scatter"),
+        text.contains("sk_layer2_part_s0_71 · 10 ops · starts after layer1_moe_add"),
         "{text}"
     );
     press(&mut app, KeyCode::Char('s'));

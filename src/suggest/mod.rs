@@ -378,12 +378,49 @@ impl<'t> PerOp<'t> {
     }
 }
 
+/// What fusing `ops` (whose not-yet-fused boundaries add up to `features`) adds over today's
+/// plan: those boundaries, its own entry, and the entries of today's SuperKernels among `hit`
+/// it takes whole (they go).
+fn saving_over_today(
+    segments: &[&crate::fusion::plan::Segment],
+    hit: &[u32],
+    ops: &[OpId],
+    coefficients: Coefficients,
+    features: &Features,
+) -> f64 {
+    let inside: HashSet<OpId> = ops.iter().copied().collect();
+    let absorbed = hit
+        .iter()
+        .filter(|&&k| segments[k as usize].ops.iter().all(|o| inside.contains(o)))
+        .count();
+    coefficients.saving(features) + coefficients.c0 * absorbed as f64
+}
+
+/// Which of today's segments each op is fused into ([`NOT_FUSED`] when none): a boundary
+/// between two ops of one segment is fused already, and fusing it again saves nothing.
+type FusedToday = [u32];
+
+/// An op in no segment of today's plan.
+const NOT_FUSED: u32 = u32::MAX;
+
 /// What a run of `ops` adds up to per run: its features, and how many of its boundaries were
-/// measured. The gap before an op that waits for another stream is not counted.
-fn features(cx: &Context, ops: &[OpId], per_op: &PerOp<'_>) -> (Features, usize) {
+/// measured. The gap before an op that waits for another stream is not counted, nor, with
+/// `today`, a boundary today's plan fuses already.
+fn features(
+    cx: &Context,
+    ops: &[OpId],
+    per_op: &PerOp<'_>,
+    today: Option<&FusedToday>,
+) -> (Features, usize) {
     let mut f = Features::default();
     let mut measured = 0;
     for pair in ops.windows(2) {
+        if let Some(today) = today {
+            let (a, b) = (today[pair[0].index()], today[pair[1].index()]);
+            if a != NOT_FUSED && a == b {
+                continue;
+            }
+        }
         match (core_kind(cx, pair[0]), core_kind(cx, pair[1])) {
             (Some(x), Some(y)) if x == y && x != 2 => f.same += 1.0,
             _ => f.cross += 1.0,
@@ -446,7 +483,7 @@ pub fn suggest(
     // Today's segments, to say how each suggestion stands against them.
     let segments: Vec<&crate::fusion::plan::Segment> =
         today.scopes.iter().flat_map(|s| &s.segments).collect();
-    let mut segment_of: Vec<u32> = vec![u32::MAX; graph.len()];
+    let mut segment_of: Vec<u32> = vec![NOT_FUSED; graph.len()];
     for (k, seg) in segments.iter().enumerate() {
         for &id in &seg.ops {
             segment_of[id.index()] = k as u32;
@@ -455,13 +492,13 @@ pub fn suggest(
     let mut list: Vec<Suggestion> = drawn
         .into_iter()
         .map(|(kind, _, ops, cuts)| {
-            let (features, measured) = features(cx, &ops, &per_op);
+            let (features, measured) = features(cx, &ops, &per_op, Some(&segment_of));
             let first = &graph.op(ops[0]).name;
             let per_step = timing.map_or(1.0, |t| t.per_step(first).max(1.0));
             let mut hit: Vec<u32> = ops
                 .iter()
                 .map(|id| segment_of[id.index()])
-                .filter(|&k| k != u32::MAX)
+                .filter(|&k| k != NOT_FUSED)
                 .collect();
             hit.sort_unstable();
             hit.dedup();
@@ -485,6 +522,11 @@ pub fn suggest(
                 .collect();
             streams.sort_unstable();
             streams.dedup();
+            let over_today = if matches!(versus, Versus::Same(_)) {
+                0.0
+            } else {
+                saving_over_today(&segments, &hit, &ops, coefficients, &features)
+            };
             let layer = match kind {
                 Kind::Layer => layer_of(first)
                     .map(|l| format!("layer{l}_"))
@@ -513,11 +555,11 @@ pub fn suggest(
                     Kind::TwoStream => "stream-fusion=1".to_string(),
                     _ => String::new(),
                 },
-                boundaries: ops.len() - 1,
+                boundaries: (features.same + features.cross) as usize,
                 features,
                 measured,
                 per_step,
-                saving_us: timing.map(|_| coefficients.saving(&features) * per_step),
+                saving_us: timing.map(|_| over_today * per_step),
                 loop_over_layers: None,
                 starts_after: edge(cx, &ops, false, &cuts),
                 ends_before: edge(cx, &ops, true, &cuts),
@@ -552,7 +594,14 @@ pub fn suggest(
         }
         .then(a.ops[0].cmp(&b.ops[0]))
     });
-    let templates = templates::templates(cx, &list, &per_op, &spans, (timing, coefficients));
+    let today_fused = (segments.as_slice(), segment_of.as_slice());
+    let templates = templates::templates(
+        cx,
+        &list,
+        (&per_op, today_fused),
+        &spans,
+        (timing, coefficients),
+    );
     Suggestions {
         templates,
         list,
@@ -636,7 +685,7 @@ pub fn observations(
             if seg.ops.len() < 2 {
                 continue;
             }
-            let (features, _) = features(cx, &seg.ops, &per_op);
+            let (features, _) = features(cx, &seg.ops, &per_op, None);
             let unfused: f64 = timings.iter().map(|k| k.duration()).sum::<f64>() + features.gap;
             out.push(Observation {
                 segment: seg.name.clone(),

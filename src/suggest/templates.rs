@@ -7,8 +7,9 @@
 
 use super::saving::Coefficients;
 use super::timing::Timing;
-use super::{PerOp, Suggestion, features, part_of, planned};
+use super::{NOT_FUSED, PerOp, Suggestion, features, part_of, planned, saving_over_today};
 use crate::fusion::plan::Context;
+use crate::fusion::plan::Segment;
 use crate::graph::{OpId, layer_of};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -38,9 +39,9 @@ pub struct Template {
     /// Layers where the planner cuts it (more than one SuperKernel, or a part left unfused),
     /// with the cuts.
     pub splits: Vec<(String, Vec<String>)>,
-    /// Kernel boundaries its SuperKernels remove, over all layers.
+    /// Kernel boundaries its SuperKernels remove that today's plan does not, over all layers.
     pub boundaries: usize,
-    /// Its saving per step over all layers, µs, with a profile.
+    /// What it saves per step over today's plan, over all layers, µs, with a profile.
     pub saving_us: Option<f64>,
 }
 
@@ -60,7 +61,7 @@ fn within_layer(name: &str) -> Option<(String, &str)> {
 pub(super) fn templates(
     cx: &Context,
     list: &[Suggestion],
-    per_op: &PerOp<'_>,
+    (per_op, (today, fused)): (&PerOp<'_>, (&[&Segment], &[u32])),
     spans: &HashMap<&str, (OpId, OpId)>,
     (timing, coefficients): (Option<&Timing>, Coefficients),
 ) -> Vec<Template> {
@@ -111,11 +112,27 @@ pub(super) fn templates(
             };
             slot.0 += 1;
             slot.1.extend(cuts.iter().cloned());
-            boundaries += ops.len() - 1;
+            boundaries += ops
+                .windows(2)
+                .filter(|p| {
+                    fused[p[0].index()] == NOT_FUSED || fused[p[0].index()] != fused[p[1].index()]
+                })
+                .count();
             kinds.insert(ops.iter().map(|&id| graph.op(id).op_type.clone()).collect());
-            let (f, _) = features(cx, ops, per_op);
+            // Over today's plan, as the per-layer suggestions are.
+            let (f, _) = features(cx, ops, per_op, Some(fused));
+            let mut hit: Vec<u32> = ops
+                .iter()
+                .map(|id| fused[id.index()])
+                .filter(|&k| k != NOT_FUSED)
+                .collect();
+            hit.sort_unstable();
+            hit.dedup();
+            let same = matches!(hit.as_slice(), [one] if today[*one as usize].ops == *ops);
             let per_step = timing.map_or(1.0, |t| t.per_step(&graph.op(ops[0]).name).max(1.0));
-            saving += coefficients.saving(&f) * per_step;
+            if !same {
+                saving += saving_over_today(today, &hit, ops, coefficients, &f) * per_step;
+            }
         }
         let splits = per_layer
             .into_iter()
@@ -150,9 +167,13 @@ pub(super) fn templates(
             saving_us: timing.map(|_| saving),
         });
     }
-    out.sort_by(|a, b| match (a.saving_us, b.saving_us) {
-        (Some(x), Some(y)) => y.total_cmp(&x),
-        _ => b.boundaries.cmp(&a.boundaries),
+    out.sort_by(|a, b| {
+        match (a.saving_us, b.saving_us) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            _ => b.boundaries.cmp(&a.boundaries),
+        }
+        // Ties: the larger region first.
+        .then(b.superkernels.cmp(&a.superkernels))
     });
     // Names as a user would write them: the best of a name keeps it; the others say where
     // they start and end.
