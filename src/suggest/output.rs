@@ -160,6 +160,12 @@ fn templates_text(result: &Suggestions, out: &mut String) {
             "     code: with torchair.scope.super_kernel(\"{}\", \"{}\"):  # around {} … {}\n",
             t.name, t.options, t.first.0, t.last.0
         ));
+        // The aclgraph path marks a scope with a pair of calls; its options are the pass's.
+        out.push_str(&format!(
+            "     aclgraph: torch.npu.super_kernel_scope_begin(\"{0}\") before {1}, \
+             torch.npu.super_kernel_scope_end(\"{0}\") after {2}\n",
+            t.name, t.first.0, t.last.0
+        ));
     }
 }
 
