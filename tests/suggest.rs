@@ -468,8 +468,11 @@ fn on_the_bundled_example_the_top_template_is_the_whole_layer_in_all_four() {
     );
     // The text gives the code to paste.
     let text = skope::suggest::output::to_text(&s, None, "g");
-    assert!(text.contains(
-        "code: with torchair.scope.super_kernel(\"layer\", \"\"):  # around \
-         layer{i}_input_rmsnorm … layer{i}_moe_add"
-    ));
+    assert!(
+        text.contains(
+            "code: with torchair.scope.super_kernel(f\"layer_{i}\", \"\"):  # around \
+             layer{i}_input_rmsnorm … layer{i}_moe_add; i: the layer's index"
+        ),
+        "{text}"
+    );
 }

@@ -156,14 +156,16 @@ fn templates_text(result: &Suggestions, out: &mut String) {
                 t.missing.join(", ")
             ));
         }
+        // One scope per layer, as it was planned: the layer's index in the name keeps the
+        // layers' scopes apart. The aclgraph path marks a scope with a pair of calls; its
+        // options are the pass's.
         out.push_str(&format!(
-            "     code: with torchair.scope.super_kernel(\"{}\", \"{}\"):  # around {} … {}\n",
+            "     code: with torchair.scope.super_kernel(f\"{}_{{i}}\", \"{}\"):  # around {} … {}; i: the layer's index\n",
             t.name, t.options, t.first.0, t.last.0
         ));
-        // The aclgraph path marks a scope with a pair of calls; its options are the pass's.
         out.push_str(&format!(
-            "     aclgraph: torch.npu.super_kernel_scope_begin(\"{0}\") before {1}, \
-             torch.npu.super_kernel_scope_end(\"{0}\") after {2}\n",
+            "     aclgraph: torch.npu.super_kernel_scope_begin(f\"{0}_{{i}}\") before {1}, \
+             torch.npu.super_kernel_scope_end(f\"{0}_{{i}}\") after {2}\n",
             t.name, t.first.0, t.last.0
         ));
     }
