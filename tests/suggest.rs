@@ -476,3 +476,41 @@ fn on_the_bundled_example_the_top_template_is_the_whole_layer_in_all_four() {
         "{text}"
     );
 }
+
+#[test]
+fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_template() {
+    // Layers 0–2 dense (a, b, mlp, c), layers 3–63 MoE (a, b, c), then an MTP block outside
+    // the numbered layers.
+    let aic = "AiCore";
+    let mut names: Vec<String> = Vec::new();
+    for l in 0..64 {
+        names.push(format!("layer{l}_a"));
+        names.push(format!("layer{l}_b"));
+        if l < 3 {
+            names.push(format!("layer{l}_mlp"));
+        }
+        names.push(format!("layer{l}_c"));
+    }
+    names.extend(["mtp_a".to_string(), "mtp_b".to_string()]);
+    let leaked: Vec<&'static str> = names
+        .iter()
+        .map(|n| &*Box::leak(n.clone().into_boxed_str()))
+        .collect();
+    let specs: Vec<Spec> = leaked.iter().map(|n| (*n, aic, String::new())).collect();
+    let ws = graph(&specs);
+    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let t = s
+        .templates
+        .iter()
+        .find(|t| t.first.0 == "layer{i}_a" && t.last.0 == "layer{i}_c")
+        .expect("the whole-layer template");
+    assert_eq!(t.layers.len(), 64);
+    assert!(t.missing.is_empty());
+    // One SuperKernel a layer; the dense and the MoE layers compile to two distinct ones.
+    assert_eq!((t.superkernels, t.distinct), (64, 2));
+    assert_eq!(t.boundaries, 3 * 3 + 61 * 2);
+    assert!(t.splits.is_empty(), "{t:?}");
+    assert_eq!(s.templates[0].layers.len(), 64);
+    // The MTP block is no layer: it is in no template.
+    assert!(s.templates.iter().all(|t| !t.first.0.starts_with("mtp")));
+}
