@@ -378,20 +378,36 @@ impl<'t> PerOp<'t> {
     }
 }
 
-/// What fusing `ops` (whose not-yet-fused boundaries add up to `features`) adds over today's
-/// plan: those boundaries, its own entry, and the entries of today's SuperKernels among `hit`
-/// it takes whole (they go).
+/// Today's segments `ops` take ops of, each with how many: sorted by segment.
+fn segments_hit(today: &FusedToday, ops: &[OpId]) -> Vec<(u32, usize)> {
+    let mut ids: Vec<u32> = ops
+        .iter()
+        .map(|id| today[id.index()])
+        .filter(|&k| k != NOT_FUSED)
+        .collect();
+    ids.sort_unstable();
+    let mut out: Vec<(u32, usize)> = Vec::new();
+    for k in ids {
+        match out.last_mut() {
+            Some((last, n)) if *last == k => *n += 1,
+            _ => out.push((k, 1)),
+        }
+    }
+    out
+}
+
+/// What fusing a run (whose not-yet-fused boundaries add up to `features`) adds over today's
+/// plan: those boundaries, its own entry, and the entries of today's SuperKernels it takes
+/// whole (`hit`: each with how many of its ops it takes) — they go.
 fn saving_over_today(
     segments: &[&crate::fusion::plan::Segment],
-    hit: &[u32],
-    ops: &[OpId],
+    hit: &[(u32, usize)],
     coefficients: Coefficients,
     features: &Features,
 ) -> f64 {
-    let inside: HashSet<OpId> = ops.iter().copied().collect();
     let absorbed = hit
         .iter()
-        .filter(|&&k| segments[k as usize].ops.iter().all(|o| inside.contains(o)))
+        .filter(|&&(k, n)| segments[k as usize].ops.len() == n)
         .count();
     coefficients.saving(features) + coefficients.c0 * absorbed as f64
 }
@@ -495,13 +511,8 @@ pub fn suggest(
             let (features, measured) = features(cx, &ops, &per_op, Some(&segment_of));
             let first = &graph.op(ops[0]).name;
             let per_step = timing.map_or(1.0, |t| t.per_step(first).max(1.0));
-            let mut hit: Vec<u32> = ops
-                .iter()
-                .map(|id| segment_of[id.index()])
-                .filter(|&k| k != NOT_FUSED)
-                .collect();
-            hit.sort_unstable();
-            hit.dedup();
+            let hit_counts = segments_hit(&segment_of, &ops);
+            let hit: Vec<u32> = hit_counts.iter().map(|&(k, _)| k).collect();
             let versus = match hit.as_slice() {
                 [] => Versus::New,
                 [one] if segments[*one as usize].ops == ops => {
@@ -525,7 +536,7 @@ pub fn suggest(
             let over_today = if matches!(versus, Versus::Same(_)) {
                 0.0
             } else {
-                saving_over_today(&segments, &hit, &ops, coefficients, &features)
+                saving_over_today(&segments, &hit_counts, coefficients, &features)
             };
             let layer = match kind {
                 Kind::Layer => layer_of(first)
@@ -572,7 +583,8 @@ pub fn suggest(
     // loop over whole layers.
     let layers = op_layers(cx);
     let spans = layer_spans(cx, &layers);
-    list.retain_mut(|s| match layers_crossed(&layers, &s.ops) {
+    let units = Units::of(&layers);
+    list.retain_mut(|s| match units.crossed(&s.ops) {
         None => true,
         Some((first, last)) => {
             let whole = !first.is_empty()
@@ -631,14 +643,39 @@ fn layer_spans<'g>(cx: &Context, layers: &[Option<&'g str>]) -> HashMap<&'g str,
     spans
 }
 
-/// Where `ops` cross from one decoder layer to another, or between a layer and the ops
-/// outside the layers (embedding, head): the first and last unit, a layer's number or `""` for
-/// outside. `None` when all are in one.
-fn layers_crossed<'g>(layers: &[Option<&'g str>], ops: &[OpId]) -> Option<(&'g str, &'g str)> {
-    let unit = |id: &OpId| layers[id.index()].unwrap_or("");
-    let first = unit(ops.first()?);
-    let last = unit(ops.last()?);
-    (first != last || ops.iter().any(|id| unit(id) != first)).then_some((first, last))
+/// Each op's unit as a number — its layer, or the ops outside the layers (embedding, head) —
+/// so that a run's units compare without comparing names.
+struct Units<'g> {
+    of_op: Vec<u32>,
+    names: Vec<&'g str>,
+}
+
+impl<'g> Units<'g> {
+    /// The units of ops whose layers are `layers` (unit 0: outside the layers, named `""`).
+    fn of(layers: &[Option<&'g str>]) -> Units<'g> {
+        let mut names: Vec<&str> = vec![""];
+        let mut ids: HashMap<&str, u32> = HashMap::new();
+        let of_op = layers
+            .iter()
+            .map(|l| match l {
+                None => 0,
+                Some(name) => *ids.entry(name).or_insert_with(|| {
+                    names.push(name);
+                    names.len() as u32 - 1
+                }),
+            })
+            .collect();
+        Units { of_op, names }
+    }
+
+    /// Where `ops` cross from one unit to another: the first and last unit, a layer's number
+    /// or `""` for outside. `None` when all are in one.
+    fn crossed(&self, ops: &[OpId]) -> Option<(&'g str, &'g str)> {
+        let unit = |id: &OpId| self.of_op[id.index()];
+        let (first, last) = (unit(ops.first()?), unit(ops.last()?));
+        (first != last || ops.iter().any(|id| unit(id) != first))
+            .then(|| (self.names[first as usize], self.names[last as usize]))
+    }
 }
 
 /// The suggestions for the graph of `cx` and today's `plan` with what the profiles give: the

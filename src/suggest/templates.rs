@@ -7,7 +7,9 @@
 
 use super::saving::Coefficients;
 use super::timing::Timing;
-use super::{NOT_FUSED, PerOp, Suggestion, features, part_of, planned, saving_over_today};
+use super::{
+    NOT_FUSED, PerOp, Suggestion, features, part_of, planned, saving_over_today, segments_hit,
+};
 use crate::fusion::plan::Context;
 use crate::fusion::plan::Segment;
 use crate::graph::{OpId, layer_of};
@@ -121,17 +123,11 @@ pub(super) fn templates(
             kinds.insert(ops.iter().map(|&id| graph.op(id).op_type.clone()).collect());
             // Over today's plan, as the per-layer suggestions are.
             let (f, _) = features(cx, ops, per_op, Some(fused));
-            let mut hit: Vec<u32> = ops
-                .iter()
-                .map(|id| fused[id.index()])
-                .filter(|&k| k != NOT_FUSED)
-                .collect();
-            hit.sort_unstable();
-            hit.dedup();
-            let same = matches!(hit.as_slice(), [one] if today[*one as usize].ops == *ops);
+            let hit = segments_hit(fused, ops);
+            let same = matches!(hit.as_slice(), [(one, _)] if today[*one as usize].ops == *ops);
             let per_step = timing.map_or(1.0, |t| t.per_step(&graph.op(ops[0]).name).max(1.0));
             if !same {
-                saving += saving_over_today(today, &hit, ops, coefficients, &f) * per_step;
+                saving += saving_over_today(today, &hit, coefficients, &f) * per_step;
             }
         }
         let splits = per_layer
