@@ -379,7 +379,7 @@ pub struct SkOptions {
 /// Problems an options string keeps in words; the rest are counted (a string of thousands of
 /// broken parts would otherwise hold a message for each, hundreds of times its size). The
 /// first error is kept whatever its place: the compile fails on it.
-pub const MAX_DIAGNOSTICS: usize = 64;
+pub const MAX_DIAGNOSTICS: usize = 32;
 
 impl SkOptions {
     /// Parses `text` the way the SuperKernel compiler does: parts split on `:`, then on the
