@@ -214,6 +214,14 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             f.doubtful.join(", ")
         ));
     }
+    if let Some(f) = fit.filter(|f| !f.held_out.is_empty()) {
+        out.push_str("each SuperKernel of the pair, its saving per run as the model predicts it fitted without it, and as measured:\n");
+        for (segment, predicted, measured) in &f.held_out {
+            out.push_str(&format!(
+                "  {segment}: predicted {predicted:.2} µs, measured {measured:.2} µs\n"
+            ));
+        }
+    }
     templates_text(result, &mut out);
     if !result.list.is_empty() {
         out.push_str("\nPer layer (and runs outside the layers):\n");
