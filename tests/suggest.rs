@@ -205,6 +205,29 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
     }
     assert!(fit.loo_worst_us < 0.01, "{fit:?}");
     assert!(fit.doubtful.is_empty());
+    // A model this good ranks by its savings.
+    let (ranked, _) = skope::suggest::rank(ws.context(), ws.plan(), Some(&timing), Some(&table));
+    assert_eq!(ranked.ranked_by_boundaries, None);
+}
+
+#[test]
+fn a_fit_that_cannot_tell_candidates_apart_ranks_by_boundaries_and_says_why() {
+    // The bundled pair: its model errs by 2.41 µs a run, more than the savings it would rank
+    // by differ.
+    let ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
+    let root = crate::common::example_path("prof_result");
+    let (b, n, _) = skope::profile::locate_pair(&root, None, None).unwrap();
+    let t = timing::read(&b.kernels, Some(ws.context())).unwrap();
+    let table = skope::profile::kernels::KernelTable::read(&n.kernels).unwrap();
+    let (s, fit) = skope::suggest::rank(ws.context(), ws.plan(), Some(&t), Some(&table));
+    assert!(fit.is_some());
+    let why = s.ranked_by_boundaries.expect("ranked by boundaries");
+    assert!(why.contains("2.41 µs a run"), "{why}");
+    let boundaries: Vec<usize> = s.list.iter().map(|x| x.boundaries).collect();
+    assert!(
+        boundaries.windows(2).all(|w| w[0] >= w[1]),
+        "{boundaries:?}"
+    );
 }
 
 #[test]

@@ -97,6 +97,9 @@ pub struct Suggestion {
 /// The suggestions for a graph.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suggestions {
+    /// Why the suggestions are ranked by boundaries removed though savings were estimated:
+    /// the fitted model's error is not below the differences it would rank by.
+    pub ranked_by_boundaries: Option<String>,
     /// Regions of the repeated unit, each one scope in every decoder layer, best first.
     pub templates: Vec<templates::Template>,
     /// Best first.
@@ -615,6 +618,7 @@ pub fn suggest(
         (timing, coefficients),
     );
     Suggestions {
+        ranked_by_boundaries: None,
         templates,
         list,
         coefficients,
@@ -693,7 +697,54 @@ pub fn rank(
         _ => None,
     };
     let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
-    (suggest(cx, plan, base, coefficients, fit.is_some()), fit)
+    let mut suggestions = suggest(cx, plan, base, coefficients, fit.is_some());
+    if let Some(f) = &fit {
+        trust_the_fit(&mut suggestions, f);
+    }
+    (suggestions, fit)
+}
+
+/// Keeps the ranking by the fitted model only when its error (leaving one segment out, µs a
+/// run) is below the median difference between consecutive candidates' savings (µs a run;
+/// candidates of equal saving make no difference):
+/// otherwise the model cannot tell neighbours apart, and the suggestions and templates are
+/// ranked by the boundaries they remove, with why.
+fn trust_the_fit(s: &mut Suggestions, fit: &saving::Fit) {
+    let mut per_run: Vec<f64> = s
+        .list
+        .iter()
+        .filter_map(|x| Some(x.saving_us? / x.per_step))
+        .collect();
+    per_run.sort_by(|a, b| b.total_cmp(a));
+    // Candidates with the same saving (the same run in each layer) are no step.
+    let mut steps: Vec<f64> = per_run
+        .windows(2)
+        .map(|w| w[0] - w[1])
+        .filter(|d| *d > 1e-9)
+        .collect();
+    steps.sort_by(f64::total_cmp);
+    let Some(&median) = steps.get(steps.len() / 2) else {
+        return;
+    };
+    if fit.loo_mean_us < median {
+        return;
+    }
+    s.ranked_by_boundaries = Some(format!(
+        "ranked by the boundaries each removes: the model's error leaving one segment out \
+         ({:.2} µs a run) is not below the median difference between consecutive candidates' \
+         savings ({median:.2} µs a run), so it cannot tell them apart",
+        fit.loo_mean_us
+    ));
+    s.list.sort_by(|a, b| {
+        b.boundaries
+            .cmp(&a.boundaries)
+            .then(a.ops[0].cmp(&b.ops[0]))
+    });
+    s.templates.sort_by(|a, b| {
+        b.boundaries
+            .cmp(&a.boundaries)
+            .then(b.superkernels.cmp(&a.superkernels))
+    });
 }
 
 /// The segments of `plan` (made on `cx`) that both profiles hold, as fit observations: each one's

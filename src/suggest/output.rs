@@ -214,6 +214,9 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             f.doubtful.join(", ")
         ));
     }
+    if let Some(why) = &result.ranked_by_boundaries {
+        out.push_str(&format!("note: {why}\n"));
+    }
     if let Some(f) = fit.filter(|f| !f.held_out.is_empty()) {
         out.push_str("each SuperKernel of the pair, its saving per run as the model predicts it fitted without it, and as measured:\n");
         for (segment, predicted, measured) in &f.held_out {

@@ -50,6 +50,7 @@ impl App {
         if ex.suggestions.is_none() {
             // Until the first answer comes, the view says they are being made.
             let empty = Suggestions {
+                ranked_by_boundaries: None,
                 templates: Vec::new(),
                 list: Vec::new(),
                 coefficients: crate::suggest::saving::DEFAULTS,

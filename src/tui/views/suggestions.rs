@@ -20,10 +20,17 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     let theme = &app.config.theme;
     let keymap = &app.config.keymap;
     let s = &view.suggestions;
+    // Ranked by boundaries when the fitted model cannot tell the candidates apart.
+    let order = match (view.sort, &s.ranked_by_boundaries) {
+        (crate::tui::suggestions::Sort::Saving, Some(_)) => {
+            "by boundaries (the fit cannot tell them apart)"
+        }
+        _ => view.sort.label(),
+    };
     let title = format!(
         " Suggested scopes · {} · {} · the saving is an estimate{} ",
         s.list.len(),
-        view.sort.label(),
+        order,
         if view.stale {
             " · making them for the current plan…"
         } else {
