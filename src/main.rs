@@ -249,9 +249,12 @@ enum Command {
         #[arg(long, value_name = "PCT", default_value_t = PayoffRule::default().floor_pct)]
         noise_floor: f64,
     },
-    /// Suggest scopes for a graph, ranked by the time they would save: every candidate is one
-    /// of the planner's segments; with a profile its saving is estimated from the measured
-    /// gaps, and with a profile pair the saving model is fitted first.
+    /// Suggest scopes for a graph, ranked by the time they would save over its current plan:
+    /// templates first (a region of a decoder layer, planned in every layer, with the code to
+    /// paste), then per-layer candidates, each one of the planner's segments and none crossing a
+    /// layer; with a profile the saving is estimated from the measured gaps, and with a profile
+    /// pair the saving model is fitted first (and trusted for the ranking only when its error
+    /// allows).
     Suggest {
         /// The dump file.
         file: PathBuf,

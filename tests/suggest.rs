@@ -20,6 +20,18 @@ fn names(ws: &Workspace, ops: &[skope::graph::OpId]) -> Vec<String> {
 /// An op: name, core type (`""`: not an AscendC kernel), scope (`""`: none).
 type Spec = (&'static str, &'static str, String);
 
+/// Specs of ops named `names` (kept for the test's life), in no scope, each with the core
+/// type `core` gives it.
+fn specs_of(names: &[String], core: impl Fn(&str) -> &'static str) -> Vec<Spec> {
+    names
+        .iter()
+        .map(|n| {
+            let name: &'static str = Box::leak(n.clone().into_boxed_str());
+            (name, core(name), String::new())
+        })
+        .collect()
+}
+
 fn graph(ops: &[Spec]) -> Workspace {
     let mut b = GraphBuilder::new("g");
     for (topo, (name, core, scope)) in ops.iter().enumerate() {
@@ -437,21 +449,9 @@ fn a_template_is_one_scope_in_every_layer_with_a_split_named_where_a_layer_diffe
             ops
         })
         .collect();
-    let leaked: Vec<&'static str> = names
-        .iter()
-        .map(|n| &*Box::leak(n.clone().into_boxed_str()))
-        .collect();
-    let specs: Vec<Spec> = leaked
-        .iter()
-        .map(|n| {
-            (
-                *n,
-                if n.ends_with("cast") { "" } else { aic },
-                String::new(),
-            )
-        })
-        .collect();
-    let ws = graph(&specs);
+    let ws = graph(&specs_of(&names, |n| {
+        if n.ends_with("cast") { "" } else { aic }
+    }));
     let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
     let t = s
         .templates
@@ -515,12 +515,7 @@ fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_templat
         names.push(format!("layer{l}_c"));
     }
     names.extend(["mtp_a".to_string(), "mtp_b".to_string()]);
-    let leaked: Vec<&'static str> = names
-        .iter()
-        .map(|n| &*Box::leak(n.clone().into_boxed_str()))
-        .collect();
-    let specs: Vec<Spec> = leaked.iter().map(|n| (*n, aic, String::new())).collect();
-    let ws = graph(&specs);
+    let ws = graph(&specs_of(&names, |_| aic));
     let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
     let t = s
         .templates
