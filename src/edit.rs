@@ -116,6 +116,49 @@ impl<O> Edit<O> {
     }
 }
 
+impl Edit {
+    /// True when `later`, made right after this edit, makes it moot: both set the same scope's
+    /// options (the newest value stands).
+    pub fn replaces(&self, later: &Edit) -> bool {
+        matches!((self, later), (Edit::SetOptions { scope: a, .. }, Edit::SetOptions { scope: b, .. }) if a == b)
+    }
+}
+
+/// Edits made as one step, in a few words: the edit itself when alone; the new scopes among
+/// them by their first and last name and the ops they took, then the others; else how many,
+/// ending with the last.
+pub fn describe_all(edits: &[Edit]) -> String {
+    let [.., last] = edits else {
+        return String::new();
+    };
+    if edits.len() == 1 {
+        return last.describe();
+    }
+    let scopes: Vec<(&str, usize)> = edits
+        .iter()
+        .filter_map(|e| match e {
+            Edit::NewScope { scope, ops, .. } => Some((scope.as_str(), ops.len())),
+            _ => None,
+        })
+        .collect();
+    match (scopes.first(), scopes.last()) {
+        (Some((a, _)), Some((b, _))) if scopes.len() > 1 => {
+            let ops: usize = scopes.iter().map(|(_, n)| n).sum();
+            let others: Vec<String> = edits
+                .iter()
+                .filter(|e| !matches!(e, Edit::NewScope { .. }))
+                .map(Edit::describe)
+                .collect();
+            let mut words = format!("{} new scopes {a} … {b} of {ops} ops", scopes.len());
+            if !others.is_empty() {
+                words = format!("{words}; {}", others.join("; "));
+            }
+            words
+        }
+        _ => format!("{} edits, the last: {}", edits.len(), last.describe()),
+    }
+}
+
 /// Why an edit cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditError {
@@ -163,6 +206,12 @@ pub struct Undo {
 }
 
 impl Undo {
+    /// Adds what undoes an edit made after this one: the two undo as one.
+    pub fn then(&mut self, later: Undo) {
+        self.marks.extend(later.marks);
+        self.names.extend(later.names);
+    }
+
     /// Puts the marks back.
     pub fn restore(&self, marks: &mut Marks) {
         for (scope, name) in self.names.iter().rev() {

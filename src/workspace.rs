@@ -177,7 +177,10 @@ impl PlanDigest {
 /// One step of the history.
 #[derive(Debug, Clone)]
 struct Step {
-    edit: Edit,
+    /// Its edits, in the order made: more than one when edits with the same key were made in
+    /// a row.
+    edits: Vec<Edit>,
+    /// What undoes all of them.
     undo: Undo,
     /// Steps with the same key in a row are one step (e.g. typing an options value).
     key: Option<u64>,
@@ -439,12 +442,17 @@ impl Workspace {
         let after = self.new_version();
         match self.done.last_mut() {
             Some(top) if key.is_some() && top.key == key && top.after == self.version => {
-                // One step: keep the oldest undo (the marks before the first of them).
-                top.edit = edit;
+                // One step: its undo restores the marks before the first of them.
+                match top.edits.last_mut() {
+                    // The same value typed on (an options string): the newest stands for both.
+                    Some(last) if last.replaces(&edit) => *last = edit,
+                    _ => top.edits.push(edit),
+                }
+                top.undo.then(undo);
                 top.after = after;
             }
             _ => self.done.push(Step {
-                edit,
+                edits: vec![edit],
                 undo,
                 key,
                 before: self.version,
@@ -456,37 +464,47 @@ impl Workspace {
         Ok(())
     }
 
-    /// Undoes the last step; returns it, or `None` when there is nothing to undo.
-    pub fn undo(&mut self) -> Option<&Edit> {
+    /// Undoes the last step; returns it in words, or `None` when there is nothing to undo.
+    pub fn undo(&mut self) -> Option<String> {
         let step = self.done.pop()?;
         let (changed, touched) = (step.undo.changed_back(&self.marks), step.undo.renamed());
         step.undo.restore(&mut self.marks);
         self.version = step.before;
+        let words = edit::describe_all(&step.edits);
         self.undone.push(step);
         self.replan(&changed, &touched);
-        self.undone.last().map(|s| &s.edit)
+        Some(words)
     }
 
-    /// Redoes the last undone step; returns it, or `None` when there is nothing to redo.
-    pub fn redo(&mut self) -> Option<&Edit> {
+    /// Redoes the last undone step; returns it in words, or `None` when there is nothing to
+    /// redo.
+    pub fn redo(&mut self) -> Option<String> {
         let mut step = self.undone.pop()?;
-        // The marks are as they were when the step was first made, so it applies again.
-        step.undo = edit::apply(&mut self.marks, &self.plan, &step.edit).ok()?;
-        let (changed, touched) = (step.undo.changed(), step.undo.renamed());
+        // The marks are as they were when the step was first made, so its edits apply again,
+        // each on the plan the one before it made.
+        let mut undo = Undo::default();
+        for e in &step.edits {
+            let Ok(done) = edit::apply(&mut self.marks, &self.plan, e) else {
+                let (back, touched) = (undo.changed_back(&self.marks), undo.renamed());
+                undo.restore(&mut self.marks);
+                self.replan(&back, &touched);
+                self.undone.push(step);
+                return None;
+            };
+            let (changed, touched) = (done.changed(), done.renamed());
+            undo.then(done);
+            self.replan(&changed, &touched);
+        }
+        step.undo = undo;
         self.version = step.after;
+        let words = edit::describe_all(&step.edits);
         self.done.push(step);
-        self.replan(&changed, &touched);
-        self.done.last().map(|s| &s.edit)
+        Some(words)
     }
 
     /// Steps that can be undone, and redone.
     pub fn history_len(&self) -> (usize, usize) {
         (self.done.len(), self.undone.len())
-    }
-
-    /// The edits made since loading, oldest first.
-    pub fn edits(&self) -> impl Iterator<Item = &Edit> {
-        self.done.iter().map(|s| &s.edit)
     }
 
     /// The version of the scopes: every edit, undo and redo gives a new one (an undo returns

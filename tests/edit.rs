@@ -376,6 +376,41 @@ fn random_edit_sequences_undo_to_the_original_plan_and_redo_to_the_last() {
 }
 
 #[test]
+fn steps_of_several_different_edits_undo_and_redo_whole() {
+    // As accepting a template makes them: several edits under one key are one step, undone
+    // and redone whole, whatever they are.
+    let original = example();
+    for seed in 1..=20u64 {
+        let mut ws = example();
+        let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let mut plans = vec![ws.plan().clone()];
+        let mut k = 0;
+        for step in 0..15u64 {
+            let mut made = false;
+            for _ in 0..1 + rng.below(4) {
+                let edit = random_edit(&ws, &mut rng, k);
+                k += 1;
+                made |= ws.apply(edit, Some(1000 + step)).is_ok();
+            }
+            if made {
+                plans.push(ws.plan().clone());
+            }
+        }
+        assert_eq!(ws.history_len().0, plans.len() - 1, "seed {seed}");
+        for expected in plans.iter().rev().skip(1) {
+            ws.undo().unwrap();
+            assert_eq!(ws.plan(), expected, "seed {seed}");
+        }
+        assert_eq!(ws.plan(), original.plan(), "seed {seed}");
+        for expected in plans.iter().skip(1) {
+            ws.redo().unwrap();
+            assert_eq!(ws.plan(), expected, "seed {seed}");
+            assert_eq!(ws.plan(), &plan(ws.context(), ws.marks()), "seed {seed}");
+        }
+    }
+}
+
+#[test]
 fn the_range_of_a_plan_on_assumed_verdicts_follows_every_edit() {
     // The TorchAir dump: 75 scope members are assumed fusible.
     let path = Path::new("assets/examples/moe_decode.txt");

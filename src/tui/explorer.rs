@@ -882,7 +882,7 @@ impl Explorer {
     /// Undoes (`redo` false) or redoes the last step; the step in words, or `None` when there
     /// is none.
     pub fn step_history(&mut self, redo: bool) -> Option<String> {
-        let step = if redo { self.ws.redo() } else { self.ws.undo() }.map(|e| e.describe());
+        let step = if redo { self.ws.redo() } else { self.ws.undo() };
         if step.is_some() {
             self.refresh();
         }
