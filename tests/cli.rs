@@ -1140,13 +1140,28 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
         ),
         "{text}"
     );
-    // Layer 2 whole first; nothing that crosses a layer (the 32-op run from layer 1's MoE
-    // into layer 3's attention) is offered.
+    // The whole layer as a template first, with the code to paste; then layer 2 whole per
+    // layer; nothing that crosses a layer (the 32-op run from layer 1's MoE into layer 3's
+    // attention) is offered.
     assert!(
-        text.contains("  1. sk_layer2_s0_71  18 ops  stream 0  3 boundaries"),
+        text.contains(
+            "  1. layer  layers 0,1,2,3  7 SuperKernel(s), 5 distinct  6 boundaries in all"
+        ),
         "{text}"
     );
-    assert!(!text.contains("sk_2s_s0_57") && !text.contains("layer1_gmm_up … layer3_rope"));
+    assert!(
+        text.contains("     code: with torchair.scope.super_kernel(f\"layer_{i}\", \"\"):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  1. layer2  18 ops  stream 0  3 boundaries"),
+        "{text}"
+    );
+    assert!(
+        text.contains("     code: with torchair.scope.super_kernel(\"layer2\", \"\"):  # around layer2_input_rmsnorm … layer2_moe_add"),
+        "{text}"
+    );
+    assert!(!text.contains("_2s") && !text.contains("layer1_gmm_up … layer3_rope"));
     let profiles = example("prof_result");
     let out = skope(&["suggest", &dump, "--profiles", &profiles, "--json"]);
     assert!(
@@ -1160,6 +1175,24 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
     assert_eq!(v["fit"]["segments"], 12);
     assert!(v["list"][0]["saving_us"].as_f64().unwrap() > 0.0);
     assert!(v["list"][0]["versus"]["overlaps"].is_array());
+    // Fitted on the medians of the pair's five steps, judged on each step left out.
+    assert_eq!(v["fit"]["steps"], 5);
+    assert_eq!(v["fit"]["left_out_steps"]["steps"], 5);
+    // The templates with their code, and the whole model if all that fit were accepted.
+    let template = &v["templates"][0];
+    assert_eq!(template["name"], "layer");
+    assert_eq!(template["layers"], serde_json::json!(["0", "1", "2", "3"]));
+    assert!(template["code"]["aclgraph"].as_str().unwrap().starts_with(
+        "torch.npu.super_kernel_scope_begin(f\"layer_{i}\") before layer{i}_input_rmsnorm"
+    ));
+    let whole = &v["whole_model"];
+    assert_eq!(whole["templates"], serde_json::json!(["layer"]));
+    assert_eq!(whole["superkernels"], serde_json::json!([12, 8]));
+    let saving = whole["saving_us"].as_array().unwrap();
+    assert!(
+        saving[1].as_f64().unwrap() > saving[0].as_f64().unwrap(),
+        "{whole}"
+    );
     // A profile without a kernel file cannot give gaps.
     let dir = common::scratch("cli-suggest");
     std::fs::write(

@@ -3,6 +3,7 @@
 
 use super::Printer;
 use crate::suggest::output::{Report, read_profiles, to_text};
+use crate::suggest::{Measured, bind_runs};
 use crate::workspace::Workspace;
 use anyhow::Result;
 use std::io::Write;
@@ -17,8 +18,18 @@ pub fn run(
     json: bool,
     out: &mut Printer<impl Write>,
 ) -> Result<()> {
-    let (base, new) = read_profiles(ws.context(), profiles, rank)?;
-    let (result, fit) = crate::suggest::rank(ws.context(), ws.plan(), base.as_ref(), new.as_ref());
+    let read = read_profiles(ws.context(), profiles, rank)?;
+    let today = (ws.marks(), ws.plan());
+    let payoffs = read
+        .runs
+        .as_ref()
+        .map(|(base, new)| bind_runs(ws.context(), today, base, new));
+    let measured = Measured {
+        base: read.base.as_ref(),
+        new: read.new.as_ref(),
+        payoffs: payoffs.as_ref(),
+    };
+    let (result, fit) = crate::suggest::rank(&ws.planning(), today, measured);
     let file = file.to_string_lossy();
     let report = Report::new(&result, fit.as_ref(), ws.graph(), &file);
     out.text_or_json(json, &report, || to_text(&result, fit.as_ref(), &file))

@@ -10,6 +10,8 @@
 //! without SuperKernel measured ([`timing`]); without a profile, by the kernel boundaries it
 //! removes — a count, not a time.
 
+pub mod accept;
+pub mod estimate;
 pub mod output;
 pub mod saving;
 pub mod templates;
@@ -21,7 +23,11 @@ use crate::fusion::plan::Plan;
 use crate::fusion::plan::{Context, describe_reason, plan};
 use crate::fusion::verdict::Verdict;
 use crate::graph::{OpId, layer_of};
+use crate::profile::PlannedFusion;
 use crate::profile::kernels::KernelTable;
+use crate::profile::payoff::{Payoff, PayoffRule, Payoffs};
+use crate::profile::runs::Runs;
+use crate::workspace::Planning;
 use saving::{Coefficients, Features, Observation};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -94,22 +100,92 @@ pub struct Suggestion {
     pub loop_over_layers: Option<(String, String)>,
 }
 
+/// The code that marks a scope: what to paste in the model's Python.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Code {
+    /// TorchAir: the `with` block, with where it goes.
+    pub torchair: String,
+    /// aclgraph: the begin/end pair, with where each goes.
+    pub aclgraph: String,
+}
+
+impl Code {
+    /// The code of a scope whose name is the Python expression `name`, with `options`, around
+    /// the ops `first` … `last` (names with `{i}` for the layer's index when the code is
+    /// written once for every layer).
+    fn new(name: &str, options: &str, (first, last): (&str, &str)) -> Code {
+        let index = if first.contains(templates::LAYER) {
+            "; i: the layer's index"
+        } else {
+            ""
+        };
+        Code {
+            torchair: format!(
+                "with torchair.scope.super_kernel({name}, \"{options}\"):  # around {first} … {last}{index}"
+            ),
+            aclgraph: format!(
+                "torch.npu.super_kernel_scope_begin({name}) before {first}, \
+                 torch.npu.super_kernel_scope_end({name}) after {last}"
+            ),
+        }
+    }
+
+    /// Both, one to a line, as copied to the clipboard.
+    pub fn both(&self) -> String {
+        format!(
+            "# TorchAir\n{}\n# aclgraph\n# {}\n",
+            self.torchair, self.aclgraph
+        )
+    }
+}
+
+impl Suggestion {
+    /// The code to paste: its scope around its first and last op.
+    pub fn code(&self) -> Code {
+        Code::new(
+            &format!("\"{}\"", self.name),
+            &self.options,
+            (&self.first_op, &self.last_op),
+        )
+    }
+
+    /// True when it adds something over today's plan: it is not fused already as it is, and
+    /// it saves time (with a profile) or fuses boundaries (without).
+    pub fn adds(&self) -> bool {
+        !matches!(self.versus, Versus::Same(_))
+            && match self.saving_us {
+                Some(us) => us > 0.0,
+                None => self.boundaries > 0,
+            }
+    }
+}
+
 /// The suggestions for a graph.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suggestions {
     /// Why the suggestions are ranked by boundaries removed though savings were estimated:
     /// the fitted model's error is not below the differences it would rank by.
     pub ranked_by_boundaries: Option<String>,
-    /// Regions of the repeated unit, each one scope in every decoder layer, best first.
+    /// Regions of the repeated unit, each one scope in every decoder layer, best first: those
+    /// that add something over today's plan.
     pub templates: Vec<templates::Template>,
-    /// Best first.
+    /// Regions left out because over today's plan they add nothing (no time saved, or no
+    /// boundary fused that is not fused already).
+    pub templates_adding_nothing: usize,
+    /// Per-layer suggestions (and runs outside the layers), best first: those that add
+    /// something over today's plan.
     pub list: Vec<Suggestion>,
+    /// Per-layer candidates left out because they add nothing over today's plan (fused
+    /// already as they are, or no time saved).
+    pub adding_nothing: usize,
     /// The coefficients used.
     pub coefficients: Coefficients,
     /// True when they were fitted on a profile pair (else skope's assumed defaults).
     pub fitted: bool,
     /// True when a profile gave the gaps (else the ranking counts boundaries).
     pub measured: bool,
+    /// What accepting all that fit would make of the whole model (set by [`rank`]).
+    pub whole_model: Option<estimate::WholeModel>,
 }
 
 /// The core kind a kernel runs on: cube, vector, or both (`None` when unknown).
@@ -541,26 +617,8 @@ pub fn suggest(
             } else {
                 saving_over_today(&segments, &hit_counts, coefficients, &features)
             };
-            let layer = match kind {
-                Kind::Layer => layer_of(first)
-                    .map(|l| format!("layer{l}_"))
-                    .unwrap_or_default(),
-                Kind::Part => format!(
-                    "{}{}_",
-                    layer_of(first)
-                        .map(|l| format!("layer{l}_"))
-                        .unwrap_or_default(),
-                    part_of(first).unwrap_or("part")
-                ),
-                Kind::TwoStream => "2s_".to_string(),
-                Kind::Run => String::new(),
-            };
             Suggestion {
-                name: format!(
-                    "sk_{layer}s{}_{}",
-                    streams.first().copied().unwrap_or_default(),
-                    graph.exec_position(ops[0])
-                ),
+                name: String::new(),
                 streams,
                 kind,
                 first_op: first.clone(),
@@ -602,6 +660,7 @@ pub fn suggest(
             whole
         }
     });
+    name_scopes(&mut list, cx, &layers);
     list.sort_by(|a, b| {
         match (a.saving_us, b.saving_us) {
             (Some(x), Some(y)) => y.total_cmp(&x),
@@ -610,20 +669,80 @@ pub fn suggest(
         .then(a.ops[0].cmp(&b.ops[0]))
     });
     let today_fused = (segments.as_slice(), segment_of.as_slice());
-    let templates = templates::templates(
+    let mut templates = templates::templates(
         cx,
         &list,
         (&per_op, today_fused),
         &spans,
         (timing, coefficients),
     );
+    let drawn_templates = templates.len();
+    templates.retain(templates::Template::adds);
+    let drawn = list.len();
+    list.retain(Suggestion::adds);
     Suggestions {
         ranked_by_boundaries: None,
+        templates_adding_nothing: drawn_templates - templates.len(),
+        adding_nothing: drawn - list.len(),
         templates,
         list,
         coefficients,
         fitted,
         measured: timing.is_some(),
+        whole_model: None,
+    }
+}
+
+/// Names each suggestion as a user would name its scope: `layer2` for a whole layer,
+/// `layer2_attn` / `layer2_moe` for one part of it, `layer0_input_rmsnorm_to_gating_topk` for
+/// another region of a layer, `layers0_to_3` for a scope around the loop over layers, the ends'
+/// names outside the layers; `_2s` across two streams; a number after a name taken before.
+fn name_scopes(list: &mut [Suggestion], cx: &Context, layers: &[Option<&str>]) {
+    let graph = cx.graph();
+    // Each layer's first and last op on each stream that the pass does not ignore: a
+    // suggestion from one to the other is the layer whole.
+    let mut whole: HashMap<(&str, u32), (OpId, OpId)> = HashMap::new();
+    for &id in graph.exec_order() {
+        if let Some(layer) = layers[id.index()]
+            && cx.verdicts().get(id).verdict != Verdict::Ignored
+        {
+            whole.entry((layer, cx.stream_of(id))).or_insert((id, id)).1 = id;
+        }
+    }
+    let mut taken: HashSet<String> = HashSet::new();
+    for s in list.iter_mut() {
+        let (first, last) = (s.ops[0], s.ops[s.ops.len() - 1]);
+        let (first_name, last_name) = (&graph.op(first).name, &graph.op(last).name);
+        let ends = || {
+            format!(
+                "{}_to_{}",
+                templates::short(first_name),
+                templates::short(last_name)
+            )
+        };
+        let mut name = match (&s.loop_over_layers, layer_of(first_name)) {
+            (Some((a, b)), _) => format!("layers{a}_to_{b}"),
+            (None, Some(layer))
+                if whole.get(&(layer, cx.stream_of(first))) == Some(&(first, last)) =>
+            {
+                format!("layer{layer}")
+            }
+            (None, Some(layer)) => match (part_of(first_name), part_of(last_name)) {
+                (Some(a), Some(b)) if a == b => format!("layer{layer}_{a}"),
+                _ => format!("layer{layer}_{}", ends()),
+            },
+            (None, None) => ends(),
+        };
+        if s.kind == Kind::TwoStream {
+            name.push_str("_2s");
+        }
+        let stem = name.clone();
+        let mut n = 2;
+        while !taken.insert(name.clone()) {
+            name = format!("{stem}_{n}");
+            n += 1;
+        }
+        s.name = name;
     }
 }
 
@@ -682,25 +801,49 @@ impl<'g> Units<'g> {
     }
 }
 
-/// The suggestions for the graph of `cx` and today's `plan` with what the profiles give: the
-/// gaps `base` measured (a profile without SuperKernel, read for this graph) and, with `new`
-/// (the kernels of one with it), the model fitted on the pair; without `base`, ranked by
-/// boundaries.
+/// What the profiles give the ranking.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Measured<'a> {
+    /// The gaps the profile without SuperKernel measured, read for this graph.
+    pub base: Option<&'a Timing>,
+    /// The kernels of the profile with SuperKernel.
+    pub new: Option<&'a KernelTable>,
+    /// Both profiles' runs bound to today's segments: the savings measured step by step.
+    pub payoffs: Option<&'a Payoffs>,
+}
+
+/// Both profiles' runs bound to the segments of today's `plan` (made from `marks` on `cx`):
+/// what [`Measured::payoffs`] takes.
+pub fn bind_runs(cx: &Context, (marks, plan): (&Marks, &Plan), base: &Runs, new: &Runs) -> Payoffs {
+    let planned = PlannedFusion::from_plan(cx, marks, plan, "");
+    crate::profile::payoff::payoffs(&planned, base, new, PayoffRule::default())
+}
+
+/// The suggestions for the graph of `cx` and today's marks and plan with what the profiles
+/// give (planned by `planning`): the gaps `base` measured and, with `new`, the model fitted on the pair (on per-step
+/// medians with `payoffs`); without `base`, ranked by boundaries. With them, what accepting
+/// all that fit would make of the whole model.
 pub fn rank(
-    cx: &Context,
-    plan: &Plan,
-    base: Option<&Timing>,
-    new: Option<&KernelTable>,
+    planning: &Planning,
+    (marks, plan): (&Marks, &Plan),
+    measured: Measured<'_>,
 ) -> (Suggestions, Option<saving::Fit>) {
-    let fit = match (base, new) {
-        (Some(t), Some(new)) => saving::fit(&observations(cx, plan, t, new)),
+    let cx = planning.context();
+    let fit = match (measured.base, measured.new) {
+        (Some(t), Some(new)) => saving::fit(&observations(cx, plan, (t, new), measured.payoffs)),
         _ => None,
     };
     let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
-    let mut suggestions = suggest(cx, plan, base, coefficients, fit.is_some());
+    let mut suggestions = suggest(cx, plan, measured.base, coefficients, fit.is_some());
     if let Some(f) = &fit {
         trust_the_fit(&mut suggestions, f);
     }
+    suggestions.whole_model = Some(estimate::whole_model(
+        planning,
+        (marks, plan),
+        &suggestions,
+        measured.base,
+    ));
     (suggestions, fit)
 }
 
@@ -749,12 +892,15 @@ fn trust_the_fit(s: &mut Suggestions, fit: &saving::Fit) {
 
 /// The segments of `plan` (made on `cx`) that both profiles hold, as fit observations: each one's
 /// features from the profile without SuperKernel (`base`), and the saving measured — its
-/// kernels' durations and inner gaps there, minus its SuperKernel's duration in `new`.
+/// kernels' durations and inner gaps there, minus its SuperKernel's duration in `new`. With
+/// `payoffs` (the pair's runs bound to the plan's segments), the saving is measured in each
+/// step — its occurrences' intervals without, less the SuperKernel's durations with, a mean
+/// per run — and the median over the steps is fitted.
 pub fn observations(
     cx: &Context,
     plan: &Plan,
-    base: &Timing,
-    new: &KernelTable,
+    (base, new): (&Timing, &KernelTable),
+    payoffs: Option<&Payoffs>,
 ) -> Vec<Observation> {
     let graph = cx.graph();
     let per_op = PerOp::new(cx, Some(base));
@@ -775,14 +921,42 @@ pub fn observations(
             }
             let (features, _) = features(cx, &seg.ops, &per_op, None);
             let unfused: f64 = timings.iter().map(|k| k.duration()).sum::<f64>() + features.gap;
+            let by_step = payoffs
+                .and_then(|p| p.get(&seg.fused_node))
+                .map(per_step_savings)
+                .unwrap_or_default();
+            let mean = unfused - sk.total_us / sk.count as f64;
             out.push(Observation {
                 segment: seg.name.clone(),
                 features,
-                saving_us: unfused - sk.total_us / sk.count as f64,
+                saving_us: saving::median(by_step.iter().map(|(_, us)| *us).collect())
+                    .unwrap_or(mean),
+                by_step,
             });
         }
     }
     out
+}
+
+/// A SuperKernel's saving per run in each step its occurrences were aligned in (both sides
+/// measured): the mean of interval without less duration with, in step order.
+fn per_step_savings(payoff: &Payoff) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64, usize)> = Vec::new();
+    for o in &payoff.occurrences {
+        let (Some(base), Some(new)) = (o.base_us, o.new_us) else {
+            continue;
+        };
+        match out.iter_mut().find(|(step, _, _)| *step == o.step) {
+            Some((_, sum, n)) => {
+                *sum += base - new;
+                *n += 1;
+            }
+            None => out.push((o.step.clone(), base - new, 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(step, sum, n)| (step, sum / n as f64))
+        .collect()
 }
 
 #[cfg(test)]

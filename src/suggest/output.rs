@@ -8,20 +8,32 @@ use crate::fusion::plan::Context;
 use crate::graph::Graph;
 use crate::profile::discover::{Found, discover};
 use crate::profile::kernels::KernelTable;
+use crate::profile::runs::Runs;
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 use std::path::PathBuf;
 
-/// The measured gaps of the profile without SuperKernel, read for the graph of `cx`, and the
-/// kernels of the one with it when a pair is given. `profiles` is as `--profiles` gives it:
-/// none, one directory (a profile, or `no_sk_model` and `sk_model`), or base then new.
+/// What `--profiles` gave: the measured gaps of the profile without SuperKernel, read for the
+/// graph, and with a pair the kernels of the one with it and both profiles' runs.
+#[derive(Default)]
+pub struct ReadProfiles {
+    /// The gaps without SuperKernel.
+    pub base: Option<Timing>,
+    /// The kernels with SuperKernel.
+    pub new: Option<KernelTable>,
+    /// Both profiles' runs (without, with), for the savings measured step by step.
+    pub runs: Option<(Runs, Runs)>,
+}
+
+/// Reads the profiles for the graph of `cx`. `profiles` is as `--profiles` gives it: none, one
+/// directory (a profile, or `no_sk_model` and `sk_model`), or base then new.
 pub fn read_profiles(
     cx: &Context,
     profiles: &[PathBuf],
     rank: Option<u32>,
-) -> Result<(Option<Timing>, Option<KernelTable>)> {
+) -> Result<ReadProfiles> {
     let files = match profiles {
-        [] => return Ok((None, None)),
+        [] => return Ok(ReadProfiles::default()),
         [base, new] => {
             let (b, n, _) = crate::profile::locate_pair(base, Some(new), rank)?;
             (b, Some(n))
@@ -50,11 +62,20 @@ pub fn read_profiles(
             base.root.display()
         );
     }
-    let new = match new.filter(|n| !n.kernels.is_empty()) {
-        Some(n) => Some(KernelTable::read(&n.kernels)?),
-        None => None,
+    let timing = timing::read(&base.kernels, Some(cx))?;
+    let Some(new) = new.filter(|n| !n.kernels.is_empty()) else {
+        return Ok(ReadProfiles {
+            base: Some(timing),
+            ..ReadProfiles::default()
+        });
     };
-    Ok((Some(timing::read(&base.kernels, Some(cx))?), new))
+    let (table, new_runs) = Runs::read(&new.kernels)?;
+    let (_, base_runs) = Runs::read(&base.kernels)?;
+    Ok(ReadProfiles {
+        base: Some(timing),
+        new: Some(table),
+        runs: Some((base_runs, new_runs)),
+    })
 }
 
 /// The suggestions as `skope suggest --json` writes them.
@@ -62,8 +83,18 @@ pub fn read_profiles(
 pub struct Report<'a> {
     /// The dump.
     file: &'a str,
+    /// Why they are ranked by boundaries, when the fit could not rank them.
+    ranked_by_boundaries: Option<&'a str>,
+    /// Regions left out: they add nothing over the current plan.
+    templates_adding_nothing: usize,
+    /// Per-layer candidates left out: they add nothing over the current plan.
+    adding_nothing: usize,
+    /// Regions of every decoder layer, best first, each with the code to paste.
+    templates: Vec<TemplateCode<'a>>,
     /// Best first, each with its ops by name.
     list: Vec<Named<'a>>,
+    /// The whole model if all that fit were accepted.
+    whole_model: Option<&'a super::estimate::WholeModel>,
     /// The coefficients used.
     coefficients: Coefficients,
     /// True when they were fitted on a profile pair.
@@ -74,12 +105,21 @@ pub struct Report<'a> {
     fit: Option<&'a Fit>,
 }
 
+/// A template with the code that writes it.
+#[derive(Serialize)]
+struct TemplateCode<'a> {
+    #[serde(flatten)]
+    template: &'a super::templates::Template,
+    code: super::Code,
+}
+
 /// A suggestion with its ops by name.
 #[derive(Serialize)]
 struct Named<'a> {
     #[serde(flatten)]
     suggestion: &'a Suggestion,
     ops: Vec<&'a str>,
+    code: super::Code,
 }
 
 impl<'a> Report<'a> {
@@ -94,6 +134,7 @@ impl<'a> Report<'a> {
             .list
             .iter()
             .map(|suggestion| Named {
+                code: suggestion.code(),
                 suggestion,
                 ops: suggestion
                     .ops
@@ -104,7 +145,19 @@ impl<'a> Report<'a> {
             .collect();
         Report {
             file,
+            ranked_by_boundaries: result.ranked_by_boundaries.as_deref(),
+            templates_adding_nothing: result.templates_adding_nothing,
+            adding_nothing: result.adding_nothing,
+            templates: result
+                .templates
+                .iter()
+                .map(|template| TemplateCode {
+                    code: template.code(),
+                    template,
+                })
+                .collect(),
             list,
+            whole_model: result.whole_model.as_ref(),
             coefficients: result.coefficients,
             fitted: result.fitted,
             measured: result.measured,
@@ -113,16 +166,20 @@ impl<'a> Report<'a> {
     }
 }
 
-/// The suggestions as text for a terminal, for the dump `file`: what the ranking rests on, then
-/// one entry per suggestion. Every string from the inputs is sanitised.
 /// The templates: each with where it applies, what it makes and the code to paste.
 fn templates_text(result: &Suggestions, out: &mut String) {
-    if result.templates.is_empty() {
+    if result.templates.is_empty() && result.templates_adding_nothing == 0 {
         return;
     }
     out.push_str(
         "\nTemplates (one scope in each decoder layer's forward, planned in every layer):\n",
     );
+    if result.templates_adding_nothing > 0 {
+        out.push_str(&format!(
+            "({} more region(s) add nothing over the current plan, left out)\n",
+            result.templates_adding_nothing
+        ));
+    }
     for (n, t) in result.templates.iter().enumerate() {
         let value = match t.saving_us {
             Some(us) => format!("{us:.1} µs/step in all"),
@@ -159,21 +216,21 @@ fn templates_text(result: &Suggestions, out: &mut String) {
         // One scope per layer, as it was planned: the layer's index in the name keeps the
         // layers' scopes apart. The aclgraph path marks a scope with a pair of calls; its
         // options are the pass's.
-        out.push_str(&format!(
-            "     code: with torchair.scope.super_kernel(f\"{}_{{i}}\", \"{}\"):  # around {} … {}; i: the layer's index\n",
-            t.name, t.options, t.first.0, t.last.0
-        ));
-        out.push_str(&format!(
-            "     aclgraph: torch.npu.super_kernel_scope_begin(f\"{0}_{{i}}\") before {1}, \
-             torch.npu.super_kernel_scope_end(f\"{0}_{{i}}\") after {2}\n",
-            t.name, t.first.0, t.last.0
-        ));
+        let code = t.code();
+        out.push_str(&format!("     code: {}\n", code.torchair));
+        out.push_str(&format!("     aclgraph: {}\n", code.aclgraph));
     }
 }
 
+/// The suggestions as text for a terminal, for the dump `file`: what the ranking rests on, then
+/// one entry per suggestion. Every string from the inputs is sanitised.
 pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
     let c = result.coefficients;
-    let mut out = format!("{} suggestion(s) for {file}\n", result.list.len());
+    let mut out = format!(
+        "{} template(s) and {} per-layer suggestion(s) for {file}\n",
+        result.templates.len(),
+        result.list.len()
+    );
     let coefficients_text = format!(
         "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs",
         c.a, c.b, c.c_same, c.c_cross, c.c0
@@ -190,10 +247,14 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
         )),
         (true, Some(f)) => out.push_str(&format!(
             "saving per step: an estimate from the measured gaps, coefficients fitted ({}) on {} \
-             segment(s) of the profile pair: {coefficients_text}; leaving one segment out, the \
+             segment(s) of the profile pair{}: {coefficients_text}; leaving one segment out, the \
              error is {:.2} µs on average, {:.2} µs at worst ({})\n",
             f.fitted.join(", "),
             f.segments,
+            match f.steps {
+                0 | 1 => String::new(),
+                n => format!(", each saving the median of {n} steps"),
+            },
             f.loo_mean_us,
             f.loo_worst_us,
             f.loo_worst_segment
@@ -214,8 +275,22 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             f.doubtful.join(", ")
         ));
     }
+    if let Some(left) = fit.and_then(|f| f.left_out_steps.as_ref()) {
+        out.push_str(&format!(
+            "leaving one step out (fitted on the medians of the other {}), the error is {:.2} µs \
+             on average, {:.2} µs at worst ({} in step {})\n",
+            left.steps - 1,
+            left.mean_us,
+            left.worst_us,
+            left.worst.1,
+            left.worst.0
+        ));
+    }
     if let Some(why) = &result.ranked_by_boundaries {
         out.push_str(&format!("note: {why}\n"));
+    }
+    if let Some(whole) = &result.whole_model {
+        out.push_str(&format!("{}\n", whole.words()));
     }
     if let Some(f) = fit.filter(|f| !f.held_out.is_empty()) {
         out.push_str("each SuperKernel of the pair, its saving per run as the model predicts it fitted without it, and as measured:\n");
@@ -226,8 +301,15 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
         }
     }
     templates_text(result, &mut out);
-    if !result.list.is_empty() {
+    if !result.list.is_empty() || result.adding_nothing > 0 {
         out.push_str("\nPer layer (and runs outside the layers):\n");
+    }
+    if result.adding_nothing > 0 {
+        out.push_str(&format!(
+            "({} more candidate(s) add nothing over the current plan: fused already as they are, \
+             or no time saved; left out)\n",
+            result.adding_nothing
+        ));
     }
     for (n, s) in result.list.iter().enumerate() {
         let value = match s.saving_us {
@@ -259,14 +341,19 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             "     {} … {}\n     starts after {} · ends before {}\n",
             s.first_op, s.last_op, s.starts_after, s.ends_before
         ));
+        let code = s.code();
+        out.push_str(&format!(
+            "     code: {}\n     aclgraph: {}\n",
+            code.torchair, code.aclgraph
+        ));
         if let Some((first, last)) = &s.loop_over_layers {
             out.push_str(&format!(
                 "     a scope around the loop over layers {first}–{last} (it takes whole layers)\n"
             ));
         }
     }
-    if result.list.is_empty() {
-        out.push_str("\nno candidate that model code can write as one scope\n");
+    if result.list.is_empty() && result.templates.is_empty() {
+        out.push_str("\nno candidate that model code can write as one scope adds anything over the current plan\n");
     }
     crate::text::sanitize_lines(&out)
 }

@@ -88,8 +88,55 @@ pub struct Observation {
     pub segment: String,
     /// Its features, per run.
     pub features: Features,
-    /// The saving measured, per run, µs.
+    /// The saving measured, per run, µs: the median over `by_step` when the profiles have
+    /// steps.
     pub saving_us: f64,
+    /// The saving measured per run in each step the pair aligns (its step label, µs), in step
+    /// order; empty when the profiles' runs were not given.
+    pub by_step: Vec<(String, f64)>,
+}
+
+impl Observation {
+    /// The observation with its saving the median over its steps other than `left_out`; `None`
+    /// when no other step measured it.
+    fn without_step(&self, left_out: &str) -> Option<Observation> {
+        let rest: Vec<f64> = self
+            .by_step
+            .iter()
+            .filter(|(step, _)| step != left_out)
+            .map(|(_, us)| *us)
+            .collect();
+        Some(Observation {
+            saving_us: median(rest)?,
+            by_step: Vec::new(),
+            ..self.clone()
+        })
+    }
+}
+
+/// The median of `values` (the mean of the middle two when even); `None` when empty.
+pub(super) fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+/// Leaving one step out at a time: fitted on the per-step medians of the other steps, the
+/// model's error predicting each segment's saving in the step left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LeftOutSteps {
+    /// Steps left out in turn.
+    pub steps: usize,
+    /// Mean absolute error over every (step, segment), µs per run.
+    pub mean_us: f64,
+    /// The worst of them, µs per run.
+    pub worst_us: f64,
+    /// Its step and segment.
+    pub worst: (String, String),
 }
 
 /// A fit and how good it is.
@@ -118,6 +165,11 @@ pub struct Fit {
     /// Terms that came out with the wrong sign (a negative share or cost) and were fitted
     /// again without them: they keep skope's defaults. Each as `name=value` as first fitted.
     pub rejected: Vec<String>,
+    /// Steps whose savings were measured: the savings fitted are medians over them (0 when
+    /// the profiles' steps were not given).
+    pub steps: usize,
+    /// The error on steps left out, with two steps or more.
+    pub left_out_steps: Option<LeftOutSteps>,
 }
 
 const NAMES: [&str; 5] = ["a", "b", "c_same", "c_cross", "c0"];
@@ -164,6 +216,48 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
         loo_mean_us: errors.iter().map(|e| e.0).sum::<f64>() / errors.len() as f64,
         loo_worst_us: worst,
         loo_worst_segment: worst_segment.to_string(),
+        steps: steps(obs).len(),
+        left_out_steps: left_out_steps(obs, coefficients),
+    })
+}
+
+/// The steps any observation was measured in, in the order first met.
+fn steps(obs: &[Observation]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for (step, _) in obs.iter().flat_map(|o| &o.by_step) {
+        if !out.contains(&step.as_str()) {
+            out.push(step);
+        }
+    }
+    out
+}
+
+/// Leaves each step out in turn: fits on the medians of the other steps (`all` when that
+/// cannot be fitted) and predicts every segment's saving in the step left out.
+fn left_out_steps(obs: &[Observation], all: Coefficients) -> Option<LeftOutSteps> {
+    let steps = steps(obs);
+    if steps.len() < 2 {
+        return None;
+    }
+    let mut errors: Vec<(f64, &str, &str)> = Vec::new();
+    for step in &steps {
+        let rest: Vec<Observation> = obs.iter().filter_map(|o| o.without_step(step)).collect();
+        let c = signed_fit(&rest).map_or(all, |(c, _, _)| c);
+        for o in obs {
+            if let Some((_, measured)) = o.by_step.iter().find(|(s, _)| s == step) {
+                errors.push(((c.saving(&o.features) - measured).abs(), step, &o.segment));
+            }
+        }
+    }
+    let (worst, step, segment) = errors
+        .iter()
+        .copied()
+        .fold((0.0, "", ""), |acc, e| if e.0 > acc.0 { e } else { acc });
+    Some(LeftOutSteps {
+        steps: steps.len(),
+        mean_us: errors.iter().map(|e| e.0).sum::<f64>() / errors.len().max(1) as f64,
+        worst_us: worst,
+        worst: (step.to_string(), segment.to_string()),
     })
 }
 
@@ -273,6 +367,15 @@ fn gauss(mut m: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 mod tests {
     use super::*;
 
+    /// The coefficients the generated savings are made with.
+    const TRUTH: Coefficients = Coefficients {
+        a: 0.8,
+        b: 0.35,
+        c_same: 0.5,
+        c_cross: 1.4,
+        c0: 3.0,
+    };
+
     /// Observations made by `truth` from varied features, with `noise` added in turn.
     fn observed(truth: Coefficients, n: usize, noise: f64) -> Vec<Observation> {
         (0..n)
@@ -289,6 +392,7 @@ mod tests {
                     segment: format!("s{i}"),
                     saving_us: truth.saving(&features) + sign * noise,
                     features,
+                    by_step: Vec::new(),
                 }
             })
             .collect()
@@ -296,13 +400,7 @@ mod tests {
 
     #[test]
     fn the_fit_recovers_the_coefficients_that_made_the_savings() {
-        let truth = Coefficients {
-            a: 0.8,
-            b: 0.35,
-            c_same: 0.5,
-            c_cross: 1.4,
-            c0: 3.0,
-        };
+        let truth = TRUTH;
         let fit = fit(&observed(truth, 20, 0.0)).expect("a fit");
         let c = fit.coefficients;
         for (got, want) in c.as_vec().iter().zip(truth.as_vec()) {
@@ -322,6 +420,53 @@ mod tests {
     }
 
     #[test]
+    fn per_step_medians_hold_against_a_slow_step_and_the_step_left_out_is_judged() {
+        let truth = TRUTH;
+        // Five steps, each SuperKernel's saving exact in four of them; in step 3 every one
+        // measured 40 µs more (a step the host stalled in). The medians ignore it.
+        let obs: Vec<Observation> = observed(truth, 20, 0.0)
+            .into_iter()
+            .map(|o| {
+                let by_step: Vec<(String, f64)> = (1..=5)
+                    .map(|k| {
+                        let slow = if k == 3 { 40.0 } else { 0.0 };
+                        (k.to_string(), o.saving_us + slow)
+                    })
+                    .collect();
+                Observation {
+                    saving_us: median(by_step.iter().map(|(_, us)| *us).collect()).unwrap(),
+                    by_step,
+                    ..o
+                }
+            })
+            .collect();
+        let fit = fit(&obs).expect("a fit");
+        for (got, want) in fit.coefficients.as_vec().iter().zip(truth.as_vec()) {
+            assert!(
+                (got - want).abs() <= 0.1 * want.abs(),
+                "{:?}",
+                fit.coefficients
+            );
+        }
+        assert_eq!(fit.steps, 5);
+        // Left out in turn: step 3 is where the model errs, by the 40 µs the step added.
+        let left = fit.left_out_steps.expect("steps left out");
+        assert_eq!(left.steps, 5);
+        assert_eq!(left.worst.0, "3");
+        assert!((left.worst_us - 40.0).abs() < 1e-6, "{left:?}");
+        assert!((left.mean_us - 8.0).abs() < 1e-6, "{left:?}");
+        // One step: nothing to leave out.
+        let one: Vec<Observation> = obs
+            .iter()
+            .map(|o| Observation {
+                by_step: o.by_step[..1].to_vec(),
+                ..o.clone()
+            })
+            .collect();
+        assert_eq!(super::fit(&one).expect("a fit").left_out_steps, None);
+    }
+
+    #[test]
     fn terms_fitted_with_the_wrong_sign_are_taken_out_and_the_rest_refitted() {
         // Every boundary is a same-core one and the savings fall with it faster than the gap
         // explains: alone, c_same would come out negative; the fit says so and keeps it out.
@@ -338,6 +483,7 @@ mod tests {
                     segment: format!("s{i}"),
                     saving_us: 0.9 * features.gap + 0.4 * features.head + 0.8 * k - 1.0,
                     features,
+                    by_step: Vec::new(),
                 }
             })
             .collect();

@@ -45,6 +45,35 @@ pub struct Template {
     pub boundaries: usize,
     /// What it saves per step over today's plan, over all layers, µs, with a profile.
     pub saving_us: Option<f64>,
+    /// The ops it takes in each of its layers (in the order of `layers`), in execution order.
+    #[serde(skip)]
+    pub units: Vec<Vec<OpId>>,
+}
+
+impl Template {
+    /// The scope it makes in `layer`: its name with the layer's index, as the code writes it.
+    pub fn scope_in(&self, layer: &str) -> String {
+        format!("{}_{layer}", self.name)
+    }
+
+    /// The code to paste in the layer's `forward`: TorchAir's `with` block around the region,
+    /// and aclgraph's begin/end pair (the pass's options are its own).
+    pub fn code(&self) -> super::Code {
+        super::Code::new(
+            &format!("f\"{}_{{i}}\"", self.name),
+            &self.options,
+            (&self.first.0, &self.last.0),
+        )
+    }
+
+    /// True when it adds something over today's plan: time saved with a profile, boundaries
+    /// fused without one.
+    pub fn adds(&self) -> bool {
+        match self.saving_us {
+            Some(us) => us > 0.0,
+            None => self.boundaries > 0,
+        }
+    }
 }
 
 /// `name` with its layer number replaced by [`LAYER`], and the layer; `None` without one.
@@ -55,6 +84,25 @@ fn within_layer(name: &str) -> Option<(String, &str)> {
         format!("{}{LAYER}{}", &name[..at], &name[at + layer.len()..]),
         layer,
     ))
+}
+
+/// What `name` says after its layer number, as a scope name's word (`layer0_input_rmsnorm` →
+/// `input_rmsnorm`, `model.layers.1.self_attn.o_proj` → `self_attn_o_proj`); the whole name so
+/// made without a layer number; a name made for every layer is read after its [`LAYER`]. At
+/// most 32 characters.
+pub(super) fn short(name: &str) -> String {
+    let rest = match (name.find(LAYER), layer_of(name)) {
+        (Some(at), _) => &name[at + LAYER.len()..],
+        (None, Some(layer)) => {
+            &name[layer.as_ptr() as usize - name.as_ptr() as usize + layer.len()..]
+        }
+        (None, None) => name,
+    };
+    let word: String = rest
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect();
+    word.trim_matches('_').chars().take(32).collect()
 }
 
 /// The templates the per-layer candidates among `list` give, for every layer of the graph of
@@ -161,6 +209,7 @@ pub(super) fn templates(
             splits,
             boundaries,
             saving_us: timing.map(|_| saving),
+            units: runs,
         });
     }
     out.sort_by(|a, b| {
@@ -173,22 +222,11 @@ pub(super) fn templates(
     });
     // Names as a user would write them: the best of a name keeps it; the others say where
     // they start and end.
-    let stripped = |name: &str| {
-        name.replace(LAYER, "")
-            .replace("layer_", "")
-            .trim_matches('_')
-            .to_string()
-    };
     let mut taken: BTreeSet<String> = BTreeSet::new();
     for t in &mut out {
         let mut name = t.name.clone();
         if taken.contains(&name) {
-            name = format!(
-                "{}_{}_to_{}",
-                t.name,
-                stripped(&t.first.0),
-                stripped(&t.last.0)
-            );
+            name = format!("{}_{}_to_{}", t.name, short(&t.first.0), short(&t.last.0));
         }
         taken.insert(name.clone());
         t.name = name;

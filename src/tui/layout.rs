@@ -215,8 +215,9 @@ pub fn profile_table_rows(area: Rect, with_detail: bool) -> usize {
     usize::from(table.height.saturating_sub(2 + 2 + detail))
 }
 
-/// Lines the suggestions view keeps above its table (the model's words, the keys, the header).
-const SUGGESTION_HEAD: u16 = 3;
+/// Lines above the suggestions table's rows: how the saving is estimated, what to take with
+/// care, the whole model if all were accepted, the keys, the header.
+pub const SUGGESTION_HEAD: u16 = 5;
 
 /// The suggestions view's table and the area listing the selected suggestion's ops (when
 /// `expanded`), inside the view's border in the body `area`.

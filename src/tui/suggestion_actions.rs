@@ -1,14 +1,19 @@
 //! The suggestions view's actions: open it (suggestions made on a worker for the current plan,
-//! with the profiles read when there are, and made again after every edit), move, sort, list the selected one's ops, and accept one or
-//! all of them as ordinary scope edits (undoable, journaled).
+//! with the profiles read when there are, and made again after every edit), move, sort, show
+//! the selected one's code and ops, copy its code, and accept one or all of them as ordinary
+//! scope edits (undoable, journaled): a template's scopes in every layer, and the scopes they
+//! leave without a SuperKernel cleared, are one undo step.
 
 use super::action::Action;
 use super::app::{App, Screen};
+use super::clipboard::osc52;
+use super::effect::Effect;
 use super::layout;
 use super::suggestions::{SuggestRequest, Suggested, SuggestionsView};
 use super::view::ViewSpec;
 use crate::edit::Edit;
-use crate::suggest::{Suggestions, Versus};
+use crate::suggest::Suggestions;
+use crate::suggest::accept::{Pick, emptied};
 use std::collections::HashSet;
 
 /// The suggested scopes: candidates the planner fuses whole, ranked by what they save.
@@ -19,12 +24,16 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     keys: &[
         (Action::Down, "next suggestion"),
         (Action::Up, "previous suggestion"),
-        (Action::AcceptSuggestion, "make it a scope"),
+        (
+            Action::AcceptSuggestion,
+            "make it scopes: a template one in every layer (one undo step)",
+        ),
         (
             Action::AcceptAllSuggestions,
             "make all that fit scopes (one undo step each)",
         ),
-        (Action::Activate, "its ops (toggle)"),
+        (Action::Activate, "its code, splits or ops (toggle)"),
+        (Action::CopyCode, "copy its code (TorchAir and aclgraph)"),
         (Action::Sort, "order by saving, ops, graph order"),
         (Action::Suggestions, "back to the graph"),
         (Action::Back, "back to the graph"),
@@ -52,10 +61,13 @@ impl App {
             let empty = Suggestions {
                 ranked_by_boundaries: None,
                 templates: Vec::new(),
+                templates_adding_nothing: 0,
                 list: Vec::new(),
+                adding_nothing: 0,
                 coefficients: crate::suggest::saving::DEFAULTS,
                 fitted: false,
                 measured: false,
+                whole_model: None,
             };
             let mut view = SuggestionsView::new(empty, None, u64::MAX, None);
             view.stale = true;
@@ -75,7 +87,8 @@ impl App {
         let profiles = ex.profiles.as_ref().map(|p| p.shared_pair());
         let request = SuggestRequest {
             version: ex.ws.version(),
-            cx: ex.ws.shared_context(),
+            planning: ex.ws.planning(),
+            marks: ex.ws.marks().clone(),
             plan: ex.ws.plan().clone(),
             profiles,
         };
@@ -156,14 +169,12 @@ impl App {
             Action::Activate => view.expanded = !view.expanded,
             Action::Back => self.up = None,
             Action::AcceptSuggestion => {
-                let chosen: Vec<usize> =
-                    view.order.get(view.selected).copied().into_iter().collect();
-                self.accept(chosen);
+                if let Some(pick) = view.current() {
+                    self.accept(pick);
+                }
             }
-            Action::AcceptAllSuggestions => {
-                let all: Vec<usize> = (0..view.suggestions.list.len()).collect();
-                self.accept(all);
-            }
+            Action::AcceptAllSuggestions => self.accept_all(),
+            Action::CopyCode => self.copy_suggestion_code(),
             _ => {}
         }
     }
@@ -179,75 +190,121 @@ impl App {
         }
     }
 
-    /// Makes the suggestions `indices` (into the ranked list) scopes, best first, skipping
-    /// any already fused as they are, any that would cost time, and any that overlaps one
-    /// made before it; each is an undo step of its own.
-    fn accept(&mut self, indices: Vec<usize>) {
-        let Screen::Explorer(ex) = &self.screen else {
+    /// Accepts `pick` as one undo step, and asks for suggestions again.
+    fn accept(&mut self, pick: Pick) {
+        let Some(ex) = self.explorer() else {
             return;
         };
         let Some(view) = &ex.suggestions else {
             return;
         };
-        let single = indices.len() == 1;
-        let mut taken: HashSet<crate::graph::OpId> = HashSet::new();
-        let mut names: HashSet<String> = ex.ws.marks().scopes().iter().cloned().collect();
-        let mut edits = Vec::new();
-        let mut skipped = 0;
-        for i in indices {
-            let Some(s) = view.suggestions.list.get(i) else {
-                continue;
-            };
-            let costs = s.saving_us.is_some_and(|us| us <= 0.0);
-            if !single
-                && (matches!(s.versus, Versus::Same(_))
-                    || costs
-                    || s.ops.iter().any(|id| taken.contains(id)))
-            {
-                skipped += 1;
-                continue;
-            }
-            if single && matches!(s.versus, Versus::Same(_)) {
-                self.problem(format!("{} is already fused as it is", s.name));
-                return;
-            }
-            taken.extend(s.ops.iter().copied());
-            let mut name = s.name.clone();
-            let mut n = 2;
-            while names.contains(&name) {
-                name = format!("{}_{n}", s.name);
-                n += 1;
-            }
-            names.insert(name.clone());
-            edits.push(Edit::NewScope {
-                ops: s.ops.clone(),
-                scope: name,
-                options: s.options.clone(),
-            });
+        if !view.suggestions.adds(pick) {
+            self.problem("it adds nothing over the current plan".to_string());
+            return;
         }
-        if edits.is_empty() {
+        let mut names: HashSet<String> = ex.ws.marks().scopes().iter().cloned().collect();
+        let edits = view.suggestions.edits(pick, &mut names);
+        let words = crate::edit::describe_all(&edits);
+        if self.make_step(edits) {
+            self.info(format!("{words}: one undo step (u)"));
+        }
+        self.resuggest();
+    }
+
+    /// Makes `edits` (one accept's new scopes) one undo step, with any of today's scopes they
+    /// leave without a SuperKernel cleared in it; false when one could not be made (said why;
+    /// those made before it stay, in the same step).
+    fn make_step(&mut self, edits: Vec<Edit>) -> bool {
+        let Some(ex) = self.explorer() else {
+            return false;
+        };
+        let key = Some(ACCEPT_KEY | ex.ws.version());
+        let before = ex.ws.plan().clone();
+        for edit in edits {
+            let version = self.explorer().map(|ex| ex.ws.version());
+            self.apply_edit(edit, key);
+            if self.explorer().map(|ex| ex.ws.version()) == version {
+                return false;
+            }
+        }
+        let Some(ex) = self.explorer() else {
+            return false;
+        };
+        for scope in emptied(&before, ex.ws.plan()) {
+            self.apply_edit(Edit::Delete { scope }, key);
+        }
+        true
+    }
+
+    /// Accepts all that fit, best first (templates, then per-layer suggestions), each an undo
+    /// step of its own.
+    fn accept_all(&mut self) {
+        let Some(ex) = self.explorer() else {
+            return;
+        };
+        let Some(view) = &ex.suggestions else {
+            return;
+        };
+        let (picks, skipped) = view.suggestions.all_that_fit();
+        if picks.is_empty() {
             self.problem(
-                "no suggestion to accept: each is fused already, overlaps, or costs time"
+                "no suggestion to accept: each is fused already, overlaps, or adds nothing"
                     .to_string(),
             );
             return;
         }
-        let count = edits.len();
-        for edit in edits {
-            self.apply_edit(edit, None);
+        // Every accept's edits from the list shown, before the first changes the plan.
+        let mut names: HashSet<String> = ex.ws.marks().scopes().iter().cloned().collect();
+        let steps: Vec<Vec<Edit>> = picks
+            .iter()
+            .map(|&pick| view.suggestions.edits(pick, &mut names))
+            .collect();
+        let mut made = 0;
+        for edits in steps {
+            made += usize::from(self.make_step(edits));
         }
+        self.resuggest();
+        self.info(format!(
+            "accepted {made} suggestion(s){}; u undoes them one at a time",
+            if skipped > 0 {
+                format!(" ({skipped} skipped: overlapping one taken, or adding nothing)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+
+    /// Asks for suggestions for the plan as it is now.
+    fn resuggest(&mut self) {
         if let Some(request) = self.suggestions_request() {
             self.ask_for_suggestions(request);
         }
-        if !single {
-            self.info(format!(
-                "made {count} suggested scope(s){}; u undoes them one at a time",
-                if skipped > 0 {
-                    format!(" ({skipped} skipped: fused already, overlapping, or costing time)")
-                } else {
-                    String::new()
-                }
-            ));
-        }
+    }
+
+    /// Copies the selected row's code (TorchAir and aclgraph) to the clipboard.
+    fn copy_suggestion_code(&mut self) {
+        let Some(view) = self.explorer().and_then(|ex| ex.suggestions.as_ref()) else {
+            return;
+        };
+        let s = &view.suggestions;
+        let code = match view.current() {
+            Some(Pick::Template(i)) => s.templates.get(i).map(|t| (t.name.clone(), t.code())),
+            Some(Pick::Single(i)) => s.list.get(i).map(|x| (x.name.clone(), x.code())),
+            None => None,
+        };
+        let Some((name, code)) = code else {
+            self.problem("no suggestion selected".to_string());
+            return;
+        };
+        let text = crate::text::sanitize_lines(&code.both());
+        self.effects.push(Effect::Copy(osc52(&text)));
+        self.info(format!(
+            "copied the code of {} to the clipboard (OSC 52: the terminal must allow it)",
+            crate::text::sanitize(&name)
+        ));
     }
 }
+
+/// The high bit of an accept's step key (its low bits are the version it started from): apart
+/// from the options editor's keys.
+const ACCEPT_KEY: u64 = 1 << 63;

@@ -1,22 +1,29 @@
 //! The suggestions view's state: the suggested scopes of the current plan, ranked, with the
 //! selection, the order the user chose and whether the selected one's ops are listed.
 
+use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::Pair;
+use crate::suggest::accept::Pick;
 use crate::suggest::saving::Fit;
 use crate::suggest::timing::Timing;
+use crate::suggest::{Measured, bind_runs};
 use crate::suggest::{Suggestion, Suggestions};
+use crate::workspace::Planning;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Weak};
 
-/// What the suggesting worker is asked: suggestions for `plan` (version `version` of the
-/// workspace's plan on `cx`), ranked with `profiles` when they were read.
+/// What the suggesting worker is asked: suggestions for `marks` and their `plan` (version
+/// `version` of the workspace's plan, planned by `planning`), ranked with `profiles` when they
+/// were read.
 pub struct SuggestRequest {
     /// The plan's version.
     pub version: u64,
-    /// The planning context.
-    pub cx: Arc<Context>,
+    /// What plans marks on the graph.
+    pub planning: Planning,
+    /// Today's marks.
+    pub marks: Marks,
     /// Today's plan.
     pub plan: Plan,
     /// The profiles read in the explorer.
@@ -37,21 +44,21 @@ impl SuggestRequest {
             profile: self.profile(),
             result,
         };
+        let cx = self.planning.shared_context();
         let base = match (&self.profiles, self.profile()) {
             (Some(pair), Some(root)) if !pair.base.files.kernels.is_empty() => {
-                let kept = cache.as_ref().filter(|c| {
-                    c.root == root && std::ptr::eq(c.cx.as_ptr(), Arc::as_ptr(&self.cx))
-                });
+                let kept = cache
+                    .as_ref()
+                    .filter(|c| c.root == root && std::ptr::eq(c.cx.as_ptr(), Arc::as_ptr(&cx)));
                 match kept {
                     Some(c) => Some(Arc::clone(&c.timing)),
                     None => {
-                        match crate::suggest::timing::read(&pair.base.files.kernels, Some(&self.cx))
-                        {
+                        match crate::suggest::timing::read(&pair.base.files.kernels, Some(&cx)) {
                             Ok(timing) => {
                                 let timing = Arc::new(timing);
                                 *cache = Some(TimingCache {
                                     root,
-                                    cx: Arc::downgrade(&self.cx),
+                                    cx: Arc::downgrade(&cx),
                                     timing: Arc::clone(&timing),
                                 });
                                 Some(timing)
@@ -63,13 +70,18 @@ impl SuggestRequest {
             }
             _ => None,
         };
-        let new = self.profiles.as_ref().and_then(|p| p.new.kernels.as_ref());
-        answer(Ok(crate::suggest::rank(
-            &self.cx,
-            &self.plan,
-            base.as_deref(),
-            new,
-        )))
+        let today = (&self.marks, &self.plan);
+        let pair = self.profiles.as_deref();
+        let payoffs = pair.and_then(|p| match (&p.base.runs, &p.new.runs) {
+            (Some(base), Some(new)) => Some(bind_runs(&cx, today, base, new)),
+            _ => None,
+        });
+        let measured = Measured {
+            base: base.as_deref(),
+            new: pair.and_then(|p| p.new.kernels.as_ref()),
+            payoffs: payoffs.as_ref(),
+        };
+        answer(Ok(crate::suggest::rank(&self.planning, today, measured)))
     }
 }
 
@@ -153,13 +165,14 @@ pub struct SuggestionsView {
     pub profile: Option<std::path::PathBuf>,
     /// The order shown.
     pub sort: Sort,
-    /// Indices into the ranked list, in the order shown.
-    pub order: Vec<usize>,
+    /// The rows in the order shown: the templates first, then the per-layer suggestions.
+    pub order: Vec<Pick>,
     /// The selected row.
     pub selected: usize,
     /// The first row shown.
     pub offset: usize,
-    /// True when the selected suggestion's ops are listed below the table.
+    /// True when the selected row's details (a template's code and splits, a suggestion's
+    /// ops) are shown below the table.
     pub expanded: bool,
     /// True while suggestions for a newer plan are being made.
     pub stale: bool,
@@ -207,14 +220,32 @@ impl SuggestionsView {
     }
 
     fn reorder(&mut self) {
-        let list = &self.suggestions.list;
-        let mut order: Vec<usize> = (0..list.len()).collect();
+        let s = &self.suggestions;
+        let mut templates: Vec<usize> = (0..s.templates.len()).collect();
+        let mut list: Vec<usize> = (0..s.list.len()).collect();
         match self.sort {
             Sort::Saving => {}
-            Sort::Ops => order.sort_by_key(|&i| std::cmp::Reverse(list[i].ops.len())),
-            Sort::Position => order.sort_by_key(|&i| list[i].ops.first().copied()),
+            Sort::Ops => {
+                let ops = |i: &usize| s.templates[*i].units.iter().map(Vec::len).sum::<usize>();
+                templates.sort_by_key(|i| std::cmp::Reverse(ops(i)));
+                list.sort_by_key(|&i| std::cmp::Reverse(s.list[i].ops.len()));
+            }
+            Sort::Position => {
+                let first = |i: &usize| {
+                    s.templates[*i]
+                        .units
+                        .first()
+                        .and_then(|u| u.first().copied())
+                };
+                templates.sort_by_key(first);
+                list.sort_by_key(|&i| s.list[i].ops.first().copied());
+            }
         }
-        self.order = order;
+        self.order = templates
+            .into_iter()
+            .map(Pick::Template)
+            .chain(list.into_iter().map(Pick::Single))
+            .collect();
         self.selected = self.selected.min(self.order.len().saturating_sub(1));
     }
 
@@ -224,16 +255,22 @@ impl SuggestionsView {
         self.reorder();
     }
 
-    /// The suggestion on row `row` of the order shown.
-    pub fn at(&self, row: usize) -> Option<&Suggestion> {
-        self.order
-            .get(row)
-            .and_then(|&i| self.suggestions.list.get(i))
+    /// What row `row` of the order shown holds.
+    pub fn at(&self, row: usize) -> Option<Pick> {
+        self.order.get(row).copied()
     }
 
-    /// The selected suggestion.
-    pub fn current(&self) -> Option<&Suggestion> {
+    /// The selected row.
+    pub fn current(&self) -> Option<Pick> {
         self.at(self.selected)
+    }
+
+    /// The per-layer suggestion on the selected row, when it holds one.
+    pub fn current_suggestion(&self) -> Option<&Suggestion> {
+        match self.current()? {
+            Pick::Single(i) => self.suggestions.list.get(i),
+            Pick::Template(_) => None,
+        }
     }
 
     /// Moves the selection by `delta` rows, keeping it within `height` rows shown.

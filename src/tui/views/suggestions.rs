@@ -5,8 +5,11 @@
 //! selected one's ops below when asked.
 
 use super::{pane_block, put};
-use crate::suggest::Versus;
-use crate::text::sanitize;
+use crate::graph::Graph;
+use crate::suggest::accept::Pick;
+use crate::suggest::templates::LAYER;
+use crate::suggest::{Suggestions, Versus};
+use crate::text::{cut_middle, sanitize};
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::suggestion_parts;
@@ -27,18 +30,20 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
         }
         _ => view.sort.label(),
     };
+    // While they are made, that comes first: the rest may be cut at the border.
     let title = format!(
-        " Suggested scopes · {} · {} · the saving is an estimate{} ",
-        s.list.len(),
-        order,
+        " Suggested scopes{} · {} template(s), {} per layer · {} · the saving is an estimate ",
         if view.stale {
-            " · making them for the current plan…"
+            " (making them for the current plan…)"
         } else {
             ""
-        }
+        },
+        s.templates.len(),
+        s.list.len(),
+        order,
     );
     frame.render_widget(pane_block(title, true, theme), area);
-    let (table, ops_area) = suggestion_parts(area, view.expanded);
+    let (table, details_area) = suggestion_parts(area, view.expanded);
     let buf = frame.buffer_mut();
     let (x, w) = (table.x, table.width);
     let model = match (s.measured, &view.fit) {
@@ -57,138 +62,261 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
             s.coefficients.c0
         ),
         (true, Some(f)) => format!(
-            "µs per step, coefficients fitted on {} segments: leave-one-out error {:.2} µs mean, \
-             {:.2} µs worst{}",
+            "µs per step, fitted on {} SuperKernels{}: error {:.2} µs leaving one out{}",
             f.segments,
+            match f.steps {
+                0 | 1 => String::new(),
+                n => format!(" (medians of {n} steps)"),
+            },
             f.loo_mean_us,
-            f.loo_worst_us,
-            match (f.rejected.is_empty(), f.doubtful.is_empty()) {
-                (true, true) => String::new(),
-                (false, _) => format!(
-                    " · refitted without {} (wrong sign; defaults kept)",
-                    f.rejected.join(", ")
-                ),
-                (true, false) => format!(" · doubtful: {}", f.doubtful.join(", ")),
-            }
+            match &f.left_out_steps {
+                Some(left) => format!(", {:.2} µs leaving a step out", left.mean_us),
+                None => String::new(),
+            },
         ),
     };
-    let role = if view
-        .fit
-        .as_ref()
-        .is_some_and(|f| !f.doubtful.is_empty() || !f.rejected.is_empty())
-    {
-        Role::Warning
-    } else {
+    // What to take with care: terms refitted or doubtful, and why the ranking is by boundaries.
+    let mut caveats: Vec<String> = Vec::new();
+    if let Some(f) = &view.fit {
+        let names = |terms: &[String]| {
+            let names: Vec<&str> = terms
+                .iter()
+                .map(|t| t.split('=').next().unwrap_or(t))
+                .collect();
+            names.join(", ")
+        };
+        if !f.rejected.is_empty() {
+            caveats.push(format!(
+                "refitted without {} (wrong sign; defaults kept)",
+                names(&f.rejected)
+            ));
+        }
+        if !f.doubtful.is_empty() {
+            caveats.push(format!("doubtful: {}", f.doubtful.join(", ")));
+        }
+    }
+    if s.ranked_by_boundaries.is_some() {
+        caveats.push("ranked by boundaries: the error is not below the savings' steps".to_string());
+    }
+    let role = if caveats.is_empty() {
         Role::Dim
+    } else {
+        Role::Warning
     };
-    put(buf, x, table.y, w, &model, theme.get(role));
+    put(buf, x, table.y, w, &model, theme.get(Role::Dim));
+    put(
+        buf,
+        x,
+        table.y + 1,
+        w,
+        &caveats.join(" · "),
+        theme.get(role),
+    );
+    let whole = match &s.whole_model {
+        Some(whole) => whole.words(),
+        None => String::new(),
+    };
+    put(buf, x, table.y + 2, w, &whole, theme.get(Role::Text));
     let keys = format!(
-        "{} accept · {} accept all that fit · {} ops · {} sort · {} back",
+        "{} accept (a template: one scope in every layer, one undo step) · {} accept all that fit \
+         · {} details · {} copy its code · {} sort · {} back",
         keymap.hint(Action::AcceptSuggestion),
         keymap.hint(Action::AcceptAllSuggestions),
         keymap.hint(Action::Activate),
+        keymap.hint(Action::CopyCode),
         keymap.hint(Action::Sort),
         keymap.hint(Action::Back)
     );
-    put(buf, x, table.y + 1, w, &keys, theme.get(Role::Key));
+    put(buf, x, table.y + 3, w, &keys, theme.get(Role::Key));
     let header = format!(
-        "{:>3} {:>12} {:>4} {:>3}  {:<40} {}",
+        "{:>3} {:>10} {:>5} {:>3}  {:<30} {:<44} {}",
         "#",
         if s.measured { "µs/step" } else { "boundaries" },
         "ops",
         "s",
+        "scope",
         "first … last",
-        "vs your scopes"
+        "what it is"
     );
-    put(buf, x, table.y + 2, w, &header, theme.get(Role::Title));
-    let height = usize::from(table.height.saturating_sub(3));
-    if s.list.is_empty() {
+    put(buf, x, table.y + 4, w, &header, theme.get(Role::Title));
+    let head = crate::tui::layout::SUGGESTION_HEAD;
+    let height = usize::from(table.height.saturating_sub(head));
+    if view.order.is_empty() {
         let why = if view.stale {
-            "making suggestions…"
+            "making suggestions…".to_string()
         } else {
-            "no run of two fusible ops on any stream: nothing to suggest"
+            format!(
+                "nothing adds to the current plan ({} template(s) and {} candidate(s) left out: \
+                 fused already, or nothing saved)",
+                s.templates_adding_nothing, s.adding_nothing
+            )
         };
-        put(buf, x, table.y + 3, w, why, theme.get(Role::Dim));
+        put(buf, x, table.y + head, w, &why, theme.get(Role::Dim));
     }
     for (i, row) in (view.offset..view.order.len()).take(height).enumerate() {
-        let Some(sg) = view.at(row) else { break };
-        let value = match sg.saving_us {
-            Some(us) => format!("{us:>12.1}"),
-            None => format!("{:>12}", sg.boundaries),
+        let Some(pick) = view.at(row) else { break };
+        let Some(line) = row_text(s, pick) else {
+            continue;
         };
-        let (first, last) = (&sg.first_op, &sg.last_op);
-        let span: String = format!("{first} … {last}").chars().take(40).collect();
-        let versus = match &sg.versus {
-            Versus::New => "new".to_string(),
-            Versus::Same(seg) => format!("fused already as {seg}"),
-            Versus::Overlaps(segs) => format!("takes ops of {}", segs.join(", ")),
-        };
-        let stream: Vec<String> = sg.streams.iter().map(i64::to_string).collect();
-        let stream = stream.join("+");
         let text = format!(
-            "{:>3} {value} {:>4} {:>3}  {:<40} {}",
+            "{:>3} {:>10} {:>5} {:>3}  {:<30} {:<44} {}",
             row + 1,
-            sg.ops.len(),
-            stream,
-            span,
-            versus
+            line.value,
+            line.ops,
+            line.streams,
+            cut_middle(&line.name, 30),
+            cut_middle(&line.span, 44),
+            line.what
         );
-        let mut style = if sg.saving_us.is_some_and(|us| us <= 0.0) {
-            theme.get(Role::Dim)
-        } else {
-            theme.get(Role::Text)
-        };
+        let mut style = theme.get(Role::Text);
         if row == view.selected {
             style = style.patch(theme.get(Role::Selection));
         }
-        let y = table.y + 3 + i as u16;
+        let y = table.y + head + i as u16;
         buf.set_style(Rect::new(x, y, w, 1), style);
         put(buf, x, y, w, &sanitize(&text), style);
     }
-    let (Some(ops), Some(sg)) = (ops_area, view.current()) else {
+    let (Some(below), Some(pick)) = (details_area, view.current()) else {
         return;
     };
-    let head = format!(
-        "{} · {} ops · starts after {} · ends before {}",
-        sg.name,
-        sg.ops.len(),
-        sg.starts_after,
-        sg.ends_before
-    );
-    put(
-        buf,
-        ops.x,
-        ops.y,
-        ops.width,
-        &sanitize(&head),
-        theme.get(Role::Title),
-    );
-    // The ops, as many to a line as fit, on the lines there are.
-    let mut lines: Vec<String> = vec![String::new()];
     let Some(graph) = app.explorer().map(|ex| ex.ws.graph()) else {
         return;
     };
-    for name in sg.ops.iter().map(|&id| &graph.op(id).name) {
-        let Some(line) = lines.last_mut() else { break };
-        if !line.is_empty()
-            && line.chars().count() + name.chars().count() + 2 > usize::from(ops.width)
-        {
-            lines.push(name.clone());
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str("  ");
-        }
-        line.push_str(name);
-    }
-    for (line, y) in lines.iter().zip(ops.y + 1..ops.y + ops.height) {
+    let lines = details(s, pick, graph, usize::from(below.width));
+    for (k, (line, y)) in lines
+        .iter()
+        .zip(below.y..below.y + below.height)
+        .enumerate()
+    {
+        let role = if k == 0 { Role::Title } else { Role::Text };
         put(
             buf,
-            ops.x,
+            below.x,
             y,
-            ops.width,
+            below.width,
             &sanitize(line),
-            theme.get(Role::Text),
+            theme.get(role),
         );
     }
+}
+
+/// One row of the table, in words.
+struct Row {
+    value: String,
+    ops: String,
+    streams: String,
+    name: String,
+    span: String,
+    what: String,
+}
+
+/// The row of `pick`: a template by the scope it writes in every layer, a per-layer
+/// suggestion by its own.
+fn row_text(s: &Suggestions, pick: Pick) -> Option<Row> {
+    let value = |saving: Option<f64>, boundaries: usize| match saving {
+        Some(us) => format!("{us:.1}"),
+        None => boundaries.to_string(),
+    };
+    Some(match pick {
+        Pick::Template(i) => {
+            let t = s.templates.get(i)?;
+            let splits: Vec<&str> = t.splits.iter().map(|(layer, _)| layer.as_str()).collect();
+            Row {
+                value: value(t.saving_us, t.boundaries),
+                ops: t.units.iter().map(Vec::len).sum::<usize>().to_string(),
+                streams: String::new(),
+                name: format!("{}_{LAYER}", t.name),
+                span: format!("{} … {}", t.first.0, t.last.0),
+                what: format!(
+                    "every layer ({}) · {} SK, {} distinct{}",
+                    t.layers.len(),
+                    t.superkernels,
+                    t.distinct,
+                    if splits.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" · splits in {}", splits.join(","))
+                    }
+                ),
+            }
+        }
+        Pick::Single(i) => {
+            let sg = s.list.get(i)?;
+            let streams: Vec<String> = sg.streams.iter().map(i64::to_string).collect();
+            Row {
+                value: value(sg.saving_us, sg.boundaries),
+                ops: sg.ops.len().to_string(),
+                streams: streams.join("+"),
+                name: sg.name.clone(),
+                span: format!("{} … {}", sg.first_op, sg.last_op),
+                what: match (&sg.loop_over_layers, &sg.versus) {
+                    (Some((a, b)), _) => format!("around the loop over layers {a}–{b}"),
+                    (None, Versus::New) => "new".to_string(),
+                    (None, Versus::Same(seg)) => format!("fused already as {seg}"),
+                    (None, Versus::Overlaps(segs)) => format!("takes ops of {}", segs.join(", ")),
+                },
+            }
+        }
+    })
+}
+
+/// The lines below the table for `pick`: a template's code to paste and where it splits; a
+/// suggestion's code, ends and ops (as many to a line as fit in `width`).
+fn details(s: &Suggestions, pick: Pick, graph: &Graph, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    match pick {
+        Pick::Template(i) => {
+            let Some(t) = s.templates.get(i) else {
+                return lines;
+            };
+            let code = t.code();
+            lines.push(format!(
+                "{}_{LAYER} · from {} ({}) to {} ({}) · layers {}",
+                t.name,
+                t.first.0,
+                t.first.1,
+                t.last.0,
+                t.last.1,
+                t.layers.join(",")
+            ));
+            lines.push(format!("TorchAir: {}", code.torchair));
+            lines.push(format!("aclgraph: {}", code.aclgraph));
+            if !t.missing.is_empty() {
+                lines.push(format!(
+                    "not in layer(s) {} (an end is missing there)",
+                    t.missing.join(", ")
+                ));
+            }
+            for (layer, cuts) in &t.splits {
+                lines.push(format!("splits in layer {layer}: {}", cuts.join("; ")));
+            }
+        }
+        Pick::Single(i) => {
+            let Some(sg) = s.list.get(i) else {
+                return lines;
+            };
+            let code = sg.code();
+            lines.push(format!(
+                "{} · {} ops · starts after {} · ends before {}",
+                sg.name,
+                sg.ops.len(),
+                sg.starts_after,
+                sg.ends_before
+            ));
+            lines.push(format!("TorchAir: {}", code.torchair));
+            lines.push(format!("aclgraph: {}", code.aclgraph));
+            let mut line = String::new();
+            for name in sg.ops.iter().map(|&id| &graph.op(id).name) {
+                if !line.is_empty() && line.chars().count() + name.chars().count() + 2 > width {
+                    lines.push(std::mem::take(&mut line));
+                }
+                if !line.is_empty() {
+                    line.push_str("  ");
+                }
+                line.push_str(name);
+            }
+            lines.push(line);
+        }
+    }
+    lines
 }

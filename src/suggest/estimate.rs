@@ -1,0 +1,161 @@
+//! The whole model if every suggestion that fits were accepted: the scopes made as accepting
+//! all would make them ([`Suggestions::all_that_fit`], scopes left without a SuperKernel
+//! cleared), planned by the graph's planner, and held against today's plan — SuperKernels,
+//! boundaries fused and, with a profile, the saving per step each plan comes to over no
+//! SuperKernel at all, by the same model that ranks the suggestions.
+
+use super::accept::{Pick, emptied};
+use super::timing::Timing;
+use super::{PerOp, Suggestions, features};
+use crate::edit::{Edit, apply};
+use crate::fusion::marks::Marks;
+use crate::fusion::plan::Plan;
+use crate::workspace::Planning;
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// Today's plan against the plan with every suggestion that fits accepted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WholeModel {
+    /// The templates accepted, by name.
+    pub templates: Vec<String>,
+    /// The per-layer suggestions accepted, by name.
+    pub suggestions: Vec<String>,
+    /// The scopes they make.
+    pub scopes: usize,
+    /// Scopes of today's that they leave without a SuperKernel, cleared.
+    pub cleared: Vec<String>,
+    /// SuperKernels (segments of two ops or more): today, and with all accepted.
+    pub superkernels: (usize, usize),
+    /// Kernel boundaries fused: today, and with all accepted.
+    pub boundaries: (usize, usize),
+    /// What each plan saves per step over no SuperKernel, µs, today and with all accepted:
+    /// with a profile.
+    pub saving_us: Option<(f64, f64)>,
+}
+
+impl WholeModel {
+    /// What accepting all adds per step over today's plan, µs (with a profile).
+    pub fn gain_us(&self) -> Option<f64> {
+        self.saving_us.map(|(today, all)| all - today)
+    }
+
+    /// In one line: what is accepted and what the model comes to.
+    pub fn words(&self) -> String {
+        if self.scopes == 0 {
+            return "all that fit accepted: nothing to accept — every suggestion is fused \
+                    already, overlaps, or adds nothing"
+                .to_string();
+        }
+        let value = match self.saving_us {
+            Some((today, all)) => format!(
+                "{:+.1} µs/step over the current plan · SuperKernels {} → {} · saved over no \
+                 SuperKernel: {today:.1} → {all:.1} µs/step",
+                all - today,
+                self.superkernels.0,
+                self.superkernels.1
+            ),
+            None => format!(
+                "{:+} boundaries fused ({} → {}) · SuperKernels {} → {}",
+                self.boundaries.1 as i64 - self.boundaries.0 as i64,
+                self.boundaries.0,
+                self.boundaries.1,
+                self.superkernels.0,
+                self.superkernels.1
+            ),
+        };
+        format!(
+            "all that fit accepted ({} template(s), {} per-layer; {} scope(s)): {value}{}",
+            self.templates.len(),
+            self.suggestions.len(),
+            self.scopes,
+            if self.cleared.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " · {} cleared (left without a SuperKernel)",
+                    self.cleared.join(", ")
+                )
+            }
+        )
+    }
+}
+
+/// What a plan comes to: SuperKernels, boundaries fused, and (with `timing`) its saving per
+/// step over no SuperKernel with `s`'s coefficients.
+fn measure(
+    planning: &Planning,
+    plan: &Plan,
+    s: &Suggestions,
+    (per_op, timing): (&PerOp<'_>, Option<&Timing>),
+) -> (usize, usize, Option<f64>) {
+    let cx = planning.context();
+    let graph = cx.graph();
+    let (mut superkernels, mut boundaries, mut saving) = (0, 0, 0.0);
+    for seg in plan.scopes.iter().flat_map(|scope| &scope.segments) {
+        if seg.ops.len() < 2 {
+            continue;
+        }
+        superkernels += 1;
+        boundaries += seg.ops.len() - 1;
+        if let Some(t) = timing {
+            let (f, _) = features(cx, &seg.ops, per_op, None);
+            let per_step = t.per_step(&graph.op(seg.ops[0]).name).max(1.0);
+            saving += s.coefficients.saving(&f) * per_step;
+        }
+    }
+    (superkernels, boundaries, timing.map(|_| saving))
+}
+
+/// Today's `marks` and `plan` against the plan with every suggestion of `s` that fits accepted,
+/// planned by `planning`; savings from `timing`'s gaps when there is a profile.
+pub fn whole_model(
+    planning: &Planning,
+    (marks, plan): (&Marks, &Plan),
+    s: &Suggestions,
+    timing: Option<&Timing>,
+) -> WholeModel {
+    let (picks, _) = s.all_that_fit();
+    let mut names: HashSet<String> = marks.scopes().iter().cloned().collect();
+    let mut accepted = marks.clone();
+    let mut scopes = 0;
+    for &pick in &picks {
+        for edit in s.edits(pick, &mut names) {
+            // Names are fresh and ops given: a new scope cannot be refused.
+            if apply(&mut accepted, plan, &edit).is_ok() {
+                scopes += 1;
+            }
+        }
+    }
+    let mut after = planning.plan(&accepted);
+    let cleared = emptied(plan, &after);
+    if !cleared.is_empty() {
+        for scope in &cleared {
+            let clear = Edit::Delete {
+                scope: scope.clone(),
+            };
+            // The scope is in the plan it was found in: clearing it cannot be refused.
+            let _ = apply(&mut accepted, &after, &clear);
+        }
+        after = planning.plan(&accepted);
+    }
+    let per_op = PerOp::new(planning.context(), timing);
+    let today = measure(planning, plan, s, (&per_op, timing));
+    let all = measure(planning, &after, s, (&per_op, timing));
+    let (mut templates, mut suggestions) = (Vec::new(), Vec::new());
+    for pick in picks {
+        match pick {
+            Pick::Template(i) => templates.push(s.templates[i].name.clone()),
+            Pick::Single(i) => suggestions.push(s.list[i].name.clone()),
+        }
+    }
+    WholeModel {
+        templates,
+        suggestions,
+        scopes,
+        cleared,
+        superkernels: (today.0, all.0),
+        boundaries: (today.1, all.1),
+        saving_us: today.2.zip(all.2),
+    }
+}
