@@ -397,6 +397,26 @@ pub fn read(dir: &Path) -> Result<AclModel, FileError> {
         ));
     }
     model.log_counts = LogCounts::of(&logs);
+    // The graph file does not say a kernel's schedule mode; the logs' kernel lines do
+    // (`isScheModeOn`), sk_node_detail.log for every task, sk_fused_nodes.log for the fused.
+    let printed = logs
+        .detail
+        .iter()
+        .flatten()
+        .map(|d| (d.node_id, d.sche_mode))
+        .chain(
+            logs.fused
+                .iter()
+                .flat_map(|f| &f.nodes)
+                .map(|n| (n.node_id, n.sche_mode)),
+        );
+    for (node_id, sche_mode) in printed {
+        if let (Some(i), Some(on)) = (model.task_index(node_id), sche_mode)
+            && model.tasks[i].sche_mode.is_none()
+        {
+            model.tasks[i].sche_mode = Some(on);
+        }
+    }
     build_sks(
         &mut model,
         std::mem::take(&mut logs.fused),
@@ -415,13 +435,6 @@ pub fn read(dir: &Path) -> Result<AclModel, FileError> {
         }
     }
     model.per_op_mode = per_op_mode(&model, logs.fail.as_ref());
-    if let Some(detail) = &logs.detail {
-        for d in detail {
-            if let Some(i) = model.task_index(d.node_id) {
-                model.tasks[i].sche_mode = d.sche_mode;
-            }
-        }
-    }
     mark_tasks(&mut model, logs.fail.as_ref(), logs.detail.as_deref());
     model.missing = missing;
     model.problems = problems;
