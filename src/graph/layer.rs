@@ -6,16 +6,21 @@
 /// The layer number in `name`: the digits after the first `layer`, `layers`, `block` or
 /// `blocks` (in any case) they follow, past any `.`, `_` or `-`.
 pub fn layer_of(name: &str) -> Option<&str> {
-    let lower = name.to_ascii_lowercase();
-    let bytes = lower.as_bytes();
-    let mut from = 0;
-    while from < name.len() {
-        let at = ["layer", "block"]
-            .iter()
-            .filter_map(|w| memchr::memmem::find(&bytes[from..], w.as_bytes()).map(|i| (i, w)))
-            .min()?;
-        let (i, word) = at;
-        let mut rest = &name[from + i + word.len()..];
+    // One pass over the bytes, without allocating: this runs on every op of a graph.
+    let bytes = name.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let word = [b"layer", b"block"].into_iter().find(|w| {
+            bytes
+                .get(at..at + w.len())
+                .is_some_and(|b| b.eq_ignore_ascii_case(*w))
+        });
+        let Some(word) = word else {
+            at += 1;
+            continue;
+        };
+        // Past the word: ASCII, so a char boundary.
+        let mut rest = &name[at + word.len()..];
         rest = rest.strip_prefix(['s', 'S']).unwrap_or(rest);
         rest = rest.trim_start_matches(['.', '_', '-']);
         let end = rest
@@ -24,7 +29,7 @@ pub fn layer_of(name: &str) -> Option<&str> {
         if end > 0 {
             return Some(&rest[..end]);
         }
-        from += i + word.len();
+        at += word.len();
     }
     None
 }
