@@ -7,6 +7,8 @@
 use crate::edit::Edit;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
+use crate::graph::OpId;
+use serde::Serialize;
 
 /// Where a fusion system's options are set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +47,54 @@ pub struct OwnReport {
     pub summary_json: Box<serde_json::value::RawValue>,
 }
 
+/// What a plan's SuperKernels come to, counted: how many, how many hold one kernel (they
+/// remove no boundary and pay an entry), and the kernels fused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct PlanShape {
+    /// SuperKernels.
+    pub superkernels: usize,
+    /// Of them, those of one kernel.
+    pub single: usize,
+    /// Kernels in SuperKernels of two kernels or more.
+    pub fused: usize,
+}
+
+/// A change to a whole-model scope in its system's own terms (the aclgraph pass's exclusion
+/// scope) that the planner's prediction says heals some of its worst splits.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Remedy {
+    /// What to change, in words.
+    pub what: String,
+    /// The first op it keeps out (in the first place it applies).
+    pub first: String,
+    /// The last op it keeps out there.
+    pub last: String,
+    /// The places it applies: one per layer when the same piece recurs in every layer.
+    pub places: usize,
+    /// Why, in words: the splits it heals.
+    pub why: String,
+    /// The code to paste.
+    pub code: String,
+    /// The ops it keeps out of fusion, as a `DoNotFuse` edit makes it.
+    #[serde(skip)]
+    pub exclude: Vec<OpId>,
+    /// The whole-model scope's SuperKernels as predicted now, and with the change.
+    pub before: PlanShape,
+    /// With the change.
+    pub after: PlanShape,
+}
+
+impl Remedy {
+    /// What the prediction says it does, in words.
+    pub fn effect(&self) -> String {
+        let (b, a) = (self.before, self.after);
+        format!(
+            "SuperKernels {} → {}, of one kernel {} → {}, kernels fused in the others {} → {}",
+            b.superkernels, a.superkernels, b.single, a.single, b.fused, a.fused
+        )
+    }
+}
+
 /// A planner other than GE's pass: plans the marks its own way, may refuse edits it has no
 /// model for, and says what its system lacks.
 pub trait Planner: std::fmt::Debug + Send + Sync {
@@ -81,5 +131,10 @@ pub trait Planner: std::fmt::Debug + Send + Sync {
     /// scopes together, `full_model_layers.0`, outermost first), when it is part of one.
     fn outer_scope(&self, _scope: &str) -> Option<String> {
         None
+    }
+    /// When one scope holds the whole model: the changes in the system's own terms that heal
+    /// its worst splits for `marks`, each checked by planning it.
+    fn remedies(&self, _marks: &Marks) -> Vec<Remedy> {
+        Vec::new()
     }
 }

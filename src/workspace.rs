@@ -12,7 +12,7 @@ use crate::fusion::rules::RuleSet;
 use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
 use crate::load::Format;
-use crate::planner::{OptionsModel, OwnReport, OwnScopeCode, Planner};
+use crate::planner::{OptionsModel, OwnReport, OwnScopeCode, Planner, Remedy};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -209,6 +209,19 @@ impl Planning {
     /// The context plans are made in.
     pub fn context(&self) -> &Context {
         &self.cx
+    }
+
+    /// Why the scopes cannot be written as code for the model, when the system takes none.
+    pub fn no_scope_code(&self) -> Option<&'static str> {
+        self.planner.as_ref().and_then(|p| p.no_scope_code())
+    }
+
+    /// What heals the worst splits of a scope holding the whole model with `marks`, in the
+    /// planner's own terms (none for GE's, whose scopes the suggestions place).
+    pub fn remedies(&self, marks: &Marks) -> Vec<Remedy> {
+        self.planner
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.remedies(marks))
     }
 
     /// The context, shared.

@@ -211,3 +211,66 @@ fn a_stream_id_as_large_as_u32_goes_is_a_stream_not_an_allocation() {
     let report = skope::aclgraph::report::AclReport::new(&model, &[]).to_text();
     assert!(report.contains("SuperKernel"), "{report}");
 }
+
+#[test]
+fn a_whole_model_scope_s_one_kernel_pieces_are_excluded_once_per_layer_checked_by_prediction() {
+    let root = crate::common::scratch("acl-whole-heal");
+    let fx = acl_dirs::whole_model(&root);
+    let (model, others) = open(&fx.dir).unwrap();
+    let mut ws = skope::aclgraph::observed::workspace(&model, &others, "model_9_1");
+    let remedies = ws.planning().remedies(ws.marks());
+    let what: Vec<&str> = remedies.iter().map(|r| r.what.as_str()).collect();
+    // In every layer the ScheMode kernel's drop and rise leave two one-kernel SuperKernels
+    // side by side: one exclusion in the layer's code removes both, in all four layers; the
+    // LM head alone is another.
+    assert_eq!(
+        what,
+        [
+            "keep GroupedMatmulFinalizeRouting_l0 … MoeFinalizeRouting_l0 out of fusion in every \
+             layer (4 places)",
+            "keep MatMulV2_lm_head out of fusion",
+        ],
+        "{remedies:#?}"
+    );
+    let layers = &remedies[0];
+    // 17 SuperKernels, 9 of one kernel; without the finalize pieces 9, of which one is the
+    // head; the 24 kernels fused in the others stay fused.
+    assert_eq!(
+        (
+            layers.before.superkernels,
+            layers.before.single,
+            layers.before.fused
+        ),
+        (17, 9, 24)
+    );
+    assert_eq!(
+        (
+            layers.after.superkernels,
+            layers.after.single,
+            layers.after.fused
+        ),
+        (9, 1, 24)
+    );
+    assert!(layers.code.starts_with(
+        "torch.npu.super_kernel_scope_begin(None)  # before GroupedMatmulFinalizeRouting_l0"
+    ));
+    // Made as exclusions (what an unnamed scope does), the plan has what the prediction said.
+    ws.apply(
+        skope::edit::Edit::DoNotFuse {
+            ops: layers.exclude.clone(),
+        },
+        None,
+    )
+    .unwrap();
+    let sks: Vec<usize> = ws
+        .plan()
+        .scopes
+        .iter()
+        .flat_map(|s| &s.segments)
+        .map(|seg| seg.ops.len())
+        .collect();
+    assert_eq!(sks.len(), 9, "{sks:?}");
+    // And it is not offered again.
+    let again = ws.planning().remedies(ws.marks());
+    assert_eq!(again.len(), 1, "{again:#?}");
+}

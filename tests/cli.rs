@@ -1187,7 +1187,7 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
     ));
     let whole = &v["whole_model"];
     assert_eq!(whole["templates"], serde_json::json!(["layer"]));
-    assert_eq!(whole["superkernels"], serde_json::json!([12, 8]));
+    assert_eq!(whole["superkernels"], serde_json::json!([13, 9]));
     let saving = whole["saving_us"].as_array().unwrap();
     assert!(
         saving[1].as_f64().unwrap() > saving[0].as_f64().unwrap(),
@@ -1615,6 +1615,7 @@ fn aclgraph_results_as_users_have_them_open_in_every_command() {
             vec!["report", dir.as_ref()],
             vec!["report", dir.as_ref(), "--summary", "--json"],
             vec!["export", dir.as_ref()],
+            vec!["suggest", dir.as_ref()],
         ] {
             let out = skope(&args);
             assert!(
@@ -1633,6 +1634,27 @@ fn aclgraph_results_as_users_have_them_open_in_every_command() {
     assert!(
         python.contains("torch.npu.super_kernel_scope_end(\"full_model\")"),
         "{python}"
+    );
+    // Suggest heals the whole-model scope with exclusions, checked by prediction, with the
+    // code to paste.
+    let text = stdout_of(&["suggest", &whole.to_string_lossy()]);
+    assert!(
+        text.contains("The scope holds the whole model: what heals its worst splits"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  1. keep GroupedMatmulFinalizeRouting_l0 … MoeFinalizeRouting_l0 out of fusion in every layer (4 places"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "     SuperKernels 17 → 9, of one kernel 9 → 1, kernels fused in the others 24 → 24"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("     code: torch.npu.super_kernel_scope_begin(None)  # before GroupedMatmulFinalizeRouting_l0"),
+        "{text}"
     );
     // The whole-model scope answers first, in text and in JSON.
     let text = stdout_of(&["report", &whole.to_string_lossy(), "--summary"]);

@@ -101,7 +101,7 @@ fn the_run_with_the_big_gaps_ranks_first_and_says_where_it_ends() {
     assert!(t.by_stream_id && t.has_core_time);
     assert_eq!(t.get("b").unwrap().gap(), 5.0);
     assert_eq!(t.get("b").unwrap().head(), 2.0);
-    let s = suggest(ws.context(), ws.plan(), Some(&t), DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), Some(&t), DEFAULTS, false);
     // d → e crosses core kinds over a 0.5 µs gap: 0.5 + 0.5·2 − 1 − 2 = −1.5 µs, it costs
     // more than it saves, and is left out as adding nothing.
     assert_eq!((s.list.len(), s.adding_nothing), (1, 1));
@@ -117,7 +117,7 @@ fn the_run_with_the_big_gaps_ranks_first_and_says_where_it_ends() {
     );
     assert_eq!(best.versus, Versus::New);
     // Without a profile the ranking counts boundaries and says so.
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     assert!(!s.measured && s.list[0].saving_us.is_none());
     assert_eq!(s.list[0].boundaries, 2);
 }
@@ -253,7 +253,7 @@ fn a_fit_that_cannot_tell_candidates_apart_ranks_by_boundaries_and_says_why() {
 #[test]
 fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
     let mut ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     // Best: layer 2 whole, the longest run model code can write as one scope. The longer
     // runs on stream 0 and 1 (from layer 1's MoE into layer 3's attention) cross layers, and
     // are not offered.
@@ -395,7 +395,7 @@ fn a_candidate_across_layers_is_offered_only_as_a_scope_around_the_loop() {
         ("layer1_a", aic, String::new()),
         ("layer1_b", aic, String::new()),
     ]);
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     let across: Vec<_> = s.list.iter().filter(|x| x.ops.len() == 4).collect();
     assert_eq!(across.len(), 1, "{:?}", s.list);
     assert_eq!(
@@ -411,7 +411,7 @@ fn a_candidate_across_layers_is_offered_only_as_a_scope_around_the_loop() {
         ("layer1_a", aic, String::new()),
         ("layer1_b", aic, String::new()),
     ]);
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     assert!(
         s.list
             .iter()
@@ -429,7 +429,7 @@ fn a_candidate_across_layers_is_offered_only_as_a_scope_around_the_loop() {
 #[test]
 fn on_the_bundled_example_no_suggestion_crosses_a_layer() {
     let ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     assert!(!s.list.is_empty());
     for x in &s.list {
         let layers: std::collections::BTreeSet<Option<&str>> = x
@@ -463,7 +463,7 @@ fn a_template_is_one_scope_in_every_layer_with_a_split_named_where_a_layer_diffe
     let ws = graph(&specs_of(&names, |n| {
         if n.ends_with("cast") { "" } else { aic }
     }));
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     let t = s
         .templates
         .iter()
@@ -484,7 +484,7 @@ fn a_template_is_one_scope_in_every_layer_with_a_split_named_where_a_layer_diffe
 #[test]
 fn on_the_bundled_example_the_top_template_is_the_whole_layer_in_all_four() {
     let ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     let top = &s.templates[0];
     assert_eq!(top.name, "layer");
     assert_eq!(top.layers, ["0", "1", "2", "3"]);
@@ -527,7 +527,7 @@ fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_templat
     }
     names.extend(["mtp_a".to_string(), "mtp_b".to_string()]);
     let ws = graph(&specs_of(&names, |_| aic));
-    let s = suggest(ws.context(), ws.plan(), None, DEFAULTS, false);
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     let t = s
         .templates
         .iter()
@@ -592,7 +592,7 @@ fn the_whole_model_estimate_adds_up_what_accepting_all_makes() {
     // save nothing): 4 scopes, one per layer.
     assert_eq!(whole.templates, ["layer"]);
     assert!(whole.suggestions.is_empty(), "{whole:?}");
-    assert_eq!((whole.scopes, whole.superkernels), (4, (12, 7)));
+    assert_eq!((whole.scopes, whole.superkernels), (4, (13, 8)));
     assert!(whole.cleared.is_empty(), "{whole:?}");
     // Planned whole, the gain is what the template claimed over today's plan, within the
     // entries of today's SuperKernels it takes apart differently (c0 = 2 µs each).

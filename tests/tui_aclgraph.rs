@@ -129,3 +129,39 @@ fn the_results_users_have_today_open_in_the_explorer() {
     );
     assert!(text.contains("#1 sk_101 · 3 sub-op(s)"), "{text}");
 }
+
+#[test]
+fn a_whole_model_scope_s_exclusions_are_offered_first_and_accepted_as_one_step() {
+    let root = crate::common::scratch("tui-acl-heal");
+    let fx = crate::common::acl_dirs::whole_model(&root);
+    let mut app = app_on(&fx.dir.to_string_lossy(), 160, 40, Config::default());
+    let before = app.explorer().unwrap().ws.plan().clone();
+    press(&mut app, KeyCode::Char('S'));
+    let text = screen(&app);
+    assert!(text.contains("2 exclusion(s)"), "{text}");
+    assert!(
+        text.contains("(exclusion)")
+            && text.contains("4 layers · SuperKernels 17 → 9, one-kernel 9 → 1"),
+        "{text}"
+    );
+    // What it is, checked by the prediction, and its code.
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&app);
+    assert!(
+        text.contains("keep GroupedMatmulFinalizeRouting_l0 … MoeFinalizeRouting_l0 out of fusion in every layer (4 places)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("aclgraph: torch.npu.super_kernel_scope_begin(None)  # before GroupedMatmulFinalizeRouting_l0"),
+        "{text}"
+    );
+    // Accepted: the eight tasks kept out in one step; the pass's prediction builds 9.
+    press(&mut app, KeyCode::Char('a'));
+    let plan = app.explorer().unwrap().ws.plan();
+    let sks = plan.scopes.iter().flat_map(|s| &s.segments).count();
+    assert_eq!(sks, 9);
+    assert_eq!(app.explorer().unwrap().ws.history_len(), (1, 0));
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('u'));
+    assert_eq!(app.explorer().unwrap().ws.plan(), &before);
+}

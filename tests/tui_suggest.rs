@@ -28,7 +28,7 @@ fn the_view_lists_templates_first_and_says_they_are_counted_without_profiles() {
     );
     // The whole model if all that fit were accepted: the `layer` template and the head.
     assert!(
-        text.contains("+7 boundaries fused (65 → 72) · SuperKernels 12 → 8"),
+        text.contains("+7 boundaries fused (65 → 72) · SuperKernels 13 → 9"),
         "{text}"
     );
     // Templates first: the whole layer in all four, with where it splits.
@@ -193,10 +193,16 @@ fn accepting_all_makes_scopes_leaves_none_empty_and_undo_takes_them_back() {
         "{status}"
     );
     let sk = superkernels(&app);
-    assert_eq!(
-        sk.iter().map(|(_, k)| k).sum::<usize>(),
-        expected.superkernels.1
-    );
+    let all = app
+        .explorer()
+        .unwrap()
+        .ws
+        .plan()
+        .scopes
+        .iter()
+        .flat_map(|s| &s.segments)
+        .count();
+    assert_eq!(all, expected.superkernels.1);
     assert!(
         sk.iter().all(|(_, k)| *k > 0),
         "a scope left without a SuperKernel: {sk:?}"

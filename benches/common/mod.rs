@@ -6,10 +6,16 @@ use skope::graph::{AttrValue, Graph, GraphBuilder, OpBuilder};
 
 /// Ops in the graph.
 pub const OPS: usize = 100_000;
-const SCOPE_LEN: usize = 50;
+/// Ops of a scope (a decoder layer, when the names say so).
+pub const SCOPE_LEN: usize = 50;
 
-/// Builds the graph.
+/// Builds the graph, its ops named `op_<i>`.
 pub fn graph() -> Graph {
+    build(&|i| format!("op_{i}"))
+}
+
+/// Builds the graph with op `i` named by `name`.
+pub fn build(name: &dyn Fn(usize) -> String) -> Graph {
     let mut b = GraphBuilder::new("bench");
     b.streams_assigned(true);
     for i in 0..OPS {
@@ -23,12 +29,12 @@ pub fn graph() -> Graph {
             _ => ("MoeGatingTopK", "AIV", 8),
         };
         let mut op = OpBuilder {
-            name: format!("op_{i}"),
+            name: name(i),
             op_type: op_type.into(),
             topo_id: Some(i as i64),
             stream: Some(i64::from(i % 8 == 7)),
             inputs: if i > 0 {
-                vec![format!("op_{}:0", i - 1)]
+                vec![format!("{}:0", name(i - 1))]
             } else {
                 vec![]
             },

@@ -7,6 +7,7 @@ pub mod device;
 pub mod export;
 pub mod from_logs;
 pub mod graph_json;
+pub mod heal;
 pub mod inside;
 pub mod layout;
 pub mod logs;

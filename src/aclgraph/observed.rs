@@ -6,7 +6,7 @@
 //! result again.
 
 use super::graph_json::{Marker, NodeType};
-use super::model::{AclModel, Membership, OUTSIDE, TaskStatus};
+use super::model::{AclModel, OUTSIDE, TaskStatus};
 use super::predict;
 use super::reasons::{self, ATTR_BREAK};
 use crate::edit::Edit;
@@ -20,7 +20,7 @@ use crate::fusion::plan::{
 use crate::fusion::verdict::{Evidence, OpVerdict, Verdict, Verdicts};
 use crate::graph::{AttrValue, Graph, GraphBuilder, OpBuilder, OpId};
 use crate::load::Format;
-use crate::planner::{OptionsModel, OwnReport, OwnScopeCode, Planner};
+use crate::planner::{OptionsModel, OwnReport, OwnScopeCode, Planner, Remedy};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -503,26 +503,7 @@ fn built(model: &AclModel) -> Vec<SkView> {
 
 /// The SuperKernels skope predicts for the scopes of `marks`.
 fn predicted(model: &AclModel, marks: &Marks) -> Vec<SkView> {
-    let any_member =
-        (0..model.tasks.len()).any(|i| matches!(marks.get(OpId(i as u32)), OpMark::Member { .. }));
-    let memberships: Vec<Membership> = (0..model.tasks.len())
-        .map(|i| match marks.get(OpId(i as u32)) {
-            OpMark::Member { scope, .. } => Membership {
-                bits: vec![scope as u16],
-                ..Membership::default()
-            },
-            OpMark::DoNotFuse => Membership {
-                excluded: true,
-                ..Membership::default()
-            },
-            OpMark::Unscoped => Membership::default(),
-        })
-        .collect();
-    let names = if any_member {
-        marks.scopes().to_vec()
-    } else {
-        Vec::new()
-    };
+    let (memberships, names) = predict::memberships_of(model, marks);
     let prediction = predict::predict_for(model, &memberships, &names);
     let mut count: HashMap<String, usize> = HashMap::new();
     prediction
@@ -632,6 +613,10 @@ impl Planner for AclPlanner {
 
     fn outer_scope(&self, scope: &str) -> Option<String> {
         self.outer.get(scope).cloned()
+    }
+
+    fn remedies(&self, marks: &Marks) -> Vec<Remedy> {
+        super::heal::remedies(&self.model, marks, &self.outer)
     }
 
     fn own_report(&self) -> Option<OwnReport> {

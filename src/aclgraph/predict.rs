@@ -8,6 +8,8 @@
 
 use super::graph_json::{NodeType, Task};
 use super::model::{AclModel, Membership};
+use crate::fusion::marks::{Marks, OpMark};
+use crate::graph::OpId;
 use std::collections::{HashMap, HashSet};
 
 /// What the prediction leaves out, in words.
@@ -82,7 +84,7 @@ fn policy(model: &AclModel) -> Policy {
 }
 
 /// All ones: the flags of an event the pass made from a value task.
-const VALUE_EVENT: u64 = 0xFFFF_FFFF;
+pub const VALUE_EVENT: u64 = 0xFFFF_FFFF;
 
 /// The starting fusibility of `task` in `m` (§3.1 and the marker rules of §1.5).
 fn unfusible(task: &Task, m: &Membership, named: bool, p: Policy) -> Option<Unfusible> {
@@ -140,6 +142,33 @@ fn cores(task: &Task) -> (u64, u64) {
     } else {
         (c, v)
     }
+}
+
+/// The memberships the scopes of `marks` give `model`'s tasks (one scope each; kept out for
+/// an exclusion) and the scope names their bits index: none when no task is in a scope, as
+/// the pass reads a graph without named markers.
+pub fn memberships_of(model: &AclModel, marks: &Marks) -> (Vec<Membership>, Vec<String>) {
+    let any_member =
+        (0..model.tasks.len()).any(|i| matches!(marks.get(OpId(i as u32)), OpMark::Member { .. }));
+    let memberships = (0..model.tasks.len())
+        .map(|i| match marks.get(OpId(i as u32)) {
+            OpMark::Member { scope, .. } => Membership {
+                bits: vec![scope as u16],
+                ..Membership::default()
+            },
+            OpMark::DoNotFuse => Membership {
+                excluded: true,
+                ..Membership::default()
+            },
+            OpMark::Unscoped => Membership::default(),
+        })
+        .collect();
+    let names = if any_member {
+        marks.scopes().to_vec()
+    } else {
+        Vec::new()
+    };
+    (memberships, names)
 }
 
 /// Predicts what the pass makes of `model`'s graph with the scopes its markers make.

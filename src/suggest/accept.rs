@@ -1,4 +1,5 @@
-//! Accepting suggestions as scope edits. A template makes one scope in every layer it was
+//! Accepting suggestions as scope edits. An exclusion that heals a whole-model scope keeps its
+//! ops out of fusion (what an unnamed scope does). A template makes one scope in every layer it was
 //! planned in — named as its code names them, `{name}_{layer}` — and a per-layer suggestion one
 //! scope; accepting all that fit takes templates first, then per-layer suggestions, none that
 //! overlaps one taken before it, none already fused as it is, none that adds nothing. A scope an
@@ -7,13 +8,15 @@
 
 use super::Suggestions;
 use crate::edit::Edit;
-use crate::fusion::plan::Plan;
+use crate::fusion::plan::{Plan, ScopePlan};
 use crate::graph::OpId;
 use std::collections::HashSet;
 
 /// One suggestion to accept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pick {
+    /// An exclusion that heals a whole-model scope: its index in [`Suggestions::remedies`].
+    Remedy(usize),
     /// A template: its index in [`Suggestions::templates`].
     Template(usize),
     /// A per-layer suggestion: its index in [`Suggestions::list`].
@@ -24,6 +27,10 @@ impl Suggestions {
     /// The ops each scope of `pick` takes: one set per layer for a template.
     pub fn units(&self, pick: Pick) -> Vec<&[OpId]> {
         match pick {
+            Pick::Remedy(i) => self
+                .remedies
+                .get(i)
+                .map_or(Vec::new(), |r| vec![r.exclude.as_slice()]),
             Pick::Template(i) => self
                 .templates
                 .get(i)
@@ -39,17 +46,20 @@ impl Suggestions {
     /// boundaries fused, and not already fused as it is.
     pub fn adds(&self, pick: Pick) -> bool {
         match pick {
+            // Offered only when its prediction builds fewer SuperKernels of one kernel.
+            Pick::Remedy(i) => i < self.remedies.len(),
             Pick::Template(i) => self.templates.get(i).is_some_and(|t| t.adds()),
             Pick::Single(i) => self.list.get(i).is_some_and(super::Suggestion::adds),
         }
     }
 
-    /// What accepting all that fit takes, best first: the templates that add, then the
-    /// per-layer suggestions that add, each skipped when it overlaps one taken before it; and
-    /// how many were skipped.
+    /// What accepting all that fit takes, best first: the exclusions that heal a whole-model
+    /// scope, the templates that add, then the per-layer suggestions that add, each skipped
+    /// when it overlaps one taken before it; and how many were skipped.
     pub fn all_that_fit(&self) -> (Vec<Pick>, usize) {
-        let candidates = (0..self.templates.len())
-            .map(Pick::Template)
+        let candidates = (0..self.remedies.len())
+            .map(Pick::Remedy)
+            .chain((0..self.templates.len()).map(Pick::Template))
             .chain((0..self.list.len()).map(Pick::Single));
         let mut taken: HashSet<OpId> = HashSet::new();
         let (mut picks, mut skipped) = (Vec::new(), 0);
@@ -75,6 +85,16 @@ impl Suggestions {
     /// when one of them is taken, all take the next free number (`layer2_0`, `layer2_1`, …).
     pub fn edits(&self, pick: Pick, names: &mut HashSet<String>) -> Vec<Edit> {
         let (base, options, scopes): (&str, &str, Vec<(String, &[OpId])>) = match pick {
+            Pick::Remedy(i) => {
+                return self
+                    .remedies
+                    .get(i)
+                    .map(|r| Edit::DoNotFuse {
+                        ops: r.exclude.clone(),
+                    })
+                    .into_iter()
+                    .collect();
+            }
             Pick::Template(i) => {
                 let Some(t) = self.templates.get(i) else {
                     return Vec::new();
@@ -123,16 +143,17 @@ impl Suggestions {
 /// The scopes that had a SuperKernel in `before` and have none in `after` (their fused ops
 /// taken by an accept, the rest left unfusible): what to clear.
 pub fn emptied(before: &Plan, after: &Plan) -> Vec<String> {
-    let fuses = |plan: &Plan, name: &str| {
-        plan.scopes
-            .iter()
-            .filter(|s| s.name == name)
-            .any(|s| s.segments.iter().any(|seg| seg.ops.len() >= 2))
-    };
+    let fuses = |s: &&ScopePlan| s.segments.iter().any(|seg| seg.ops.len() >= 2);
+    let fused_before: HashSet<&str> = before
+        .scopes
+        .iter()
+        .filter(fuses)
+        .map(|s| s.name.as_str())
+        .collect();
     after
         .scopes
         .iter()
-        .filter(|s| fuses(before, &s.name) && !fuses(after, &s.name))
+        .filter(|s| fused_before.contains(s.name.as_str()) && !fuses(s))
         .map(|s| s.name.clone())
         .collect()
 }

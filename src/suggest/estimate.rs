@@ -7,9 +7,10 @@
 use super::accept::{Pick, emptied};
 use super::timing::Timing;
 use super::{PerOp, Suggestions, features};
-use crate::edit::{Edit, apply};
-use crate::fusion::marks::Marks;
+use crate::edit::Edit;
+use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::plan::Plan;
+use crate::graph::OpId;
 use crate::workspace::Planning;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -17,6 +18,8 @@ use std::collections::HashSet;
 /// Today's plan against the plan with every suggestion that fits accepted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WholeModel {
+    /// The exclusions accepted (that heal a whole-model scope).
+    pub exclusions: usize,
     /// The templates accepted, by name.
     pub templates: Vec<String>,
     /// The per-layer suggestions accepted, by name.
@@ -25,7 +28,7 @@ pub struct WholeModel {
     pub scopes: usize,
     /// Scopes of today's that they leave without a SuperKernel, cleared.
     pub cleared: Vec<String>,
-    /// SuperKernels (segments of two ops or more): today, and with all accepted.
+    /// SuperKernels (of one kernel too): today, and with all accepted.
     pub superkernels: (usize, usize),
     /// Kernel boundaries fused: today, and with all accepted.
     pub boundaries: (usize, usize),
@@ -42,7 +45,7 @@ impl WholeModel {
 
     /// In one line: what is accepted and what the model comes to.
     pub fn words(&self) -> String {
-        if self.scopes == 0 {
+        if self.scopes == 0 && self.exclusions == 0 {
             return "all that fit accepted: nothing to accept — every suggestion is fused \
                     already, overlaps, or adds nothing"
                 .to_string();
@@ -64,8 +67,12 @@ impl WholeModel {
                 self.superkernels.1
             ),
         };
+        let exclusions = match self.exclusions {
+            0 => String::new(),
+            n => format!("{n} exclusion(s), "),
+        };
         format!(
-            "all that fit accepted ({} template(s), {} per-layer; {} scope(s)): {value}{}",
+            "all that fit accepted ({exclusions}{} template(s), {} per-layer; {} scope(s)): {value}{}",
             self.templates.len(),
             self.suggestions.len(),
             self.scopes,
@@ -81,8 +88,8 @@ impl WholeModel {
     }
 }
 
-/// What a plan comes to: SuperKernels, boundaries fused, and (with `timing`) its saving per
-/// step over no SuperKernel with `s`'s coefficients.
+/// What a plan comes to: SuperKernels (of one kernel too), boundaries fused, and (with
+/// `timing`) its saving per step over no SuperKernel with `s`'s coefficients.
 fn measure(
     planning: &Planning,
     plan: &Plan,
@@ -93,14 +100,15 @@ fn measure(
     let graph = cx.graph();
     let (mut superkernels, mut boundaries, mut saving) = (0, 0, 0.0);
     for seg in plan.scopes.iter().flat_map(|scope| &scope.segments) {
-        if seg.ops.len() < 2 {
+        let Some(&head) = seg.ops.first() else {
             continue;
-        }
+        };
+        // One of one kernel too: it removes no boundary, and pays its entry.
         superkernels += 1;
         boundaries += seg.ops.len() - 1;
         if let Some(t) = timing {
             let (f, _) = features(cx, &seg.ops, per_op, None);
-            let per_step = t.per_step(&graph.op(seg.ops[0]).name).max(1.0);
+            let per_step = t.per_step(&graph.op(head).name).max(1.0);
             saving += s.coefficients.saving(&f) * per_step;
         }
     }
@@ -121,21 +129,48 @@ pub fn whole_model(
     let mut scopes = 0;
     for &pick in &picks {
         for edit in s.edits(pick, &mut names) {
-            // Names are fresh and ops given: a new scope cannot be refused.
-            if apply(&mut accepted, plan, &edit).is_ok() {
-                scopes += 1;
+            // As the accept's edits make them, without a user's edit's checks (the names are
+            // fresh, the ops given): thousands of scopes are made without looking each name up.
+            // Accepting makes new scopes and exclusions only.
+            match edit {
+                Edit::NewScope {
+                    ops,
+                    scope,
+                    options,
+                } => {
+                    let scope = accepted.add_scope(scope);
+                    let options = accepted.intern_options(&options);
+                    for id in ops {
+                        accepted.set(id, OpMark::Member { scope, options });
+                    }
+                    scopes += 1;
+                }
+                Edit::DoNotFuse { ops } => {
+                    for id in ops {
+                        accepted.set(id, OpMark::DoNotFuse);
+                    }
+                }
+                _ => {}
             }
         }
     }
     let mut after = planning.plan(&accepted);
     let cleared = emptied(plan, &after);
     if !cleared.is_empty() {
-        for scope in &cleared {
-            let clear = Edit::Delete {
-                scope: scope.clone(),
-            };
-            // The scope is in the plan it was found in: clearing it cannot be refused.
-            let _ = apply(&mut accepted, &after, &clear);
+        // Every op of those scopes out of it, in one pass, as deleting each scope would.
+        let names: HashSet<&str> = cleared.iter().map(String::as_str).collect();
+        let gone: Vec<bool> = accepted
+            .scopes()
+            .iter()
+            .map(|n| names.contains(n.as_str()))
+            .collect();
+        for i in 0..planning.graph().len() {
+            let id = OpId(i as u32);
+            if let OpMark::Member { scope, .. } = accepted.get(id)
+                && gone[scope as usize]
+            {
+                accepted.set(id, OpMark::Unscoped);
+            }
         }
         after = planning.plan(&accepted);
     }
@@ -143,13 +178,16 @@ pub fn whole_model(
     let today = measure(planning, plan, s, (&per_op, timing));
     let all = measure(planning, &after, s, (&per_op, timing));
     let (mut templates, mut suggestions) = (Vec::new(), Vec::new());
+    let mut exclusions = 0;
     for pick in picks {
         match pick {
+            Pick::Remedy(_) => exclusions += 1,
             Pick::Template(i) => templates.push(s.templates[i].name.clone()),
             Pick::Single(i) => suggestions.push(s.list[i].name.clone()),
         }
     }
     WholeModel {
+        exclusions,
         templates,
         suggestions,
         scopes,

@@ -20,9 +20,10 @@ pub mod timing;
 use crate::fusion::kernel::KernelType;
 use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::plan::Plan;
-use crate::fusion::plan::{Context, describe_reason, plan};
+use crate::fusion::plan::{Context, describe_reason};
 use crate::fusion::verdict::Verdict;
-use crate::graph::{OpId, layer_of};
+use crate::graph::{ATTR_SCOPE, OpId, layer_of};
+use crate::planner::Remedy;
 use crate::profile::PlannedFusion;
 use crate::profile::kernels::KernelTable;
 use crate::profile::payoff::{Payoff, PayoffRule, Payoffs};
@@ -31,7 +32,7 @@ use crate::workspace::Planning;
 use saving::{Coefficients, Features, Observation};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
-use timing::Timing;
+use timing::{NameHash, Timing};
 
 /// How a candidate was drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -139,6 +140,33 @@ impl Code {
     }
 }
 
+impl Suggestions {
+    /// No suggestion, and why: the graph's fusion system takes no scopes.
+    pub fn none(why: &'static str) -> Suggestions {
+        Suggestions {
+            not_offered: Some(why),
+            ..Suggestions::empty()
+        }
+    }
+
+    /// No suggestion (none made yet).
+    pub fn empty() -> Suggestions {
+        Suggestions {
+            not_offered: None,
+            ranked_by_boundaries: None,
+            templates: Vec::new(),
+            templates_adding_nothing: 0,
+            list: Vec::new(),
+            adding_nothing: 0,
+            coefficients: saving::DEFAULTS,
+            fitted: false,
+            measured: false,
+            whole_model: None,
+            remedies: Vec::new(),
+        }
+    }
+}
+
 impl Suggestion {
     /// The code to paste: its scope around its first and last op.
     pub fn code(&self) -> Code {
@@ -163,6 +191,8 @@ impl Suggestion {
 /// The suggestions for a graph.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suggestions {
+    /// Why nothing is suggested for this graph: its fusion system takes no scopes.
+    pub not_offered: Option<&'static str>,
     /// Why the suggestions are ranked by boundaries removed though savings were estimated:
     /// the fitted model's error is not below the differences it would rank by.
     pub ranked_by_boundaries: Option<String>,
@@ -186,6 +216,10 @@ pub struct Suggestions {
     pub measured: bool,
     /// What accepting all that fit would make of the whole model (set by [`rank`]).
     pub whole_model: Option<estimate::WholeModel>,
+    /// When one scope holds the whole model and its system has means of its own (the aclgraph
+    /// pass's exclusion scopes and options): what heals its worst splits, each checked by
+    /// planning it (set by [`rank`]).
+    pub remedies: Vec<Remedy>,
 }
 
 /// The core kind a kernel runs on: cube, vector, or both (`None` when unknown).
@@ -223,22 +257,24 @@ fn runs(cx: &Context) -> Vec<Vec<OpId>> {
 /// The part of a decoder layer an op name names: attention or the MoE/MLP block (`None`
 /// when the name says neither).
 fn part_of(name: &str) -> Option<&'static str> {
-    // Without allocating: this runs on every op of the graph.
-    let has = |token: &str| {
-        name.as_bytes()
-            .windows(token.len())
-            .any(|w| w.eq_ignore_ascii_case(token.as_bytes()))
+    // One pass over the bytes, without allocating: this runs on every op of the graph.
+    let b = name.as_bytes();
+    let at = |i: usize, token: &[u8]| {
+        b.get(i..i + token.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(token))
     };
-    if has("attn") || has("attention") {
-        Some("attn")
-    } else if ["moe", "expert", "gate", "gmm", "mlp", "ffn"]
-        .iter()
-        .any(|t| has(t))
-    {
-        Some("moe")
-    } else {
-        None
+    let mut moe = false;
+    for (i, c) in b.iter().enumerate() {
+        match c.to_ascii_lowercase() {
+            b'a' if at(i, b"attn") || at(i, b"attention") => return Some("attn"),
+            b'm' => moe |= at(i, b"moe") || at(i, b"mlp"),
+            b'e' => moe |= at(i, b"expert"),
+            b'g' => moe |= at(i, b"gate") || at(i, b"gmm"),
+            b'f' => moe |= at(i, b"ffn"),
+            _ => {}
+        }
     }
+    moe.then_some("moe")
 }
 
 /// `runs` cut where the layer in the op names changes, and the same cut also where the names go
@@ -246,7 +282,7 @@ fn part_of(name: &str) -> Option<&'static str> {
 /// before it); each `None` when it cut nothing.
 type Cuts = (Option<Vec<Vec<OpId>>>, Option<Vec<Vec<OpId>>>);
 
-fn cut_runs(cx: &Context, runs: &[Vec<OpId>]) -> Cuts {
+fn cut_runs(cx: &Context, runs: &[Vec<OpId>], layers: &[Option<&str>]) -> Cuts {
     let graph = cx.graph();
     let (mut by_layer, mut by_part) = (Vec::new(), Vec::new());
     let (mut layer_cut, mut part_cut) = (false, false);
@@ -255,7 +291,7 @@ fn cut_runs(cx: &Context, runs: &[Vec<OpId>]) -> Cuts {
         let (mut layer, mut part): (Option<&str>, Option<&str>) = (None, None);
         for &id in run {
             let name = &graph.op(id).name;
-            let (l, p) = (layer_of(name), part_of(name));
+            let (l, p) = (layers[id.index()], part_of(name));
             let new_layer = !layer_piece.is_empty() && l != layer;
             let new_part = matches!((part, p), (Some(a), Some(b)) if a != b);
             if new_layer {
@@ -335,9 +371,15 @@ fn two_stream(cx: &Context, runs: &[Vec<OpId>]) -> Vec<Vec<OpId>> {
 /// ops, and the planner's cuts around it in words.
 type PlannedSegment = (usize, String, Vec<OpId>, Vec<String>);
 
-/// The planner's segments when each of `runs` is a scope of its own with `options`.
-fn planned(cx: &Context, runs: &[Vec<OpId>], prefix: &str, options: &str) -> Vec<PlannedSegment> {
-    let graph = cx.graph();
+/// The segments the graph's planner makes when each of `runs` is a scope of its own with
+/// `options`.
+fn planned(
+    planning: &Planning,
+    runs: &[Vec<OpId>],
+    prefix: &str,
+    options: &str,
+) -> Vec<PlannedSegment> {
+    let graph = planning.graph();
     let mut marks = Marks::unmarked(graph.len());
     let options = marks.intern_options(options);
     for (k, run) in runs.iter().enumerate() {
@@ -346,7 +388,7 @@ fn planned(cx: &Context, runs: &[Vec<OpId>], prefix: &str, options: &str) -> Vec
             marks.set(id, OpMark::Member { scope, options });
         }
     }
-    let p = plan(cx, &marks);
+    let p = planning.plan(&marks);
     let mut out = Vec::new();
     for scope in &p.scopes {
         let k = scope
@@ -411,7 +453,7 @@ fn edge(cx: &Context, ops: &[OpId], before: bool, cuts: &[String]) -> String {
     if let Some(cut) = cuts.iter().find(|c| c.starts_with(name.as_str())) {
         return format!("the planner cuts at {cut}");
     }
-    if layer_of(name) != layer_of(&graph.op(if before { last } else { first }).name) {
+    if op_layer(graph.op(n)) != op_layer(graph.op(if before { last } else { first })) {
         return format!("{name}: another layer");
     }
     format!("{name}: the planner cuts here")
@@ -535,21 +577,24 @@ fn features(
 /// it), ranked: by the saving per step `coefficients` give
 /// on `timing`'s gaps, or without timing by the boundaries removed.
 pub fn suggest(
-    cx: &Context,
+    planning: &Planning,
     today: &Plan,
     timing: Option<&Timing>,
     coefficients: Coefficients,
     fitted: bool,
 ) -> Suggestions {
+    let cx = planning.context();
     let graph = cx.graph();
     let runs = runs(cx);
     let per_op = PerOp::new(cx, timing);
-    let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> = planned(cx, &runs, "suggest_", "")
-        .into_iter()
-        .map(|(_, n, o, c)| (Kind::Run, n, o, c))
-        .collect();
+    let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> =
+        planned(planning, &runs, "suggest_", "")
+            .into_iter()
+            .map(|(_, n, o, c)| (Kind::Run, n, o, c))
+            .collect();
     let mut more = Vec::new();
-    let (layer_pieces, part_pieces) = cut_runs(cx, &runs);
+    let layers = op_layers(cx);
+    let (layer_pieces, part_pieces) = cut_runs(cx, &runs, &layers);
     let groups = [
         (Kind::Layer, layer_pieces, "suggest_layer_", ""),
         (Kind::Part, part_pieces, "suggest_part_", ""),
@@ -561,7 +606,7 @@ pub fn suggest(
         ),
     ];
     for (kind, groups, prefix, options) in groups {
-        for (_, n, o, c) in planned(cx, &groups.unwrap_or_default(), prefix, options) {
+        for (_, n, o, c) in planned(planning, &groups.unwrap_or_default(), prefix, options) {
             more.push((kind, n, o, c));
         }
     }
@@ -584,27 +629,20 @@ pub fn suggest(
             segment_of[id.index()] = k as u32;
         }
     }
-    let mut list: Vec<Suggestion> = drawn
+    // Each candidate valued first; its words (names, why it starts and ends where it does,
+    // the segments it takes ops of) are made only for those kept.
+    let mut valued: Vec<(Suggestion, Vec<String>, Vec<u32>)> = drawn
         .into_iter()
         .map(|(kind, _, ops, cuts)| {
             let (features, measured) = features(cx, &ops, &per_op, Some(&segment_of));
-            let first = &graph.op(ops[0]).name;
-            let per_step = timing.map_or(1.0, |t| t.per_step(first).max(1.0));
+            let per_step = timing.map_or(1.0, |t| t.per_step(&graph.op(ops[0]).name).max(1.0));
             let hit_counts = segments_hit(&segment_of, &ops);
             let hit: Vec<u32> = hit_counts.iter().map(|&(k, _)| k).collect();
+            // Named below, for the suggestions kept.
             let versus = match hit.as_slice() {
                 [] => Versus::New,
-                [one] if segments[*one as usize].ops == ops => {
-                    Versus::Same(segments[*one as usize].name.clone())
-                }
-                many => {
-                    let mut v: Vec<String> = many
-                        .iter()
-                        .map(|&k| segments[k as usize].name.clone())
-                        .collect();
-                    v.sort();
-                    Versus::Overlaps(v)
-                }
+                [one] if segments[*one as usize].ops == ops => Versus::Same(String::new()),
+                _ => Versus::Overlaps(Vec::new()),
             };
             let mut streams: Vec<i64> = ops
                 .iter()
@@ -617,12 +655,12 @@ pub fn suggest(
             } else {
                 saving_over_today(&segments, &hit_counts, coefficients, &features)
             };
-            Suggestion {
+            let suggestion = Suggestion {
                 name: String::new(),
                 streams,
                 kind,
-                first_op: first.clone(),
-                last_op: graph.op(ops[ops.len() - 1]).name.clone(),
+                first_op: String::new(),
+                last_op: String::new(),
                 options: match kind {
                     Kind::TwoStream => "stream-fusion=1".to_string(),
                     _ => String::new(),
@@ -633,34 +671,59 @@ pub fn suggest(
                 per_step,
                 saving_us: timing.map(|_| over_today * per_step),
                 loop_over_layers: None,
-                starts_after: edge(cx, &ops, false, &cuts),
-                ends_before: edge(cx, &ops, true, &cuts),
+                starts_after: String::new(),
+                ends_before: String::new(),
                 versus,
                 ops,
-            }
+            };
+            (suggestion, cuts, hit)
         })
         .collect();
     // Only what model code can write: a candidate crossing layers only as a scope around the
     // loop over whole layers.
-    let layers = op_layers(cx);
-    let spans = layer_spans(cx, &layers);
-    let units = Units::of(&layers);
-    list.retain_mut(|s| match units.crossed(&s.ops) {
+    let units = Units::of(cx, &layers);
+    valued.retain_mut(|(s, _, _)| match units.crossed(&s.ops) {
         None => true,
         Some((first, last)) => {
-            let whole = !first.is_empty()
-                && !last.is_empty()
-                && spans.get(first).is_some_and(|span| span.0 == s.ops[0])
-                && spans
-                    .get(last)
-                    .is_some_and(|span| span.1 == s.ops[s.ops.len() - 1]);
+            let span = |unit: u32| units.spans[unit as usize];
+            let whole = first != OUTSIDE
+                && last != OUTSIDE
+                && span(first).is_some_and(|span| span.0 == s.ops[0])
+                && span(last).is_some_and(|span| span.1 == s.ops[s.ops.len() - 1]);
             if whole {
-                s.loop_over_layers = Some((first.to_string(), last.to_string()));
+                s.loop_over_layers = Some((
+                    units.names[first as usize].to_string(),
+                    units.names[last as usize].to_string(),
+                ));
             }
             whole
         }
     });
-    name_scopes(&mut list, cx, &layers);
+    // Only what adds something over today's plan is offered (and named, and made templates of).
+    let drawn = valued.len();
+    valued.retain(|(s, _, _)| s.adds());
+    let adding_nothing = drawn - valued.len();
+    let mut list: Vec<Suggestion> = valued
+        .into_iter()
+        .map(|(mut s, cuts, hit)| {
+            let named = |k: &u32| segments[*k as usize].name.clone();
+            s.versus = match s.versus {
+                Versus::New => Versus::New,
+                Versus::Same(_) => Versus::Same(hit.first().map(named).unwrap_or_default()),
+                Versus::Overlaps(_) => {
+                    let mut v: Vec<String> = hit.iter().map(named).collect();
+                    v.sort();
+                    Versus::Overlaps(v)
+                }
+            };
+            s.first_op = graph.op(s.ops[0]).name.clone();
+            s.last_op = graph.op(s.ops[s.ops.len() - 1]).name.clone();
+            s.starts_after = edge(cx, &s.ops, false, &cuts);
+            s.ends_before = edge(cx, &s.ops, true, &cuts);
+            s
+        })
+        .collect();
+    name_scopes(&mut list, cx, &units);
     list.sort_by(|a, b| {
         match (a.saving_us, b.saving_us) {
             (Some(x), Some(y)) => y.total_cmp(&x),
@@ -670,26 +733,26 @@ pub fn suggest(
     });
     let today_fused = (segments.as_slice(), segment_of.as_slice());
     let mut templates = templates::templates(
-        cx,
+        planning,
         &list,
         (&per_op, today_fused),
-        &spans,
+        &units,
         (timing, coefficients),
     );
     let drawn_templates = templates.len();
     templates.retain(templates::Template::adds);
-    let drawn = list.len();
-    list.retain(Suggestion::adds);
     Suggestions {
+        not_offered: None,
         ranked_by_boundaries: None,
         templates_adding_nothing: drawn_templates - templates.len(),
-        adding_nothing: drawn - list.len(),
+        adding_nothing,
         templates,
         list,
         coefficients,
         fitted,
         measured: timing.is_some(),
         whole_model: None,
+        remedies: Vec::new(),
     }
 }
 
@@ -697,16 +760,15 @@ pub fn suggest(
 /// `layer2_attn` / `layer2_moe` for one part of it, `layer0_input_rmsnorm_to_gating_topk` for
 /// another region of a layer, `layers0_to_3` for a scope around the loop over layers, the ends'
 /// names outside the layers; `_2s` across two streams; a number after a name taken before.
-fn name_scopes(list: &mut [Suggestion], cx: &Context, layers: &[Option<&str>]) {
+fn name_scopes(list: &mut [Suggestion], cx: &Context, units: &Units<'_>) {
     let graph = cx.graph();
     // Each layer's first and last op on each stream that the pass does not ignore: a
     // suggestion from one to the other is the layer whole.
-    let mut whole: HashMap<(&str, u32), (OpId, OpId)> = HashMap::new();
+    let mut whole: HashMap<(u32, u32), (OpId, OpId), NameHash> = HashMap::default();
     for &id in graph.exec_order() {
-        if let Some(layer) = layers[id.index()]
-            && cx.verdicts().get(id).verdict != Verdict::Ignored
-        {
-            whole.entry((layer, cx.stream_of(id))).or_insert((id, id)).1 = id;
+        let unit = units.of_op[id.index()];
+        if unit != OUTSIDE && cx.verdicts().get(id).verdict != Verdict::Ignored {
+            whole.entry((unit, cx.stream_of(id))).or_insert((id, id)).1 = id;
         }
     }
     let mut taken: HashSet<String> = HashSet::new();
@@ -720,10 +782,12 @@ fn name_scopes(list: &mut [Suggestion], cx: &Context, layers: &[Option<&str>]) {
                 templates::short(last_name)
             )
         };
-        let mut name = match (&s.loop_over_layers, layer_of(first_name)) {
+        let unit = units.of_op[first.index()];
+        let layer = (unit != OUTSIDE).then(|| units.names[unit as usize]);
+        let mut name = match (&s.loop_over_layers, layer) {
             (Some((a, b)), _) => format!("layers{a}_to_{b}"),
             (None, Some(layer))
-                if whole.get(&(layer, cx.stream_of(first))) == Some(&(first, last)) =>
+                if whole.get(&(unit, cx.stream_of(first))) == Some(&(first, last)) =>
             {
                 format!("layer{layer}")
             }
@@ -746,58 +810,78 @@ fn name_scopes(list: &mut [Suggestion], cx: &Context, layers: &[Option<&str>]) {
     }
 }
 
-/// Each op's decoder layer, as its name says (`None` outside the layers), read once.
-fn op_layers(cx: &Context) -> Vec<Option<&str>> {
-    cx.graph()
-        .ops()
-        .iter()
-        .map(|op| layer_of(&op.name))
-        .collect()
+/// An op's decoder layer: as its name says, else as its scope's name does (an aclgraph task is
+/// named by its kernel, its layer by the scope, `full_model_layers.3`); `None` outside the
+/// layers.
+fn op_layer(op: &crate::graph::Op) -> Option<&str> {
+    layer_of(&op.name).or_else(|| op.attrs.get_str(ATTR_SCOPE).and_then(layer_of))
 }
 
-/// Each layer with its first and last op in execution order.
-fn layer_spans<'g>(cx: &Context, layers: &[Option<&'g str>]) -> HashMap<&'g str, (OpId, OpId)> {
-    let mut spans: HashMap<&str, (OpId, OpId)> = HashMap::new();
-    for &id in cx.graph().exec_order() {
-        if let Some(layer) = layers[id.index()] {
-            spans.entry(layer).or_insert((id, id)).1 = id;
-        }
-    }
-    spans
+/// Each op's decoder layer ([`op_layer`]), read once.
+fn op_layers(cx: &Context) -> Vec<Option<&str>> {
+    cx.graph().ops().iter().map(op_layer).collect()
 }
+
+/// The unit of the ops outside the layers (embedding, head).
+const OUTSIDE: u32 = 0;
 
 /// Each op's unit as a number — its layer, or the ops outside the layers (embedding, head) —
-/// so that a run's units compare without comparing names.
-struct Units<'g> {
-    of_op: Vec<u32>,
-    names: Vec<&'g str>,
+/// so that a run's units compare without comparing names, and each layer's first and last op.
+pub(super) struct Units<'g> {
+    /// Each op's unit.
+    pub(super) of_op: Vec<u32>,
+    /// Each unit's layer number as the names give it (`""` for [`OUTSIDE`]).
+    pub(super) names: Vec<&'g str>,
+    /// Each unit's first and last op in execution order (`None` for one without ops).
+    pub(super) spans: Vec<Option<(OpId, OpId)>>,
 }
 
 impl<'g> Units<'g> {
-    /// The units of ops whose layers are `layers` (unit 0: outside the layers, named `""`).
-    fn of(layers: &[Option<&'g str>]) -> Units<'g> {
+    /// The units of the ops of `cx`, whose layers are `layers` ([`OUTSIDE`] the layers, named
+    /// `""`).
+    fn of(cx: &Context, layers: &[Option<&'g str>]) -> Units<'g> {
         let mut names: Vec<&str> = vec![""];
-        let mut ids: HashMap<&str, u32> = HashMap::new();
-        let of_op = layers
+        let mut ids: HashMap<&str, u32, NameHash> = HashMap::default();
+        let of_op: Vec<u32> = layers
             .iter()
             .map(|l| match l {
-                None => 0,
+                None => OUTSIDE,
                 Some(name) => *ids.entry(name).or_insert_with(|| {
                     names.push(name);
                     names.len() as u32 - 1
                 }),
             })
             .collect();
-        Units { of_op, names }
+        let mut spans: Vec<Option<(OpId, OpId)>> = vec![None; names.len()];
+        for &id in cx.graph().exec_order() {
+            let unit = of_op[id.index()];
+            if unit != OUTSIDE {
+                spans[unit as usize].get_or_insert((id, id)).1 = id;
+            }
+        }
+        Units {
+            of_op,
+            names,
+            spans,
+        }
     }
 
-    /// Where `ops` cross from one unit to another: the first and last unit, a layer's number
-    /// or `""` for outside. `None` when all are in one.
-    fn crossed(&self, ops: &[OpId]) -> Option<(&'g str, &'g str)> {
+    /// The layers' units, in order of their numbers.
+    pub(super) fn layers(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = (1..self.names.len() as u32).collect();
+        out.sort_by_cached_key(|&u| {
+            let name = self.names[u as usize];
+            (name.parse::<u64>().unwrap_or(u64::MAX), name)
+        });
+        out
+    }
+
+    /// Where `ops` cross from one unit to another: the first and last unit. `None` when all
+    /// are in one.
+    fn crossed(&self, ops: &[OpId]) -> Option<(u32, u32)> {
         let unit = |id: &OpId| self.of_op[id.index()];
         let (first, last) = (unit(ops.first()?), unit(ops.last()?));
-        (first != last || ops.iter().any(|id| unit(id) != first))
-            .then(|| (self.names[first as usize], self.names[last as usize]))
+        (first != last || ops.iter().any(|id| unit(id) != first)).then_some((first, last))
     }
 }
 
@@ -829,15 +913,19 @@ pub fn rank(
     measured: Measured<'_>,
 ) -> (Suggestions, Option<saving::Fit>) {
     let cx = planning.context();
+    if let Some(why) = planning.no_scope_code() {
+        return (Suggestions::none(why), None);
+    }
     let fit = match (measured.base, measured.new) {
         (Some(t), Some(new)) => saving::fit(&observations(cx, plan, (t, new), measured.payoffs)),
         _ => None,
     };
     let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
-    let mut suggestions = suggest(cx, plan, measured.base, coefficients, fit.is_some());
+    let mut suggestions = suggest(planning, plan, measured.base, coefficients, fit.is_some());
     if let Some(f) = &fit {
         trust_the_fit(&mut suggestions, f);
     }
+    suggestions.remedies = planning.remedies(marks);
     suggestions.whole_model = Some(estimate::whole_model(
         planning,
         (marks, plan),

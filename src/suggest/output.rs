@@ -83,6 +83,8 @@ pub fn read_profiles(
 pub struct Report<'a> {
     /// The dump.
     file: &'a str,
+    /// Why nothing is suggested: the graph's fusion system takes no scopes.
+    not_offered: Option<&'static str>,
     /// Why they are ranked by boundaries, when the fit could not rank them.
     ranked_by_boundaries: Option<&'a str>,
     /// Regions left out: they add nothing over the current plan.
@@ -95,6 +97,8 @@ pub struct Report<'a> {
     list: Vec<Named<'a>>,
     /// The whole model if all that fit were accepted.
     whole_model: Option<&'a super::estimate::WholeModel>,
+    /// What heals the worst splits of a scope holding the whole model, in its system's terms.
+    remedies: &'a [crate::planner::Remedy],
     /// The coefficients used.
     coefficients: Coefficients,
     /// True when they were fitted on a profile pair.
@@ -145,6 +149,7 @@ impl<'a> Report<'a> {
             .collect();
         Report {
             file,
+            not_offered: result.not_offered,
             ranked_by_boundaries: result.ranked_by_boundaries.as_deref(),
             templates_adding_nothing: result.templates_adding_nothing,
             adding_nothing: result.adding_nothing,
@@ -158,10 +163,35 @@ impl<'a> Report<'a> {
                 .collect(),
             list,
             whole_model: result.whole_model.as_ref(),
+            remedies: &result.remedies,
             coefficients: result.coefficients,
             fitted: result.fitted,
             measured: result.measured,
             fit,
+        }
+    }
+}
+
+/// What heals the whole-model scope's worst splits: each change, why, what the prediction
+/// makes of it, the code.
+fn remedies_text(result: &Suggestions, out: &mut String) {
+    if result.remedies.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\nThe scope holds the whole model: what heals its worst splits, each checked by skope's \
+         prediction of the pass:\n",
+    );
+    for (n, r) in result.remedies.iter().enumerate() {
+        out.push_str(&format!(
+            "\n{:>3}. {}\n     {}\n     {}\n",
+            n + 1,
+            r.what,
+            r.why,
+            r.effect()
+        ));
+        for line in r.code.lines() {
+            out.push_str(&format!("     code: {line}\n"));
         }
     }
 }
@@ -226,6 +256,9 @@ fn templates_text(result: &Suggestions, out: &mut String) {
 /// one entry per suggestion. Every string from the inputs is sanitised.
 pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
     let c = result.coefficients;
+    if let Some(why) = result.not_offered {
+        return crate::text::sanitize_lines(&format!("no suggestions for {file}: {why}\n"));
+    }
     let mut out = format!(
         "{} template(s) and {} per-layer suggestion(s) for {file}\n",
         result.templates.len(),
@@ -300,6 +333,7 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             ));
         }
     }
+    remedies_text(result, &mut out);
     templates_text(result, &mut out);
     if !result.list.is_empty() || result.adding_nothing > 0 {
         out.push_str("\nPer layer (and runs outside the layers):\n");

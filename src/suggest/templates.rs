@@ -6,15 +6,17 @@
 //! sub-op sequences compile once).
 
 use super::saving::Coefficients;
-use super::timing::Timing;
+use super::timing::{Fnv, NameHash, Timing};
 use super::{
-    NOT_FUSED, PerOp, Suggestion, features, part_of, planned, saving_over_today, segments_hit,
+    NOT_FUSED, PerOp, PlannedSegment, Suggestion, Units, features, part_of, planned,
+    saving_over_today, segments_hit,
 };
-use crate::fusion::plan::Context;
 use crate::fusion::plan::Segment;
 use crate::graph::{OpId, layer_of};
+use crate::workspace::Planning;
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::Hasher;
 
 /// What stands for the layer's number in a name made for every layer.
 pub const LAYER: &str = "{i}";
@@ -105,22 +107,74 @@ pub(super) fn short(name: &str) -> String {
     word.trim_matches('_').chars().take(32).collect()
 }
 
+/// A region of the layer in every layer holding both its ends.
+struct Region {
+    /// Its first op within a layer.
+    first: String,
+    /// Its last op within a layer.
+    last: String,
+    /// Its options.
+    options: String,
+    /// Its ops in each layer it is planned in.
+    runs: Vec<Vec<OpId>>,
+    /// Where they span in each of those layers: the first and last op's execution positions.
+    spans: Vec<(usize, usize)>,
+    /// The layers.
+    planned_in: Vec<String>,
+    /// The layers that lack one of its ends.
+    missing: Vec<String>,
+}
+
+/// `regions` in batches to plan together: the same options, and spans that never meet (no op
+/// of one inside another's range in any layer), so that each plans as it would alone.
+fn batches(regions: &[Region]) -> Vec<Vec<usize>> {
+    let mut out: Vec<(Vec<usize>, BTreeMap<usize, usize>)> = Vec::new();
+    let meets = |taken: &BTreeMap<usize, usize>, &(from, to): &(usize, usize)| {
+        taken
+            .range(..=to)
+            .next_back()
+            .is_some_and(|(_, &end)| end >= from)
+    };
+    for (r, region) in regions.iter().enumerate() {
+        let fits = out.iter().position(|(members, taken)| {
+            regions[members[0]].options == region.options
+                && !region.spans.iter().any(|span| meets(taken, span))
+        });
+        let (members, taken) = match fits {
+            Some(b) => &mut out[b],
+            None => {
+                out.push((Vec::new(), BTreeMap::new()));
+                let last = out.len() - 1;
+                &mut out[last]
+            }
+        };
+        members.push(r);
+        taken.extend(region.spans.iter().copied());
+    }
+    out.into_iter().map(|(members, _)| members).collect()
+}
+
 /// The templates the per-layer candidates among `list` give, for every layer of the graph of
-/// `cx` (`spans`: each layer's first and last op); savings per step with `coefficients` and the
+/// `planning` (`units`: each op's layer); savings per step with `coefficients` and the
 /// gaps `timing` measured, when there is one.
 pub(super) fn templates(
-    cx: &Context,
+    planning: &Planning,
     list: &[Suggestion],
     (per_op, (today, fused)): (&PerOp<'_>, (&[&Segment], &[u32])),
-    spans: &HashMap<&str, (OpId, OpId)>,
+    units: &Units<'_>,
     (timing, coefficients): (Option<&Timing>, Coefficients),
 ) -> Vec<Template> {
+    let cx = planning.context();
     let graph = cx.graph();
-    let mut layers: Vec<&str> = spans.keys().copied().collect();
-    layers.sort_by_key(|l| (l.parse::<u64>().unwrap_or(u64::MAX), l.to_string()));
+    let layers = units.layers();
     // Regions, once each: (kind, first, last, options) within a layer.
     let mut regions: BTreeSet<(String, String, String)> = BTreeSet::new();
-    for s in list.iter().filter(|s| s.loop_over_layers.is_none()) {
+    // Only regions some layer's candidate adds something with: planned in every layer, a
+    // region adds in each layer what its candidate there adds.
+    for s in list
+        .iter()
+        .filter(|s| s.loop_over_layers.is_none() && s.adds())
+    {
         let (Some((first, _)), Some((last, _))) =
             (within_layer(&s.first_op), within_layer(&s.last_op))
         else {
@@ -129,32 +183,86 @@ pub(super) fn templates(
         regions.insert((first, last, s.options.clone()));
     }
     let mut out = Vec::new();
+    if regions.is_empty() {
+        return out;
+    }
+    // Each op's type as a number (its FNV-1a hash), so that SuperKernels compare by their
+    // sub-ops' types without comparing strings.
+    let type_of_op: Vec<u64> = graph
+        .ops()
+        .iter()
+        .map(|op| {
+            let mut h = Fnv::default();
+            h.write(op.op_type.as_bytes());
+            h.finish()
+        })
+        .collect();
+    let at = |layer: &str, name: &str| graph.find(&name.replace(LAYER, layer));
+    // Each region in every layer holding both its ends: its ops there, and where they span.
+    let mut drawn: Vec<Region> = Vec::new();
     for (first, last, options) in regions {
-        let at = |layer: &str, name: &str| graph.find(&name.replace(LAYER, layer));
-        let mut runs: Vec<Vec<OpId>> = Vec::new();
-        let (mut planned_in, mut missing) = (Vec::new(), Vec::new());
-        for &layer in &layers {
-            match (at(layer, &first), at(layer, &last)) {
+        let mut region = Region {
+            first,
+            last,
+            options,
+            runs: Vec::new(),
+            spans: Vec::new(),
+            planned_in: Vec::new(),
+            missing: Vec::new(),
+        };
+        for &unit in &layers {
+            let layer = units.names[unit as usize];
+            match (at(layer, &region.first), at(layer, &region.last)) {
                 (Some(a), Some(b)) if graph.exec_position(a) <= graph.exec_position(b) => {
                     let (from, to) = (graph.exec_position(a), graph.exec_position(b));
-                    runs.push(
+                    region.runs.push(
                         graph.exec_order()[from..=to]
                             .iter()
                             .copied()
-                            .filter(|&id| layer_of(&graph.op(id).name) == Some(layer))
+                            .filter(|&id| units.of_op[id.index()] == unit)
                             .collect(),
                     );
-                    planned_in.push(layer.to_string());
+                    region.spans.push((from, to));
+                    region.planned_in.push(layer.to_string());
                 }
-                _ => missing.push(layer.to_string()),
+                _ => region.missing.push(layer.to_string()),
             }
         }
-        if planned_in.len() < 2 {
-            continue;
+        if region.planned_in.len() >= 2 {
+            drawn.push(region);
         }
-        let segments = planned(cx, &runs, "template_", &options);
+    }
+    // Planned in batches of regions whose spans never meet in any layer (so each is planned as
+    // it would be alone): one planner run per batch, not per region.
+    let mut planned_segments: Vec<Vec<PlannedSegment>> = vec![Vec::new(); drawn.len()];
+    for batch in batches(&drawn) {
+        let mut runs: Vec<Vec<OpId>> = Vec::new();
+        let mut owner: Vec<(usize, usize)> = Vec::new();
+        for &r in &batch {
+            for (layer, run) in drawn[r].runs.iter().enumerate() {
+                runs.push(run.clone());
+                owner.push((r, layer));
+            }
+        }
+        let options = &drawn[batch[0]].options;
+        for (k, name, ops, cuts) in planned(planning, &runs, "template_", options) {
+            if let Some(&(r, layer)) = owner.get(k) {
+                planned_segments[r].push((layer, name, ops, cuts));
+            }
+        }
+    }
+    for (region, segments) in drawn.into_iter().zip(planned_segments) {
+        let Region {
+            first,
+            last,
+            options,
+            runs,
+            planned_in,
+            missing,
+            ..
+        } = region;
         let mut per_layer: Vec<(usize, Vec<String>)> = vec![(0, Vec::new()); runs.len()];
-        let mut kinds: BTreeSet<Vec<String>> = BTreeSet::new();
+        let mut kinds: HashSet<Vec<u64>, NameHash> = HashSet::default();
         let (mut boundaries, mut saving) = (0usize, 0.0);
         for (k, _, ops, cuts) in &segments {
             let Some(slot) = per_layer.get_mut(*k) else {
@@ -168,7 +276,7 @@ pub(super) fn templates(
                     fused[p[0].index()] == NOT_FUSED || fused[p[0].index()] != fused[p[1].index()]
                 })
                 .count();
-            kinds.insert(ops.iter().map(|&id| graph.op(id).op_type.clone()).collect());
+            kinds.insert(ops.iter().map(|&id| type_of_op[id.index()]).collect());
             // Over today's plan, as the per-layer suggestions are.
             let (f, _) = features(cx, ops, per_op, Some(fused));
             let hit = segments_hit(fused, ops);

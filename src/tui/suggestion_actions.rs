@@ -58,17 +58,7 @@ impl App {
         };
         if ex.suggestions.is_none() {
             // Until the first answer comes, the view says they are being made.
-            let empty = Suggestions {
-                ranked_by_boundaries: None,
-                templates: Vec::new(),
-                templates_adding_nothing: 0,
-                list: Vec::new(),
-                adding_nothing: 0,
-                coefficients: crate::suggest::saving::DEFAULTS,
-                fitted: false,
-                measured: false,
-                whole_model: None,
-            };
+            let empty = Suggestions::empty();
             let mut view = SuggestionsView::new(empty, None, u64::MAX, None);
             view.stale = true;
             ex.suggestions = Some(view);
@@ -288,15 +278,24 @@ impl App {
         };
         let s = &view.suggestions;
         let code = match view.current() {
-            Some(Pick::Template(i)) => s.templates.get(i).map(|t| (t.name.clone(), t.code())),
-            Some(Pick::Single(i)) => s.list.get(i).map(|x| (x.name.clone(), x.code())),
+            Some(Pick::Remedy(i)) => s.remedies.get(i).map(|r| {
+                (
+                    "the exclusion".to_string(),
+                    format!("# aclgraph\n{}\n", r.code),
+                )
+            }),
+            Some(Pick::Template(i)) => s
+                .templates
+                .get(i)
+                .map(|t| (t.name.clone(), t.code().both())),
+            Some(Pick::Single(i)) => s.list.get(i).map(|x| (x.name.clone(), x.code().both())),
             None => None,
         };
         let Some((name, code)) = code else {
             self.problem("no suggestion selected".to_string());
             return;
         };
-        let text = crate::text::sanitize_lines(&code.both());
+        let text = crate::text::sanitize_lines(&code);
         self.effects.push(Effect::Copy(osc52(&text)));
         self.info(format!(
             "copied the code of {} to the clipboard (OSC 52: the terminal must allow it)",

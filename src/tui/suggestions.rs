@@ -165,7 +165,8 @@ pub struct SuggestionsView {
     pub profile: Option<std::path::PathBuf>,
     /// The order shown.
     pub sort: Sort,
-    /// The rows in the order shown: the templates first, then the per-layer suggestions.
+    /// The rows in the order shown: the exclusions that heal a whole-model scope, the
+    /// templates, then the per-layer suggestions.
     pub order: Vec<Pick>,
     /// The selected row.
     pub selected: usize,
@@ -241,9 +242,9 @@ impl SuggestionsView {
                 list.sort_by_key(|&i| s.list[i].ops.first().copied());
             }
         }
-        self.order = templates
-            .into_iter()
-            .map(Pick::Template)
+        self.order = (0..s.remedies.len())
+            .map(Pick::Remedy)
+            .chain(templates.into_iter().map(Pick::Template))
             .chain(list.into_iter().map(Pick::Single))
             .collect();
         self.selected = self.selected.min(self.order.len().saturating_sub(1));
@@ -269,7 +270,7 @@ impl SuggestionsView {
     pub fn current_suggestion(&self) -> Option<&Suggestion> {
         match self.current()? {
             Pick::Single(i) => self.suggestions.list.get(i),
-            Pick::Template(_) => None,
+            Pick::Template(_) | Pick::Remedy(_) => None,
         }
     }
 

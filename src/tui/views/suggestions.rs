@@ -32,11 +32,15 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     };
     // While they are made, that comes first: the rest may be cut at the border.
     let title = format!(
-        " Suggested scopes{} · {} template(s), {} per layer · {} · the saving is an estimate ",
+        " Suggested scopes{} · {}{} template(s), {} per layer · {} · the saving is an estimate ",
         if view.stale {
             " (making them for the current plan…)"
         } else {
             ""
+        },
+        match s.remedies.len() {
+            0 => String::new(),
+            n => format!("{n} exclusion(s), "),
         },
         s.templates.len(),
         s.list.len(),
@@ -144,6 +148,8 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     if view.order.is_empty() {
         let why = if view.stale {
             "making suggestions…".to_string()
+        } else if let Some(why) = s.not_offered {
+            format!("no suggestions: {why}")
         } else {
             format!(
                 "nothing adds to the current plan ({} template(s) and {} candidate(s) left out: \
@@ -218,6 +224,27 @@ fn row_text(s: &Suggestions, pick: Pick) -> Option<Row> {
         None => boundaries.to_string(),
     };
     Some(match pick {
+        Pick::Remedy(i) => {
+            let r = s.remedies.get(i)?;
+            Row {
+                value: String::new(),
+                ops: r.exclude.len().to_string(),
+                streams: String::new(),
+                name: "(exclusion)".to_string(),
+                span: format!("{} … {}", r.first, r.last),
+                what: format!(
+                    "{} · SuperKernels {} → {}, one-kernel {} → {}",
+                    match r.places {
+                        1 => "once".to_string(),
+                        n => format!("{n} layers"),
+                    },
+                    r.before.superkernels,
+                    r.after.superkernels,
+                    r.before.single,
+                    r.after.single
+                ),
+            }
+        }
         Pick::Template(i) => {
             let t = s.templates.get(i)?;
             let splits: Vec<&str> = t.splits.iter().map(|(layer, _)| layer.as_str()).collect();
@@ -265,6 +292,17 @@ fn row_text(s: &Suggestions, pick: Pick) -> Option<Row> {
 fn details(s: &Suggestions, pick: Pick, graph: &Graph, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     match pick {
+        Pick::Remedy(i) => {
+            let Some(r) = s.remedies.get(i) else {
+                return lines;
+            };
+            lines.push(format!("{} · {}", r.what, r.why));
+            lines.push(format!(
+                "checked by skope's prediction of the pass: {}",
+                r.effect()
+            ));
+            lines.extend(r.code.lines().map(|l| format!("aclgraph: {l}")));
+        }
         Pick::Template(i) => {
             let Some(t) = s.templates.get(i) else {
                 return lines;
