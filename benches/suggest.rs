@@ -71,9 +71,10 @@ fn bench(c: &mut Criterion) {
         let planning = ws.planning();
         let (s, _) = rank(&planning, (ws.marks(), ws.plan()), measured);
         eprintln!(
-            "{name}: {} template(s), {} per-layer suggestion(s); {}",
+            "{name}: {} template(s), {} per-layer suggestion(s) ({} more add nothing); {}",
             s.templates.len(),
             s.list.len(),
+            s.adding_nothing,
             s.whole_model
                 .as_ref()
                 .map(|w| w.words())

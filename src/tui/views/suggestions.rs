@@ -188,21 +188,30 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     let Some(graph) = app.explorer().map(|ex| ex.ws.graph()) else {
         return;
     };
-    let lines = details(s, pick, graph, usize::from(below.width));
-    for (k, (line, y)) in lines
-        .iter()
-        .zip(below.y..below.y + below.height)
-        .enumerate()
-    {
-        let role = if k == 0 { Role::Title } else { Role::Text };
-        put(
-            buf,
-            below.x,
-            y,
-            below.width,
-            &sanitize(line),
-            theme.get(role),
-        );
+    let width = usize::from(below.width);
+    // Long lines (the code to paste) go on over the next lines, indented.
+    let mut lines: Vec<(bool, String)> = Vec::new();
+    for (k, line) in details(s, pick, graph, width).into_iter().enumerate() {
+        let chars: Vec<char> = sanitize(&line).chars().collect();
+        let mut rest: &[char] = &chars;
+        let mut first = true;
+        while !rest.is_empty() || first {
+            let room = if first {
+                width
+            } else {
+                width.saturating_sub(2)
+            }
+            .max(1);
+            let (head, tail) = rest.split_at(room.min(rest.len()));
+            let text: String = head.iter().collect();
+            lines.push((k == 0, if first { text } else { format!("  {text}") }));
+            rest = tail;
+            first = false;
+        }
+    }
+    for ((title, line), y) in lines.iter().zip(below.y..below.y + below.height) {
+        let role = if *title { Role::Title } else { Role::Text };
+        put(buf, below.x, y, below.width, line, theme.get(role));
     }
 }
 
