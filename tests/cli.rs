@@ -1145,7 +1145,7 @@ fn suggest_ranks_scopes_by_count_or_by_measured_time() {
     // attention) is offered.
     assert!(
         text.contains(
-            "  1. layer  layers 0,1,2,3  7 SuperKernel(s), 5 distinct  6 boundaries in all"
+            "  1. layer  layers 0,1,2,3  8 SuperKernel(s), 6 distinct  6 boundaries in all"
         ),
         "{text}"
     );

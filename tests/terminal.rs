@@ -412,6 +412,39 @@ fn the_dataflow_view_follows_a_producer_and_comes_back_in_a_real_terminal() {
 }
 
 #[test]
+fn a_template_is_accepted_in_every_layer_and_undone_in_one_step_in_a_real_terminal() {
+    let dir = common::scratch("pty-template");
+    let plan = dir.join("template.skope.json");
+    let mut s = skope(&["--plan", plan.to_str().unwrap()], 160, 40);
+    s.wait_for("the explorer", LONG, |t| {
+        t.contains("8 scopes → 13 segments")
+    });
+    s.send(b"S");
+    s.wait_for("the templates first", LONG, |t| {
+        t.contains("Suggested scopes · 5 template(s)") && t.contains("layer_{i}")
+    });
+    // The whole layer in all four: four scopes, one step; the scopes it empties go.
+    s.send(b"a");
+    s.wait_for("the scopes made", LONG, |t| {
+        t.contains("4 new scopes layer_0 … layer_3") && t.contains("one undo step")
+    });
+    s.send(b"\x1b");
+    s.wait_for("the graph, its plan changed", LONG, |t| {
+        !t.contains("Suggested scopes")
+            && t.contains("4 scopes → 8 segments")
+            && t.contains("● unsaved")
+    });
+    s.send(b"u");
+    s.wait_for("all four undone", LONG, |t| {
+        t.contains("8 scopes → 13 segments") && !t.contains("● unsaved")
+    });
+    // Nothing left unsaved: it quits without asking.
+    s.send(b"q");
+    assert_eq!(s.wait_exit(LONG), Some(0));
+    assert!(s.terminal_restored());
+}
+
+#[test]
 fn the_timeline_opens_on_the_bundled_profiles_and_zooms_in_a_real_terminal() {
     let profiles = common::repo("assets/examples/prof_result");
     let mut s = skope(&["--profiles", profiles.to_str().unwrap()], 120, 40);

@@ -36,7 +36,7 @@ fn the_view_lists_templates_first_and_says_they_are_counted_without_profiles() {
     assert!(
         text.contains("layer_{i}")
             && text.contains("layer{i}_input_rmsnorm … layer{i}_moe_add")
-            && text.contains("every layer (4) · 7 SK, 5 distinct · splits in 0,1,3"),
+            && text.contains("every layer (4) · 8 SK, 6 distinct · splits in 0,1,3"),
         "{text}"
     );
     // Nothing that crosses a layer; layer 2 whole is the best per-layer one.

@@ -372,7 +372,7 @@ fn two_stream(cx: &Context, runs: &[Vec<OpId>]) -> Vec<Vec<OpId>> {
 type PlannedSegment = (usize, String, Vec<OpId>, Vec<String>);
 
 /// The segments the graph's planner makes when each of `runs` is a scope of its own with
-/// `options`.
+/// `options` (of one op too: the pass builds those).
 fn planned(
     planning: &Planning,
     runs: &[Vec<OpId>],
@@ -396,7 +396,7 @@ fn planned(
             .strip_prefix(prefix)
             .and_then(|n| n.parse().ok())
             .unwrap_or(usize::MAX);
-        for seg in scope.segments.iter().filter(|seg| seg.ops.len() >= 2) {
+        for seg in &scope.segments {
             // The planner's cuts around it, in words.
             let cuts: Vec<String> = scope
                 .breaks
@@ -587,9 +587,11 @@ pub fn suggest(
     let graph = cx.graph();
     let runs = runs(cx);
     let per_op = PerOp::new(cx, timing);
+    // A candidate is one of the planner's segments of two ops or more.
     let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> =
         planned(planning, &runs, "suggest_", "")
             .into_iter()
+            .filter(|(_, _, ops, _)| ops.len() >= 2)
             .map(|(_, n, o, c)| (Kind::Run, n, o, c))
             .collect();
     let mut more = Vec::new();
@@ -607,7 +609,9 @@ pub fn suggest(
     ];
     for (kind, groups, prefix, options) in groups {
         for (_, n, o, c) in planned(planning, &groups.unwrap_or_default(), prefix, options) {
-            more.push((kind, n, o, c));
+            if o.len() >= 2 {
+                more.push((kind, n, o, c));
+            }
         }
     }
     // The same ops drawn twice (a run that is also a layer): kept once. Runs in execution order

@@ -36,7 +36,7 @@ pub struct Template {
     pub layers: Vec<String>,
     /// Layers that lack one of its ends.
     pub missing: Vec<String>,
-    /// SuperKernels it makes over all its layers.
+    /// SuperKernels it makes over all its layers (of one op too).
     pub superkernels: usize,
     /// Distinct SuperKernels among them (identical sub-op types in order compile once).
     pub distinct: usize,
