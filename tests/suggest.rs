@@ -512,9 +512,10 @@ fn on_the_bundled_example_the_top_template_is_the_whole_layer_in_all_four() {
 }
 
 #[test]
-fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_template() {
+fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_template_split_in_layer_7()
+{
     // Layers 0–2 dense (a, b, mlp, c), layers 3–63 MoE (a, b, c), then an MTP block outside
-    // the numbered layers.
+    // the numbered layers; layer 7 has an extra op, a Cast (not an AscendC kernel), before c.
     let aic = "AiCore";
     let mut names: Vec<String> = Vec::new();
     for l in 0..64 {
@@ -523,10 +524,15 @@ fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_templat
         if l < 3 {
             names.push(format!("layer{l}_mlp"));
         }
+        if l == 7 {
+            names.push("layer7_cast".to_string());
+        }
         names.push(format!("layer{l}_c"));
     }
     names.extend(["mtp_a".to_string(), "mtp_b".to_string()]);
-    let ws = graph(&specs_of(&names, |_| aic));
+    let ws = graph(&specs_of(&names, |n| {
+        if n.ends_with("cast") { "" } else { aic }
+    }));
     let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
     let t = s
         .templates
@@ -535,10 +541,13 @@ fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_templat
         .expect("the whole-layer template");
     assert_eq!(t.layers.len(), 64);
     assert!(t.missing.is_empty());
-    // One SuperKernel a layer; the dense and the MoE layers compile to two distinct ones.
-    assert_eq!((t.superkernels, t.distinct), (64, 2));
-    assert_eq!(t.boundaries, 3 * 3 + 61 * 2);
-    assert!(t.splits.is_empty(), "{t:?}");
+    // One SuperKernel a layer, but two in layer 7, cut at its Cast (a, b; c alone); the dense
+    // and the MoE layers compile to two distinct ones, layer 7's pieces to two more.
+    assert_eq!((t.superkernels, t.distinct), (65, 4));
+    assert_eq!(t.boundaries, 3 * 3 + 60 * 2 + 1);
+    assert_eq!(t.splits.len(), 1, "{t:?}");
+    assert_eq!(t.splits[0].0, "7");
+    assert!(t.splits[0].1[0].starts_with("layer7_cast: "), "{t:?}");
     assert_eq!(s.templates[0].layers.len(), 64);
     // The MTP block is no layer: it is in no template.
     assert!(s.templates.iter().all(|t| !t.first.0.starts_with("mtp")));
