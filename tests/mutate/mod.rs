@@ -836,12 +836,13 @@ static MS_WORKSPACE: std::sync::LazyLock<skope::workspace::Workspace> =
 const ACL_MODEL: &str = "assets/examples/aclgraph/sk_meta/4711/model_3_1";
 
 /// Reads the aclgraph model in `dir` and, when it reads, reports on it and builds its explorer
-/// workspace (with the whole-model summary).
+/// workspace (with the whole-model summary and the exclusions that would heal it).
 fn read_acl_model(dir: &Path) {
     if let Ok(model) = skope::aclgraph::model::read(dir) {
         let _ = skope::aclgraph::report::AclReport::new(&model, &[]).to_text();
         let ws = skope::aclgraph::observed::workspace(&model, &[], "model");
         let _ = ws.whole_model(None, 10_000);
+        let _ = ws.planning().remedies(ws.marks());
         let _ = skope::aclgraph::export::python(&model);
     }
 }
