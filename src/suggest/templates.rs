@@ -135,7 +135,12 @@ fn batches(regions: &[Region]) -> Vec<Vec<usize>> {
             .next_back()
             .is_some_and(|(_, &end)| end >= from)
     };
-    for (r, region) in regions.iter().enumerate() {
+    // In order of where they start (first fit in that order colours intervals with the fewest
+    // batches).
+    let mut order: Vec<usize> = (0..regions.len()).collect();
+    order.sort_by_key(|&r| regions[r].spans.first().copied());
+    for r in order {
+        let region = &regions[r];
         let fits = out.iter().position(|(members, taken)| {
             regions[members[0]].options == region.options
                 && !region.spans.iter().any(|span| meets(taken, span))
