@@ -83,6 +83,20 @@ fn the_view_lists_templates_first_and_says_they_are_counted_without_profiles() {
     assert!(screen(&app).contains("Ops (execution order) 137"));
 }
 
+#[test]
+fn on_an_80x24_terminal_the_template_and_its_code_still_show() {
+    let mut app = app(80, 24);
+    press(&mut app, KeyCode::Char('S'));
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&app);
+    assert!(text.contains("layer_{i}"), "{text}");
+    assert!(
+        text.contains("TorchAir: with torchair.scope.super_kernel"),
+        "{text}"
+    );
+    insta::assert_snapshot!("suggestions_80x24", text);
+}
+
 /// The scopes of `app`'s plan, each with its SuperKernels (segments of two ops or more).
 fn superkernels(app: &skope::tui::app::App) -> Vec<(String, usize)> {
     let plan = app.explorer().unwrap().ws.plan();

@@ -132,8 +132,12 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
         keymap.hint(Action::Back)
     );
     put(buf, x, table.y + 3, w, &keys, theme.get(Role::Key));
+    // The scope and first … last columns share what the fixed ones leave, with room kept for
+    // what it is: 30 and 44 wide from 158 columns, narrower below.
+    let free = usize::from(w).saturating_sub(26);
+    let (name_w, span_w) = ((free * 3 / 10).clamp(8, 30), (free * 9 / 20).clamp(10, 44));
     let header = format!(
-        "{:>3} {:>10} {:>5} {:>3}  {:<30} {:<44} {}",
+        "{:>3} {:>10} {:>5} {:>3}  {:<name_w$} {:<span_w$} {}",
         "#",
         if s.measured { "µs/step" } else { "boundaries" },
         "ops",
@@ -165,13 +169,13 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
             continue;
         };
         let text = format!(
-            "{:>3} {:>10} {:>5} {:>3}  {:<30} {:<44} {}",
+            "{:>3} {:>10} {:>5} {:>3}  {:<name_w$} {:<span_w$} {}",
             row + 1,
             line.value,
             line.ops,
             line.streams,
-            cut_middle(&line.name, 30),
-            cut_middle(&line.span, 44),
+            cut_middle(&line.name, name_w),
+            cut_middle(&line.span, span_w),
             line.what
         );
         let mut style = theme.get(Role::Text);
