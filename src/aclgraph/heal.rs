@@ -18,11 +18,9 @@ use super::predict::{self, Prediction};
 use crate::fusion::marks::Marks;
 use crate::graph::{OpId, layer_of};
 use crate::planner::{PlanShape, Remedy};
+use crate::suggest::templates::LAYER;
 use crate::whole_model::WHOLE_MODEL_SHARE;
 use std::collections::{BTreeMap, HashMap};
-
-/// What stands for the layer number in a scope name made for every layer.
-const LAYER: &str = "{i}";
 
 /// The remedies for the whole-model scope of `marks` on `model` (`outer`: the outermost scope
 /// of each nested scope's name), best first; none when no scope holds the whole model.
