@@ -10,6 +10,11 @@ pub fn layer_of(name: &str) -> Option<&str> {
     let bytes = name.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
+        // Most bytes start neither word: one comparison rules them out.
+        if !matches!(bytes[at] | 0x20, b'l' | b'b') {
+            at += 1;
+            continue;
+        }
         let word = [b"layer", b"block"].into_iter().find(|w| {
             bytes
                 .get(at..at + w.len())

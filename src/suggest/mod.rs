@@ -846,14 +846,24 @@ impl<'g> Units<'g> {
     fn of(cx: &Context, layers: &[Option<&'g str>]) -> Units<'g> {
         let mut names: Vec<&str> = vec![""];
         let mut ids: HashMap<&str, u32, NameHash> = HashMap::default();
+        // Ops of one layer come together: the unit before is looked up again only when the
+        // layer changes.
+        let mut last: Option<(&str, u32)> = None;
         let of_op: Vec<u32> = layers
             .iter()
-            .map(|l| match l {
+            .map(|l| match *l {
                 None => OUTSIDE,
-                Some(name) => *ids.entry(name).or_insert_with(|| {
-                    names.push(name);
-                    names.len() as u32 - 1
-                }),
+                Some(name) => match last {
+                    Some((before, unit)) if before == name => unit,
+                    _ => {
+                        let unit = *ids.entry(name).or_insert_with(|| {
+                            names.push(name);
+                            names.len() as u32 - 1
+                        });
+                        last = Some((name, unit));
+                        unit
+                    }
+                },
             })
             .collect();
         let mut spans: Vec<Option<(OpId, OpId)>> = vec![None; names.len()];
