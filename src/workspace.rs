@@ -177,9 +177,10 @@ impl PlanDigest {
 /// One step of the history.
 #[derive(Debug, Clone)]
 struct Step {
-    /// Its edits, in the order made: more than one when edits with the same key were made in
+    /// Its edits, in the order made, as they were made together (each batch checked against
+    /// the plan before it, and planned once): more than one when edits with the same key were made in
     /// a row.
-    edits: Vec<Edit>,
+    edits: Vec<Vec<Edit>>,
     /// What undoes all of them.
     undo: Undo,
     /// Steps with the same key in a row are one step (e.g. typing an options value).
@@ -446,26 +447,50 @@ impl Workspace {
     /// Applies `edit` and plans again. Consecutive edits with the same `key` are one step of
     /// the history (undone together).
     pub fn apply(&mut self, edit: Edit, key: Option<u64>) -> Result<(), EditError> {
-        if let Some(why) = self.planner.as_ref().and_then(|p| p.refuses(&edit)) {
-            return Err(EditError::Refused(why));
+        self.apply_all(vec![edit], key)
+    }
+
+    /// Applies `edits` in order and plans once, as one step of the history (with the steps of
+    /// the same `key` before it). Each is checked against the plan before them all (and redone
+    /// the same way), so they are edits that do not depend on one another's plan — new scopes
+    /// of distinct names, exclusions; the first that cannot be made leaves the marks as they
+    /// were and is the error.
+    pub fn apply_all(&mut self, edits: Vec<Edit>, key: Option<u64>) -> Result<(), EditError> {
+        if edits.is_empty() {
+            return Err(EditError::Unchanged);
         }
-        let undo = edit::apply(&mut self.marks, &self.plan, &edit)?;
+        let mut undo = Undo::default();
+        for edit in &edits {
+            let made = match self.planner.as_ref().and_then(|p| p.refuses(edit)) {
+                Some(why) => Err(EditError::Refused(why)),
+                None => edit::apply(&mut self.marks, &self.plan, edit),
+            };
+            match made {
+                Ok(done) => undo.then(done),
+                Err(e) => {
+                    undo.restore(&mut self.marks);
+                    return Err(e);
+                }
+            }
+        }
         let (changed, touched) = (undo.changed(), undo.renamed());
         self.undone.clear();
         let after = self.new_version();
         match self.done.last_mut() {
             Some(top) if key.is_some() && top.key == key && top.after == self.version => {
                 // One step: its undo restores the marks before the first of them.
-                match top.edits.last_mut() {
-                    // The same value typed on (an options string): the newest stands for both.
-                    Some(last) if last.replaces(&edit) => *last = edit,
-                    _ => top.edits.push(edit),
+                match (top.edits.last_mut(), edits.as_slice()) {
+                    // The same value typed on (an options string): the newest stands.
+                    (Some(last), [edit]) if matches!(last.as_slice(), [l] if l.replaces(edit)) => {
+                        *last = edits;
+                    }
+                    _ => top.edits.push(edits),
                 }
                 top.undo.then(undo);
                 top.after = after;
             }
             _ => self.done.push(Step {
-                edits: vec![edit],
+                edits: vec![edits],
                 undo,
                 key,
                 before: self.version,
@@ -483,7 +508,7 @@ impl Workspace {
         let (changed, touched) = (step.undo.changed_back(&self.marks), step.undo.renamed());
         step.undo.restore(&mut self.marks);
         self.version = step.before;
-        let words = edit::describe_all(&step.edits);
+        let words = edit::describe_all(&step.edits.concat());
         self.undone.push(step);
         self.replan(&changed, &touched);
         Some(words)
@@ -493,24 +518,31 @@ impl Workspace {
     /// redo.
     pub fn redo(&mut self) -> Option<String> {
         let mut step = self.undone.pop()?;
-        // The marks are as they were when the step was first made, so its edits apply again,
-        // each on the plan the one before it made.
+        // The marks are as they were when the step was first made, so its edits apply again
+        // as they were made: each batch on the plan the one before it made.
         let mut undo = Undo::default();
-        for e in &step.edits {
-            let Ok(done) = edit::apply(&mut self.marks, &self.plan, e) else {
-                let (back, touched) = (undo.changed_back(&self.marks), undo.renamed());
-                undo.restore(&mut self.marks);
-                self.replan(&back, &touched);
-                self.undone.push(step);
-                return None;
-            };
+        for batch in &step.edits {
+            let mut done = Undo::default();
+            for e in batch {
+                match edit::apply(&mut self.marks, &self.plan, e) {
+                    Ok(one) => done.then(one),
+                    Err(_) => {
+                        done.restore(&mut self.marks);
+                        let (back, touched) = (undo.changed_back(&self.marks), undo.renamed());
+                        undo.restore(&mut self.marks);
+                        self.replan(&back, &touched);
+                        self.undone.push(step);
+                        return None;
+                    }
+                }
+            }
             let (changed, touched) = (done.changed(), done.renamed());
             undo.then(done);
             self.replan(&changed, &touched);
         }
         step.undo = undo;
         self.version = step.after;
-        let words = edit::describe_all(&step.edits);
+        let words = edit::describe_all(&step.edits.concat());
         self.done.push(step);
         Some(words)
     }

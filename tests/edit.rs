@@ -377,8 +377,8 @@ fn random_edit_sequences_undo_to_the_original_plan_and_redo_to_the_last() {
 
 #[test]
 fn steps_of_several_different_edits_undo_and_redo_whole() {
-    // As accepting a template makes them: several edits under one key are one step, undone
-    // and redone whole, whatever they are.
+    // As accepting a template makes them: several edits under one key, or made together, are
+    // one step, undone and redone whole, whatever they are.
     let original = example();
     for seed in 1..=20u64 {
         let mut ws = example();
@@ -387,12 +387,27 @@ fn steps_of_several_different_edits_undo_and_redo_whole() {
         let mut k = 0;
         for step in 0..15u64 {
             let mut made = false;
-            for _ in 0..1 + rng.below(4) {
-                let edit = random_edit(&ws, &mut rng, k);
-                k += 1;
-                made |= ws.apply(edit, Some(1000 + step)).is_ok();
+            if rng.below(2) == 0 {
+                // Made one by one under one key, each planned.
+                for _ in 0..1 + rng.below(4) {
+                    let edit = random_edit(&ws, &mut rng, k);
+                    k += 1;
+                    made |= ws.apply(edit, Some(1000 + step)).is_ok();
+                }
+            } else {
+                // Made together, planned once; refused whole, leaving the plan as it was.
+                let before = ws.plan().clone();
+                let edits: Vec<Edit> = (0..1 + rng.below(4))
+                    .map(|i| random_edit(&ws, &mut rng, k + i))
+                    .collect();
+                k += edits.len();
+                made = ws.apply_all(edits, Some(1000 + step)).is_ok();
+                if !made {
+                    assert_eq!(ws.plan(), &before, "seed {seed}");
+                }
             }
             if made {
+                assert_eq!(ws.plan(), &plan(ws.context(), ws.marks()), "seed {seed}");
                 plans.push(ws.plan().clone());
             }
         }

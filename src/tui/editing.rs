@@ -197,17 +197,30 @@ impl App {
     /// Applies `edit` (steps with the same `key` in a row are one undo step), records it in
     /// the journal and shows what it did.
     pub(super) fn apply_edit(&mut self, edit: Edit, key: Option<u64>) {
+        self.apply_edits(vec![edit], key);
+    }
+
+    /// Applies `edits` as one undo step, planned once ([`Workspace::apply_all`]), records each
+    /// in the journal (with `key`, so a replay makes them one step again) and shows what they
+    /// did; false when they could not be made (said why).
+    pub(super) fn apply_edits(&mut self, edits: Vec<Edit>, key: Option<u64>) -> bool {
         let Screen::Explorer(ex) = &mut self.screen else {
-            return;
+            return false;
         };
-        let words = edit.describe();
-        let entry = JournalEntry::Edit {
-            edit: journal::named(ex.ws.graph(), &edit),
-            key,
-        };
-        match ex.apply(edit, key) {
+        let words = crate::edit::describe_all(&edits);
+        let entries: Vec<JournalEntry> = edits
+            .iter()
+            .map(|edit| JournalEntry::Edit {
+                edit: journal::named(ex.ws.graph(), edit),
+                key,
+            })
+            .collect();
+        match ex.apply_all(edits, key) {
             Ok(()) => {
-                let journal = self.session.record(&entry);
+                let mut journal = None;
+                for entry in &entries {
+                    journal = journal.or(self.session.record(entry));
+                }
                 let summary = change_summary(self, false);
                 self.profiles_follow_plan();
                 self.comparison_follows_plan();
@@ -215,8 +228,12 @@ impl App {
                     Some(problem) => self.problem(problem),
                     None => self.info(format!("{words}: {summary}")),
                 }
+                true
             }
-            Err(e) => self.problem(format!("{words}: {e}")),
+            Err(e) => {
+                self.problem(format!("{words}: {e}"));
+                false
+            }
         }
     }
 

@@ -873,7 +873,13 @@ impl Explorer {
     /// Makes `edit` (steps with the same `key` in a row are one undo step) and rebuilds what
     /// depends on the plan.
     pub fn apply(&mut self, edit: Edit, key: Option<u64>) -> Result<(), EditError> {
-        self.ws.apply(edit, key)?;
+        self.apply_all(vec![edit], key)
+    }
+
+    /// Makes `edits` as one step ([`Workspace::apply_all`]: planned once) and rebuilds what
+    /// depends on the plan once.
+    pub fn apply_all(&mut self, edits: Vec<Edit>, key: Option<u64>) -> Result<(), EditError> {
+        self.ws.apply_all(edits, key)?;
         self.clear_range();
         self.refresh();
         Ok(())

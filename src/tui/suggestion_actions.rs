@@ -210,18 +210,19 @@ impl App {
         };
         let key = Some(ACCEPT_KEY | ex.ws.version());
         let before = ex.ws.plan().clone();
-        for edit in edits {
-            let version = self.explorer().map(|ex| ex.ws.version());
-            self.apply_edit(edit, key);
-            if self.explorer().map(|ex| ex.ws.version()) == version {
-                return false;
-            }
+        // Planned once for all of them, and once more for the scopes they empty.
+        if !self.apply_edits(edits, key) {
+            return false;
         }
         let Some(ex) = self.explorer() else {
             return false;
         };
-        for scope in emptied(&before, ex.ws.plan()) {
-            self.apply_edit(Edit::Delete { scope }, key);
+        let clear: Vec<Edit> = emptied(&before, ex.ws.plan())
+            .into_iter()
+            .map(|scope| Edit::Delete { scope })
+            .collect();
+        if !clear.is_empty() {
+            self.apply_edits(clear, key);
         }
         true
     }
