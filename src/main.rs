@@ -251,10 +251,13 @@ enum Command {
     },
     /// Suggest scopes for a graph, ranked by the time they would save over its current plan:
     /// templates first (a region of a decoder layer, planned in every layer, with the code to
-    /// paste), then per-layer candidates, each one of the planner's segments and none crossing a
-    /// layer; with a profile the saving is estimated from the measured gaps, and with a profile
-    /// pair the saving model is fitted first (and trusted for the ranking only when its error
-    /// allows).
+    /// paste), then per-layer candidates, each one of the graph planner's segments and none
+    /// crossing a layer, only those that add something; for a scope holding the whole aclgraph
+    /// model, the exclusions that keep its one-kernel pieces out, each checked by the pass's
+    /// prediction; and what accepting all that fit would make of the whole model. With a
+    /// profile the saving is estimated from the measured gaps; with a profile pair the saving
+    /// model is fitted first, on per-step medians (and trusted for the ranking only when its
+    /// error allows).
     Suggest {
         /// The dump file.
         file: PathBuf,

@@ -63,8 +63,6 @@ pub struct PlanShape {
 /// scope) that the planner's prediction says heals some of its worst splits.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Remedy {
-    /// What to change, in words.
-    pub what: String,
     /// The first op it keeps out (in the first place it applies).
     pub first: String,
     /// The last op it keeps out there.
@@ -85,6 +83,19 @@ pub struct Remedy {
 }
 
 impl Remedy {
+    /// What to change, in words: `keep A … B out of fusion in every layer (4 places)`.
+    pub fn what(&self) -> String {
+        let span = if self.first == self.last {
+            self.first.clone()
+        } else {
+            format!("{} … {}", self.first, self.last)
+        };
+        match self.places {
+            1 => format!("keep {span} out of fusion"),
+            n => format!("keep {span} out of fusion in every layer ({n} places)"),
+        }
+    }
+
     /// What the prediction says it does, in words.
     pub fn effect(&self) -> String {
         let (b, a) = (self.before, self.after);

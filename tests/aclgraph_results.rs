@@ -219,7 +219,7 @@ fn a_whole_model_scope_s_one_kernel_pieces_are_excluded_once_per_layer_checked_b
     let (model, others) = open(&fx.dir).unwrap();
     let mut ws = skope::aclgraph::observed::workspace(&model, &others, "model_9_1");
     let remedies = ws.planning().remedies(ws.marks());
-    let what: Vec<&str> = remedies.iter().map(|r| r.what.as_str()).collect();
+    let what: Vec<String> = remedies.iter().map(|r| r.what()).collect();
     // In every layer the ScheMode kernel's drop and rise leave two one-kernel SuperKernels
     // side by side: one exclusion in the layer's code removes both, in all four layers; the
     // LM head alone is another.

@@ -1656,6 +1656,16 @@ fn aclgraph_results_as_users_have_them_open_in_every_command() {
         text.contains("     code: torch.npu.super_kernel_scope_begin(None)  # before GroupedMatmulFinalizeRouting_l0"),
         "{text}"
     );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["suggest", &whole.to_string_lossy(), "--json"])).unwrap();
+    let remedy = &json["remedies"][0];
+    assert!(
+        remedy["what"]
+            .as_str()
+            .is_some_and(|w| w.ends_with("out of fusion in every layer (4 places)")),
+        "{remedy}"
+    );
+    assert_eq!(remedy["after"]["superkernels"], 9);
     // The whole-model scope answers first, in text and in JSON.
     let text = stdout_of(&["report", &whole.to_string_lossy(), "--summary"]);
     assert!(

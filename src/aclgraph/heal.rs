@@ -160,20 +160,13 @@ fn exclusions(
             kernel_name(model, first[0]),
             kernel_name(model, first[first.len() - 1]),
         );
-        let span = if head == tail {
-            head.clone()
-        } else {
-            format!("{head} … {tail}")
-        };
-        let (each, names) = match layer_of(first_scope) {
-            Some(layer) if places.len() > 1 => (
-                format!(" in every layer ({} places)", places.len()),
-                format!(" (the names are those of {first_scope}, layer {layer})"),
-            ),
-            _ => (String::new(), String::new()),
+        let names = match layer_of(first_scope) {
+            Some(layer) if places.len() > 1 => {
+                format!(" (the names are those of {first_scope}, layer {layer})")
+            }
+            _ => String::new(),
         };
         out.push(Remedy {
-            what: format!("keep {span} out of fusion{each}"),
             first: head.clone(),
             last: tail.clone(),
             places: places.len(),

@@ -98,7 +98,7 @@ pub struct Report<'a> {
     /// The whole model if all that fit were accepted.
     whole_model: Option<&'a super::estimate::WholeModel>,
     /// What heals the worst splits of a scope holding the whole model, in its system's terms.
-    remedies: &'a [crate::planner::Remedy],
+    remedies: Vec<RemedyWords<'a>>,
     /// The coefficients used.
     coefficients: Coefficients,
     /// True when they were fitted on a profile pair.
@@ -107,6 +107,14 @@ pub struct Report<'a> {
     measured: bool,
     /// The fit, when a pair was given.
     fit: Option<&'a Fit>,
+}
+
+/// A remedy with what it changes in words.
+#[derive(Serialize)]
+struct RemedyWords<'a> {
+    #[serde(flatten)]
+    remedy: &'a crate::planner::Remedy,
+    what: String,
 }
 
 /// A template with the code that writes it.
@@ -163,7 +171,14 @@ impl<'a> Report<'a> {
                 .collect(),
             list,
             whole_model: result.whole_model.as_ref(),
-            remedies: &result.remedies,
+            remedies: result
+                .remedies
+                .iter()
+                .map(|remedy| RemedyWords {
+                    what: remedy.what(),
+                    remedy,
+                })
+                .collect(),
             coefficients: result.coefficients,
             fitted: result.fitted,
             measured: result.measured,
@@ -186,7 +201,7 @@ fn remedies_text(result: &Suggestions, out: &mut String) {
         out.push_str(&format!(
             "\n{:>3}. {}\n     {}\n     {}\n",
             n + 1,
-            r.what,
+            r.what(),
             r.why,
             r.effect()
         ));

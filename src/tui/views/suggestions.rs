@@ -309,7 +309,7 @@ fn details(s: &Suggestions, pick: Pick, graph: &Graph, width: usize) -> Vec<Stri
             let Some(r) = s.remedies.get(i) else {
                 return lines;
             };
-            lines.push(format!("{} · {}", r.what, r.why));
+            lines.push(format!("{} · {}", r.what(), r.why));
             lines.push(format!(
                 "checked by skope's prediction of the pass: {}",
                 r.effect()
