@@ -116,12 +116,13 @@ fn measure(
 }
 
 /// Today's `marks` and `plan` against the plan with every suggestion of `s` that fits accepted,
-/// planned by `planning`; savings from `timing`'s gaps when there is a profile.
-pub fn whole_model(
+/// planned by `planning`; savings from `timing`'s gaps when there is a profile (`per_op`: each
+/// op's timing in it, looked up).
+pub(super) fn whole_model(
     planning: &Planning,
     (marks, plan): (&Marks, &Plan),
     s: &Suggestions,
-    timing: Option<&Timing>,
+    (per_op, timing): (&PerOp<'_>, Option<&Timing>),
 ) -> WholeModel {
     let (picks, _) = s.all_that_fit();
     let mut names: HashSet<String> = marks.scopes().iter().cloned().collect();
@@ -174,9 +175,8 @@ pub fn whole_model(
         }
         after = planning.plan(&accepted);
     }
-    let per_op = PerOp::new(planning.context(), timing);
-    let today = measure(planning, plan, s, (&per_op, timing));
-    let all = measure(planning, &after, s, (&per_op, timing));
+    let today = measure(planning, plan, s, (per_op, timing));
+    let all = measure(planning, &after, s, (per_op, timing));
     let (mut templates, mut suggestions) = (Vec::new(), Vec::new());
     let mut exclusions = 0;
     for pick in picks {

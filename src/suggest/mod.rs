@@ -583,10 +583,21 @@ pub fn suggest(
     coefficients: Coefficients,
     fitted: bool,
 ) -> Suggestions {
+    let per_op = PerOp::new(planning.context(), timing);
+    suggest_on(planning, today, (&per_op, timing), coefficients, fitted)
+}
+
+/// [`suggest`] with each op's timing looked up already (`per_op`, from `timing`).
+fn suggest_on(
+    planning: &Planning,
+    today: &Plan,
+    (per_op, timing): (&PerOp<'_>, Option<&Timing>),
+    coefficients: Coefficients,
+    fitted: bool,
+) -> Suggestions {
     let cx = planning.context();
     let graph = cx.graph();
     let runs = runs(cx);
-    let per_op = PerOp::new(cx, timing);
     // A candidate is one of the planner's segments of two ops or more.
     let mut drawn: Vec<(Kind, String, Vec<OpId>, Vec<String>)> =
         planned(planning, &runs, "suggest_", "")
@@ -638,7 +649,7 @@ pub fn suggest(
     let mut valued: Vec<(Suggestion, Vec<String>, Vec<u32>)> = drawn
         .into_iter()
         .map(|(kind, _, ops, cuts)| {
-            let (features, measured) = features(cx, &ops, &per_op, Some(&segment_of));
+            let (features, measured) = features(cx, &ops, per_op, Some(&segment_of));
             let per_step = timing.map_or(1.0, |t| t.per_step(&graph.op(ops[0]).name).max(1.0));
             let hit_counts = segments_hit(&segment_of, &ops);
             let hit: Vec<u32> = hit_counts.iter().map(|&(k, _)| k).collect();
@@ -739,7 +750,7 @@ pub fn suggest(
     let mut templates = templates::templates(
         planning,
         &list,
-        (&per_op, today_fused),
+        (per_op, today_fused),
         &units,
         (timing, coefficients),
     );
@@ -930,12 +941,25 @@ pub fn rank(
     if let Some(why) = planning.no_scope_code() {
         return (Suggestions::none(why), None);
     }
+    // Each op's timing looked up once, for the fit, the suggestions and the estimate.
+    let per_op = PerOp::new(cx, measured.base);
     let fit = match (measured.base, measured.new) {
-        (Some(t), Some(new)) => saving::fit(&observations(cx, plan, (t, new), measured.payoffs)),
+        (Some(t), Some(new)) => saving::fit(&observations_on(
+            cx,
+            plan,
+            (&per_op, t, new),
+            measured.payoffs,
+        )),
         _ => None,
     };
     let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
-    let mut suggestions = suggest(planning, plan, measured.base, coefficients, fit.is_some());
+    let mut suggestions = suggest_on(
+        planning,
+        plan,
+        (&per_op, measured.base),
+        coefficients,
+        fit.is_some(),
+    );
     if let Some(f) = &fit {
         trust_the_fit(&mut suggestions, f);
     }
@@ -944,7 +968,7 @@ pub fn rank(
         planning,
         (marks, plan),
         &suggestions,
-        measured.base,
+        (&per_op, measured.base),
     ));
     (suggestions, fit)
 }
@@ -1004,8 +1028,17 @@ pub fn observations(
     (base, new): (&Timing, &KernelTable),
     payoffs: Option<&Payoffs>,
 ) -> Vec<Observation> {
+    observations_on(cx, plan, (&PerOp::new(cx, Some(base)), base, new), payoffs)
+}
+
+/// [`observations`] with each op's timing in `base` looked up already (`per_op`).
+fn observations_on(
+    cx: &Context,
+    plan: &Plan,
+    (per_op, base, new): (&PerOp<'_>, &Timing, &KernelTable),
+    payoffs: Option<&Payoffs>,
+) -> Vec<Observation> {
     let graph = cx.graph();
-    let per_op = PerOp::new(cx, Some(base));
     let mut out = Vec::new();
     for scope in &plan.scopes {
         for seg in &scope.segments {
@@ -1021,7 +1054,7 @@ pub fn observations(
             if seg.ops.len() < 2 {
                 continue;
             }
-            let (features, _) = features(cx, &seg.ops, &per_op, None);
+            let (features, _) = features(cx, &seg.ops, per_op, None);
             let unfused: f64 = timings.iter().map(|k| k.duration()).sum::<f64>() + features.gap;
             let by_step = payoffs
                 .and_then(|p| p.get(&seg.fused_node))
