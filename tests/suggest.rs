@@ -6,6 +6,7 @@ use skope::fusion::rules::RuleSet;
 use skope::graph::{AttrValue, GraphBuilder, OpBuilder};
 use skope::load::Format;
 use skope::suggest::saving::{Coefficients, DEFAULTS};
+use skope::suggest::templates::Template;
 use skope::suggest::{Versus, observations, saving, suggest, timing};
 use skope::workspace::Workspace;
 use std::path::{Path, PathBuf};
@@ -445,11 +446,26 @@ fn on_the_bundled_example_no_suggestion_crosses_a_layer() {
     }
 }
 
+/// The suggestions for a graph of AI Core ops named `names` (a `…cast` op is no AscendC
+/// kernel), with its template from `layer{i}_a` to `layer{i}_c`.
+fn whole_layer_template(names: &[String]) -> (skope::suggest::Suggestions, Template) {
+    let ws = graph(&specs_of(names, |n| {
+        if n.ends_with("cast") { "" } else { "AiCore" }
+    }));
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
+    let t = s
+        .templates
+        .iter()
+        .find(|t| t.first.0 == "layer{i}_a" && t.last.0 == "layer{i}_c")
+        .cloned()
+        .expect("the whole-layer template");
+    (s, t)
+}
+
 #[test]
 fn a_template_is_one_scope_in_every_layer_with_a_split_named_where_a_layer_differs() {
     // Six layers of three fusible ops; layer 4 has a Cast (not an AscendC kernel) before its
     // last op.
-    let aic = "AiCore";
     let names: Vec<String> = (0..6)
         .flat_map(|l| {
             let mut ops = vec![format!("layer{l}_a"), format!("layer{l}_b")];
@@ -460,15 +476,7 @@ fn a_template_is_one_scope_in_every_layer_with_a_split_named_where_a_layer_diffe
             ops
         })
         .collect();
-    let ws = graph(&specs_of(&names, |n| {
-        if n.ends_with("cast") { "" } else { aic }
-    }));
-    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
-    let t = s
-        .templates
-        .iter()
-        .find(|t| t.first.0 == "layer{i}_a" && t.last.0 == "layer{i}_c")
-        .expect("the whole-layer template");
+    let (s, t) = whole_layer_template(&names);
     assert_eq!(t.name, "layer");
     assert_eq!(t.layers, ["0", "1", "2", "3", "4", "5"]);
     // Five layers fuse whole; layer 4 splits at its Cast into a and b, and its c alone (a
@@ -516,7 +524,6 @@ fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_templat
 {
     // Layers 0–2 dense (a, b, mlp, c), layers 3–63 MoE (a, b, c), then an MTP block outside
     // the numbered layers; layer 7 has an extra op, a Cast (not an AscendC kernel), before c.
-    let aic = "AiCore";
     let mut names: Vec<String> = Vec::new();
     for l in 0..64 {
         names.push(format!("layer{l}_a"));
@@ -530,15 +537,7 @@ fn sixty_one_moe_layers_after_three_dense_ones_and_an_mtp_layer_make_one_templat
         names.push(format!("layer{l}_c"));
     }
     names.extend(["mtp_a".to_string(), "mtp_b".to_string()]);
-    let ws = graph(&specs_of(&names, |n| {
-        if n.ends_with("cast") { "" } else { aic }
-    }));
-    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
-    let t = s
-        .templates
-        .iter()
-        .find(|t| t.first.0 == "layer{i}_a" && t.last.0 == "layer{i}_c")
-        .expect("the whole-layer template");
+    let (s, t) = whole_layer_template(&names);
     assert_eq!(t.layers.len(), 64);
     assert!(t.missing.is_empty());
     // One SuperKernel a layer, but two in layer 7, cut at its Cast (a, b; c alone); the dense
