@@ -44,7 +44,8 @@ fn bench(c: &mut Criterion) {
         .take(SOURCES)
         .map(|s| skope::codegen::entry(&cx, &meta, s))
         .collect();
-    skope::codegen::files::write_all(&dir, &codes, &g).expect("write the sources");
+    skope::codegen::files::write_all(&dir, skope::own_files::Links::Follow, &codes, &g)
+        .expect("write the sources");
     std::fs::write(dir.join("kernel_operator.h"), SHIM_HEADER).expect("write the shim");
     let values = Values {
         codegen_dir: dir.to_string_lossy().into_owned(),

@@ -12,6 +12,7 @@
 mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use skope::own_files::Links;
 use skope::profile::KernelTable;
 use std::io::Write;
 use std::path::PathBuf;
@@ -182,7 +183,8 @@ fn bench_trace_export(c: &mut Criterion) {
         sides: &sides,
         ..Default::default()
     };
-    let written = skope::profile::trace_out::write_file(&out, &input).expect("the trace writes");
+    let written = skope::profile::trace_out::write_file(&out, Links::Follow, &input)
+        .expect("the trace writes");
     assert_eq!(written.kernels, TRACE_KERNELS as u64);
     eprintln!(
         "{}: {:.0} MB",
@@ -193,7 +195,9 @@ fn bench_trace_export(c: &mut Criterion) {
     group.throughput(Throughput::Elements(TRACE_KERNELS as u64));
     group.sample_size(10);
     group.bench_function("trace_1M_kernels_to_a_file", |b| {
-        b.iter(|| skope::profile::trace_out::write_file(&out, &input).expect("writes"))
+        b.iter(|| {
+            skope::profile::trace_out::write_file(&out, Links::Follow, &input).expect("writes")
+        })
     });
     group.finish();
 }

@@ -7,6 +7,7 @@
 //! the dump. Files that differ from the bundled ones (another release) are written again; the
 //! plan, journal and runs the user keeps there are never touched.
 
+use crate::own_files::{Durability, Links};
 use std::path::{Path, PathBuf};
 
 /// The example dump's file name.
@@ -46,15 +47,7 @@ fn files() -> [(String, &'static [u8]); 5] {
 /// Where the example is written: `$XDG_DATA_HOME/skope/example`, else
 /// `$HOME/.local/share/skope/example`.
 fn home() -> Option<PathBuf> {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".local/share"))
-        })?;
-    Some(data.join("skope/example"))
+    Some(crate::paths::data_home()?.join("skope/example"))
 }
 
 /// What to open: `file`, or the example — written out so that recipes and profiles find
@@ -92,9 +85,9 @@ fn write_into(dir: &Path) -> std::io::Result<PathBuf> {
             continue;
         }
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+            crate::own_files::own_dir(parent)?;
         }
-        crate::planfile::write_replacing(&path, bytes)?;
+        crate::own_files::replace(&path, bytes, Durability::Unsynced, Links::Refuse)?;
     }
     Ok(dir.join(DUMP_NAME))
 }

@@ -29,6 +29,7 @@ pub mod memory;
 pub mod mindspore;
 pub mod model_explorer;
 pub mod open;
+pub mod own_files;
 pub mod paths;
 pub mod planfile;
 pub mod planner;

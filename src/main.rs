@@ -583,8 +583,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let ws = commands::open(&request, &file, &mut say)?;
             let text = skope::export::text(&ws, format).map_err(anyhow::Error::msg)?;
             match output {
-                Some(path) => skope::planfile::write_atomically(&path, text.as_bytes())
-                    .with_context(|| format!("cannot write {}", path.display()))?,
+                Some(path) => commands::write_output(&path, &request, &file, text.as_bytes())?,
                 None => out.text(&text)?,
             }
             true

@@ -187,6 +187,15 @@ pub struct Opened {
 }
 
 impl Request {
+    /// The files a command on `file` reads: the dump, the plan file and the rules files (an
+    /// output must be none of them).
+    pub fn inputs<'a>(&'a self, file: &'a Path) -> Vec<&'a Path> {
+        let mut inputs = vec![file];
+        inputs.extend(self.plan.as_deref());
+        inputs.extend(self.rules.iter().map(PathBuf::as_path));
+        inputs
+    }
+
     /// The rules: the user's files (read now, so a bad one stops before any work) and the
     /// CANN install (found through ASCEND_OPP_PATH or ASCEND_HOME_PATH) unless left out.
     pub fn rules(&self) -> Result<RuleConfig, crate::fusion::rules::RulesError> {

@@ -4,7 +4,9 @@
 //! name in different directories (ranks, runs) therefore never share a file. When the dump's
 //! directory cannot be written (a shared, read-only dump), the files go to the working
 //! directory instead, named `<dump file name>.<8 hex digits>.…`, the digits a hash of the
-//! dump's absolute directory, so that the rule still holds.
+//! dump's absolute directory, so that the rule still holds; when that cannot be written
+//! either, to the data home, `$XDG_DATA_HOME/skope/plans/` (`~/.local/share/skope/plans/`),
+//! under the same name.
 //!
 //! Earlier versions kept every file in the working directory as `<dump file name>.…` (and
 //! before that `<file name without extension>.skope.json`); [`DumpFiles::earlier_plans`] and
@@ -20,30 +22,60 @@ pub struct DumpFiles {
     base: PathBuf,
     /// The dump's file name, for the earlier names in the working directory.
     name: String,
-    /// True when the files are in the working directory because the dump's is read-only.
-    moved: bool,
+    /// Where the files are.
+    place: Place,
+}
+
+/// Where a dump's files are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Beside the dump.
+    Beside,
+    /// In the working directory: the dump's cannot be written.
+    WorkingDirectory,
+    /// In the data home: neither the dump's directory nor the working directory can be
+    /// written.
+    DataHome,
 }
 
 impl DumpFiles {
     /// The files of the dump at `dump` (as the user named it): beside it when its directory
     /// is writable, else in the working directory under a name that includes its directory.
     pub fn of(dump: &str) -> DumpFiles {
+        let dir = Path::new(dump)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty());
+        let dump_dir = writable(dir.unwrap_or(Path::new(".")));
+        let working = dump_dir && dir.is_none() || writable(Path::new("."));
+        let data = (!dump_dir && !working)
+            .then(|| data_home().map(|d| d.join("skope/plans")))
+            .flatten()
+            .filter(|d| crate::own_files::own_dir(d).is_ok() && writable(d));
+        DumpFiles::placed(dump, [dump_dir, working], data)
+    }
+
+    /// The files of `dump` given which places can be written: its directory, the working
+    /// directory (in that order), else `data`, the data home's folder for plans, when it can.
+    fn placed(dump: &str, writable: [bool; 2], data: Option<PathBuf>) -> DumpFiles {
         let path = Path::new(dump);
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "skope".to_string());
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-        let writable = writable(dir.unwrap_or(Path::new(".")));
-        let (base, moved) = match dir {
-            None => (PathBuf::from(&name), false),
-            Some(dir) if writable => (dir.join(&name), false),
-            Some(dir) => (
-                PathBuf::from(format!("{name}.{:08x}", directory_hash(dir))),
-                true,
-            ),
+        let apart = || {
+            format!(
+                "{name}.{:08x}",
+                directory_hash(dir.unwrap_or(Path::new(".")))
+            )
         };
-        DumpFiles { base, name, moved }
+        let (base, place) = match (dir, writable, data) {
+            (None, [true, _], _) => (PathBuf::from(&name), Place::Beside),
+            (Some(dir), [true, _], _) => (dir.join(&name), Place::Beside),
+            (_, [false, false], Some(data)) => (data.join(apart()), Place::DataHome),
+            _ => (PathBuf::from(apart()), Place::WorkingDirectory),
+        };
+        DumpFiles { base, name, place }
     }
 
     /// Files kept in `dir` for a dump named `name` (the bundled example, tests).
@@ -51,7 +83,7 @@ impl DumpFiles {
         DumpFiles {
             base: dir.join(name),
             name: name.to_string(),
-            moved: false,
+            place: Place::Beside,
         }
     }
 
@@ -87,9 +119,40 @@ impl DumpFiles {
         self.with("codegen")
     }
 
-    /// True when the dump's directory is read-only and the files are in the working directory.
-    pub fn moved(&self) -> bool {
-        self.moved
+    /// Where the files are.
+    pub fn place(&self) -> Place {
+        self.place
+    }
+
+    /// Where the files are, in words, when not beside the dump.
+    pub fn where_kept(&self) -> Option<String> {
+        let folder = self
+            .base
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(
+                || "the working directory".to_string(),
+                |p| p.display().to_string(),
+            );
+        match self.place {
+            Place::Beside => None,
+            Place::WorkingDirectory => Some(format!(
+                "the dump's folder cannot be written: its plan, journal and runs are kept in \
+                 {folder} as {}.*",
+                self.file_stem()
+            )),
+            Place::DataHome => Some(format!(
+                "neither the dump's folder nor the working directory can be written: its plan, \
+                 journal and runs are kept in {folder} (ctrl-s saves the plan elsewhere)"
+            )),
+        }
+    }
+
+    /// The name every file starts with.
+    fn file_stem(&self) -> String {
+        self.base
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     }
 
     /// Where earlier versions saved the plan, oldest rule last: `<dump file name>.skope.json`
@@ -140,6 +203,26 @@ fn writable(dir: &Path) -> bool {
     }
 }
 
+/// The user's data home: `$XDG_DATA_HOME`, else `$HOME/.local/share`.
+pub fn data_home() -> Option<PathBuf> {
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".local/share"))
+        })
+}
+
+/// A path as typed at a prompt: a leading `~/` is the home directory, as in a shell.
+pub fn expand_home(typed: &str) -> PathBuf {
+    match (typed.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) if !home.is_empty() => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(typed),
+    }
+}
+
 /// FNV-1a of the absolute form of `dir`: the same directory gives the same digits from any
 /// working directory.
 fn directory_hash(dir: &Path) -> u32 {
@@ -177,7 +260,7 @@ mod tests {
             files.codegen(),
             dir.join("rank1/ge_proto_00000042_Build.txt.codegen")
         );
-        assert!(!files.moved());
+        assert_eq!(files.place(), Place::Beside);
         assert_eq!(
             files.earlier_plans(),
             vec![
@@ -211,10 +294,35 @@ mod tests {
         // /proc is never writable; its files stand for a read-only shared dump.
         let a = DumpFiles::of("/proc/sys/kernel/hostname");
         let b = DumpFiles::of("/proc/sys/fs/hostname");
-        assert!(a.moved() && b.moved());
+        assert!(a.place() == Place::WorkingDirectory && b.place() == Place::WorkingDirectory);
         assert_eq!(a.plan().parent(), Some(Path::new("")));
         assert!(a.plan().to_string_lossy().starts_with("hostname."));
         assert_ne!(a.plan(), b.plan(), "same name, other directory");
         assert_eq!(a, DumpFiles::of("/proc/sys/kernel/hostname"), "stable");
+    }
+
+    #[test]
+    fn with_nowhere_writable_the_files_go_to_the_data_home_and_say_so() {
+        let data = PathBuf::from("/home/u/.local/share/skope/plans");
+        let files = DumpFiles::placed("/shared/r0/m.txt", [false, false], Some(data.clone()));
+        assert_eq!(files.place(), Place::DataHome);
+        assert_eq!(files.plan().parent(), Some(data.as_path()));
+        let plan = files.plan().to_string_lossy().into_owned();
+        assert!(
+            plan.starts_with("/home/u/.local/share/skope/plans/m.txt."),
+            "{plan}"
+        );
+        assert!(files.where_kept().unwrap().contains("skope/plans"));
+        // Same name in another folder: another file.
+        let other = DumpFiles::placed("/shared/r1/m.txt", [false, false], Some(data));
+        assert_ne!(other.plan(), files.plan());
+        // Without a data home, the working directory is still named (its write fails, said).
+        let nowhere = DumpFiles::placed("/shared/r0/m.txt", [false, false], None);
+        assert_eq!(nowhere.place(), Place::WorkingDirectory);
+        assert!(
+            DumpFiles::placed("m.txt", [true, true], None)
+                .where_kept()
+                .is_none()
+        );
     }
 }

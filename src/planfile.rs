@@ -8,12 +8,12 @@
 use crate::fusion::marks::{Marks, OpMark};
 use crate::graph::Graph;
 pub use crate::graph::GraphId;
+use crate::own_files::{self, Durability, Links};
 use crate::text::ReadTextError;
 use crate::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The plan file format version this build writes and reads.
@@ -248,85 +248,30 @@ impl PlanFile {
             })
     }
 
-    /// Writes the plan to `path` atomically: a temporary file in the same directory, flushed
-    /// to disk, then renamed over `path`.
+    /// Writes the plan to `path` as one step ([`own_files::replace`], synced): a crash leaves
+    /// the old file or the new one. A link at `path` is written through (the user may keep
+    /// plans in a shared folder); temporary files an interrupted save left there are removed.
     pub fn write(&self, path: &Path) -> Result<(), PlanFileError> {
-        write_atomically(path, self.to_json().as_bytes()).map_err(|e| PlanFileError {
-            path: path.to_path_buf(),
-            kind: PlanFileErrorKind::Io(e),
+        self.write_bytes(path, self.to_json().as_bytes())
+    }
+
+    /// Writes `bytes`, this plan's JSON made by [`PlanFile::to_json`], to `path` as
+    /// [`PlanFile::write`] does.
+    pub fn write_bytes(&self, path: &Path, bytes: &[u8]) -> Result<(), PlanFileError> {
+        if let Some(dir) = path.parent() {
+            own_files::sweep_stale_temps(if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            });
+        }
+        own_files::replace(path, bytes, Durability::Synced, Links::Follow).map_err(|e| {
+            PlanFileError {
+                path: path.to_path_buf(),
+                kind: PlanFileErrorKind::Io(e),
+            }
         })
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory, synced to disk
-/// before it replaces `path`: a crash leaves either the old file or the new one, never half of
-/// one. For files that hold the user's work (plan files, the journal's start).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace_file(path, bytes, true)
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory, renamed over
-/// `path`: a reader never sees half a file. Not synced to disk — for output that can be made
-/// again (generated code), where thousands of syncs would cost seconds.
-pub fn write_replacing(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace_file(path, bytes, false)
-}
-
-/// Replaces the file at `path`, keeping what the user set on it: a symbolic link is written
-/// through (its target is replaced, the link stays; a link to nothing is refused), and an
-/// existing file keeps its permissions (a 0600 plan stays 0600).
-fn replace_file(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
-    let is_link = path
-        .symlink_metadata()
-        .is_ok_and(|m| m.file_type().is_symlink());
-    let target = if is_link {
-        std::fs::canonicalize(path).map_err(|e| {
-            std::io::Error::new(
-                e.kind(),
-                format!(
-                    "{} is a symbolic link to a file that does not exist ({e}); give the path \
-                     to write to",
-                    path.display()
-                ),
-            )
-        })?
-    } else {
-        path.to_path_buf()
-    };
-    let permissions = std::fs::metadata(&target).ok().map(|m| m.permissions());
-    replace_target(&target, bytes, durable, permissions)
-}
-
-fn replace_target(
-    path: &Path,
-    bytes: &[u8],
-    durable: bool,
-    permissions: Option<std::fs::Permissions>,
-) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "plan".to_string());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        if let Some(permissions) = permissions {
-            file.set_permissions(permissions)?;
-        }
-        file.write_all(bytes)?;
-        if durable {
-            file.sync_all()?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// A plan file that cannot be read.

@@ -601,6 +601,13 @@ impl Workspace {
         self.set_plan(plan);
     }
 
+    /// Starts over from `marks` carried from elsewhere (the unsaved scopes of the same dump
+    /// loaded before it changed on disk): no history, and not saved.
+    pub fn carry_marks(&mut self, marks: Marks) {
+        self.reset_marks(marks);
+        self.saved_version = self.new_version();
+    }
+
     fn new_version(&mut self) -> u64 {
         self.next_version += 1;
         self.next_version - 1

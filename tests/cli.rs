@@ -1,6 +1,7 @@
 //! The `skope` binary: `info` in text and JSON, exit codes, sanitised output.
 
 mod cli_diff;
+mod cli_files;
 mod cli_fusion_diff;
 mod cli_markdown;
 mod cli_model_explorer;

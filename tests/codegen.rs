@@ -7,6 +7,7 @@ use skope::codegen::{EntryCode, Form, Origin, entry};
 use skope::fusion::rules::RuleSet;
 use skope::graph::{AttrValue, GraphBuilder, OpBuilder};
 use skope::load::{Format, load_file};
+use skope::own_files::Links;
 use skope::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -862,7 +863,9 @@ fn every_segment_of_the_example_compiles_against_the_shim() {
             .collect();
         assert!(codes.len() >= 10, "{example}: {} segments", codes.len());
         let out = dir.join(example);
-        files.extend(skope::codegen::files::write_all(&out, &codes, ws.graph()).unwrap());
+        files.extend(
+            skope::codegen::files::write_all(&out, Links::Follow, &codes, ws.graph()).unwrap(),
+        );
     }
     // every option at once, in both forms
     let all = "feed-sync-all=1:debug-dcci-all=1:debug-sync-all=1:profiling=1:split-mode=1:\

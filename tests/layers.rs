@@ -205,6 +205,7 @@ const ORDER: &[&str] = &[
     "text",
     "clock",
     "memory",
+    "own_files",
     "paths",
     "worker",
     "reason_text",

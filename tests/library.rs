@@ -11,6 +11,7 @@ mod bad_input;
 mod cann;
 mod codegen;
 mod edit;
+mod file_safety;
 mod fix;
 mod formats;
 mod fuzz;

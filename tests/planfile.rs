@@ -142,7 +142,7 @@ fn the_journal_replays_a_session_and_survives_a_cut_last_line() {
     let _ = std::fs::remove_file(&path);
     let mut claim = journal::claim(&plan, &ws.source().id).unwrap();
     assert_eq!(claim.journal.path(), path);
-    assert!(claim.pending.is_empty() && claim.held.is_empty());
+    assert!(claim.recovery.is_none() && claim.held.is_empty());
     let fill = id(&ws, "layer2_mask_fill");
     let steps = [
         Edit::Assign {
@@ -171,11 +171,12 @@ fn the_journal_replays_a_session_and_survives_a_cut_last_line() {
         .open(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, b"{\"edit\":{\"edit\":\"rem"))
         .unwrap();
-    let (entries, bad) = journal::read(&path).unwrap();
+    let records = journal::read(&path).unwrap();
+    let entries = records.entries;
     assert_eq!(entries.len(), 4, "the graph's line and three steps");
     assert_eq!(journal::edits(&entries), 3);
-    assert_eq!(bad.len(), 1);
-    assert!(bad[0].starts_with("journal line 5:"), "{bad:?}");
+    let damage = records.damage.unwrap();
+    assert_eq!((damage.line, damage.lost), (5, 1), "{damage:?}");
     let mut replayed = example();
     let replay = journal::replay(&mut replayed, &entries);
     assert_eq!(replay.applied, 3);
@@ -210,7 +211,7 @@ fn a_journal_belongs_to_one_session_and_to_its_graph() {
     assert_eq!(second.held[0].0, journal::path(&plan));
     assert_eq!(second.held[0].1.pid, std::process::id());
     assert!(
-        second.pending.is_empty(),
+        second.recovery.is_none(),
         "another live session's edits are not offered"
     );
     assert_eq!(
@@ -222,9 +223,10 @@ fn a_journal_belongs_to_one_session_and_to_its_graph() {
     drop(first);
     let third = journal::claim(&plan, &graph).unwrap();
     assert_eq!(third.journal.path(), journal::path(&plan));
-    assert_eq!(journal::edits(&third.pending), 1);
+    let recovery = third.recovery.as_ref().unwrap();
+    assert_eq!(recovery.edits(), 1);
     assert_eq!(
-        third.left_by.as_ref().map(|h| h.pid),
+        recovery.left_by.as_ref().map(|h| h.pid),
         Some(std::process::id())
     );
     drop(third);
@@ -234,7 +236,7 @@ fn a_journal_belongs_to_one_session_and_to_its_graph() {
         ..graph.clone()
     };
     let foreign = journal::claim(&plan, &other).unwrap();
-    assert!(foreign.pending.is_empty());
+    assert!(foreign.recovery.is_none());
     assert_eq!(foreign.foreign, [journal::path(&plan)]);
     assert_ne!(foreign.journal.path(), journal::path(&plan));
     assert!(journal::path(&plan).exists(), "left as it is");
@@ -405,7 +407,13 @@ fn saving_keeps_the_files_mode_and_writes_through_a_symbolic_link() {
     let dangling = temp("dangling.skope.json");
     let _ = std::fs::remove_file(&dangling);
     std::os::unix::fs::symlink(temp("nowhere/plan.json"), &dangling).unwrap();
-    let e = skope::planfile::write_atomically(&dangling, b"{}").unwrap_err();
+    let e = skope::own_files::replace(
+        &dangling,
+        b"{}",
+        skope::own_files::Durability::Synced,
+        skope::own_files::Links::Follow,
+    )
+    .unwrap_err();
     assert!(
         e.to_string()
             .contains("symbolic link to a file that does not exist"),

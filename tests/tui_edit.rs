@@ -289,9 +289,11 @@ fn saving_quitting_and_the_journal() {
     find(&mut app, "layer2_mask_fill");
     press(&mut app, KeyCode::Char('d'));
     // Every edit is in the journal at once, after the line naming the graph.
-    let (entries, _) = journal::read(&journal).unwrap();
+    let entries = journal::read(&journal).unwrap().entries;
     assert_eq!(entries.len(), 2);
-    assert!(matches!(&entries[0], JournalEntry::Start { graph, base: None } if graph.ops == 137));
+    assert!(
+        matches!(&entries[0], JournalEntry::Start { graph, base: None, .. } if graph.ops == 137)
+    );
     // Quitting asks; c stays.
     press(&mut app, KeyCode::Char('q'));
     press(&mut app, KeyCode::Char('c'));
@@ -305,7 +307,7 @@ fn saving_quitting_and_the_journal() {
     );
     let saved = PlanFile::read(&plan).unwrap();
     assert!(saved.do_not_fuse.contains(&"layer2_mask_fill".to_string()));
-    assert_eq!(journal::read(&journal).unwrap().0.len(), 0);
+    assert_eq!(journal::read(&journal).unwrap().entries.len(), 0);
     press(&mut app, KeyCode::Char('q'));
     assert!(app.effects.contains(&Effect::Quit));
     assert!(!journal.exists());
@@ -342,7 +344,7 @@ fn an_unfinished_session_is_offered_back_and_replayed() {
     drop(app);
     let mut again = crate::ui::app_with_plan(&plan, 120, 40);
     press(&mut again, KeyCode::Char('d'));
-    assert_eq!(journal::read(&journal::path(&plan)).unwrap().0, []);
+    assert_eq!(journal::read(&journal::path(&plan)).unwrap().entries, []);
     assert_eq!(mark(&again, "layer2_mask_fill"), OpMark::DoNotFuse);
     assert!(matches!(mark(&again, "layer0_rope"), OpMark::Member { .. }));
 }

@@ -502,7 +502,7 @@ fn d_prunes_the_regressed_superkernel_after_showing_the_planned_result() {
         skope::fusion::marks::OpMark::DoNotFuse
     );
     let journal = skope::journal::path(&app.session.plan_path);
-    let (entries, _) = skope::journal::read(&journal).unwrap();
+    let entries = skope::journal::read(&journal).unwrap().entries;
     assert!(
         entries
             .iter()

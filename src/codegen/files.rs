@@ -3,13 +3,20 @@
 
 use super::EntryCode;
 use crate::graph::Graph;
-use crate::planfile::write_replacing;
+use crate::own_files::{self, Durability, Links};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Writes `codes` into `dir` (created when missing) and returns the source files written.
-/// Two segments whose names map to the same file name get `_2`, `_3`… suffixes.
-pub fn write_all(dir: &Path, codes: &[EntryCode], graph: &Graph) -> std::io::Result<Vec<PathBuf>> {
+/// Two segments whose names map to the same file name get `_2`, `_3`… suffixes. `links` says
+/// whether `dir` may be a symbolic link: a folder the user named may, skope's own
+/// (`<dump>.codegen`) may not; a link in place of a file in it is never followed.
+pub fn write_all(
+    dir: &Path,
+    links: Links,
+    codes: &[EntryCode],
+    graph: &Graph,
+) -> std::io::Result<Vec<PathBuf>> {
     // What this call creates, so that a failure (a full disk) leaves none of it behind: the
     // directories that did not exist, the files that were new. Files it replaces are written
     // atomically, so the old ones stay whole.
@@ -19,7 +26,11 @@ pub fn write_all(dir: &Path, codes: &[EntryCode], graph: &Graph) -> std::io::Res
         .map(Path::to_path_buf)
         .collect();
     let mut made_files: Vec<PathBuf> = Vec::new();
-    let result = write_each(dir, codes, graph, &mut made_files);
+    let result = match links {
+        Links::Refuse => own_files::own_dir(dir),
+        Links::Follow => std::fs::create_dir_all(dir),
+    }
+    .and_then(|()| write_each(dir, codes, graph, &mut made_files));
     if result.is_err() {
         for file in &made_files {
             let _ = std::fs::remove_file(file);
@@ -39,12 +50,12 @@ fn write_each(
     graph: &Graph,
     made: &mut Vec<PathBuf>,
 ) -> std::io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
+    own_files::sweep_stale_temps(dir);
     let mut taken = HashSet::new();
     let mut written = Vec::with_capacity(codes.len());
     let mut write = |path: PathBuf, bytes: &[u8]| -> std::io::Result<PathBuf> {
         let new = !path.exists();
-        write_replacing(&path, bytes)?;
+        own_files::replace(&path, bytes, Durability::Unsynced, Links::Refuse)?;
         if new {
             made.push(path.clone());
         }

@@ -2,6 +2,7 @@
 //! held against the sources the SuperKernel compiler wrote.
 
 use super::Printer;
+use crate::own_files::Links;
 use crate::text::sanitize;
 use crate::workspace::Workspace;
 use anyhow::{Context as _, Result};
@@ -47,10 +48,16 @@ pub fn run(
             Ok(true)
         }
         CodeOutput::Files(dir) => {
-            let dir = dir
-                .unwrap_or_else(|| crate::paths::DumpFiles::of(&file.to_string_lossy()).codegen());
-            let written =
-                crate::codegen::files::write_all(&dir, &codes, ws.graph()).with_context(|| {
+            // A folder the user named may be a link they made; skope's own is never one.
+            let (dir, links) = match dir {
+                Some(dir) => (dir, Links::Follow),
+                None => (
+                    crate::paths::DumpFiles::of(&file.to_string_lossy()).codegen(),
+                    Links::Refuse,
+                ),
+            };
+            let written = crate::codegen::files::write_all(&dir, links, &codes, ws.graph())
+                .with_context(|| {
                     format!("cannot write the generated code into {}", dir.display())
                 })?;
             let list: String = written

@@ -4,6 +4,7 @@
 
 use crate::model_explorer::{OpTimes, check, check_node_data, graph, node_data};
 use crate::open::Request;
+use crate::own_files::{Durability, Links};
 use crate::profile;
 use anyhow::{Context as _, Result};
 use std::path::{Path, PathBuf};
@@ -34,7 +35,7 @@ pub fn run(
     let mut written = Vec::new();
     for (name, text) in files {
         let path = dir.join(name);
-        crate::planfile::write_replacing(&path, text.as_bytes())
+        crate::own_files::replace(&path, text.as_bytes(), Durability::Unsynced, Links::Refuse)
             .with_context(|| format!("cannot write {}", path.display()))?;
         written.push(path);
     }

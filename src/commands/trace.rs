@@ -31,6 +31,11 @@ pub fn run(
     say: &mut dyn FnMut(&str),
     stdout: &mut impl Write,
 ) -> Result<()> {
+    if let Some(path) = asked.output {
+        let mut inputs = request.inputs(file);
+        inputs.extend(asked.profiles.iter().map(PathBuf::as_path));
+        crate::own_files::refuse_input_as_output(path, &inputs)?;
+    }
     let ws = super::open(request, file, say)?;
     let plan = PlannedFusion::from_workspace(&ws, &file.display().to_string());
     let streams = KernelStreams::of(&ws);
@@ -46,7 +51,7 @@ pub fn run(
         own_clocks: &own_clocks,
     };
     let written = match asked.output {
-        Some(path) => profile::trace_out::write_file(path, &input)
+        Some(path) => profile::trace_out::write_file(path, crate::own_files::Links::Follow, &input)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => {
             let mut out = BufWriter::with_capacity(1 << 20, stdout);

@@ -266,7 +266,7 @@ struct LogFile {
 impl LogFile {
     fn create(path: &Path) -> std::io::Result<LogFile> {
         Ok(LogFile {
-            out: std::io::BufWriter::new(std::fs::File::create(path)?),
+            out: std::io::BufWriter::new(crate::own_files::create_new(path)?),
             written: 0,
             untold: 0,
         })

@@ -7,6 +7,7 @@ use super::record::{self, RunRecord};
 use super::template::{self, Values};
 use crate::codegen;
 use crate::fusion::plan::{Context, Plan};
+use crate::own_files::{self, Durability, Links};
 use crate::planfile::PlanFile;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
@@ -144,11 +145,13 @@ pub fn prepare_from(input: &RunInput, recipe: &Recipe, runs: &Path) -> Result<Pr
             .flat_map(|s| &s.segments)
             .map(|s| codegen::entry(&input.cx, &input.kernel_meta, s))
             .collect();
-        codegen::files::write_all(&dir, &codes, input.cx.graph())
+        codegen::files::write_all(&dir, Links::Refuse, &codes, input.cx.graph())
             .and_then(|_| {
-                crate::planfile::write_replacing(
+                own_files::replace(
                     &dir.join("kernel_operator.h"),
                     SHIM_HEADER.as_bytes(),
+                    Durability::Unsynced,
+                    Links::Refuse,
                 )
             })
             .map_err(|e| format!("cannot write the entry sources into {}: {e}", dir.display()))?;
@@ -206,7 +209,7 @@ pub fn prepare_from(input: &RunInput, recipe: &Recipe, runs: &Path) -> Result<Pr
 /// Creates `<runs>/<name>-<n>` for the first `n` not taken. The recipe name is made safe for
 /// a file name first.
 pub fn fresh_dir(runs: &Path, name: &str) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(runs).map_err(|e| format!("cannot create {}: {e}", runs.display()))?;
+    own_files::own_dir(runs).map_err(|e| format!("cannot keep runs in {}: {e}", runs.display()))?;
     let stem = codegen::subop::ident(name);
     for n in 1..100_000 {
         let dir = runs.join(format!("{stem}-{n}"));

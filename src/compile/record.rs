@@ -7,6 +7,7 @@
 use super::job::{ExitStatus, Stream};
 pub use crate::clock::{now_ms, utc};
 use crate::graph::GraphId;
+use crate::own_files::{self, Durability, Links};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -96,7 +97,12 @@ impl RunRecord {
         let text = crate::text::json_safe(
             serde_json::to_string_pretty(self).map_err(std::io::Error::other)?,
         ) + "\n";
-        crate::planfile::write_replacing(&dir.join(RECORD), text.as_bytes())
+        own_files::replace(
+            &dir.join(RECORD),
+            text.as_bytes(),
+            Durability::Synced,
+            Links::Refuse,
+        )
     }
 
     /// Reads the record in `dir`.
@@ -187,6 +193,8 @@ pub fn history(runs: &Path) -> Vec<(PathBuf, RunRecord)> {
     };
     let mut found: Vec<(PathBuf, RunRecord)> = entries
         .flatten()
+        // A run is a folder skope made: a link in the runs' folder is not one.
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
         .filter_map(|dir| RunRecord::read(&dir).map(|r| (dir, r)))
         .collect();

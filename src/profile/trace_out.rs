@@ -251,24 +251,15 @@ pub fn write(out: &mut impl Write, input: &TraceInput<'_>) -> io::Result<Written
     Ok(written)
 }
 
-/// [`write`] to the file `path`, streamed through `<path>.partial` and renamed over `path`
-/// when whole; the partial file is removed on an error.
-pub fn write_file(path: &std::path::Path, input: &TraceInput<'_>) -> io::Result<Written> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".partial");
-    let partial = path.with_file_name(name);
-    let result = (|| {
-        let file = std::fs::File::create(&partial)?;
-        let mut out = io::BufWriter::with_capacity(1 << 20, file);
-        let written = write(&mut out, input)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&partial, path)?;
-        Ok(written)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&partial);
-    }
-    result
+/// [`write`] to the file `path`, streamed through a temporary file beside it and renamed over
+/// `path` when whole ([`crate::own_files::replace_streamed`]); on an error `path` is as it was.
+/// A link at `path` is written through or refused as `links` says.
+pub fn write_file(
+    path: &std::path::Path,
+    links: crate::own_files::Links,
+    input: &TraceInput<'_>,
+) -> io::Result<Written> {
+    crate::own_files::replace_streamed(path, links, |out| write(out, input))
 }
 
 /// The streams of a profile's runs, each with its thread id: the stream's number when it is

@@ -106,6 +106,8 @@ pub enum Action {
     Redo,
     /// Save the scopes to the plan file.
     Save,
+    /// Save the scopes to another file (asks where).
+    SaveTo,
     /// Pick a recipe and run it.
     Compile,
     /// Show or hide the runs view (the history and each run's log).
@@ -600,6 +602,14 @@ pub const TABLE: &[Spec] = &[
         name: "save",
         keys: &["w"],
         help: "save the plan file",
+        group: Group::Edit,
+        view_only: false,
+    },
+    Spec {
+        action: Action::SaveTo,
+        name: "save-to",
+        keys: &["ctrl-s"],
+        help: "save the plan elsewhere (asks where)",
         group: Group::Edit,
         view_only: false,
     },

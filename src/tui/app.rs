@@ -274,14 +274,10 @@ impl App {
                             saved,
                         } = *loaded;
                         self.session.graph = Some(ws.source().id.clone());
-                        let mut pending = Vec::new();
-                        let mut damaged = 0;
-                        let mut left_by = None;
+                        let mut recovery = None;
                         match journal {
                             Some(Ok(claim)) => {
-                                pending = claim.pending;
-                                damaged = claim.damaged;
-                                left_by = claim.left_by;
+                                recovery = claim.recovery;
                                 self.session.journal = Some(claim.journal);
                             }
                             Some(Err(why)) => self.session.no_journal = Some(why),
@@ -296,6 +292,8 @@ impl App {
                         let areas = layout::areas(self.size, streams, layout::BodyLayout::Panes);
                         let ex = Explorer::new(ws, &self.config.theme, areas);
                         self.screen = Screen::Explorer(Box::new(ex));
+                        let mut notes = notes;
+                        notes.extend(self.carry_scopes_over());
                         // Every note goes to the messages; the bottom line shows the first.
                         for note in notes.iter().skip(1).rev() {
                             self.log_message(Status {
@@ -312,8 +310,8 @@ impl App {
                             };
                             self.problem(text);
                         }
-                        if !pending.is_empty() {
-                            self.offer_recovery(pending, damaged, left_by);
+                        if let Some(recovery) = recovery {
+                            self.offer_recovery(recovery);
                         } else if let Some(saved) = saved {
                             self.offer_saved_plan(saved);
                         }
@@ -773,7 +771,8 @@ impl App {
             | PromptKind::Profiles
             | PromptKind::Statics
             | PromptKind::AddRun
-            | PromptKind::CompareWith => {}
+            | PromptKind::CompareWith
+            | PromptKind::SaveTo { .. } => {}
         }
     }
 
@@ -802,7 +801,8 @@ impl App {
             | PromptKind::Profiles
             | PromptKind::Statics
             | PromptKind::AddRun
-            | PromptKind::CompareWith => return,
+            | PromptKind::CompareWith
+            | PromptKind::SaveTo { .. } => return,
         };
         let row = ex.row_near(prompt.before_op);
         ex.select_row(row);

@@ -121,6 +121,7 @@ impl App {
                 let dir = crate::paths::DumpFiles::of(&ex.ws.source().file).codegen();
                 let written = crate::codegen::files::write_all(
                     &dir,
+                    crate::own_files::Links::Refuse,
                     std::slice::from_ref(&*code),
                     ex.ws.graph(),
                 );

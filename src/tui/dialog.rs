@@ -108,6 +108,11 @@ pub enum Answer {
     KeepDumpScopes,
     /// Replay the journal an unfinished session left.
     Recover,
+    /// Ask for another file to save the plan to (then quit, when `quit`).
+    SaveTo {
+        /// Quit once saved.
+        quit: bool,
+    },
     /// Delete that journal.
     Discard,
     /// Stop the selected run.

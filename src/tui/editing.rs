@@ -3,16 +3,16 @@
 //! against a crash, and quitting with unsaved edits.
 
 use super::action::Action;
-use super::app::{App, MESSAGES_KEPT, PromptKind, Screen, Status};
+use super::app::{App, MESSAGES_KEPT, Prompt, PromptKind, Screen, Status};
 use super::dialog::{Answer, Confirm, Dialog, FindingChoice, NEW_SCOPE_CHOICE, PickFor, Picker};
 use super::effect::Effect;
 use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
-use super::session::WriteDoubt;
+use super::session::{Journaled, WriteDoubt};
 use crate::edit::Edit;
 use crate::fusion::plan::{OutcomeKind, ScopeStatus};
 use crate::graph::OpId;
-use crate::journal::{self, JournalEntry};
+use crate::journal::{self, JournalEntry, Recovery};
 use crate::planfile::PlanFile;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::PathBuf;
@@ -217,17 +217,14 @@ impl App {
             .collect();
         match ex.apply_all(edits, key) {
             Ok(()) => {
-                let mut journal = None;
+                let mut journaled = None;
                 for entry in &entries {
-                    journal = journal.or(self.session.record(entry));
+                    journaled = journaled.or(self.session.record(entry));
                 }
                 let summary = change_summary(self, false);
                 self.profiles_follow_plan();
                 self.comparison_follows_plan();
-                match journal {
-                    Some(problem) => self.problem(problem),
-                    None => self.info(format!("{words}: {summary}")),
-                }
+                self.say_done(format!("{words}: {summary}"), journaled);
                 true
             }
             Err(e) => {
@@ -252,14 +249,24 @@ impl App {
         } else {
             JournalEntry::Undo
         };
-        let journal = self.session.record(&entry);
+        let journaled = self.session.record(&entry);
         let summary = change_summary(self, !redo);
         self.profiles_follow_plan();
         self.comparison_follows_plan();
         let verb = if redo { "redone" } else { "undone" };
-        match journal {
-            Some(problem) => self.problem(problem),
-            None => self.info(format!("{verb}: {words}: {summary}")),
+        self.say_done(format!("{verb}: {words}: {summary}"), journaled);
+    }
+
+    /// Says what a step did, and what recording it in the journal has to say: a problem (the
+    /// step is on screen but not in the journal yet) comes last, so the bottom line shows it.
+    fn say_done(&mut self, done: String, journaled: Option<Journaled>) {
+        match journaled {
+            None => self.info(done),
+            Some(Journaled::Info(news)) => self.info(format!("{done}; {news}")),
+            Some(Journaled::Problem(problem)) => {
+                self.info(done);
+                self.problem(problem);
+            }
         }
     }
 
@@ -269,75 +276,219 @@ impl App {
     }
 
     /// Saves the plan file, asking first when it would replace a file this session did not
-    /// read or write (then the answer saves, and quits when `quit`). True when saved now.
+    /// read or write (then the answer saves, and quits when `quit`). True when saved now. The
+    /// dump itself is never written over: the user is asked for another file.
     fn save_then(&mut self, quit: bool) -> bool {
-        if let Some(doubt) = self.session.must_ask() {
-            let path = self.session.plan_path.clone();
-            let scopes =
-                PlanFile::read(&path).map_or("?".to_string(), |f| f.scopes.len().to_string());
-            let question = match doubt {
-                WriteDoubt::OtherGraph(made) => format!(
-                    "A plan made for another graph is in {} ({}, {} ops, {scopes} scope(s)). \
-                     Replace it with this session's scopes?",
-                    path.display(),
-                    crate::text::sanitize(&made.name),
-                    made.ops
-                ),
-                WriteDoubt::ChangedSince => format!(
-                    "Another session or program wrote {} ({scopes} scope(s)) since this one \
-                     read it. Replace it with this session's scopes?",
-                    path.display()
-                ),
-                WriteDoubt::NotOpened => format!(
-                    "This session did not open {} ({scopes} scope(s)). Replace it with this \
-                     session's scopes?",
-                    path.display()
-                ),
-            };
-            self.dialog = Some(Dialog::Confirm(Confirm {
-                question,
-                answers: vec![
-                    ('o', "overwrite it".into(), Answer::Overwrite { quit }),
-                    (
-                        'c',
-                        "cancel (save elsewhere with --plan FILE)".into(),
-                        Answer::Cancel,
-                    ),
-                ],
-            }));
+        let Some(ex) = self.explorer() else {
+            return false;
+        };
+        let path = self.session.plan_path.clone();
+        let dump = std::path::Path::new(&ex.ws.source().file);
+        if crate::own_files::same_file(&path, dump) {
+            self.problem(format!(
+                "{} is the dump this window opened: saving the plan there would replace the \
+                 graph; give another file",
+                path.display()
+            ));
+            self.ask_save_to(quit);
             return false;
         }
-        self.write_plan()
+        let Some(doubt) = self.session.must_ask() else {
+            return self.write_plan();
+        };
+        let on_disk = PlanFile::read(&path).ok();
+        let scopes = on_disk
+            .as_ref()
+            .map_or("?".to_string(), |f| f.scopes.len().to_string());
+        let mut question = match doubt {
+            WriteDoubt::LinkToOther(target) => format!(
+                "{} is a symbolic link to {}, which is not a skope plan file. Replace {} with \
+                 this session's scopes?",
+                path.display(),
+                target.display(),
+                target.display()
+            ),
+            WriteDoubt::OtherGraph(made) => format!(
+                "A plan made for another graph is in {} ({}, {} ops, {scopes} scope(s)). \
+                 Replace it with this session's scopes?",
+                path.display(),
+                crate::text::sanitize(&made.name),
+                made.ops
+            ),
+            WriteDoubt::ChangedSince => format!(
+                "Another session or program wrote {} ({scopes} scope(s)) since this one \
+                 read it. Replace it with this session's scopes?",
+                path.display()
+            ),
+            WriteDoubt::NotOpened => format!(
+                "This session did not open {} ({scopes} scope(s)). Replace it with this \
+                 session's scopes?",
+                path.display()
+            ),
+        };
+        if let (Some(file), Some(ex)) = (&on_disk, self.explorer()) {
+            question.push_str(&dropped_ops(file, ex.ws.graph()));
+        }
+        self.dialog = Some(Dialog::Confirm(Confirm {
+            question,
+            answers: vec![
+                ('o', "overwrite it".into(), Answer::Overwrite { quit }),
+                ('a', "save elsewhere…".into(), Answer::SaveTo { quit }),
+                ('c', "cancel".into(), Answer::Cancel),
+            ],
+        }));
+        false
     }
 
-    /// Writes the plan file now.
+    /// Asks for another file to save the plan to (then quits, when `quit`).
+    pub(super) fn ask_save_to(&mut self, quit: bool) {
+        let offered = self.session.plan_path.display().to_string();
+        self.prompt = Some(Prompt::new(PromptKind::SaveTo { quit }, offered));
+    }
+
+    /// Saves to `typed`, the file the user gave: `w` saves there from then on (asking first
+    /// when a file is there that this session did not write).
+    fn save_to(&mut self, typed: &str, quit: bool) {
+        let typed = typed.trim();
+        if typed.is_empty() {
+            return self.problem("no file given: nothing saved".to_string());
+        }
+        let path = crate::paths::expand_home(typed);
+        if path.is_dir() {
+            return self.problem(format!(
+                "{} is a folder: give a file (e.g. {}/plan.skope.json)",
+                path.display(),
+                path.display()
+            ));
+        }
+        if path != self.session.plan_path {
+            self.session.plan_path = path;
+            self.session.known = None;
+        }
+        if self.save_then(quit) && quit {
+            self.session.end();
+            self.effects.push(Effect::Quit);
+        }
+    }
+
+    /// Writes the plan file now: the journal first says what the file will hold (so a stop
+    /// between the save and the journal's truncation is known to have saved), then the file
+    /// is replaced, then the journal starts again from it.
     fn write_plan(&mut self) -> bool {
         let Screen::Explorer(ex) = &mut self.screen else {
             return false;
         };
         let path = self.session.plan_path.clone();
         let plan = PlanFile::of(&ex.ws);
-        match plan.write(&path) {
+        let bytes = plan.to_json();
+        if let Some(journal) = &mut self.session.journal {
+            let digest = journal::Digest::of(bytes.as_bytes());
+            // Not written: the recovery offers the edits again, as if the save had not been.
+            let _ = journal.append(&JournalEntry::Saving { digest });
+        }
+        match plan.write_bytes(&path, bytes.as_bytes()) {
             Ok(()) => {
                 ex.ws.mark_saved();
                 self.session.known = Some(super::loader::modified(&path));
                 // The plan file holds the edits now: a replay would start from it.
                 self.session.starts_from(path.clone());
-                if let Some(journal) = &mut self.session.journal {
-                    let _ = journal.clear();
+                let cleared = match &mut self.session.journal {
+                    Some(journal) => journal
+                        .clear()
+                        .err()
+                        .map(|e| (journal.path().to_path_buf(), e)),
+                    None => None,
+                };
+                self.session.held_back = false;
+                let saved = format!("saved {} scope(s) to {}", plan.scopes.len(), path.display());
+                match cleared {
+                    None => self.info(saved),
+                    Some((journal, e)) => self.problem(format!(
+                        "{saved}; the journal {} could not be emptied ({e}): its edits are in the \
+                         plan file, and a recovery would say so",
+                        journal.display()
+                    )),
                 }
-                self.info(format!(
-                    "saved {} scope(s) to {}",
-                    plan.scopes.len(),
-                    path.display()
-                ));
                 true
             }
             Err(e) => {
-                self.problem(e.to_string().replace('\n', " "));
+                self.problem(format!(
+                    "{} (ctrl-s saves to another file)",
+                    e.to_string().replace('\n', " ")
+                ));
                 false
             }
         }
+    }
+
+    /// Prepares loading the dump again in this session: keeps the scopes when they have
+    /// unsaved edits (to carry them over once loaded), shows the loading screen, and returns
+    /// what to load — the plan file this session opened, if it did; `None` without a dump
+    /// loaded.
+    pub fn load_again(&mut self) -> Option<super::loader::LoadRequest> {
+        let mut request = self.reload.clone()?;
+        let Screen::Explorer(ex) = &self.screen else {
+            return None;
+        };
+        self.session.carried = ex.ws.is_dirty().then(|| PlanFile::of(&ex.ws));
+        request.again = true;
+        request.plan = super::loader::PlanPath {
+            path: self.session.plan_path.clone(),
+            given: self.session.has_opened(),
+            earlier: Vec::new(),
+            force: true,
+        };
+        self.screen = Screen::Loading(super::app::Loading {
+            file: request.input.name(),
+            stage: None,
+            elapsed: std::time::Duration::ZERO,
+        });
+        Some(request)
+    }
+
+    /// Puts the scopes kept while the dump was loaded again onto the new graph, by op name:
+    /// still unsaved, and the journal starts again with them. Returns what did not carry
+    /// over, in words.
+    pub(super) fn carry_scopes_over(&mut self) -> Vec<String> {
+        let Some(carried) = self.session.carried.take() else {
+            return Vec::new();
+        };
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return Vec::new();
+        };
+        let (marks, mismatch) = carried.marks_for(ex.ws.graph());
+        ex.carry_marks(marks);
+        let scopes = PlanFile::of(&ex.ws);
+        let graph = ex.ws.source().id.clone();
+        let mut notes = Vec::new();
+        if let Some(journal) = &mut self.session.journal {
+            let entries = vec![JournalEntry::Scopes {
+                plan: Box::new(scopes),
+            }];
+            if let Err(e) = journal.restart(&graph, entries) {
+                notes.push(format!(
+                    "the journal {} could not be written again ({e}): w saves the scopes",
+                    journal.path().display()
+                ));
+            }
+        }
+        let lacking = mismatch.missing_ops.len();
+        let mut first =
+            "loaded again; the unsaved scopes are carried over by op name and are still unsaved"
+                .to_string();
+        if lacking > 0 {
+            first.push_str(&format!(
+                "; {lacking} op(s) they named are no longer in the graph (M lists them)"
+            ));
+        }
+        notes.insert(0, first);
+        notes.extend(
+            mismatch
+                .lines(usize::MAX)
+                .into_iter()
+                .skip(usize::from(mismatch.other_graph.is_some())),
+        );
+        notes
     }
 
     /// Quits, asking first when runs are still going or there are unsaved edits.
@@ -369,6 +520,11 @@ impl App {
             answers: vec![
                 ('s', "save and quit".into(), Answer::SaveAndQuit),
                 (
+                    'a',
+                    "save elsewhere and quit…".into(),
+                    Answer::SaveTo { quit: true },
+                ),
+                (
                     'd',
                     "discard the edits and quit".into(),
                     Answer::QuitWithoutSaving,
@@ -378,7 +534,6 @@ impl App {
         }));
     }
 
-    /// Offers to replay `entries`, the journal an unfinished session left.
     /// Selects the neighbour `choice` names, as a jump.
     fn go_to_neighbour(&mut self, ops: &[(OpId, String)], choice: &str) {
         let Screen::Explorer(ex) = &mut self.screen else {
@@ -500,29 +655,43 @@ impl App {
         }
     }
 
-    pub(super) fn offer_recovery(
-        &mut self,
-        entries: Vec<JournalEntry>,
-        damaged: usize,
-        left_by: Option<journal::Holder>,
-    ) {
+    /// Offers to replay what an unfinished session left, saying what is true of it: what the
+    /// edits start from, whether that changed since, and what a damaged journal lost.
+    pub(super) fn offer_recovery(&mut self, recovery: Recovery) {
         let path = self
             .session
             .journal
             .as_ref()
             .map_or_else(String::new, |j| j.path().display().to_string());
-        let by = left_by.map_or_else(String::new, |h| {
+        let by = recovery.left_by.as_ref().map_or_else(String::new, |h| {
             format!(" (left by {}, which has ended)", h.words())
         });
+        let made_on = match (&recovery.base, recovery.saved_part) {
+            (Some(base), true) => format!(
+                "made after the last session saved to {} (what it saved is in it)",
+                base.display()
+            ),
+            (Some(base), false) => format!("made on the scopes of {}", base.display()),
+            (None, _) => "made on the dump's own scopes".to_string(),
+        };
         let mut question = format!(
-            "The last session did not end cleanly: {} edit(s) to recover. They are not in the \
-             plan file; its journal {path}{by} holds them.",
-            journal::edits(&entries)
+            "The last session did not end cleanly: {} edit(s) to recover, {made_on}; its \
+             journal {path}{by} holds them.",
+            recovery.edits()
         );
-        if damaged > 0 {
-            question.push_str(&format!(" {damaged} damaged line(s) will be skipped."));
+        if recovery.base_changed
+            && let Some(base) = &recovery.base
+        {
+            question.push_str(&format!(
+                " {} changed since they were made (another window or program wrote it): they \
+                 are replayed on it as it is now.",
+                base.display()
+            ));
         }
-        self.session.pending = entries;
+        if let Some(damage) = &recovery.damage {
+            question.push_str(&format!(" {}.", journal::damage_words(damage, &recovery)));
+        }
+        self.session.pending = Some(recovery);
         self.dialog = Some(Dialog::Confirm(Confirm {
             question,
             answers: vec![
@@ -530,6 +699,38 @@ impl App {
                 ('d', "discard them".into(), Answer::Discard),
             ],
         }));
+    }
+
+    /// Replays what the unfinished session left, and starts this session's journal again
+    /// from exactly that.
+    fn recover(&mut self) {
+        let Some(recovery) = self.session.pending.take() else {
+            return;
+        };
+        let Screen::Explorer(ex) = &mut self.screen else {
+            return;
+        };
+        let replay = ex.replay(&recovery.entries);
+        let graph = ex.ws.source().id.clone();
+        let restarted = match &mut self.session.journal {
+            Some(journal) => journal::restart_from(journal, &recovery, &graph)
+                .err()
+                .map(|e| format!("; the journal could not be written again ({e})")),
+            None => None,
+        };
+        let restarted = restarted.unwrap_or_default();
+        if replay.skipped.is_empty() && restarted.is_empty() {
+            self.info(format!("recovered {} edit(s)", replay.applied));
+        } else {
+            let skipped = match replay.skipped.first() {
+                Some(first) => format!("; {} skipped, the first: {first}", replay.skipped.len()),
+                None => String::new(),
+            };
+            self.problem(format!(
+                "recovered {} edit(s){skipped}{restarted}",
+                replay.applied
+            ));
+        }
     }
 
     fn answer(&mut self, answer: Answer) {
@@ -558,31 +759,18 @@ impl App {
                 self.session.end();
                 self.effects.push(Effect::Quit);
             }
-            Answer::Recover => {
-                let entries = std::mem::take(&mut self.session.pending);
-                let Screen::Explorer(ex) = &mut self.screen else {
-                    return;
-                };
-                let replay = ex.replay(&entries);
-                if replay.skipped.is_empty() {
-                    self.info(format!("recovered {} edit(s)", replay.applied));
-                } else {
-                    self.problem(format!(
-                        "recovered {} edit(s); {} skipped, the first: {}",
-                        replay.applied,
-                        replay.skipped.len(),
-                        replay.skipped[0]
-                    ));
-                }
-            }
+            Answer::Recover => self.recover(),
             Answer::Discard => {
-                self.session.pending.clear();
+                self.session.pending = None;
                 // The journal is this session's (its lock is held): it starts again, empty.
+                let base = self.session.base().map(std::path::Path::to_path_buf);
                 if let Some(journal) = &mut self.session.journal {
+                    journal.set_base(base.as_deref());
                     let _ = journal.clear();
                 }
                 self.info("discarded the journal of the last session".to_string());
             }
+            Answer::SaveTo { quit } => self.ask_save_to(quit),
             Answer::StopRun => self.cancel_run(),
             Answer::LeaveRuns => self.up = None,
             Answer::QuitStoppingRuns => {
@@ -698,6 +886,7 @@ impl App {
             PromptKind::Statics => self.submit_statics(&name),
             PromptKind::AddRun => self.submit_added_run(&name),
             PromptKind::CompareWith => self.submit_compare_with(&name),
+            PromptKind::SaveTo { quit } => self.save_to(&name, quit),
             PromptKind::Search | PromptKind::Filter | PromptKind::CodeSearch(_) => {}
         }
     }
@@ -711,6 +900,7 @@ impl App {
             Action::Save => {
                 self.save();
             }
+            Action::SaveTo => self.ask_save_to(false),
             _ => {
                 let Screen::Explorer(ex) = &mut self.screen else {
                     return;
@@ -815,4 +1005,31 @@ impl App {
         }
         true
     }
+}
+
+/// What replacing the plan `file` drops: the ops its scopes name that `graph` lacks (a plan
+/// made for an older dump), in words after a question; empty when there are none.
+fn dropped_ops(file: &PlanFile, graph: &crate::graph::Graph) -> String {
+    let (_, mismatch) = file.marks_for(graph);
+    let missing = &mismatch.missing_ops;
+    if missing.is_empty() {
+        return String::new();
+    }
+    const SHOWN: usize = 5;
+    let names: Vec<String> = missing
+        .iter()
+        .take(SHOWN)
+        .map(|(op, _)| crate::text::sanitize(op).into_owned())
+        .collect();
+    let more = missing.len().saturating_sub(SHOWN);
+    format!(
+        " Its scopes name {} op(s) this graph lacks ({}{}): replacing it drops them.",
+        missing.len(),
+        names.join(", "),
+        if more > 0 {
+            format!(", and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }

@@ -901,6 +901,12 @@ impl Explorer {
         self.refresh();
     }
 
+    /// Starts over from `marks` carried over a load of the dump again: unsaved.
+    pub fn carry_marks(&mut self, marks: crate::fusion::marks::Marks) {
+        self.ws.carry_marks(marks);
+        self.refresh();
+    }
+
     /// Replays a journal's `entries` (an unfinished session's edits).
     pub fn replay(&mut self, entries: &[crate::journal::JournalEntry]) -> crate::journal::Replay {
         let replay = crate::journal::replay(&mut self.ws, entries);

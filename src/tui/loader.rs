@@ -95,6 +95,10 @@ pub struct LoadRequest {
     pub rules: RuleConfig,
     /// A compile's kernel_meta (directories, op-info JSONs, entry sources) for the code view.
     pub kernel_meta: Vec<PathBuf>,
+    /// True when the dump is loaded again in the same session (it changed on disk): the
+    /// session keeps its journal and carries its unsaved scopes over, so none is claimed and
+    /// no saved plan is offered.
+    pub again: bool,
 }
 
 /// What the loader reports.
@@ -110,29 +114,14 @@ pub enum LoadEvent {
 /// go to `events`. A panic while loading arrives as an error too, so the screen never waits
 /// forever.
 pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
-    let LoadRequest {
-        input,
-        plan,
-        options,
-        rules,
-        kernel_meta,
-    } = request;
-    let name = input.name();
+    let name = request.input.name();
     let progress = Arc::clone(&events);
     let started = crate::worker::spawn(
         "skope-load",
-        move || -> Result<Loaded, String> {
-            let (ws, problems) = crate::open::open(&input, options, &rules, &mut |stage| {
+        move || {
+            load(request, &mut |stage| {
                 progress(LoadEvent::Progress(stage));
             })
-            .map_err(|e| e.to_string())?;
-            let mut ws = ws;
-            let meta_problems =
-                crate::open::use_kernel_meta(&mut ws, &kernel_meta).map_err(|e| e.to_string())?;
-            let mut loaded = with_plan(ws, &plan)?;
-            loaded.notes.extend(problems);
-            loaded.notes.extend(meta_problems);
-            Ok(loaded)
         },
         {
             let events = Arc::clone(&events);
@@ -148,6 +137,31 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
             "{name}: no thread could be started to load it"
         ))));
     }
+}
+
+/// Loads the request's dump (and plan), telling `progress` each stage: what [`spawn`] does on
+/// its thread.
+pub fn load(request: LoadRequest, progress: &mut dyn FnMut(Stage)) -> Result<Loaded, String> {
+    let LoadRequest {
+        input,
+        plan,
+        options,
+        rules,
+        kernel_meta,
+        again,
+    } = request;
+    let (mut ws, problems) =
+        crate::open::open(&input, options, &rules, progress).map_err(|e| e.to_string())?;
+    let meta_problems =
+        crate::open::use_kernel_meta(&mut ws, &kernel_meta).map_err(|e| e.to_string())?;
+    let mut loaded = if again {
+        again_with_plan(ws, &plan)?
+    } else {
+        with_plan(ws, &plan)?
+    };
+    loaded.notes.extend(problems);
+    loaded.notes.extend(meta_problems);
+    Ok(loaded)
 }
 
 impl Loaded {
@@ -181,8 +195,8 @@ pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Result<Loaded, String> {
     let base = claim
         .as_ref()
         .and_then(|c| c.as_ref().ok())
-        .filter(|c| !c.pending.is_empty())
-        .map(|c| journal::base(&c.pending).map(Path::to_path_buf));
+        .and_then(|c| c.recovery.as_ref())
+        .map(|r| r.base.clone());
     let mut plan_read = None;
     let mut saved = None;
     let apply = match (&base, plan.given) {
@@ -222,28 +236,60 @@ pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Result<Loaded, String> {
     })
 }
 
+/// Loads the plan file `plan` names onto the dump loaded again, when the session had opened it
+/// (`plan.given`); the session's journal stays its own, and its unsaved scopes are carried
+/// over by the explorer.
+fn again_with_plan(mut ws: Workspace, plan: &PlanPath) -> Result<Loaded, String> {
+    let mut notes = Vec::new();
+    let mut plan_read = None;
+    if plan.given && plan.path.is_file() {
+        let modified = modified(&plan.path);
+        match apply_plan(&mut ws, &plan.path, true, 20) {
+            Ok(lacking) => {
+                notes.extend(lacking.into_iter().map(|l| format!("plan: {l}")));
+                plan_read = Some((plan.path.clone(), modified));
+            }
+            Err(PlanRefused::OtherGraph(refusal)) => notes.push(refusal.replace('\n', " ")),
+            Err(PlanRefused::Unreadable(e)) => notes.push(e.to_string().replace('\n', " ")),
+        }
+    }
+    Ok(Loaded {
+        notes,
+        plan_read,
+        ..Loaded::new(ws)
+    })
+}
+
 /// What claiming the journal found that the user should know: journals in use by other
-/// windows, journals of other graphs left alone.
+/// windows, journals of other graphs left alone, places refused, journals with nothing to
+/// recover.
 pub fn claim_notes(claim: &Claim) -> Vec<String> {
     let mut notes: Vec<String> = claim
         .held
         .iter()
         .map(|(path, holder)| {
             format!(
-                "{} is in use by {}: this window journals to {}",
-                display(path),
+                "in use by {}: the journal {}; this window journals to {}",
                 holder.words(),
+                display(path),
                 display(claim.journal.path())
             )
         })
         .collect();
     notes.extend(claim.foreign.iter().map(|path| {
         format!(
-            "{} holds edits made on another graph (or by a skope that did not record which): \
-             left as it is",
+            "{} holds edits made on another graph or for another plan file (or by a skope that \
+             did not record which): left as it is",
             display(path)
         )
     }));
+    notes.extend(
+        claim
+            .refused
+            .iter()
+            .map(|(path, why)| format!("{}: not used as a journal: {why}", display(path))),
+    );
+    notes.extend(claim.notes.iter().cloned());
     notes
 }
 

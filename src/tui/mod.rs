@@ -135,6 +135,7 @@ pub fn run(options: Options) -> Result<()> {
         options: options.load,
         rules: options.rules,
         kernel_meta: options.kernel_meta,
+        again: false,
     };
     loader::spawn(request.clone(), msg::loader_sink(&tx));
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;

@@ -374,7 +374,12 @@ impl App {
         let text = crate::markdown::pr_report(&report, &what_if, Some(&view.diff));
         let path = crate::paths::DumpFiles::of(&ws.source().file).report();
         let shown = sanitize(&path.display().to_string()).into_owned();
-        match crate::planfile::write_replacing(&path, text.as_bytes()) {
+        match crate::own_files::replace(
+            &path,
+            text.as_bytes(),
+            crate::own_files::Durability::Synced,
+            crate::own_files::Links::Refuse,
+        ) {
             Ok(()) => self.info(format!(
                 "wrote the pull request report to {shown} (gh pr create --body-file {shown})"
             )),

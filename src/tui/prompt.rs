@@ -56,4 +56,9 @@ pub enum PromptKind {
     AddRun,
     /// A dump or plan file to compare the fusion with.
     CompareWith,
+    /// Another file to save the plan to (then quit, when `quit`).
+    SaveTo {
+        /// Quit once saved.
+        quit: bool,
+    },
 }

@@ -123,19 +123,15 @@ impl App {
         self.dialog = Some(Dialog::Confirm(Confirm { question, answers }));
     }
 
-    /// Loads the dump again, as it was loaded at the start; edits not saved are in the journal,
-    /// which the loaded explorer offers to replay.
+    /// Loads the dump again (it changed on disk) in this session: its unsaved scopes are
+    /// carried over by op name and stay unsaved, its journal stays its own.
     pub(super) fn reload_dump(&mut self) {
-        let (Some(request), Some(events)) = (self.reload.clone(), self.workers.events.clone())
-        else {
+        let Some(events) = self.workers.events.clone() else {
             return;
         };
-        self.screen = Screen::Loading(super::app::Loading {
-            file: request.input.name(),
-            stage: None,
-            elapsed: std::time::Duration::ZERO,
-        });
-        super::loader::spawn(request, super::msg::loader_sink(&events));
+        if let Some(request) = self.load_again() {
+            super::loader::spawn(request, super::msg::loader_sink(&events));
+        }
     }
 
     /// Prepares and starts `recipe` on the current plan, and opens the runs view on it.

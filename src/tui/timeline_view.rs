@@ -408,6 +408,7 @@ fn write_trace(app: &mut App) {
     let sides = [("base", &pair.base), ("new", &pair.new)];
     let written = crate::profile::trace_out::write_file(
         &path,
+        crate::own_files::Links::Refuse,
         &crate::profile::trace_out::TraceInput {
             sides: &sides,
             plan: Some(&plan),

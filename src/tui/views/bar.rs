@@ -74,6 +74,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 "enter compare · esc cancel · another dump (an older one, another CANN's) or a plan file of this graph",
                 String::new(),
             ),
+            (PromptKind::SaveTo { .. }, _) => (
+                "save to: ",
+                "enter save · esc cancel · a plan file (w saves there from then on)",
+                String::new(),
+            ),
             (PromptKind::AddRun, _) => (
                 "add a run's profile: ",
                 "enter add · esc cancel · a profile made elsewhere (directory or file); recorded with the current plan",

@@ -1,0 +1,116 @@
+//! The command line never writes where the user did not ask: an output that is one of the
+//! inputs is refused, and folders of skope's beside a dump that are links to elsewhere are
+//! refused, with nothing outside the dump's folder changed.
+
+use crate::common::{self, example_path, skope_in};
+use std::collections::BTreeMap;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+/// Every file under `dir` with its bytes.
+fn contents(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(contents(&path));
+        } else {
+            out.insert(path.clone(), std::fs::read(&path).unwrap());
+        }
+    }
+    out
+}
+
+/// A copy of the bundled example in a fresh folder, and a folder `outside` beside it.
+fn dump_and_outside(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = common::scratch(tag);
+    let dump = dir.join("m.txt");
+    std::fs::copy(example_path("moe_decode.ge_proto.txt"), &dump).unwrap();
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("keep.txt"), "mine\n").unwrap();
+    (dir, dump, outside)
+}
+
+#[test]
+fn an_export_over_its_own_dump_is_refused_however_the_dump_is_named() {
+    let (dir, dump, _) = dump_and_outside("cli-export-self");
+    let before = std::fs::read(&dump).unwrap();
+    symlink(&dump, dir.join("alias.txt")).unwrap();
+    for (format, output) in [
+        ("plan", "m.txt"),
+        ("torchair", "m.txt"),
+        ("trace", "alias.txt"),
+        ("plan", "alias.txt"),
+    ] {
+        let mut args = vec!["export", "m.txt", "--format", format, "-o", output];
+        if format == "trace" {
+            args.extend(["--profiles", "m.txt"]);
+        }
+        let out = skope_in(&dir, &args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{format} -o {output}: {stderr}");
+        assert!(
+            stderr.contains("which this command reads") && stderr.contains("give another path"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read(&dump).unwrap(),
+            before,
+            "{format} -o {output}"
+        );
+    }
+    // The plan file given with --plan is an input too.
+    let plan = dir.join("p.skope.json");
+    let out = skope_in(
+        &dir,
+        &["export", "m.txt", "--format", "plan", "-o", "p.skope.json"],
+        &[],
+    );
+    assert!(out.status.success());
+    let written = std::fs::read(&plan).unwrap();
+    let out = skope_in(
+        &dir,
+        &[
+            "export",
+            "m.txt",
+            "--plan",
+            "p.skope.json",
+            "--format",
+            "plan",
+            "-o",
+            "p.skope.json",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&plan).unwrap(), written);
+}
+
+#[test]
+fn codegen_and_runs_folders_that_are_links_to_elsewhere_are_refused() {
+    let (dir, _, outside) = dump_and_outside("cli-own-folders");
+    let before = contents(&outside);
+    symlink(&outside, dir.join("m.txt.codegen")).unwrap();
+    symlink(&outside, dir.join("m.txt.runs")).unwrap();
+    let out = skope_in(&dir, &["codegen", "m.txt"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("m.txt.codegen is a symbolic link"),
+        "{stderr}"
+    );
+    let out = skope_in(&dir, &["compile", "m.txt", "--recipe", "check"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("m.txt.runs is a symbolic link"), "{stderr}");
+    assert_eq!(contents(&outside), before, "nothing outside changed");
+    // A folder the user names may be a link they made.
+    let out = skope_in(&dir, &["codegen", "m.txt", "-o", "m.txt.codegen"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(contents(&outside).len() > before.len());
+}
