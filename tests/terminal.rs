@@ -988,6 +988,69 @@ fn two_windows_on_one_dump_keep_their_own_journals_and_a_killed_one_is_recovered
 }
 
 #[test]
+fn a_session_recovered_from_a_sibling_folder_replays_and_saves_onto_its_own_plan_file() {
+    let dir = common::scratch("term-sibling");
+    let (r0, r1) = (dir.join("r0"), dir.join("r1"));
+    for r in [&r0, &r1] {
+        std::fs::create_dir_all(r).unwrap();
+        std::fs::copy(
+            common::example_path("moe_decode.ge_proto.txt"),
+            r.join("m.txt"),
+        )
+        .unwrap();
+    }
+    // r1 has a plan file of its own for the same graph.
+    let out = common::skope_in(
+        &r1,
+        &[
+            "export",
+            "m.txt",
+            "--format",
+            "plan",
+            "-o",
+            "m.txt.skope.json",
+        ],
+        &[],
+    );
+    assert!(out.status.success());
+    let r1_plan = std::fs::read(r1.join("m.txt.skope.json")).unwrap();
+    // A window in r0 saves one edit, makes another and is killed.
+    let mut first = skope_in(&r0, &["m.txt"]);
+    first.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    select(&mut first, "layer2_mask_fill");
+    first.send(b"d");
+    first.wait_for("the edit", LONG, |t| t.contains("unsaved"));
+    first.send(b"w");
+    first.wait_for("the save", LONG, |t| t.contains("saved 8 scope(s)"));
+    select(&mut first, "layer0_rope");
+    first.send(b"d");
+    first.wait_for("the second edit", LONG, |t| t.contains("unsaved"));
+    let pid = first.pid().unwrap();
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let _ = first.wait_exit(LONG);
+    // From r1, the same dump by a relative path: its edit is offered on r0's plan file.
+    let mut second = skope_in(&r1, &["../r0/m.txt"]);
+    second.wait_for("the recovery", LONG, |t| t.contains("did not end cleanly"));
+    second.send(b"r");
+    second.wait_for("recovered", LONG, |t| t.contains("recovered 1 edit(s)"));
+    second.send(b"q");
+    second.wait_for("the question", LONG, |t| t.contains("unsaved edits"));
+    second.send(b"s");
+    assert_eq!(second.wait_exit(LONG), Some(0));
+    assert_eq!(
+        std::fs::read(r1.join("m.txt.skope.json")).unwrap(),
+        r1_plan,
+        "r1's plan file is not touched"
+    );
+    let saved = skope::planfile::PlanFile::read(&r0.join("m.txt.skope.json")).unwrap();
+    for op in ["layer2_mask_fill", "layer0_rope"] {
+        assert!(saved.do_not_fuse.contains(&op.to_string()), "{op}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_bundled_example_works_from_any_directory_with_its_profiles_and_a_real_graph_file() {
     let dir = common::scratch("term-anywhere");
     let _ = std::fs::remove_dir_all(&dir);

@@ -10,6 +10,7 @@ mod tui_code;
 mod tui_compare;
 mod tui_dataflow;
 mod tui_edit;
+mod tui_files;
 mod tui_inside;
 mod tui_ledger;
 mod tui_mindspore;

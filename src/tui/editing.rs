@@ -437,6 +437,7 @@ impl App {
             given: self.session.has_opened(),
             earlier: Vec::new(),
             force: true,
+            kept_apart: None,
         };
         self.screen = Screen::Loading(super::app::Loading {
             file: request.input.name(),

@@ -23,6 +23,8 @@ pub struct PlanPath {
     pub earlier: Vec<PathBuf>,
     /// Apply the plan even when none of its ops is in the graph (`--force`).
     pub force: bool,
+    /// Where the dump's files are kept, in words, when not beside it.
+    pub kept_apart: Option<String>,
 }
 
 impl PlanPath {
@@ -34,6 +36,7 @@ impl PlanPath {
             given: false,
             earlier: files.earlier_plans(),
             force: false,
+            kept_apart: files.where_kept(),
         }
     }
 
@@ -44,6 +47,7 @@ impl PlanPath {
             given: true,
             earlier: Vec::new(),
             force,
+            kept_apart: None,
         }
     }
 }
@@ -184,7 +188,7 @@ impl Loaded {
 /// some of its ops are here (the explorer asks before applying it). A named plan none of whose
 /// ops is in the graph is refused (the error) unless `plan.force`.
 pub fn with_plan(mut ws: Workspace, plan: &PlanPath) -> Result<Loaded, String> {
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = plan.kept_apart.iter().cloned().collect();
     let claim = journal::any_left(&plan.path).then(|| {
         journal::claim(&plan.path, &ws.source().id)
             .map_err(|e| format!("cannot keep a journal beside {}: {e}", display(&plan.path)))
