@@ -56,7 +56,7 @@ fn app_loading(dump: &Path, plan: PathBuf, given: bool) -> App {
 
 fn mark(app: &App, op: &str) -> OpMark {
     let ws = &app.explorer().unwrap().ws;
-    ws.marks().get(ws.graph().find(op).unwrap()).clone()
+    ws.marks().get(ws.graph().find(op).unwrap())
 }
 
 fn ctrl(app: &mut App, c: char) {
