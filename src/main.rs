@@ -493,7 +493,12 @@ impl Cli {
 fn run(cli: Cli) -> Result<ExitCode> {
     cli.refuse_unused()?;
     let Some(command) = cli.command else {
-        return explore(cli).map(|()| ExitCode::SUCCESS);
+        // Stopped by a signal: 128 + it, as a shell's programs exit.
+        return explore(cli).map(|signal| {
+            signal.map_or(ExitCode::SUCCESS, |s| {
+                ExitCode::from(u8::try_from(128 + s).unwrap_or(1))
+            })
+        });
     };
     let request = cli.planning.request();
     let out = &mut Printer::stdout();
@@ -704,8 +709,9 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
     Ok(ExitCode::from(status.exit_code()))
 }
 
-/// `skope [FILE]`: the explorer on FILE, or on the bundled example.
-fn explore(cli: Cli) -> Result<()> {
+/// `skope [FILE]`: the explorer on FILE, or on the bundled example; the signal that stopped
+/// it, if one did.
+fn explore(cli: Cli) -> Result<Option<i32>> {
     let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let config = skope::tui::config::load(cli.config.as_deref(), no_colour)?;
     if !std::io::stdout().is_terminal() {

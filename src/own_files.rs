@@ -267,7 +267,7 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
 }
 
 /// 64 bits from the kernel's random source (the clock and the pid mixed, should it fail).
-fn random_u64() -> u64 {
+pub fn random_u64() -> u64 {
     let mut bytes = [0u8; 8];
     // SAFETY: getrandom writes at most `bytes.len()` bytes into the buffer it is given.
     let got = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };

@@ -114,3 +114,34 @@ fn codegen_and_runs_folders_that_are_links_to_elsewhere_are_refused() {
     );
     assert!(contents(&outside).len() > before.len());
 }
+
+/// The bundled example padded with comment lines to about `mb` megabytes, in `dir`.
+fn padded_dump(dir: &Path, mb: usize) -> PathBuf {
+    let path = dir.join("big.txt");
+    let mut text = std::fs::read_to_string(example_path("moe_decode.ge_proto.txt")).unwrap();
+    let line = format!("# {}\n", "x".repeat(1000));
+    text.push_str(&line.repeat(mb * 1000));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn under_an_address_space_limit_a_dump_too_big_for_it_is_refused_not_an_abort() {
+    let dir = common::scratch("cli-ulimit");
+    let big = padded_dump(&dir, 60);
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 150000 && exec {} info {}",
+            env!("CARGO_BIN_EXE_skope"),
+            big.display()
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is free under the address-space limit (ulimit -v)"),
+        "{stderr}"
+    );
+}

@@ -2,7 +2,7 @@
 //! a job that never ends (its whole process group, no zombie), a failing job, escape sequences,
 //! and arguments that look like shell syntax or paths out of the directory.
 
-use skope::compile::job::{ExitStatus, Job, JobEvent, MAX_LINE, Stream, Streams};
+use skope::compile::job::{ExitStatus, Job, JobEvent, Launch, MAX_LINE, Stream, Streams};
 use skope::compile::log::{Log, LogLine};
 use skope::compile::template::{Values, expand};
 use std::path::Path;
@@ -18,7 +18,11 @@ fn sh(script: &str) -> (Job, Receiver<((), JobEvent)>) {
 fn sh_with(script: &str, streams: Streams) -> (Job, Receiver<((), JobEvent)>) {
     let (tx, rx) = sync_channel(1024);
     let argv = ["sh".to_string(), "-c".to_string(), script.to_string()];
-    let job = Job::spawn(&argv, Path::new("."), &[], streams, None, tx, ()).unwrap();
+    let launch = Launch {
+        streams,
+        ..Launch::new(&argv, Path::new("."))
+    };
+    let job = Job::spawn(launch, tx, ()).unwrap();
     (job, rx)
 }
 
@@ -156,6 +160,61 @@ fn cancelling_stops_the_whole_group_and_leaves_no_zombie() {
 }
 
 #[test]
+fn a_process_that_left_the_group_and_holds_the_output_neither_keeps_the_job_running_nor_outlives_it()
+ {
+    // The grandchild leaves the job's process group (setsid) and keeps its stdout: the pipe
+    // would stay open for 1000 s.
+    let (job, rx) = sh("setsid sleep 1000 & echo $!; echo started");
+    let started = std::time::Instant::now();
+    let mut log = Log::new(10);
+    let status = run_to_end(&rx, &mut log);
+    assert_eq!(status, ExitStatus::Code(0));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "ended promptly"
+    );
+    assert!(job.has_ended());
+    let lines: Vec<&str> = log.lines().map(|l| l.text.as_str()).collect();
+    let stray: i32 = lines[0].parse().unwrap();
+    assert_eq!(lines[1], "started");
+    assert!(
+        lines[2].contains("outside its process group") && lines[2].contains(&stray.to_string()),
+        "{lines:?}"
+    );
+    crate::common::assert_gone(stray, LONG);
+}
+
+#[test]
+fn a_runs_ending_is_written_to_its_record_even_when_no_one_reads_the_events() {
+    use skope::compile::{prepare, recipe, record::RunRecord};
+    let dump = "assets/examples/moe_decode.ge_proto.txt";
+    let ws = crate::common::workspace(dump);
+    let slow = recipe::Recipe {
+        name: "slow".into(),
+        argv: vec!["sh".into(), "-c".into(), "echo going; sleep 1000".into()],
+        ..recipe::builtin().remove(0)
+    };
+    let runs = crate::common::scratch("jobs-record");
+    let mut run = prepare::prepare(&ws, &slow, &runs, 20).unwrap();
+    let (tx, rx) = sync_channel(1);
+    let job = run.start(tx, ()).unwrap();
+    // The reader of the events is gone (the explorer stopped); the job is cancelled.
+    drop(rx);
+    job.cancel(Duration::from_millis(200));
+    let deadline = std::time::Instant::now() + LONG;
+    while !job.has_ended() {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let record = RunRecord::read(&run.out).unwrap();
+    assert!(record.ended_ms.is_some(), "{record:?}");
+    assert_eq!(
+        record.ending,
+        Some(skope::compile::record::Ending::Cancelled)
+    );
+}
+
+#[test]
 fn a_failing_job_reports_its_code_and_first_error() {
     let (_job, rx) =
         sh("echo compiling; echo 'a.cpp:3:1: error: expected ;' >&2; echo more; exit 3");
@@ -197,7 +256,7 @@ fn shell_syntax_and_paths_in_values_stay_literal_arguments() {
     )
     .unwrap();
     let (tx, rx) = sync_channel(1024);
-    let _job = Job::spawn(&argv, &dir, &[], Streams::Merged, None, tx, ()).unwrap();
+    let _job = Job::spawn(Launch::new(&argv, &dir), tx, ()).unwrap();
     let mut log = Log::new(10);
     assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
     let lines: Vec<&str> = log.lines().map(|l| l.text.as_str()).collect();
@@ -217,18 +276,10 @@ fn shell_syntax_and_paths_in_values_stay_literal_arguments() {
 #[test]
 fn a_missing_program_is_an_error_not_a_panic() {
     let (tx, _rx) = sync_channel::<((), JobEvent)>(1);
-    let err = Job::spawn(
-        &["skope-no-such-program".to_string()],
-        Path::new("."),
-        &[],
-        Streams::Merged,
-        None,
-        tx.clone(),
-        (),
-    )
-    .unwrap_err();
+    let missing = ["skope-no-such-program".to_string()];
+    let err = Job::spawn(Launch::new(&missing, Path::new(".")), tx.clone(), ()).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
-    assert!(Job::spawn(&[], Path::new("."), &[], Streams::Merged, None, tx, ()).is_err());
+    assert!(Job::spawn(Launch::new(&[], Path::new(".")), tx, ()).is_err());
 }
 
 #[test]
@@ -254,7 +305,12 @@ fn the_check_recipe_fails_with_the_compilers_message_on_a_broken_shim() {
     let broken = prepare::SHIM_HEADER.replace("void SetNextTaskStart();", "");
     std::fs::write(&shim, broken).unwrap();
     let (tx, rx) = sync_channel(1024);
-    let _job = Job::spawn(&run.argv, &run.cwd, &run.env, run.streams, None, tx, ()).unwrap();
+    let launch = Launch {
+        env: &run.env,
+        streams: run.streams,
+        ..Launch::new(&run.argv, &run.cwd)
+    };
+    let _job = Job::spawn(launch, tx, ()).unwrap();
     let mut log = Log::new(1000);
     let status = run_to_end(&rx, &mut log);
     let _ = std::fs::remove_dir_all(&runs);
@@ -281,7 +337,12 @@ fn a_log_file_keeps_every_line_marked_with_its_stream_where_it_is_known() {
     ] {
         let file = dir.join(format!("{streams:?}.txt"));
         let (tx, rx) = sync_channel(1024);
-        let _job = Job::spawn(&argv, Path::new("."), &[], streams, Some(&file), tx, ()).unwrap();
+        let launch = Launch {
+            streams,
+            log: Some(&file),
+            ..Launch::new(&argv, Path::new("."))
+        };
+        let _job = Job::spawn(launch, tx, ()).unwrap();
         let mut log = Log::new(100);
         assert_eq!(run_to_end(&rx, &mut log), ExitStatus::Code(0));
         assert_eq!(

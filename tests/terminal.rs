@@ -149,7 +149,138 @@ fn sigterm_stops_it_cleanly_and_restores_the_terminal() {
         .status()
         .expect("kill runs");
     assert!(status.success());
+    assert_eq!(
+        s.wait_exit(LONG),
+        Some(128 + 15),
+        "128 + SIGTERM, as shells say"
+    );
+    assert!(s.terminal_restored());
+}
+
+#[test]
+fn a_signal_stops_a_running_recipe_and_its_record_gets_its_ending() {
+    let dir = common::scratch("term-signal-run");
+    let dump = example_in(&dir);
+    std::fs::write(
+        dir.join("skope.toml"),
+        "[[recipe]]\nname = \"slow\"\nargv = [\"sh\", \"-c\", \"echo going; sleep 1000\"]\n",
+    )
+    .unwrap();
+    let mut s = skope_in(&dir, &[&dump]);
+    s.wait_for("the explorer", LONG, |t| t.contains("✗ 5 breaks"));
+    pick_recipe(&mut s, "slow");
+    s.wait_for("the run", LONG, |t| t.contains("started; its files are in"));
+    let pid = s.pid().unwrap();
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(pid as i32, libc::SIGHUP) };
+    assert_eq!(s.wait_exit(LONG), Some(128 + 1));
+    let runs = dir.join(format!("{dump}.runs"));
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let record = skope::compile::record::RunRecord::read(&run).unwrap();
+    assert!(record.ended_ms.is_some(), "{record:?}");
+    assert_eq!(
+        record.ending,
+        Some(skope::compile::record::Ending::Cancelled)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_abort_gives_the_terminal_back() {
+    let mut s = skope(&[], 100, 30);
+    s.wait_for("the explorer", LONG, |t| {
+        t.contains("Ops (execution order)")
+    });
+    assert!(!s.terminal_restored());
+    // What a failed allocation does: abort, without unwinding.
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(s.pid().unwrap() as i32, libc::SIGABRT) };
+    assert!(s.wait_exit(LONG).is_some(), "it ends");
+    assert!(s.terminal_restored(), "{}", s.screen());
+}
+
+#[test]
+fn a_stop_and_continue_from_outside_takes_the_terminal_again() {
+    let mut s = Session::spawn(
+        Path::new("/bin/bash"),
+        &["--norc", "--noprofile", "-i"],
+        &[("PS1", "$ ")],
+        100,
+        30,
+    );
+    let prompt = |t: &str| t.lines().rev().find(|l| !l.is_empty()) == Some("$");
+    s.wait_for("the prompt", LONG, prompt);
+    s.send(format!("{} & echo pid=$!; fg\r", env!("CARGO_BIN_EXE_skope")).as_bytes());
+    let screen = s.wait_for("the explorer", LONG, |t| {
+        t.contains("Ops (execution order)")
+    });
+    let _ = screen;
+    let pid = pid_of_skope(&s);
+    // SAFETY: a signal to a process this test started.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    s.wait_for("the shell's job report", LONG, |t| t.contains("Stopped"));
+    s.send(b"fg\r");
+    s.wait_for("the explorer again", LONG, |t| {
+        t.contains("Ops (execution order)") && !t.contains("Stopped")
+    });
+    s.send(b"]");
+    s.wait_for("keys work, one at a time, after continuing", LONG, |t| {
+        t.contains("✗ breaks scope moe_0")
+    });
+    s.send(b"q");
+    s.wait_for("the prompt again", LONG, prompt);
+    assert!(s.terminal_restored());
+    s.send(b"exit\r");
     assert_eq!(s.wait_exit(LONG), Some(0));
+}
+
+/// The pid of the `skope` a shell in `s` started (its child).
+fn pid_of_skope(s: &Session) -> i32 {
+    let shell = s.pid().unwrap();
+    let children =
+        std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap_or_default();
+    children
+        .split_whitespace()
+        .filter_map(|p| p.parse::<i32>().ok())
+        .find(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "skope")
+        })
+        .expect("the shell started skope")
+}
+
+#[test]
+fn under_an_address_space_limit_the_explorer_says_the_dump_is_too_big_and_gives_the_terminal_back()
+{
+    let dir = common::scratch("term-ulimit");
+    let big = dir.join("big.txt");
+    let mut text =
+        std::fs::read_to_string(common::example_path("moe_decode.ge_proto.txt")).unwrap();
+    text.push_str(&format!("# {}\n", "x".repeat(1000)).repeat(150_000));
+    std::fs::write(&big, text).unwrap();
+    let mut s = Session::spawn_in(
+        &dir,
+        Path::new("/bin/sh"),
+        &[
+            "-c",
+            &format!(
+                "ulimit -v 400000 && exec {} big.txt",
+                env!("CARGO_BIN_EXE_skope")
+            ),
+        ],
+        &[],
+        120,
+        40,
+    );
+    s.wait_for("the refusal", LONG, |t| {
+        t.contains("is free under the") && t.contains("address-space limit (ulimit -v)")
+    });
+    s.send(b"q");
+    assert!(s.wait_exit(LONG).is_some_and(|code| code < 128), "no abort");
     assert!(s.terminal_restored());
 }
 

@@ -109,7 +109,7 @@ pub fn run(
         (out.say)("the job was cancelled");
     }
     let status = exited.unwrap_or(ExitStatus::Code(-1));
-    run.record.finish(&run.out, status, cancelled);
+    run.record.ended(status, cancelled);
     (out.say)(&match log.first_error() {
         Some((n, line)) if !status.success() => format!(
             "recipe {} failed ({status}); first error, line {}: {}",

@@ -107,41 +107,92 @@ impl std::fmt::Display for ExitStatus {
     }
 }
 
+/// What a job's end is told to, on the job's own thread, before [`JobEvent::Exited`] is sent:
+/// its status, and whether it was cancelled. It runs even when no one reads the events any
+/// more (skope stopping), so a run's record always gets its ending.
+pub type OnExit = Box<dyn FnOnce(ExitStatus, bool) + Send>;
+
+/// What to start and how.
+pub struct Launch<'a> {
+    /// The command and its arguments.
+    pub argv: &'a [String],
+    /// Where it runs.
+    pub cwd: &'a Path,
+    /// Environment variables added.
+    pub env: &'a [(String, String)],
+    /// How its output is read.
+    pub streams: Streams,
+    /// A file every line is written to ([`Stream::mark`] before each).
+    pub log: Option<&'a Path>,
+    /// Told how it ended.
+    pub on_exit: Option<OnExit>,
+}
+
+impl<'a> Launch<'a> {
+    /// `argv` in `cwd`, its output merged, nothing else.
+    pub fn new(argv: &'a [String], cwd: &'a Path) -> Launch<'a> {
+        Launch {
+            argv,
+            cwd,
+            env: &[],
+            streams: Streams::Merged,
+            log: None,
+            on_exit: None,
+        }
+    }
+}
+
+/// The environment variable that marks every process a job starts (inherited by whatever it
+/// starts in turn, a process that left the job's group with `setsid` included), so that
+/// skope can find them all when the job ends.
+pub const JOB_TOKEN_VAR: &str = "SKOPE_JOB_TOKEN";
+
+/// How long the rest of a job's process group is given to end on its own after its leader
+/// exited, before it is asked to stop.
+const GROUP_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A started job: a handle to its process group (copies name the same group).
 #[derive(Debug, Clone)]
 pub struct Job {
     pid: i32,
+    token: Arc<str>,
     ended: Arc<AtomicBool>,
+    cancelled: Arc<AtomicBool>,
 }
 
 impl Job {
-    /// Starts `argv` in `cwd` with `env` added, in a process group of its own, its output read
-    /// as `streams` says; events go to `events` (with `tag`, so one channel can serve several
-    /// jobs), and every line to the file `log` when given ([`Stream::mark`] before each). The
-    /// channel is bounded: when its reader falls behind, the job's reader waits, and so does
-    /// the job (its pipes fill), so a job printing without end costs no memory.
+    /// Starts what `launch` says in a process group of its own, its output read as
+    /// `launch.streams` says; events go to `events` (with `tag`, so one channel can serve
+    /// several jobs). The channel is bounded: when its reader falls behind, the job's reader
+    /// waits, and so does the job (its pipes fill), so a job printing without end costs no
+    /// memory.
+    ///
+    /// The job has ended when its leader has exited and no process of its group is left:
+    /// then the output still in its pipes is read, and reading stops even when a process that
+    /// left the group (`setsid`) still holds them — that process is stopped, found by the
+    /// token every process of the job carries in its environment. Processes of the group left
+    /// after the leader exited are given [`GROUP_GRACE`] to end, then stopped.
     pub fn spawn<T: Clone + Send + 'static>(
-        argv: &[String],
-        cwd: &Path,
-        env: &[(String, String)],
-        streams: Streams,
-        log: Option<&Path>,
+        launch: Launch<'_>,
         events: SyncSender<(T, JobEvent)>,
         tag: T,
     ) -> std::io::Result<Job> {
         use std::os::unix::process::CommandExt;
-        let (program, args) = argv
+        let (program, args) = launch
+            .argv
             .split_first()
             .ok_or_else(|| std::io::Error::other("the recipe's command is empty"))?;
+        let token: Arc<str> = Arc::from(format!("{:016x}", crate::own_files::random_u64()));
         let mut command = Command::new(program);
         command
             .args(args)
-            .current_dir(cwd)
-            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(launch.cwd)
+            .envs(launch.env.iter().map(|(k, v)| (k, v)))
+            .env(JOB_TOKEN_VAR, &*token)
             .stdin(Stdio::null())
             .process_group(0);
         let mut sources: Vec<(Stream, Box<dyn ReadFd>)> = Vec::new();
-        let mut child = match streams {
+        let mut child = match launch.streams {
             Streams::Merged => {
                 let (reader, writer) = std::io::pipe()?;
                 command.stdout(writer.try_clone()?).stderr(writer);
@@ -158,7 +209,7 @@ impl Job {
                 .spawn()?,
         };
         let pid = i32::try_from(child.id()).map_err(std::io::Error::other)?;
-        let log = match log {
+        let log = match launch.log {
             Some(path) => Some(LogFile::create(path)?),
             None => None,
         };
@@ -176,12 +227,38 @@ impl Job {
             .into_iter()
             .flatten(),
         );
+        let job = Job {
+            pid,
+            token,
+            ended: Arc::new(AtomicBool::new(false)),
+            cancelled: Arc::new(AtomicBool::new(false)),
+        };
+        let leader_gone = Arc::new(AtomicBool::new(false));
+        let reading = Reading {
+            group: pid,
+            token: Arc::clone(&job.token),
+            leader_gone: Arc::clone(&leader_gone),
+        };
         let (reader_events, reader_tag) = (events.clone(), tag.clone());
-        let reader =
-            std::thread::spawn(move || read_lines(sources, log, &reader_events, &reader_tag));
-        let ended = Arc::new(AtomicBool::new(false));
-        let waiter_ended = Arc::clone(&ended);
+        let reader = std::thread::spawn(move || {
+            read_lines(sources, log, &reading, &reader_events, &reader_tag)
+        });
+        let waiter = job.clone();
+        let on_exit = launch.on_exit;
         std::thread::spawn(move || {
+            let status = match child.wait() {
+                Ok(status) => {
+                    use std::os::unix::process::ExitStatusExt;
+                    match (status.code(), status.signal()) {
+                        (Some(code), _) => ExitStatus::Code(code),
+                        (None, Some(signal)) => ExitStatus::Signal(signal),
+                        (None, None) => ExitStatus::Code(-1),
+                    }
+                }
+                Err(_) => ExitStatus::Code(-1),
+            };
+            leader_gone.store(true, Ordering::Release);
+            end_group(waiter.pid, GROUP_GRACE);
             // Every line is sent before the exit; a reader that failed says so, last.
             if let Err(payload) = reader.join() {
                 let text = format!(
@@ -195,21 +272,13 @@ impl Job {
                 };
                 let _ = events.send((tag.clone(), line));
             }
-            let status = match child.wait() {
-                Ok(status) => {
-                    use std::os::unix::process::ExitStatusExt;
-                    match (status.code(), status.signal()) {
-                        (Some(code), _) => ExitStatus::Code(code),
-                        (None, Some(signal)) => ExitStatus::Signal(signal),
-                        (None, None) => ExitStatus::Code(-1),
-                    }
-                }
-                Err(_) => ExitStatus::Code(-1),
-            };
-            waiter_ended.store(true, Ordering::Release);
+            if let Some(on_exit) = on_exit {
+                on_exit(status, waiter.cancelled.load(Ordering::Acquire));
+            }
+            waiter.ended.store(true, Ordering::Release);
             let _ = events.send((tag, JobEvent::Exited(status)));
         });
-        Ok(Job { pid, ended })
+        Ok(job)
     }
 
     /// The process id (also the process group id).
@@ -217,27 +286,55 @@ impl Job {
         self.pid
     }
 
-    /// True once the process has ended and been reaped (its output may still be on its way).
+    /// True once the process has ended and been reaped, and its ending told
+    /// ([`Launch::on_exit`]); its output may still be on its way.
     pub fn has_ended(&self) -> bool {
         self.ended.load(Ordering::Acquire)
     }
 
-    /// Asks the whole process group to stop (SIGTERM), then forces it (SIGKILL) after
-    /// `grace` on a thread of its own.
+    /// Asks the whole process group — and any process of the job that left it — to stop
+    /// (SIGTERM), then forces them (SIGKILL) after `grace` on a thread of its own.
     pub fn cancel(&self, grace: std::time::Duration) {
+        self.cancelled.store(true, Ordering::Release);
         signal_group(self.pid, libc::SIGTERM);
-        let pid = self.pid;
+        signal_strays(&self.token, libc::SIGTERM);
+        let (pid, token) = (self.pid, Arc::clone(&self.token));
         std::thread::spawn(move || {
             std::thread::sleep(grace);
             // Whatever of the group is left, even when its leader has gone.
             signal_group(pid, libc::SIGKILL);
+            signal_strays(&token, libc::SIGKILL);
         });
     }
 
-    /// Stops the whole process group at once (SIGKILL).
+    /// Stops the whole process group, and any process of the job that left it, at once
+    /// (SIGKILL).
     pub fn kill(&self) {
+        self.cancelled.store(true, Ordering::Release);
         signal_group(self.pid, libc::SIGKILL);
+        signal_strays(&self.token, libc::SIGKILL);
     }
+}
+
+/// After a job's leader exited: gives the rest of its group `grace` to end, then asks it to
+/// stop, and forces it a moment later.
+fn end_group(pid: i32, grace: std::time::Duration) {
+    let step = std::time::Duration::from_millis(20);
+    let start = std::time::Instant::now();
+    while group_alive(pid) && start.elapsed() < grace {
+        std::thread::sleep(step);
+    }
+    if group_alive(pid) {
+        signal_group(pid, libc::SIGTERM);
+        std::thread::sleep(grace / 4);
+        signal_group(pid, libc::SIGKILL);
+    }
+}
+
+/// True while a process of the group `pid` leads is left (its leader reaped or not).
+fn group_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 to a process group only checks that it has a member.
+    unsafe { libc::kill(-pid, 0) == 0 }
 }
 
 /// Sends `signal` to the process group `pid` leads.
@@ -248,6 +345,43 @@ fn signal_group(pid: i32, signal: i32) {
     unsafe {
         libc::kill(-pid, signal);
     }
+}
+
+/// The processes of this user that carry the job's `token` in their environment (those that
+/// left its process group included). Returns the pids signalled.
+fn signal_strays(token: &str, signal: i32) -> Vec<i32> {
+    let needle = format!("{JOB_TOKEN_VAR}={token}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id() as i32;
+    let mut signalled = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ
+            .split(|&b| b == 0)
+            .any(|var| var == needle.as_bytes())
+        {
+            // SAFETY: kill(2) on a process of this user that carries the job's token.
+            unsafe {
+                libc::kill(pid, signal);
+            }
+            signalled.push(pid);
+        }
+    }
+    signalled
 }
 
 /// A pipe from the job: readable, with a descriptor to wait on.
@@ -312,11 +446,35 @@ struct Source {
     open: bool,
 }
 
+/// What the reader of a job's output knows of the job.
+struct Reading {
+    /// The job's process group.
+    group: i32,
+    /// The token every process of the job carries.
+    token: Arc<str>,
+    /// Set once the job's leader has exited and been reaped.
+    leader_gone: Arc<AtomicBool>,
+}
+
+impl Reading {
+    /// True once nothing of the job's group is left to write: what is in the pipes is all
+    /// there will be from it.
+    fn group_done(&self) -> bool {
+        self.leader_gone.load(Ordering::Acquire) && !group_alive(self.group)
+    }
+}
+
+/// How long the reader waits for output before it looks whether the job is done.
+const LOOK_EVERY: i32 = 100;
+
 /// Reads every pipe to its end in one thread, in the order the data arrives, sending each
-/// line (bounded, cleaned) as an event and writing it to `log`.
+/// line (bounded, cleaned) as an event and writing it to `log`. Once the job's group is done,
+/// what is left in the pipes is read and reading stops — even when a process that left the
+/// group still holds them open (it is then stopped, and the log says so).
 fn read_lines<T: Clone>(
     pipes: Vec<(Stream, Box<dyn ReadFd>)>,
     mut log: Option<LogFile>,
+    reading: &Reading,
     events: &SyncSender<(T, JobEvent)>,
     tag: &T,
 ) {
@@ -345,7 +503,10 @@ fn read_lines<T: Clone>(
         events.send((tag.clone(), event)).is_ok()
     };
     let mut chunk = vec![0u8; 64 * 1024];
+    // Once the group is done, the pipes are read without waiting until they are empty.
+    let mut draining = false;
     'reading: while sources.iter().any(|s| s.open) {
+        draining = draining || reading.group_done();
         let mut fds: Vec<libc::pollfd> = sources
             .iter()
             .filter(|s| s.open)
@@ -357,11 +518,34 @@ fn read_lines<T: Clone>(
             .collect();
         // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs that outlives the call;
         // the descriptors belong to pipes this thread owns.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        let wait = if draining { 0 } else { LOOK_EVERY };
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait) };
         if ready < 0 {
             if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
+            break;
+        }
+        if ready == 0 && draining {
+            // Nothing more from the group; whoever still holds the pipes left it.
+            let strays = signal_strays(&reading.token, libc::SIGTERM);
+            let words = match strays.len() {
+                0 => "skope: the job's output pipe stayed open after the job ended; stopped \
+                      reading"
+                    .to_string(),
+                n => format!(
+                    "skope: {n} process(es) the job started outside its process group (pid {}) \
+                     kept its output open after it ended: asked to stop (SIGTERM)",
+                    strays
+                        .iter()
+                        .map(i32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            let mut line = words.into_bytes();
+            let mut cut = 0;
+            send(Stream::Stderr, &mut line, &mut cut);
             break;
         }
         let mut polled = fds.iter();

@@ -1,7 +1,7 @@
 //! Getting a run ready: a fresh output directory holding the current plan, its record and the
 //! generated entry sources when the recipe uses them, and the recipe's templates expanded.
 
-use super::job::{Job, JobEvent};
+use super::job::{Job, JobEvent, Launch};
 use super::recipe::Recipe;
 use super::record::{self, RunRecord};
 use super::template::{self, Values};
@@ -43,22 +43,25 @@ impl Prepared {
     }
 
     /// Starts the job, its events tagged `tag` going to `events`. When it cannot start, its
-    /// record says why, and so does the error.
+    /// record says why, and so does the error; when it ends, its record gets its ending on the
+    /// job's own thread, whether or not anyone still reads the events.
     pub fn start<T: Clone + Send + 'static>(
         &mut self,
         events: SyncSender<(T, JobEvent)>,
         tag: T,
     ) -> Result<Job, String> {
-        Job::spawn(
-            &self.argv,
-            &self.cwd,
-            &self.env,
-            self.streams,
-            Some(&self.log_file()),
-            events,
-            tag,
-        )
-        .map_err(|e| {
+        let (mut record, out) = (self.record.clone(), self.out.clone());
+        let log = self.log_file();
+        let launch = Launch {
+            env: &self.env,
+            streams: self.streams,
+            log: Some(&log),
+            on_exit: Some(Box::new(move |status, cancelled| {
+                record.finish(&out, status, cancelled)
+            })),
+            ..Launch::new(&self.argv, &self.cwd)
+        };
+        Job::spawn(launch, events, tag).map_err(|e| {
             let message = format!(
                 "cannot start {}: {e} (is it installed and on PATH?)",
                 crate::text::sanitize(self.argv.first().map_or("", String::as_str))

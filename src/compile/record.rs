@@ -113,6 +113,13 @@ impl RunRecord {
 
     /// Notes how the run ended and writes the record again.
     pub fn finish(&mut self, dir: &Path, status: ExitStatus, cancelled: bool) {
+        self.ended(status, cancelled);
+        let _ = self.write(dir);
+    }
+
+    /// Notes how the run ended (the job's own thread wrote it to disk already: see
+    /// [`super::prepare::Prepared::start`]).
+    pub fn ended(&mut self, status: ExitStatus, cancelled: bool) {
         self.ended_ms = Some(now_ms());
         self.ending = Some(if cancelled {
             Ending::Cancelled
@@ -125,7 +132,6 @@ impl RunRecord {
             ExitStatus::Code(c) => self.exit_code = Some(c),
             ExitStatus::Signal(s) => self.signal = Some(s),
         }
-        let _ = self.write(dir);
     }
 
     /// Notes that the run could not start, and why, and writes the record again.

@@ -26,6 +26,8 @@ pub enum LoadErrorKind {
         needed: u64,
         /// What is free.
         available: u64,
+        /// What sets that: the machine's free memory, a cgroup's limit, `ulimit -v`.
+        by: &'static str,
     },
     /// The file holds binary data (NUL bytes or invalid UTF-8 near its start).
     Binary {
@@ -95,8 +97,8 @@ impl LoadError {
                 "raise the limit with --max-size BYTES if the machine has the memory (about 3x the file size)".into()
             }
             LoadErrorKind::NotEnoughMemory { size, .. } => format!(
-                "free memory (other programs, other skope sessions), or load it anyway with \
-                 --max-size {size} (skope then trusts you about memory)"
+                "free memory (other programs, other skope sessions) or raise the limit, or load \
+                 it anyway with --max-size {size} (skope then trusts you about memory)"
             ),
             LoadErrorKind::Binary { .. } => format!(
                 "skope reads text dumps ({FORMATS}); for an .om model run `atc --mode=1 --om=FILE --json=out.json` and open out.json"
@@ -128,10 +130,11 @@ impl fmt::Display for LoadError {
                 size,
                 needed,
                 available,
+                by,
             } => write!(
                 f,
-                "{path}: loading this {} dump takes up to {} of memory and {} is free: skope \
-                 stops here rather than make the machine swap",
+                "{path}: loading this {} dump takes up to {} of memory and {} is free {by}: \
+                 skope stops here rather than make the machine swap or run out",
                 crate::text::size(*size),
                 crate::text::size(*needed),
                 crate::text::size(*available)

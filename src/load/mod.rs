@@ -185,24 +185,30 @@ pub fn load_file_reporting(
         }));
     }
     // Look at the head first, so a huge binary file or one that will not fit in memory is
-    // refused without reading it all (the buffer takes memory only as it is filled).
-    let mut bytes = text_buffer(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    // refused without reading it all — and before the buffer for the whole file is reserved,
+    // which an address-space limit counts whole.
+    let mut head = Vec::with_capacity(sniff::HEAD_BYTES);
     (&mut file)
         .take(sniff::HEAD_BYTES as u64)
-        .read_to_end(&mut bytes)
+        .read_to_end(&mut head)
         .map_err(|e| error(LoadErrorKind::Io(e)))?;
-    if let Err(sniff::SniffError::Binary(offset)) = sniff::check_text(&bytes) {
-        return Err(error(binary_at(&bytes, offset)));
+    if let Err(sniff::SniffError::Binary(offset)) = sniff::check_text(&head) {
+        return Err(error(binary_at(&head, offset)));
     }
-    let head = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let needed = size.saturating_mul(memory_per_byte(sniff::sniff(head).ok()));
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    let needed = size.saturating_mul(memory_per_byte(sniff::sniff(text).ok()));
     if let Some(available) = options.free_memory.filter(|a| needed > *a) {
         return Err(error(LoadErrorKind::NotEnoughMemory {
             size,
             needed,
             available,
+            by: crate::memory::limited_by(),
         }));
     }
+    // The buffer takes memory only as it is filled.
+    let mut bytes = text_buffer(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    bytes.extend_from_slice(&head);
+    drop(head);
     loop {
         on_read(bytes.len() as u64, size);
         let got = (&mut file)

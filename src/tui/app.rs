@@ -348,6 +348,11 @@ impl App {
                 crate::text::sanitize(&message)
             )),
             Msg::Stop => self.effects.push(Effect::Quit),
+            Msg::Signal(signal) => self.effects.push(match signal {
+                libc::SIGCONT => Effect::Retake,
+                libc::SIGTSTP => Effect::Suspend,
+                stop => Effect::Stopped(stop),
+            }),
         }
         self.request_highlight();
     }

@@ -9,8 +9,13 @@ pub enum Effect {
     Copy(String),
     /// Give the terminal back, stop the process, and take the terminal again on resume.
     Suspend,
+    /// Take the terminal again and draw everything anew (the process was stopped and continued:
+    /// the shell may have reset the terminal meanwhile).
+    Retake,
     /// End the event loop (after the effects queued before it; none after it is carried out).
     Quit,
+    /// End the event loop because this signal asked: skope exits with 128 + it.
+    Stopped(i32),
 }
 
 /// The effects queued since the event loop last took them, in order.

@@ -120,11 +120,17 @@ pub fn new_app(
     App::new(config, size, file, plan_path).with_views(VIEWS)
 }
 
-/// Runs the explorer until the user quits.
-pub fn run(options: Options) -> Result<()> {
+/// Runs the explorer until the user quits; the signal that stopped it, if one did (skope then
+/// exits with 128 + it, as a shell's programs do).
+pub fn run(options: Options) -> Result<Option<i32>> {
     let (tx, rx) = mpsc::channel();
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
+    // A file size limit makes a write fail (said, the edit kept) rather than end skope.
+    // SAFETY: ignoring a signal installs no handler.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let name = options.input.name();
     let plan_path = options.plan.path.clone();
     let highlighter = msg::highlighter(&tx);
@@ -140,6 +146,7 @@ pub fn run(options: Options) -> Result<()> {
     loader::spawn(request.clone(), msg::loader_sink(&tx));
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
     let mut slot: Option<App> = None;
+    let mut stopped_by = None;
     let result = (|| -> Result<()> {
         let size = terminal.size()?;
         let app = slot.insert(new_app(
@@ -155,6 +162,8 @@ pub fn run(options: Options) -> Result<()> {
         app.statics_on_load = options.statics;
         let start = Instant::now();
         let mut last_tick = start;
+        // Set by skope's own suspend: the continue that follows it is its own.
+        let mut suspended = false;
         loop {
             // The terminal may have changed size since the last resize event was handled.
             let size = terminal.size()?;
@@ -197,7 +206,8 @@ pub fn run(options: Options) -> Result<()> {
                     }
                     Effect::Suspend => {
                         terminal::restore();
-                        signal_hook::low_level::raise(signal_hook::consts::SIGTSTP)
+                        // SIGSTOP: skope's own SIGTSTP handler would only tell it again.
+                        signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)
                             .context("cannot suspend")?;
                         // Resumed (`fg`): take the terminal again and draw everything anew. (A
                         // fresh `Terminal` rather than `Terminal::clear`, which asks the terminal
@@ -207,8 +217,25 @@ pub fn run(options: Options) -> Result<()> {
                         // The terminal may have been resized meanwhile.
                         let size = terminal.size()?;
                         app.handle(Msg::Resize(size.width, size.height));
+                        suspended = true;
+                    }
+                    // After its own suspend, above, skope has just taken the terminal again.
+                    Effect::Retake if suspended => suspended = false,
+                    // Continued after a stop skope did not ask for (`kill -STOP`, then `fg`):
+                    // the shell had the terminal meanwhile and may have changed its modes.
+                    Effect::Retake => {
+                        terminal::restore();
+                        terminal = terminal::take(options.mouse)
+                            .context("cannot take the terminal back")?;
+                        let size = terminal.size()?;
+                        app.handle(Msg::Resize(size.width, size.height));
                     }
                     Effect::Quit => {
+                        quit = true;
+                        break;
+                    }
+                    Effect::Stopped(signal) => {
+                        stopped_by = Some(signal);
                         quit = true;
                         break;
                     }
@@ -225,7 +252,7 @@ pub fn run(options: Options) -> Result<()> {
     if let Some(app) = &slot {
         app.runs.stop_all(runs::GRACE);
     }
-    result
+    result.map(|()| stopped_by)
 }
 
 /// Reads terminal events on their own thread. Mouse motion is dropped (nothing uses it, and
@@ -255,14 +282,19 @@ fn spawn_input(tx: Sender<Msg>) {
     });
 }
 
-/// Turns SIGTERM, SIGHUP, SIGINT and SIGQUIT into a clean stop (the terminal is restored).
+/// Turns SIGTERM, SIGHUP, SIGINT and SIGQUIT into a clean stop (the terminal is restored,
+/// runs get their ending, the journal stays for the next start), SIGTSTP into a suspend and
+/// SIGCONT into taking the terminal again; an abort (a failed allocation) restores the
+/// terminal before the process ends.
 fn spawn_signals(tx: Sender<Msg>) -> Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
-        .context("cannot install signal handlers")?;
+    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+    terminal::restore_on_abort().context("cannot install the abort handler")?;
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT])
+            .context("cannot install signal handlers")?;
     std::thread::spawn(move || {
-        for _ in signals.forever() {
-            if tx.send(Msg::Stop).is_err() {
+        for signal in signals.forever() {
+            if tx.send(Msg::Signal(signal)).is_err() {
                 return;
             }
         }

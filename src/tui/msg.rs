@@ -135,8 +135,12 @@ pub enum Msg {
     ComparedWith(Box<Result<super::compare_with::Compared, String>>),
     /// The run ledger built on the worker.
     LedgerBuilt(Box<crate::ledger::Ledger>),
-    /// A signal asked skope to stop.
+    /// The terminal's input ended: nothing more can come.
     Stop,
+    /// A signal came: SIGTERM, SIGHUP, SIGINT or SIGQUIT stop skope (it exits with 128 + the
+    /// signal), SIGTSTP suspends it, SIGCONT (it was stopped and continues) takes the
+    /// terminal again.
+    Signal(i32),
 }
 
 impl Msg {

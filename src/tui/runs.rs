@@ -22,6 +22,8 @@ use std::time::Duration;
 pub const MAX_RUNS: usize = 20;
 /// How long a cancelled job has between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(3);
+/// How long skope waits, once its jobs are stopped, for each to write its run's ending.
+const RECORD_GRACE: Duration = Duration::from_secs(1);
 
 /// Where a run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -396,8 +398,12 @@ impl Runs {
             cancelled,
         };
         if let (Some(record), Some(out)) = (&mut run.record, &run.out) {
-            record.error.clone_from(&batch.lost);
-            record.finish(out, status, cancelled);
+            record.ended(status, cancelled);
+            // What the job's thread could not know: skope stopped following its output.
+            if batch.lost.is_some() {
+                record.error.clone_from(&batch.lost);
+                let _ = record.write(out);
+            }
         }
         if let Some(lost) = &batch.lost {
             run.log.push(LogLine {
@@ -495,8 +501,13 @@ impl Runs {
             std::thread::sleep(Duration::from_millis(20));
         }
         // The cancel's own SIGKILL comes from a thread that would die with skope.
-        for job in running {
+        for job in &running {
             job.kill();
+        }
+        // Each job's own thread writes its run's ending to its record: give it the moment.
+        let start = std::time::Instant::now();
+        while start.elapsed() < RECORD_GRACE && running.iter().any(|j| !j.has_ended()) {
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
