@@ -204,32 +204,45 @@ fn ranks() {
     );
 }
 
-/// Kernels in the generated database (the profile bench's, same file).
+/// Kernels in the generated database (the profile bench's, same file) unless the command
+/// line gives another count after `database`.
 const DB_KERNELS: usize = 5_000_000;
 
-/// `skope diff DB DB --json` on a ~1.2 GB profiler database of 5 M kernels, both sides read
-/// whole with every run kept; peak memory against the runs kept.
+/// `skope diff DB DB --json` on a ~1.2 GB profiler database of 5 M kernels (or
+/// `-- database N` kernels, in a file of its own), both sides read whole with every run kept;
+/// peak memory against the runs kept.
 fn database() {
+    let args: Vec<String> = std::env::args().collect();
+    let count = args
+        .iter()
+        .position(|a| a == "database")
+        .and_then(|at| args.get(at + 1))
+        .and_then(|n| n.parse::<usize>().ok());
+    let (folder, kernels) = match count {
+        Some(n) if n != DB_KERNELS => (format!("skope-bench-db-{n}"), n),
+        _ => ("skope-bench-db".to_string(), DB_KERNELS),
+    };
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("skope-bench-db/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
+        .join(folder)
+        .join("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db");
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).expect("create the database's directory");
     }
-    common::profiler_db::ensure_large(&path, DB_KERNELS);
+    common::profiler_db::ensure_large(&path, kernels);
     let file = path.to_string_lossy();
     let args = ["diff", file.as_ref(), file.as_ref(), "--json"];
     run_once(&args);
     let runs: Vec<(Duration, u64)> = (0..3).map(|_| run_once(&args)).collect();
     let peak = runs.iter().map(|r| r.1).max().unwrap_or(0) as f64;
     let (best, median) = best_and_median(runs.into_iter().map(|r| r.0).collect());
-    let kept = 2.0 * DB_KERNELS as f64 * skope::profile::kernels::BYTES_PER_RUN as f64;
+    let kept = 2.0 * kernels as f64 * skope::profile::kernels::BYTES_PER_RUN as f64;
     println!(
-        "diff of a {:.0} MB database against itself ({DB_KERNELS} kernels a side): best {:.2} s \
+        "diff of a {:.0} MB database against itself ({kernels} kernels a side): best {:.2} s \
          ({:.2} M kernels/s)  median {:.2} s  peak {:.0} MB = {:.2}× the {:.0} MB of runs kept   \
          bar: ≥ 1 M kernels/s, ≤ 1.5×",
         std::fs::metadata(&path).map_or(0, |m| m.len()) as f64 / 1e6,
         seconds(best),
-        2.0 * DB_KERNELS as f64 / seconds(best) / 1e6,
+        2.0 * kernels as f64 / seconds(best) / 1e6,
         seconds(median),
         peak / 1e6,
         peak / kept,

@@ -258,10 +258,12 @@ pub fn graph(ws: &Workspace) -> Collection {
     }
 }
 
-/// A node id: the op's name, control characters made visible (ids are matched by name across
-/// exports, so fused and unfused views line up).
+/// A node id: the op's name as the graph has it — the one rule for ids in every output: the
+/// name itself, written through the JSON escape ([`crate::text::json_safe`]), so that it is
+/// the same string as in the report's JSON, plan files and traces, and matches across
+/// exports (fused and unfused views line up).
 fn id(name: &str) -> String {
-    crate::text::sanitize(name).into_owned()
+    name.to_string()
 }
 
 fn attr(key: &'static str, value: &str) -> Attr {

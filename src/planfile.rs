@@ -223,7 +223,70 @@ impl PlanFile {
         if plan.skope_plan != VERSION {
             return Err(error(PlanFileErrorKind::Version(plan.skope_plan)));
         }
-        Ok(plan)
+        Ok(plan.bounded())
+    }
+
+    /// The plan with every string over [`crate::graph::MAX_KEPT`] kept cut, as a dump's are
+    /// ([`crate::text::bounded`]: a cut op name still matches the graph's cut one), so one
+    /// huge name cannot multiply as it is copied into outputs.
+    fn bounded(mut self) -> PlanFile {
+        let cut = |s: &mut String| {
+            if let Some(kept) = crate::text::bounded(s, crate::graph::MAX_KEPT) {
+                *s = kept;
+            }
+        };
+        cut(&mut self.graph.name);
+        for scope in &mut self.scopes {
+            cut(&mut scope.name);
+            cut(&mut scope.options);
+            scope.ops.iter_mut().for_each(cut);
+            if scope
+                .op_options
+                .iter()
+                .any(|(k, v)| k.len().max(v.len()) > crate::graph::MAX_KEPT)
+            {
+                scope.op_options = std::mem::take(&mut scope.op_options)
+                    .into_iter()
+                    .map(|(mut k, mut v)| {
+                        cut(&mut k);
+                        cut(&mut v);
+                        (k, v)
+                    })
+                    .collect();
+            }
+        }
+        self.do_not_fuse.iter_mut().for_each(cut);
+        self
+    }
+
+    /// True when the file at `path` starts as a plan file does — a JSON object whose first key
+    /// is one of a plan's (`skope_plan`, `scopes`, `do_not_fuse`, or `graph` holding an
+    /// object, as a plan's does and an atc JSON dump's array does not), in any key order — read
+    /// from its first bytes only, so a multi-gigabyte profile is never read whole to learn that
+    /// it is not a plan.
+    pub fn looks_like(path: &Path) -> bool {
+        use std::io::Read as _;
+        let mut head = Vec::with_capacity(256);
+        let read = std::fs::File::open(path).and_then(|f| f.take(256).read_to_end(&mut head));
+        if read.is_err() || !path.is_file() {
+            return false;
+        }
+        let text = String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head));
+        let Some(rest) = text.trim_start().strip_prefix('{') else {
+            return false;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix('"') else {
+            return false;
+        };
+        let Some((key, rest)) = rest.split_once('"') else {
+            return false;
+        };
+        let value = rest.trim_start().strip_prefix(':').map(str::trim_start);
+        match key {
+            "skope_plan" | "scopes" | "do_not_fuse" => true,
+            "graph" => value.is_some_and(|v| v.starts_with('{')),
+            _ => false,
+        }
     }
 
     /// The graph the plan file at `path` was made for (read without keeping its scopes).

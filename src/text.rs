@@ -75,6 +75,18 @@ impl<W: std::io::Write> std::fmt::Write for TextWriter<W> {
     }
 }
 
+/// A CSV cell of text from an input: controls made visible ([`sanitize`]) and a cell that a
+/// spreadsheet would take for a formula (starting `=`, `+`, `-` or `@`) kept as text with a
+/// leading `'`. Numbers skope computes are written as they are.
+pub fn csv_cell(s: &str) -> String {
+    let clean = sanitize(s).into_owned();
+    if clean.starts_with(['=', '+', '-', '@']) {
+        format!("'{clean}")
+    } else {
+        clean
+    }
+}
+
 /// Like [`sanitize`], but keeps line breaks: each line is sanitised on its own (so a `\r` or
 /// an escape sequence inside a line is still made visible).
 pub fn sanitize_lines(s: &str) -> String {

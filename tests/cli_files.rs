@@ -145,3 +145,85 @@ fn under_an_address_space_limit_a_dump_too_big_for_it_is_refused_not_an_abort() 
         "{stderr}"
     );
 }
+
+#[test]
+fn a_huge_op_type_or_scope_name_is_kept_cut_in_every_output() {
+    let dir = common::scratch("cli-huge-names");
+    let huge = "T".repeat(4 << 20);
+    for side in ["base", "new"] {
+        std::fs::create_dir_all(dir.join(side)).unwrap();
+        std::fs::write(
+            dir.join(side).join("op_statistic.csv"),
+            format!("OP Type,Core Type,Count,Total Time(us)\n{huge},AI_CORE,2,5\nAdd,AI_VECTOR_CORE,3,4\n"),
+        )
+        .unwrap();
+    }
+    let out = skope_in(&dir, &["diff", "base", "new", "--json"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.len() < 64 << 10,
+        "{} bytes of JSON",
+        out.stdout.len()
+    );
+    // A plan file naming a huge scope: the export holds it cut.
+    let dump = dir.join("m.txt");
+    std::fs::copy(example_path("moe_decode.ge_proto.txt"), &dump).unwrap();
+    let plan = dir.join("p.skope.json");
+    let made = skope_in(
+        &dir,
+        &["export", "m.txt", "--format", "plan", "-o", "p.skope.json"],
+        &[],
+    );
+    assert!(made.status.success());
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(
+        &plan,
+        text.replacen("\"attn_0\"", &format!("\"{huge}\""), 1),
+    )
+    .unwrap();
+    let out = skope_in(
+        &dir,
+        &["report", "m.txt", "--plan", "p.skope.json", "--json"],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.len() < 1 << 20,
+        "{} bytes of JSON",
+        out.stdout.len()
+    );
+}
+
+#[test]
+fn a_csv_cell_that_would_be_a_formula_is_kept_as_text() {
+    let dir = common::scratch("cli-csv-formula");
+    for side in ["base", "new"] {
+        std::fs::create_dir_all(dir.join(side)).unwrap();
+        std::fs::write(
+            dir.join(side).join("op_statistic.csv"),
+            "OP Type,Core Type,Count,Total Time(us)\n\"=HYPERLINK(\"\"http://x\"\")\",AI_CORE,2,5\n",
+        )
+        .unwrap();
+    }
+    let out = skope_in(&dir, &["diff", "base", "new", "--csv"], &[]);
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(csv.contains("\"'=HYPERLINK("), "{csv}");
+    assert!(
+        !csv.lines()
+            .any(|l| l.starts_with("=") || l.starts_with("\"=")),
+        "{csv}"
+    );
+}

@@ -87,6 +87,45 @@ fn hostile_names_stay_valid_json_and_the_checker_catches_a_broken_graph() {
     assert!(skope::model_explorer::check(&graph).is_empty());
     let raw = std::fs::read_to_string(out.join("graph.json")).expect("read");
     assert!(!raw.contains('\u{1b}') && !raw.contains('\u{202e}'));
+    // One rule for ids: the op's name itself, JSON-escaped — the same string in the report's
+    // JSON, the plan file and the trace as the Model Explorer node id.
+    let name = "a/b<i>c\u{1b}[2J\u{202e}";
+    let nodes = graph["graphs"][0]["nodes"].as_array().expect("nodes");
+    assert!(
+        nodes.iter().any(|n| n["id"] == name),
+        "the node id is the name"
+    );
+    let report: Value = serde_json::from_str(&skope_stdout(&[
+        "report",
+        &dump.to_string_lossy(),
+        "--json",
+    ]))
+    .expect("JSON");
+    assert!(report.to_string().contains(&Value::from(name).to_string()));
+    let plan = dir.join("plan.json");
+    skope_stdout(&[
+        "export",
+        &dump.to_string_lossy(),
+        "--format",
+        "plan",
+        "-o",
+        &plan.to_string_lossy(),
+    ]);
+    let plan = skope::planfile::PlanFile::read(&plan).expect("a plan");
+    assert!(plan.scopes.iter().any(|s| s.ops.iter().any(|o| o == name)));
+    let trace = dir.join("trace.json");
+    skope_stdout(&[
+        "export",
+        &dump.to_string_lossy(),
+        "--format",
+        "trace",
+        "-o",
+        &trace.to_string_lossy(),
+        "--profiles",
+        &repo("assets/examples/prof_result").to_string_lossy(),
+    ]);
+    let raw_trace = std::fs::read_to_string(&trace).expect("read");
+    assert!(!raw_trace.contains('\u{1b}') && !raw_trace.contains('\u{202e}'));
     // The checker fails a graph that breaks the schema.
     let mut broken = graph.clone();
     broken["graphs"][0]["nodes"][0]["incomingEdges"] = serde_json::json!([{"sourceNodeId": "nowhere", "sourceNodeOutputId": "0", "targetNodeInputId": 0}]);

@@ -64,6 +64,10 @@ fn the_newer_readers_accept_their_seeds() {
     for seed in seeds("aclgraph-device-args") {
         assert!(!skope::aclgraph::logs::device_args(&String::from_utf8_lossy(&seed)).is_empty());
     }
+    for seed in seeds("journal") {
+        let read = skope::journal::parse(&seed);
+        assert!(read.damage.is_none() && read.entries.len() >= 3, "{read:?}");
+    }
     for seed in seeds("static-op-info") {
         skope::static_kernels::op_info::parse(&seed).unwrap();
     }

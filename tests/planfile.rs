@@ -426,3 +426,25 @@ fn saving_keeps_the_files_mode_and_writes_through_a_symbolic_link() {
             .is_symlink()
     );
 }
+
+#[test]
+fn a_plan_file_is_known_from_its_first_bytes_in_any_key_order() {
+    let plan = PlanFile::of(&example());
+    let pretty = temp("looks-pretty.json");
+    plan.write(&pretty).unwrap();
+    let sorted = temp("looks-sorted.json");
+    let value: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
+    std::fs::write(&sorted, value.to_string()).unwrap();
+    assert!(PlanFile::looks_like(&pretty) && PlanFile::looks_like(&sorted));
+    let others = [
+        ("db", &b"SQLite format 3\0\x10\0"[..]),
+        ("atc", &b"{\"graph\": [{\"name\": \"g\", \"op\": []}]}"[..]),
+        ("csv", &b"Step Id,Name,Type\n"[..]),
+        ("trace", &b"[{\"ph\":\"X\"}]"[..]),
+    ];
+    for (name, bytes) in others {
+        let path = temp(&format!("looks-{name}"));
+        std::fs::write(&path, bytes).unwrap();
+        assert!(!PlanFile::looks_like(&path), "{name}");
+    }
+}

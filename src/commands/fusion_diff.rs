@@ -33,7 +33,7 @@ impl Form {
 
 /// True when `path` is a plan file skope wrote.
 fn is_plan(path: &Path) -> bool {
-    path.is_file() && crate::planfile::PlanFile::read(path).is_ok()
+    crate::planfile::PlanFile::looks_like(path) && crate::planfile::PlanFile::read(path).is_ok()
 }
 
 /// True when `path` is a graph dump (its content says so), not a profile.

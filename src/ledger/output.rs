@@ -191,17 +191,6 @@ pub fn to_markdown(ledger: &Ledger) -> String {
     markdown::cap(out)
 }
 
-/// A text cell for a spreadsheet: made visible, and one that would start a formula (`=`, `+`,
-/// `-`, `@`) quoted with `'`.
-fn csv_text(s: &str) -> String {
-    let clean = sanitize(s).into_owned();
-    if clean.starts_with(['=', '+', '-', '@']) {
-        format!("'{clean}")
-    } else {
-        clean
-    }
-}
-
 /// The ledger as CSV, a row per run in the ledger's order.
 pub fn to_csv(ledger: &Ledger) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -243,7 +232,7 @@ pub fn to_csv(ledger: &Ledger) -> String {
             r.number.to_string(),
             (ledger.baseline == Some(r.number)).to_string(),
             r.started.clone(),
-            csv_text(&r.recipe),
+            crate::text::csv_cell(&r.recipe),
             r.status.clone(),
             plan(|p| p.scopes),
             plan(|p| p.segments),
@@ -256,15 +245,15 @@ pub fn to_csv(ledger: &Ledger) -> String {
             pay(|p| p.neutral),
             pay(|p| p.regressed),
             pay(|p| p.insufficient_evidence),
-            csv_text(
+            crate::text::csv_cell(
                 &r.payoffs
                     .as_ref()
                     .map_or(String::new(), |p| p.prune.join(" ")),
             ),
             r.profile.words(),
-            csv_text(r.profile.path().unwrap_or_default()),
-            csv_text(&r.change_summary()),
-            csv_text(&r.dir),
+            crate::text::csv_cell(r.profile.path().unwrap_or_default()),
+            crate::text::csv_cell(&r.change_summary()),
+            crate::text::csv_cell(&r.dir),
         ];
         let _ = w.write_record(record);
     }

@@ -27,8 +27,7 @@ pub const BYTES_PER_RUN: u64 = 48;
 /// milliseconds): longer is a broken field, and sums of such would overflow.
 pub const MAX_DURATION_NS: i64 = 1_000_000_000_000_000;
 
-/// The longest kernel name kept whole (4 KiB; real ones are under 200 bytes).
-pub const MAX_NAME: usize = 4 << 10;
+pub use super::row::{MAX_NAME, kept_name};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -378,8 +377,7 @@ impl KernelTable {
                 };
                 let (op_type, core_type) = (self.shared(op_type), self.shared(row.core_type));
                 // A name longer than any real kernel's is kept cut (its start, end and hash).
-                let name = crate::text::bounded(row.name, MAX_NAME)
-                    .unwrap_or_else(|| row.name.to_string());
+                let name = kept_name(row.name);
                 self.by_name.insert(
                     name,
                     KernelStat {
@@ -404,7 +402,7 @@ impl KernelTable {
         match self.types.get(text) {
             Some(kept) => Arc::clone(kept),
             None => {
-                let kept: Arc<str> = Arc::from(text);
+                let kept: Arc<str> = Arc::from(kept_name(text));
                 self.types.insert(Arc::clone(&kept));
                 kept
             }

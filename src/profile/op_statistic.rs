@@ -206,8 +206,8 @@ fn read_table<R: Read>(
             return Err(t.bad(op_type, ty, "an op type"));
         }
         let row = TypeStat {
-            op_type: ty.to_string(),
-            core_type: t.text(core_type)?.to_string(),
+            op_type: super::row::kept_name(ty),
+            core_type: super::row::kept_name(t.text(core_type)?),
             count: t.count(count)?,
             total_us: t.required_number(total, total_scale)?,
             min_us: match min {

@@ -583,8 +583,8 @@ pub fn to_csv(d: &Diff) -> String {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         records.push(vec![
-            r.op_type.clone(),
-            r.core_type.clone(),
+            crate::text::csv_cell(&r.op_type),
+            crate::text::csv_cell(&r.core_type),
             status,
             bn,
             bt,

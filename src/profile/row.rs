@@ -1,6 +1,17 @@
 //! One kernel run as every reader hands it out (kernel CSVs, profiler databases, traces): the
 //! fields of `kernel_details.csv`, each optional where a source may lack it.
 
+/// The longest kernel name, op type or core type kept whole (4 KiB; real ones are under 200
+/// bytes).
+pub const MAX_NAME: usize = 4 << 10;
+
+/// A name, op type or core type from a profile as kept: cut to [`MAX_NAME`] when longer
+/// ([`crate::text::bounded`]: its start, a hash, its end), so one huge field cannot multiply
+/// into gigabytes as it is copied into tables and outputs.
+pub fn kept_name(text: &str) -> String {
+    crate::text::bounded(text, MAX_NAME).unwrap_or_else(|| text.to_string())
+}
+
 /// One kernel run, borrowed from the reader's buffer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelRow<'r> {

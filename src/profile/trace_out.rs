@@ -360,8 +360,11 @@ impl<'o, W: Write> Event<'o, W> {
         Ok(())
     }
 
+    /// A name as every output writes it: itself, JSON-escaped ([`crate::text::json_safe`]),
+    /// so it is the same string as in the report's JSON and plan files.
     fn string(&mut self, s: &str) -> io::Result<()> {
-        serde_json::to_writer(&mut *self.out, &crate::text::sanitize(s)).map_err(io::Error::from)
+        let json = serde_json::to_string(s).map_err(io::Error::from)?;
+        self.out.write_all(crate::text::json_safe(json).as_bytes())
     }
 
     fn metadata(&mut self, pid: u64, tid: Option<u64>, what: &str, name: &str) -> io::Result<()> {

@@ -116,7 +116,10 @@ pub fn open_other(
     planning: &crate::workspace::Planning,
     load: (crate::load::LoadOptions, &crate::fusion::rules::RuleConfig),
 ) -> Result<Planned, String> {
-    if let Ok(file) = PlanFile::read(path) {
+    if let Some(file) = PlanFile::looks_like(path)
+        .then(|| PlanFile::read(path).ok())
+        .flatten()
+    {
         let (marks, mismatch) = file.marks_for(planning.graph());
         if let Some(refusal) = mismatch.refusal(path, planning.graph(), false) {
             return Err(refusal);

@@ -693,6 +693,33 @@ pub fn targets() -> Vec<Target> {
             },
         },
         Target {
+            name: "journal",
+            seeds: journal_seeds(),
+            run: |data, scratch| {
+                // The input as an unfinished session's journal: read, claimed for recovery as a
+                // session starting on the bundled example does, replayed onto it.
+                let dir = scratch.join("journal");
+                let _ = std::fs::remove_dir_all(&dir);
+                let _ = std::fs::create_dir_all(&dir);
+                let plan = dir.join("graph.txt.skope.json");
+                let _ = skope::journal::parse(data);
+                let _ = std::fs::write(skope::journal::path(&plan), data);
+                let Ok(claim) = skope::journal::claim(&plan, &LEDGER_WORKSPACE.source().id) else {
+                    return;
+                };
+                if let Some(recovery) = &claim.recovery {
+                    let mut ws = skope::workspace::Workspace::new(
+                        PLAN_GRAPH.clone(),
+                        skope::load::Format::GeProtoText,
+                        "graph.txt",
+                        &BUNDLED_RULES,
+                    );
+                    let _ = skope::journal::replay(&mut ws, &recovery.entries);
+                }
+                let _ = claim.journal.remove();
+            },
+        },
+        Target {
             name: "fusion-diff",
             seeds: vec![prefix(&example("moe_decode.ge_proto.txt"), 12_000)],
             run: |data, _| {
@@ -778,6 +805,74 @@ fn entry_source_seed() -> Vec<u8> {
 }
 
 /// A run record as skope writes it (finished, with results), and a log with marked lines.
+/// Journals of a session on the bundled example: edits of every kind with undo and redo, a
+/// save mark, the scopes carried over a reload.
+fn journal_seeds() -> Vec<Vec<u8>> {
+    use skope::edit::Edit;
+    use skope::journal::{self, JournalEntry};
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("skope-journal-seed-{}-{n}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let plan = dir.join("graph.txt.skope.json");
+    let ws = &*LEDGER_WORKSPACE;
+    let mut claim = journal::claim(&plan, &ws.source().id).expect("a journal in a fresh folder");
+    let op = |name: &str| name.to_string();
+    let entries = [
+        JournalEntry::Edit {
+            edit: Edit::Assign {
+                ops: vec![op("layer2_mask_fill")],
+                scope: "attn_2".into(),
+            },
+            key: None,
+        },
+        JournalEntry::Edit {
+            edit: Edit::SetOptions {
+                scope: "moe_1".into(),
+                options: "stream-fusion=1".into(),
+            },
+            key: Some(7),
+        },
+        JournalEntry::Undo,
+        JournalEntry::Redo,
+        JournalEntry::Edit {
+            edit: Edit::DoNotFuse {
+                ops: vec![op("layer0_rope")],
+            },
+            key: None,
+        },
+        JournalEntry::Saving {
+            digest: journal::Digest::of(b"{}"),
+        },
+        JournalEntry::Scopes {
+            plan: Box::new(skope::planfile::PlanFile::of(ws)),
+        },
+        JournalEntry::Edit {
+            edit: Edit::Delete {
+                scope: "moe_3".into(),
+            },
+            key: None,
+        },
+    ];
+    for entry in &entries {
+        claim.journal.append(entry).expect("written");
+    }
+    let bytes = std::fs::read(journal::path(&plan)).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    // The whole journal, and one without the carried scopes (small, so mutations reach it).
+    let short: Vec<u8> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| !l.starts_with(b"{\"scopes\""))
+        .flatten()
+        .copied()
+        .collect();
+    vec![bytes, short]
+}
+
+/// The bundled rules, read once.
+static BUNDLED_RULES: std::sync::LazyLock<skope::fusion::rules::RuleSet> =
+    std::sync::LazyLock::new(skope::fusion::rules::RuleSet::bundled);
+
 fn run_record_seeds() -> Vec<Vec<u8>> {
     let record = skope::compile::record::RunRecord {
         recipe: "model".to_string(),

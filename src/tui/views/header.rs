@@ -37,18 +37,22 @@ enum Shown {
     Hidden,
 }
 
+/// What the header says besides the graph: runs going (and the spinner's tick), and whether
+/// the journal holds back steps it could not write.
+pub struct Status<'a> {
+    /// The runs.
+    pub runs: &'a Runs,
+    /// Ticks seen, for the spinner.
+    pub ticks: usize,
+    /// True while the journal holds back steps it could not write.
+    pub unjournaled: bool,
+}
+
 /// Draws the header; while runs are going, it says so (with the key of the runs view).
-pub fn render(
-    ex: &Explorer,
-    runs: &Runs,
-    ticks: usize,
-    theme: &Theme,
-    frame: &mut Frame,
-    area: Rect,
-) {
+pub fn render(ex: &Explorer, status: &Status<'_>, theme: &Theme, frame: &mut Frame, area: Rect) {
     let ws = &ex.ws;
     let source = ws.source();
-    let items = items(ex, runs, ticks);
+    let items = items(ex, status);
     let lead = " skope  ".len();
     let room = usize::from(area.width).saturating_sub(lead);
     // The counts give way to the file's name; the status items only to its first columns.
@@ -86,7 +90,8 @@ pub fn render(
 }
 
 /// The status items in the order they are drawn.
-fn items(ex: &Explorer, runs: &Runs, ticks: usize) -> Vec<Item> {
+fn items(ex: &Explorer, status: &Status<'_>) -> Vec<Item> {
+    let (runs, ticks) = (status.runs, status.ticks);
     let ws = &ex.ws;
     let plan = ws.plan();
     let errors = plan.errors();
@@ -166,7 +171,14 @@ fn items(ex: &Explorer, runs: &Runs, ticks: usize) -> Vec<Item> {
             1,
         );
     }
-    if ws.is_dirty() {
+    if status.unjournaled {
+        push(
+            "● unsaved, not in the journal".into(),
+            "●!".into(),
+            Role::Error,
+            1,
+        );
+    } else if ws.is_dirty() {
         push("● unsaved".into(), "●".into(), Role::Changed, 2);
     }
     let running = runs.running();

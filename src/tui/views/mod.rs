@@ -41,7 +41,12 @@ pub fn render(app: &App, frame: &mut Frame) {
         Screen::Explorer(ex) => {
             // Laid out for the frame itself: the state's areas may be a resize behind.
             let areas = layout::areas(area, ex.ws.context().streams().len(), ex.body_layout());
-            header::render(ex, &app.runs, app.ticks, theme, frame, areas.header);
+            let status = header::Status {
+                runs: &app.runs,
+                ticks: app.ticks,
+                unjournaled: app.session.held_back,
+            };
+            header::render(ex, &status, theme, frame, areas.header);
             strip::render(ex, theme, frame, areas.strip);
             // Up the stack of layers: the body, then what is drawn over it.
             let layers = app.layers();
