@@ -372,7 +372,7 @@ fn bench_profiles(c: &mut Criterion) {
     }
     let segments = |app: &App| {
         app.profile_view()
-            .map_or(0, |v| v.rows(skope::tui::profile_view::Table::Segments))
+            .map_or(0, |v| v.rows(skope::tui::profile_view::Table::SuperKernels))
     };
     let before = segments(&app);
     app.handle(Msg::key(KeyCode::Char('d')));

@@ -55,16 +55,29 @@ fn html(s: &str) -> String {
         .replace(['\n', '\r'], " ")
 }
 
+/// A time in µs, as every output writes it ([`crate::profile::output::fixed`]).
 fn micros(us: f64) -> String {
-    format!("{us:.2} µs")
+    format!("{} µs", crate::profile::output::fixed(us, 2))
 }
 
+/// A difference in µs with its sign.
 fn signed(us: f64) -> String {
-    if us < 0.0 {
-        format!("−{:.2} µs", -us)
+    let shown = crate::profile::output::fixed(us.abs(), 2);
+    if us < 0.0 && shown != "0.00" {
+        format!("−{shown} µs")
     } else {
-        format!("+{us:.2} µs")
+        format!("+{shown} µs")
     }
+}
+
+/// A time of the account (ns) in µs, as every output writes it.
+fn micros_ns(ns: i64) -> String {
+    format!("{} µs", crate::profile::output::micros(ns))
+}
+
+/// A difference of the account (ns) in µs with its arrow, as every output writes it.
+fn delta_ns(ns: i64) -> String {
+    format!("{} µs", crate::profile::output::delta_micros(ns))
 }
 
 /// Opens a `<details>` section titled `summary`.
@@ -126,20 +139,25 @@ pub fn pr_report(report: &Report, what_if: &WhatIf, diff: Option<&Diff>) -> Stri
         s.errors, s.warnings
     );
     if let Some(d) = diff {
-        let benefit = d
-            .benefit_pct
-            .map_or(String::new(), |b| format!(", benefit {b:.2} %"));
+        let a = &d.account;
         let _ = writeln!(
             out,
-            "| per step (median) | {} → {} ({}{benefit}) |",
-            micros(d.base_total_us),
-            micros(d.new_total_us),
-            signed(d.delta_us)
+            "| {} | {} → {} ({}, {}) |",
+            a.measure.name(),
+            micros_ns(a.base.mean_ns),
+            micros_ns(a.new.mean_ns),
+            delta_ns(a.delta_ns()),
+            text(&crate::profile::output::change_words(a))
+        );
+        let _ = writeln!(
+            out,
+            "| | {} |",
+            text(&crate::profile::output::headline_basis(a))
         );
         let fused = &d.attribution.fused;
         let _ = writeln!(
             out,
-            "| fused part | {} → {} ({}) |",
+            "| fused part (busy time) | {} → {} ({}) |",
             micros(fused.base_us),
             micros(fused.new_us),
             signed(fused.delta_us)
@@ -226,14 +244,17 @@ pub fn pr_report(report: &Report, what_if: &WhatIf, diff: Option<&Diff>) -> Stri
         end_details(&mut out);
     }
     if let Some(d) = diff {
+        waterfall(&mut out, &d.account);
         if let Some(p) = &d.payoffs {
             details(
                 &mut out,
                 &format!("Each SuperKernel's payoff ({})", p.list.len()),
             );
-            out.push_str(
-                "| segment | sub-ops | without | with | Δ | payoff | action |\n\
-                 |---|---:|---:|---:|---:|---|---|\n",
+            let _ = writeln!(
+                out,
+                "{}.\n\n| segment | sub-ops | Δ/step | without | with | Δ | payoff | action |\n\
+                 |---|---:|---:|---:|---:|---:|---|---|",
+                text(crate::profile::output::PER_STEP_AND_OCCURRENCE)
             );
             for x in &p.list {
                 let median = |s: &Option<crate::profile::spread::Spread>| {
@@ -241,9 +262,12 @@ pub fn pr_report(report: &Report, what_if: &WhatIf, diff: Option<&Diff>) -> Stri
                 };
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
                     text(&x.segment),
                     x.sub_ops,
+                    d.account
+                        .superkernel(&x.fused_node)
+                        .map_or("—".to_string(), |part| delta_ns(part.delta_ns)),
                     median(&x.base),
                     median(&x.new),
                     x.delta_us.map_or("—".to_string(), signed),
@@ -254,17 +278,26 @@ pub fn pr_report(report: &Report, what_if: &WhatIf, diff: Option<&Diff>) -> Stri
             end_details(&mut out);
         }
         if let Some(steps) = &d.steps {
+            let a = &d.account;
+            let measure = a.measure.name();
             details(&mut out, &format!("Per step ({})", steps.base.list.len()));
-            out.push_str("| step | without | with | Δ |\n|---|---:|---:|---:|\n");
+            let _ = writeln!(
+                out,
+                "| step | {measure} without | with | Δ |\n|---|---:|---:|---:|"
+            );
+            let value = |t: &crate::profile::steps::StepTime| match a.measure {
+                crate::profile::account::Measure::StepTime => t.span_us.unwrap_or(t.kernels_us),
+                crate::profile::account::Measure::BusyTime => t.kernels_us,
+            };
             for b in &steps.base.list {
                 let new = steps.new.list.iter().find(|n| n.step == b.step);
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} |",
                     text(&b.step),
-                    micros(b.kernels_us),
-                    new.map_or("—".to_string(), |n| micros(n.kernels_us)),
-                    new.map_or("—".to_string(), |n| signed(n.kernels_us - b.kernels_us))
+                    micros(value(b)),
+                    new.map_or("—".to_string(), |n| micros(value(n))),
+                    new.map_or("—".to_string(), |n| signed(value(n) - value(b)))
                 );
             }
             end_details(&mut out);
@@ -278,6 +311,38 @@ pub fn pr_report(report: &Report, what_if: &WhatIf, diff: Option<&Diff>) -> Stri
     cap(out)
 }
 
+/// Where the time went: the account's waterfall, base → new, folded.
+fn waterfall(out: &mut String, a: &crate::profile::account::Account) {
+    if a.waterfall.is_empty() {
+        return;
+    }
+    let measure = a.measure.name();
+    details(out, &format!("Where the time went ({measure}, per step)"));
+    out.push_str("| part | without | with | Δ |\n|---|---:|---:|---:|\n");
+    for p in &a.waterfall {
+        let name = match p.kind {
+            crate::profile::account::PartKind::Superkernel => format!("SuperKernel {}", p.name),
+            _ => p.name.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            text(&name),
+            micros_ns(p.base_ns),
+            micros_ns(p.new_ns),
+            delta_ns(p.delta_ns)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| **{measure}** | **{}** | **{}** | **{}** |",
+        micros_ns(a.base.mean_ns),
+        micros_ns(a.new.mean_ns),
+        delta_ns(a.delta_ns())
+    );
+    end_details(out);
+}
+
 fn break_table(
     out: &mut String,
     breaks: &[(&str, &BreakReport)],
@@ -285,7 +350,7 @@ fn break_table(
     cost: &dyn Fn(&str) -> f64,
 ) {
     out.push_str(if timed {
-        "| op | scope | reason | fix | unfused time |\n|---|---|---|---|---:|\n"
+        "| op | scope | reason | fix | cost a step |\n|---|---|---|---|---:|\n"
     } else {
         "| op | scope | reason | fix |\n|---|---|---|---|\n"
     });

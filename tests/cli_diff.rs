@@ -26,19 +26,29 @@ fn text_of_the_bundled_pair_with_its_graph() {
     let out = skope(&["diff", &path(BUNDLED), "--graph", &path(GRAPH)]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
+    // The headline is the step time, the mean over the steps kept; busy time is named apart
+    // and never called a benefit.
     assert!(
         text.contains(
-            "total per step (kernel time, median step)  531.74 µs → 473.96 µs   Δ ▼ −57.78 µs   \
-             benefit 10.87 % (faster with SuperKernel)"
+            "step time  624.94 µs → 501.89 µs   Δ ▼ −123.05 µs   19.69 % faster with SuperKernel"
         ),
         "{text}"
     );
     assert!(
-        text.contains("span per step (first start → last end)      625.11 µs → 502.19 µs"),
+        text.contains(
+            "the mean over 5 and 5 step(s) kept (medians 625.11 → 502.19 µs) · busy time 531.31 → \
+             473.58 µs"
+        ),
         "{text}"
     );
+    assert!(!text.contains("benefit"), "{text}");
     assert!(
-        text.contains("  base 5 step(s): kernel time median 531.74 µs"),
+        text.contains("  base 5 step(s): step time median 625.11 µs"),
+        "{text}"
+    );
+    // The waterfall ends where the headline does.
+    assert!(
+        text.contains("  step time                                624.94   501.89  ▼ −123.05"),
         "{text}"
     );
     // Each SuperKernel's payoff: the one-sub-op SuperKernel has nothing to save and regresses.
@@ -79,8 +89,7 @@ fn a_database_pair_of_the_bundled_kernels_compares_as_the_csvs_do() {
     assert!(text.contains("(ascend_pytorch_profiler.db)"), "{text}");
     assert!(
         text.contains(
-            "total per step (kernel time, median step)  531.74 µs → 473.96 µs   Δ ▼ −57.78 µs   \
-             benefit 10.87 % (faster with SuperKernel)"
+            "step time  624.94 µs → 501.89 µs   Δ ▼ −123.05 µs   19.69 % faster with SuperKernel"
         ),
         "{text}"
     );
@@ -393,9 +402,9 @@ fn two_profiles_without_a_superkernel_say_so_instead_of_a_regression() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    let total = text.lines().find(|l| l.starts_with("total")).unwrap();
+    let total = text.lines().find(|l| l.starts_with("busy time")).unwrap();
     assert!(
-        total.contains("change +2.61 % (no SuperKernel ran in either profile"),
+        total.contains("the new profile is 2.61 % slower (no SuperKernel ran in it: a plain A/B"),
         "{text}"
     );
     assert!(!total.contains("regression"), "{total}");

@@ -51,7 +51,9 @@ fn the_bundled_example_with_its_profiles_fits_a_pull_request() {
     assert!(text.starts_with("### SuperKernel plan of `"));
     assert!(text.contains("| outcome | **ok** — 8 scope(s) → 13 segment(s), 5 break(s) |"));
     assert!(
-        text.contains("| per step (median) | 531.74 µs → 473.96 µs (−57.78 µs, benefit 10.87 %) |"),
+        text.contains(
+            "| step time | 624.94 µs → 501.89 µs (▼ −123.05 µs, 19.69 % faster with SuperKernel) |"
+        ),
         "{text}"
     );
     assert!(text.contains("12 beneficial") && text.contains("prune `moe_1_split_54_56`"));

@@ -138,11 +138,19 @@ fn a_slow_step_is_pointed_out_and_the_medians_leave_it_out() {
     assert!(
         d.notes
             .iter()
-            .any(|n| n.starts_with("base step 4 took") && n.contains("the medians leave it out")),
+            .any(|n| n.starts_with("base: step 4 left out: its step time lies more than 3")),
         "{:?}",
         d.notes
     );
-    // The per-step total is the median step's, not swollen by the slow one.
+    assert_eq!(d.account.base.left_out, ["4"]);
+    assert_eq!((d.account.base.steps, d.account.base.kept), (7, 6));
+    // The step time is the mean of the steps kept, not swollen by the slow one.
+    let usual = steps.base.list[0].span_us.unwrap_or_default() * 1000.0;
+    let mean = d.account.base.mean_ns as f64;
+    assert!(
+        (mean - usual).abs() < usual * 0.05,
+        "{mean} against {usual}"
+    );
     let usual = steps.base.list[0].kernels_us;
     assert!(
         (d.base_total_us - usual).abs() < usual * 0.05,

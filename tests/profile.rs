@@ -695,8 +695,12 @@ fn a_new_profile_without_superkernels_fuses_nothing() {
 fn text_output_marks_every_delta_with_a_sign_and_an_arrow() {
     let pair = load_pair(&fixture("official_sample/prof_result"), None, None).unwrap();
     let text = skope::profile::output::to_text(&diff(&pair, None));
-    assert!(text.contains("407.54 µs → 384.66 µs"), "{text}");
-    assert!(text.contains("benefit 5.61 %"), "{text}");
+    assert!(
+        text.contains(
+            "busy time  407.54 µs → 384.66 µs   Δ ▼ −22.88 µs   5.61 % faster with SuperKernel"
+        ),
+        "{text}"
+    );
     assert!(text.contains("▲ +2.40"), "{text}");
     assert!(text.contains("▼ −126.26"), "{text}");
     assert!(text.contains("fused away"), "{text}");
@@ -789,11 +793,16 @@ fn communication_stays_out_of_the_totals_and_the_benefit() {
     assert_eq!(c.rows[0].status, RowStatus::Communication);
     let text = skope::profile::output::to_text(&d);
     assert!(
-        text.contains("communication  12.35 µs → 0.00 µs   Δ ▼ −12.35 µs   (HcomAllReduce; not in the totals or the benefit)"),
+        text.contains("communication kernels  12.35 µs → 0.00 µs busy   Δ ▼ −12.35 µs   (HcomAllReduce; apart from the table below)"),
+        "{text}"
+    );
+    // Busy time leaves communication out; the step time has it in its waterfall.
+    assert!(
+        text.contains("busy time 407.54 → 384.66 µs (kernels' durations added up"),
         "{text}"
     );
     assert!(
-        text.contains("benefit 5.61 % (faster with SuperKernel)"),
+        text.contains("communication outside every segment"),
         "{text}"
     );
     let csv = skope::profile::output::to_csv(&d);
@@ -893,10 +902,9 @@ fn nothing_prints_as_minus_zero() {
     assert!(!csv.contains("-0.0"), "{csv}");
     assert_eq!(skope::profile::output::fixed(-0.0001, 2), "0.00");
     assert_eq!(skope::profile::output::fixed(-0.006, 2), "-0.01");
-    assert_eq!(
-        skope::profile::output::benefit(Some(-0.001), "SuperKernel"),
-        "benefit 0.00 %"
-    );
+    assert_eq!(skope::profile::output::micros(-4), "0.00");
+    assert_eq!(skope::profile::output::delta_micros(-4), "= 0.00");
+    assert_eq!(skope::profile::output::delta_micros(-6), "▼ −0.01");
 }
 
 /// A kernel_details.csv with one run of each of `names`, written to a fresh file.

@@ -80,7 +80,7 @@ fn the_ledger_orders_runs_by_benefit_and_names_the_changed_option() {
     let text = screen(&app);
     assert!(text.contains("baseline: run 1, the newest whose plan builds no SuperKernel"));
     assert!(text.contains("attn_0: stream-fusion=1 set"), "{text}");
-    assert!(text.contains("+57.78 10.9%"), "{text}");
+    assert!(text.contains("+123.05 µs (19.69 %)"), "{text}");
     insta::assert_snapshot!("ledger_140x30", redacted(&app, &dir));
     let (mut small, rx_small) = app_in(&dir, 80, 24);
     open_ledger(&mut small, &rx_small);
@@ -130,11 +130,8 @@ fn two_marked_runs_open_their_profile_comparison() {
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
     assert_eq!(app.up, Some("profiles"), "{}", status(&app));
     let profiles = app.profile_view().unwrap();
-    let benefit = profiles.diff.steps.as_ref().map(|s| {
-        let (b, n) = (s.base.kernels.median_us, s.new.kernels.median_us);
-        (b - n) / b * 100.0
-    });
-    assert!((benefit.unwrap() - 10.87).abs() < 0.01);
+    let change = profiles.diff.account.change_pct;
+    assert!((change.unwrap() - 19.69).abs() < 0.01);
 }
 
 #[test]
@@ -157,7 +154,7 @@ fn a_profile_added_by_path_joins_and_a_gone_one_is_said() {
     let ledger = view(&app).ledger.clone().unwrap();
     let added = ledger.row(4).expect("the added run");
     assert_eq!(added.status, "added");
-    assert!((added.benefit.unwrap().pct - 10.87).abs() < 0.01);
+    assert!((added.benefit.unwrap().pct - 19.69).abs() < 0.01);
 
     std::fs::remove_dir_all(&elsewhere).unwrap();
     press(&mut app, KeyCode::Esc);

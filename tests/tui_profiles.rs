@@ -42,24 +42,20 @@ fn p_guesses_the_profiles_and_reads_them_into_the_view() {
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
     let text = screen(&app);
     assert!(
-        text.contains("per step       531.74 µs →     473.96 µs   ▼ −57.78 µs (−10.87 %)"),
+        text.contains(
+            "step time      624.94 µs →     501.89 µs   ▼ −123.05 µs   19.69 % faster with SuperKernel"
+        ),
         "{text}"
     );
-    assert!(
-        text.contains("benefit 10.87 % (faster with SuperKernel)"),
-        "{text}"
-    );
-    assert!(
-        text.contains("span           625.11 µs →     502.19 µs   ▼ −122.91 µs (−19.66 %)"),
-        "{text}"
-    );
+    assert!(text.contains("busy time 531.31 → 473.58 µs"), "{text}");
     assert!(
         text.contains("fused op types: the plan's segments"),
         "{text}"
     );
     assert_eq!(
         app.status.as_ref().unwrap().text,
-        "profiles compared: 531.74 µs → 473.96 µs, benefit 10.87 %"
+        "profiles compared: step time  624.94 µs → 501.89 µs   Δ ▼ −123.05 µs   19.69 % faster \
+         with SuperKernel"
     );
     // p and esc go back to the graph and p comes back, without reading again.
     press(&mut app, KeyCode::Esc);
@@ -77,12 +73,17 @@ fn a_database_pair_reads_into_the_view_as_the_csvs_do() {
     assert!((app.up == Some("profiles")), "{:?}", app.status);
     let text = screen(&app);
     assert!(
-        text.contains("per step       531.74 µs →     473.96 µs   ▼ −57.78 µs (−10.87 %)"),
+        text.contains(
+            "step time      624.94 µs →     501.89 µs   ▼ −123.05 µs   19.69 % faster with SuperKernel"
+        ),
         "{text}"
     );
     assert_eq!(
         app.status.as_ref().map(|s| s.text.as_str()),
-        Some("profiles compared: 531.74 µs → 473.96 µs, benefit 10.87 %")
+        Some(
+            "profiles compared: step time  624.94 µs → 501.89 µs   Δ ▼ −123.05 µs   19.69 % \
+             faster with SuperKernel"
+        )
     );
 }
 
@@ -106,6 +107,7 @@ fn help_in_the_profile_view_starts_with_its_keys() {
 #[test]
 fn the_op_types_sort_by_delta_total_and_name() {
     let (mut app, _rx) = bundled(140, 42);
+    press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.profile_view().unwrap().table, Table::Types);
     let first = |app: &App| {
@@ -132,22 +134,31 @@ fn the_op_types_sort_by_delta_total_and_name() {
 }
 
 #[test]
-fn segments_and_breaks_with_and_without_superkernel() {
+fn the_waterfall_adds_up_and_a_break_costs_one_number() {
     let (mut app, _rx) = bundled(140, 42);
     press(&mut app, KeyCode::Tab);
-    press(&mut app, KeyCode::Tab);
-    assert_eq!(app.profile_view().unwrap().table, Table::Segments);
+    assert_eq!(app.profile_view().unwrap().table, Table::Waterfall);
     let text = screen(&app);
-    assert!(text.contains("[segments 13]"), "{text}");
+    assert!(text.contains("[where the time went 16]"), "{text}");
+    // The base's step time, the biggest change first, the new step time.
     assert!(
-        text.contains("attn_0                     attn_0          8      56.51     50.01     ▼ −6.49   −11.49 %"),
+        text.contains("step time without SuperKernel            624.94"),
         "{text}"
     );
+    assert!(
+        text.contains("SuperKernel moe_2                         83.35     62.35   ▼ −21.00"),
+        "{text}"
+    );
+    assert!(
+        text.contains("step time with SuperKernel                         501.89  ▼ −123.05"),
+        "{text}"
+    );
+    press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Tab);
     let text = screen(&app);
     assert!(
         text.contains(
-            "✗ layer1_expert_broadca… moe_1                1       9.11      1.00         1 communication op"
+            "✗ layer1_expert_broadca… moe_1                1     10.11      9.11       1.00         1 communication op"
         ),
         "{text}"
     );
@@ -158,8 +169,9 @@ fn segments_and_breaks_with_and_without_superkernel() {
 }
 
 #[test]
-fn drill_down_from_an_op_type_filters_the_graph_and_a_superkernel_shows_the_segments() {
+fn drill_down_from_an_op_type_filters_the_graph_and_a_superkernel_shows_the_superkernels() {
     let (mut app, _rx) = bundled(140, 42);
+    press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Enter);
     let ex = app.explorer().unwrap();
@@ -181,10 +193,10 @@ fn drill_down_from_an_op_type_filters_the_graph_and_a_superkernel_shows_the_segm
         "SuperKernel"
     );
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.profile_view().unwrap().table, Table::Segments);
-    // A segment: its first op.
+    assert_eq!(app.profile_view().unwrap().table, Table::SuperKernels);
+    // A SuperKernel, worst first: its first op.
     press(&mut app, KeyCode::Enter);
-    assert_eq!(selected_name(&app), "layer0_input_rmsnorm");
+    assert_eq!(selected_name(&app), "layer1_init_routing");
 }
 
 #[test]
@@ -212,7 +224,7 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
     );
     assert!(
         text.contains(
-            "segment   attn_0: 56.51 µs base → 50.01 µs new (▼ −6.49 µs, −11.49 %) a step"
+            "segment   attn_0: 63.56 µs base → 50.02 µs new (▼ −13.55 µs) a step, its part of the step time"
         ),
         "{text}"
     ); // Its SuperKernel's payoff, measured on the interval of its kernels.
@@ -227,7 +239,7 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
     let text = screen(&app);
     assert!(
         text.contains(
-            "✗ this break costs 9.11 µs in 1 unfused launch(es) (+1.00 µs wait): 1 unfused op(s)"
+            "✗ this break costs 10.11 µs a step (1 unfused launch(es): 9.11 µs running, 1.00 µs waiting): 1 unfused op(s)"
         ),
         "{text}"
     );
@@ -237,7 +249,7 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
 fn an_edit_compares_again_against_the_new_plan() {
     let (mut app, rx) = bundled(140, 42);
     press(&mut app, KeyCode::Esc);
-    let segments = |app: &App| app.profile_view().unwrap().rows(Table::Segments);
+    let segments = |app: &App| app.profile_view().unwrap().rows(Table::SuperKernels);
     let current = |app: &App| !app.profile_view().unwrap().stale;
     assert_eq!(segments(&app), 13);
     // Keeping layer0_rope out of fusion splits attn_0 in two; the worker compares again and
@@ -348,7 +360,7 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     pump(&mut app, &rx, |app| app.up == Some("profiles"));
     assert_ne!(app.up, Some("runs"));
     let text = screen(&app);
-    assert!(text.contains("benefit 10.87 %"), "{text}");
+    assert!(text.contains("19.69 % faster with SuperKernel"), "{text}");
     // Bound to the plan the run used (its own copy in the run's directory), not the plan as
     // edited from now on.
     assert!(text.contains("bound to the plan its run used"), "{text}");
@@ -414,6 +426,12 @@ fn at_80_columns_the_payoff_and_the_delta_still_show() {
     press(&mut app, KeyCode::Tab);
     let text = screen(&app);
     assert!(
+        text.contains("┃SuperKernel moe_2             83.35     62.35   ▼ −21.00"),
+        "{text}"
+    );
+    press(&mut app, KeyCode::Tab);
+    let text = screen(&app);
+    assert!(
         text.contains(
             "┃ GroupedMatmul        MIX_AIC      124.97         ·   ▼ −124.97  −100.00 %"
         ),
@@ -426,6 +444,15 @@ fn snapshot_the_superkernels_at_80_and_120_columns() {
     for (w, h) in [(80, 24), (120, 40)] {
         let (app, _rx) = bundled(w, h);
         insta::assert_snapshot!(format!("superkernels_{w}x{h}"), screen(&app));
+    }
+}
+
+#[test]
+fn snapshot_the_waterfall_at_80_and_120_columns() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (mut app, _rx) = bundled(w, h);
+        press(&mut app, KeyCode::Tab);
+        insta::assert_snapshot!(format!("waterfall_{w}x{h}"), screen(&app));
     }
 }
 
@@ -444,13 +471,16 @@ fn a_step_picked_shows_its_times_and_every_step_comes_back() {
     let text = screen(&app);
     assert!(
         text.contains(&format!(
-            "step       {:>10.2} µs → {:>10.2} µs",
-            base.kernels_us,
-            new.unwrap().kernels_us
+            "step time  {:>10.2} µs → {:>10.2} µs",
+            base.span_us.unwrap(),
+            new.unwrap().span_us.unwrap()
         )),
         "{text}"
     );
-    assert!(text.contains("kernel time of step 3"), "{text}");
+    assert!(
+        text.contains("step 3 (t picks another) · every step: 19.69 % faster"),
+        "{text}"
+    );
     assert!(text.contains("· step 3 ━"), "{text}");
     // The table shows that step's occurrence: the one-sub-op SuperKernel's own times.
     let p = view.payoff_row(0).unwrap();
@@ -460,7 +490,7 @@ fn a_step_picked_shows_its_times_and_every_step_comes_back() {
     keys(&mut app, "every");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.profile_view().unwrap().step, None);
-    assert!(screen(&app).contains("per step       531.74 µs"));
+    assert!(screen(&app).contains("step time      624.94 µs"));
 }
 
 #[test]
@@ -553,7 +583,7 @@ fn w_writes_the_pull_request_report_beside_the_dump() {
     let written = dir.join("moe_decode.ge_proto.txt.report.md");
     let text = std::fs::read_to_string(&written).unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        text.contains("benefit 10.87 %") && text.contains("<details>"),
+        text.contains("19.69 % faster with SuperKernel") && text.contains("<details>"),
         "{text}"
     );
     assert!(

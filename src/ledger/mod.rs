@@ -16,7 +16,6 @@ use crate::compile::record::RunRecord;
 use crate::planfile::PlanFile;
 use crate::profile::discover::{self, Found};
 use crate::profile::payoff::{PayoffAction, PayoffRule};
-use crate::profile::steps::Steps;
 use crate::profile::{Pair, PlannedFusion, Profile};
 use crate::workspace::Planning;
 use serde::Serialize;
@@ -147,8 +146,12 @@ pub struct LedgerRow {
     pub profile: ProfileState,
     /// Steps in its profile (0: the profile has no kernel rows to tell steps apart).
     pub steps: usize,
-    /// Its per-step median of kernel time (communication left out), µs.
+    /// Its busy time per step (kernel durations added up, communication left out), the median
+    /// over the steps kept, µs.
     pub median_step_us: Option<f64>,
+    /// Its step time per step (busy time, without start times): the mean over the steps kept,
+    /// µs — the account's figure, as every comparison of it gives it.
+    pub step_time_us: Option<f64>,
     /// Against the baseline.
     pub benefit: Option<Benefit>,
     /// Its SuperKernels' payoffs against the baseline.
@@ -396,10 +399,12 @@ fn medians(rows: &mut [Loaded]) {
         let Some(profile) = &one.profile else {
             continue;
         };
-        match profile.runs.as_ref().and_then(|r| Steps::of(r, counted)) {
-            Some(steps) => {
-                one.row.steps = steps.list.len();
-                one.row.median_step_us = Some(steps.kernels.median_us);
+        match profile.runs.as_ref().filter(|r| !r.is_empty()) {
+            Some(runs) => {
+                let (_, side) = crate::profile::account::side_time(runs, &counted);
+                one.row.steps = side.steps;
+                one.row.median_step_us = Some(side.busy_median_ns / 1000.0);
+                one.row.step_time_us = Some(side.mean_ns as f64 / 1000.0);
             }
             None => one.row.notes.push(
                 "its profile has no kernel rows (op_statistic alone): no per-step median"
@@ -472,6 +477,7 @@ fn load_row(
         profile: profile_state,
         steps: 0,
         median_step_us: None,
+        step_time_us: None,
         benefit: None,
         payoffs: None,
         notes,
@@ -526,10 +532,10 @@ fn choose_baseline(rows: &[Loaded], asked: Baseline) -> (Option<usize>, String) 
 
 /// Compares every run that has a profile with the baseline run `baseline`.
 fn compare_with(rows: &mut [Loaded], baseline: usize, rule: PayoffRule) {
-    let Some((base, base_median)) = rows
+    let Some(base) = rows
         .iter()
         .find(|l| l.row.number == baseline)
-        .and_then(|l| Some((l.profile.clone()?, l.row.median_step_us)))
+        .and_then(|l| l.profile.clone())
     else {
         return;
     };
@@ -545,15 +551,17 @@ fn compare_with(rows: &mut [Loaded], baseline: usize, rule: PayoffRule) {
             new,
         };
         let diff = crate::profile::diff::diff_with(&pair, one.planned.as_ref(), rule);
-        one.row.benefit = match (base_median, one.row.median_step_us) {
-            (Some(b), Some(n)) => Some(benefit(b, n)),
-            _ => {
-                one.row
-                    .notes
-                    .push("no steps on both sides: benefit from the totals per step".to_string());
-                Some(benefit(diff.base_total_us, diff.new_total_us))
-            }
-        };
+        let account = &diff.account;
+        if account.measure == crate::profile::account::Measure::BusyTime {
+            one.row.notes.push(
+                "no start times on both sides: saved busy time (kernel durations added up)"
+                    .to_string(),
+            );
+        }
+        one.row.benefit = Some(benefit(
+            account.base.mean_ns as f64 / 1000.0,
+            account.new.mean_ns as f64 / 1000.0,
+        ));
         one.row.payoffs = diff.payoffs.as_ref().map(|p| {
             let count = |class: &str| p.classes.get(class).copied().unwrap_or(0);
             PayoffCounts {
@@ -572,7 +580,7 @@ fn compare_with(rows: &mut [Loaded], baseline: usize, rule: PayoffRule) {
     }
 }
 
-/// The benefit of `run_us` per step against `baseline_us`.
+/// What `run_us` per step saves against `baseline_us` (the account's step times).
 fn benefit(baseline_us: f64, run_us: f64) -> Benefit {
     let saved_us = baseline_us - run_us;
     Benefit {

@@ -7,11 +7,16 @@ use crate::markdown;
 use crate::text::sanitize;
 
 /// A per-step time, `531.74 µs`; `—` when unknown.
-fn micros(us: Option<f64>) -> String {
-    us.map_or_else(|| "—".to_string(), |v| format!("{v:.2} µs"))
+/// A time in µs, as every output writes it.
+pub fn micros(us: Option<f64>) -> String {
+    us.map_or_else(
+        || "—".to_string(),
+        |v| format!("{} µs", crate::profile::output::fixed(v, 2)),
+    )
 }
 
-/// The benefit cell: `+57.78 µs (10.87 %)`, `baseline`, or `—`.
+/// The saved cell: step time saved per step against the baseline, `+57.78 µs (10.87 %)`;
+/// `baseline`, or `—`.
 pub fn benefit_cell(ledger: &Ledger, row: &LedgerRow) -> String {
     if ledger.baseline == Some(row.number) {
         return "baseline".to_string();
@@ -19,8 +24,13 @@ pub fn benefit_cell(ledger: &Ledger, row: &LedgerRow) -> String {
     row.benefit.map_or_else(
         || "—".to_string(),
         |b| {
+            let fixed = crate::profile::output::fixed;
             let sign = if b.saved_us < 0.0 { "−" } else { "+" };
-            format!("{sign}{:.2} µs ({:.2} %)", b.saved_us.abs(), b.pct)
+            format!(
+                "{sign}{} µs ({} %)",
+                fixed(b.saved_us.abs(), 2),
+                fixed(b.pct, 2)
+            )
         },
     )
 }
@@ -90,7 +100,7 @@ fn cells(ledger: &Ledger, row: &LedgerRow) -> [String; 9] {
         row.recipe.clone(),
         row.status.clone(),
         superkernels(row),
-        micros(row.median_step_us),
+        micros(row.step_time_us),
         benefit_cell(ledger, row),
         payoffs(row),
         row.change_summary(),
@@ -103,8 +113,8 @@ const HEADERS: [&str; 9] = [
     "recipe",
     "status",
     "SK",
-    "median/step",
-    "benefit",
+    "step time",
+    "saved/step",
     "payoffs ✓✗~?",
     "plan change",
 ];
@@ -216,6 +226,7 @@ pub fn to_csv(ledger: &Ledger) -> String {
         "profile_path",
         "plan_change",
         "dir",
+        "step_time_us",
     ];
     let _ = w.write_record(header);
     let num = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
@@ -254,6 +265,7 @@ pub fn to_csv(ledger: &Ledger) -> String {
             crate::text::csv_cell(r.profile.path().unwrap_or_default()),
             crate::text::csv_cell(&r.change_summary()),
             crate::text::csv_cell(&r.dir),
+            num(r.step_time_us),
         ];
         let _ = w.write_record(record);
     }

@@ -2,9 +2,10 @@
 //! Insight key it), with totals, the overall benefit, the attribution and, when both kernel
 //! files are there, the per-segment view. Facts: reference/profiling_and_dumps.md §2.
 
+use super::account::{Account, account};
 use super::attribution::{Attribution, attribute};
 use super::op_statistic::{OpStatistic, TypeStat};
-use super::payoff::{PayoffRule, Payoffs, payoffs};
+use super::payoff::{PayoffRule, Payoffs, bind, payoffs};
 use super::per_op::{PerOp, infer_plan, per_op};
 use super::planned::PlannedFusion;
 use super::runs::NameInfo;
@@ -135,15 +136,7 @@ pub struct Communication {
     pub rows: Vec<DiffRow>,
 }
 
-/// True for a communication kernel: core type `HCCL` or `COMMUNICATION`, or an op type of the
-/// HCCL family (`HcomAllReduce`, `hcom_broadcast_`, `HcclAllreduce`…), which also covers the
-/// AI CPU tasks of communication ops.
-pub fn is_communication(op_type: &str, core_type: &str) -> bool {
-    let core_comm =
-        core_type.eq_ignore_ascii_case("HCCL") || core_type.eq_ignore_ascii_case("COMMUNICATION");
-    let lower = op_type.to_ascii_lowercase();
-    core_comm || lower.starts_with("hcom") || lower.starts_with("hccl")
-}
+pub use super::row::is_communication;
 
 /// The steps of both profiles.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -195,23 +188,35 @@ pub struct Diff {
     pub per_op: Option<PerOp>,
     /// Caveats about the input, in words.
     pub notes: Vec<String>,
+    /// The account of the time: the step time each side took (busy time without start
+    /// times) and the waterfall of where the difference went. Every output's headline.
+    pub account: Account,
 }
 
 impl Diff {
     /// What the new side has that the base has not: `graph kernel fusion` when both profiles
     /// are MindSpore's (`*_ascend_ms`), else `SuperKernel`.
     pub fn fusion(&self) -> &'static str {
-        let mindspore = |root: &str| {
-            std::path::Path::new(root).ancestors().any(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().ends_with("_ascend_ms"))
-            })
-        };
-        if mindspore(&self.base_source.root) && mindspore(&self.new_source.root) {
-            "graph kernel fusion"
-        } else {
-            "SuperKernel"
-        }
+        fusion_of(
+            std::path::Path::new(&self.base_source.root),
+            std::path::Path::new(&self.new_source.root),
+        )
+    }
+}
+
+/// What a new profile at `new` has that the base at `base` has not: `graph kernel fusion`
+/// when both are MindSpore's (`*_ascend_ms`), else `SuperKernel`.
+fn fusion_of(base: &std::path::Path, new: &std::path::Path) -> &'static str {
+    let mindspore = |root: &std::path::Path| {
+        root.ancestors().any(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with("_ascend_ms"))
+        })
+    };
+    if mindspore(base) && mindspore(new) {
+        "graph kernel fusion"
+    } else {
+        "SuperKernel"
     }
 }
 
@@ -383,32 +388,28 @@ fn communication(base: &OpStatistic, new: &OpStatistic) -> Option<Communication>
 }
 
 /// What the steps say that the totals do not: different step counts, and steps far from the
-/// others.
-fn step_notes(steps: &StepsPair, notes: &mut Vec<String>) {
+/// others, which the account leaves out.
+fn step_notes(steps: &StepsPair, account: &Account, notes: &mut Vec<String>) {
     let (b, n) = (steps.base.list.len(), steps.new.list.len());
     if b != n {
         notes.push(format!(
-            "the base has {b} step(s) and the new profile {n}: times are per step (the median \
-             step's; by type, each profile's sums divided by its steps)"
+            "the base has {b} step(s) and the new profile {n}: times are per step (means over \
+             the steps kept; by type, each profile's sums divided by its steps)"
         ));
     }
-    for (side, s) in [("base", &steps.base), ("new", &steps.new)] {
-        for step in s.outliers() {
-            notes.push(format!(
-                "{side} step {} took {:.2} µs of kernel time, more than {} deviations (and {} %) \
-                 from the median step's {:.2} µs (a recompile, a page fault?): the medians leave \
-                 it out",
-                if step.step.is_empty() {
-                    "?"
-                } else {
-                    &step.step
-                },
-                step.kernels_us,
-                super::steps::OUTLIER_MADS,
-                super::steps::OUTLIER_FLOOR_PCT,
-                s.kernels.median_us
-            ));
+    let measure = account.measure.name();
+    for (side, time) in [("base", &account.base), ("new", &account.new)] {
+        if time.left_out.is_empty() {
+            continue;
         }
+        notes.push(format!(
+            "{side}: step {} left out: its {measure} lies more than {} deviations (and {} %) \
+             from the median step's {} µs (a recompile, a page fault?)",
+            time.left_out.join(", "),
+            super::account::OUTLIER_MADS,
+            super::account::OUTLIER_FLOOR_PCT,
+            super::figures::fixed(time.median_ns / 1000.0, 2)
+        ));
     }
 }
 
@@ -512,8 +513,14 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
             .map(|(base, new)| StepsPair { base, new }),
         _ => None,
     };
-    let payoffs = match (&base.runs, &new.runs, segments) {
-        (Some(b), Some(n), Some(segments)) => Some(payoffs(segments, b, n, rule)),
+    let binding = match (&base.runs, &new.runs, segments) {
+        (Some(b), Some(n), Some(segments)) => Some((segments, bind(segments, b, n))),
+        _ => None,
+    };
+    let mut payoffs = match (&base.runs, &new.runs, &binding) {
+        (Some(b), Some(n), Some((segments, binding))) => {
+            Some(payoffs(segments, binding, (b, n), rule))
+        }
         _ => {
             notes.push(
                 "payoffs need the kernels of both profiles (kernel_details.csv, \
@@ -524,17 +531,49 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
             None
         }
     };
+
+    let benefit = |b: f64, n: f64| (b != 0.0).then(|| (b - n) / b * 100.0);
+    let ran = !attribution.superkernels.is_empty()
+        || new.runs.as_ref().is_some_and(|r| {
+            (0..r.names() as u32).any(|i| *r.name(i).op_type == *SUPERKERNEL_TYPE)
+        });
+    // MindSpore's composites are not SuperKernel kernels: graph kernel fusion is taken as run.
+    let fusion_ran = match fusion_of(&base.files.root, &new.files.root) {
+        "SuperKernel" if !ran => None,
+        fusion => Some(fusion),
+    };
+    let account = account(
+        binding.as_ref().map(|(p, b)| (*p, b)),
+        base.runs.as_ref().zip(new.runs.as_ref()),
+        &counted,
+        (base_stats.total_us(), new_stats.total_us()),
+        ((base_steps, new_steps), fusion_ran),
+    );
     if let Some(steps) = &steps {
-        step_notes(steps, &mut notes);
+        step_notes(steps, &account, &mut notes);
     }
+    if let Some(p) = &mut payoffs {
+        p.layers = super::payoff::by_layer(&p.list, &|x| {
+            let part = account.superkernel(&x.fused_node)?;
+            Some((part.base_ns, part.new_ns))
+        });
+    }
+    // The keys of earlier releases keep their meaning: busy time, the median over the steps
+    // kept; the span's median when the account measures step time.
     let (bt, nt) = match &steps {
-        Some(s) => (s.base.kernels.median_us, s.new.kernels.median_us),
+        Some(_) => (
+            account.base.busy_median_ns / 1000.0,
+            account.new.busy_median_ns / 1000.0,
+        ),
         None => (base_stats.total_us(), new_stats.total_us()),
     };
-    let spans = steps
-        .as_ref()
-        .and_then(|s| Some((s.base.span?.median_us, s.new.span?.median_us)));
-    let benefit = |b: f64, n: f64| (b != 0.0).then(|| (b - n) / b * 100.0);
+    let spans =
+        (account.measure == super::account::Measure::StepTime && steps.is_some()).then(|| {
+            (
+                account.base.median_ns / 1000.0,
+                account.new.median_ns / 1000.0,
+            )
+        });
     Diff {
         base_source: SideSource::of(base, base_from_kernels),
         new_source: SideSource::of(new, new_from_kernels),
@@ -552,5 +591,6 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
         attribution,
         per_op,
         notes,
+        account,
     }
 }

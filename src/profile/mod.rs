@@ -7,12 +7,14 @@
 //! into the fused part and the rest, and [`per_op`] joins kernels to the plan's segments and
 //! ranks the breaks. [`output`] prints the result. Plain functions over plain data: no terminal.
 
+pub mod account;
 pub mod attribution;
 pub mod columns;
 pub mod database;
 pub mod diff;
 pub mod discover;
 pub mod error;
+pub mod figures;
 pub mod fused_name;
 pub mod kernels;
 pub mod op_statistic;

@@ -2,8 +2,10 @@
 //! for more time, a regression, and `▼` for less) and as CSV. JSON is the [`Diff`]'s serde
 //! form.
 
+use super::account::{Account, Measure, PartKind};
 use super::attribution::FusedEvidence;
 use super::diff::{Diff, DiffRow, Side, StepsPair};
+pub use super::figures::{delta, delta_micros, fixed, micros, pct};
 use super::payoff::Payoffs;
 use super::ranks::RanksDiff;
 use super::spread::Spread;
@@ -11,74 +13,62 @@ use crate::text::{cut_middle, sanitize};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// Below this many µs a delta counts as none.
-const EPSILON: f64 = 0.0005;
-
-/// `+1.25` / `−1.25` / `0.00`.
-fn signed(v: f64) -> String {
-    if v > EPSILON {
-        format!("+{v:.2}")
-    } else if v < -EPSILON {
-        format!("−{:.2}", -v)
-    } else {
-        "0.00".to_string()
-    }
-}
-
-/// A delta in µs with its arrow: `▲ +1.25` (more time), `▼ −1.25` (less), `= 0.00`.
-pub fn delta(v: f64) -> String {
-    let arrow = if v > EPSILON {
-        "▲"
-    } else if v < -EPSILON {
-        "▼"
-    } else {
-        "="
+/// The account's change in words: `19.69 % faster with SuperKernel`, `3.10 % slower with
+/// SuperKernel: a regression`; when no SuperKernel ran in the new profile, a plain A/B: `the
+/// new profile is 19.69 % faster (no SuperKernel ran in it: nothing here is SuperKernel's
+/// doing)`.
+pub fn change_words(a: &Account) -> String {
+    let Some(c) = a.change_pct else {
+        return "— (the base took no time)".to_string();
     };
-    format!("{arrow} {}", signed(v))
-}
-
-/// `v` with `places` decimals, never `-0.00`: a value that rounds to zero prints unsigned.
-pub fn fixed(v: f64, places: usize) -> String {
-    let text = format!("{v:.places$}");
-    match text.strip_prefix('-') {
-        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
-        _ => text,
-    }
-}
-
-/// The overall benefit `(base − new) / base` in words: `benefit 10.82 % (faster with
-/// SuperKernel)`, `benefit −3.10 % (slower with SuperKernel: a regression)`; `fusion` names
-/// what the new side has (see [`super::Diff::fusion`]).
-pub fn benefit(b: Option<f64>, fusion: &str) -> String {
-    match b {
-        Some(b) if fixed(b, 2) == "0.00" => "benefit 0.00 %".to_string(),
-        Some(b) if b > 0.0 => format!("benefit {} % (faster with {fusion})", fixed(b, 2)),
-        Some(b) => format!(
-            "benefit −{} % (slower with {fusion}: a regression)",
-            fixed(-b, 2)
+    let shown = fixed(c.abs(), 2);
+    let way = if c > 0.0 { "faster" } else { "slower" };
+    match a.fusion {
+        _ if shown == "0.00" => "no change".to_string(),
+        Some(fusion) if c > 0.0 => format!("{shown} % faster with {fusion}"),
+        Some(fusion) => format!("{shown} % slower with {fusion}: a regression"),
+        None => format!(
+            "the new profile is {shown} % {way} (no SuperKernel ran in it: a plain A/B, nothing \
+             here is SuperKernel's doing)"
         ),
-        None => "benefit — (the base has no time)".to_string(),
     }
 }
 
-/// The benefit of `d` in words ([`benefit`]), unless no SuperKernel ran in the new profile:
-/// then the pair compares no SuperKernel with another run, and a change is not one's doing.
-pub fn benefit_words(d: &super::Diff) -> String {
-    if d.fusion() == "SuperKernel" && d.attribution.superkernels.is_empty() {
-        return format!(
-            "change {} (no SuperKernel ran in either profile: nothing here is SuperKernel's doing)",
-            pct(d.benefit_pct.map(|b| -b))
-        );
-    }
-    benefit(d.benefit_pct, d.fusion())
+/// The account's headline, the same words in every output: `step time  624.94 µs → 501.89 µs
+/// Δ ▼ −123.05 µs   19.69 % faster with SuperKernel`.
+pub fn headline(a: &Account) -> String {
+    format!(
+        "{}  {} µs → {} µs   Δ {} µs   {}",
+        a.measure.name(),
+        micros(a.base.mean_ns),
+        micros(a.new.mean_ns),
+        delta_micros(a.delta_ns()),
+        change_words(a)
+    )
 }
 
-/// A change in percent with its sign: `+2.65 %`, `−12.74 %`; `—` when there is none.
-pub fn pct(v: Option<f64>) -> String {
-    match v {
-        Some(v) => format!("{} %", signed(v)),
-        None => "—".to_string(),
+/// What the headline's numbers are, in a line: means over the steps kept, the medians beside
+/// them, and the busy time apart.
+pub fn headline_basis(a: &Account) -> String {
+    let (b, n) = (&a.base, &a.new);
+    let median = |ns: f64| fixed(ns / 1000.0, 2);
+    let mut words = format!(
+        "per step: the mean over {} and {} step(s) kept (medians {} → {} µs)",
+        b.kept,
+        n.kept,
+        median(b.median_ns),
+        median(n.median_ns)
+    );
+    if a.measure == Measure::StepTime {
+        words.push_str(&format!(
+            " · busy time {} → {} µs (kernels' durations added up: parallel work counts twice)",
+            micros(b.busy_mean_ns),
+            micros(n.busy_mean_ns)
+        ));
+    } else {
+        words.push_str(" · no start times: busy time, the kernels' durations added up");
     }
+    words
 }
 
 /// The widest a table cell gets: longer ones lose their middle, so one huge name (a profile
@@ -168,30 +158,12 @@ pub fn to_text(d: &Diff) -> String {
             sanitize(&names.join(", "))
         );
     }
-    let verdict = benefit_words(d);
-    let _ = writeln!(
-        out,
-        "\n{}  {:.2} µs → {:.2} µs   Δ {} µs   {verdict}",
-        if d.steps.is_some() {
-            "total per step (kernel time, median step)"
-        } else {
-            "total"
-        },
-        d.base_total_us,
-        d.new_total_us,
-        delta(d.delta_us)
-    );
-    if let (Some(b), Some(n)) = (d.base_span_us, d.new_span_us) {
-        let _ = writeln!(
-            out,
-            "span per step (first start → last end)      {b:.2} µs → {n:.2} µs   Δ {} µs   {}",
-            delta(n - b),
-            benefit(d.span_benefit_pct, d.fusion())
-        );
-    }
+    let _ = writeln!(out, "\n{}", headline(&d.account));
+    let _ = writeln!(out, "  {}", headline_basis(&d.account));
     if let Some(s) = &d.steps {
-        steps_text(&mut out, s);
+        steps_text(&mut out, s, &d.account);
     }
+    waterfall_text(&mut out, &d.account);
     out.push('\n');
     if let Some(c) = &d.communication {
         let total = |s: Option<Side>| s.map_or(0.0, |s| s.total_us);
@@ -202,13 +174,15 @@ pub fn to_text(d: &Diff) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "communication  {} µs → {} µs   Δ {} µs   ({}; not in the totals or the benefit)\n",
+            "communication kernels  {} µs → {} µs busy   Δ {} µs   ({}; apart from the table \
+             below)\n",
             fixed(total(c.base), 2),
             fixed(total(c.new), 2),
             delta(c.delta_us),
             types.join(", ")
         );
     }
+    out.push_str("busy time by op type, per step\n");
     let mut rows = vec![
         [
             "OP Type",
@@ -236,11 +210,11 @@ pub fn to_text(d: &Diff) -> String {
         "▲ more time in the new profile (regression) · ▼ less time · · not run on that side\n",
     );
     attribution_text(&mut out, d);
-    if let Some(p) = &d.per_op {
-        per_op_text(&mut out, p);
-    }
     if let Some(p) = &d.payoffs {
-        payoffs_text(&mut out, p);
+        payoffs_text(&mut out, p, &d.account);
+    }
+    if let Some(p) = &d.per_op {
+        breaks_text(&mut out, p);
     }
     for note in &d.notes {
         let _ = writeln!(out, "note: {}", sanitize(note));
@@ -256,24 +230,64 @@ fn spread_words(s: &Spread) -> String {
     )
 }
 
-fn steps_text(out: &mut String, s: &StepsPair) {
-    for (label, steps) in [("base", &s.base), ("new ", &s.new)] {
-        let outliers: Vec<&str> = steps.outliers().map(|t| t.step.as_str()).collect();
+fn steps_text(out: &mut String, s: &StepsPair, a: &Account) {
+    for (label, steps, side) in [("base", &s.base, &a.base), ("new ", &s.new, &a.new)] {
+        let spread = match (a.measure, &steps.span) {
+            (Measure::StepTime, Some(span)) => span,
+            _ => &steps.kernels,
+        };
         let _ = writeln!(
             out,
-            "  {label} {} step(s): kernel time {}{}",
-            steps.list.len(),
-            spread_words(&steps.kernels),
-            if outliers.is_empty() {
+            "  {label} {} step(s): {} {}{}",
+            side.steps,
+            a.measure.name(),
+            spread_words(spread),
+            if side.left_out.is_empty() {
                 String::new()
             } else {
                 format!(
-                    " · far from the others: step {}",
-                    sanitize(&outliers.join(", "))
+                    " · left out, far from the others: step {}",
+                    sanitize(&side.left_out.join(", "))
                 )
             }
         );
     }
+}
+
+/// The waterfall: base → new as the parts that add up to each, per step.
+fn waterfall_text(out: &mut String, a: &Account) {
+    if a.waterfall.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nwhere the time went · per step, means over the steps kept; the parts add up to the {}",
+        a.measure.name()
+    );
+    let mut rows = vec![
+        ["part", "without µs", "with µs", "Δ µs"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for p in &a.waterfall {
+        rows.push(vec![
+            if p.kind == PartKind::Superkernel {
+                format!("SuperKernel {}", sanitize(&p.name))
+            } else {
+                p.name.clone()
+            },
+            micros(p.base_ns),
+            micros(p.new_ns),
+            delta_micros(p.delta_ns),
+        ]);
+    }
+    rows.push(vec![
+        a.measure.name().to_string(),
+        micros(a.base.mean_ns),
+        micros(a.new.mean_ns),
+        delta_micros(a.delta_ns()),
+    ]);
+    table(out, "  ", &rows, &[false, true, true, true]);
 }
 
 /// A time or a dot.
@@ -281,14 +295,19 @@ fn us(v: Option<f64>) -> String {
     v.map_or("·".to_string(), |v| format!("{v:.2}"))
 }
 
-fn payoffs_text(out: &mut String, p: &Payoffs) {
+/// What the SuperKernel table's two kinds of figure are, said once wherever both are shown.
+pub const PER_STEP_AND_OCCURRENCE: &str = "Δ/step is its part of the waterfall (all its \
+     occurrences in a step, the mean over the steps kept); without, with and Δ are the median \
+     occurrence's, which the payoff judges";
+
+fn payoffs_text(out: &mut String, p: &Payoffs, a: &Account) {
     let r = p.rule;
     let _ = writeln!(
         out,
-        "\nsuperkernels · did each pay? Per occurrence: without = its kernels' interval (first \
-         start → last end), with = the SuperKernel's duration; medians; noise threshold \
-         max({} × 1.4826 × √(MADwithout² + MADwith²), {} % of without); at least {} occurrences \
-         a side · against {}",
+        "\nsuperkernels · did each pay? {PER_STEP_AND_OCCURRENCE}. Per occurrence: without = its \
+         kernels' interval (first start → last end), with = the SuperKernel's duration; noise \
+         threshold max({} × 1.4826 × √(MADwithout² + MADwith²), {} % of without); at least {} \
+         occurrences a side · against {}",
         r.noise_k,
         r.floor_pct,
         r.min_occurrences,
@@ -299,9 +318,8 @@ fn payoffs_text(out: &mut String, p: &Payoffs) {
             "superkernel",
             "sub-ops",
             "occ",
+            "Δ/step µs",
             "without µs",
-            "kernels µs",
-            "gaps µs",
             "with µs",
             "Δ µs",
             "change",
@@ -321,9 +339,9 @@ fn payoffs_text(out: &mut String, p: &Payoffs) {
                 x.base.map_or(0, |s| s.count),
                 x.new.map_or(0, |s| s.count)
             ),
+            a.superkernel(&x.fused_node)
+                .map_or("—".to_string(), |part| delta_micros(part.delta_ns)),
             us(x.base.map(|s| s.median_us)),
-            us(x.base_kernels.map(|s| s.median_us)),
-            us(x.gap_us),
             us(x.new.map(|s| s.median_us)),
             x.delta_us.map_or("—".to_string(), delta),
             pct(x.change_pct),
@@ -333,7 +351,7 @@ fn payoffs_text(out: &mut String, p: &Payoffs) {
         ]);
     }
     let right = [
-        false, true, true, true, true, true, true, true, true, true, false, false,
+        false, true, true, true, true, true, true, true, true, false, false,
     ];
     table(out, "  ", &rows, &right);
     let counts: Vec<String> = p.classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
@@ -461,68 +479,15 @@ fn attribution_text(out: &mut String, d: &Diff) {
     }
 }
 
-fn per_op_text(out: &mut String, p: &super::per_op::PerOp) {
-    let _ = writeln!(
-        out,
-        "\nsegments · without SuperKernel (base kernels of the segment's ops) → with (its \
-         SuperKernel){}",
-        if p.inferred {
-            " · ~ inferred from the profiles' kernel names"
-        } else {
-            ""
-        }
-    );
-    let mut rows = vec![
-        [
-            "segment",
-            "ops · type",
-            "without µs",
-            "with µs",
-            "Δ µs",
-            "change",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
-    for s in &p.segments {
-        rows.push(vec![
-            format!(
-                "{}{}",
-                if p.inferred { "~ " } else { "" },
-                sanitize(&s.segment)
-            ),
-            s.ops.len().to_string(),
-            format!("{:.2}", s.base_us),
-            s.new_us.map_or("·".to_string(), |v| format!("{v:.2}")),
-            s.delta_us.map_or("—".to_string(), delta),
-            pct(s.change_pct),
-        ]);
-        for op in &s.ops {
-            rows.push(vec![
-                format!("    {}", sanitize(&op.name)),
-                sanitize(op.op_type.as_deref().unwrap_or("?")).into_owned(),
-                op.total_us.map_or("·".to_string(), |v| format!("{v:.2}")),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]);
-        }
-    }
-    table(out, "  ", &rows, &[false, false, true, true, true, true]);
-    if !p.unmatched_superkernels.is_empty() {
-        let _ = writeln!(
-            out,
-            "  note: {} SuperKernel kernel(s) of the new profile match no segment of the plan: {}",
-            p.unmatched_superkernels.len(),
-            sanitize(&p.unmatched_superkernels.join(", "))
-        );
-    }
+/// The breaks, costliest first, each with its one cost.
+fn breaks_text(out: &mut String, p: &super::per_op::PerOp) {
     if p.breaks.is_empty() {
         return;
     }
     let _ = writeln!(
         out,
-        "\nbreaks · by the time of the unfused ops around them{}",
+        "\nbreaks · costliest first; a break costs the time its unfused ops take a step, running \
+         and waiting to launch{}",
         if p.breaks.iter().any(|b| b.from_base) {
             " (base times: the new profile has no kernel file)"
         } else {

@@ -182,9 +182,9 @@ pub struct LayerPayoff {
     pub layer: String,
     /// Its SuperKernels measured on both sides.
     pub superkernels: usize,
-    /// Their base medians added up, µs.
+    /// Their time per step without SuperKernel (their parts of the account) added up, µs.
     pub base_us: f64,
-    /// Their new medians added up, µs.
+    /// Their time per step with SuperKernel added up, µs.
     pub new_us: f64,
     /// Of them, regressed.
     pub regressed: usize,
@@ -223,14 +223,50 @@ impl Payoffs {
     }
 }
 
-/// One occurrence on one side.
+/// One occurrence of a segment on one side: the n-th execution of its kernels (its
+/// SuperKernel, with SuperKernel) on a device in a step.
 #[derive(Debug, Clone, Copy)]
-struct Occurrence<'a> {
-    device: &'a str,
-    step: &'a str,
-    n: usize,
-    time_ns: i64,
-    kernels_ns: i64,
+pub struct Occurrence<'a> {
+    /// Its device's label.
+    pub device: &'a str,
+    /// Its step's label.
+    pub step: &'a str,
+    /// Its device and step, as label ids of its side's runs.
+    pub unit: (u32, u32),
+    /// Which execution of the segment in the step it is, from 0.
+    pub n: usize,
+    /// Its time: its kernels' interval (their durations added up, without start times), or
+    /// the SuperKernel's duration, ns.
+    pub time_ns: i64,
+    /// Its kernels' durations added up, ns.
+    pub kernels_ns: i64,
+    /// Where it starts, ns (0 without start times).
+    pub start_ns: i64,
+    /// Where it ends, ns.
+    pub end_ns: i64,
+}
+
+/// One segment of the plan bound to both profiles.
+#[derive(Debug, Clone)]
+pub struct BoundSegment<'a> {
+    /// Its occurrences without SuperKernel, in order.
+    pub base: Vec<Occurrence<'a>>,
+    /// Base occurrences left out because some sub-op did not run in them.
+    pub incomplete: usize,
+    /// Sub-ops no base kernel matches.
+    pub missing: Vec<String>,
+    /// Its SuperKernel's runs with SuperKernel, in order.
+    pub new: Vec<Occurrence<'a>>,
+}
+
+/// Every segment of a plan bound to both profiles: what the payoffs judge and the account of
+/// the time adds up, made once.
+#[derive(Debug, Clone)]
+pub struct Binding<'a> {
+    /// One per segment of the plan, in plan order.
+    pub segments: Vec<BoundSegment<'a>>,
+    /// The device pairs bound (base label, new label).
+    pub devices: Vec<(u32, u32)>,
 }
 
 /// Pairs of device labels to bind: by text when both sides name devices, else everything on
@@ -277,6 +313,7 @@ fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurr
             out.push(Occurrence {
                 device: base.label(device),
                 step: base.label(step),
+                unit: (device, step),
                 n,
                 time_ns: if base.has_starts {
                     last.saturating_sub(first)
@@ -284,6 +321,8 @@ fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurr
                     kernels
                 },
                 kernels_ns: kernels,
+                start_ns: first,
+                end_ns: last,
             });
         }
     }
@@ -298,9 +337,12 @@ fn new_occurrences(new: &Runs, device: u32, sk: u32) -> Vec<Occurrence<'_>> {
             out.push(Occurrence {
                 device: new.label(device),
                 step: new.label(step),
+                unit: (device, step),
                 n,
                 time_ns: r.dur_ns,
                 kernels_ns: r.dur_ns,
+                start_ns: r.start_ns,
+                end_ns: r.end_ns(),
             });
         }
     }
@@ -453,34 +495,61 @@ fn bound(base: &[Occurrence], new: &[Occurrence]) -> Vec<OccurrenceTimes> {
     out
 }
 
-/// The payoff of every segment of `plan` from the runs of both profiles, judged by `rule`.
-pub fn payoffs(plan: &PlannedFusion, base: &Runs, new: &Runs, rule: PayoffRule) -> Payoffs {
+/// Binds every segment of `plan` to the runs of both profiles: its occurrences on each side,
+/// device by device.
+pub fn bind<'a>(plan: &PlannedFusion, base: &'a Runs, new: &'a Runs) -> Binding<'a> {
     let devices = device_pairs(base, new);
+    let segments = plan
+        .segments
+        .iter()
+        .map(|seg| {
+            let ops: Vec<u32> = seg
+                .ops
+                .iter()
+                .filter_map(|o| base.name_id(&o.name))
+                .collect();
+            let missing: Vec<String> = seg
+                .ops
+                .iter()
+                .filter(|o| base.name_id(&o.name).is_none())
+                .map(|o| o.name.clone())
+                .collect();
+            let sk = new.name_id(&seg.fused_node);
+            let mut bound = BoundSegment {
+                base: Vec::new(),
+                incomplete: 0,
+                missing,
+                new: Vec::new(),
+            };
+            for &(bd, nd) in &devices {
+                let (occ, left) = base_occurrences(base, bd, &ops);
+                bound.base.extend(occ);
+                bound.incomplete += left;
+                if let Some(sk) = sk {
+                    bound.new.extend(new_occurrences(new, nd, sk));
+                }
+            }
+            bound
+        })
+        .collect();
+    Binding { segments, devices }
+}
+
+/// The payoff of every segment of `plan` from its occurrences on both sides (`binding`, made
+/// by [`bind`] from the runs `base` and `new`), judged by `rule`.
+pub fn payoffs(
+    plan: &PlannedFusion,
+    binding: &Binding<'_>,
+    (base, new): (&Runs, &Runs),
+    rule: PayoffRule,
+) -> Payoffs {
+    let devices = &binding.devices;
     let mut list = Vec::with_capacity(plan.segments.len());
     let mut findings = Vec::new();
-    for seg in &plan.segments {
-        let ops: Vec<u32> = seg
-            .ops
-            .iter()
-            .filter_map(|o| base.name_id(&o.name))
-            .collect();
-        let missing: Vec<String> = seg
-            .ops
-            .iter()
-            .filter(|o| base.name_id(&o.name).is_none())
-            .map(|o| o.name.clone())
-            .collect();
-        let sk = new.name_id(&seg.fused_node);
-        let (mut b, mut n, mut incomplete) = (Vec::new(), Vec::new(), 0);
-        for &(bd, nd) in &devices {
-            let (occ, left) = base_occurrences(base, bd, &ops);
-            b.extend(occ);
-            incomplete += left;
-            if let Some(sk) = sk {
-                n.extend(new_occurrences(new, nd, sk));
-            }
-        }
-        if sk.is_none() {
+    for (seg, bound) in plan.segments.iter().zip(&binding.segments) {
+        let (b, n, incomplete) = (&bound.base, &bound.new, bound.incomplete);
+        let missing = bound.missing.clone();
+        if new.name_id(&seg.fused_node).is_none() {
             let unfused = seg
                 .ops
                 .iter()
@@ -497,8 +566,8 @@ pub fn payoffs(plan: &PlannedFusion, base: &Runs, new: &Runs, rule: PayoffRule) 
         }
         list.push(judge(
             seg,
-            (&b, incomplete, missing),
-            &n,
+            (b, incomplete, missing),
+            n,
             &rule,
             base.has_starts,
         ));
@@ -549,7 +618,8 @@ pub fn payoffs(plan: &PlannedFusion, base: &Runs, new: &Runs, rule: PayoffRule) 
     Payoffs {
         rule,
         plan: plan.source.clone(),
-        layers: by_layer(&list),
+        // By layer from the account of the time, once it is made ([`by_layer`]).
+        layers: Vec::new(),
         list,
         classes,
         shallow,
@@ -677,12 +747,16 @@ fn other_workload(plan: &PlannedFusion, base: &Runs, new: &Runs) -> Option<Strin
     ))
 }
 
-/// The payoffs added up by layer, in layer order.
-fn by_layer(list: &[Payoff]) -> Vec<LayerPayoff> {
+/// The payoffs added up by layer, in layer order: each SuperKernel's time per step on both
+/// sides as `per_step` gives it (ns: the account's parts), for those measured on both.
+pub fn by_layer(
+    list: &[Payoff],
+    per_step: &dyn Fn(&Payoff) -> Option<(i64, i64)>,
+) -> Vec<LayerPayoff> {
     let mut layers: BTreeMap<u64, LayerPayoff> = BTreeMap::new();
     for p in list {
         let Some(layer) = &p.layer else { continue };
-        let (Some(b), Some(n)) = (p.base, p.new) else {
+        let (Some(_), Some(_), Some((b, n))) = (p.base, p.new, per_step(p)) else {
             continue;
         };
         let e = layers
@@ -695,8 +769,8 @@ fn by_layer(list: &[Payoff]) -> Vec<LayerPayoff> {
                 regressed: 0,
             });
         e.superkernels += 1;
-        e.base_us += b.median_us;
-        e.new_us += n.median_us;
+        e.base_us += b as f64 / 1000.0;
+        e.new_us += n as f64 / 1000.0;
         e.regressed += usize::from(p.class == PayoffClass::Regressed);
     }
     layers.into_values().collect()

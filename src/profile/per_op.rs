@@ -103,17 +103,21 @@ pub struct BreakCost {
 }
 
 impl BreakCost {
-    /// The cost the ranking uses: run time plus wait, µs.
+    /// A break's cost, one number everywhere: the time its unfused ops take a step, running
+    /// and waiting to launch, µs.
     pub fn cost_us(&self) -> f64 {
         self.unfused_us + self.wait_us
     }
 
-    /// The cost in words, the same in every front end: `9.11 µs in 1 unfused launch(es)
-    /// (+1.00 µs wait)`.
+    /// The cost in words, the same in every front end: `10.11 µs a step (1 unfused
+    /// launch(es): 9.11 µs running, 1.00 µs waiting)`.
     pub fn words(&self) -> String {
         format!(
-            "{:.2} µs in {} unfused launch(es) (+{:.2} µs wait)",
-            self.unfused_us, self.launches, self.wait_us
+            "{:.2} µs a step ({} unfused launch(es): {:.2} µs running, {:.2} µs waiting)",
+            self.cost_us(),
+            self.launches,
+            self.unfused_us,
+            self.wait_us
         )
     }
 }

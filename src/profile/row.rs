@@ -49,3 +49,13 @@ pub struct KernelRow<'r> {
     /// profile has the PMU metrics.
     pub core_us: Option<f64>,
 }
+
+/// True for a communication kernel: core type `HCCL` or `COMMUNICATION`, or an op type of the
+/// HCCL family (`HcomAllReduce`, `hcom_broadcast_`, `HcclAllreduce`…), which also covers the
+/// AI CPU tasks of communication ops.
+pub fn is_communication(op_type: &str, core_type: &str) -> bool {
+    let core_comm =
+        core_type.eq_ignore_ascii_case("HCCL") || core_type.eq_ignore_ascii_case("COMMUNICATION");
+    let lower = op_type.to_ascii_lowercase();
+    core_comm || lower.starts_with("hcom") || lower.starts_with("hccl")
+}

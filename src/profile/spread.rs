@@ -22,6 +22,13 @@ pub struct Spread {
     pub max_us: f64,
 }
 
+/// The median of `ns`, in ns (the mean of the middle two for an even count; 0 for none).
+pub fn median_ns(ns: &[i64]) -> f64 {
+    let mut sorted = ns.to_vec();
+    sorted.sort_unstable();
+    median_sorted(&sorted)
+}
+
 /// The median of sorted `ns`, in ns (the mean of the middle two for an even count).
 fn median_sorted(ns: &[i64]) -> f64 {
     match ns.len() {
@@ -49,16 +56,27 @@ impl Spread {
         let mut sorted = ns.to_vec();
         sorted.sort_unstable();
         let median = median_sorted(&sorted);
-        let mut deviations: Vec<i64> = sorted
+        // Deviations in half nanoseconds, exactly: a median of an even count lies half-way
+        // between two whole ones, and rounding each deviation would move the MAD (and every
+        // noise threshold made from it) by up to a nanosecond.
+        let twice_median = match sorted.len() {
+            n if n % 2 == 1 => 2 * i128::from(sorted[n / 2]),
+            n => i128::from(sorted[n / 2 - 1]) + i128::from(sorted[n / 2]),
+        };
+        let mut deviations: Vec<i128> = sorted
             .iter()
-            .map(|&v| (v as f64 - median).abs().round() as i64)
+            .map(|&v| (2 * i128::from(v) - twice_median).abs())
             .collect();
         deviations.sort_unstable();
+        let half_ns = match deviations.len() {
+            n if n % 2 == 1 => deviations[n / 2] as f64,
+            n => (deviations[n / 2 - 1] as f64 + deviations[n / 2] as f64) / 2.0,
+        };
         let us = |ns: f64| ns / 1000.0;
         Some(Spread {
             count: sorted.len(),
             median_us: us(median),
-            mad_us: us(median_sorted(&deviations)),
+            mad_us: us(half_ns / 2.0),
             p10_us: us(percentile_sorted(&sorted, 10.0)),
             p90_us: us(percentile_sorted(&sorted, 90.0)),
             min_us: us(sorted[0] as f64),
@@ -93,5 +111,18 @@ mod tests {
         assert!(Spread::of(&[]).is_none());
         let same = Spread::of(&[5_000; 4]).unwrap_or_else(|| panic!("four times"));
         assert!(!same.is_outlier(6.0, 3.0));
+    }
+
+    #[test]
+    fn the_deviation_is_exact_to_the_half_nanosecond() {
+        // Median 1.5 ns: both deviations are 0.5 ns, not rounded up to 1.
+        let s = Spread::of(&[1, 2]).unwrap_or_else(|| panic!("two times"));
+        assert_eq!(s.mad_us * 1000.0, 0.5);
+        // Median 2.5 ns; deviations 1.5, 0.5, 0.5, 1.5: their median is 1.0 ns.
+        let s = Spread::of(&[1, 2, 3, 4]).unwrap_or_else(|| panic!("four times"));
+        assert_eq!(s.mad_us * 1000.0, 1.0);
+        // Three values: median 2 ns, deviations 1, 0 and 2 ns: their median is 1 ns.
+        let s = Spread::of(&[1, 2, 4]).unwrap_or_else(|| panic!("three times"));
+        assert_eq!((s.median_us * 1000.0, s.mad_us * 1000.0), (2.0, 1.0));
     }
 }

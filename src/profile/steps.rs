@@ -1,18 +1,14 @@
-//! A profile's steps (the profiler's `Step Id`): each step's kernel time — the sum of its
-//! kernels' durations, communication apart, as the totals have always meant — and its span,
-//! from its first kernel's start to its last kernel's end; their spread; and the steps that lie
-//! far from the others (a recompile, a page fault). A profile without `Step Id` is one step.
+//! A profile's steps (the profiler's `Step Id`), one by one: each step's busy time — the sum
+//! of its kernels' durations, communication apart — and its step time, its span from its first
+//! kernel's start to its last kernel's end; their spread; and the steps that lie far from the
+//! others (a recompile, a page fault), which the account of the time leaves out
+//! ([`super::account`]). A profile without `Step Id` is one step.
 
+use super::account::{OUTLIER_FLOOR_PCT, OUTLIER_MADS};
 use super::runs::{NameInfo, Runs};
 use super::spread::Spread;
 use serde::Serialize;
 use std::collections::HashMap;
-
-/// How far from the median step, in median absolute deviations, a step is pointed out…
-pub const OUTLIER_MADS: f64 = 3.0;
-
-/// …when it is also this far from it in percent (steps a hair apart are not news).
-pub const OUTLIER_FLOOR_PCT: f64 = 1.0;
 
 /// One step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -25,8 +21,9 @@ pub struct StepTime {
     pub span_us: Option<f64>,
     /// Kernel runs in it.
     pub runs: usize,
-    /// True when its kernel time lies more than [`OUTLIER_MADS`] deviations and more than
-    /// [`OUTLIER_FLOOR_PCT`] % from the median.
+    /// True when its step time (busy time, without start times) lies more than
+    /// [`OUTLIER_MADS`] deviations and more than [`OUTLIER_FLOOR_PCT`] % from the median: the
+    /// account leaves it out.
     pub outlier: bool,
 }
 
@@ -73,20 +70,23 @@ impl Steps {
         } else {
             None
         };
+        let judged = span_spread.unwrap_or(kernel_spread);
         let list = order
             .iter()
             .zip(&sums)
             .zip(&spans)
             .map(|((step, s), span)| {
                 let kernels_us = s.0 as f64 / 1000.0;
+                let span_us = runs.has_starts.then_some(*span as f64 / 1000.0);
+                let value = span_us.unwrap_or(kernels_us);
                 StepTime {
                     step: runs.label(*step).to_string(),
                     kernels_us,
-                    span_us: runs.has_starts.then_some(*span as f64 / 1000.0),
+                    span_us,
                     runs: s.3,
-                    outlier: kernel_spread.is_outlier(kernels_us, OUTLIER_MADS)
-                        && (kernels_us - kernel_spread.median_us).abs()
-                            > OUTLIER_FLOOR_PCT / 100.0 * kernel_spread.median_us,
+                    outlier: judged.is_outlier(value, OUTLIER_MADS)
+                        && (value - judged.median_us).abs()
+                            > OUTLIER_FLOOR_PCT / 100.0 * judged.median_us,
                 }
             })
             .collect();

@@ -925,7 +925,8 @@ pub struct Measured<'a> {
 /// what [`Measured::payoffs`] takes.
 pub fn bind_runs(cx: &Context, (marks, plan): (&Marks, &Plan), base: &Runs, new: &Runs) -> Payoffs {
     let planned = PlannedFusion::from_plan(cx, marks, plan, "");
-    crate::profile::payoff::payoffs(&planned, base, new, PayoffRule::default())
+    let binding = crate::profile::payoff::bind(&planned, base, new);
+    crate::profile::payoff::payoffs(&planned, &binding, (base, new), PayoffRule::default())
 }
 
 /// The suggestions for the graph of `cx` and today's marks and plan with what the profiles

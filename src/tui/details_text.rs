@@ -360,18 +360,24 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
         },
     );
     if let Some(s) = view.segment_of(name) {
-        let with = match (s.new_us, s.delta_us) {
-            (Some(new), Some(d)) => format!(
-                "{new:.2} µs new ({} µs, {})",
-                crate::profile::output::delta(d),
-                crate::profile::output::pct(s.change_pct)
+        // Its part of the account: all its occurrences in a step, the mean over the steps kept.
+        let account = &view.diff.account;
+        let part = account.superkernel(&s.fused_node);
+        let words = match part {
+            Some(p) if s.new_us.is_some() => format!(
+                "{}: {} µs base → {} µs new ({} µs) a step, its part of the {}",
+                s.segment,
+                crate::profile::output::micros(p.base_ns),
+                crate::profile::output::micros(p.new_ns),
+                crate::profile::output::delta_micros(p.delta_ns),
+                account.measure.name()
             ),
-            _ => "its SuperKernel did not run in the new profile".to_string(),
+            _ => format!(
+                "{}: its SuperKernel did not run in the new profile",
+                s.segment
+            ),
         };
-        out.field(
-            "segment",
-            format!("{}: {:.2} µs base → {with} a step", s.segment, s.base_us),
-        );
+        out.field("segment", words);
         if let Some(p) = view
             .diff
             .payoffs

@@ -327,26 +327,20 @@ const COLUMNS: [Column; 7] = [
         },
     },
     Column {
-        header: "median µs",
-        width: 10,
+        header: "step time",
+        width: 11,
         from_width: 0,
-        cell: |_, r| r.median_step_us.map_or("—".into(), |m| format!("{m:.2}")),
+        cell: |_, r| output::micros(r.step_time_us),
     },
     Column {
-        header: "benefit",
-        width: 16,
+        header: "saved/step",
+        width: 20,
         from_width: 0,
         cell: |l, r| {
-            if l.baseline == Some(r.number) {
-                return "baseline".to_string();
-            }
-            if r.profile.path().is_none() {
+            if l.baseline != Some(r.number) && r.profile.path().is_none() {
                 return format!("profile {}", r.profile.words());
             }
-            r.benefit.map_or("—".into(), |b| {
-                let sign = if b.saved_us < 0.0 { "−" } else { "+" };
-                format!("{sign}{:.2} {:.1}%", b.saved_us.abs(), b.pct)
-            })
+            output::benefit_cell(l, r)
         },
     },
     Column {
@@ -462,7 +456,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         for c in &columns {
             let text = sanitize(&(c.cell)(ledger, row)).into_owned();
             let cell_style =
-                if c.header == "benefit" && row.profile.path().is_none() && i != view.selected {
+                if c.header == "saved/step" && row.profile.path().is_none() && i != view.selected {
                     theme.get(Role::Warning)
                 } else {
                     style

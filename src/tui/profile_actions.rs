@@ -25,7 +25,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
         (Action::Up, "previous row"),
         (
             Action::NextPane,
-            "next table (superkernels, op types, segments, breaks)",
+            "next table (superkernels, where the time went, op types, breaks)",
         ),
         (Action::PrevPane, "previous table"),
         (
@@ -209,14 +209,9 @@ impl App {
                 }
                 // The plan changed while they were read.
                 let edited = view.plan_version != ex.ws.version();
-                let d = &view.diff;
-                let benefit = d
-                    .benefit_pct
-                    .map(|b| format!(", benefit {b:.2} %"))
-                    .unwrap_or_default();
                 let text = format!(
-                    "profiles compared: {:.2} µs → {:.2} µs{benefit}",
-                    d.base_total_us, d.new_total_us
+                    "profiles compared: {}",
+                    crate::profile::output::headline(&view.diff.account)
                 );
                 ex.profiles = Some(view);
                 self.show_view("profiles");

@@ -1,5 +1,5 @@
-//! The profile view's state: the tables it shows (op types, segments, breaks) with their
-//! selection and sort order, and its keys.
+//! The profile view's state: the tables it shows (SuperKernels, where the time went, op types,
+//! breaks) with their selection and sort order, and its keys.
 
 use super::action::Action;
 use super::dialog::{Dialog, PickFor, Picker};
@@ -18,11 +18,11 @@ use std::sync::Arc;
 pub enum Table {
     /// Each SuperKernel's payoff, worst first.
     SuperKernels,
-    /// Time by op type and core type.
+    /// The waterfall: base step time → new step time as the parts that add up to it.
+    Waterfall,
+    /// Busy time by op type and core type.
     Types,
-    /// Each segment without and with SuperKernel.
-    Segments,
-    /// Breaks by the time of the unfused ops around them.
+    /// Breaks by what the unfused ops around them cost.
     Breaks,
 }
 
@@ -30,8 +30,8 @@ impl Table {
     /// Every table, in `tab` order.
     pub const ALL: [Table; 4] = [
         Table::SuperKernels,
+        Table::Waterfall,
         Table::Types,
-        Table::Segments,
         Table::Breaks,
     ];
 
@@ -39,8 +39,8 @@ impl Table {
     pub fn title(self) -> &'static str {
         match self {
             Table::SuperKernels => "superkernels",
+            Table::Waterfall => "where the time went",
             Table::Types => "op types",
-            Table::Segments => "segments",
             Table::Breaks => "breaks",
         }
     }
@@ -98,6 +98,8 @@ pub struct ProfileView {
     pub order: Vec<usize>,
     /// The payoff rows, worst first (indices into the payoffs' list).
     pub payoff_order: Vec<usize>,
+    /// The waterfall's parts, the biggest change first (indices into the account's waterfall).
+    pub waterfall_order: Vec<usize>,
     /// The step shown (its `Step Id`), or every step's median.
     pub step: Option<String>,
     /// Every rank compared, when the profiles hold several (the view shows one of them).
@@ -154,6 +156,7 @@ impl ProfileView {
             sort: Sort::Delta,
             order: Vec::new(),
             payoff_order: Vec::new(),
+            waterfall_order: Vec::new(),
             step: None,
             ranks,
             selected: [0; 4],
@@ -205,7 +208,7 @@ impl ProfileView {
         match table {
             Table::SuperKernels => self.payoff_order.len(),
             Table::Types => self.diff.rows.len(),
-            Table::Segments => self.diff.per_op.as_ref().map_or(0, |p| p.segments.len()),
+            Table::Waterfall => self.waterfall_order.len(),
             Table::Breaks => self.diff.per_op.as_ref().map_or(0, |p| p.breaks.len()),
         }
     }
@@ -286,15 +289,13 @@ impl ProfileView {
                 .and_then(|s| s.ops.first())
                 .map(|op| Target::Op(op.name.clone())),
             Table::Types if self.selected_is_superkernel() => {
-                self.table = Table::Segments;
+                self.table = Table::SuperKernels;
                 return Reply::Done;
             }
             Table::Types => self.type_row(row).map(|r| Target::Type(r.op_type.clone())),
-            Table::Segments => self
-                .diff
-                .per_op
-                .as_ref()
-                .and_then(|p| p.segments.get(row))
+            Table::Waterfall => self
+                .waterfall_row(row)
+                .and_then(|part| self.segment_time(part.fused_node.as_deref()?))
                 .and_then(|s| s.ops.first())
                 .map(|op| Target::Op(op.name.clone())),
             Table::Breaks => self
@@ -376,6 +377,13 @@ impl ProfileView {
             filter: String::new(),
             selected: 0,
         }))
+    }
+
+    /// The waterfall's part shown at `row` of its table.
+    pub fn waterfall_row(&self, row: usize) -> Option<&profile::account::Part> {
+        self.waterfall_order
+            .get(row)
+            .and_then(|&i| self.diff.account.waterfall.get(i))
     }
 
     /// The payoff shown at `row` of the SuperKernels table.
@@ -474,6 +482,10 @@ impl ProfileView {
 
     fn sort_rows(&mut self) {
         self.sort_payoffs();
+        let parts = &self.diff.account.waterfall;
+        let mut waterfall: Vec<usize> = (0..parts.len()).collect();
+        waterfall.sort_by_key(|&i| std::cmp::Reverse(parts[i].delta_ns.unsigned_abs()));
+        self.waterfall_order = waterfall;
         let rows = &self.diff.rows;
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let biggest = |i: usize| {
@@ -503,7 +515,7 @@ impl ProfileView {
         Some(stat.total_us / self.pair.base.step_count() as f64)
     }
 
-    /// True when the selected op-type row is a SuperKernel (its drill-down is the segments).
+    /// True when the selected op-type row is a SuperKernel (its drill-down is the SuperKernels).
     pub fn selected_is_superkernel(&self) -> bool {
         self.type_row(self.selected[table_index(Table::Types)])
             .is_some_and(|r| r.status == RowStatus::NewSuperkernel)

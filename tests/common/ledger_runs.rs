@@ -26,17 +26,29 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// `kernel_details.csv` text with every SuperKernel's duration times `factor`.
 fn scaled(text: &str, factor: f64) -> String {
+    // What the faster SuperKernels saved so far in the step: every later kernel starts that
+    // much earlier, as on a device.
+    let (mut step, mut saved) = (String::new(), 0.0);
     let mut out = String::new();
-    for line in text.lines() {
-        let cells: Vec<&str> = line.split(',').collect();
-        if cells.get(3) == Some(&"SuperKernel") {
-            let dur: f64 = cells[6].parse().unwrap();
-            let mut cells: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
-            cells[6] = format!("{:.3}", dur * factor);
-            out.push_str(&cells.join(","));
-        } else {
+    for (i, line) in text.lines().enumerate() {
+        let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+        if i == 0 || cells.len() < 7 {
             out.push_str(line);
+            out.push('\n');
+            continue;
         }
+        if cells[0] != step {
+            step = cells[0].clone();
+            saved = 0.0;
+        }
+        let start: f64 = cells[5].trim_matches(['"', '\t']).parse().unwrap();
+        cells[5] = format!("\"{:.3}\t\"", start - saved);
+        if cells[3] == "SuperKernel" {
+            let dur: f64 = cells[6].parse().unwrap();
+            cells[6] = format!("{:.3}", dur * factor);
+            saved += dur - dur * factor;
+        }
+        out.push_str(&cells.join(","));
         out.push('\n');
     }
     out

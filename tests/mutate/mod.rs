@@ -394,14 +394,22 @@ pub fn targets() -> Vec<Target> {
                 profile_file("sk_model", "kernel_details.csv"),
             ],
             run: |data, scratch| {
-                use skope::profile::{payoff, per_op, runs, steps};
+                use skope::profile::{account, payoff, per_op, runs, steps};
                 let path = scratch_file(scratch, "kernel_details.csv", data);
                 // Read with every run kept, then steps and payoffs of the file against itself
                 // (the plan inferred from its SuperKernel names).
                 if let Ok((table, runs)) = runs::Runs::read(&[path]) {
                     let _ = steps::Steps::of(&runs, |_| true);
                     let plan = per_op::infer_plan(&table, &table);
-                    let _ = payoff::payoffs(&plan, &runs, &runs, Default::default());
+                    let binding = payoff::bind(&plan, &runs, &runs);
+                    let _ = payoff::payoffs(&plan, &binding, (&runs, &runs), Default::default());
+                    let _ = account::account(
+                        Some((&plan, &binding)),
+                        Some((&runs, &runs)),
+                        &|_| true,
+                        (0.0, 0.0),
+                        ((1, 1), Some("SuperKernel")),
+                    );
                 }
             },
         },

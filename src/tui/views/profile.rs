@@ -4,7 +4,7 @@
 //! sign and an arrow, so nothing depends on colour.
 
 use super::{pane_block, put};
-use crate::profile::output::{delta, pct};
+use crate::profile::output::{delta, delta_micros as micros_delta, micros, pct};
 use crate::profile::payoff::{Payoff, PayoffClass};
 use crate::profile::{FusedEvidence, Side};
 use crate::text::sanitize;
@@ -56,7 +56,7 @@ pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     match view.table {
         Table::SuperKernels => superkernels(view, theme, buf, inner, rows),
         Table::Types => types(view, theme, buf, inner, rows),
-        Table::Segments => segments(view, theme, buf, inner, rows),
+        Table::Waterfall => waterfall(view, theme, buf, inner, rows),
         Table::Breaks => breaks(view, theme, buf, inner, rows),
     }
     let keymap = &app.config.keymap;
@@ -84,13 +84,16 @@ pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         spans.push(Span::styled(keymap.hint(action), theme.get(Role::Key)));
         spans.push(Span::styled(format!(" {label}  "), theme.get(Role::Dim)));
     }
-    match view.table {
-        Table::Breaks => {}
-        Table::SuperKernels => spans.push(Span::styled(
-            "▁…█ each occurrence: with ÷ without (▄ the same)",
-            theme.get(Role::Dim),
-        )),
-        _ => spans.push(Span::styled("▀ base ▄ new", theme.get(Role::Dim))),
+    let legend = match view.table {
+        Table::Breaks => "",
+        Table::Waterfall => "█ total ░ less time ▓ more time",
+        Table::SuperKernels => "▁…█ each occurrence: with ÷ without (▄ the same)",
+        Table::Types => "▀ base ▄ new",
+    };
+    // The legend whole or not at all: a cut one would read as a bar.
+    let used: usize = spans.iter().map(Span::width).sum();
+    if used + Span::raw(legend).width() <= usize::from(inner.width) {
+        spans.push(Span::styled(legend, theme.get(Role::Dim)));
     }
     let footer = Rect::new(inner.x, inner.bottom() - 1, inner.width, 1);
     frame.render_widget(Paragraph::new(Line::from(spans)), footer);
@@ -161,31 +164,52 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let block = pane_block(title, false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let benefit = crate::profile::output::benefit_words(d);
+    let account = &d.account;
+    let change = crate::profile::output::change_words(account);
     // At 80 columns the figures lose their padding, so what follows them still shows.
     let narrow = inner.width < 100;
-    let part = |label: &str, p: &crate::profile::Part| -> Vec<Span<'static>> {
+    let figures = |base: String, new: String, delta_ns: i64, label: &str| -> Vec<Span<'static>> {
         let figures = if narrow {
-            format!("{:.2} → {:.2} µs ", p.base_us, p.new_us)
+            format!("{base} → {new} µs ")
         } else {
-            format!("{:>10.2} µs → {:>10.2} µs   ", p.base_us, p.new_us)
+            format!("{base:>10} µs → {new:>10} µs   ")
         };
         vec![
             Span::styled(format!("{label:<11}"), theme.get(Role::Title)),
             Span::raw(figures),
             Span::styled(
-                format!("{} µs ({})", delta(p.delta_us), pct(p.change_pct)),
-                theme.get(delta_role(p.delta_us)),
+                format!("{} µs", micros_delta(delta_ns)),
+                theme.get(delta_role(delta_ns as f64 / 1000.0)),
             ),
         ]
     };
-    let mut total = match view.step_times() {
+    let part = |label: &str, p: &crate::profile::Part| -> Vec<Span<'static>> {
+        let ns = |us: f64| (us * 1000.0).round() as i64;
+        let mut line = figures(
+            micros(ns(p.base_us)),
+            micros(ns(p.new_us)),
+            ns(p.delta_us),
+            label,
+        );
+        line.push(Span::styled(
+            format!(" ({})", pct(p.change_pct)),
+            theme.get(delta_role(p.delta_us)),
+        ));
+        line
+    };
+    let measure = account.measure.name();
+    let total = match view.step_times() {
         Some((b, n)) => {
-            let new = n.map_or(0.0, |n| n.kernels_us);
-            let mut line = part("step", &crate::profile::Part::new(b.kernels_us, new));
+            let pick = |t: &crate::profile::steps::StepTime| match account.measure {
+                crate::profile::account::Measure::StepTime => t.span_us.unwrap_or(t.kernels_us),
+                crate::profile::account::Measure::BusyTime => t.kernels_us,
+            };
+            let ns = |us: f64| (us * 1000.0).round() as i64;
+            let (base, new) = (ns(pick(b)), n.map_or(0, |n| ns(pick(n))));
+            let mut line = figures(micros(base), micros(new), new - base, measure);
             line.push(Span::styled(
                 format!(
-                    "   kernel time of step {} ({} picks another)",
+                    "   step {} ({} picks another) · every step: {change}",
                     sanitize(&b.step),
                     app.config.keymap.hint(Action::PickStep)
                 ),
@@ -194,52 +218,38 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
             line
         }
         None => {
-            let mut line = part(
-                if d.steps.is_some() {
-                    "per step"
-                } else {
-                    "total"
-                },
-                &crate::profile::Part::new(d.base_total_us, d.new_total_us),
+            let mut line = figures(
+                micros(account.base.mean_ns),
+                micros(account.new.mean_ns),
+                account.delta_ns(),
+                measure,
             );
-            line.push(Span::styled(
-                format!("   {benefit}"),
-                theme.get(Role::Title),
-            ));
+            line.push(Span::styled(format!("   {change}"), theme.get(Role::Title)));
             line
         }
     };
-    if view.step.is_some() {
-        total.push(Span::styled(
-            format!("   (every step: {benefit})"),
+    let basis_line = Line::from(vec![
+        Span::styled(format!("{:<11}", ""), theme.get(Role::Title)),
+        Span::styled(
+            crate::profile::output::headline_basis(account),
             theme.get(Role::Dim),
-        ));
-    }
-    let span_line = match (view.step_times(), d.base_span_us, d.new_span_us) {
-        (Some((b, n)), _, _) => b.span_us.zip(n.and_then(|n| n.span_us)),
-        (None, Some(b), Some(n)) => Some((b, n)),
-        _ => None,
-    }
-    .map(|(b, n)| {
-        let mut line = part("span", &crate::profile::Part::new(b, n));
-        line.push(Span::styled(
-            "   first kernel's start → last kernel's end",
-            theme.get(Role::Dim),
-        ));
-        line
-    });
+        ),
+    ]);
     let steps_line = d.steps.as_ref().map(|s| {
-        let side = |label: &str, steps: &crate::profile::steps::Steps| {
-            let far: Vec<&str> = steps.outliers().map(|t| t.step.as_str()).collect();
+        let side = |label: &str, steps: &crate::profile::steps::Steps, left: &[String]| {
+            let spread = match (&steps.span, account.measure) {
+                (Some(span), crate::profile::account::Measure::StepTime) => span,
+                _ => &steps.kernels,
+            };
             format!(
                 "{label} {} step(s), P10–P90 {:.2}–{:.2} µs{}",
                 steps.list.len(),
-                steps.kernels.p10_us,
-                steps.kernels.p90_us,
-                if far.is_empty() {
+                spread.p10_us,
+                spread.p90_us,
+                if left.is_empty() {
                     String::new()
                 } else {
-                    format!(" (far: step {})", sanitize(&far.join(", ")))
+                    format!(" (left out: step {})", sanitize(&left.join(", ")))
                 }
             )
         };
@@ -248,8 +258,8 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
             Span::styled(
                 format!(
                     "{} · {} · {} shows one",
-                    side("base", &s.base),
-                    side("new", &s.new),
+                    side("base", &s.base, &account.base.left_out),
+                    side("new", &s.new, &account.new.left_out),
                     app.config.keymap.hint(Action::PickStep)
                 ),
                 theme.get(Role::Dim),
@@ -268,7 +278,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         })
         .collect();
     let launches: u64 = a.superkernels.iter().map(|s| s.count).sum();
-    let mut fused = part("fused part", &a.fused);
+    let mut fused = part("fused busy", &a.fused);
     fused.push(Span::styled(
         format!(
             "   {} → SuperKernel ×{launches}",
@@ -285,7 +295,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     } else {
         format!("fused op types: {}", a.basis.text())
     };
-    let mut rest = part("rest", &a.rest);
+    let mut rest = part("rest busy", &a.rest);
     let notes = d
         .notes
         .iter()
@@ -299,7 +309,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
             Some(c) => {
                 let total = |s: Option<crate::profile::Side>| s.map_or(0.0, |s| s.total_us);
                 format!(
-                    "   {basis} · comm. {:.2} → {:.2} µs (HCCL: not in the totals)",
+                    "   {basis} · comm. {:.2} → {:.2} µs busy (HCCL, apart)",
                     total(c.base),
                     total(c.new)
                 )
@@ -308,8 +318,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         },
         theme.get(Role::Dim),
     ));
-    let mut lines = vec![Line::from(total)];
-    lines.extend(span_line.map(Line::from));
+    let mut lines = vec![Line::from(total), basis_line];
     lines.extend(steps_line);
     // The SuperKernels by decoder layer, when names carry layers, before the notes.
     let layers: Vec<Span> = d
@@ -320,11 +329,11 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         .flat_map(|(i, l)| {
             let mut spans = vec![Span::styled(
                 format!(
-                    "{}layer {} {:.1}→{:.1}",
+                    "{}layer {} {}→{}",
                     if i == 0 { "by layer   " } else { " · " },
                     sanitize(&l.layer),
-                    l.base_us,
-                    l.new_us
+                    crate::profile::output::fixed(l.base_us, 2),
+                    crate::profile::output::fixed(l.new_us, 2)
                 ),
                 theme.get(Role::Dim),
             )];
@@ -687,21 +696,24 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
         return needs_kernels(buf, area, theme);
     };
     let narrow = area.width < 100;
+    // Δ/step is its part of the waterfall; without, with and Δ the median occurrence's (the
+    // step picked shows that step's).
     let mut columns: Vec<Column> = vec![
         (" ", 1, false),
-        ("superkernel", if narrow { 20 } else { 26 }, false),
+        ("superkernel", if narrow { 20 } else { 24 }, false),
         ("ops", 3, true),
         ("occ", 5, true),
+        ("Δ/step", 9, true),
         ("without µs", 10, true),
-        ("gaps", 4, true),
         ("with µs", 9, true),
         ("Δ µs", 10, true),
         ("change", 9, true),
         ("payoff", 10, false),
         ("action", 8, false),
     ];
-    // At 80 columns: no occurrences, gaps or change, so the payoff and its action show.
-    let shown = |i: usize| !(narrow && matches!(i, 3 | 5 | 8));
+    // At 80 columns: no occurrences, per-step change or percentage, so the payoff and its
+    // action show.
+    let shown = |i: usize| !(narrow && matches!(i, 3 | 4 | 8));
     columns = only(columns, shown);
     let x = cells(
         buf,
@@ -740,11 +752,11 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
             .zip(without)
             .filter(|(_, b)| *b != 0.0)
             .map(|(d, b)| d / b * 100.0);
-        let gaps = p
-            .gap_us
-            .zip(p.base.map(|b| b.median_us))
-            .filter(|(_, b)| *b > 0.0)
-            .map_or("·".to_string(), |(g, b)| format!("{:.0}%", g / b * 100.0));
+        let per_step = view
+            .diff
+            .account
+            .superkernel(&p.fused_node)
+            .map(|part| part.delta_ns);
         let time = |v: Option<f64>| v.map_or("·".to_string(), |v| format!("{v:.2}"));
         let texts = only(
             vec![
@@ -759,8 +771,11 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
                     ),
                     style,
                 ),
+                (
+                    per_step.map_or("—".to_string(), micros_delta),
+                    style.patch(theme.get(delta_role(per_step.unwrap_or(0) as f64 / 1000.0))),
+                ),
                 (time(without), style),
-                (gaps, style),
                 (time(with), style),
                 (
                     delta_us.map_or("—".to_string(), delta),
@@ -808,49 +823,157 @@ fn needs_kernels(buf: &mut Buffer, area: Rect, theme: &Theme) {
     );
 }
 
-fn segments(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: usize) {
-    let Some(per_op) = &view.diff.per_op else {
+/// One line of the waterfall: its four cells, its bar and the bar's role.
+type WaterfallLine = ([(String, Style); 4], String, Role);
+
+/// The waterfall: the base's step time, each part's change (biggest first) as a bar from
+/// where the parts before it left the total to where it leaves it, and the new step time —
+/// `█` a total, `░` time a part removes, `▓` time it adds — on an axis that starts near the
+/// smallest total, so that changes of a few µs in hundreds still show.
+fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: usize) {
+    let account = &view.diff.account;
+    if account.waterfall.is_empty() {
         return needs_kernels(buf, area, theme);
-    };
+    }
+    let narrow = area.width < 100;
     let columns: Vec<Column> = vec![
-        ("segment", 26, false),
-        ("scope", 12, false),
-        ("ops", 4, true),
-        ("base µs", 10, true),
-        ("new µs", 9, true),
-        ("Δ µs", 11, true),
-        ("change", 10, true),
+        ("part", if narrow { 24 } else { 36 }, false),
+        ("without µs", 10, true),
+        ("with µs", 9, true),
+        ("Δ µs", 10, true),
     ];
-    header(buf, area, &columns, theme, true);
-    let max = per_op
-        .segments
+    // Where each part (in the order shown) starts and ends, from the base's total down.
+    let mut at = account.base.mean_ns;
+    let mut steps: Vec<(i64, i64)> = Vec::new();
+    for &i in &view.waterfall_order {
+        let delta = account.waterfall[i].delta_ns;
+        steps.push((at, at + delta));
+        at += delta;
+    }
+    let lowest = steps
         .iter()
-        .map(|s| s.base_us.max(s.new_us.unwrap_or(0.0)))
-        .fold(0.0, f64::max);
-    for (y, style, s) in shown_rows(
-        &per_op.segments,
-        view,
-        Table::Segments,
-        rows,
-        theme,
+        .flat_map(|&(a, b)| [a, b])
+        .chain([account.base.mean_ns, account.new.mean_ns])
+        .min()
+        .unwrap_or(0);
+    let highest = steps
+        .iter()
+        .flat_map(|&(a, b)| [a, b])
+        .chain([account.base.mean_ns, account.new.mean_ns])
+        .max()
+        .unwrap_or(0);
+    // The axis: from a little under the lowest point, so the totals are long bars and the
+    // changes are not lost in them.
+    let room = (highest - lowest).max(1);
+    let origin = (lowest - room / 4).max(0);
+    let x = cells(
         buf,
         area,
-    ) {
-        let (with, change, d) = match (s.new_us, s.delta_us) {
-            (Some(new), Some(d)) => (format!("{new:.2}"), delta(d), d),
-            _ => ("not run".to_string(), "—".to_string(), 0.0),
+        area.y,
+        &columns,
+        &columns
+            .iter()
+            .map(|(h, _, _)| (h.to_string(), theme.get(Role::Title)))
+            .collect::<Vec<_>>(),
+    );
+    let width = area.right().saturating_sub(x).min(48);
+    if width >= 8 {
+        put(
+            buf,
+            x,
+            area.y,
+            width,
+            &format!("from {} µs", micros(origin)),
+            theme.get(Role::Title),
+        );
+    }
+    let scale = |ns: i64| -> u16 {
+        let span = (highest - origin).max(1) as f64;
+        (((ns - origin).max(0) as f64 / span) * f64::from(width)).round() as u16
+    };
+    let bar = |from: i64, to: i64, glyph: char| -> String {
+        let (a, b) = (scale(from.min(to)), scale(from.max(to)));
+        let b = b.max(a + 1).min(width);
+        (0..b).map(|i| if i < a { ' ' } else { glyph }).collect()
+    };
+    // The rows: the base's total, the parts in order, the new total.
+    let total_row = |label: String, ns: i64| -> [(String, Style); 4] {
+        let style = theme.get(Role::Title);
+        [
+            (label, style),
+            (micros(ns), style),
+            (String::new(), style),
+            (String::new(), style),
+        ]
+    };
+    let measure = account.measure.name();
+    let mut lines: Vec<WaterfallLine> = vec![(
+        total_row(
+            format!("{measure} without SuperKernel"),
+            account.base.mean_ns,
+        ),
+        bar(origin, account.base.mean_ns, '█'),
+        Role::Title,
+    )];
+    for (k, &i) in view.waterfall_order.iter().enumerate() {
+        let p = &account.waterfall[i];
+        let name = match p.kind {
+            crate::profile::account::PartKind::Superkernel => {
+                format!("SuperKernel {}", sanitize(&p.name))
+            }
+            _ => p.name.clone(),
         };
-        let texts = vec![
-            (sanitize(&s.segment).into_owned(), style),
-            (sanitize(&s.scope).into_owned(), style),
-            (s.ops.len().to_string(), style),
-            (format!("{:.2}", s.base_us), style),
-            (with, style),
-            (change, style.patch(theme.get(delta_role(d)))),
-            (pct(s.change_pct), style),
-        ];
+        let role = delta_role(p.delta_ns as f64 / 1000.0);
+        let (from, to) = steps[k];
+        let glyph = if p.delta_ns < 0 { '░' } else { '▓' };
+        lines.push((
+            [
+                (name, Style::new()),
+                (micros(p.base_ns), Style::new()),
+                (micros(p.new_ns), Style::new()),
+                (micros_delta(p.delta_ns), theme.get(role)),
+            ],
+            bar(from, to, glyph),
+            role,
+        ));
+    }
+    let mut last = total_row(format!("{measure} with SuperKernel"), account.new.mean_ns);
+    last[2] = (micros(account.new.mean_ns), theme.get(Role::Title));
+    last[1] = (String::new(), theme.get(Role::Title));
+    last[3] = (
+        micros_delta(account.delta_ns()),
+        theme.get(delta_role(account.delta_ns() as f64 / 1000.0)),
+    );
+    lines.push((last, bar(origin, account.new.mean_ns, '█'), Role::Title));
+    // The view's rows are the parts; the totals frame them (first and last row), and the
+    // parts between scroll so the selected one shows.
+    let index = crate::tui::profile_view::table_index(Table::Waterfall);
+    let (selected, offset) = (view.selected[index], view.offset[index]);
+    let visible = rows.saturating_sub(2).max(1);
+    let offset = offset.max((selected + 1).saturating_sub(visible));
+    let parts = lines.len() - 2;
+    let shown: Vec<usize> = std::iter::once(0)
+        .chain((1 + offset..=parts).take(visible))
+        .chain(std::iter::once(lines.len() - 1))
+        .take(rows)
+        .collect();
+    for (row, &n) in shown.iter().enumerate() {
+        let (texts, bar, role) = &lines[n];
+        let y = area.y + 1 + row as u16;
+        let style = if n > 0 && n <= parts && n - 1 == selected {
+            theme.get(Role::Selection)
+        } else {
+            Style::new()
+        };
+        buf.set_style(Rect::new(area.x, y, area.width, 1), style);
+        let texts: Vec<(String, Style)> = texts
+            .iter()
+            .map(|(t, s)| (t.clone(), style.patch(*s)))
+            .collect();
         let x = cells(buf, area, y, &columns, &texts);
-        draw_bar(buf, area, x, y, s.base_us, s.new_us.unwrap_or(0.0), max);
+        if width >= 8 {
+            put(buf, x, y, width, bar, style.patch(theme.get(*role)));
+        }
     }
 }
 
@@ -860,15 +983,17 @@ fn breaks(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows:
     };
     let reason_width = area
         .width
-        .saturating_sub(24 + 12 + 9 + 10 + 9 + 9 + 6)
+        .saturating_sub(24 + 12 + 9 + 9 + 9 + 10 + 9 + 7)
         .max(10);
-    // The CLI's words: costs (the unfused ops' time), then the wait before their launches.
+    // The CLI's words: a break's cost (a step), then what it is made of — the unfused ops
+    // running and waiting to launch.
     let columns: Vec<Column> = vec![
         ("break", 24, false),
         ("scope", 12, false),
         ("unfused", 9, true),
-        ("costs µs", 10, true),
-        ("+wait µs", 9, true),
+        ("cost µs", 9, true),
+        ("running", 9, true),
+        ("waiting", 10, true),
         ("launches", 9, true),
         ("reason", reason_width, false),
     ];
@@ -881,6 +1006,7 @@ fn breaks(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows:
             ),
             (sanitize(&b.scope).into_owned(), style),
             (b.unfused.len().to_string(), style),
+            (format!("{:.2}", b.cost_us()), style),
             (format!("{:.2}", b.unfused_us), style),
             (format!("{:.2}", b.wait_us), style),
             (b.launches.to_string(), style),
