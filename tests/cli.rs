@@ -1,5 +1,6 @@
 //! The `skope` binary: `info` in text and JSON, exit codes, sanitised output.
 
+mod cli_account;
 mod cli_diff;
 mod cli_files;
 mod cli_fusion_diff;

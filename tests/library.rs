@@ -5,6 +5,7 @@
 mod common;
 mod mutate;
 
+mod account;
 mod aclgraph;
 mod aclgraph_results;
 mod bad_input;

@@ -26,6 +26,7 @@ fn workload(segments: Vec<Seg>) -> Workload {
         segments,
         jitter_pct: 1.0,
         slow_step: None,
+        side_kernels: false,
     }
 }
 

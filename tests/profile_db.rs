@@ -160,6 +160,7 @@ fn a_database_pair_compares_exactly_as_the_csv_pair_of_the_same_kernels() {
         ],
         jitter_pct: 1.0,
         slow_step: None,
+        side_kernels: false,
     };
     let csv_dir = crate::common::scratch("db-vs-csv-csv");
     let (root, plan) = write_pair(&w, &csv_dir);

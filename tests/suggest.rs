@@ -220,7 +220,7 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
     let measured = skope::suggest::Measured {
         base: Some(&timing),
         new: Some(&table),
-        payoffs: None,
+        judged: None,
     };
     let (ranked, _) = skope::suggest::rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
     assert_eq!(ranked.ranked_by_boundaries, None);
@@ -238,7 +238,7 @@ fn a_fit_that_cannot_tell_candidates_apart_ranks_by_boundaries_and_says_why() {
     let measured = skope::suggest::Measured {
         base: Some(&t),
         new: Some(&table),
-        payoffs: None,
+        judged: None,
     };
     let (s, fit) = skope::suggest::rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
     assert!(fit.is_some());

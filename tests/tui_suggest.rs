@@ -267,7 +267,7 @@ fn with_the_profiles_read_the_saving_is_in_microseconds_and_the_fit_is_said() {
     let text = screen(&app);
     assert!(text.contains("µs/step"), "{text}");
     assert!(
-        text.contains("fitted on 12 SuperKernels (medians of 5 steps): error 3.68 µs leaving one out, 2.93 µs leaving a step out"),
+        text.contains("fitted on 12 SuperKernels (means over 5 steps): error 3.73 µs leaving one out, 2.93 µs leaving a step out"),
         "{text}"
     );
     // The bundled pair cannot tell the gap from the sync costs: they come out negative, and
@@ -281,7 +281,7 @@ fn with_the_profiles_read_the_saving_is_in_microseconds_and_the_fit_is_said() {
         fit.rejected.iter().any(|r| r.starts_with("c_same=-")),
         "{fit:?}"
     );
-    // Fitted on the medians of the pair's five steps, and judged on each step left out.
+    // Fitted on the means over the pair's five steps, and judged on each step left out.
     assert_eq!(fit.steps, 5);
     let left = fit.left_out_steps.as_ref().expect("steps left out");
     assert_eq!(left.steps, 5);

@@ -20,14 +20,14 @@ pub fn run(
 ) -> Result<()> {
     let read = read_profiles(ws.context(), profiles, rank)?;
     let today = (ws.marks(), ws.plan());
-    let payoffs = read
+    let judged = read
         .runs
         .as_ref()
         .map(|(base, new)| bind_runs(ws.context(), today, base, new));
     let measured = Measured {
         base: read.base.as_ref(),
         new: read.new.as_ref(),
-        payoffs: payoffs.as_ref(),
+        judged: judged.as_ref(),
     };
     let (result, fit) = crate::suggest::rank(&ws.planning(), today, measured);
     let file = file.to_string_lossy();

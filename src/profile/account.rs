@@ -110,6 +110,21 @@ pub struct Part {
     pub new_ns: i64,
     /// `new − base`, ns per step.
     pub delta_ns: i64,
+    /// A SuperKernel's part in each step kept (by the step's label; a side where the step was
+    /// not kept has none): what suggestions fit their model on, step by step. Not in JSON.
+    #[serde(skip)]
+    pub steps: Vec<StepPart>,
+}
+
+/// A SuperKernel's part of one step, each side, ns, with its occurrences in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepPart {
+    /// The step's label.
+    pub step: String,
+    /// Without SuperKernel: its part and occurrences, when the base kept the step.
+    pub base: Option<(i64, usize)>,
+    /// With SuperKernel: its part and occurrences, when the new profile kept the step.
+    pub new: Option<(i64, usize)>,
 }
 
 /// The account of a pair.
@@ -181,6 +196,8 @@ struct Unit {
 #[derive(Debug, Default, Clone)]
 struct Totals {
     segments: Vec<i128>,
+    /// Per segment, its part and occurrences in each unit kept, by the unit's label.
+    by_step: Vec<Vec<(String, i64, usize)>>,
     unpredicted: i128,
     overlap: i128,
     outside: i128,
@@ -250,12 +267,14 @@ pub fn account(
     let mut waterfall = Vec::new();
     if let Some((plan, _)) = plan {
         for (i, seg) in plan.segments.iter().enumerate() {
-            waterfall.push(part(
+            let mut p = part(
                 PartKind::Superkernel,
                 seg.segment.clone(),
                 Some(seg.fused_node.clone()),
                 (base_totals.segments[i], new_totals.segments[i]),
-            ));
+            );
+            p.steps = step_parts(&base_totals.by_step[i], &new_totals.by_step[i]);
+            waterfall.push(p);
         }
     }
     let others = [
@@ -339,6 +358,32 @@ pub fn side_time(runs: &Runs, counted: &dyn Fn(&NameInfo) -> bool) -> (Measure, 
     (measure, side(&units, measure, 0).0)
 }
 
+/// A SuperKernel's parts step by step, both sides joined by the step's label, in the base's
+/// order and then the new profile's steps the base lacks.
+fn step_parts(base: &[(String, i64, usize)], new: &[(String, i64, usize)]) -> Vec<StepPart> {
+    let at: HashMap<&str, (i64, usize)> =
+        new.iter().map(|(s, v, n)| (s.as_str(), (*v, *n))).collect();
+    let mut out: Vec<StepPart> = base
+        .iter()
+        .map(|(step, v, n)| StepPart {
+            step: step.clone(),
+            base: Some((*v, *n)),
+            new: at.get(step.as_str()).copied(),
+        })
+        .collect();
+    let seen: HashSet<&str> = base.iter().map(|(s, _, _)| s.as_str()).collect();
+    out.extend(
+        new.iter()
+            .filter(|(s, _, _)| !seen.contains(s.as_str()))
+            .map(|(step, v, n)| StepPart {
+                step: step.clone(),
+                base: None,
+                new: Some((*v, *n)),
+            }),
+    );
+    out
+}
+
 /// `(base − new) / base` in percent.
 fn change(base: i64, new: i64) -> Option<f64> {
     (base != 0).then(|| (base - new) as f64 / base as f64 * 100.0)
@@ -354,6 +399,7 @@ fn part(kind: PartKind, name: String, fused_node: Option<String>, (b, n): (i128,
         base_ns: clamp(b),
         new_ns: clamp(n),
         delta_ns: 0,
+        steps: Vec::new(),
     }
 }
 
@@ -435,6 +481,7 @@ fn side(units: &[Unit], measure: Measure, segments: usize) -> (SideTime, Totals)
     let kept: Vec<&Unit> = units.iter().filter(|u| !left(value(u))).collect();
     let mut totals = Totals {
         segments: vec![0; segments],
+        by_step: vec![Vec::new(); segments],
         ..Totals::default()
     };
     for unit in &kept {
@@ -470,11 +517,19 @@ fn add_unit(unit: &Unit, measure: Measure, totals: &mut Totals) {
     let mut in_segments: i128 = 0;
     for &(seg, start, end, kernels) in &unit.occurrences {
         let time = match measure {
-            Measure::StepTime => i128::from(end.saturating_sub(start)),
-            Measure::BusyTime => i128::from(kernels),
+            Measure::StepTime => end.saturating_sub(start),
+            Measure::BusyTime => kernels,
         };
-        totals.segments[seg] += time;
-        in_segments += time;
+        totals.segments[seg] += i128::from(time);
+        in_segments += i128::from(time);
+        let steps = &mut totals.by_step[seg];
+        match steps.last_mut() {
+            Some((label, sum, n)) if *label == unit.label => {
+                *sum = sum.saturating_add(time);
+                *n += 1;
+            }
+            _ => steps.push((unit.label.clone(), time, 1)),
+        }
     }
     if measure == Measure::BusyTime {
         let unpredicted: i128 = unit

@@ -8,7 +8,7 @@ use super::op_statistic::{OpStatistic, TypeStat};
 use super::payoff::{PayoffRule, Payoffs, bind, payoffs};
 use super::per_op::{PerOp, infer_plan, per_op};
 use super::planned::PlannedFusion;
-use super::runs::NameInfo;
+use super::runs::{NameInfo, Runs};
 use super::steps::Steps;
 use super::{Pair, Profile};
 use crate::fusion::kernel::SUPERKERNEL_TYPE;
@@ -413,6 +413,64 @@ fn step_notes(steps: &StepsPair, account: &Account, notes: &mut Vec<String>) {
     }
 }
 
+/// The op types of `plan`'s segments: a communication op a segment takes (AllReduce and its
+/// kin can join a SuperKernel) stays with the computation.
+fn planned_types(plan: &PlannedFusion) -> HashSet<&str> {
+    plan.segments
+        .iter()
+        .flat_map(|s| s.ops.iter().filter_map(|o| o.op_type.as_deref()))
+        .collect()
+}
+
+/// True when a SuperKernel kernel ran in `runs`.
+fn superkernels_ran(runs: &Runs) -> bool {
+    (0..runs.names() as u32).any(|i| *runs.name(i).op_type == *SUPERKERNEL_TYPE)
+}
+
+/// What both profiles' runs say of a plan: each SuperKernel's payoff and the account of the
+/// time, made once from one binding — what the diff, suggestions and the ledger all present.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// Each SuperKernel's payoff (by layer from the account's parts).
+    pub payoffs: Payoffs,
+    /// The account of the time.
+    pub account: Account,
+}
+
+/// Judges `plan` on the runs `base` and `new` by `rule`; `fusion` names what the new profile
+/// ran (`None`: no SuperKernel, a plain A/B).
+pub fn judge(
+    plan: &PlannedFusion,
+    (base, new): (&Runs, &Runs),
+    rule: PayoffRule,
+    fusion: Option<&'static str>,
+) -> Judged {
+    let planned = planned_types(plan);
+    let counted = |info: &NameInfo| {
+        !is_communication(&info.op_type, &info.core_type) || planned.contains(&*info.op_type)
+    };
+    let binding = bind(plan, base, new);
+    let mut payoffs = payoffs(plan, &binding, (base, new), rule);
+    let account = account(
+        Some((plan, &binding)),
+        Some((base, new)),
+        &counted,
+        (0.0, 0.0),
+        ((base.steps().len(), new.steps().len()), fusion),
+    );
+    payoffs.layers = super::payoff::by_layer(&payoffs.list, &|x| {
+        let part = account.superkernel(&x.fused_node)?;
+        Some((part.base_ns, part.new_ns))
+    });
+    Judged { payoffs, account }
+}
+
+/// [`judge`] on runs alone: SuperKernel when one ran in `new`, else a plain A/B.
+pub fn judge_runs(plan: &PlannedFusion, (base, new): (&Runs, &Runs), rule: PayoffRule) -> Judged {
+    let fusion = superkernels_ran(new).then_some("SuperKernel");
+    judge(plan, (base, new), rule, fusion)
+}
+
 /// Compares the pair with the default payoff rule (see [`diff_with`]).
 pub fn diff(pair: &Pair, plan: Option<&PlannedFusion>) -> Diff {
     diff_with(pair, plan, PayoffRule::default())
@@ -440,14 +498,7 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
     let segments = plan.or(inferred.as_ref());
     // A communication op a segment takes (AllReduce and its kin can join a SuperKernel) stays
     // with the computation.
-    let planned_types: HashSet<&str> = segments
-        .map(|p| {
-            p.segments
-                .iter()
-                .flat_map(|s| s.ops.iter().filter_map(|o| o.op_type.as_deref()))
-                .collect()
-        })
-        .unwrap_or_default();
+    let planned_types = segments.map(planned_types).unwrap_or_default();
     let (base_stats, base_comm) = split_communication(&base_stats, &planned_types);
     let (new_stats, new_comm) = split_communication(&new_stats, &planned_types);
     communication_notes(
@@ -513,50 +564,38 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
             .map(|(base, new)| StepsPair { base, new }),
         _ => None,
     };
-    let binding = match (&base.runs, &new.runs, segments) {
-        (Some(b), Some(n), Some(segments)) => Some((segments, bind(segments, b, n))),
-        _ => None,
+    let ran =
+        !attribution.superkernels.is_empty() || new.runs.as_ref().is_some_and(superkernels_ran);
+    // MindSpore's composites are not SuperKernel kernels: graph kernel fusion is taken as run.
+    let fusion_ran = match fusion_of(&base.files.root, &new.files.root) {
+        "SuperKernel" if !ran => None,
+        fusion => Some(fusion),
     };
-    let mut payoffs = match (&base.runs, &new.runs, &binding) {
-        (Some(b), Some(n), Some((segments, binding))) => {
-            Some(payoffs(segments, binding, (b, n), rule))
+    let (payoffs, account) = match (&base.runs, &new.runs, segments) {
+        (Some(b), Some(n), Some(segments)) => {
+            let judged = judge(segments, (b, n), rule, fusion_ran);
+            (Some(judged.payoffs), judged.account)
         }
-        _ => {
+        (runs_b, runs_n, _) => {
+            let account = account(
+                None,
+                runs_b.as_ref().zip(runs_n.as_ref()),
+                &counted,
+                (base_stats.total_us(), new_stats.total_us()),
+                ((base_steps, new_steps), fusion_ran),
+            );
             notes.push(
                 "payoffs need the kernels of both profiles (kernel_details.csv, \
                  op_summary_*.csv or the profiler database): with op_statistic.csv alone a SuperKernel's occurrences \
                  cannot be told apart"
                     .to_string(),
             );
-            None
+            (None, account)
         }
     };
-
     let benefit = |b: f64, n: f64| (b != 0.0).then(|| (b - n) / b * 100.0);
-    let ran = !attribution.superkernels.is_empty()
-        || new.runs.as_ref().is_some_and(|r| {
-            (0..r.names() as u32).any(|i| *r.name(i).op_type == *SUPERKERNEL_TYPE)
-        });
-    // MindSpore's composites are not SuperKernel kernels: graph kernel fusion is taken as run.
-    let fusion_ran = match fusion_of(&base.files.root, &new.files.root) {
-        "SuperKernel" if !ran => None,
-        fusion => Some(fusion),
-    };
-    let account = account(
-        binding.as_ref().map(|(p, b)| (*p, b)),
-        base.runs.as_ref().zip(new.runs.as_ref()),
-        &counted,
-        (base_stats.total_us(), new_stats.total_us()),
-        ((base_steps, new_steps), fusion_ran),
-    );
     if let Some(steps) = &steps {
         step_notes(steps, &account, &mut notes);
-    }
-    if let Some(p) = &mut payoffs {
-        p.layers = super::payoff::by_layer(&p.list, &|x| {
-            let part = account.superkernel(&x.fused_node)?;
-            Some((part.base_ns, part.new_ns))
-        });
     }
     // The keys of earlier releases keep their meaning: busy time, the median over the steps
     // kept; the span's median when the account measures step time.

@@ -25,8 +25,10 @@ use crate::fusion::verdict::Verdict;
 use crate::graph::{ATTR_SCOPE, OpId, layer_of};
 use crate::planner::Remedy;
 use crate::profile::PlannedFusion;
+use crate::profile::account::{Account, Part};
+use crate::profile::diff::Judged;
 use crate::profile::kernels::KernelTable;
-use crate::profile::payoff::{Payoff, PayoffRule, Payoffs};
+use crate::profile::payoff::PayoffRule;
 use crate::profile::runs::Runs;
 use crate::workspace::Planning;
 use saving::{Coefficients, Features, Observation};
@@ -917,16 +919,16 @@ pub struct Measured<'a> {
     pub base: Option<&'a Timing>,
     /// The kernels of the profile with SuperKernel.
     pub new: Option<&'a KernelTable>,
-    /// Both profiles' runs bound to today's segments: the savings measured step by step.
-    pub payoffs: Option<&'a Payoffs>,
+    /// Both profiles' runs judged on today's segments: the account of the time, whose
+    /// SuperKernel parts are the savings measured, step by step.
+    pub judged: Option<&'a Judged>,
 }
 
-/// Both profiles' runs bound to the segments of today's `plan` (made from `marks` on `cx`):
-/// what [`Measured::payoffs`] takes.
-pub fn bind_runs(cx: &Context, (marks, plan): (&Marks, &Plan), base: &Runs, new: &Runs) -> Payoffs {
+/// Both profiles' runs judged on the segments of today's `plan` (made from `marks` on `cx`),
+/// as the profile comparison judges them: what [`Measured::judged`] takes.
+pub fn bind_runs(cx: &Context, (marks, plan): (&Marks, &Plan), base: &Runs, new: &Runs) -> Judged {
     let planned = PlannedFusion::from_plan(cx, marks, plan, "");
-    let binding = crate::profile::payoff::bind(&planned, base, new);
-    crate::profile::payoff::payoffs(&planned, &binding, (base, new), PayoffRule::default())
+    crate::profile::diff::judge_runs(&planned, (base, new), PayoffRule::default())
 }
 
 /// The suggestions for the graph of `cx` and today's marks and plan with what the profiles
@@ -949,7 +951,7 @@ pub fn rank(
             cx,
             plan,
             (&per_op, t, new),
-            measured.payoffs,
+            measured.judged.map(|j| &j.account),
         )),
         _ => None,
     };
@@ -1020,16 +1022,16 @@ fn trust_the_fit(s: &mut Suggestions, fit: &saving::Fit) {
 /// The segments of `plan` (made on `cx`) that both profiles hold, as fit observations: each one's
 /// features from the profile without SuperKernel (`base`), and the saving measured — its
 /// kernels' durations and inner gaps there, minus its SuperKernel's duration in `new`. With
-/// `payoffs` (the pair's runs bound to the plan's segments), the saving is measured in each
-/// step — its occurrences' intervals without, less the SuperKernel's durations with, a mean
-/// per run — and the median over the steps is fitted.
+/// `account` (the pair's account of the time on the plan's segments), the saving measured is
+/// the SuperKernel's part of it — per step, a run's share of it — in each step kept and, fitted,
+/// its mean over them: the figure every output gives.
 pub fn observations(
     cx: &Context,
     plan: &Plan,
     (base, new): (&Timing, &KernelTable),
-    payoffs: Option<&Payoffs>,
+    account: Option<&Account>,
 ) -> Vec<Observation> {
-    observations_on(cx, plan, (&PerOp::new(cx, Some(base)), base, new), payoffs)
+    observations_on(cx, plan, (&PerOp::new(cx, Some(base)), base, new), account)
 }
 
 /// [`observations`] with each op's timing in `base` looked up already (`per_op`).
@@ -1037,7 +1039,7 @@ fn observations_on(
     cx: &Context,
     plan: &Plan,
     (per_op, base, new): (&PerOp<'_>, &Timing, &KernelTable),
-    payoffs: Option<&Payoffs>,
+    account: Option<&Account>,
 ) -> Vec<Observation> {
     let graph = cx.graph();
     let mut out = Vec::new();
@@ -1057,16 +1059,17 @@ fn observations_on(
             }
             let (features, _) = features(cx, &seg.ops, per_op, None);
             let unfused: f64 = timings.iter().map(|k| k.duration()).sum::<f64>() + features.gap;
-            let by_step = payoffs
-                .and_then(|p| p.get(&seg.fused_node))
-                .map(per_step_savings)
-                .unwrap_or_default();
+            let part = account.and_then(|a| a.superkernel(&seg.fused_node));
+            let by_step = part.map(per_step_savings).unwrap_or_default();
             let mean = unfused - sk.total_us / sk.count as f64;
+            // The account's own figure (per step, a run's share), as every output gives it.
+            let measured = part
+                .filter(|_| !by_step.is_empty())
+                .map(|p| -p.delta_ns as f64 / 1000.0 / runs_per_step(p));
             out.push(Observation {
                 segment: seg.name.clone(),
                 features,
-                saving_us: saving::median(by_step.iter().map(|(_, us)| *us).collect())
-                    .unwrap_or(mean),
+                saving_us: measured.unwrap_or(mean),
                 by_step,
             });
         }
@@ -1074,24 +1077,28 @@ fn observations_on(
     out
 }
 
-/// A SuperKernel's saving per run in each step its occurrences were aligned in (both sides
-/// measured): the mean of interval without less duration with, in step order.
-fn per_step_savings(payoff: &Payoff) -> Vec<(String, f64)> {
-    let mut out: Vec<(String, f64, usize)> = Vec::new();
-    for o in &payoff.occurrences {
-        let (Some(base), Some(new)) = (o.base_us, o.new_us) else {
-            continue;
-        };
-        match out.iter_mut().find(|(step, _, _)| *step == o.step) {
-            Some((_, sum, n)) => {
-                *sum += base - new;
-                *n += 1;
-            }
-            None => out.push((o.step.clone(), base - new, 1)),
-        }
+/// A SuperKernel's runs a step without SuperKernel, on average over the steps kept (1 when
+/// none).
+fn runs_per_step(part: &Part) -> f64 {
+    let runs: Vec<usize> = part.steps.iter().filter_map(|s| Some(s.base?.1)).collect();
+    match runs.len() {
+        0 => 1.0,
+        n => runs.iter().sum::<usize>() as f64 / n as f64,
     }
-    out.into_iter()
-        .map(|(step, sum, n)| (step, sum / n as f64))
+}
+
+/// A SuperKernel's saving per run in each step both sides kept, µs: its part of the step
+/// without less its part with, over its runs in the step (the account's figures).
+fn per_step_savings(part: &Part) -> Vec<(String, f64)> {
+    part.steps
+        .iter()
+        .filter_map(|s| {
+            let ((base, runs), (new, _)) = (s.base?, s.new?);
+            Some((
+                s.step.clone(),
+                (base - new) as f64 / 1000.0 / runs.max(1) as f64,
+            ))
+        })
         .collect()
 }
 

@@ -301,7 +301,7 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             f.segments,
             match f.steps {
                 0 | 1 => String::new(),
-                n => format!(", each saving the median of {n} steps"),
+                n => format!(", each saving its part of the step time, the mean over {n} steps"),
             },
             f.loo_mean_us,
             f.loo_worst_us,
@@ -325,7 +325,7 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
     }
     if let Some(left) = fit.and_then(|f| f.left_out_steps.as_ref()) {
         out.push_str(&format!(
-            "leaving one step out (fitted on the medians of the other {}), the error is {:.2} µs \
+            "leaving one step out (fitted on the means of the other {}), the error is {:.2} µs \
              on average, {:.2} µs at worst ({} in step {})\n",
             left.steps - 1,
             left.mean_us,

@@ -72,14 +72,14 @@ impl SuggestRequest {
         };
         let today = (&self.marks, &self.plan);
         let pair = self.profiles.as_deref();
-        let payoffs = pair.and_then(|p| match (&p.base.runs, &p.new.runs) {
+        let judged = pair.and_then(|p| match (&p.base.runs, &p.new.runs) {
             (Some(base), Some(new)) => Some(bind_runs(&cx, today, base, new)),
             _ => None,
         });
         let measured = Measured {
             base: base.as_deref(),
             new: pair.and_then(|p| p.new.kernels.as_ref()),
-            payoffs: payoffs.as_ref(),
+            judged: judged.as_ref(),
         };
         answer(Ok(crate::suggest::rank(&self.planning, today, measured)))
     }

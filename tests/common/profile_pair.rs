@@ -14,6 +14,9 @@ pub enum Sk {
     SavesGaps,
     /// It takes the interval times this.
     Times(f64),
+    /// It runs its sub-ops one after another: their durations added up, times this (a
+    /// segment whose sub-ops overlapped on two streams without SuperKernel loses the overlap).
+    Serial(f64),
 }
 
 /// One segment of the workload.
@@ -35,6 +38,9 @@ pub struct Seg {
     pub only_steps: Vec<usize>,
     /// True when the new profile ran its sub-ops unfused (the plan predicted a SuperKernel).
     pub unfused_in_new: bool,
+    /// True when its sub-ops run two at a time without SuperKernel, on streams 2 and 3 (they
+    /// overlap: the interval is shorter than their durations added up).
+    pub parallel: bool,
 }
 
 impl Seg {
@@ -51,6 +57,7 @@ impl Seg {
             per_step: 1,
             only_steps: Vec::new(),
             unfused_in_new: false,
+            parallel: false,
         }
     }
 
@@ -77,6 +84,9 @@ pub struct Workload {
     pub jitter_pct: f64,
     /// A step (from 1) whose every kernel takes this many times longer, on both sides.
     pub slow_step: Option<(usize, f64)>,
+    /// Kernels beside the segments: one on stream 3 under the first segment (hidden by it),
+    /// and a communication kernel after the last (exposed).
+    pub side_kernels: bool,
 }
 
 /// A deterministic jitter source.
@@ -101,11 +111,23 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
     );
     let mut jitter = Jitter(seed);
     let mut t = 1_736_413_971_558_000.0_f64;
-    let row = |out: &mut String, step: usize, name: &str, ty: &str, start: f64, dur: f64| {
+    let on = |out: &mut String,
+              step: usize,
+              (name, ty, stream): (&str, &str, u32),
+              start: f64,
+              dur: f64| {
+        let core = if ty == "HcomAllReduce" {
+            "COMMUNICATION"
+        } else {
+            "AI_VECTOR_CORE"
+        };
         let _ = writeln!(
             out,
-            "{step},0,{name},{ty},AI_VECTOR_CORE,\"{start:.3}\t\",{dur:.3},1.000,2"
+            "{step},0,{name},{ty},{core},\"{start:.3}\t\",{dur:.3},1.000,{stream}"
         );
+    };
+    let row = |out: &mut String, step: usize, name: &str, ty: &str, start: f64, dur: f64| {
+        on(out, step, (name, ty, 2), start, dur)
     };
     for step in 1..=w.steps {
         let slow = match w.slow_step {
@@ -128,14 +150,42 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
                     .map(|(_, d)| d * slow * jitter.factor(w.jitter_pct))
                     .collect();
                 let sum: f64 = durs.iter().sum();
-                let interval = sum + seg.gap_us * (seg.ops.len() - 1) as f64;
+                // Two at a time, the pair as long as its longer one; else one after another.
+                let interval = if seg.parallel {
+                    durs.chunks(2)
+                        .map(|c| c.iter().copied().fold(0.0, f64::max))
+                        .sum::<f64>()
+                        + seg.gap_us * (durs.len().div_ceil(2) - 1) as f64
+                } else {
+                    sum + seg.gap_us * (seg.ops.len() - 1) as f64
+                };
+                if i == 0 && w.side_kernels {
+                    // Under the first segment on another stream: hidden by it.
+                    on(
+                        &mut out,
+                        step,
+                        ("side_stream_kernel", "Mul", 3),
+                        t + 0.5,
+                        1.0,
+                    );
+                }
                 if with_sk && !seg.unfused_in_new {
                     let d = match seg.sk {
                         Sk::SavesGaps => sum,
                         Sk::Times(f) => interval * f,
+                        Sk::Serial(f) => sum * f,
                     };
                     row(&mut out, step, &seg.fused_node(), "SuperKernel", t, d);
                     t += d + 1.0;
+                } else if seg.parallel {
+                    for (k, pair) in seg.ops.chunks(2).enumerate() {
+                        let d = &durs[2 * k..2 * k + pair.len()];
+                        for (j, (name, _)) in pair.iter().enumerate() {
+                            on(&mut out, step, (name, "Add", 2 + j as u32), t, d[j]);
+                        }
+                        t += d.iter().copied().fold(0.0, f64::max) + seg.gap_us;
+                    }
+                    t += 1.0 - seg.gap_us;
                 } else {
                     for ((name, _), d) in seg.ops.iter().zip(&durs) {
                         row(&mut out, step, name, "Add", t, *d);
@@ -144,6 +194,11 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
                     t += 1.0 - seg.gap_us;
                 }
             }
+        }
+        if w.side_kernels {
+            let d = 3.0 * slow * jitter.factor(w.jitter_pct);
+            on(&mut out, step, ("allreduce_tail", "HcomAllReduce", 4), t, d);
+            t += d;
         }
         t += 50.0;
     }

@@ -70,7 +70,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
             f.segments,
             match f.steps {
                 0 | 1 => String::new(),
-                n => format!(" (medians of {n} steps)"),
+                n => format!(" (means over {n} steps)"),
             },
             f.loo_mean_us,
             match &f.left_out_steps {
