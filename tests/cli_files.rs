@@ -227,3 +227,28 @@ fn a_csv_cell_that_would_be_a_formula_is_kept_as_text() {
         "{csv}"
     );
 }
+
+#[test]
+fn diff_never_reads_a_profile_whole_to_learn_it_is_not_a_plan_file() {
+    // An 80 MB op statistic (one op type, a million times): read as a stream it takes a few
+    // MB; read whole, as a plan file would be, it does not fit under the limit.
+    let dir = common::scratch("cli-diff-stream");
+    let path = dir.join("op_statistic.csv");
+    let mut text = String::from("OP Type,Core Type,Count,Total Time(us)\n");
+    let row = "Add,AI_VECTOR_CORE,1,1.5,padding-padding-padding-padding-padding-padding-padding\n";
+    text.push_str(&row.repeat(80_000_000 / row.len()));
+    std::fs::write(&path, text).unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 120000 && exec {} diff {} {}",
+            env!("CARGO_BIN_EXE_skope"),
+            path.display(),
+            path.display()
+        ))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("busy time"));
+}
