@@ -87,6 +87,7 @@ fn plan() -> PlannedFusion {
                         op_type: Some("Add".to_string()),
                     })
                     .collect(),
+                options: String::new(),
             })
             .collect(),
         breaks: Vec::new(),

@@ -14,7 +14,7 @@ use skope::fusion::plan::Gate;
 use skope::ledger::{Baseline, SortKey};
 use skope::load::{self, LoadOptions};
 use skope::open::Request;
-use skope::profile::payoff::PayoffRule;
+use skope::profile::payoff::{NeutralAction, PayoffRule};
 use skope::tui::loader::PlanPath;
 use skope::tui::profiles::ProfilesRequest;
 use skope::workspace::Workspace;
@@ -238,16 +238,8 @@ enum Command {
         /// Exit with status 1 when any SuperKernel's payoff is `regressed` (for CI).
         #[arg(long, value_name = "PAYOFF", value_parser = ["regressed"])]
         deny: Option<String>,
-        /// Occurrences each side needs before a payoff is judged.
-        #[arg(long, value_name = "N", default_value_t = PayoffRule::default().min_occurrences)]
-        min_occurrences: usize,
-        /// How many robust standard deviations, 1.4826 × √(MADwithout² + MADwith²), a
-        /// payoff's change must pass.
-        #[arg(long, value_name = "K", default_value_t = PayoffRule::default().noise_k)]
-        noise_k: f64,
-        /// The least change a payoff counts, in percent of the time without SuperKernel.
-        #[arg(long, value_name = "PCT", default_value_t = PayoffRule::default().floor_pct)]
-        noise_floor: f64,
+        #[command(flatten)]
+        rule: RuleArgs,
     },
     /// Suggest scopes for a graph, ranked by the time they would save over its current plan:
     /// templates first (a region of a decoder layer, planned in every layer, with the code to
@@ -294,6 +286,8 @@ enum Command {
         /// with the plan --plan gives (else the dump's scopes).
         #[arg(long, value_name = "PATH")]
         add: Option<PathBuf>,
+        #[command(flatten)]
+        rule: RuleArgs,
     },
     /// Which ops got a static kernel (TorchAir static kernel compile), for which input shapes,
     /// and which were filtered out and why.
@@ -335,6 +329,40 @@ enum Command {
         #[arg(long, value_name = "DUMP", requires = "graph_kernel")]
         graph: Option<PathBuf>,
     },
+}
+
+/// How payoffs are judged, as `diff` and `runs` take it.
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct RuleArgs {
+    /// Occurrences each side needs before a payoff is judged.
+    #[arg(long, value_name = "N", default_value_t = PayoffRule::default().min_occurrences)]
+    min_occurrences: usize,
+    /// How many robust standard deviations, 1.4826 × √(MADwithout² + MADwith²), a payoff's
+    /// change must pass.
+    #[arg(long, value_name = "K", default_value_t = PayoffRule::default().noise_k)]
+    noise_k: f64,
+    /// The least change a payoff counts, in percent of the time without SuperKernel.
+    #[arg(long, value_name = "PCT", default_value_t = PayoffRule::default().floor_pct)]
+    noise_floor: f64,
+    /// What to do with a neutral SuperKernel: prune (no measured gain, and a SuperKernel adds
+    /// risk: the SuperKernel team's mapping) or keep.
+    #[arg(long, value_name = "ACTION", default_value = "prune", value_parser = neutral_action)]
+    neutral: NeutralAction,
+}
+
+impl RuleArgs {
+    fn rule(self) -> PayoffRule {
+        PayoffRule {
+            min_occurrences: self.min_occurrences,
+            noise_k: self.noise_k,
+            floor_pct: self.noise_floor,
+            neutral: self.neutral,
+        }
+    }
+}
+
+fn neutral_action(word: &str) -> Result<NeutralAction, String> {
+    NeutralAction::named(word).ok_or_else(|| format!("'{word}': give keep or prune"))
 }
 
 /// What `--deny` turns into a failing exit status.
@@ -623,9 +651,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             csv,
             markdown,
             deny,
-            min_occurrences,
-            noise_k,
-            noise_floor: floor_pct,
+            rule,
         } => {
             if commands::fusion_diff::applies(&base, new.as_deref(), graph.as_deref()) {
                 let form = commands::fusion_diff::Form::of(json, markdown);
@@ -635,8 +661,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 if markdown {
                     anyhow::bail!("--markdown goes with two graphs (a fusion diff), not profiles");
                 }
-                let rule = (min_occurrences, noise_k, floor_pct);
-                let asked = DiffRequest::new(DiffOutput::of(json, csv), rule, deny.is_some());
+                let asked = DiffRequest {
+                    output: DiffOutput::of(json, csv),
+                    rule: rule.rule(),
+                    deny_regressed: deny.is_some(),
+                };
                 let profiles = (base.as_path(), new.as_deref(), rank);
                 commands::diff::run(&request, profiles, graph.as_deref(), &asked, &mut say, out)?
             }
@@ -654,6 +683,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             sort,
             baseline,
             add,
+            rule,
         } => {
             let file = match file {
                 Some(file) => file,
@@ -670,7 +700,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 sort,
                 baseline: baseline.map_or(Baseline::Auto, Baseline::Run),
                 add: add.as_deref(),
-                rule: PayoffRule::default(),
+                rule: rule.rule(),
             };
             commands::runs::run(&request, &file, &asked, &mut say, out)?;
             true

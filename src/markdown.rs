@@ -164,21 +164,20 @@ pub fn pr_report(report: &Report, what_if: &WhatIf, diff: Option<&Diff>) -> Stri
         );
         if let Some(p) = &d.payoffs {
             let classes: Vec<String> = p.classes.iter().map(|(k, n)| format!("{n} {k}")).collect();
-            let prune: Vec<String> = p
-                .list
-                .iter()
-                .filter(|x| x.action == crate::profile::payoff::PayoffAction::Prune)
-                .map(|x| code(&x.segment))
-                .collect();
+            use crate::profile::payoff::PayoffAction;
+            let named = |action| {
+                let list: Vec<String> = p.with_action(action).into_iter().map(code).collect();
+                match list.is_empty() {
+                    true => String::new(),
+                    false => format!(" — {} {}", action.words(), list.join(", ")),
+                }
+            };
             let _ = writeln!(
                 out,
-                "| SuperKernels | {}{} |",
+                "| SuperKernels | {}{}{} |",
                 classes.join(" · "),
-                if prune.is_empty() {
-                    String::new()
-                } else {
-                    format!(" — prune {}", prune.join(", "))
-                }
+                named(PayoffAction::Prune),
+                named(PayoffAction::Block)
             );
         }
     }
@@ -271,8 +270,29 @@ pub fn pr_report(report: &Report, what_if: &WhatIf, diff: Option<&Diff>) -> Stri
                     median(&x.base),
                     median(&x.new),
                     x.delta_us.map_or("—".to_string(), signed),
-                    x.class.words(),
+                    x.verdict(),
                     x.action.words()
+                );
+            }
+            let why_not: Vec<String> = p
+                .list
+                .iter()
+                .flat_map(|x| {
+                    x.why_not.iter().map(move |d| {
+                        format!(
+                            "- {}: {}",
+                            text(&x.segment),
+                            text(&crate::profile::output::why_not_line(d))
+                        )
+                    })
+                })
+                .collect();
+            if !why_not.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "\nWhy the neutral and regressed ones did not pay (hypotheses until a \
+                     single-variable A/B confirms them):\n\n{}",
+                    why_not.join("\n")
                 );
             }
             end_details(&mut out);

@@ -162,3 +162,30 @@ fn sub_ops_that_overlapped_and_run_serially_in_the_superkernel_regress() {
     let part = d.account.superkernel(&p.fused_node).expect("its part");
     assert!(part.delta_ns > 0, "{part:?}");
 }
+
+#[test]
+fn a_plan_of_another_model_says_none_of_its_ops_appear_instead_of_profile_again() {
+    let w = workload(vec![Seg::new("attn", "attn", 5, 3.0, 1.0, Sk::SavesGaps)]);
+    let dir = crate::common::scratch("account-foreign");
+    let (root, _) = write(&w, &dir);
+    // The plan of another model: three segments whose ops these profiles never ran.
+    let other = workload(vec![
+        Seg::new("mlp", "mlp_a", 4, 3.0, 1.0, Sk::SavesGaps),
+        Seg::new("mlp", "mlp_b", 4, 3.0, 1.0, Sk::SavesGaps),
+        Seg::new("ffn", "ffn", 3, 3.0, 1.0, Sk::SavesGaps),
+    ]);
+    let (_, plan) = write(&other, &crate::common::scratch("account-foreign-plan"));
+    let pair = load_pair(&root, None, None).unwrap_or_else(|e| panic!("{e}"));
+    let d = diff(&pair, Some(&plan));
+    assert!(d.payoffs.is_none(), "{:?}", d.payoffs);
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.starts_with("0 of the 11 ops in the plan's segments appear")),
+        "{:?}",
+        d.notes
+    );
+    let text = skope::profile::output::to_text(&d);
+    assert!(!text.contains("profile more steps"), "{text}");
+    adds_up(&d.account);
+}

@@ -62,10 +62,17 @@ fn text_of_the_bundled_pair_with_its_graph() {
             .unwrap_or_else(|| panic!("{segment} in\n{text}"))
     };
     assert!(
-        row("moe_1_split_54_56").ends_with("regressed   prune"),
+        row("moe_1_split_54_56").ends_with("regressed — no class fits  block"),
         "{text}"
     );
-    assert!(row("attn_0").ends_with("beneficial  keep"), "{text}");
+    assert!(
+        row("attn_0")
+            .split_whitespace()
+            .rev()
+            .take(2)
+            .eq(["keep", "beneficial"]),
+        "{text}"
+    );
     assert!(text.contains("  12 beneficial · 1 regressed"), "{text}");
     assert!(
         text.contains("attribution · fused op types: the plan's segments"),
@@ -201,7 +208,9 @@ fn several_ranks_are_compared_together_or_one_by_rank() {
         "{text}"
     );
     assert!(
-        text.contains("     0                40.00    40.00"),
+        text.contains(
+            "     0                 40.00    40.00  = 0.00  no change  no SuperKernel ran"
+        ),
         "{text}"
     );
     let out = skope(&["diff", &ranks, &ranks, "--json"]);
@@ -408,6 +417,20 @@ fn two_profiles_without_a_superkernel_say_so_instead_of_a_regression() {
         "{text}"
     );
     assert!(!total.contains("regression"), "{total}");
+    // A CI gate does not stay green when fusion silently did not happen.
+    let out = skope(&[
+        "diff",
+        &base,
+        &dir.join("op_statistic.csv").to_string_lossy(),
+        "--deny",
+        "regressed",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--deny regressed: no SuperKernel ran in the new profile"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// `skope diff` of the bundled pair with its graph and `extra` arguments.
@@ -432,7 +455,9 @@ fn deny_regressed_fails_ci_on_a_regressed_superkernel_and_json_carries_the_payof
         .find(|p| p["segment"] == "moe_1_split_54_56")
         .unwrap();
     assert_eq!(single["class"], "regressed");
-    assert_eq!(single["action"], "prune");
+    assert_eq!(single["action"], "block");
+    assert_eq!(single["why_not"][0]["class"], "no_class_fits");
+    assert_eq!(single["why_not"][0]["level"], "low");
     let occurrences = single["occurrences"].as_array().unwrap();
     assert_eq!(occurrences.len(), 5);
     assert_eq!(occurrences[4]["step"], "5");

@@ -56,7 +56,7 @@ fn the_bundled_example_with_its_profiles_fits_a_pull_request() {
         ),
         "{text}"
     );
-    assert!(text.contains("12 beneficial") && text.contains("prune `moe_1_split_54_56`"));
+    assert!(text.contains("12 beneficial") && text.contains("block `moe_1_split_54_56`"));
     // The costliest break first, with its unfused time.
     let first = text
         .lines()

@@ -40,7 +40,8 @@ fn three_runs_are_ordered_by_benefit_with_the_differing_option_named() {
     assert!((default["benefit"]["pct"].as_f64().unwrap() - 19.69).abs() < 0.01);
     assert!((default["step_time_us"].as_f64().unwrap() - 501.888).abs() < 0.001);
     assert_eq!(default["payoffs"]["beneficial"], 12);
-    assert_eq!(default["payoffs"]["prune"][0], "moe_1_split_54_56");
+    // One of its scope's three segments: no exact map to the code, so the prune is blocked.
+    assert_eq!(default["payoffs"]["block"][0], "moe_1_split_54_56");
     assert_eq!(default["plan"]["segments"], 13);
     let tuned = &rows[0];
     assert!(tuned["benefit"]["saved_us"].as_f64().unwrap() > 123.05 + 20.0);
@@ -55,7 +56,7 @@ fn three_runs_are_ordered_by_benefit_with_the_differing_option_named() {
     assert!(lines[5].starts_with("2 ") && lines[5].contains("+123.05 µs (19.69 %)"));
     assert!(lines[5].contains("12✓ 1✗ 0~ 0?"), "{text}");
     assert!(lines[6].starts_with("*1 ") && lines[6].contains("baseline"));
-    assert!(text.contains("run 2: prune: moe_1_split_54_56"), "{text}");
+    assert!(text.contains("run 2: block: moe_1_split_54_56"), "{text}");
 
     // Another invocation (a restart) reads the same records into the same ledger.
     assert_eq!(runs(&dir, &["--json"]), json);

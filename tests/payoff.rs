@@ -3,7 +3,8 @@
 //! and judged as a user's would be.
 
 use crate::common::profile_pair::{Seg, Sk, Workload, write};
-use skope::profile::payoff::{PayoffAction, PayoffClass, Payoffs};
+use skope::profile::payoff::{NeutralAction, PayoffAction, PayoffClass, PayoffRule, Payoffs};
+use skope::profile::regression::{EvidenceLevel, RegressionClass};
 use skope::profile::{Diff, diff, load_pair};
 
 fn judged(w: &Workload, tag: &str) -> Diff {
@@ -118,7 +119,15 @@ fn the_payoffs_come_out_as_generated() {
         "{}",
         class("flat").why
     );
-    assert_eq!(class("flat").action, PayoffAction::Keep);
+    // Neutral → prune, as the SuperKernel team maps it, and the why says so.
+    assert_eq!(class("flat").action, PayoffAction::Prune);
+    assert!(
+        class("flat")
+            .why
+            .contains("neutral → prune: no measured gain"),
+        "{}",
+        class("flat").why
+    );
     // The one-sub-op SuperKernel is listed apart (and it did not make every one single).
     assert_eq!(p.single, vec![w.segments[4].fused_node()]);
     assert!(p.shallow.contains(&w.segments[3].fused_node()));
@@ -334,4 +343,156 @@ fn every_rank_is_compared_and_the_straggler_is_named() {
         "{}",
         String::from_utf8_lossy(&one.stderr)
     );
+}
+
+/// `w`'s pair judged by `rule`.
+fn judged_by(w: &Workload, tag: &str, rule: PayoffRule) -> Diff {
+    let dir = crate::common::scratch(tag);
+    let (root, plan) = write(w, &dir);
+    let pair = load_pair(&root, None, None).unwrap_or_else(|e| panic!("{e}"));
+    skope::profile::diff::diff_with(&pair, Some(&plan), rule)
+}
+
+#[test]
+fn neutral_is_kept_when_asked_and_a_prune_inside_a_split_scope_is_blocked() {
+    let w = workload(vec![
+        Seg::new("flat", "flat", 6, 5.0, 0.2, Sk::Times(1.0)),
+        // Two segments of one scope: cutting one out of the code needs a map nobody has.
+        Seg::new("moe", "moe_split_1_4", 4, 4.0, 0.5, Sk::Times(1.3)),
+        Seg::new("moe", "moe_split_4_9", 5, 4.0, 1.5, Sk::SavesGaps),
+        Seg::new("mlp", "mlp", 5, 6.0, 0.5, Sk::Times(1.3)),
+    ]);
+    let keep = PayoffRule {
+        neutral: NeutralAction::Keep,
+        ..PayoffRule::default()
+    };
+    let d = judged_by(&w, "payoff-neutral-keep", keep);
+    let p = payoffs(&d);
+    let get = |name: &str| p.list.iter().find(|x| x.segment == name).unwrap();
+    assert_eq!(get("flat").class, PayoffClass::Neutral);
+    assert_eq!(get("flat").action, PayoffAction::Keep);
+    assert!(get("flat").why.contains("neutral → keep, as asked"));
+    let split = get("moe_split_1_4");
+    assert_eq!(split.class, PayoffClass::Regressed, "{}", split.why);
+    assert_eq!(split.action, PayoffAction::Block);
+    assert!(
+        split
+            .why
+            .contains("prune → block: it is one of the 2 segments of its scope"),
+        "{}",
+        split.why
+    );
+    // A scope of one segment is cut out whole: its name is the map.
+    assert_eq!(get("mlp").action, PayoffAction::Prune);
+    assert_eq!(p.with_action(PayoffAction::Block), ["moe_split_1_4"]);
+}
+
+#[test]
+fn overlapped_sub_ops_run_serially_are_regressed_serialised_in_every_output() {
+    let mut seg = Seg::new("moe", "moe", 6, 4.0, 0.5, Sk::Serial(1.02));
+    seg.parallel = true;
+    let d = judged(&workload(vec![seg]), "payoff-serialised");
+    let p = &payoffs(&d).list[0];
+    assert_eq!(p.class, PayoffClass::Regressed, "{}", p.why);
+    assert_eq!(p.verdict(), "regressed — serialised");
+    let serialised = &p.why_not[0];
+    assert_eq!(serialised.class, RegressionClass::Serialised);
+    assert_eq!(serialised.level, EvidenceLevel::Medium);
+    assert!(
+        serialised.rests_on.contains("overlapped on 2 streams"),
+        "{}",
+        serialised.rests_on
+    );
+    // The text, the JSON and the pull-request report say the same.
+    let text = skope::profile::output::to_text(&d);
+    assert!(text.contains("regressed — serialised"), "{text}");
+    assert!(text.contains("serialised (evidence medium)"), "{text}");
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(
+        json["payoffs"]["list"][0]["why_not"][0]["class"],
+        "serialised"
+    );
+    assert_eq!(json["payoffs"]["list"][0]["why_not"][0]["level"], "medium");
+    let ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
+    let what_if = ws.what_if();
+    let report = skope::report::Report::new(
+        &what_if,
+        &ws.source().file,
+        ws.source().format.id(),
+        &ws.source().rules,
+        skope::report::Detail::Summary,
+    );
+    let markdown = skope::markdown::pr_report(&report, &what_if, Some(&d));
+    assert!(markdown.contains("regressed — serialised"), "{markdown}");
+    assert!(
+        markdown.contains("- moe: serialised (evidence medium)"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn a_longer_wait_before_the_superkernel_is_sync_wait_and_flushing_options_a_cache_flush() {
+    // Neutral on its own duration, but it waits 3 µs longer before it starts.
+    // (Long enough that the start times' resolution, 0.25 µs at their size, stays in the
+    // noise.)
+    let mut waits = Seg::new("attn", "attn", 6, 10.0, 0.2, Sk::Times(1.0));
+    waits.sk_waits_us = 3.0;
+    // Slower than its sub-ops added up, with the data cache flushed after each.
+    let mut flushes = Seg::new("mlp", "mlp", 5, 6.0, 0.2, Sk::Times(1.3));
+    flushes.options = "dcci-after-kernel-end=Add:early-start=1".to_string();
+    // Little jitter: the neutral one stays well within the noise threshold.
+    let mut w = workload(vec![waits, flushes]);
+    w.jitter_pct = 0.2;
+    let d = judged(&w, "payoff-wait-flush");
+    let p = payoffs(&d);
+    assert_eq!(p.list[0].class, PayoffClass::Neutral, "{}", p.list[0].why);
+    assert_eq!(
+        p.list[0].verdict(),
+        "neutral — sync/wait",
+        "{:?}",
+        p.list[0].why_not
+    );
+    assert!(
+        // The step's 50 µs pause and 1 µs before it, then 3 µs more with SuperKernel.
+        p.list[0].why_not[0]
+            .rests_on
+            .contains("it waits 54.00 µs on its stream before it starts, against 51.00 µs"),
+        "{:?}",
+        p.list[0].why_not
+    );
+    assert_eq!(
+        p.list[1].verdict(),
+        "regressed — cache flush",
+        "{:?}",
+        p.list[1].why_not
+    );
+    assert!(
+        p.list[1].why_not[0]
+            .rests_on
+            .contains("dcci-after-kernel-end=Add")
+    );
+    // Without the option, no class fits: the flushes are read from the options only.
+    let mut plain = Seg::new("mlp", "mlp", 5, 6.0, 0.2, Sk::Times(1.3));
+    plain.options = String::new();
+    let d = judged(&workload(vec![plain]), "payoff-no-class");
+    let p = &payoffs(&d).list[0];
+    assert_eq!(p.verdict(), "regressed — no class fits");
+    assert_eq!(p.why_not[0].level, EvidenceLevel::Low);
+}
+
+#[test]
+fn a_diagnostic_run_is_not_clean_timing() {
+    let mut seg = Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps);
+    seg.options = "profiling=1".to_string();
+    let d = judged(&workload(vec![seg]), "payoff-diagnostic");
+    let findings = &payoffs(&d).findings;
+    assert!(
+        findings
+            .iter()
+            .any(|f| f
+                .starts_with("not clean timing: the plan's options set profiling=1 (scope attn)")),
+        "{findings:?}"
+    );
+    let text = skope::profile::output::to_text(&d);
+    assert!(text.contains("not clean timing"), "{text}");
 }

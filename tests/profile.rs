@@ -885,6 +885,63 @@ fn level0_kernel_files_are_compared_by_kernel_name_and_say_so() {
         "{:?}",
         d.notes
     );
+    // No profiler_info: the level is not guessed.
+    assert!(
+        !d.notes.iter().any(|n| n.contains("Level")),
+        "{:?}",
+        d.notes
+    );
+
+    // With one, the level is the profile's own word.
+    std::fs::write(
+        dir.join("sk_model/profiler_info_0.json"),
+        r#"{"config": {"common_config": {}, "experimental_config": {"_profiler_level": "Level0"}}}"#,
+    )
+    .unwrap();
+    let d = diff(&load_pair(&dir, None, None).unwrap(), None);
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.starts_with("new:") && n.contains("(Type is N/A) (Level0 profile)")),
+        "{:?}",
+        d.notes
+    );
+    assert!(
+        !d.notes
+            .iter()
+            .any(|n| n.starts_with("base:") && n.contains("Level")),
+        "{:?}",
+        d.notes
+    );
+}
+
+#[test]
+fn a_kernel_file_cut_inside_a_quoted_field_says_so() {
+    let dir = scratch("cut-quote");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("kernel_details.csv");
+    // Cut while the profiler wrote the shapes of the second kernel.
+    std::fs::write(
+        &path,
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Input Shapes\n\
+         1,Add_1,Add,AI_VECTOR_CORE,100.0,5.0,0.0,\"8,8;8,8\"\n\
+         1,MatMul_2,MatMul,AI_CORE,106.0,7.0,0.0,\"81920,40",
+    )
+    .unwrap();
+    let e = KernelTable::read(std::slice::from_ref(&path)).unwrap_err();
+    let m = message(&e);
+    assert!(m.contains("kernel_details.csv:3"), "{m}");
+    assert!(m.contains("ends inside a quoted field"), "{m}");
+    assert!(m.contains("copy it again"), "{m}");
+
+    // A last line merely without its newline is read.
+    std::fs::write(
+        &path,
+        "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Input Shapes\n\
+         1,Add_1,Add,AI_VECTOR_CORE,100.0,5.0,0.0,\"8,8;8,8\"",
+    )
+    .unwrap();
+    assert_eq!(KernelTable::read(&[path]).unwrap().rows, 1);
 }
 
 #[test]

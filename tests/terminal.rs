@@ -608,7 +608,7 @@ fn a_regressed_superkernel_is_pruned_from_the_profile_view_and_the_plan_changes(
     // Worst first: the regressed SuperKernel tops the table; move away and back to it.
     s.send(b"jk");
     s.wait_for("it selected", LONG, |t| {
-        t.contains("✗ moe_1_split_54_56: regressed — costs 1.17 µs more")
+        t.contains("✗ moe_1_split_54_56: regressed — no class fits — costs 1.17 µs more")
     });
     s.send(b"d");
     s.wait_for("the planned result", LONG, |t| {

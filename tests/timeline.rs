@@ -59,6 +59,7 @@ fn a_segment_sits_above_its_superkernel_and_gaps_and_breaks_are_marked() {
             segment: "seg".to_string(),
             fused_node: "sk_seg_start_a_end_b".to_string(),
             ops: vec![op("a"), op("b")],
+            options: String::new(),
         }],
         breaks: vec![PlannedBreak {
             scope: "s".to_string(),

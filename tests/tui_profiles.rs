@@ -295,8 +295,8 @@ fn several_ranks_are_compared_together_and_r_shows_another() {
     press(&mut app, KeyCode::Char('R'));
     let text = screen(&app);
     assert!(
-        text.contains("rank 0  40.00 → 40.00 µs")
-            && text.contains("rank 1  44.00 → 44.00 µs  · the slowest"),
+        text.contains("rank 0  busy time 40.00 → 40.00 µs")
+            && text.contains("rank 1  busy time 44.00 → 44.00 µs  · the slowest"),
         "{text}"
     );
     press(&mut app, KeyCode::Enter);
@@ -419,7 +419,7 @@ fn at_80_columns_the_payoff_and_the_delta_still_show() {
     let text = screen(&app);
     assert!(
         text.contains(
-            "┃✗ moe_1_split_54_56      1       5.16      6.33    ▲ +1.17 regressed  prune   ┃"
+            "┃✗ moe_1_split_54_56      1       5.16      6.33    ▲ +1.17 regressed  block   ┃"
         ),
         "{text}"
     );
@@ -508,7 +508,9 @@ fn d_prunes_the_regressed_superkernel_after_showing_the_planned_result() {
     };
     let q = &question.question;
     assert!(
-        q.starts_with("Prune moe_1_split_54_56 (regressed: costs 1.17 µs more per occurrence"),
+        q.starts_with(
+            "Prune moe_1_split_54_56 (regressed — no class fits: costs 1.17 µs more per occurrence"
+        ),
         "{q}"
     );
     assert!(

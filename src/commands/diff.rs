@@ -43,23 +43,6 @@ pub struct DiffRequest {
     pub deny_regressed: bool,
 }
 
-impl DiffRequest {
-    /// Output `output`, payoffs judged with `(min_occurrences, noise_k, floor_pct)`, failing
-    /// on a regressed SuperKernel when `deny_regressed`.
-    pub fn new(output: DiffOutput, rule: (usize, f64, f64), deny_regressed: bool) -> Self {
-        let (min_occurrences, noise_k, floor_pct) = rule;
-        DiffRequest {
-            output,
-            rule: PayoffRule {
-                min_occurrences,
-                noise_k,
-                floor_pct,
-            },
-            deny_regressed,
-        }
-    }
-}
-
 /// Compares the profiles `base` and `new` (or the pair `base` holds) of rank `rank`; the plan
 /// comes from `graph` opened as `request` says (with its plan file), or from the plan file
 /// alone. `say` hears what of the graph could not be used. False when a regressed
@@ -93,6 +76,14 @@ pub fn run(
     }
     if !asked.deny_regressed {
         return Ok(true);
+    }
+    if result.account.fusion.is_none() {
+        anyhow::bail!(
+            "--deny regressed: no SuperKernel ran in the new profile ({}), so there is nothing \
+             to judge and fusion did not happen: check that the new run was made with the \
+             scopes (see its plan and the compile's log), or compare the right profiles",
+            new.unwrap_or(base).display()
+        );
     }
     match &result.payoffs {
         Some(p) => Ok(!p.any_regressed()),
@@ -158,6 +149,20 @@ fn every_rank(
     match asked.output {
         DiffOutput::Json => out.json(&result)?,
         _ => out.text(&crate::profile::output::ranks_to_text(&result))?,
+    }
+    let unfused: Vec<String> = result
+        .ranks
+        .iter()
+        .filter(|r| r.fusion.is_none())
+        .map(|r| r.rank.to_string())
+        .collect();
+    if asked.deny_regressed && !unfused.is_empty() {
+        anyhow::bail!(
+            "--deny regressed: no SuperKernel ran on rank(s) {} of the new profiles, so fusion \
+             did not happen there: check that the new run was made with the scopes, or compare \
+             the right profiles",
+            unfused.join(", ")
+        );
     }
     Ok(!(asked.deny_regressed && result.any_regressed()))
 }

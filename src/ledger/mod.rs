@@ -108,6 +108,8 @@ pub struct PayoffCounts {
     pub insufficient_evidence: usize,
     /// The SuperKernels to prune (their segments' names).
     pub prune: Vec<String>,
+    /// The SuperKernels to prune that no exact map to the model's code lets one cut out.
+    pub block: Vec<String>,
 }
 
 impl PayoffCounts {
@@ -564,17 +566,17 @@ fn compare_with(rows: &mut [Loaded], baseline: usize, rule: PayoffRule) {
         ));
         one.row.payoffs = diff.payoffs.as_ref().map(|p| {
             let count = |class: &str| p.classes.get(class).copied().unwrap_or(0);
+            let names = |action| {
+                let list = p.with_action(action);
+                list.into_iter().map(str::to_string).collect()
+            };
             PayoffCounts {
                 beneficial: count("beneficial"),
                 neutral: count("neutral"),
                 regressed: count("regressed"),
                 insufficient_evidence: count("insufficient evidence"),
-                prune: p
-                    .list
-                    .iter()
-                    .filter(|x| x.action == PayoffAction::Prune)
-                    .map(|x| x.segment.clone())
-                    .collect(),
+                prune: names(PayoffAction::Prune),
+                block: names(PayoffAction::Block),
             }
         });
     }

@@ -75,14 +75,16 @@ fn profile_note(row: &LedgerRow) -> Option<String> {
     }
 }
 
-/// Every note of a row: its profile's, then its own, then what to prune.
+/// Every note of a row: its profile's, then its own, then what to prune (and block).
 fn row_notes(row: &LedgerRow) -> Vec<String> {
     let mut notes: Vec<String> = profile_note(row).into_iter().collect();
     notes.extend(row.notes.iter().cloned());
-    if let Some(p) = &row.payoffs
-        && !p.prune.is_empty()
-    {
-        notes.push(format!("prune: {}", p.prune.join(", ")));
+    if let Some(p) = &row.payoffs {
+        for (action, list) in [("prune", &p.prune), ("block", &p.block)] {
+            if !list.is_empty() {
+                notes.push(format!("{action}: {}", list.join(", ")));
+            }
+        }
     }
     notes
 }
@@ -227,6 +229,7 @@ pub fn to_csv(ledger: &Ledger) -> String {
         "plan_change",
         "dir",
         "step_time_us",
+        "block",
     ];
     let _ = w.write_record(header);
     let num = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
@@ -266,6 +269,11 @@ pub fn to_csv(ledger: &Ledger) -> String {
             crate::text::csv_cell(&r.change_summary()),
             crate::text::csv_cell(&r.dir),
             num(r.step_time_us),
+            crate::text::csv_cell(
+                &r.payoffs
+                    .as_ref()
+                    .map_or(String::new(), |p| p.block.join(" ")),
+            ),
         ];
         let _ = w.write_record(record);
     }

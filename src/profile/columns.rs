@@ -304,17 +304,43 @@ pub struct Table<R: Read> {
     record: ByteRecord,
     row: u64,
     line: u64,
+    /// Where the file's last line starts when the file ends inside a quoted field opened on
+    /// it: a row cut short while being written or copied (a CSV reader takes the rest of the
+    /// file as the field, so the row would seem whole or merely short of columns).
+    cut_at: Option<u64>,
 }
 
 impl Table<BufReader<File>> {
     /// Opens `path` and reads its header.
     pub fn open(path: &Path) -> Result<Self, ProfileError> {
-        let file = File::open(path).map_err(|error| ProfileError::Io {
+        let io = |error| ProfileError::Io {
             path: path.to_path_buf(),
             error,
-        })?;
-        Table::from_reader(BufReader::with_capacity(1 << 16, file), path)
+        };
+        let mut file = File::open(path).map_err(io)?;
+        let cut_at = cut_inside_quotes(&mut file).map_err(io)?;
+        let mut table = Table::from_reader(BufReader::with_capacity(1 << 16, file), path)?;
+        table.cut_at = cut_at;
+        Ok(table)
     }
+}
+
+/// Where the last line of `file` starts when the file ends, without a newline, inside a
+/// quoted field opened on that line; reads the file's last 64 KiB and leaves it at its start.
+fn cut_inside_quotes(file: &mut File) -> std::io::Result<Option<u64>> {
+    use std::io::{Seek, SeekFrom};
+    let len = file.metadata()?.len();
+    let from = len.saturating_sub(1 << 16);
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(from))?;
+    file.take(1 << 16).read_to_end(&mut tail)?;
+    file.seek(SeekFrom::Start(0))?;
+    if tail.last().is_none_or(|&b| b == b'\n') {
+        return Ok(None);
+    }
+    let line_at = tail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let quotes = tail[line_at..].iter().filter(|&&b| b == b'"').count();
+    Ok((quotes % 2 == 1).then_some(from + line_at as u64))
 }
 
 impl<R: Read> Table<R> {
@@ -332,6 +358,7 @@ impl<R: Read> Table<R> {
             record: ByteRecord::new(),
             row: 0,
             line: 1,
+            cut_at: None,
         };
         let has_header = table.read_raw(&mut record)?;
         if !has_header || record.iter().all(|f| clean_bytes(f).is_empty()) {
@@ -419,7 +446,20 @@ impl<R: Read> Table<R> {
                     if record.len() == 1 && clean_bytes(&record[0]).is_empty() {
                         continue;
                     }
+                    let start = record.position().map(csv::Position::byte);
                     self.record = record;
+                    if self.cut_at.is_some() && start == self.cut_at {
+                        return Err(ProfileError::BadRow {
+                            path: self.path.clone(),
+                            row: self.row,
+                            line: self.line,
+                            column: None,
+                            message: "the file ends inside a quoted field: it was cut while \
+                                      being written or copied (did the profiler finish?); copy \
+                                      it again, or profile again"
+                                .into(),
+                        });
+                    }
                     return Ok(true);
                 }
                 Ok(false) => {

@@ -523,17 +523,20 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
     for (side, p) in [("base", base), ("new", new)] {
         notes.extend(p.notes.iter().map(|n| format!("{side}: {n}")));
         let csv = p.files.kernel_form.is_none_or(super::KernelForm::is_csv);
+        // A level is named only when the profile says which it is.
+        let level = p
+            .level
+            .as_deref()
+            .map_or(String::new(), |l| format!(" ({l} profile)"));
         if p.stats_from_kernels && csv {
             notes.push(format!(
-                "{side}: no op_statistic.csv (a Level0 profile?): by-type times added up from \
-                 the kernel file"
+                "{side}: no op_statistic.csv{level}: by-type times added up from the kernel file"
             ));
         }
         if let Some(k) = p.kernels.as_ref().filter(|k| k.types_from_names > 0 && csv) {
             notes.push(format!(
-                "{side}: {} kernel name(s) have no op type (Type is N/A: a Level0 profile): \
-                 their type is the name without its index suffix (trans_TransData_0 → \
-                 trans_TransData)",
+                "{side}: {} kernel name(s) have no op type (Type is N/A){level}: their type is \
+                 the name without its index suffix (trans_TransData_0 → trans_TransData)",
                 k.types_from_names
             ));
         }
@@ -574,7 +577,18 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
     let (payoffs, account) = match (&base.runs, &new.runs, segments) {
         (Some(b), Some(n), Some(segments)) => {
             let judged = judge(segments, (b, n), rule, fusion_ran);
-            (Some(judged.payoffs), judged.account)
+            match super::payoff::ops_appearing(segments, b, n) {
+                (0, all) if all > 0 => {
+                    notes.push(format!(
+                        "0 of the {all} ops in the plan's segments appear in these profiles: \
+                         they ran another model or graph than {} (no payoff is judged); \
+                         compare profiles of this graph, or give the graph they ran",
+                        segments.source
+                    ));
+                    (None, judged.account)
+                }
+                _ => (Some(judged.payoffs), judged.account),
+            }
         }
         (runs_b, runs_n, _) => {
             let account = account(

@@ -23,6 +23,7 @@ pub mod payoff;
 pub mod per_op;
 pub mod planned;
 pub mod ranks;
+pub mod regression;
 pub mod row;
 pub mod runs;
 pub mod spread;
@@ -65,6 +66,9 @@ pub struct Profile {
     /// What finding and reading its files had to say: which of several was read, how a
     /// database was opened, how steps were found, what a trace cannot give.
     pub notes: Vec<String>,
+    /// Its profiler level (`Level0`, `Level1`…), when the profile's `profiler_info*.json`
+    /// says: a level is named only when known.
+    pub level: Option<String>,
 }
 
 impl Profile {
@@ -129,6 +133,7 @@ impl Profile {
         if let Some(k) = &kernels {
             notes.extend(k.notes.iter().cloned());
         }
+        let level = discover::profiler_level(&files.root);
         Ok(Profile {
             files,
             stats,
@@ -136,6 +141,7 @@ impl Profile {
             kernels,
             runs,
             notes,
+            level,
         })
     }
 

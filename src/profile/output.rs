@@ -34,6 +34,31 @@ pub fn change_words(a: &Account) -> String {
     }
 }
 
+/// A change in a few words, as a table cell: `19.69 % faster`, `3.00 % slower`, `no change`;
+/// `—` when the base took no time.
+pub fn change_short(change_pct: Option<f64>) -> String {
+    let Some(c) = change_pct else {
+        return "—".to_string();
+    };
+    match fixed(c.abs(), 2) {
+        shown if shown == "0.00" => "no change".to_string(),
+        shown if c > 0.0 => format!("{shown} % faster"),
+        shown => format!("{shown} % slower"),
+    }
+}
+
+/// One regression class a SuperKernel shows, in a line: `serialised (evidence medium): … ·
+/// open: …`.
+pub fn why_not_line(d: &super::regression::Diagnosis) -> String {
+    format!(
+        "{} (evidence {}): {} · open: {}",
+        d.class.words(),
+        d.level.words(),
+        d.rests_on,
+        d.open
+    )
+}
+
 /// The account's headline, the same words in every output: `step time  624.94 µs → 501.89 µs
 /// Δ ▼ −123.05 µs   19.69 % faster with SuperKernel`.
 pub fn headline(a: &Account) -> String {
@@ -346,7 +371,7 @@ fn payoffs_text(out: &mut String, p: &Payoffs, a: &Account) {
             x.delta_us.map_or("—".to_string(), delta),
             pct(x.change_pct),
             us(x.threshold_us),
-            x.class.words().to_string(),
+            x.verdict(),
             x.action.words().to_string(),
         ]);
     }
@@ -364,19 +389,17 @@ fn payoffs_text(out: &mut String, p: &Payoffs, a: &Account) {
         .iter()
         .filter(|x| x.class != super::payoff::PayoffClass::Beneficial)
     {
-        let words = format!("{} — {}", x.class.words(), x.why);
+        let mut words = sanitize(&format!("{} — {}", x.verdict(), x.why)).into_owned();
+        for d in &x.why_not {
+            words.push_str(&format!("\n    {}", sanitize(&why_not_line(d))));
+        }
         match whys.iter_mut().find(|(w, _)| *w == words) {
             Some((_, names)) => names.push(&x.segment),
             None => whys.push((words, vec![&x.segment])),
         }
     }
     for (words, names) in whys {
-        let _ = writeln!(
-            out,
-            "  {}: {}",
-            sanitize(&names.join(", ")),
-            sanitize(&words)
-        );
+        let _ = writeln!(out, "  {}: {words}", sanitize(&names.join(", ")));
     }
     if !p.layers.is_empty() {
         let layers: Vec<String> = p
@@ -580,27 +603,28 @@ pub fn ranks_to_text(r: &RanksDiff) -> String {
             .map(|s| format!(" · slowest with SuperKernel: rank {s}"))
             .unwrap_or_default()
     );
-    let mut rows = vec![
-        [
-            "rank",
-            "per step without µs",
-            "with µs",
-            "Δ µs",
-            "benefit",
-            "payoffs",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let measure = r.ranks.first().map_or("step time", |k| k.measure.name());
+    let mut rows = vec![vec![
+        "rank".to_string(),
+        format!("{measure} without µs"),
+        "with µs".to_string(),
+        "Δ µs".to_string(),
+        "change".to_string(),
+        "payoffs".to_string(),
+    ]];
     for k in &r.ranks {
         let counts: Vec<String> = k.classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
         rows.push(vec![
             k.rank.to_string(),
-            format!("{:.2}", k.base_total_us),
-            format!("{:.2}", k.new_total_us),
-            delta(k.new_total_us - k.base_total_us),
-            pct(k.benefit_pct),
-            counts.join(" · "),
+            micros(k.base_ns),
+            micros(k.new_ns),
+            delta_micros(k.new_ns - k.base_ns),
+            change_short(k.change_pct),
+            if k.fusion.is_none() {
+                "no SuperKernel ran".to_string()
+            } else {
+                counts.join(" · ")
+            },
         ]);
     }
     table(

@@ -13,10 +13,18 @@
 //!   never by a bare op name or task id.
 //! - **Payoff**: the medians of each side, their difference against a noise threshold
 //!   `max(k × 1.4826 × √(MADbase² + MADnew²), floor × median base)` (defaults k = 3,
-//!   floor = 1 %), with at least `min_occurrences` (3) occurrences per side: `beneficial`
-//!   (keep), `neutral` (keep), `regressed` (prune), or `insufficient evidence` (profile again).
+//!   floor = 1 %), with at least `min_occurrences` (3) occurrences per side: `beneficial`,
+//!   `neutral`, `regressed`, or `insufficient evidence`.
+//! - **Action**, as the SuperKernel team maps them (reference `superkernel_ops_2026.md` §1.6):
+//!   beneficial → keep, regressed → prune, neutral → prune (no measured gain, and a
+//!   SuperKernel adds risk; a rule may keep them instead), insufficient evidence → profile
+//!   again; a prune is a `block` when no exact map from the SuperKernel to the model's code
+//!   says where to cut: when it is one of several segments of its scope (the scope's name is
+//!   what the code holds).
+//! - **Why not**: a neutral or regressed SuperKernel's regression classes ([`super::regression`]).
 
 use super::planned::{PlannedFusion, PlannedSegment};
+use super::regression::{Diagnosis, Signals};
 use super::runs::{NO_LABEL, Runs};
 use super::spread::Spread;
 use crate::fusion::kernel::SUPERKERNEL_TYPE;
@@ -39,6 +47,31 @@ pub struct PayoffRule {
     pub noise_k: f64,
     /// The least change that counts, in percent of the base median.
     pub floor_pct: f64,
+    /// What to do with a neutral SuperKernel.
+    pub neutral: NeutralAction,
+}
+
+/// What to do with a neutral SuperKernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NeutralAction {
+    /// Keep it: it costs nothing measurable.
+    Keep,
+    /// Prune it: no measured gain, and a SuperKernel adds risk (the SuperKernel team's
+    /// mapping).
+    #[default]
+    Prune,
+}
+
+impl NeutralAction {
+    /// The action named `word` (`keep`, `prune`).
+    pub fn named(word: &str) -> Option<NeutralAction> {
+        match word {
+            "keep" => Some(NeutralAction::Keep),
+            "prune" => Some(NeutralAction::Prune),
+            _ => None,
+        }
+    }
 }
 
 impl Default for PayoffRule {
@@ -47,6 +80,7 @@ impl Default for PayoffRule {
             min_occurrences: 3,
             noise_k: 3.0,
             floor_pct: 1.0,
+            neutral: NeutralAction::default(),
         }
     }
 }
@@ -83,6 +117,8 @@ pub enum PayoffAction {
     Prune,
     /// Profile more steps before deciding.
     ProfileAgain,
+    /// Prune, but no exact map to the model's code says where to cut its scope.
+    Block,
 }
 
 impl PayoffClass {
@@ -95,15 +131,6 @@ impl PayoffClass {
             PayoffClass::InsufficientEvidence => "insufficient evidence",
         }
     }
-
-    /// What to do.
-    pub fn action(self) -> PayoffAction {
-        match self {
-            PayoffClass::Beneficial | PayoffClass::Neutral => PayoffAction::Keep,
-            PayoffClass::Regressed => PayoffAction::Prune,
-            PayoffClass::InsufficientEvidence => PayoffAction::ProfileAgain,
-        }
-    }
 }
 
 impl PayoffAction {
@@ -113,6 +140,7 @@ impl PayoffAction {
             PayoffAction::Keep => "keep",
             PayoffAction::Prune => "prune",
             PayoffAction::ProfileAgain => "profile again",
+            PayoffAction::Block => "block",
         }
     }
 }
@@ -152,6 +180,9 @@ pub struct Payoff {
     pub threshold_us: Option<f64>,
     /// What the measurements say.
     pub class: PayoffClass,
+    /// Why a neutral or regressed one did not pay: the regression classes its occurrences
+    /// show (or one "no class fits"); empty for the others.
+    pub why_not: Vec<Diagnosis>,
     /// What to do.
     pub action: PayoffAction,
     /// Why, in words.
@@ -211,10 +242,30 @@ pub struct Payoffs {
     pub findings: Vec<String>,
 }
 
+impl Payoff {
+    /// Its payoff in words with the classes that explain it: `regressed — serialised`.
+    pub fn verdict(&self) -> String {
+        if self.why_not.is_empty() {
+            return self.class.words().to_string();
+        }
+        let classes: Vec<&str> = self.why_not.iter().map(|d| d.class.words()).collect();
+        format!("{} — {}", self.class.words(), classes.join(" + "))
+    }
+}
+
 impl Payoffs {
     /// The payoff of the SuperKernel named `fused_node`.
     pub fn get(&self, fused_node: &str) -> Option<&Payoff> {
         self.list.iter().find(|p| p.fused_node == fused_node)
+    }
+
+    /// The segments whose action is `action`, in plan order.
+    pub fn with_action(&self, action: PayoffAction) -> Vec<&str> {
+        self.list
+            .iter()
+            .filter(|p| p.action == action)
+            .map(|p| p.segment.as_str())
+            .collect()
     }
 
     /// True when any SuperKernel regressed (`skope diff --deny regressed`).
@@ -244,6 +295,10 @@ pub struct Occurrence<'a> {
     pub start_ns: i64,
     /// Where it ends, ns.
     pub end_ns: i64,
+    /// The streams its kernels ran on (0 when the profile names none).
+    pub streams: u32,
+    /// The wait before it on its stream (before its first kernel, without SuperKernel), ns.
+    pub wait_ns: i64,
 }
 
 /// One segment of the plan bound to both profiles.
@@ -304,11 +359,19 @@ fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurr
         incomplete += most - least;
         for n in 0..least {
             let (mut first, mut last, mut kernels) = (i64::MAX, i64::MIN, 0i64);
+            let mut wait_ns = 0;
+            let mut streams: Vec<u32> = Vec::new();
             for list in &lists {
                 let r = list[n];
+                if r.start_ns < first {
+                    wait_ns = i64::from(r.wait_ns);
+                }
                 first = first.min(r.start_ns);
                 last = last.max(r.end_ns());
                 kernels = kernels.saturating_add(r.dur_ns);
+                if r.stream != NO_LABEL && !streams.contains(&r.stream) {
+                    streams.push(r.stream);
+                }
             }
             out.push(Occurrence {
                 device: base.label(device),
@@ -323,6 +386,8 @@ fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurr
                 kernels_ns: kernels,
                 start_ns: first,
                 end_ns: last,
+                streams: streams.len() as u32,
+                wait_ns,
             });
         }
     }
@@ -343,18 +408,70 @@ fn new_occurrences(new: &Runs, device: u32, sk: u32) -> Vec<Occurrence<'_>> {
                 kernels_ns: r.dur_ns,
                 start_ns: r.start_ns,
                 end_ns: r.end_ns(),
+                streams: u32::from(r.stream != NO_LABEL),
+                wait_ns: i64::from(r.wait_ns),
             });
         }
     }
     out
 }
 
-/// The payoff of `seg` from its occurrences.
+/// What `class` calls for under `rule`, for a segment that is one of `in_scope` segments of
+/// its scope, with the words the action adds to the why (empty for none).
+fn action(class: PayoffClass, rule: &PayoffRule, in_scope: usize) -> (PayoffAction, String) {
+    let (action, mut words) = match class {
+        PayoffClass::Beneficial => (PayoffAction::Keep, String::new()),
+        PayoffClass::Regressed => (PayoffAction::Prune, String::new()),
+        PayoffClass::InsufficientEvidence => (PayoffAction::ProfileAgain, String::new()),
+        PayoffClass::Neutral => match rule.neutral {
+            NeutralAction::Keep => (
+                PayoffAction::Keep,
+                "; neutral → keep, as asked (--neutral keep)".to_string(),
+            ),
+            NeutralAction::Prune => (
+                PayoffAction::Prune,
+                "; neutral → prune: no measured gain, and a SuperKernel adds risk (the \
+                 SuperKernel team's mapping; --neutral keep keeps it)"
+                    .to_string(),
+            ),
+        },
+    };
+    if action == PayoffAction::Prune && in_scope > 1 {
+        words.push_str(&format!(
+            "; prune → block: it is one of the {in_scope} segments of its scope, and no exact \
+             map to the model's code says where to cut the scope (the team blocks such a \
+             prune; pruning it in skope keeps its ops out of fusion, and the code must follow \
+             by hand)"
+        ));
+        return (PayoffAction::Block, words);
+    }
+    (action, words)
+}
+
+/// What `seg`'s occurrences show of why it did not pay, for its regression classes.
+fn signals(base: &[Occurrence], new: &[Occurrence], threshold_us: f64, timed: bool) -> Signals {
+    let median = |of: fn(&Occurrence) -> i64, o: &[Occurrence]| {
+        super::spread::median_ns(&o.iter().map(of).collect::<Vec<_>>())
+    };
+    let streams = base.iter().map(|o| o.streams).max().unwrap_or(0);
+    Signals {
+        base_interval_ns: median(|o| o.time_ns, base),
+        base_kernels_ns: median(|o| o.kernels_ns, base),
+        base_streams: (streams > 0).then_some(streams as usize),
+        base_wait_ns: median(|o| o.wait_ns, base),
+        new_ns: median(|o| o.time_ns, new),
+        new_wait_ns: median(|o| o.wait_ns, new),
+        timed,
+        threshold_ns: threshold_us * 1000.0,
+    }
+}
+
+/// The payoff of `seg`, one of `in_scope` segments of its scope, from its occurrences.
 fn judge(
     seg: &PlannedSegment,
     (base, incomplete, missing): (&[Occurrence], usize, Vec<String>),
     new: &[Occurrence],
-    rule: &PayoffRule,
+    (rule, in_scope): (&PayoffRule, usize),
     gaps_measured: bool,
 ) -> Payoff {
     let times = |o: &[Occurrence]| o.iter().map(|o| o.time_ns).collect::<Vec<_>>();
@@ -435,6 +552,13 @@ fn judge(
         })
         .map(str::to_string);
     let occurrences = bound(base, new);
+    let why_not = match (class, threshold) {
+        (PayoffClass::Neutral | PayoffClass::Regressed, Some(t)) => {
+            super::regression::diagnose(&signals(base, new, t, gaps_measured), &seg.options)
+        }
+        _ => Vec::new(),
+    };
+    let (action, action_words) = action(class, rule, in_scope);
     Payoff {
         scope: seg.scope.clone(),
         segment: seg.segment.clone(),
@@ -457,8 +581,9 @@ fn judge(
             .map(|(d, b)| d / b * 100.0),
         threshold_us: threshold,
         class,
-        action: class.action(),
-        why,
+        why_not,
+        action,
+        why: why + &action_words,
         occurrences,
     }
 }
@@ -564,11 +689,16 @@ pub fn payoffs(
                 ));
             }
         }
+        let in_scope = plan
+            .segments
+            .iter()
+            .filter(|s| s.scope == seg.scope)
+            .count();
         list.push(judge(
             seg,
             (b, incomplete, missing),
             n,
-            &rule,
+            (&rule, in_scope),
             base.has_starts,
         ));
     }
@@ -587,6 +717,9 @@ pub fn payoffs(
                 runs.models.len()
             ));
         }
+    }
+    if let Some(note) = diagnostic_run(plan) {
+        findings.push(note);
     }
     unpredicted(plan, new, &mut findings);
     split_regressions(plan, &list, &mut findings);
@@ -685,6 +818,56 @@ fn split_regressions(plan: &PlannedFusion, list: &[Payoff], findings: &mut Vec<S
 
 /// When the kernels outside every segment differ between the profiles — per step: which names
 /// ran, how often, with which input shapes — the pair is not the same workload.
+/// Says so when `plan`'s options make the run a diagnostic one: its timing is not clean (the
+/// team takes no result of a diagnostic mode as performance evidence).
+fn diagnostic_run(plan: &PlannedFusion) -> Option<String> {
+    let mut set: Vec<(String, &str)> = Vec::new();
+    for seg in &plan.segments {
+        for option in super::regression::diagnostic_options(&seg.options) {
+            if !set
+                .iter()
+                .any(|(o, scope)| *o == option && *scope == seg.scope)
+            {
+                set.push((option, &seg.scope));
+            }
+        }
+    }
+    let scope = set.first()?.1;
+    let mut options: Vec<&str> = set.iter().map(|(o, _)| o.as_str()).collect();
+    options.sort_unstable();
+    options.dedup();
+    Some(format!(
+        "not clean timing: the plan's options set {} (scope {scope}{}): a diagnostic run, whose \
+         payoffs are not SuperKernel's performance; judge on a run without them{}",
+        options.join(", "),
+        if set.len() > 1 { " and others" } else { "" },
+        if options.iter().any(|o| o.starts_with("profiling=")) {
+            " (sk_prof's profiling=1 records every sub-op)"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// How many of the ops in `plan`'s segments appear in either profile (as kernels, or fused
+/// into a SuperKernel of the plan's name), of how many: none means the profiles ran another
+/// model or another graph than the plan's.
+pub fn ops_appearing(plan: &PlannedFusion, base: &Runs, new: &Runs) -> (usize, usize) {
+    let mut names = HashSet::new();
+    let mut appearing = 0;
+    for seg in &plan.segments {
+        let fused = new.name_id(&seg.fused_node).is_some();
+        for op in &seg.ops {
+            if names.insert(op.name.as_str())
+                && (fused || base.name_id(&op.name).is_some() || new.name_id(&op.name).is_some())
+            {
+                appearing += 1;
+            }
+        }
+    }
+    (appearing, names.len())
+}
+
 fn other_workload(plan: &PlannedFusion, base: &Runs, new: &Runs) -> Option<String> {
     let fused: HashSet<&str> = plan
         .segments

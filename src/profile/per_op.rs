@@ -293,6 +293,7 @@ pub fn infer_plan(base: &KernelTable, new: &KernelTable) -> PlannedFusion {
             segment: segment.to_string(),
             fused_node: name.to_string(),
             ops,
+            options: String::new(),
         });
     }
     PlannedFusion {

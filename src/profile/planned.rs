@@ -31,6 +31,8 @@ pub struct PlannedSegment {
     pub fused_node: String,
     /// Its sub-ops, in order.
     pub ops: Vec<PlannedOp>,
+    /// Its scope's options text, as the plan holds it (empty when none are set).
+    pub options: String,
 }
 
 /// One break: an op that ends a segment.
@@ -87,6 +89,7 @@ impl PlannedFusion {
                     segment: seg.name.clone(),
                     fused_node: seg.fused_node.clone(),
                     ops: seg.ops.iter().map(|&id| op(id)).collect(),
+                    options: scope.options.clone(),
                 });
             }
             for b in &scope.breaks {
@@ -141,6 +144,7 @@ impl PlannedFusion {
                             op_type: None,
                         })
                         .collect(),
+                    options: s.options.clone(),
                 }
             })
             .collect();

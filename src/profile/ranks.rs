@@ -40,8 +40,19 @@ pub struct RankSummary {
     pub base_total_us: f64,
     /// The same with SuperKernel, µs.
     pub new_total_us: f64,
-    /// The benefit, in percent.
+    /// The busy-time change, in percent (the key of earlier releases).
     pub benefit_pct: Option<f64>,
+    /// What the headline measures on this rank: step time, or busy time without start times.
+    pub measure: super::account::Measure,
+    /// Its step time (busy time without start times) without SuperKernel, the mean over the
+    /// steps kept, ns: the account's headline, as the one-rank comparison gives it.
+    pub base_ns: i64,
+    /// The same with SuperKernel, ns.
+    pub new_ns: i64,
+    /// `(base − new) / base` of those, in percent.
+    pub change_pct: Option<f64>,
+    /// What the new profile ran (`None`: no SuperKernel on this rank).
+    pub fusion: Option<&'static str>,
     /// How many SuperKernels of each payoff.
     pub classes: BTreeMap<&'static str, usize>,
     /// Each SuperKernel's payoff on this rank, in plan order.
@@ -78,7 +89,7 @@ pub struct RanksDiff {
     pub ranks: Vec<RankSummary>,
     /// Each SuperKernel across the ranks, in plan order.
     pub superkernels: Vec<AcrossRanks>,
-    /// The rank with the most kernel time per step with SuperKernel.
+    /// The rank with the longest step time (busy time without start times) with SuperKernel.
     pub slowest_rank: Option<u32>,
 }
 
@@ -162,6 +173,11 @@ fn summarize(rank: u32, d: &super::Diff) -> RankSummary {
         base_total_us: d.base_total_us,
         new_total_us: d.new_total_us,
         benefit_pct: d.benefit_pct,
+        measure: d.account.measure,
+        base_ns: d.account.base.mean_ns,
+        new_ns: d.account.new.mean_ns,
+        change_pct: d.account.change_pct,
+        fusion: d.account.fusion,
         classes: d
             .payoffs
             .as_ref()
@@ -217,10 +233,7 @@ fn across(ranks: Vec<RankSummary>, rule: PayoffRule) -> RanksDiff {
             }
         })
         .collect();
-    let slowest_rank = ranks
-        .iter()
-        .max_by(|a, b| a.new_total_us.total_cmp(&b.new_total_us))
-        .map(|r| r.rank);
+    let slowest_rank = ranks.iter().max_by_key(|r| r.new_ns).map(|r| r.rank);
     RanksDiff {
         rule,
         ranks,

@@ -29,6 +29,9 @@ pub struct Run {
     pub start_ns: i64,
     /// Its duration, ns.
     pub dur_ns: i64,
+    /// The wait before it on its stream, ns (at most `u32::MAX`): the file's `Wait Time`, or
+    /// from the start times when the file has none (0 without either).
+    pub wait_ns: u32,
 }
 
 impl Run {
@@ -92,6 +95,8 @@ pub struct Runs {
     pub has_starts: bool,
     /// True when the file gave `Step Id` (or `Iteration Id`).
     pub has_steps: bool,
+    /// True when the file gave wait times.
+    pub has_waits: bool,
     /// The `Model ID`s seen, as labels.
     pub models: Vec<u32>,
 }
@@ -148,6 +153,10 @@ impl Runs {
         let shapes = label(row.input_shapes);
         self.has_steps |= row.step.is_some() || row.iteration.is_some();
         self.has_starts |= row.start_ns.is_some();
+        self.has_waits |= row.wait_us.is_some();
+        let wait_ns = row.wait_us.map_or(0, |w| {
+            (w * 1000.0).round().clamp(0.0, u32::MAX as f64) as u32
+        });
         self.runs.push(Run {
             name,
             step,
@@ -156,6 +165,7 @@ impl Runs {
             shapes,
             start_ns: row.start_ns.unwrap_or(0),
             dur_ns,
+            wait_ns,
         });
         self.order.clear();
     }
@@ -261,8 +271,40 @@ impl Runs {
         }
         self.order = order;
         self.places = places;
+        if self.has_starts && !self.has_waits {
+            self.measure_waits();
+        }
         self.step_list = self.distinct(|r| r.step);
         self.device_list = self.distinct(|r| r.device);
+    }
+
+    /// Each run's wait, from the start times, as the profiler measures `Wait Time`: from the
+    /// end of the kernel before it on its stream (on its device) to its start; 0 for a stream's
+    /// first, and for a kernel that starts before the one before it ends.
+    fn measure_waits(&mut self) {
+        let runs = &mut self.runs;
+        let mut by_stream: Vec<u32> = (0..runs.len() as u32).collect();
+        by_stream.sort_unstable_by_key(|&i| {
+            let r = &runs[i as usize];
+            (r.device, r.stream, r.start_ns, i)
+        });
+        let mut before: Option<(u32, u32, i64)> = None;
+        for i in by_stream {
+            let r = &mut runs[i as usize];
+            r.wait_ns = match before {
+                Some((device, stream, end)) if (device, stream) == (r.device, r.stream) => {
+                    (r.start_ns.saturating_sub(end)).clamp(0, u32::MAX as i64) as u32
+                }
+                _ => 0,
+            };
+            let end = match before {
+                Some((device, stream, end)) if (device, stream) == (r.device, r.stream) => {
+                    end.max(r.end_ns())
+                }
+                _ => r.end_ns(),
+            };
+            before = Some((r.device, r.stream, end));
+        }
     }
 
     /// The runs of kernel `name` on `device` in `step`, by start ([`Runs::index`] first; none

@@ -386,8 +386,11 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
         {
             out.field(
                 "payoff",
-                format!("{} — {}: {}", p.class.words(), p.action.words(), p.why),
+                format!("{} — {}: {}", p.verdict(), p.action.words(), p.why),
             );
+            for d in &p.why_not {
+                out.field("why not", crate::profile::output::why_not_line(d));
+            }
         }
     }
     for b in view.breaks_of(name) {

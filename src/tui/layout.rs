@@ -204,8 +204,9 @@ pub fn profile_parts(area: Rect) -> (Rect, Rect) {
     (summary, table)
 }
 
-/// Lines under the SuperKernels table saying what the selected one is and why.
-pub const PAYOFF_DETAIL: u16 = 2;
+/// Lines under the SuperKernels table saying what the selected one is, why, and (neutral or
+/// regressed) why it did not pay.
+pub const PAYOFF_DETAIL: u16 = 3;
 
 /// Table rows the view shows in the body `area` (below the header row, above the hints and,
 /// `with_detail`, the selected row's lines).

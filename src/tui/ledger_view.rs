@@ -553,11 +553,12 @@ fn details_lines(ledger: &Ledger, row: &LedgerRow) -> Vec<String> {
         ));
     }
     if let Some(p) = &row.payoffs {
-        let prune = if p.prune.is_empty() {
-            String::new()
-        } else {
-            format!("; prune {}", p.prune.join(", "))
-        };
+        let mut prune = String::new();
+        for (action, list) in [("prune", &p.prune), ("block", &p.block)] {
+            if !list.is_empty() {
+                prune.push_str(&format!("; {action} {}", list.join(", ")));
+            }
+        }
         lines.push(format!(
             "payoffs: {} beneficial, {} neutral, {} regressed, {} insufficient evidence{prune}",
             p.beneficial, p.neutral, p.regressed, p.insufficient_evidence

@@ -266,11 +266,7 @@ impl App {
         let Some(payoff) = view.payoff_row(view.selected()) else {
             return self.problem("no SuperKernel to prune".to_string());
         };
-        let (segment, class, why) = (
-            payoff.segment.clone(),
-            payoff.class.words(),
-            payoff.why.clone(),
-        );
+        let (segment, class, why) = (payoff.segment.clone(), payoff.verdict(), payoff.why.clone());
         let Some(ex) = self.explorer() else {
             return;
         };

@@ -5,6 +5,7 @@ use super::action::Action;
 use super::dialog::{Dialog, PickFor, Picker};
 use super::profiles::{CompareRequest, Compared, LoadedProfiles, PlanSnapshot, ProfilesRequest};
 use super::reply::{Reply, Target};
+use crate::profile::figures::micros;
 use crate::profile::payoff::{Payoff, PayoffClass};
 use crate::profile::ranks::{AcrossRanks, RanksDiff};
 use crate::profile::steps::StepTime;
@@ -346,7 +347,8 @@ impl ProfileView {
             .find(|s| s.segment == segment)
     }
 
-    /// The picker of ranks, each with its kernel time per step on both sides.
+    /// The picker of ranks, each with its headline figure (step time, or busy time without start
+    /// times) on both sides, as the one-rank comparison gives it.
     pub fn rank_picker(&self) -> Reply {
         let Some(ranks) = &self.ranks else {
             return Reply::Problem("the profiles hold one rank".to_string());
@@ -356,10 +358,11 @@ impl ProfileView {
             .iter()
             .map(|r| {
                 format!(
-                    "rank {}  {:.2} → {:.2} µs{}",
+                    "rank {}  {} {} → {} µs{}",
                     r.rank,
-                    r.base_total_us,
-                    r.new_total_us,
+                    r.measure.name(),
+                    micros(r.base_ns),
+                    micros(r.new_ns),
                     if Some(r.rank) == ranks.slowest_rank {
                         "  · the slowest"
                     } else {

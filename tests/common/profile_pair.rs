@@ -41,6 +41,10 @@ pub struct Seg {
     /// True when its sub-ops run two at a time without SuperKernel, on streams 2 and 3 (they
     /// overlap: the interval is shorter than their durations added up).
     pub parallel: bool,
+    /// Its scope's options text.
+    pub options: String,
+    /// How much longer its SuperKernel waits before it starts than its first sub-op did, µs.
+    pub sk_waits_us: f64,
 }
 
 impl Seg {
@@ -58,6 +62,8 @@ impl Seg {
             only_steps: Vec::new(),
             unfused_in_new: false,
             parallel: false,
+            options: String::new(),
+            sk_waits_us: 0.0,
         }
     }
 
@@ -103,31 +109,49 @@ impl Jitter {
     }
 }
 
-/// One side's kernel_details.csv text.
-fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
-    let mut out = String::from(
-        "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),\
-         Stream ID\n",
-    );
-    let mut jitter = Jitter(seed);
-    let mut t = 1_736_413_971_558_000.0_f64;
-    let on = |out: &mut String,
-              step: usize,
-              (name, ty, stream): (&str, &str, u32),
-              start: f64,
-              dur: f64| {
+/// A kernel file being written: its text and where each stream's last kernel ended, for
+/// each row's `Wait Time` (from that end to the row's start, as the profiler measures it).
+struct Rows {
+    text: String,
+    ends: std::collections::HashMap<u32, f64>,
+}
+
+impl Rows {
+    fn push(&mut self, step: usize, (name, ty, stream): (&str, &str, u32), start: f64, dur: f64) {
         let core = if ty == "HcomAllReduce" {
             "COMMUNICATION"
         } else {
             "AI_VECTOR_CORE"
         };
+        let wait = self
+            .ends
+            .get(&stream)
+            .map_or(0.0, |end| (start - end).max(0.0));
+        self.ends.insert(stream, start + dur);
         let _ = writeln!(
-            out,
-            "{step},0,{name},{ty},{core},\"{start:.3}\t\",{dur:.3},1.000,{stream}"
+            self.text,
+            "{step},0,{name},{ty},{core},\"{start:.3}\t\",{dur:.3},{wait:.3},{stream}"
         );
+    }
+}
+
+/// One side's kernel_details.csv text.
+fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
+    let mut rows = Rows {
+        text: String::from(
+            "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait \
+             Time(us),Stream ID\n",
+        ),
+        ends: Default::default(),
     };
-    let row = |out: &mut String, step: usize, name: &str, ty: &str, start: f64, dur: f64| {
-        on(out, step, (name, ty, 2), start, dur)
+    let out = &mut rows;
+    let mut jitter = Jitter(seed);
+    let mut t = 1_736_413_971_558_000.0_f64;
+    let on = |out: &mut Rows, step: usize, what: (&str, &str, u32), start: f64, dur: f64| {
+        out.push(step, what, start, dur)
+    };
+    let row = |out: &mut Rows, step: usize, name: &str, ty: &str, start: f64, dur: f64| {
+        out.push(step, (name, ty, 2), start, dur)
     };
     for step in 1..=w.steps {
         let slow = match w.slow_step {
@@ -137,7 +161,7 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
         for (i, seg) in w.segments.iter().enumerate() {
             if i > 0 {
                 let d = 2.0 * slow * jitter.factor(w.jitter_pct);
-                row(&mut out, step, "unfused_between", "Cast", t, d);
+                row(out, step, "unfused_between", "Cast", t, d);
                 t += d + 1.0;
             }
             if !seg.runs_in(step) {
@@ -161,34 +185,29 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
                 };
                 if i == 0 && w.side_kernels {
                     // Under the first segment on another stream: hidden by it.
-                    on(
-                        &mut out,
-                        step,
-                        ("side_stream_kernel", "Mul", 3),
-                        t + 0.5,
-                        1.0,
-                    );
+                    on(out, step, ("side_stream_kernel", "Mul", 3), t + 0.5, 1.0);
                 }
                 if with_sk && !seg.unfused_in_new {
+                    t += seg.sk_waits_us;
                     let d = match seg.sk {
                         Sk::SavesGaps => sum,
                         Sk::Times(f) => interval * f,
                         Sk::Serial(f) => sum * f,
                     };
-                    row(&mut out, step, &seg.fused_node(), "SuperKernel", t, d);
+                    row(out, step, &seg.fused_node(), "SuperKernel", t, d);
                     t += d + 1.0;
                 } else if seg.parallel {
                     for (k, pair) in seg.ops.chunks(2).enumerate() {
                         let d = &durs[2 * k..2 * k + pair.len()];
                         for (j, (name, _)) in pair.iter().enumerate() {
-                            on(&mut out, step, (name, "Add", 2 + j as u32), t, d[j]);
+                            on(out, step, (name, "Add", 2 + j as u32), t, d[j]);
                         }
                         t += d.iter().copied().fold(0.0, f64::max) + seg.gap_us;
                     }
                     t += 1.0 - seg.gap_us;
                 } else {
                     for ((name, _), d) in seg.ops.iter().zip(&durs) {
-                        row(&mut out, step, name, "Add", t, *d);
+                        row(out, step, name, "Add", t, *d);
                         t += d + seg.gap_us;
                     }
                     t += 1.0 - seg.gap_us;
@@ -197,12 +216,12 @@ fn side(w: &Workload, with_sk: bool, seed: u64) -> String {
         }
         if w.side_kernels {
             let d = 3.0 * slow * jitter.factor(w.jitter_pct);
-            on(&mut out, step, ("allreduce_tail", "HcomAllReduce", 4), t, d);
+            on(out, step, ("allreduce_tail", "HcomAllReduce", 4), t, d);
             t += d;
         }
         t += 50.0;
     }
-    out
+    rows.text
 }
 
 /// Writes the pair under `dir` (`no_sk_model/…/kernel_details.csv`, `sk_model/…`) and returns
@@ -252,6 +271,7 @@ fn plan_of(w: &Workload) -> PlannedFusion {
                         op_type: Some("Add".to_string()),
                     })
                     .collect(),
+                options: s.options.clone(),
             })
             .collect(),
         breaks: Vec::new(),

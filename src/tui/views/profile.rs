@@ -602,11 +602,26 @@ fn payoff_detail(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect
         &format!(
             "{mark} {}: {} — {}",
             sanitize(&p.segment),
-            p.class.words(),
+            p.verdict(),
             sanitize(&p.why)
         ),
         theme.get(role),
     );
+    if !p.why_not.is_empty() {
+        let lines: Vec<String> = p
+            .why_not
+            .iter()
+            .map(crate::profile::output::why_not_line)
+            .collect();
+        put(
+            buf,
+            area.x,
+            area.y + 2,
+            area.width,
+            &sanitize(&format!("why not: {}", lines.join(" · "))),
+            theme.get(role),
+        );
+    }
     let share = match (p.base_kernels, p.gap_us, p.base) {
         _ if p.sub_ops == 1 => {
             "one sub-op: no gap to remove, the SuperKernel's entry is all it adds".to_string()
