@@ -1011,3 +1011,92 @@ fn a_huge_kernel_name_is_kept_cut_and_still_found() {
     assert_eq!(stat.count, 1);
     assert!(table.iter().all(|(name, _)| name.len() <= 5 << 10));
 }
+
+/// A Level0 kernel file (no Step Id, types N/A but for communication) of `iterations`
+/// iterations of a two-layer pass: HCCL names carry a per-call index and the AI CPU kernel
+/// changes place in odd iterations; `sk` fuses each layer's MatMul and Add.
+fn level0_kernels(iterations: usize, sk: bool) -> String {
+    let mut out = String::from(
+        "Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num\n",
+    );
+    let mut t = 1_736_405_443_000_000.0_f64;
+    let row = |out: &mut String, t: &mut f64, name: &str, core: &str, dur: f64| {
+        let ty = if core == "COMMUNICATION" {
+            "hcom_allReduce_"
+        } else {
+            "N/A"
+        };
+        out.push_str(&format!("0,{name},{ty},{core},{t:.3}\t,{dur:.3},1.0,8\n"));
+        *t += dur + 1.0;
+    };
+    for i in 0..iterations {
+        row(&mut out, &mut t, "aclnnEmbedding_Gather", "N/A", 5.0);
+        for layer in 0..2 {
+            if sk {
+                row(
+                    &mut out,
+                    &mut t,
+                    &format!("sk_l{layer}_start_MatMul_end_Add"),
+                    "N/A",
+                    14.0,
+                );
+            } else {
+                row(
+                    &mut out,
+                    &mut t,
+                    "aclnnMatmul_MatMulCommon_MatMulV2",
+                    "N/A",
+                    10.0,
+                );
+                row(&mut out, &mut t, "aclnnAdd_AddAiCore_Add", "N/A", 3.0);
+            }
+            if i % 2 == 1 && layer == 0 {
+                row(&mut out, &mut t, "aicpu_Unique", "N/A", 2.0);
+            }
+            row(
+                &mut out,
+                &mut t,
+                &format!("hcom_allReduce__503_{i}_{layer}"),
+                "COMMUNICATION",
+                4.0,
+            );
+        }
+        if i % 2 == 0 {
+            row(&mut out, &mut t, "aicpu_Unique", "N/A", 2.0);
+        }
+        row(&mut out, &mut t, "aclnnSoftmax_SoftmaxV2", "N/A", 6.0);
+        t += 200.0;
+    }
+    out
+}
+
+#[test]
+fn a_level0_file_of_ten_iterations_gives_ten_inferred_steps() {
+    let dir = scratch("level0-steps");
+    for (side, sk) in [("no_sk_model", false), ("sk_model", true)] {
+        let out = dir.join(side).join("ASCEND_PROFILER_OUTPUT");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("kernel_details.csv"), level0_kernels(10, sk)).unwrap();
+    }
+    let d = diff(&load_pair(&dir, None, None).unwrap(), None);
+    let steps = d.steps.as_ref().expect("steps");
+    assert_eq!((steps.base.list.len(), steps.new.list.len()), (10, 10));
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("steps inferred from a repeating kernel sequence (10)")),
+        "{:?}",
+        d.notes
+    );
+    // Each step is one iteration: the embedding to the softmax, never the pause between.
+    // Without: 5 + 2 × (10 + 3 + 4) + 2 + 6 = 47 µs in nine kernels, 1 µs apart.
+    assert_eq!(d.account.base.mean_ns, 55_000, "{:?}", d.account.base);
+    assert_eq!(d.account.base.kept, 10);
+    // One iteration alone is one step, as before.
+    let one = scratch("level0-one");
+    let out = one.join("ASCEND_PROFILER_OUTPUT");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("kernel_details.csv"), level0_kernels(1, false)).unwrap();
+    let (_, runs) = skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")]).unwrap();
+    assert_eq!(runs.steps().len(), 1);
+}

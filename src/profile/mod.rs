@@ -24,6 +24,7 @@ pub mod per_op;
 pub mod planned;
 pub mod ranks;
 pub mod regression;
+pub mod repeats;
 pub mod row;
 pub mod runs;
 pub mod spread;

@@ -106,10 +106,13 @@ impl Runs {
     /// free now.
     pub fn read(files: &[PathBuf]) -> Result<(KernelTable, Runs), ProfileError> {
         let mut runs = Runs::default();
-        let table = KernelTable::read_keeping(files, crate::memory::available(), |row| {
+        let mut table = KernelTable::read_keeping(files, crate::memory::available(), |row| {
             runs.add(row);
             runs.len()
         })?;
+        if let Some(note) = runs.infer_steps() {
+            table.notes.push(note);
+        }
         runs.index();
         Ok((table, runs))
     }
@@ -168,6 +171,61 @@ impl Runs {
             wait_ns,
         });
         self.order.clear();
+    }
+
+    /// Without step ids, each repetition of the kernel sequence on a device taken as a step
+    /// ([`super::repeats`]), when the sequence repeats; says so. Call before [`Runs::index`].
+    fn infer_steps(&mut self) -> Option<String> {
+        if self.has_steps || self.runs.is_empty() {
+            return None;
+        }
+        // Names without their indices, as ids.
+        let mut plain: HashMap<String, u32> = HashMap::new();
+        let plain_of: Vec<u32> = self
+            .infos
+            .iter()
+            .map(|info| {
+                let next = plain.len() as u32;
+                *plain
+                    .entry(super::repeats::without_indices(&info.name))
+                    .or_insert(next)
+            })
+            .collect();
+        let mut devices: Vec<u32> = self.runs.iter().map(|r| r.device).collect();
+        devices.sort_unstable();
+        devices.dedup();
+        let mut found = Vec::new();
+        for device in devices {
+            let mut order: Vec<usize> = (0..self.runs.len())
+                .filter(|&i| self.runs[i].device == device)
+                .collect();
+            order.sort_by_key(|&i| (self.runs[i].start_ns, i));
+            let sequence: Vec<u32> = order
+                .iter()
+                .map(|&i| plain_of[self.runs[i].name as usize])
+                .collect();
+            let Some(starts) = super::repeats::iteration_starts(&sequence) else {
+                continue;
+            };
+            for (k, window) in starts.iter().enumerate() {
+                let end = starts.get(k + 1).copied().unwrap_or(order.len());
+                let label = self.labels.id(&(k + 1).to_string());
+                for &i in &order[*window..end] {
+                    self.runs[i].step = label;
+                }
+            }
+            found.push(starts.len());
+        }
+        let (&most, &least) = (found.iter().max()?, found.iter().min()?);
+        self.has_steps = true;
+        Some(if most == least {
+            format!("no Step Id: steps inferred from a repeating kernel sequence ({most})")
+        } else {
+            format!(
+                "no Step Id: steps inferred from a repeating kernel sequence ({least} to {most} \
+                 by device)"
+            )
+        })
     }
 
     /// Number of runs kept.
