@@ -85,6 +85,7 @@ fn plan() -> PlannedFusion {
                     .map(|k| PlannedOp {
                         name: op(s * PER_SEGMENT + k),
                         op_type: Some("Add".to_string()),
+                        call: None,
                     })
                     .collect(),
                 options: String::new(),

@@ -380,7 +380,7 @@ fn log_variants_of_real_runs_read() {
         (t[0].name.as_str(), t[0].records, t[0].mean_us()),
         ("Add", 2, 3.0)
     );
-    assert_eq!((t[1].position, t[1].max_us), (None, 9.0));
+    assert_eq!((t[1].sub_op, t[1].max_us), (None, 9.0));
     assert!(skope::aclgraph::device::timings(b"[{\"dur\": ").is_err());
 
     let d = logs::device_args(
@@ -838,4 +838,47 @@ fn a_deadlock_split_is_shown_and_the_prediction_says_it_does_not_model_it() {
     let ws = skope::aclgraph::observed::workspace(&model, &[], "deadlock");
     let b = &ws.plan().scopes[0].breaks[0];
     assert_eq!(b.reason.code(), "DEADLOCK_DETECTED");
+}
+
+#[test]
+fn the_simplified_sk_prof_trace_reads_by_graph_node_and_is_found_at_the_run_root() {
+    use skope::aclgraph::device::{SubOp, records};
+    // The SuperKernel team's form: wrapped in traceEvents, kernelType beside the graph node id.
+    let simplified = br#"{"traceEvents": [
+        {"ph":"X","name":"RmsNorm_5cce7ee1","ts":10.0,"dur":4.0,"args":{"skId":14,"nodeId":4,"kernelType":"AIV_ONLY"}},
+        {"ph":"X","name":"QuantBatchMatmulV3_d237d73d","ts":15.0,"dur":6.0,"args":{"skId":14,"nodeId":5,"kernelType":"AIC_ONLY"}},
+        {"ph":"X","name":"sk_14_attn_0_start_RmsNorm_5cce7ee1_end_ApplyRotaryPosEmb_9ef39792","ts":9.0,"dur":14.0,"args":{"skId":14,"nodeId":4294967295,"kernelType":"MIX_AIC"}}
+    ], "displayTimeUnit": "us"}"#;
+    let r = records(simplified).unwrap();
+    assert_eq!(r.len(), 3);
+    assert_eq!((r[0].sub_op, r[0].cube), (Some(SubOp::Node(4)), false));
+    assert_eq!((r[1].sub_op, r[1].cube), (Some(SubOp::Node(5)), true));
+    assert_eq!(r[2].sub_op, None);
+    assert_eq!(SubOp::Node(812).label(), "#812");
+    // The per-core list keeps positions.
+    let listed = br#"[{"ph":"X","name":"[0/40]Add","pid":"AIV","tid":1,"ts":1.0,"dur":2.0,"args":{"skId":7,"nodeId":3}},{}]"#;
+    assert_eq!(records(listed).unwrap()[0].sub_op, Some(SubOp::Position(3)));
+
+    // Where the team's pipeline keeps it: the run's root, beside sk_meta/.
+    let model = copy_of_example("simplified");
+    std::fs::remove_file(model.parent().unwrap().join("sk_prof_device_0.json")).unwrap();
+    let root = model.parent().unwrap().parent().unwrap().parent().unwrap();
+    std::fs::write(root.join("sk_prof_simplified.json"), simplified).unwrap();
+    assert_eq!(
+        layout::timing_files(&model),
+        [root.join("sk_prof_simplified.json")]
+    );
+    // Sub-op device time joins the graph's task by its node id.
+    let (m, _) = open(root).unwrap();
+    let ws = skope::aclgraph::observed::workspace(&m, &[], "example");
+    let rms = ws
+        .graph()
+        .ops()
+        .iter()
+        .find(|o| o.name == "RmsNorm_5cce7ee1#4")
+        .unwrap();
+    assert_eq!(
+        rms.attrs.get(skope::aclgraph::observed::ATTR_DEVICE_US),
+        Some(&skope::graph::AttrValue::Float(4.0))
+    );
 }

@@ -6,6 +6,7 @@ use crate::common::profile_pair::{Seg, Sk, Workload, write};
 use skope::profile::payoff::{NeutralAction, PayoffAction, PayoffClass, PayoffRule, Payoffs};
 use skope::profile::regression::{EvidenceLevel, RegressionClass};
 use skope::profile::{Diff, diff, load_pair};
+use std::path::PathBuf;
 
 fn judged(w: &Workload, tag: &str) -> Diff {
     let dir = crate::common::scratch(tag);
@@ -495,4 +496,105 @@ fn a_diagnostic_run_is_not_clean_timing() {
     );
     let text = skope::profile::output::to_text(&d);
     assert!(text.contains("not clean timing"), "{text}");
+}
+
+/// The aclgraph example's profiles: without SuperKernel every kernel task runs under its
+/// function's name (as the profiler names it: no node id), sub-op `k` of the run order taking
+/// `2 + k` µs, 1 µs apart; with it, each SuperKernel the pass built runs once, in place of its
+/// tasks, taking 0.8 of its tasks' interval. Returns the directory holding both.
+fn aclgraph_pair(
+    ws: &skope::workspace::Workspace,
+    plan: &skope::profile::PlannedFusion,
+) -> PathBuf {
+    let graph = ws.graph();
+    let kernels: Vec<&str> = graph
+        .exec_order()
+        .iter()
+        .map(|&id| graph.op(id))
+        .filter(|op| op.op_type.chars().any(|c| c.is_ascii_lowercase()))
+        .map(|op| op.name.as_str())
+        .collect();
+    let dur = |name: &str| 2.0 + kernels.iter().position(|k| *k == name).unwrap() as f64;
+    let header = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us)\n";
+    let dir = crate::common::scratch("payoff-aclgraph");
+    for (side, fused) in [("no_sk_model", false), ("sk_model", true)] {
+        let mut text = header.to_string();
+        let mut t = 1000.0;
+        for step in 1..=5 {
+            let mut done: Vec<&str> = Vec::new();
+            for name in &kernels {
+                if done.contains(name) {
+                    continue;
+                }
+                let function = name.split('#').next().unwrap();
+                let seg = plan
+                    .segments
+                    .iter()
+                    .find(|s| s.ops.iter().any(|o| o.name == *name))
+                    .filter(|_| fused);
+                let (row, d) = match seg {
+                    Some(seg) => {
+                        done.extend(seg.ops.iter().map(|o| o.name.as_str()));
+                        let sum: f64 = seg.ops.iter().map(|o| dur(&o.name)).sum();
+                        let interval = sum + (seg.ops.len() - 1) as f64;
+                        (seg.fused_node.as_str(), 0.8 * interval)
+                    }
+                    None => (function, dur(name)),
+                };
+                let ty = if seg.is_some() { "SuperKernel" } else { "N/A" };
+                text.push_str(&format!("{step},{row},{ty},AI_CORE,{t:.3},{d:.3},1.0\n"));
+                t += d + 1.0;
+            }
+            t += 100.0;
+        }
+        let out = dir.join(side).join("ASCEND_PROFILER_OUTPUT");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("kernel_details.csv"), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn aclgraph_tasks_bind_by_their_function_name_in_their_place() {
+    let (model, _) =
+        skope::aclgraph::open(&crate::common::repo("assets/examples/aclgraph")).unwrap();
+    let ws = skope::aclgraph::observed::workspace(&model, &[], "example");
+    let plan = skope::profile::PlannedFusion::from_workspace(&ws, "example");
+    let dir = aclgraph_pair(&ws, &plan);
+    let d = diff(&load_pair(&dir, None, None).unwrap(), Some(&plan));
+    let p = payoffs(&d);
+    assert_eq!(p.list.len(), plan.segments.len());
+    for x in &p.list {
+        assert!(
+            x.missing_ops.is_empty(),
+            "{}: {:?}",
+            x.segment,
+            x.missing_ops
+        );
+        // Each 0.8 of its interval: beneficial, every one.
+        assert_eq!(x.class, PayoffClass::Beneficial, "{}: {}", x.segment, x.why);
+        let seg = plan
+            .segments
+            .iter()
+            .find(|s| s.segment == x.segment)
+            .unwrap();
+        assert_eq!(x.base.map(|s| s.count), Some(5), "{}", x.segment);
+        // Its own tasks' interval, not another layer's calls of the same functions.
+        let interval = x.base.unwrap().median_us;
+        let new = x.new.unwrap().median_us;
+        assert!(
+            (new - 0.8 * interval).abs() < 0.01,
+            "{}: {interval} → {new}",
+            seg.segment
+        );
+    }
+    // RmsNorm runs in both layers: layer 1's SuperKernel times its own call.
+    let sk21 = p.list.iter().find(|x| x.segment == "sk_21").unwrap();
+    let sk14 = p.list.iter().find(|x| x.segment == "sk_14").unwrap();
+    assert!(
+        sk21.base.unwrap().median_us > sk14.base.unwrap().median_us,
+        "{:?} against {:?}",
+        sk21.base,
+        sk14.base
+    );
 }

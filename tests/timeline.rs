@@ -9,6 +9,7 @@ fn op(name: &str) -> PlannedOp {
     PlannedOp {
         name: name.to_string(),
         op_type: Some("Add".to_string()),
+        call: None,
     }
 }
 

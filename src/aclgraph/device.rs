@@ -160,9 +160,8 @@ pub fn task_queues(bytes: &[u8]) -> Result<Vec<ScopeQueues>, JsonError> {
 pub struct Timing {
     /// The SuperKernel's `skId` (its scope id).
     pub sk_id: u64,
-    /// The position in the SuperKernel's task list (`args.nodeId`); `None` for the whole
-    /// SuperKernel.
-    pub position: Option<u64>,
+    /// The sub-op; `None` for the whole SuperKernel.
+    pub sub_op: Option<SubOp>,
     /// The sub-kernel's (or SuperKernel's) name, without the `[block/blocks]` prefix.
     pub name: String,
     /// Records (one per core and run).
@@ -184,14 +183,41 @@ impl Timing {
     }
 }
 
+/// Which sub-op of a SuperKernel a record times: the device's per-core list gives its
+/// position in the SuperKernel's task list, the SuperKernel team's simplified trace its graph
+/// node id (reference `aclgraph_superkernel.md` §4.5, §9.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SubOp {
+    /// Its position in the SuperKernel's task list (`args.nodeId` of the per-core list).
+    Position(u64),
+    /// Its graph node id (`args.nodeId` of the simplified trace, beside `args.kernelType`).
+    Node(u64),
+}
+
+impl SubOp {
+    /// How it is shown: `3` for a position, `#812` for a graph node.
+    pub fn label(self) -> String {
+        match self {
+            SubOp::Position(p) => p.to_string(),
+            SubOp::Node(n) => format!("#{n}"),
+        }
+    }
+
+    /// A number telling sub-ops of one SuperKernel apart, for colours.
+    pub fn key(self) -> u64 {
+        match self {
+            SubOp::Position(n) | SubOp::Node(n) => n,
+        }
+    }
+}
+
 /// One record of one core in `sk_prof_device_<dev>.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
     /// The SuperKernel's scope id (`skId`).
     pub sk_id: u64,
-    /// The sub-op's position in the SuperKernel's task list; `None` for the whole SuperKernel
-    /// (the device writes UINT32_MAX there).
-    pub position: Option<u64>,
+    /// The sub-op; `None` for the whole SuperKernel (the device writes UINT32_MAX there).
+    pub sub_op: Option<SubOp>,
     /// The sub-op's (or SuperKernel's) name, without its `[block/blocks]` prefix.
     pub name: String,
     /// True on a Cube core (`pid` `AIC`), false on a Vector core (`AIV`).
@@ -230,14 +256,33 @@ struct RawArgs {
     sk_id: Option<u64>,
     #[serde(default)]
     node_id: Option<u64>,
+    #[serde(default)]
+    kernel_type: Option<String>,
+}
+
+/// The file's events: a bare array (the device's per-core list) or `{"traceEvents": […]}`
+/// (the SuperKernel team's simplified trace).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawTrace {
+    List(Vec<RawRecord>),
+    Wrapped {
+        #[serde(rename = "traceEvents")]
+        trace_events: Vec<RawRecord>,
+    },
 }
 
 /// Every timed record of `sk_prof_device_<dev>.json` (or the older
-/// `sk_event_dev_device_<dev>.json`): a Chrome-trace array whose last element is `{}`.
-/// Records without a SuperKernel, a time or a positive duration are left out, as the device
-/// leaves them out.
+/// `sk_event_dev_device_<dev>.json`): a Chrome-trace array whose last element is `{}`, or the
+/// SuperKernel team's simplified trace, `{"traceEvents": […]}` whose sub-op events carry
+/// `args.kernelType` and the graph's node id in `args.nodeId` (never a position in the task
+/// list). Records without a SuperKernel, a time or a positive duration are left out, as the
+/// device leaves them out.
 pub fn records(bytes: &[u8]) -> Result<Vec<Record>, JsonError> {
-    let raws: Vec<RawRecord> = serde_json::from_slice(without_bom(bytes))?;
+    let raws = match serde_json::from_slice(without_bom(bytes))? {
+        RawTrace::List(list) => list,
+        RawTrace::Wrapped { trace_events } => trace_events,
+    };
     let ns = |us: f64| (us * 1000.0).round();
     Ok(raws
         .into_iter()
@@ -252,11 +297,20 @@ pub fn records(bytes: &[u8]) -> Result<Vec<Record>, JsonError> {
                 Some(end) if name.starts_with('[') => name[end + 1..].trim().to_string(),
                 _ => name,
             };
+            let node = args.node_id.filter(|&n| n != u64::from(u32::MAX));
+            let sub_op = match &args.kernel_type {
+                // The simplified trace: the whole SuperKernel is its sk_ event.
+                Some(_) if name.starts_with("sk_") => None,
+                Some(_) => node.map(SubOp::Node),
+                None => node.map(SubOp::Position),
+            };
+            let pid = r.pid.as_ref().and_then(|p| p.as_str());
+            let kind = args.kernel_type.as_deref().unwrap_or_default();
             Some(Record {
                 sk_id: args.sk_id?,
-                position: args.node_id.filter(|&n| n != u64::from(u32::MAX)),
+                sub_op,
                 name,
-                cube: r.pid.as_ref().and_then(|p| p.as_str()) == Some("AIC"),
+                cube: pid == Some("AIC") || (pid.is_none() && kind.contains("AIC")),
                 start: ts as i64,
                 end: (ts + dur) as i64,
             })
@@ -264,16 +318,16 @@ pub fn records(bytes: &[u8]) -> Result<Vec<Record>, JsonError> {
         .collect())
 }
 
-/// The records of `bytes` summed per SuperKernel and position.
+/// The records of `bytes` summed per SuperKernel and sub-op.
 pub fn timings(bytes: &[u8]) -> Result<Vec<Timing>, JsonError> {
     let mut out: Vec<Timing> = Vec::new();
-    let mut index: std::collections::HashMap<(u64, Option<u64>), usize> = Default::default();
+    let mut index: std::collections::HashMap<(u64, Option<SubOp>), usize> = Default::default();
     for r in records(bytes)? {
         let dur = r.dur_us();
-        let slot = *index.entry((r.sk_id, r.position)).or_insert_with(|| {
+        let slot = *index.entry((r.sk_id, r.sub_op)).or_insert_with(|| {
             out.push(Timing {
                 sk_id: r.sk_id,
-                position: r.position,
+                sub_op: r.sub_op,
                 name: r.name,
                 ..Timing::default()
             });

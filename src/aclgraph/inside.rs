@@ -6,7 +6,7 @@
 //! `aclgraph_superkernel.md` §9.5). Times are the device's own clock, relative to each
 //! occurrence's start: never set against a profile's host times (§9.4).
 
-pub use super::device::Record;
+pub use super::device::{Record, SubOp};
 use std::path::Path;
 
 /// The gap that splits occurrences by default, ns.
@@ -18,8 +18,8 @@ pub const BUFFER_FULL: &str = "buffer is full, stop dump the time of nodes";
 /// One sub-op's span in an occurrence.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
-    /// Its position in the SuperKernel's task list (`None` for the whole SuperKernel).
-    pub position: Option<u64>,
+    /// Which sub-op (`None` for the whole SuperKernel).
+    pub sub_op: Option<SubOp>,
     /// Its name.
     pub name: String,
     /// From its first core's start, ns after the occurrence's start.
@@ -87,10 +87,10 @@ fn fold(records: &[&Record]) -> Occurrence {
     let origin = records.iter().map(|r| r.start).min().unwrap_or(0);
     let mut spans: Vec<(bool, Span)> = Vec::new();
     for r in records {
-        let cube = r.cube && r.position.is_some();
+        let cube = r.cube && r.sub_op.is_some();
         match spans
             .iter_mut()
-            .find(|(c, s)| *c == cube && s.position == r.position && s.name == r.name)
+            .find(|(c, s)| *c == cube && s.sub_op == r.sub_op && s.name == r.name)
         {
             Some((_, s)) => {
                 s.start = s.start.min(r.start - origin);
@@ -100,7 +100,7 @@ fn fold(records: &[&Record]) -> Occurrence {
             None => spans.push((
                 cube,
                 Span {
-                    position: r.position,
+                    sub_op: r.sub_op,
                     name: r.name.clone(),
                     start: r.start - origin,
                     end: r.end - origin,
@@ -112,7 +112,7 @@ fn fold(records: &[&Record]) -> Occurrence {
     let mut whole = None;
     let (mut cube, mut vector) = (Vec::new(), Vec::new());
     for (is_cube, span) in spans {
-        match (span.position, is_cube) {
+        match (span.sub_op, is_cube) {
             (None, _) => {
                 let w = whole.get_or_insert(span.clone());
                 w.start = w.start.min(span.start);
@@ -147,9 +147,10 @@ mod tests {
     use super::*;
 
     fn rec(sk: u64, position: Option<u64>, name: &str, cube: bool, start: i64, end: i64) -> Record {
+        let sub_op = position.map(SubOp::Position);
         Record {
             sk_id: sk,
-            position,
+            sub_op,
             name: name.to_string(),
             cube,
             start,
@@ -206,7 +207,7 @@ mod tests {
             (r[0].name.as_str(), r[0].start, r[0].end),
             ("RmsNorm_5c", 1_700_500, 1_704_750)
         );
-        assert_eq!((r[1].position, r[1].cube), (None, true));
+        assert_eq!((r[1].sub_op, r[1].cube), (None, true));
         assert_eq!(r[1].name, "sk_14_attn_start_RmsNorm_5c");
     }
 }

@@ -81,9 +81,10 @@ pub fn is_pass_file(name: &str) -> bool {
     FILES.iter().any(|f| f.name == name) || timing_file(name)
 }
 
-/// True for `sk_prof_device_<dev>.json` and the older `sk_event_dev_device_<dev>.json`.
+/// True for `sk_prof_device_<dev>.json`, the older `sk_event_dev_device_<dev>.json`, and the
+/// SuperKernel team's simplified `sk_prof*.json`.
 pub fn timing_file(name: &str) -> bool {
-    (name.starts_with("sk_prof_device_") || name.starts_with("sk_event_dev_device_"))
+    (name.starts_with("sk_prof") || name.starts_with("sk_event_dev_device_"))
         && name.ends_with(".json")
 }
 
@@ -150,10 +151,20 @@ fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// The device timing files of a model directory: in it, or in its parent (`sk_meta/<pid>/`).
+/// The device timing files of a model directory: in it, in its parent (`sk_meta/<pid>/`), or
+/// in the run's root beside `sk_meta/`, where the SuperKernel team's pipeline keeps its
+/// simplified trace.
 pub fn timing_files(model_dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for dir in [Some(model_dir), model_dir.parent()].into_iter().flatten() {
+    let run_root = model_dir
+        .ancestors()
+        .take(5)
+        .find(|d| d.file_name().is_some_and(|n| n == "sk_meta"))
+        .and_then(Path::parent);
+    for dir in [Some(model_dir), model_dir.parent(), run_root]
+        .into_iter()
+        .flatten()
+    {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };

@@ -575,7 +575,7 @@ fn build_sks(
             time: model
                 .timings
                 .iter()
-                .find(|t| t.sk_id == scope_id && t.position.is_none())
+                .find(|t| t.sk_id == scope_id && t.sub_op.is_none())
                 .cloned(),
         });
     }

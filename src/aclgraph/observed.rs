@@ -5,6 +5,7 @@
 //! scopes re-plan with skope's prediction of the pass; undoing them all shows the pass's own
 //! result again.
 
+use super::device::SubOp;
 use super::graph_json::{Marker, NodeType};
 use super::model::{AclModel, OUTSIDE, TaskStatus};
 use super::predict;
@@ -98,15 +99,20 @@ pub fn graph(model: &AclModel) -> Graph {
             break_words.entry(i).or_default().push(words);
         }
     }
-    // Device time of each sub-op (by its position in its SuperKernel) and of each SuperKernel
-    // (on the task that launches it), from sk_prof_device_*.json.
+    // Device time of each sub-op (by its position in its SuperKernel, or its graph node id)
+    // and of each SuperKernel (on the task that launches it), from sk_prof_device_*.json.
     let mut device_us: HashMap<usize, (&'static str, f64)> = HashMap::new();
     for sk in &model.sks {
         for (position, &i) in sk.tasks.iter().enumerate() {
+            let mine = |sub_op: Option<SubOp>| match sub_op {
+                Some(SubOp::Position(p)) => p == position as u64,
+                Some(SubOp::Node(n)) => n == model.tasks[i].node_id,
+                None => false,
+            };
             if let Some(t) = model
                 .timings
                 .iter()
-                .find(|t| t.sk_id == sk.scope_id && t.position == Some(position as u64))
+                .find(|t| t.sk_id == sk.scope_id && mine(t.sub_op))
             {
                 device_us.insert(i, (ATTR_DEVICE_US, t.mean_us()));
             }

@@ -23,7 +23,7 @@
 //!   what the code holds).
 //! - **Why not**: a neutral or regressed SuperKernel's regression classes ([`super::regression`]).
 
-use super::planned::{PlannedFusion, PlannedSegment};
+use super::planned::{Call, PlannedFusion, PlannedOp, PlannedSegment};
 use super::regression::{Diagnosis, Signals};
 use super::runs::{NO_LABEL, Runs};
 use super::spread::Spread;
@@ -341,9 +341,20 @@ fn device_pairs(base: &Runs, new: &Runs) -> Vec<(u32, u32)> {
     }
 }
 
-/// The base occurrences of `seg` on `device`: per step, the n-th run of each sub-op, when
-/// every sub-op that ran anywhere ran an n-th time; the second number counts those left out.
-fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurrence<'a>>, usize) {
+/// Which of its kernel's runs are `op`'s: every one, or for an aclgraph task one in
+/// [`Call::of`] from its place.
+fn call_of(op: &PlannedOp) -> Call {
+    op.call.unwrap_or(Call { index: 0, of: 1 })
+}
+
+/// The base occurrences of `seg` on `device`: per step, the n-th run of each sub-op (of its
+/// kernel's runs, those that are its), when every sub-op that ran anywhere ran an n-th time;
+/// the second number counts those left out.
+fn base_occurrences<'a>(
+    base: &'a Runs,
+    device: u32,
+    ops: &[(u32, Call)],
+) -> (Vec<Occurrence<'a>>, usize) {
     let mut out = Vec::new();
     let mut incomplete = 0;
     if ops.is_empty() {
@@ -352,7 +363,12 @@ fn base_occurrences<'a>(base: &'a Runs, device: u32, ops: &[u32]) -> (Vec<Occurr
     for &step in base.steps() {
         let lists: Vec<Vec<_>> = ops
             .iter()
-            .map(|&op| base.of(device, step, op).collect())
+            .map(|&(op, call)| {
+                base.of(device, step, op)
+                    .skip(call.index as usize)
+                    .step_by(call.of.max(1) as usize)
+                    .collect()
+            })
             .collect();
         let most = lists.iter().map(Vec::len).max().unwrap_or(0);
         let least = lists.iter().map(Vec::len).min().unwrap_or(0);
@@ -628,15 +644,15 @@ pub fn bind<'a>(plan: &PlannedFusion, base: &'a Runs, new: &'a Runs) -> Binding<
         .segments
         .iter()
         .map(|seg| {
-            let ops: Vec<u32> = seg
+            let ops: Vec<(u32, Call)> = seg
                 .ops
                 .iter()
-                .filter_map(|o| base.name_id(&o.name))
+                .filter_map(|o| Some((base.name_id(o.kernel_name())?, call_of(o))))
                 .collect();
             let missing: Vec<String> = seg
                 .ops
                 .iter()
-                .filter(|o| base.name_id(&o.name).is_none())
+                .filter(|o| base.name_id(o.kernel_name()).is_none())
                 .map(|o| o.name.clone())
                 .collect();
             let sk = new.name_id(&seg.fused_node);
@@ -678,7 +694,7 @@ pub fn payoffs(
             let unfused = seg
                 .ops
                 .iter()
-                .filter(|o| new.name_id(&o.name).is_some())
+                .filter(|o| new.name_id(o.kernel_name()).is_some())
                 .count();
             if unfused > 0 {
                 findings.push(format!(
@@ -858,8 +874,9 @@ pub fn ops_appearing(plan: &PlannedFusion, base: &Runs, new: &Runs) -> (usize, u
     for seg in &plan.segments {
         let fused = new.name_id(&seg.fused_node).is_some();
         for op in &seg.ops {
+            let kernel = op.kernel_name();
             if names.insert(op.name.as_str())
-                && (fused || base.name_id(&op.name).is_some() || new.name_id(&op.name).is_some())
+                && (fused || base.name_id(kernel).is_some() || new.name_id(kernel).is_some())
             {
                 appearing += 1;
             }
@@ -872,7 +889,7 @@ fn other_workload(plan: &PlannedFusion, base: &Runs, new: &Runs) -> Option<Strin
     let fused: HashSet<&str> = plan
         .segments
         .iter()
-        .flat_map(|s| s.ops.iter().map(|o| o.name.as_str()))
+        .flat_map(|s| s.ops.iter().map(PlannedOp::kernel_name))
         .collect();
     let profile = |runs: &Runs| -> HashMap<(String, String), f64> {
         let steps = runs.steps().len().max(1) as f64;

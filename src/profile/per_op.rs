@@ -252,6 +252,7 @@ pub fn infer_plan(base: &KernelTable, new: &KernelTable) -> PlannedFusion {
     let op = |name: &str, kernels: &KernelTable| PlannedOp {
         name: name.to_string(),
         op_type: kernels.get(name).map(|k| k.op_type.to_string()),
+        call: None,
     };
     let mut segments = Vec::new();
     let mut last_segment: Option<String> = None;

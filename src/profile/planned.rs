@@ -17,6 +17,54 @@ pub struct PlannedOp {
     pub name: String,
     /// Its type, when known (a plan file alone does not say).
     pub op_type: Option<String>,
+    /// Which call of its kernel function it is, when its name is `function#node id` (an
+    /// aclgraph task).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<Call>,
+}
+
+/// Which call of its kernel function an aclgraph task is in one pass of the graph. The
+/// profile names a kernel by its function alone, and several tasks may run one function (a
+/// layer's RmsNorm in every layer); the runtime's Task ID is not the graph's node id
+/// (reference `aclgraph_superkernel.md` §5), so a task's run is told by its place among its
+/// function's runs in a step: run `index`, `index + of`, `index + 2 × of`… are its.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Call {
+    /// Its place among the graph's tasks of its function, in execution order, from 0.
+    pub index: u32,
+    /// How many of the graph's tasks run its function.
+    pub of: u32,
+}
+
+impl PlannedOp {
+    /// The kernel name a profile gives it: its function for an aclgraph task, else its name.
+    pub fn kernel_name(&self) -> &str {
+        match self.call {
+            Some(_) => self.name.rsplit_once('#').map_or(&self.name, |(f, _)| f),
+            None => &self.name,
+        }
+    }
+}
+
+/// Each call of a kernel function in `graph`'s execution order, for the ops named
+/// `function#node id`.
+fn calls(graph: &crate::graph::Graph) -> std::collections::HashMap<crate::graph::OpId, Call> {
+    let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut placed = Vec::new();
+    for &id in graph.exec_order() {
+        if let Some((function, _)) = graph.op(id).name.rsplit_once('#') {
+            let n = index.entry(function).or_default();
+            placed.push((id, function, *n));
+            *n += 1;
+        }
+    }
+    placed
+        .into_iter()
+        .map(|(id, function, n)| {
+            let of = index.get(function).copied().unwrap_or(1);
+            (id, Call { index: n, of })
+        })
+        .collect()
 }
 
 /// One segment: the ops that become one SuperKernel.
@@ -71,9 +119,11 @@ impl PlannedFusion {
     /// `plan`, made with `cx` from `marks`; `source` names the dump.
     pub fn from_plan(cx: &Context, marks: &Marks, plan: &Plan, source: &str) -> PlannedFusion {
         let graph = cx.graph();
+        let calls = calls(graph);
         let op = |id: crate::graph::OpId| PlannedOp {
             name: graph.op(id).name.clone(),
             op_type: Some(graph.op(id).op_type.clone()),
+            call: calls.get(&id).copied(),
         };
         let in_segment: HashSet<crate::graph::OpId> = plan
             .scopes
@@ -142,6 +192,7 @@ impl PlannedFusion {
                         .map(|name| PlannedOp {
                             name: name.clone(),
                             op_type: None,
+                            call: None,
                         })
                         .collect(),
                     options: s.options.clone(),

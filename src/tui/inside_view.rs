@@ -233,7 +233,7 @@ fn scroll(app: &mut App, rows: isize) {
     }
 }
 
-/// An occurrence's lane of `spans`, each block coloured by the sub-op's position.
+/// An occurrence's lane of `spans`, each block coloured by its sub-op.
 fn lane(name: &str, spans: &[inside::Span]) -> Lane {
     Lane::new(
         name.to_string(),
@@ -243,8 +243,8 @@ fn lane(name: &str, spans: &[inside::Span]) -> Lane {
                 start: s.start,
                 end: s.end,
                 name: Arc::from(s.name.as_str()),
-                mark: match s.position {
-                    Some(p) => Mark::Segment(p as u32),
+                mark: match s.sub_op {
+                    Some(p) => Mark::Segment(p.key() as u32),
                     None => Mark::SuperKernel(None),
                 },
             })
@@ -331,7 +331,8 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
             let room = (b.min(cols as i64 - 1) as u16).saturating_sub(a) + 1;
             let text = format!(
                 "{}{}",
-                s.position.map_or(String::new(), |p| format!("{p}:")),
+                s.sub_op
+                    .map_or(String::new(), |p| format!("{}:", p.label())),
                 s.name
             );
             put(
@@ -362,7 +363,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         reach = reach.max(s.end);
         let text = format!(
             "{:>3} {:<32} {:<6} {:>10} → {:>10}  {:>10}  {:>3} core(s)  {}",
-            s.position.map_or("—".to_string(), |p| p.to_string()),
+            s.sub_op.map_or("—".to_string(), |p| p.label()),
             crate::text::cut_middle(&s.name, 32),
             unit,
             duration(s.start),

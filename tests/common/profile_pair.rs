@@ -269,6 +269,7 @@ fn plan_of(w: &Workload) -> PlannedFusion {
                     .map(|(name, _)| PlannedOp {
                         name: name.clone(),
                         op_type: Some("Add".to_string()),
+                        call: None,
                     })
                     .collect(),
                 options: s.options.clone(),
