@@ -7,6 +7,7 @@
 //! `cargo bench --bench payoff`; figures in docs/PERFORMANCE.md.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use skope::profile::payoff::PayoffRule;
 use skope::profile::{PlannedFusion, PlannedOp, PlannedSegment, diff, load_pair};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -115,6 +116,28 @@ fn bench_payoffs(c: &mut Criterion) {
     let mut group = c.benchmark_group("payoff");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));
+    // The account of the time alone (the binding made once, as the judgement makes it), and
+    // the judgement: one binding, every payoff and the account.
+    let (runs_b, runs_n) = (
+        pair.base.runs.as_ref().expect("runs"),
+        pair.new.runs.as_ref().expect("runs"),
+    );
+    let binding = skope::profile::payoff::bind(&plan, runs_b, runs_n);
+    let counted = |_: &skope::profile::runs::NameInfo| true;
+    group.bench_function("account_100k_kernels_x10_steps", |b| {
+        b.iter(|| {
+            skope::profile::account::account(
+                Some((&plan, &binding)),
+                Some((runs_b, runs_n)),
+                &counted,
+                (0.0, 0.0),
+                ((STEPS, STEPS), Some("SuperKernel")),
+            )
+        })
+    });
+    group.bench_function("judge_100k_kernels_x10_steps", |b| {
+        b.iter(|| skope::profile::diff::judge_runs(&plan, (runs_b, runs_n), PayoffRule::default()))
+    });
     group.bench_function("compare_100k_kernels_x10_steps", |b| {
         b.iter(|| diff(&pair, Some(&plan)))
     });

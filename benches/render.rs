@@ -341,16 +341,34 @@ fn bench_profiles(c: &mut Criterion) {
             terminal.draw(|f| views::render(&app, f)).unwrap();
         })
     });
-    // The segments table: 100k ops make thousands of segments.
-    app.handle(Msg::key(KeyCode::Tab));
+    // The SuperKernels table: 100k ops make thousands of SuperKernels.
     back_and_forth(
         c,
-        "render/profile_segments_key_down_and_frame_100k",
+        "render/profile_superkernels_key_down_and_frame_100k",
         (&mut app, &mut terminal),
         500,
         [KeyCode::Down, KeyCode::Up],
     );
-    // The op list with its time column, and an edit: the comparison follows the new plan.
+    // The waterfall: a part per SuperKernel, with its bars.
+    app.handle(Msg::key(KeyCode::Tab));
+    assert_eq!(
+        app.profile_view().map(|v| v.table),
+        Some(skope::tui::profile_view::Table::Waterfall)
+    );
+    c.bench_function("render/profile_view_waterfall_frame_100k", |b| {
+        b.iter(|| {
+            terminal.draw(|f| views::render(&app, f)).unwrap();
+        })
+    });
+    back_and_forth(
+        c,
+        "render/profile_waterfall_key_down_and_frame_100k",
+        (&mut app, &mut terminal),
+        500,
+        [KeyCode::Down, KeyCode::Up],
+    );
+    // The op list with its time column, and an edit: the comparison stays the run's, and the
+    // view says what the plan no longer builds.
     app.handle(Msg::key(KeyCode::Esc));
     app.handle(Msg::key(KeyCode::Char('G')));
     app.handle(Msg::key(KeyCode::PageUp));
@@ -370,23 +388,15 @@ fn bench_profiles(c: &mut Criterion) {
         };
         app.handle(Msg::key(code));
     }
-    let segments = |app: &App| {
-        app.profile_view()
-            .map_or(0, |v| v.rows(skope::tui::profile_view::Table::SuperKernels))
-    };
-    let before = segments(&app);
+    let gone = |app: &App| app.profile_view().map_or(0, |v| v.not_in_plan.len());
     app.handle(Msg::key(KeyCode::Char('d')));
-    // Without an event loop the app compares on the spot, so the comparison is current here.
-    assert_eq!(segments(&app), before + 1, "the edit splits a segment");
+    assert_eq!(gone(&app), 1, "the edit splits a SuperKernel the run built");
     app.handle(Msg::key(KeyCode::Char('u')));
-    // What an edit costs the UI thread with profiles loaded: a snapshot of the plan for the
-    // comparing worker, which does the rest (`profiles/compare_100k` and
-    // `profiles/plan_names_100k`).
-    let (tx, _rx) = std::sync::mpsc::channel();
-    app.workers.events = Some(tx);
+    assert_eq!(gone(&app), 0);
+    // What an edit costs with profiles loaded: the plan again, and what it no longer builds.
     back_and_forth(
         c,
-        "render/edit_or_undo_compare_and_frame_100k",
+        "render/edit_or_undo_with_profiles_and_frame_100k",
         (&mut app, &mut terminal),
         1,
         [KeyCode::Char('d'), KeyCode::Char('u')],

@@ -615,8 +615,11 @@ fn a_regressed_superkernel_is_pruned_from_the_profile_view_and_the_plan_changes(
         t.contains("Prune moe_1_split_54_56") && t.contains("y prune")
     });
     s.send(b"y");
+    // The plan changed; the profiles stay what the run built, and the view says so.
     s.wait_for("the plan changed", LONG, |t| {
-        t.contains("8 scopes → 12 segments") && t.contains("[superkernels 12]")
+        t.contains("8 scopes → 12 segments")
+            && t.contains("[superkernels 13]")
+            && t.contains("1 SuperKernel the run built is not in the current plan")
     });
     // u undoes it like any edit (on the graph: esc first, alone, or it reads as alt-u).
     s.send(b"\x1b");

@@ -246,35 +246,34 @@ fn the_details_say_what_an_op_its_segment_and_a_break_cost() {
 }
 
 #[test]
-fn an_edit_compares_again_against_the_new_plan() {
-    let (mut app, rx) = bundled(140, 42);
+fn after_an_edit_the_view_keeps_what_the_run_built_and_says_what_the_plan_no_longer_has() {
+    let (mut app, _rx) = bundled(140, 42);
     press(&mut app, KeyCode::Esc);
-    let segments = |app: &App| app.profile_view().unwrap().rows(Table::SuperKernels);
-    let current = |app: &App| !app.profile_view().unwrap().stale;
-    assert_eq!(segments(&app), 13);
-    // Keeping layer0_rope out of fusion splits attn_0 in two; the worker compares again and
-    // until it answers, the view says so.
+    let superkernels = |app: &App| app.profile_view().unwrap().rows(Table::SuperKernels);
+    assert_eq!(superkernels(&app), 13);
+    // Keeping layer0_rope out of fusion splits attn_0 in two: the run built attn_0 whole.
     find(&mut app, "layer0_rope");
     press(&mut app, KeyCode::Char('d'));
     press(&mut app, KeyCode::Char('p'));
+    let view = app.profile_view().unwrap();
+    assert_eq!(superkernels(&app), 13);
+    assert_eq!(view.not_in_plan, ["attn_0"]);
+    assert_eq!(view.not_in_run, 2);
+    let text = screen(&app);
     assert!(
-        !current(&app) && screen(&app).contains("comparing with the edited plan…"),
-        "{}",
-        screen(&app)
+        text.contains("1 SuperKernel the run built is not in the current plan"),
+        "{text}"
     );
-    pump(&mut app, &rx, current);
-    assert_eq!(segments(&app), 14);
-    assert!(!screen(&app).contains("comparing with the edited plan"));
-    // Undo and redo in a row: only the newest comparison counts.
+    assert!(!text.contains("profile more steps"), "{text}");
+    // The layer totals are the run's, attn_0 in them.
+    let layers = &view.diff.payoffs.as_ref().unwrap().layers;
+    assert_eq!(layers.len(), 4);
+    // Undone, nothing is said.
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('u'));
-    app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(
-        KeyCode::Char('r'),
-        ratatui::crossterm::event::KeyModifiers::CONTROL,
-    )));
-    press(&mut app, KeyCode::Char('u'));
-    pump(&mut app, &rx, current);
-    assert_eq!(segments(&app), 13);
+    let view = app.profile_view().unwrap();
+    assert!(view.not_in_plan.is_empty() && view.not_in_run == 0);
+    assert!(view.drift_words().is_none());
 }
 
 #[test]
@@ -376,8 +375,8 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     find(&mut app, "layer0_rope");
     press(&mut app, KeyCode::Char('d'));
     let view = app.profile_view().unwrap();
-    assert!(!view.stale, "no comparison against the edited plan");
     assert_eq!(view.diff.payoffs.as_ref().unwrap().list.len(), 13);
+    assert_eq!(view.not_in_plan, ["attn_0"]);
 }
 
 #[test]
@@ -495,7 +494,7 @@ fn a_step_picked_shows_its_times_and_every_step_comes_back() {
 
 #[test]
 fn d_prunes_the_regressed_superkernel_after_showing_the_planned_result() {
-    let (mut app, rx) = bundled(140, 42);
+    let (mut app, _rx) = bundled(140, 42);
     // Worst first: the regressed one-sub-op SuperKernel is selected.
     let view = app.profile_view().unwrap();
     assert_eq!(
@@ -541,17 +540,15 @@ fn d_prunes_the_regressed_superkernel_after_showing_the_planned_result() {
             .any(|e| matches!(e, skope::journal::JournalEntry::Edit { .. })),
         "journaled: {entries:?}"
     );
-    // The comparison follows the plan: the pruned segment is no longer predicted, and its
-    // sub-op ran fused in the new profile — a finding.
-    pump(&mut app, &rx, |app| !app.profile_view().unwrap().stale);
-    let p = app.profile_view().unwrap().diff.payoffs.as_ref().unwrap();
-    assert_eq!(p.list.len(), 12);
+    // The comparison stays what the run built: the pruned SuperKernel keeps its row, and the
+    // view says the current plan no longer builds it.
+    let view = app.profile_view().unwrap();
+    assert_eq!(view.diff.payoffs.as_ref().unwrap().list.len(), 13);
+    assert_eq!(view.not_in_plan, ["moe_1_split_54_56"]);
     assert!(
-        p.findings
-            .iter()
-            .any(|f| f.contains("ran that the plan does not predict")),
-        "{:?}",
-        p.findings
+        screen(&app).contains("1 SuperKernel the run built is not in the current plan"),
+        "{}",
+        screen(&app)
     );
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('u'));

@@ -74,7 +74,6 @@ pub struct Workers {
     /// The highlighting worker.
     pub highlighter: Option<Highlighter>,
     /// The worker comparing profiles again after edits, once started.
-    pub(super) comparer: Option<Sender<super::profiles::CompareRequest>>,
     /// The worker that makes suggestions, once asked for.
     pub(super) suggester: Option<Sender<super::suggestions::SuggestRequest>>,
 }
@@ -335,10 +334,6 @@ impl App {
             Msg::RunStarted { id, result } => self.run_started(id, result),
             Msg::RunOutput { id, batch } => self.run_output(id, batch),
             Msg::ProfilesLoaded { request, result } => self.profiles_loaded(request, result),
-            Msg::ProfilesCompared {
-                generation,
-                compared,
-            } => self.profiles_compared(generation, *compared),
             Msg::Suggested(answer) => self.suggested(*answer),
             Msg::StaticsRead(answer) => self.statics_read(*answer),
             Msg::LedgerBuilt(ledger) => self.ledger_built(*ledger),

@@ -347,10 +347,10 @@ fn profile(ex: &Facts<'_>, out: &mut Lines, id: Option<OpId>) {
         return;
     };
     let name = &ex.ws.graph().op(id).name;
-    out.heading(if view.stale {
-        "profile (comparing with the edited plan…)"
-    } else {
+    out.heading(if view.not_in_plan.is_empty() {
         "profile"
+    } else {
+        "profile (as the run's plan built it)"
     });
     out.field(
         "base",

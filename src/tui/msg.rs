@@ -45,13 +45,6 @@ pub fn highlighter(tx: &std::sync::mpsc::Sender<Msg>) -> super::highlight::Highl
 pub fn profiles_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<ProfilesEvent> {
     sink(tx, |event| match event {
         ProfilesEvent::Loaded { request, result } => Msg::ProfilesLoaded { request, result },
-        ProfilesEvent::Compared {
-            generation,
-            compared,
-        } => Msg::ProfilesCompared {
-            generation,
-            compared,
-        },
     })
 }
 
@@ -119,13 +112,6 @@ pub enum Msg {
         request: super::profiles::ProfilesRequest,
         /// The profiles, or the problem.
         result: Result<Box<super::profiles::LoadedProfiles>, crate::profile::ProfileError>,
-    },
-    /// The profiles compared again against an edited plan.
-    ProfilesCompared {
-        /// Which comparison (only the newest is kept).
-        generation: u64,
-        /// The comparison.
-        compared: Box<super::profiles::Compared>,
     },
     /// Suggestions made on the worker.
     Suggested(Box<super::suggestions::Suggested>),

@@ -7,7 +7,7 @@ use super::app::{App, Prompt, PromptKind, Screen};
 use super::dialog::{Answer, Confirm, Dialog, PickFor, Picker};
 use super::layout;
 use super::profile_view::ProfileView;
-use super::profiles::{self, Compared, LoadedProfiles, ProfilesRequest};
+use super::profiles::{self, LoadedProfiles, ProfilesRequest};
 use super::view::ViewSpec;
 use crate::edit::Edit;
 use crate::profile::ProfileError;
@@ -398,48 +398,14 @@ impl App {
         }
     }
 
-    /// Compares the profiles again after the plan changed (an edit, undo, redo): on the
-    /// comparing worker, whose answer replaces the comparison when it is the newest; without
-    /// an event loop, here.
+    /// After the plan changed (an edit, undo, redo): the profiles stay compared against the
+    /// plan their run used, and the view notes what the current plan no longer builds.
     pub(super) fn profiles_follow_plan(&mut self) {
-        let events = self.workers.events.clone();
-        let comparer = &mut self.workers.comparer;
         let Screen::Explorer(ex) = &mut self.screen else {
             return;
         };
-        let Some(view) = &mut ex.profiles else {
-            return;
-        };
-        // Profiles a run made stay bound to the plan it used, whatever the edits since.
-        if view.request.made_with.is_some() {
-            return;
-        }
-        let request = view.compare_request(&ex.ws);
-        let request = match (events, comparer) {
-            (Some(events), comparer) => {
-                let worker = comparer.get_or_insert_with(|| {
-                    profiles::spawn_comparer(
-                        super::msg::profiles_sink(&events),
-                        super::msg::failure_sink(
-                            &events,
-                            "comparing the profiles against the plan",
-                        ),
-                    )
-                });
-                match worker.send(request) {
-                    Ok(()) => return,
-                    Err(failed) => failed.0,
-                }
-            }
-            (None, _) => request,
-        };
-        view.apply(request.generation, request.run());
-    }
-
-    /// Takes in a comparison made on the worker.
-    pub(super) fn profiles_compared(&mut self, generation: u64, compared: Compared) {
-        if let Some(view) = self.profile_view_mut() {
-            view.apply(generation, compared);
+        if let Some(view) = &mut ex.profiles {
+            view.follow(&ex.ws);
         }
     }
 

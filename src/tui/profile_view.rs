@@ -3,7 +3,7 @@
 
 use super::action::Action;
 use super::dialog::{Dialog, PickFor, Picker};
-use super::profiles::{CompareRequest, Compared, LoadedProfiles, PlanSnapshot, ProfilesRequest};
+use super::profiles::{Compared, LoadedProfiles, ProfilesRequest};
 use super::reply::{Reply, Target};
 use crate::profile::figures::micros;
 use crate::profile::payoff::{Payoff, PayoffClass};
@@ -84,13 +84,17 @@ pub struct ProfileView {
     /// What was read.
     pub request: ProfilesRequest,
     pair: Arc<Pair>,
-    /// The comparison against the plan (of `plan_version`, or an older one while `stale`).
+    /// The comparison against the plan the profiles' run used (of `plan_version`): edits
+    /// since do not change what ran.
     pub diff: Diff,
-    /// The workspace version the comparison is for (or, while stale, is being made for).
+    /// The workspace version of the plan compared against.
     pub plan_version: u64,
-    /// True while a comparison against a newer plan is on its way.
-    pub stale: bool,
-    generation: u64,
+    /// The SuperKernels of that plan, as (segment, kernel name).
+    superkernels: Vec<(String, String)>,
+    /// Those the current plan no longer builds (their segments), after an edit.
+    pub not_in_plan: Vec<String>,
+    /// How many SuperKernels of the current plan the run did not build.
+    pub not_in_run: usize,
     /// The table shown.
     pub table: Table,
     /// The op-type table's order.
@@ -145,14 +149,16 @@ impl ProfileView {
             diff,
             segment_of,
             breaks_of,
+            superkernels,
         } = compared;
         let mut view = ProfileView {
             request,
             pair: Arc::new(pair),
             diff,
             plan_version,
-            stale: false,
-            generation: 0,
+            superkernels,
+            not_in_plan: Vec::new(),
+            not_in_run: 0,
             table: Table::SuperKernels,
             sort: Sort::Delta,
             order: Vec::new(),
@@ -170,38 +176,50 @@ impl ProfileView {
         view
     }
 
-    /// Marks the comparison stale for `ws`'s plan and returns the request that makes it anew.
-    pub fn compare_request(&mut self, ws: &Workspace) -> CompareRequest {
-        self.generation += 1;
-        self.stale = true;
-        self.plan_version = ws.version();
-        CompareRequest {
-            generation: self.generation,
-            pair: Arc::clone(&self.pair),
-            snapshot: PlanSnapshot::of(ws),
-        }
+    /// Holds the SuperKernels the run built against `ws`'s plan now: which of them it no
+    /// longer builds, and how many of its own the run did not build. The comparison itself
+    /// stays the run's.
+    pub fn follow(&mut self, ws: &Workspace) {
+        let now: std::collections::HashSet<&str> = ws
+            .plan()
+            .scopes
+            .iter()
+            .flat_map(|s| s.segments.iter().map(|seg| seg.fused_node.as_str()))
+            .collect();
+        let ran: std::collections::HashSet<&str> =
+            self.superkernels.iter().map(|(_, k)| k.as_str()).collect();
+        self.not_in_plan = self
+            .superkernels
+            .iter()
+            .filter(|(_, kernel)| !now.contains(kernel.as_str()))
+            .map(|(segment, _)| segment.clone())
+            .collect();
+        self.not_in_run = now.iter().filter(|k| !ran.contains(*k)).count();
     }
 
-    /// Takes in comparison `generation`; an older one than the last asked for is ignored.
-    pub fn apply(&mut self, generation: u64, compared: Compared) {
-        if generation != self.generation {
-            return;
+    /// What edits since the profiles' plan changed, in words (`None` when nothing did).
+    pub fn drift_words(&self) -> Option<String> {
+        let gone = self.not_in_plan.len();
+        let mut parts = Vec::new();
+        if gone > 0 {
+            parts.push(format!(
+                "{gone} SuperKernel{} the run built {} not in the current plan",
+                if gone == 1 { "" } else { "s" },
+                if gone == 1 { "is" } else { "are" }
+            ));
         }
-        let Compared {
-            diff,
-            segment_of,
-            breaks_of,
-        } = compared;
-        self.diff = diff;
-        self.segment_of = segment_of;
-        self.breaks_of = breaks_of;
-        self.stale = false;
-        self.sort_rows();
-        for table in Table::ALL {
-            let i = table_index(table);
-            self.selected[i] = self.selected[i].min(self.rows(table).saturating_sub(1));
-            self.offset[i] = self.offset[i].min(self.selected[i]);
+        if self.not_in_run > 0 {
+            parts.push(format!(
+                "{} of the current plan's the run did not build",
+                self.not_in_run
+            ));
         }
+        (!parts.is_empty()).then(|| {
+            format!(
+                "{}: the figures are the run's; run the edited plan to measure it",
+                parts.join(" · ")
+            )
+        })
     }
 
     /// Rows of `table`.

@@ -11,7 +11,6 @@ use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
 
 /// Which profiles to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,13 +146,6 @@ pub enum ProfilesEvent {
         /// The profiles, or the problem.
         result: Result<Box<LoadedProfiles>, ProfileError>,
     },
-    /// The profiles compared again against an edited plan.
-    Compared {
-        /// Which comparison (only the newest is kept).
-        generation: u64,
-        /// The comparison.
-        compared: Box<Compared>,
-    },
 }
 
 /// Reads the profiles of `request` and compares them against `snapshot` on a thread of its
@@ -231,6 +223,8 @@ pub struct Compared {
     pub(super) segment_of: HashMap<String, usize>,
     /// For each break op's name, its indices in `diff.per_op.breaks`.
     pub(super) breaks_of: HashMap<String, Vec<usize>>,
+    /// The SuperKernels of the plan compared against, as (segment, kernel name).
+    pub(super) superkernels: Vec<(String, String)>,
 }
 
 impl Compared {
@@ -249,44 +243,16 @@ impl Compared {
                 breaks_of.entry(b.op.clone()).or_default().push(i);
             }
         }
+        let superkernels = planned
+            .segments
+            .iter()
+            .map(|s| (s.segment.clone(), s.fused_node.clone()))
+            .collect();
         Compared {
             diff,
             segment_of,
             breaks_of,
+            superkernels,
         }
     }
-}
-
-/// A request to compare again after the plan changed.
-#[derive(Debug)]
-pub struct CompareRequest {
-    /// Which comparison this is; only the newest is applied.
-    pub generation: u64,
-    /// The profiles.
-    pub pair: Arc<Pair>,
-    /// The plan now.
-    pub snapshot: PlanSnapshot,
-}
-
-impl CompareRequest {
-    /// Makes the comparison.
-    pub fn run(&self) -> Compared {
-        Compared::new(&self.pair, &self.snapshot.planned())
-    }
-}
-
-/// Starts the worker that compares again after edits; the newest request wins, results go to
-/// `events` and a panic's message to `failed`.
-pub fn spawn_comparer(events: Sink<ProfilesEvent>, failed: Sink<String>) -> Sender<CompareRequest> {
-    let serve = move |request: CompareRequest| {
-        let compared = request.run();
-        events(ProfilesEvent::Compared {
-            generation: request.generation,
-            compared: Box::new(compared),
-        })
-    };
-    let report = move |message| {
-        failed(message);
-    };
-    super::latest::spawn("skope-compare", serve, report)
 }

@@ -147,20 +147,12 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
     let d = &view.diff;
     let a = &d.attribution;
-    let stale = if view.stale {
-        " · comparing with the edited plan…"
-    } else {
-        ""
-    };
     let bound = if view.request.made_with.is_some() {
         " · bound to the plan its run used"
     } else {
         ""
     };
-    let title = format!(
-        " Profiles · {}{bound}{stale} ",
-        sanitize(&view.request.describe())
-    );
+    let title = format!(" Profiles · {}{bound} ", sanitize(&view.request.describe()));
     let block = pane_block(title, false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -346,7 +338,14 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
             spans
         })
         .collect();
-    let mut last = layers;
+    let mut last = Vec::new();
+    if let Some(drift) = view.drift_words() {
+        last.push(Span::styled(drift, theme.get(Role::Warning)));
+        if !layers.is_empty() {
+            last.push(Span::raw(" · "));
+        }
+    }
+    last.extend(layers);
     if !notes.is_empty() {
         if !last.is_empty() {
             last.push(Span::raw(" · "));
