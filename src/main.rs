@@ -261,8 +261,8 @@ enum Command {
         json: bool,
     },
     /// The run ledger: every recorded run of the dump side by side — what its plan changed
-    /// from the run before, its per-step median, its benefit against a baseline run (one whose
-    /// plan builds no SuperKernel), its SuperKernels' payoffs, its status.
+    /// from the run before, its step time, what it saves a step against a baseline run (one
+    /// whose plan builds no SuperKernel), its SuperKernels' payoffs, its status.
     Runs {
         /// The dump file (the bundled example when omitted).
         file: Option<PathBuf>,
@@ -275,7 +275,8 @@ enum Command {
         /// Print a CSV row per run.
         #[arg(long)]
         csv: bool,
-        /// The order of the rows: benefit (largest first), median, run, status.
+        /// The order of the rows: benefit (most saved first), step-time (shortest first), run,
+        /// status.
         #[arg(long, value_name = "KEY", default_value = "benefit", value_parser = sort_key)]
         sort: SortKey,
         /// The baseline: run N (as the ledger numbers them, 1 the oldest); without it, the

@@ -1099,4 +1099,12 @@ fn a_level0_file_of_ten_iterations_gives_ten_inferred_steps() {
     std::fs::write(out.join("kernel_details.csv"), level0_kernels(1, false)).unwrap();
     let (_, runs) = skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")]).unwrap();
     assert_eq!(runs.steps().len(), 1);
+    // Names that differ in their digits are different ops, not calls of one.
+    let mut ops = String::from("Name,Type,Accelerator Core,Duration(us),Wait Time(us)\n");
+    for i in 0..1000 {
+        ops.push_str(&format!("op_{i},Add,AI_CORE,1.0,0.5\n"));
+    }
+    std::fs::write(out.join("kernel_details.csv"), ops).unwrap();
+    let (_, runs) = skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")]).unwrap();
+    assert_eq!(runs.steps().len(), 1);
 }

@@ -88,7 +88,7 @@ fn the_ledger_orders_runs_by_benefit_and_names_the_changed_option() {
 
     // s: by median (the same here), then run order.
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(view(&app).sort.name(), "median");
+    assert_eq!(view(&app).sort.name(), "step-time");
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(order(&app), [1, 2, 3]);
     // The selection stays on its run when the order changes.

@@ -184,8 +184,8 @@ pub enum SortKey {
     /// The largest benefit first; runs without one after, in run order.
     #[default]
     Benefit,
-    /// The shortest per-step median first.
-    Median,
+    /// The shortest step time first.
+    StepTime,
     /// Run order (oldest first).
     Run,
     /// By status word, then run order.
@@ -196,7 +196,7 @@ impl SortKey {
     /// Every key, in the order `s` cycles them.
     pub const ALL: [SortKey; 4] = [
         SortKey::Benefit,
-        SortKey::Median,
+        SortKey::StepTime,
         SortKey::Run,
         SortKey::Status,
     ];
@@ -205,15 +205,18 @@ impl SortKey {
     pub fn name(self) -> &'static str {
         match self {
             SortKey::Benefit => "benefit",
-            SortKey::Median => "median",
+            SortKey::StepTime => "step-time",
             SortKey::Run => "run",
             SortKey::Status => "status",
         }
     }
 
-    /// The key named `name`.
+    /// The key named `name` (`median`, the older word for `step-time`, too).
     pub fn of(name: &str) -> Option<SortKey> {
-        SortKey::ALL.into_iter().find(|k| k.name() == name)
+        match name {
+            "median" => Some(SortKey::StepTime),
+            _ => SortKey::ALL.into_iter().find(|k| k.name() == name),
+        }
     }
 
     /// The next key in [`SortKey::ALL`].
@@ -308,8 +311,8 @@ impl Ledger {
                     .then(ka.1.total_cmp(&kb.1))
                     .then(a.number.cmp(&b.number))
             }),
-            SortKey::Median => self.rows.sort_by(|a, b| {
-                let (ka, kb) = (after(a.median_step_us), after(b.median_step_us));
+            SortKey::StepTime => self.rows.sort_by(|a, b| {
+                let (ka, kb) = (after(a.step_time_us), after(b.step_time_us));
                 ka.0.cmp(&kb.0)
                     .then(ka.1.total_cmp(&kb.1))
                     .then(a.number.cmp(&b.number))

@@ -295,7 +295,7 @@ pub struct Occurrence<'a> {
     pub start_ns: i64,
     /// Where it ends, ns.
     pub end_ns: i64,
-    /// The streams its kernels ran on (0 when the profile names none).
+    /// The streams its kernels ran on, up to 8 (0 when the profile names none).
     pub streams: u32,
     /// The wait before it on its stream (before its first kernel, without SuperKernel), ns.
     pub wait_ns: i64,
@@ -376,7 +376,8 @@ fn base_occurrences<'a>(
         for n in 0..least {
             let (mut first, mut last, mut kernels) = (i64::MAX, i64::MIN, 0i64);
             let mut wait_ns = 0;
-            let mut streams: Vec<u32> = Vec::new();
+            // The distinct streams, counted up to eight (two tell overlap is possible).
+            let (mut streams, mut distinct) = ([NO_LABEL; 8], 0usize);
             for list in &lists {
                 let r = list[n];
                 if r.start_ns < first {
@@ -385,8 +386,10 @@ fn base_occurrences<'a>(
                 first = first.min(r.start_ns);
                 last = last.max(r.end_ns());
                 kernels = kernels.saturating_add(r.dur_ns);
-                if r.stream != NO_LABEL && !streams.contains(&r.stream) {
-                    streams.push(r.stream);
+                if r.stream != NO_LABEL && distinct < 8 && !streams[..distinct].contains(&r.stream)
+                {
+                    streams[distinct] = r.stream;
+                    distinct += 1;
                 }
             }
             out.push(Occurrence {
@@ -402,7 +405,7 @@ fn base_occurrences<'a>(
                 kernels_ns: kernels,
                 start_ns: first,
                 end_ns: last,
-                streams: streams.len() as u32,
+                streams: distinct as u32,
                 wait_ns,
             });
         }
@@ -687,6 +690,10 @@ pub fn payoffs(
     let devices = &binding.devices;
     let mut list = Vec::with_capacity(plan.segments.len());
     let mut findings = Vec::new();
+    let mut segments_of: HashMap<&str, usize> = HashMap::new();
+    for seg in &plan.segments {
+        *segments_of.entry(seg.scope.as_str()).or_default() += 1;
+    }
     for (seg, bound) in plan.segments.iter().zip(&binding.segments) {
         let (b, n, incomplete) = (&bound.base, &bound.new, bound.incomplete);
         let missing = bound.missing.clone();
@@ -705,11 +712,7 @@ pub fn payoffs(
                 ));
             }
         }
-        let in_scope = plan
-            .segments
-            .iter()
-            .filter(|s| s.scope == seg.scope)
-            .count();
+        let in_scope = segments_of.get(seg.scope.as_str()).copied().unwrap_or(1);
         list.push(judge(
             seg,
             (b, incomplete, missing),

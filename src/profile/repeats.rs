@@ -2,8 +2,8 @@
 //! `kernel_details.csv` has no `Step Id`, yet a run of N iterations executes the same kernels
 //! N times. Real sequences are not exact repeats — communication kernels carry a per-call
 //! index in their names (`hcom_allReduce__503_0_1`, `…_1_1`) and a few kernels (AI CPU ones)
-//! change place between iterations — so names are compared without their digits, and a small
-//! share of kernels may differ.
+//! change place between iterations — so communication kernels' names are compared without
+//! their digits (other names' digits tell ops apart), and a small share of kernels may differ.
 //!
 //! How: every kernel runs in every iteration, so the number of iterations N is the least
 //! count of any name, and nearly every count is a multiple of it (a model's layers repeat
@@ -17,7 +17,8 @@ use std::collections::HashMap;
 /// The share of kernels that may break the repetition (moved or extra ones).
 const TOLERANCE: f64 = 0.05;
 
-/// A kernel name without its digits, so per-call indices do not tell calls apart:
+/// A communication kernel's name without its digits, so per-call indices do not tell calls
+/// apart:
 /// `hcom_allReduce__503_0_1` → `hcom_allReduce__#_#_#`.
 pub fn without_indices(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
@@ -52,7 +53,8 @@ pub fn iteration_starts(sequence: &[u32]) -> Option<Vec<usize>> {
     // is one of a single pass (an embedding, a head): the repeats are layers, not iterations.
     let iterations = counts.values().copied().min()?;
     let off: usize = counts.values().filter(|&&c| c % iterations != 0).sum();
-    if iterations < 2 || off as f64 > total as f64 * TOLERANCE {
+    // An iteration of one kernel is no iteration: a sequence of one name over and over.
+    if iterations < 2 || iterations * 2 > total || off as f64 > total as f64 * TOLERANCE {
         return None;
     }
     // The anchor: of the names that run once an iteration, the one first in the sequence.
@@ -109,7 +111,12 @@ mod tests {
             .iter()
             .map(|n| {
                 let next = known.len() as u32;
-                *known.entry(without_indices(n)).or_insert(next)
+                let name = if n.starts_with("hcom") {
+                    without_indices(n)
+                } else {
+                    n.to_string()
+                };
+                *known.entry(name).or_insert(next)
             })
             .collect()
     }

@@ -179,16 +179,20 @@ impl Runs {
         if self.has_steps || self.runs.is_empty() {
             return None;
         }
-        // Names without their indices, as ids.
+        // Names as ids, communication kernels' without their per-call indices (other names'
+        // digits tell ops apart: layer0_qkv_proj, op_12).
         let mut plain: HashMap<String, u32> = HashMap::new();
         let plain_of: Vec<u32> = self
             .infos
             .iter()
             .map(|info| {
                 let next = plain.len() as u32;
-                *plain
-                    .entry(super::repeats::without_indices(&info.name))
-                    .or_insert(next)
+                let name = if super::row::is_communication(&info.op_type, &info.core_type) {
+                    super::repeats::without_indices(&info.name)
+                } else {
+                    info.name.to_string()
+                };
+                *plain.entry(name).or_insert(next)
             })
             .collect();
         let mut devices: Vec<u32> = self.runs.iter().map(|r| r.device).collect();
