@@ -422,12 +422,11 @@ fn compare(out: &Path) -> Result<()> {
         "Profiles with and without SuperKernel: did each SuperKernel pay?",
     )?;
     app.handle(Msg::key(KeyCode::Tab));
-    app.handle(Msg::key(KeyCode::Tab));
     write(
         &app,
         out,
-        "compare_segments",
-        "Each segment without and with SuperKernel",
+        "compare_waterfall",
+        "Where the step time went: the parts that add up to it, without and with SuperKernel",
     )?;
     press(&mut app, "\x1b/name:layer0_attention\r");
     write(&app, out, "op_times", "The op list with each op's time")?;
