@@ -332,7 +332,7 @@ fn bench_profiles(c: &mut Criterion) {
     group.finish();
     hand_over(&mut app, request, pair, &planned);
     assert!(
-        (app.up == Some("profiles")),
+        (app.up() == Some("profiles")),
         "the profile view is up: {:?}",
         app.status
     );
@@ -429,14 +429,13 @@ fn bench_timeline(c: &mut Criterion) {
     });
     app.handle(Msg::key(KeyCode::Char('T')));
     assert_eq!(
-        app.up,
+        app.up(),
         Some("timeline"),
         "the timeline is up: {:?}",
         app.status
     );
     let kernels: usize = app
-        .view_states
-        .get::<skope::tui::timeline_view::TimelineView>()
+        .view_state::<skope::tui::timeline_view::TimelineView>()
         .map_or(0, |v| {
             v.timeline
                 .sides
@@ -475,7 +474,7 @@ fn bench_dataflow(c: &mut Criterion) {
     app.handle(Msg::key(KeyCode::Char('G')));
     app.handle(Msg::key(KeyCode::PageUp));
     app.handle(Msg::key(KeyCode::Char('V')));
-    assert_eq!(app.up, Some("dataflow"));
+    assert_eq!(app.up(), Some("dataflow"));
     back_and_forth(
         c,
         "render/dataflow_move_and_frame_100k",

@@ -10,9 +10,7 @@ use skope::tui::app::{App, Msg};
 use skope::tui::dataflow_view::DataflowView;
 
 fn view(app: &App) -> &DataflowView {
-    app.view_states
-        .get::<DataflowView>()
-        .expect("the dataflow view")
+    app.view_state::<DataflowView>().expect("the dataflow view")
 }
 
 fn centre(app: &App) -> String {
@@ -22,7 +20,7 @@ fn centre(app: &App) -> String {
 fn open_on(app: &mut App, name: &str) {
     find(app, name);
     press(app, KeyCode::Char('V'));
-    assert_eq!(app.up, Some("dataflow"));
+    assert_eq!(app.up(), Some("dataflow"));
     assert_eq!(centre(app), name);
 }
 
@@ -77,7 +75,7 @@ fn moving_follows_edges_and_recentres_and_ctrl_o_comes_back() {
     press(&mut app, KeyCode::Char('l'));
     press(&mut app, KeyCode::Char('h'));
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.up, None);
+    assert_eq!(app.up(), None);
     assert_eq!(selected_name(&app), "layer0_rope");
 }
 
@@ -104,7 +102,7 @@ fn a_wide_fan_collapses_into_a_node_that_enter_opens() {
         .min_by_key(|&&i| view(&app).layout.nodes[i].x)
         .unwrap();
     // From the row's leftmost node, right along the row to the +3 node.
-    app.view_states.get_mut::<DataflowView>().unwrap().selected = first;
+    app.view_state_mut::<DataflowView>().unwrap().selected = first;
     while view(&app).selected != at {
         let before = view(&app).selected;
         press(&mut app, KeyCode::Char('l'));
@@ -187,7 +185,7 @@ fn the_view_works_on_aclgraph_tasks_and_mindspore_composites() {
         press(&mut app, KeyCode::Enter);
         assert_eq!(selected_name(&app), name, "{input}");
         press(&mut app, KeyCode::Char('V'));
-        assert_eq!(app.up, Some("dataflow"), "{input}");
+        assert_eq!(app.up(), Some("dataflow"), "{input}");
         assert_eq!(centre(&app), name, "{input}");
         assert!(
             view(&app).hood.links.len() >= 2,

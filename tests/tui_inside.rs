@@ -11,8 +11,7 @@ use std::path::Path;
 const MODEL: &str = "assets/examples/aclgraph";
 
 fn view(app: &skope::tui::app::App) -> &InsideView {
-    app.view_states
-        .get::<InsideView>()
+    app.view_state::<InsideView>()
         .expect("the inside view's state")
 }
 
@@ -21,7 +20,7 @@ fn the_selected_superkernel_opens_in_lanes() {
     let mut app = app_on(MODEL, 120, 40, Config::default());
     find(&mut app, "RmsNorm_5cce7ee1#4");
     press(&mut app, KeyCode::Char('I'));
-    assert_eq!(app.up, Some("inside"), "{:?}", app.status);
+    assert_eq!(app.up(), Some("inside"), "{:?}", app.status);
     let v = view(&app);
     assert_eq!(v.sk_id, 14);
     assert_eq!(v.occurrences.len(), 1);
@@ -44,7 +43,7 @@ fn the_selected_superkernel_opens_in_lanes() {
     assert!(!text.contains("buffer is full"), "{text}");
     insta::assert_snapshot!("inside_120x40", text);
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.up, None);
+    assert_eq!(app.up(), None);
 }
 
 #[test]
@@ -78,7 +77,7 @@ fn occurrences_split_by_a_gap_and_a_full_buffer_is_said() {
     let mut app = app_on(&root.to_string_lossy(), 120, 40, Config::default());
     find(&mut app, "RmsNorm_5cce7ee1#4");
     press(&mut app, KeyCode::Char('I'));
-    assert_eq!(app.up, Some("inside"), "{:?}", app.status);
+    assert_eq!(app.up(), Some("inside"), "{:?}", app.status);
     assert_eq!(view(&app).occurrences.len(), 3);
     let text = screen(&app);
     assert!(text.contains("occurrence 1 of 3"), "{text}");
@@ -98,7 +97,7 @@ fn without_a_superkernel_selected_or_without_records_it_says_why() {
     let mut app = app_on(MODEL, 120, 40, Config::default());
     find(&mut app, "begin moe_1#56");
     press(&mut app, KeyCode::Char('I'));
-    assert_eq!(app.up, None);
+    assert_eq!(app.up(), None);
     let said = status(&app);
     assert!(said.contains("select a SuperKernel's task"), "{said}");
     let mut app = app_on(

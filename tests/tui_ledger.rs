@@ -24,21 +24,18 @@ fn app_in(dir: &Path, w: u16, h: u16) -> (App, Receiver<Msg>) {
 }
 
 fn view(app: &App) -> &LedgerView {
-    app.view_states
-        .get::<LedgerView>()
-        .expect("the ledger view")
+    app.view_state::<LedgerView>().expect("the ledger view")
 }
 
 fn built(app: &App) -> bool {
-    app.view_states
-        .get::<LedgerView>()
+    app.view_state::<LedgerView>()
         .is_some_and(|v| !v.building && v.ledger.is_some())
 }
 
 /// Opens the ledger and waits until it is built.
 fn open_ledger(app: &mut App, rx: &Receiver<Msg>) {
     press(app, KeyCode::Char('C'));
-    assert_eq!(app.up, Some("ledger"));
+    assert_eq!(app.up(), Some("ledger"));
     pump(app, rx, built);
 }
 
@@ -128,7 +125,7 @@ fn two_marked_runs_open_their_profile_comparison() {
     press(&mut app, KeyCode::Char('k'));
     press(&mut app, KeyCode::Char(' '));
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
-    assert_eq!(app.up, Some("profiles"), "{}", status(&app));
+    assert_eq!(app.up(), Some("profiles"), "{}", status(&app));
     let profiles = app.profile_view().unwrap();
     let change = profiles.diff.account.change_pct;
     assert!((change.unwrap() - 19.69).abs() < 0.01);

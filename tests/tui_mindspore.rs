@@ -69,3 +69,39 @@ fn composites_reasons_refused_edits_and_the_flags_view() {
     press(&mut app, KeyCode::Esc);
     assert!(screen(&app).contains("Ops (execution order) 55"));
 }
+
+#[test]
+fn a_view_open_on_one_graph_is_gone_with_its_state_after_another_loads() {
+    let mut app = app_on(IR, 140, 40, Config::default());
+    press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.up(), Some("flags"));
+    assert!(
+        app.view_state::<skope::tui::flags_view::FlagsView>()
+            .is_some()
+    );
+    // Another graph: the bundled GE dump, loaded as the app loads any.
+    let dump = crate::common::example_arg("moe_decode.ge_proto.txt");
+    app.screen = skope::tui::app::Screen::Loading(skope::tui::app::Loading {
+        file: dump.clone(),
+        stage: None,
+        elapsed: std::time::Duration::ZERO,
+    });
+    let (ws, _) = skope::open::open(
+        &skope::open::Input::File(dump.into()),
+        skope::load::LoadOptions::default(),
+        &skope::fusion::rules::RuleConfig::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    app.handle(skope::tui::app::Msg::Loaded(Ok(Box::new(
+        skope::tui::loader::Loaded::new(ws),
+    ))));
+    assert_eq!(app.up(), None);
+    assert!(
+        app.view_state::<skope::tui::flags_view::FlagsView>()
+            .is_none()
+    );
+    let text = screen(&app);
+    assert!(text.contains("moe_decode.ge_proto.txt"), "{text}");
+    assert!(!text.contains("Graph kernel flags"), "{text}");
+}

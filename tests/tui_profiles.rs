@@ -28,7 +28,7 @@ fn open(app: &mut App, rx: &Receiver<Msg>, paths: &str) {
 fn bundled(w: u16, h: u16) -> (App, Receiver<Msg>) {
     let (mut app, rx) = app_with_events(w, h);
     open(&mut app, &rx, BUNDLED);
-    assert!((app.up == Some("profiles")), "{:?}", app.status);
+    assert!((app.up() == Some("profiles")), "{:?}", app.status);
     (app, rx)
 }
 
@@ -59,9 +59,9 @@ fn p_guesses_the_profiles_and_reads_them_into_the_view() {
     );
     // p and esc go back to the graph and p comes back, without reading again.
     press(&mut app, KeyCode::Esc);
-    assert_ne!(app.up, Some("profiles"));
+    assert_ne!(app.up(), Some("profiles"));
     press(&mut app, KeyCode::Char('p'));
-    assert!((app.up == Some("profiles")) && app.prompt.is_none());
+    assert!((app.up() == Some("profiles")) && app.prompt.is_none());
 }
 
 #[test]
@@ -70,7 +70,7 @@ fn a_database_pair_reads_into_the_view_as_the_csvs_do() {
     let dbs = crate::common::profiler_db::pair_as_databases(&crate::common::repo(BUNDLED), &dir);
     let (mut app, rx) = app_with_events(140, 42);
     open(&mut app, &rx, &dbs.to_string_lossy());
-    assert!((app.up == Some("profiles")), "{:?}", app.status);
+    assert!((app.up() == Some("profiles")), "{:?}", app.status);
     let text = screen(&app);
     assert!(
         text.contains(
@@ -101,7 +101,7 @@ fn help_in_the_profile_view_starts_with_its_keys() {
     assert!(text.contains("In the profile view"), "{text}");
     assert!(text.contains("sort op types by Δ, total, name"), "{text}");
     press(&mut app, KeyCode::Esc);
-    assert!((app.up == Some("profiles")) && app.help.is_none());
+    assert!((app.up() == Some("profiles")) && app.help.is_none());
 }
 
 #[test]
@@ -164,7 +164,7 @@ fn the_waterfall_adds_up_and_a_break_costs_one_number() {
     );
     // enter: the break's op in the graph.
     press(&mut app, KeyCode::Enter);
-    assert_ne!(app.up, Some("profiles"));
+    assert_ne!(app.up(), Some("profiles"));
     assert_eq!(selected_name(&app), "layer1_expert_broadcast");
 }
 
@@ -282,7 +282,7 @@ fn several_ranks_are_compared_together_and_r_shows_another() {
     let ranks = "tests/fixtures/profile/ranks";
     open(&mut app, &rx, &format!("{ranks} {ranks}"));
     // Every rank compared; the slowest shown.
-    assert!((app.up == Some("profiles")), "{:?}", app.status);
+    assert!((app.up() == Some("profiles")), "{:?}", app.status);
     let view = app.profile_view().unwrap();
     assert_eq!(view.request.rank, Some(1));
     assert_eq!(view.ranks.as_ref().unwrap().ranks.len(), 2);
@@ -317,7 +317,7 @@ fn bad_profiles_are_named_with_file_row_column_and_what_to_do() {
     let (mut app, rx) = app_with_events(120, 40);
     let bad = "tests/fixtures/profile/op_statistic/bad_number.csv";
     open(&mut app, &rx, &format!("{bad} {bad}"));
-    assert_ne!(app.up, Some("profiles"));
+    assert_ne!(app.up(), Some("profiles"));
     let status = app.status.clone().unwrap();
     assert!(status.problem, "{status:?}");
     assert!(status.text.contains("bad_number.csv"), "{status:?}");
@@ -356,8 +356,8 @@ fn a_run_whose_results_hold_profiles_opens_them() {
     };
     offer(&mut app, profile);
     press(&mut app, KeyCode::Enter);
-    pump(&mut app, &rx, |app| app.up == Some("profiles"));
-    assert_ne!(app.up, Some("runs"));
+    pump(&mut app, &rx, |app| app.up() == Some("profiles"));
+    assert_ne!(app.up(), Some("runs"));
     let text = screen(&app);
     assert!(text.contains("19.69 % faster with SuperKernel"), "{text}");
     // Bound to the plan the run used (its own copy in the run's directory), not the plan as
@@ -393,7 +393,7 @@ fn the_mouse_scrolls_the_profile_view_and_clicks_do_not_reach_the_hidden_panes()
         ),
     );
     assert_eq!(selected_name(&app), before);
-    assert_eq!(app.up, Some("profiles"));
+    assert_eq!(app.up(), Some("profiles"));
     click(
         &mut app,
         60,
@@ -577,7 +577,7 @@ fn w_writes_the_pull_request_report_beside_the_dump() {
         &rx,
         &crate::common::repo(BUNDLED).to_string_lossy(),
     );
-    assert_eq!(app.up, Some("profiles"), "{:?}", app.status);
+    assert_eq!(app.up(), Some("profiles"), "{:?}", app.status);
     press(&mut app, KeyCode::Char('W'));
     let written = dir.join("moe_decode.ge_proto.txt.report.md");
     let text = std::fs::read_to_string(&written).unwrap_or_else(|e| panic!("{e}"));

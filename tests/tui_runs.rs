@@ -81,7 +81,7 @@ fn c_picks_a_recipe_and_shows_what_it_runs() {
 fn the_check_recipe_runs_from_the_explorer_and_passes() {
     let (mut app, rx) = app_with_runs(120, 40, "check");
     start(&mut app, "check");
-    assert!((app.up == Some("runs")), "the runs view opens");
+    assert!((app.up() == Some("runs")), "the runs view opens");
     assert_eq!(app.runs.list.len(), 1);
     // Its files are written on a worker: the screen goes on meanwhile.
     let text = screen(&app);
@@ -115,9 +115,9 @@ fn the_check_recipe_runs_from_the_explorer_and_passes() {
     );
     // Esc goes back to the explorer, L comes back to the runs.
     press(&mut app, KeyCode::Esc);
-    assert_ne!(app.up, Some("runs"));
+    assert_ne!(app.up(), Some("runs"));
     press(&mut app, KeyCode::Char('L'));
-    assert_eq!(app.up, Some("runs"));
+    assert_eq!(app.up(), Some("runs"));
     // The run left its record, its plan and its whole log.
     let out = app.runs.list[0].out.clone().unwrap();
     let record = skope::compile::record::RunRecord::read(&out).expect("run.json");
@@ -308,7 +308,7 @@ fn esc_on_a_running_run_asks_and_quitting_asks_too() {
     assert!(text.contains("is still running. Stop it"), "{text}");
     // b: back to the explorer, the run goes on.
     press(&mut app, KeyCode::Char('b'));
-    assert!(app.up != Some("runs") && app.runs.running() == 1);
+    assert!(app.up() != Some("runs") && app.runs.running() == 1);
     press(&mut app, KeyCode::Char('q'));
     assert!(!app.effects.contains(&Effect::Quit));
     assert!(screen(&app).contains("1 run(s) still running"));

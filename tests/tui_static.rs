@@ -45,7 +45,7 @@ fn k_guesses_the_outputs_and_shows_what_was_compiled_left_out_and_joined() {
     // Next to the dump: the bundled example's outputs.
     assert_eq!(app.prompt.as_ref().unwrap().input, BUNDLED);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.up, Some("statics"));
+    assert_eq!(app.up(), Some("statics"));
     assert_eq!(
         app.status.as_ref().unwrap().text,
         "static kernels: 4 op type(s), 5 binary(ies); 0 problem(s) reading files"
@@ -89,10 +89,10 @@ fn k_guesses_the_outputs_and_shows_what_was_compiled_left_out_and_joined() {
     assert!(screen(&app).contains("In the static kernels view"));
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('K'));
-    assert_ne!(app.up, Some("statics"));
+    assert_ne!(app.up(), Some("statics"));
     assert!(screen(&app).contains("Ops (execution order) 137"));
     press(&mut app, KeyCode::Char('K'));
-    assert!((app.up == Some("statics")) && app.prompt.is_none());
+    assert!((app.up() == Some("statics")) && app.prompt.is_none());
     // The key bar shows the view's keys, those that do the same sharing an entry.
     let text = screen(&app);
     let bar = text.lines().last().unwrap_or_default();
@@ -106,7 +106,7 @@ fn enter_goes_to_an_op_or_to_the_ops_of_a_type() {
     press(&mut app, KeyCode::Enter);
     select(&mut app, "layer2_shared_down");
     press(&mut app, KeyCode::Enter);
-    assert_ne!(app.up, Some("statics"));
+    assert_ne!(app.up(), Some("statics"));
     assert_eq!(selected_name(&app), "layer2_shared_down");
     // A type row filters the op list to that type.
     press(&mut app, KeyCode::Char('K'));
@@ -120,7 +120,7 @@ fn enter_goes_to_an_op_or_to_the_ops_of_a_type() {
     press(&mut app, KeyCode::Char('K'));
     select(&mut app, "Compiled: ");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.up, Some("statics"));
+    assert_eq!(app.up(), Some("statics"));
     assert_eq!(
         app.status.as_ref().unwrap().text,
         "nothing in the graph for this row"

@@ -79,7 +79,7 @@ fn the_view_lists_templates_first_and_says_they_are_counted_without_profiles() {
     assert!(screen(&app).contains("In the suggestions view"));
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Esc);
-    assert_ne!(app.up, Some("suggestions"));
+    assert_ne!(app.up(), Some("suggestions"));
     assert!(screen(&app).contains("Ops (execution order) 137"));
 }
 

@@ -27,13 +27,12 @@ fn timeline(w: u16, h: u16) -> (App, Receiver<Msg>) {
     let (mut app, rx) = app_with_events(w, h);
     read_bundled(&mut app, &rx);
     press(&mut app, KeyCode::Char('T'));
-    assert_eq!(app.up, Some("timeline"), "{:?}", app.status);
+    assert_eq!(app.up(), Some("timeline"), "{:?}", app.status);
     (app, rx)
 }
 
 fn view(app: &App) -> &TimelineView {
-    app.view_states
-        .get::<TimelineView>()
+    app.view_state::<TimelineView>()
         .expect("the timeline's state")
 }
 
@@ -102,7 +101,7 @@ fn enter_goes_to_the_kernels_op_and_the_view_opens_on_the_listed_op() {
     press(&mut app, KeyCode::Char('l'));
     let name = view(&app).selected().expect("a kernel").name.to_string();
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.up, None);
+    assert_eq!(app.up(), None);
     let listed = match &app.screen {
         skope::tui::app::Screen::Explorer(ex) => ex
             .selected_op()
@@ -112,7 +111,7 @@ fn enter_goes_to_the_kernels_op_and_the_view_opens_on_the_listed_op() {
     assert_eq!(listed.as_deref(), Some(name.as_str()));
     // Back in the timeline, the op the list has selected is selected.
     press(&mut app, KeyCode::Char('T'));
-    assert_eq!(app.up, Some("timeline"));
+    assert_eq!(app.up(), Some("timeline"));
     assert_eq!(
         view(&app).selected().map(|b| b.name.to_string()),
         Some(name)
@@ -123,13 +122,13 @@ fn enter_goes_to_the_kernels_op_and_the_view_opens_on_the_listed_op() {
 fn without_profiles_the_timeline_says_what_it_needs_and_t_comes_from_the_profile_view() {
     let (mut app, rx) = app_with_events(120, 40);
     press(&mut app, KeyCode::Char('T'));
-    assert_eq!(app.up, None);
+    assert_eq!(app.up(), None);
     let status = status(&app);
     assert!(status.contains("read them first with p"), "{status}");
     read_bundled(&mut app, &rx);
-    assert_eq!(app.up, Some("profiles"));
+    assert_eq!(app.up(), Some("profiles"));
     press(&mut app, KeyCode::Char('T'));
-    assert_eq!(app.up, Some("timeline"));
+    assert_eq!(app.up(), Some("timeline"));
     press(&mut app, KeyCode::Char('T'));
-    assert_eq!(app.up, None);
+    assert_eq!(app.up(), None);
 }

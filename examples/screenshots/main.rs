@@ -387,8 +387,7 @@ fn ledger(out: &Path) -> Result<()> {
     record(&runs, "model-2", &tuned, &gone, (day + 1_200_000, "model"))?;
     press(&mut app, "C");
     wait(&mut app, &rx, "the ledger", |app| {
-        app.view_states
-            .get::<skope::tui::ledger_view::LedgerView>()
+        app.view_state::<skope::tui::ledger_view::LedgerView>()
             .is_some_and(|v| !v.building && v.ledger.is_some())
     })?;
     press(&mut app, "k");
@@ -411,7 +410,7 @@ fn compare(out: &Path) -> Result<()> {
         app.profiles_loading.is_none()
     })?;
     anyhow::ensure!(
-        (app.up == Some("profiles")),
+        (app.up() == Some("profiles")),
         "no profile view: {:?}",
         app.status
     );

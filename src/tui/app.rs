@@ -17,7 +17,7 @@ use super::reply::Reply;
 use super::runs::Runs;
 use super::session::Session;
 use super::tree::TreeId;
-use super::view::{ViewSpec, ViewStates};
+use super::view::ViewSpec;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -129,10 +129,6 @@ pub struct App {
     pub(super) runs_may_stop: bool,
     /// The views that can take the body over the panes (given by the registry).
     pub views: &'static [ViewSpec<App>],
-    /// The view up over the panes, by name: the one place that says which.
-    pub up: Option<&'static str>,
-    /// What views keep of their own for the graph loaded.
-    pub view_states: ViewStates,
 }
 
 impl App {
@@ -164,8 +160,6 @@ impl App {
             reload: None,
             runs_may_stop: false,
             views: &[],
-            up: None,
-            view_states: ViewStates::default(),
         }
     }
 
@@ -175,15 +169,50 @@ impl App {
         self
     }
 
+    /// The view up over the panes, by name, if any: the one place that says which. It belongs
+    /// to the graph loaded, so another graph starts with none.
+    pub fn up(&self) -> Option<&'static str> {
+        self.explorer()?.up
+    }
+
     /// The view up over the panes, if any.
     pub fn up_view(&self) -> Option<&'static ViewSpec<App>> {
-        let name = self.up?;
+        let name = self.up()?;
         self.views.iter().find(|v| v.name == name)
     }
 
     /// Puts the view `name` up over the panes (closing any other).
     pub fn show_view(&mut self, name: &'static str) {
-        self.up = Some(name);
+        if let Screen::Explorer(ex) = &mut self.screen {
+            ex.up = Some(name);
+        }
+    }
+
+    /// Closes the view up over the panes: the graph's panes show again.
+    pub fn close_view(&mut self) {
+        if let Screen::Explorer(ex) = &mut self.screen {
+            ex.up = None;
+        }
+    }
+
+    /// The state the view of type `T` keeps for the graph loaded, if it is open or was.
+    pub fn view_state<T: std::any::Any>(&self) -> Option<&T> {
+        self.explorer()?.view_states.get::<T>()
+    }
+
+    /// The same, to change.
+    pub fn view_state_mut<T: std::any::Any>(&mut self) -> Option<&mut T> {
+        match &mut self.screen {
+            Screen::Explorer(ex) => ex.view_states.get_mut::<T>(),
+            _ => None,
+        }
+    }
+
+    /// Keeps `state` for the graph loaded (replacing one of its type); dropped with the graph.
+    pub fn set_view_state<T: std::any::Any + Send>(&mut self, state: T) {
+        if let Screen::Explorer(ex) = &mut self.screen {
+            ex.view_states.set(state);
+        }
     }
 
     /// The explorer, once a graph is loaded.
@@ -405,7 +434,7 @@ impl App {
         match (top, self.up_view()) {
             (Layer::Help, _) => self.help_action(action),
             // The action that opened a view closes it; its handler reads the rest.
-            (Layer::View, Some(view)) if view.opens_with == Some(action) => self.up = None,
+            (Layer::View, Some(view)) if view.opens_with == Some(action) => self.close_view(),
             (Layer::View, Some(view)) => (view.handle)(self, action),
             _ => self.explorer_action(action),
         }
@@ -415,7 +444,7 @@ impl App {
     pub(super) fn carry_out(&mut self, reply: Reply) {
         match reply {
             Reply::Done => {}
-            Reply::Close => self.up = None,
+            Reply::Close => self.close_view(),
             Reply::Open(name) => {
                 if let Some(view) = self.views.iter().find(|v| v.name == name) {
                     (view.open)(self);

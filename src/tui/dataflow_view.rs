@@ -170,11 +170,10 @@ fn open(app: &mut App) {
         return app.problem("select an op first".to_string());
     };
     let hops = app
-        .view_states
-        .get::<DataflowView>()
+        .view_state::<DataflowView>()
         .map_or(DEFAULT_HOPS, |v| v.hops);
     let view = DataflowView::around(&ex.ws, id, hops, HashSet::new());
-    app.view_states.set(view);
+    app.set_view_state(view);
     app.show_view(VIEW.name);
 }
 
@@ -183,7 +182,7 @@ fn recentre(app: &mut App, id: OpId, remember: bool) {
     let Screen::Explorer(ex) = &app.screen else {
         return;
     };
-    let Some(old) = app.view_states.get::<DataflowView>() else {
+    let Some(old) = app.view_state::<DataflowView>() else {
         return;
     };
     let mut history = old.history.clone();
@@ -197,12 +196,12 @@ fn recentre(app: &mut App, id: OpId, remember: bool) {
     };
     let mut view = DataflowView::around(&ex.ws, id, old.hops, expanded);
     view.history = history;
-    app.view_states.set(view);
+    app.set_view_state(view);
 }
 
 fn handle(app: &mut App, action: Action) {
-    let Some(view) = app.view_states.get_mut::<DataflowView>() else {
-        app.up = None;
+    let Some(view) = app.view_state_mut::<DataflowView>() else {
+        app.close_view();
         return;
     };
     let mut reply = Reply::Done;
@@ -255,7 +254,7 @@ fn handle(app: &mut App, action: Action) {
                 if let Screen::Explorer(ex) = &app.screen {
                     let mut fresh = DataflowView::around(&ex.ws, centre, hops, expanded);
                     fresh.history = history;
-                    app.view_states.set(fresh);
+                    app.set_view_state(fresh);
                 }
                 return;
             }
@@ -286,7 +285,7 @@ fn edge_glyph(class: EdgeClass, mask: u8) -> char {
 }
 
 fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(view) = app.view_states.get::<DataflowView>() else {
+    let Some(view) = app.view_state::<DataflowView>() else {
         return;
     };
     let Screen::Explorer(ex) = &app.screen else {

@@ -773,7 +773,7 @@ impl App {
             }
             Answer::SaveTo { quit } => self.ask_save_to(quit),
             Answer::StopRun => self.cancel_run(),
-            Answer::LeaveRuns => self.up = None,
+            Answer::LeaveRuns => self.close_view(),
             Answer::QuitStoppingRuns => {
                 self.runs_may_stop = true;
                 self.request_quit();

@@ -111,6 +111,10 @@ pub enum Jump {
 pub struct Explorer {
     /// The loaded graph and its plan.
     pub ws: Workspace,
+    /// The view up over the panes, by name (see `App::up`).
+    pub(super) up: Option<&'static str>,
+    /// What the views keep of their own for this graph: dropped with it.
+    pub(super) view_states: super::view::ViewStates,
     /// The focused pane.
     pub focus: Pane,
     /// The ops the list shows, in execution order.
@@ -196,6 +200,8 @@ impl Explorer {
             details_zoomed: false,
             profiles: None,
             ws,
+            up: None,
+            view_states: super::view::ViewStates::default(),
             focus: Pane::Ops,
             rows,
             filter: None,

@@ -99,12 +99,12 @@ impl FlagsView {
 
 /// Shows the view, made for the graph the first time.
 fn open(app: &mut App) {
-    if app.view_states.get::<FlagsView>().is_none() {
+    if app.view_state::<FlagsView>().is_none() {
         let Screen::Explorer(ex) = &app.screen else {
             return;
         };
         let view = FlagsView::new(&ex.ws);
-        app.view_states.set(view);
+        app.set_view_state(view);
     }
     app.show_view(VIEW.name);
 }
@@ -119,7 +119,7 @@ fn body(app: &App) -> (usize, usize) {
 fn handle(app: &mut App, action: Action) {
     let (width, height) = body(app);
     if action == Action::Back {
-        app.up = None;
+        app.close_view();
     } else if let Some(rows) = action.rows(height.max(1) as isize) {
         scroll_by(app, rows, width, height);
     }
@@ -132,14 +132,14 @@ fn scroll(app: &mut App, rows: isize) {
 }
 
 fn scroll_by(app: &mut App, rows: isize, width: usize, height: usize) {
-    if let Some(view) = app.view_states.get_mut::<FlagsView>() {
+    if let Some(view) = app.view_state_mut::<FlagsView>() {
         view.scroll(rows, width, height);
     }
 }
 
 /// Draws the view over the body `area`.
 fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(view) = app.view_states.get::<FlagsView>() else {
+    let Some(view) = app.view_state::<FlagsView>() else {
         return;
     };
     let theme = &app.config.theme;

@@ -22,7 +22,7 @@ impl App {
                 ex.set_filter(query, false, None);
                 ex.focus = Pane::Ops;
                 let shown = ex.rows().len();
-                self.up = None;
+                self.close_view();
                 self.info(format!(
                     "{shown} op(s) of type {} in the graph; {} clears the filter",
                     sanitize(&op_type),
@@ -32,7 +32,7 @@ impl App {
             Target::Op(name) => match ex.ws.graph().find(&name) {
                 Some(id) => {
                     show_op(ex, id);
-                    self.up = None;
+                    self.close_view();
                 }
                 None => self.problem(format!("no op named {} in the graph", sanitize(&name))),
             },

@@ -96,7 +96,7 @@ fn chosen(app: &App) -> Result<(u64, String, std::path::PathBuf), String> {
          sk_prof_device_*.json): open it with skope <model dir>"
             .to_string()
     })?;
-    let from_timeline = app
+    let from_timeline = ex
         .view_states
         .get::<super::timeline_view::TimelineView>()
         .and_then(|v| v.selected())
@@ -160,7 +160,7 @@ fn open(app: &mut App) {
         incomplete: inside::buffer_full(&dir),
     };
     view.regroup();
-    app.view_states.set(view);
+    app.set_view_state(view);
     app.show_view(VIEW.name);
 }
 
@@ -173,8 +173,8 @@ const LABEL: u16 = 8;
 
 fn handle(app: &mut App, action: Action) {
     let cols = cols(app);
-    let Some(view) = app.view_states.get_mut::<InsideView>() else {
-        app.up = None;
+    let Some(view) = app.view_state_mut::<InsideView>() else {
+        app.close_view();
         return;
     };
     let end = view.shown().map_or(1, Occurrence::end).max(1);
@@ -227,7 +227,7 @@ fn handle(app: &mut App, action: Action) {
 
 fn scroll(app: &mut App, rows: isize) {
     let cols = cols(app);
-    if let Some(view) = app.view_states.get_mut::<InsideView>() {
+    if let Some(view) = app.view_state_mut::<InsideView>() {
         let step = (view.ns_per_col.max(1.0) * cols as f64 / 8.0) as i64 * rows as i64;
         view.left = (view.left + step).max(0);
     }
@@ -253,7 +253,7 @@ fn lane(name: &str, spans: &[inside::Span]) -> Lane {
 }
 
 fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(view) = app.view_states.get::<InsideView>() else {
+    let Some(view) = app.view_state::<InsideView>() else {
         return;
     };
     let theme = &app.config.theme;

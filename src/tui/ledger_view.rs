@@ -98,8 +98,8 @@ impl BuildInput {
 
 /// Opens the view and builds the ledger afresh (runs may have ended since).
 fn open(app: &mut App) {
-    if app.view_states.get::<LedgerView>().is_none() {
-        app.view_states.set(LedgerView::default());
+    if app.view_state::<LedgerView>().is_none() {
+        app.set_view_state(LedgerView::default());
     }
     rebuild(app);
     app.show_view(VIEW.name);
@@ -113,7 +113,7 @@ fn rebuild(app: &mut App) {
     let dump = ex.ws.source().file.clone();
     let dirs = app.run_history_dirs(&dump);
     let (planning, graph) = (ex.ws.planning(), GraphId::of(ex.ws.graph()));
-    let Some(view) = app.view_states.get_mut::<LedgerView>() else {
+    let Some(view) = app.view_state_mut::<LedgerView>() else {
         return;
     };
     let input = BuildInput {
@@ -154,7 +154,7 @@ fn rebuild(app: &mut App) {
 impl App {
     /// Takes in a ledger built on the worker, keeping the selected run selected.
     pub(super) fn ledger_built(&mut self, ledger: Ledger) {
-        let Some(view) = self.view_states.get_mut::<LedgerView>() else {
+        let Some(view) = self.view_state_mut::<LedgerView>() else {
             return;
         };
         let was = view.row().map(|r| r.number);
@@ -193,13 +193,13 @@ impl App {
 }
 
 fn handle(app: &mut App, action: Action) {
-    let Some(view) = app.view_states.get_mut::<LedgerView>() else {
-        app.up = None;
+    let Some(view) = app.view_state_mut::<LedgerView>() else {
+        app.close_view();
         return;
     };
     let last = view.len().saturating_sub(1);
     match action {
-        Action::Back => app.up = None,
+        Action::Back => app.close_view(),
         Action::Down => view.selected = (view.selected + 1).min(last),
         Action::Up => view.selected = view.selected.saturating_sub(1),
         Action::Top => view.selected = 0,
@@ -234,7 +234,7 @@ fn handle(app: &mut App, action: Action) {
 
 /// Marks (or unmarks) the selected run; with two marked, opens their profile comparison.
 fn mark(app: &mut App) {
-    let Some(view) = app.view_states.get_mut::<LedgerView>() else {
+    let Some(view) = app.view_state_mut::<LedgerView>() else {
         return;
     };
     let Some(row) = view.row() else {
@@ -274,12 +274,12 @@ fn mark(app: &mut App) {
         rank: None,
         made_with: Some(PathBuf::from(&new.plan_file)),
     };
-    app.up = None;
+    app.close_view();
     app.load_profiles(request);
 }
 
 fn scroll(app: &mut App, rows: isize) {
-    if let Some(view) = app.view_states.get_mut::<LedgerView>() {
+    if let Some(view) = app.view_state_mut::<LedgerView>() {
         let last = view.len().saturating_sub(1);
         view.selected = view.selected.saturating_add_signed(rows).min(last);
     }
@@ -352,7 +352,7 @@ const COLUMNS: [Column; 7] = [
 ];
 
 fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(view) = app.view_states.get::<LedgerView>() else {
+    let Some(view) = app.view_state::<LedgerView>() else {
         return;
     };
     let theme = &app.config.theme;

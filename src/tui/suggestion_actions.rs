@@ -157,7 +157,7 @@ impl App {
         match action {
             Action::Sort => view.next_sort(),
             Action::Activate => view.expanded = !view.expanded,
-            Action::Back => self.up = None,
+            Action::Back => self.close_view(),
             Action::AcceptSuggestion => {
                 if let Some(pick) = view.current() {
                     self.accept(pick);

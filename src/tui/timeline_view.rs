@@ -198,7 +198,7 @@ fn open(app: &mut App) {
     };
     let version = profiles.plan_version;
     let step = profiles.step.clone();
-    let fresh = app.view_states.get::<TimelineView>().is_some_and(|v| {
+    let fresh = app.view_state::<TimelineView>().is_some_and(|v| {
         v.plan_version == version
             && step
                 .as_deref()
@@ -209,7 +209,7 @@ fn open(app: &mut App) {
     }
     select_listed_op(app);
     let cols = lane_cols(app);
-    if let Some(view) = app.view_states.get_mut::<TimelineView>() {
+    if let Some(view) = app.view_state_mut::<TimelineView>() {
         fit(view, cols);
         view.follow(cols);
     }
@@ -246,10 +246,9 @@ fn lay_out(app: &mut App, step: Option<&str>) -> bool {
         return false;
     };
     let min_gap = app
-        .view_states
-        .get::<TimelineView>()
+        .view_state::<TimelineView>()
         .map_or(MIN_GAP_NS, |v| v.min_gap);
-    app.view_states.set(TimelineView {
+    app.set_view_state(TimelineView {
         timeline: made,
         left: 0,
         ns_per_col: 0.0,
@@ -268,7 +267,7 @@ fn select_listed_op(app: &mut App) {
             .map(|id| ex.ws.graph().ops()[id.0 as usize].name.clone()),
         _ => None,
     };
-    let Some(view) = app.view_states.get_mut::<TimelineView>() else {
+    let Some(view) = app.view_state_mut::<TimelineView>() else {
         return;
     };
     let Some(name) = name else {
@@ -303,8 +302,8 @@ fn handle(app: &mut App, action: Action) {
     if action == Action::WriteCode {
         return write_trace(app);
     }
-    let Some(view) = app.view_states.get_mut::<TimelineView>() else {
-        app.up = None;
+    let Some(view) = app.view_state_mut::<TimelineView>() else {
+        app.close_view();
         return;
     };
     fit(view, cols);
@@ -439,8 +438,7 @@ fn next_step(app: &mut App) {
         .map(|s| s.base.list.iter().map(|t| t.step.clone()).collect())
         .unwrap_or_default();
     let shown = app
-        .view_states
-        .get::<TimelineView>()
+        .view_state::<TimelineView>()
         .map(|v| v.timeline.sides[0].step.clone());
     if steps.len() < 2 {
         return app.info("the profiles hold one step".to_string());
@@ -457,7 +455,7 @@ fn next_step(app: &mut App) {
 /// The wheel pans.
 fn scroll(app: &mut App, rows: isize) {
     let cols = lane_cols(app);
-    if let Some(view) = app.view_states.get_mut::<TimelineView>() {
+    if let Some(view) = app.view_state_mut::<TimelineView>() {
         fit(view, cols);
         let step = (view.ns_per_col * cols as f64 / 8.0) as i64 * rows as i64;
         view.left = (view.left + step).clamp(0, view.timeline.end().max(0));
@@ -537,7 +535,7 @@ fn ruler(w: &Window) -> Vec<(usize, String)> {
 }
 
 fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(view) = app.view_states.get::<TimelineView>() else {
+    let Some(view) = app.view_state::<TimelineView>() else {
         return;
     };
     let theme = &app.config.theme;

@@ -44,8 +44,8 @@ impl<A> std::fmt::Debug for ViewSpec<A> {
     }
 }
 
-/// The state views keep of their own, each by its type, for the graph loaded: a new graph
-/// starts them all afresh.
+/// The state views keep of their own, each by its type. The explorer of a graph holds it, so
+/// a new graph starts them all afresh by being a new explorer.
 #[derive(Debug, Default)]
 pub struct ViewStates(HashMap<std::any::TypeId, Box<dyn Any + Send>>);
 
@@ -67,11 +67,6 @@ impl ViewStates {
     /// Keeps `state` (replacing one of its type).
     pub fn set<T: Any + Send>(&mut self, state: T) {
         self.0.insert(std::any::TypeId::of::<T>(), Box::new(state));
-    }
-
-    /// Forgets every view's state (a new graph).
-    pub fn clear(&mut self) {
-        self.0.clear();
     }
 }
 
@@ -97,7 +92,5 @@ mod tests {
             (states.get::<A>(), states.get::<B>()),
             (Some(&A(2)), Some(&B(3)))
         );
-        states.clear();
-        assert_eq!(states.get::<A>(), None);
     }
 }
