@@ -1,20 +1,17 @@
 //! The `skope` command line.
 
 use anyhow::{Context as _, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use skope::commands::OutputForm::{self, Csv, Json, Markdown, Text};
+use skope::commands::args::{Deny, MetaArgs, Planning, RuleArgs, output_form, sort_key};
 use skope::commands::codegen::CodeOutput;
-use skope::commands::diff::{DiffOutput, DiffRequest};
+use skope::commands::diff::DiffRequest;
 use skope::commands::options::System;
 use skope::commands::report::ReportRequest;
-use skope::commands::runs::LedgerOutput;
 use skope::commands::{self, Printer};
 use skope::compile::foreground;
 use skope::export::Form;
-use skope::fusion::plan::Gate;
 use skope::ledger::{Baseline, SortKey};
-use skope::load::{self, LoadOptions};
-use skope::open::Request;
-use skope::profile::payoff::{NeutralAction, PayoffRule};
 use skope::tui::loader::PlanPath;
 use skope::tui::profiles::ProfilesRequest;
 use skope::workspace::Workspace;
@@ -57,69 +54,6 @@ struct Cli {
     command: Option<Command>,
 }
 
-/// What a compile left that the generated code can use instead of guessing.
-#[derive(clap::Args)]
-struct MetaArgs {
-    /// A compile's kernel_meta directory, or files from it: the sub-kernels' op-info JSONs
-    /// (kernel names, symbols, kernel types, block dims, arguments, flags) and the entry
-    /// sources the SuperKernel compiler wrote (te_superkernel_*_kernel.cpp), which the code
-    /// is compared with (repeatable).
-    #[arg(long = "kernel-meta", value_name = "PATH", global = true)]
-    paths: Vec<PathBuf>,
-}
-
-impl MetaArgs {
-    /// Reads the paths into `ws`; what of a directory could not be used goes to stderr.
-    fn apply(&self, ws: &mut Workspace) -> Result<()> {
-        for problem in skope::open::use_kernel_meta(ws, &self.paths)? {
-            say(&format!("problem: {}", skope::text::sanitize(&problem)));
-        }
-        Ok(())
-    }
-}
-
-/// How a dump is read, judged and given scopes: the options of every command that plans.
-#[derive(clap::Args)]
-struct Planning {
-    /// A plan file (saved with `w` in the explorer) whose scopes replace the dump's; the
-    /// explorer saves there too (default: `<dump file name>.skope.json` in the current
-    /// directory, offered when it exists).
-    #[arg(long, value_name = "PLAN", global = true)]
-    plan: Option<PathBuf>,
-    /// Apply --plan even when none of the ops it names is in the graph.
-    #[arg(long, requires = "plan", global = true)]
-    force: bool,
-    /// A rules file that extends or overrides the bundled rules (repeatable; later files win).
-    #[arg(long = "rules", value_name = "FILE", global = true)]
-    rules: Vec<PathBuf>,
-    /// Do not read the installed CANN's op information (found through ASCEND_OPP_PATH or
-    /// ASCEND_HOME_PATH) to judge op types; use the bundled rules and --rules only.
-    #[arg(long, global = true)]
-    no_cann: bool,
-    /// Load dumps up to this size (bytes, or with K, M, G: `1500M`). Without it: up to 4G, and
-    /// only when about 3× the file (4× for MindSpore IR) is free in memory; with it, memory is
-    /// not checked.
-    #[arg(long, value_name = "SIZE", value_parser = skope::text::parse_size, global = true)]
-    max_size: Option<u64>,
-}
-
-impl Planning {
-    fn load_options(&self) -> LoadOptions {
-        LoadOptions::with_limit(self.max_size)
-    }
-
-    /// What opening a dump takes, as these options say.
-    fn request(&self) -> Request {
-        Request {
-            rules: self.rules.clone(),
-            no_cann: self.no_cann,
-            load: self.load_options(),
-            plan: self.plan.clone(),
-            force: self.force,
-        }
-    }
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Print what a dump holds: format, graphs, ops, op types, streams, scopes, and the notes of
@@ -127,16 +61,23 @@ enum Command {
     Info {
         /// The dump file.
         file: PathBuf,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
+        /// How to write it: text (the default) or json.
+        #[arg(long, value_name = "FORM", value_parser = output_form)]
+        output: Option<OutputForm>,
+        /// The same as --output json.
+        #[arg(long, hide = true)]
         json: bool,
     },
     /// Predict GE's SuperKernel segments for every scope and explain every break.
     Report {
         /// The dump file.
         file: PathBuf,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
+        /// How to write it: text (the default), json, or markdown (a short report for a pull
+        /// request, the rest in <details>; with `--profiles`, what each SuperKernel paid too).
+        #[arg(long, value_name = "FORM", value_parser = output_form)]
+        output: Option<OutputForm>,
+        /// The same as --output json.
+        #[arg(long, hide = true)]
         json: bool,
         /// Exit with status 1 when any scope does not fuse whole (`breaks`) or when the plan
         /// has any finding, an error or a warning (`findings`).
@@ -153,9 +94,8 @@ enum Command {
         /// Only this scope (and --deny looks at it alone; a failed build still fails).
         #[arg(long, value_name = "NAME")]
         scope: Option<String>,
-        /// A short report in GitHub Markdown for a pull request (the rest in <details>); with
-        /// `--profiles`, what each SuperKernel paid too.
-        #[arg(long, conflicts_with_all = ["json", "summary", "verify"])]
+        /// The same as --output markdown.
+        #[arg(long, hide = true, conflicts_with_all = ["json", "summary", "verify"])]
         markdown: bool,
     },
     /// Write the scopes as code for the model: a plan file, TorchAir `super_kernel` blocks, or
@@ -226,14 +166,18 @@ enum Command {
         /// With several ranks, the one to compare.
         #[arg(long, value_name = "N")]
         rank: Option<u32>,
-        /// Print one JSON object instead of text.
-        #[arg(long, conflicts_with = "csv")]
+        /// How to write it: text (the default), json, csv (a profile comparison's by-type rows), or
+        /// markdown (two graphs' fusion diff).
+        #[arg(long, value_name = "FORM", value_parser = output_form)]
+        output: Option<OutputForm>,
+        /// The same as --output json.
+        #[arg(long, hide = true, conflicts_with = "csv")]
         json: bool,
-        /// Print the by-type rows as CSV instead of text.
-        #[arg(long)]
+        /// The same as --output csv.
+        #[arg(long, hide = true)]
         csv: bool,
-        /// With two graphs: print the fusion diff as GitHub Markdown.
-        #[arg(long, conflicts_with_all = ["json", "csv"])]
+        /// The same as --output markdown.
+        #[arg(long, hide = true, conflicts_with_all = ["json", "csv"])]
         markdown: bool,
         /// Exit with status 1 when any SuperKernel's payoff is `regressed` (for CI).
         #[arg(long, value_name = "PAYOFF", value_parser = ["regressed"])]
@@ -256,8 +200,11 @@ enum Command {
         /// With several ranks, the one to use.
         #[arg(long, value_name = "N")]
         rank: Option<u32>,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
+        /// How to write it: text (the default) or json.
+        #[arg(long, value_name = "FORM", value_parser = output_form)]
+        output: Option<OutputForm>,
+        /// The same as --output json.
+        #[arg(long, hide = true)]
         json: bool,
     },
     /// The run ledger: every recorded run of the dump side by side — what its plan changed
@@ -266,14 +213,18 @@ enum Command {
     Runs {
         /// The dump file (the bundled example when omitted).
         file: Option<PathBuf>,
-        /// Print one JSON object instead of text.
-        #[arg(long, conflicts_with_all = ["markdown", "csv"])]
+        /// How to write it: text (the default), json, markdown (for a pull request), or csv (a row
+        /// per run).
+        #[arg(long, value_name = "FORM", value_parser = output_form)]
+        output: Option<OutputForm>,
+        /// The same as --output json.
+        #[arg(long, hide = true, conflicts_with_all = ["markdown", "csv"])]
         json: bool,
-        /// Print GitHub Markdown, for a pull request.
-        #[arg(long, conflicts_with = "csv")]
+        /// The same as --output markdown.
+        #[arg(long, hide = true, conflicts_with = "csv")]
         markdown: bool,
-        /// Print a CSV row per run.
-        #[arg(long)]
+        /// The same as --output csv.
+        #[arg(long, hide = true)]
         csv: bool,
         /// The order of the rows: benefit (most saved first), step-time (shortest first), run,
         /// status.
@@ -300,8 +251,11 @@ enum Command {
         /// input shapes got a static kernel.
         #[arg(long, value_name = "DUMP")]
         graph: Option<PathBuf>,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
+        /// How to write it: text (the default) or json.
+        #[arg(long, value_name = "FORM", value_parser = output_form)]
+        output: Option<OutputForm>,
+        /// The same as --output json.
+        #[arg(long, hide = true)]
         json: bool,
     },
     /// Print a config file with every key binding and theme style at its default, to copy to
@@ -332,77 +286,13 @@ enum Command {
     },
 }
 
-/// How payoffs are judged, as `diff` and `runs` take it.
-#[derive(clap::Args, Debug, Clone, Copy)]
-struct RuleArgs {
-    /// Occurrences each side needs before a payoff is judged.
-    #[arg(long, value_name = "N", default_value_t = PayoffRule::default().min_occurrences)]
-    min_occurrences: usize,
-    /// How many robust standard deviations, 1.4826 × √(MADwithout² + MADwith²), a payoff's
-    /// change must pass.
-    #[arg(long, value_name = "K", default_value_t = PayoffRule::default().noise_k)]
-    noise_k: f64,
-    /// The least change a payoff counts, in percent of the time without SuperKernel.
-    #[arg(long, value_name = "PCT", default_value_t = PayoffRule::default().floor_pct)]
-    noise_floor: f64,
-    /// What to do with a neutral SuperKernel: prune (no measured gain, and a SuperKernel adds
-    /// risk: the SuperKernel team's mapping) or keep.
-    #[arg(long, value_name = "ACTION", default_value = "prune", value_parser = neutral_action)]
-    neutral: NeutralAction,
-}
-
-impl RuleArgs {
-    fn rule(self) -> PayoffRule {
-        PayoffRule {
-            min_occurrences: self.min_occurrences,
-            noise_k: self.noise_k,
-            floor_pct: self.noise_floor,
-            neutral: self.neutral,
-        }
-    }
-}
-
-fn neutral_action(word: &str) -> Result<NeutralAction, String> {
-    NeutralAction::named(word).ok_or_else(|| format!("'{word}': give keep or prune"))
-}
-
-/// What `--deny` turns into a failing exit status.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Deny {
-    /// Any scope that is split, dropped, aborted, skipped or left unfused (and a failed build).
-    Breaks,
-    /// Any finding in the plan, an error or a warning (and a failed build).
-    Findings,
-    /// The old word for `breaks`.
-    #[value(hide = true)]
-    Splits,
-    /// The old word for `findings`.
-    #[value(hide = true)]
-    Warnings,
-}
-
-impl Deny {
-    /// The gate, saying on stderr when an old word named it.
-    fn gate(self) -> Gate {
-        let (gate, old) = match self {
-            Deny::Breaks => (Gate::Breaks, None),
-            Deny::Findings => (Gate::Findings, None),
-            Deny::Splits => (Gate::Breaks, Some(("splits", "breaks"))),
-            Deny::Warnings => (Gate::Findings, Some(("warnings", "findings"))),
-        };
-        if let Some((old, new)) = old {
-            eprintln!("note: `--deny {old}` is the old word for `--deny {new}`: write `{new}`");
-        }
-        gate
-    }
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = commands::args::with_shared_options_shown(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(cli.command, None | Some(Command::Compile { .. })) {
         die_on_closed_pipe();
     }
-    match run(cli) {
+    match run(cli, matches.subcommand_name().unwrap_or_default()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", skope::text::sanitize_lines(&format!("{e:#}")));
@@ -425,29 +315,28 @@ fn die_on_closed_pipe() {
 impl Cli {
     /// The shared options given, and the explorer's own ones (which only the explorer takes).
     fn given(&self) -> Vec<&'static str> {
-        let p = &self.planning;
-        [
-            ("--plan", p.plan.is_some()),
-            ("--force", p.force),
-            ("--rules", !p.rules.is_empty()),
-            ("--no-cann", p.no_cann),
-            ("--max-size", p.max_size.is_some()),
-            ("--kernel-meta", !self.meta.paths.is_empty()),
+        let mut given = self.planning.given();
+        given.extend(self.meta.given());
+        let explorer = [
             ("--profiles", !self.profiles.is_empty()),
             ("--static", self.statics.is_some()),
             ("--config", self.config.is_some()),
             ("--no-mouse", self.no_mouse),
-        ]
-        .into_iter()
-        .filter(|(_, given)| *given)
-        .map(|(name, _)| name)
-        .collect()
+        ];
+        given.extend(
+            explorer
+                .into_iter()
+                .filter(|(_, g)| *g)
+                .map(|(name, _)| name),
+        );
+        given
     }
 
     /// Refuses an option given to a command that would not use it: options may come before
     /// or after the command's name, and none is ever ignored.
-    fn refuse_unused(&self) -> Result<()> {
-        const PLANNING: [&str; 5] = ["--plan", "--force", "--rules", "--no-cann", "--max-size"];
+    fn refuse_unused(&self, name: &str) -> Result<()> {
+        let shared = |name: &str| commands::args::shared_options(name);
+        let planning = || shared("diff");
         let (command, takes): (&str, Vec<&str>) = match &self.command {
             None => return Ok(()),
             Some(Command::Info { file, .. } | Command::Report { file, .. })
@@ -455,72 +344,24 @@ impl Cli {
             {
                 ("info/report on an aclgraph model directory", Vec::new())
             }
-            Some(Command::Info { .. }) => ("info", vec!["--max-size"]),
-            Some(Command::Report { markdown: true, .. }) => (
-                "report --markdown",
-                [PLANNING.as_slice(), &["--profiles"]].concat(),
-            ),
+            Some(Command::Report {
+                markdown, output, ..
+            }) if *markdown || *output == Some(Markdown) => ("report --markdown", shared("report")),
             Some(Command::Export {
                 format: Form::Trace | Form::ModelExplorer,
                 ..
-            }) => (
-                "export --format trace/model-explorer",
-                [PLANNING.as_slice(), &["--profiles"]].concat(),
-            ),
-            Some(Command::Report { .. } | Command::Export { .. }) => {
-                ("report/export", PLANNING.to_vec())
-            }
-            Some(Command::Codegen { .. } | Command::Compile { .. }) => (
-                "codegen/compile",
-                [PLANNING.as_slice(), &["--kernel-meta"]].concat(),
-            ),
-            Some(Command::Diff { .. }) => ("diff", PLANNING.to_vec()),
-            Some(Command::Suggest { .. }) => {
-                ("suggest", [PLANNING.as_slice(), &["--profiles"]].concat())
-            }
-            Some(Command::Runs { .. }) => ("runs", PLANNING.to_vec()),
-            Some(Command::Static { .. }) => ("static", vec!["--max-size"]),
-            Some(Command::Options { graph, .. }) => (
-                "options",
-                if graph.is_some() {
-                    vec!["--max-size"]
-                } else {
-                    Vec::new()
-                },
-            ),
-            Some(Command::Config) => ("config", Vec::new()),
+            }) => ("export --format trace/model-explorer", shared("export")),
+            Some(Command::Report { .. } | Command::Export { .. }) => ("report/export", planning()),
+            Some(Command::Options { graph: None, .. }) => ("options", Vec::new()),
+            Some(_) => (name, shared(name)),
         };
-        let unused: Vec<&str> = self
-            .given()
-            .into_iter()
-            .filter(|name| !takes.contains(name))
-            .collect();
-        if unused.is_empty() {
-            return Ok(());
-        }
-        let explorer_only = unused
-            .iter()
-            .all(|n| ["--config", "--no-mouse", "--static"].contains(n));
-        anyhow::bail!(
-            "{} {} nothing to `skope {command}`, which does not use {}\n  hint: {}",
-            unused.join(", "),
-            if unused.len() == 1 { "means" } else { "mean" },
-            if unused.len() == 1 { "it" } else { "them" },
-            if explorer_only {
-                "they are the explorer's: give them without a command (`skope FILE …`)".to_string()
-            } else {
-                format!(
-                    "leave {} out; `skope {} --help` lists what it takes",
-                    if unused.len() == 1 { "it" } else { "them" },
-                    command.split(['/', ' ']).next().unwrap_or(command)
-                )
-            }
-        );
+        let explorer = ["--config", "--no-mouse", "--static"];
+        commands::refuse_unused(command, &self.given(), &takes, &explorer)
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
-    cli.refuse_unused()?;
+fn run(cli: Cli, name: &str) -> Result<ExitCode> {
+    cli.refuse_unused(name)?;
     let Some(command) = cli.command else {
         // Stopped by a signal: 128 + it, as a shell's programs exit.
         return explore(cli).map(|signal| {
@@ -532,12 +373,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let request = cli.planning.request();
     let out = &mut Printer::stdout();
     let passed = match command {
-        Command::Info { file, json } => {
-            commands::info::run(&request, &file, json, &mut say, out)?;
+        Command::Info { file, output, json } => {
+            let form = OutputForm::chosen(output, (json, false, false), "info", &[Text, Json])?;
+            commands::info::run(&request, &file, form == Json, &mut say, out)?;
             true
         }
         Command::Report {
             file,
+            output,
             json,
             deny,
             verify,
@@ -545,14 +388,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             scope,
             markdown,
         } => {
-            let gate = deny.map(Deny::gate);
+            let writes = [Text, Json, Markdown];
+            let form = OutputForm::chosen(output, (json, markdown, false), "report", &writes)?;
             let asked = ReportRequest {
-                json,
-                gate,
+                json: form == Json,
+                gate: deny.map(|d| d.gate(&mut say)),
                 verify,
                 summary,
                 scope,
-                markdown: markdown.then_some(cli.profiles.as_slice()),
+                markdown: (form == Markdown).then_some(cli.profiles.as_slice()),
             };
             commands::report::run(&request, &file, &asked, &mut say, out)?
         }
@@ -572,54 +416,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Export {
             file,
-            format: Form::Trace,
-            output,
-            rank,
-            step,
-        } => {
-            let asked = commands::trace::TraceRequest {
-                profiles: &cli.profiles,
-                rank,
-                step: step.as_deref(),
-                output: output.as_deref(),
-            };
-            commands::trace::run(
-                &request,
-                &file,
-                &asked,
-                &mut say,
-                &mut std::io::stdout().lock(),
-            )?;
-            true
-        }
-        Command::Export {
-            file,
-            format: Form::ModelExplorer,
-            output,
-            ..
-        } => {
-            let Some(dir) = output else {
-                anyhow::bail!("--format model-explorer writes a directory: give it with -o DIR");
-            };
-            commands::model_explorer::run(&request, &file, &cli.profiles, &dir, &mut say)?;
-            true
-        }
-        Command::Export {
-            file,
             format,
             output,
             rank,
             step,
         } => {
-            if rank.is_some() || step.is_some() {
-                anyhow::bail!("--rank and --step go with --format trace");
-            }
-            let ws = commands::open(&request, &file, &mut say)?;
-            let text = skope::export::text(&ws, format).map_err(anyhow::Error::msg)?;
-            match output {
-                Some(path) => commands::write_output(&path, &request, &file, text.as_bytes())?,
-                None => out.text(&text)?,
-            }
+            let asked = commands::export::ExportRequest {
+                format,
+                output: output.as_deref(),
+                profiles: &cli.profiles,
+                rank,
+                step: step.as_deref(),
+            };
+            commands::export::run(&request, &file, &asked, &mut say, out)?;
             true
         }
         Command::Codegen {
@@ -630,7 +439,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             compare,
         } => {
             let mut ws = commands::open(&request, &file, &mut say)?;
-            cli.meta.apply(&mut ws)?;
+            cli.meta.apply(&mut ws, &mut say)?;
             let output = match output {
                 _ if compare => CodeOutput::Compare(segment.is_some()),
                 Some(dir) if dir == Path::new("-") => CodeOutput::Print,
@@ -640,7 +449,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Compile { file, recipe } => {
             let mut ws = commands::open(&request, &file, &mut say)?;
-            cli.meta.apply(&mut ws)?;
+            cli.meta.apply(&mut ws, &mut say)?;
             return compile(&ws, &file, &recipe);
         }
         Command::Diff {
@@ -648,36 +457,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
             new,
             graph,
             rank,
+            output,
             json,
             csv,
             markdown,
             deny,
             rule,
         } => {
-            if commands::fusion_diff::applies(&base, new.as_deref(), graph.as_deref()) {
-                let form = commands::fusion_diff::Form::of(json, markdown);
-                let inputs = (base.as_path(), new.as_deref(), graph.as_deref());
-                commands::fusion_diff::run(&request, inputs, form, &mut say, out)?
-            } else {
-                if markdown {
-                    anyhow::bail!("--markdown goes with two graphs (a fusion diff), not profiles");
-                }
-                let asked = DiffRequest {
-                    output: DiffOutput::of(json, csv),
-                    rule: rule.rule(),
-                    deny_regressed: deny.is_some(),
-                };
-                let profiles = (base.as_path(), new.as_deref(), rank);
-                commands::diff::run(&request, profiles, graph.as_deref(), &asked, &mut say, out)?
-            }
+            let writes = [Text, Json, Markdown, Csv];
+            let asked = DiffRequest {
+                output: OutputForm::chosen(output, (json, markdown, csv), "diff", &writes)?,
+                rule: rule.rule(),
+                deny_regressed: deny.is_some(),
+            };
+            let inputs = (base.as_path(), new.as_deref(), graph.as_deref(), rank);
+            commands::diff::either(&request, inputs, &asked, &mut say, out)?
         }
-        Command::Suggest { file, rank, json } => {
+        Command::Suggest {
+            file,
+            rank,
+            output,
+            json,
+        } => {
+            let form = OutputForm::chosen(output, (json, false, false), "suggest", &[Text, Json])?;
             let ws = commands::open(&request, &file, &mut say)?;
-            commands::suggest::run(&ws, &file, (&cli.profiles, rank), json, out)?;
+            commands::suggest::run(&ws, &file, (&cli.profiles, rank), form == Json, out)?;
             true
         }
         Command::Runs {
             file,
+            output,
             json,
             markdown,
             csv,
@@ -691,13 +500,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 None => skope::example::write_out()
                     .context("cannot write the bundled example out to list its runs")?,
             };
+            let writes = [Text, Json, Markdown, Csv];
             let asked = commands::runs::RunsRequest {
-                output: match (json, markdown, csv) {
-                    (true, _, _) => LedgerOutput::Json,
-                    (_, true, _) => LedgerOutput::Markdown,
-                    (_, _, true) => LedgerOutput::Csv,
-                    _ => LedgerOutput::Text,
-                },
+                output: OutputForm::chosen(output, (json, markdown, csv), "runs", &writes)?,
                 sort,
                 baseline: baseline.map_or(Baseline::Auto, Baseline::Run),
                 add: add.as_deref(),
@@ -706,13 +511,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             commands::runs::run(&request, &file, &asked, &mut say, out)?;
             true
         }
-        Command::Static { dir, graph, json } => {
-            let (runs, problems) = skope::static_kernels::read(&dir)?;
-            let mut summary = skope::static_kernels::summarise(&runs, problems);
-            if let Some(graph) = graph {
-                summary.join(load::load_file(&graph, request.load)?.main());
-            }
-            out.text_or_json(json, &summary, || summary.to_text())?;
+        Command::Static {
+            dir,
+            graph,
+            output,
+            json,
+        } => {
+            let form = OutputForm::chosen(output, (json, false, false), "static", &[Text, Json])?;
+            commands::static_kernels::run(&request, &dir, graph.as_deref(), form == Json, out)?;
             true
         }
         Command::Config => {
@@ -766,14 +572,6 @@ fn explore(cli: Cli) -> Result<Option<i32>> {
         profiles: ProfilesRequest::of_paths(cli.profiles).map_err(anyhow::Error::msg)?,
         statics: cli.statics,
         kernel_meta: cli.meta.paths,
-    })
-}
-
-/// A `--sort` key of the ledger.
-fn sort_key(name: &str) -> Result<SortKey, String> {
-    SortKey::of(name).ok_or_else(|| {
-        let keys: Vec<&str> = SortKey::ALL.iter().map(|k| k.name()).collect();
-        format!("no sort key `{name}`: use one of {}", keys.join(", "))
     })
 }
 

@@ -7,6 +7,7 @@ mod cli_fusion_diff;
 mod cli_markdown;
 mod cli_model_explorer;
 mod cli_runs;
+mod cli_thin;
 mod cli_trace;
 mod common;
 

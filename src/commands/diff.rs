@@ -1,7 +1,7 @@
 //! `skope diff`: a profile without SuperKernel against one with it, with the plan that says
 //! which kernels were fused when a graph or a plan file is given.
 
-use super::Printer;
+use super::{OutputForm, Printer};
 use crate::open::Request;
 use crate::planfile::PlanFile;
 use crate::profile::payoff::PayoffRule;
@@ -10,37 +10,34 @@ use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
 
-/// How the comparison is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DiffOutput {
-    /// Text for a terminal.
-    Text,
-    /// One JSON object.
-    Json,
-    /// The by-type rows as CSV.
-    Csv,
-}
-
-impl DiffOutput {
-    /// The output `--json` and `--csv` ask for.
-    pub fn of(json: bool, csv: bool) -> DiffOutput {
-        match (json, csv) {
-            (true, _) => DiffOutput::Json,
-            (_, true) => DiffOutput::Csv,
-            _ => DiffOutput::Text,
-        }
-    }
-}
-
 /// What a comparison is asked for besides the profiles.
 #[derive(Debug, Clone, Copy)]
 pub struct DiffRequest {
     /// How it is written.
-    pub output: DiffOutput,
+    pub output: OutputForm,
     /// How payoffs are judged.
     pub rule: PayoffRule,
     /// Fail when any SuperKernel regressed.
     pub deny_regressed: bool,
+}
+
+/// `skope diff`: two graphs' fusion (a dump against another dump or a plan file, or a dump
+/// under two plans: `--graph` with two plan files), or else two profiles with the plan of
+/// `graph`, written as `asked` says (Markdown goes with a fusion diff, CSV with profiles).
+pub fn either(
+    request: &Request,
+    (base, new, graph, rank): (&Path, Option<&Path>, Option<&Path>, Option<u32>),
+    asked: &DiffRequest,
+    say: &mut dyn FnMut(&str),
+    out: &mut Printer<impl Write>,
+) -> Result<bool> {
+    if super::fusion_diff::applies(base, new, graph) {
+        return super::fusion_diff::run(request, (base, new, graph), asked.output, say, out);
+    }
+    if asked.output == OutputForm::Markdown {
+        anyhow::bail!("--markdown goes with two graphs (a fusion diff), not profiles");
+    }
+    run(request, (base, new, rank), graph, asked, say, out)
 }
 
 /// Compares the profiles `base` and `new` (or the pair `base` holds) of rank `rank`; the plan
@@ -70,9 +67,9 @@ pub fn run(
     let planned = planned(request, graph, say)?;
     let result = crate::profile::diff::diff_with(&pair, planned.as_ref(), asked.rule);
     match asked.output {
-        DiffOutput::Json => out.json(&result)?,
-        DiffOutput::Csv => out.text(&crate::profile::output::to_csv(&result))?,
-        DiffOutput::Text => out.text(&crate::profile::output::to_text(&result))?,
+        OutputForm::Json => out.json(&result)?,
+        OutputForm::Csv => out.text(&crate::profile::output::to_csv(&result))?,
+        _ => out.text(&crate::profile::output::to_text(&result))?,
     }
     if !asked.deny_regressed {
         return Ok(true);
@@ -135,7 +132,7 @@ fn every_rank(
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
 ) -> Result<bool> {
-    if asked.output == DiffOutput::Csv {
+    if asked.output == OutputForm::Csv {
         anyhow::bail!(
             "{}: holds {} ranks; --csv writes one rank's rows: give --rank N",
             base.display(),
@@ -147,7 +144,7 @@ fn every_rank(
         crate::profile::ranks::compare_ranks((base, new), ranks, planned.as_ref(), asked.rule)
             .map_err(|e| anyhow::Error::new(e).context("cannot compare the ranks"))?;
     match asked.output {
-        DiffOutput::Json => out.json(&result)?,
+        OutputForm::Json => out.json(&result)?,
         _ => out.text(&crate::profile::output::ranks_to_text(&result))?,
     }
     let unfused: Vec<String> = result

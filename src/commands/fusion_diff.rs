@@ -9,28 +9,6 @@ use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
 
-/// How the diff is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// Text for a terminal.
-    Text,
-    /// One JSON object.
-    Json,
-    /// GitHub Markdown.
-    Markdown,
-}
-
-impl Form {
-    /// The form `--json` and `--markdown` ask for.
-    pub fn of(json: bool, markdown: bool) -> Form {
-        match (json, markdown) {
-            (true, _) => Form::Json,
-            (_, true) => Form::Markdown,
-            _ => Form::Text,
-        }
-    }
-}
-
 /// True when `path` is a plan file skope wrote.
 fn is_plan(path: &Path) -> bool {
     crate::planfile::PlanFile::looks_like(path) && crate::planfile::PlanFile::read(path).is_ok()
@@ -62,7 +40,7 @@ pub fn applies(a: &Path, b: Option<&Path>, graph: Option<&Path>) -> bool {
 pub fn run(
     request: &Request,
     (a, b, graph): (&Path, Option<&Path>, Option<&Path>),
-    form: Form,
+    form: super::OutputForm,
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
 ) -> Result<bool> {
@@ -87,9 +65,9 @@ pub fn run(
     let (sa, sb) = (Side::of(&wa), Side::of(&wb));
     let d = diff(sa, &a.display().to_string(), sb, &b.display().to_string());
     match form {
-        Form::Json => out.json(&d)?,
-        Form::Markdown => out.text(&crate::markdown::fusion_diff(&d))?,
-        Form::Text => out.text(&to_text(&d))?,
+        super::OutputForm::Json => out.json(&d)?,
+        super::OutputForm::Markdown => out.text(&crate::markdown::fusion_diff(&d))?,
+        _ => out.text(&to_text(&d))?,
     }
     Ok(true)
 }

@@ -2,14 +2,17 @@
 //! needs, makes its output with the library and writes it through a [`Printer`], and says
 //! whether it passed (the exit status a gate asks for).
 
+pub mod args;
 pub mod codegen;
 pub mod diff;
+pub mod export;
 pub mod fusion_diff;
 pub mod info;
 pub mod model_explorer;
 pub mod options;
 pub mod report;
 pub mod runs;
+pub mod static_kernels;
 pub mod suggest;
 pub mod trace;
 
@@ -20,6 +23,122 @@ use anyhow::{Context as _, Result};
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+
+/// The forms a command's output can take (`--output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputForm {
+    /// Text for a person (the default).
+    Text,
+    /// One JSON object.
+    Json,
+    /// GitHub Markdown, for a pull request.
+    Markdown,
+    /// CSV rows.
+    Csv,
+}
+
+impl OutputForm {
+    /// Every form, as `--output` names them.
+    pub const ALL: [OutputForm; 4] = [
+        OutputForm::Text,
+        OutputForm::Json,
+        OutputForm::Markdown,
+        OutputForm::Csv,
+    ];
+
+    /// Its name, as `--output` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputForm::Text => "text",
+            OutputForm::Json => "json",
+            OutputForm::Markdown => "markdown",
+            OutputForm::Csv => "csv",
+        }
+    }
+
+    /// The form named `name`.
+    pub fn named(name: &str) -> Option<OutputForm> {
+        OutputForm::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The form asked for: `--output FORM`, or one of the older flags (`--json`, `--markdown`,
+    /// `--csv`, which keep working), else text; refused when `command` does not write it or
+    /// two ask for different forms.
+    pub fn chosen(
+        output: Option<OutputForm>,
+        (json, markdown, csv): (bool, bool, bool),
+        command: &str,
+        writes: &[OutputForm],
+    ) -> Result<OutputForm> {
+        let flags: Vec<OutputForm> = [
+            (json, OutputForm::Json),
+            (markdown, OutputForm::Markdown),
+            (csv, OutputForm::Csv),
+        ]
+        .into_iter()
+        .filter(|(given, _)| *given)
+        .map(|(_, form)| form)
+        .chain(output)
+        .collect();
+        let form = match flags.as_slice() {
+            [] => OutputForm::Text,
+            [one, rest @ ..] if rest.iter().all(|f| f == one) => *one,
+            _ => anyhow::bail!(
+                "{command}: give one output form (--output {})",
+                names(writes)
+            ),
+        };
+        if !writes.contains(&form) {
+            anyhow::bail!(
+                "`skope {command}` does not write {}: --output takes {}",
+                form.name(),
+                names(writes)
+            );
+        }
+        Ok(form)
+    }
+}
+
+/// `writes` as `text|json`.
+fn names(writes: &[OutputForm]) -> String {
+    let names: Vec<&str> = writes.iter().map(|f| f.name()).collect();
+    names.join("|")
+}
+
+/// Refuses options given to `command` that it does not take (`takes`): options may come
+/// before or after a command's name, and none is ever ignored. `explorer` names the options
+/// only the explorer takes.
+pub fn refuse_unused(
+    command: &str,
+    given: &[&str],
+    takes: &[&str],
+    explorer: &[&str],
+) -> Result<()> {
+    let unused: Vec<&str> = given
+        .iter()
+        .copied()
+        .filter(|name| !takes.contains(name))
+        .collect();
+    if unused.is_empty() {
+        return Ok(());
+    }
+    let one = unused.len() == 1;
+    let hint = if unused.iter().all(|n| explorer.contains(n)) {
+        "they are the explorer's: give them without a command (`skope FILE …`)".to_string()
+    } else {
+        format!(
+            "leave {} out; `skope {} --help` lists what it takes",
+            if one { "it" } else { "them" },
+            command.split(['/', ' ']).next().unwrap_or(command)
+        )
+    };
+    anyhow::bail!(
+        "{} {} nothing to `skope {command}`, which does not use {}\n  hint: {hint}",
+        unused.join(", "),
+        if one { "means" } else { "mean" },
+        if one { "it" } else { "them" },
+    );
+}
 
 /// Opens `file` as `request` says; `say` hears, a line each, what of the plan file did not
 /// apply and what of the input (or the CANN install) could not be used.
@@ -115,6 +234,12 @@ impl<W: Write> Printer<W> {
         } else {
             self.text(&text())
         }
+    }
+
+    /// The output itself, for a stream whose writer makes every string from an input safe as
+    /// it writes it (the Chrome trace's events).
+    pub fn inner(&mut self) -> &mut W {
+        &mut self.out
     }
 
     /// Writes `text` as it is: code skope generated, whose strings from inputs are already

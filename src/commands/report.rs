@@ -62,6 +62,11 @@ pub fn run(
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
 ) -> Result<bool> {
+    if asked.markdown.is_some() && (asked.summary || !asked.verify.is_empty()) {
+        anyhow::bail!(
+            "the Markdown report is a short report already: leave out --summary and --verify"
+        );
+    }
     let Opened {
         ws,
         problems,

@@ -13,24 +13,11 @@ use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
 
-/// How the ledger is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LedgerOutput {
-    /// Text for a terminal.
-    Text,
-    /// One JSON object.
-    Json,
-    /// GitHub Markdown.
-    Markdown,
-    /// A row per run.
-    Csv,
-}
-
 /// What `skope runs` is asked for.
 #[derive(Debug, Clone)]
 pub struct RunsRequest<'a> {
     /// How it is written.
-    pub output: LedgerOutput,
+    pub output: super::OutputForm,
     /// The order of the rows.
     pub sort: SortKey,
     /// The baseline run.
@@ -77,9 +64,9 @@ pub fn run(
         asked.rule,
     );
     match asked.output {
-        LedgerOutput::Json => out.json(&ledger),
-        LedgerOutput::Markdown => out.text(&output::to_markdown(&ledger)),
-        LedgerOutput::Csv => out.text(&output::to_csv(&ledger)),
-        LedgerOutput::Text => out.text(&output::to_text(&ledger)),
+        super::OutputForm::Json => out.json(&ledger),
+        super::OutputForm::Markdown => out.text(&output::to_markdown(&ledger)),
+        super::OutputForm::Csv => out.text(&output::to_csv(&ledger)),
+        super::OutputForm::Text => out.text(&output::to_text(&ledger)),
     }
 }

@@ -1,0 +1,128 @@
+//! The command line stays thin and keeps its word: `main.rs` only parses and prints (and stays
+//! under 600 lines), each subcommand's `--help` lists only what that command takes, and one
+//! `--output FORM` writes byte for byte what the older `--json`, `--markdown` and `--csv` write.
+
+use crate::common::{repo, skope, skope_stdout};
+
+const DUMP: &str = "assets/examples/moe_decode.ge_proto.txt";
+const PAIR: &str = "assets/examples/prof_result";
+
+#[test]
+fn main_rs_stays_under_600_lines() {
+    let text = std::fs::read_to_string(repo("src/main.rs")).unwrap();
+    let lines = text.lines().count();
+    assert!(
+        lines <= 600,
+        "src/main.rs has {lines} lines: what a command does belongs in commands"
+    );
+}
+
+/// The `--flags` a help text lists.
+fn flags(help: &str) -> Vec<String> {
+    help.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let l = l.strip_prefix("-h, ").unwrap_or(l);
+            l.starts_with("--")
+                .then(|| l.split([' ', '<', '=']).next().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn each_subcommand_help_lists_only_what_it_takes() {
+    let shared = [
+        "--plan",
+        "--force",
+        "--rules",
+        "--no-cann",
+        "--max-size",
+        "--kernel-meta",
+        "--profiles",
+    ];
+    let commands = [
+        "info", "report", "export", "codegen", "compile", "diff", "suggest", "runs", "static",
+        "config", "options",
+    ];
+    for command in commands {
+        let help = skope_stdout(&[command, "--help"]);
+        let listed = flags(&help);
+        let takes = skope::commands::args::shared_options(command);
+        for option in shared {
+            assert_eq!(
+                listed.iter().any(|f| f == option),
+                takes.contains(&option),
+                "`skope {command} --help` and {option}:\n{help}"
+            );
+        }
+        // The older flags work, but only --output is offered.
+        for old in ["--json", "--markdown", "--csv"] {
+            assert!(!listed.iter().any(|f| f == old), "{command}: {old}\n{help}");
+        }
+        // The explorer's own options are the explorer's.
+        for explorer in ["--config", "--no-mouse", "--static"] {
+            assert!(
+                !listed.iter().any(|f| f == explorer),
+                "{command}: {explorer}"
+            );
+        }
+    }
+    // The explorer's help still has them all.
+    let top = flags(&skope_stdout(&["--help"]));
+    for option in shared.iter().chain(&["--config", "--no-mouse", "--static"]) {
+        assert!(top.iter().any(|f| f == option), "skope --help: {option}");
+    }
+}
+
+#[test]
+fn output_forms_write_what_the_older_flags_write() {
+    let (dump, pair) = (
+        repo(DUMP).to_string_lossy().into_owned(),
+        repo(PAIR).to_string_lossy().into_owned(),
+    );
+    let same = |old: &[&str], new: &[&str]| {
+        let (a, b) = (skope_stdout(old), skope_stdout(new));
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "{old:?} against {new:?}");
+    };
+    same(
+        &["info", &dump, "--json"],
+        &["info", &dump, "--output", "json"],
+    );
+    same(
+        &["report", &dump, "--json"],
+        &["report", &dump, "--output", "json"],
+    );
+    same(
+        &["report", &dump, "--markdown", "--profiles", &pair],
+        &["report", &dump, "--output", "markdown", "--profiles", &pair],
+    );
+    same(
+        &["diff", &pair, "--graph", &dump, "--csv"],
+        &["diff", &pair, "--graph", &dump, "--output", "csv"],
+    );
+    same(
+        &["diff", &pair, "--json"],
+        &["diff", &pair, "--output", "json"],
+    );
+    same(
+        &["diff", &dump, &dump, "--markdown"],
+        &["diff", &dump, &dump, "--output", "markdown"],
+    );
+    same(
+        &["suggest", &dump, "--json"],
+        &["suggest", &dump, "--output", "json"],
+    );
+    same(&["info", &dump], &["info", &dump, "--output", "text"]);
+    // A form the command does not write is refused, naming what it writes.
+    let out = skope(&["info", &dump, "--output", "csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--output takes text|json"), "{err}");
+    // Two different forms at once are refused too.
+    let out = skope(&["info", &dump, "--json", "--output", "text"]);
+    assert_eq!(out.status.code(), Some(2));
+    // Markdown is a short report: not with --summary.
+    let out = skope(&["report", &dump, "--output", "markdown", "--summary"]);
+    assert_eq!(out.status.code(), Some(2));
+}
