@@ -8,6 +8,7 @@ mod mutate;
 mod account;
 mod aclgraph;
 mod aclgraph_results;
+mod architecture;
 mod bad_input;
 mod cann;
 mod codegen;

@@ -136,11 +136,21 @@ pub fn compare_ranks(
             }
         }
     };
-    std::thread::scope(|threads| {
+    // A panic on the second thread is an error, never dropped (the first's reaches the caller).
+    let second = std::thread::scope(|threads| {
         let second = threads.spawn(work);
         work();
-        let _ = second.join();
+        second.join()
     });
+    if let Err(payload) = second {
+        return Err(ProfileError::Pairing {
+            path: base.to_path_buf(),
+            message: format!(
+                "comparing the ranks stopped: {} (a bug in skope; please report it)",
+                crate::worker::panic_message(payload.as_ref())
+            ),
+        });
+    }
     let mut summaries = Vec::with_capacity(ranks.len());
     for s in done.into_inner().unwrap_or_default() {
         summaries.push(s?);
