@@ -11,6 +11,7 @@ mod tui_compare;
 mod tui_dataflow;
 mod tui_edit;
 mod tui_files;
+mod tui_findings;
 mod tui_inside;
 mod tui_ledger;
 mod tui_mindspore;

@@ -1,8 +1,8 @@
-//! The profile view: profiles read on the worker and compared against the plan, the totals per
-//! step and the attribution, the four tables (SuperKernels with their payoffs worst first, op
-//! types sortable, segments, breaks), a step picked, pruning a regressed SuperKernel,
-//! drill-down to the graph, the op list's time column, re-comparing after an edit, ranks, bad
-//! profiles, and a run whose results hold profiles opening them by itself.
+//! The profile view: profiles read on the worker and compared against the plan, the account of
+//! the time and the attribution, the four tables (SuperKernels with their payoffs worst first,
+//! the waterfall, op types sortable, breaks), a step picked, pruning a regressed SuperKernel,
+//! drill-down to the graph, the op list's time column, what an edit leaves of what ran, ranks,
+//! bad profiles, and a run whose results hold profiles opening them by itself.
 
 use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
@@ -13,7 +13,7 @@ use std::sync::mpsc::Receiver;
 const BUNDLED: &str = "assets/examples/prof_result";
 
 /// Asks for `paths` with `p` and waits until they are read (or refused).
-fn open(app: &mut App, rx: &Receiver<Msg>, paths: &str) {
+pub fn open(app: &mut App, rx: &Receiver<Msg>, paths: &str) {
     press(app, KeyCode::Char('p'));
     // The prompt guesses a path; replace it.
     app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(

@@ -81,27 +81,3 @@ fn m_lists_the_messages_the_bottom_line_cut() {
     press(&mut app, KeyCode::Esc);
     assert!(app.dialog.is_none());
 }
-
-#[test]
-fn bang_lists_the_findings_and_enter_goes_to_the_op() {
-    let mut app = app(120, 40);
-    press(&mut app, KeyCode::Char('!'));
-    let text = screen(&app);
-    assert!(text.contains("2 finding(s)"), "{text}");
-    assert!(
-        text.contains("! warning scope moe_1 · layer1_init_routing"),
-        "{text}"
-    );
-    press(&mut app, KeyCode::Down);
-    press(&mut app, KeyCode::Enter);
-    assert!(app.dialog.is_none());
-    assert_eq!(selected_name(&app), "layer3_shared_up");
-    // Typing narrows the list.
-    press(&mut app, KeyCode::Char('!'));
-    keys(&mut app, "single op");
-    let text = screen(&app);
-    assert!(
-        text.contains("segment moe_1_split_54_56") && !text.contains("2. "),
-        "{text}"
-    );
-}

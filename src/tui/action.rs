@@ -149,7 +149,7 @@ pub enum Action {
     Help,
     /// List the last messages of the bottom line in full.
     Messages,
-    /// List the plan's findings; pick one to go to its op.
+    /// The findings view: the plan's, the profiles' and the notes of reading.
     Findings,
     /// Close the overlay or prompt, or clear the search.
     Back,
@@ -777,7 +777,7 @@ pub const TABLE: &[Spec] = &[
         action: Action::Findings,
         name: "findings",
         keys: &["!"],
-        help: "the findings; go to one",
+        help: "the findings view; go to one",
         group: Group::General,
         view_only: false,
     },

@@ -468,7 +468,16 @@ impl App {
             Action::Suspend => self.effects.push(Effect::Suspend),
             Action::Help => self.help = Some(0),
             Action::Messages => self.show_messages(),
-            Action::Findings => self.show_findings(),
+            // A view every layer opens (the findings); the same key closes it.
+            _ if let Some(view) = self.views.iter().find(|v| v.opens_with == Some(action))
+                && action == Action::Findings =>
+            {
+                if self.up() == Some(view.name) {
+                    self.close_view();
+                } else {
+                    (view.open)(self);
+                }
+            }
             _ => return false,
         }
         true

@@ -28,20 +28,9 @@ pub enum PickFor {
     Neighbour(Vec<(OpId, String)>),
     /// Read the last messages of the bottom line in full (each choice's whole text).
     Message(Vec<String>),
-    /// Go to the op of the picked finding.
-    Finding(Vec<FindingChoice>),
     /// Show the picked step of the profiles: each choice's words with its step label (none:
     /// every step's median).
     Step(Vec<(String, Option<String>)>),
-}
-
-/// A finding in the findings picker.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FindingChoice {
-    /// Its whole text: severity, scope and message.
-    pub text: String,
-    /// The op it names, if any.
-    pub op: Option<OpId>,
 }
 
 /// A list to pick from (scopes, recipes or ranks), narrowed by typing.

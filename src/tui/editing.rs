@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::app::{App, MESSAGES_KEPT, Prompt, PromptKind, Screen, Status};
-use super::dialog::{Answer, Confirm, Dialog, FindingChoice, NEW_SCOPE_CHOICE, PickFor, Picker};
+use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor, Picker};
 use super::effect::Effect;
 use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
@@ -139,56 +139,6 @@ impl App {
                 .map(|(n, t)| format!("{:>3}. {t}", n + 1))
                 .collect(),
             purpose: PickFor::Message(texts),
-            filter: String::new(),
-            selected: 0,
-        }));
-    }
-
-    /// `!`: the plan's findings, errors first; picking one goes to its op.
-    pub(super) fn show_findings(&mut self) {
-        use crate::fusion::Severity;
-        let Some(ex) = self.explorer() else {
-            return;
-        };
-        let plan = ex.ws.plan();
-        let graph = ex.ws.graph();
-        let mut found: Vec<(Severity, Option<&str>, &crate::fusion::plan::Finding)> = plan
-            .findings
-            .iter()
-            .map(|f| (f.severity, None, f))
-            .chain(plan.scopes.iter().flat_map(|s| {
-                s.findings
-                    .iter()
-                    .map(move |f| (f.severity, Some(s.name.as_str()), f))
-            }))
-            .collect();
-        found.sort_by_key(|(severity, ..)| *severity != Severity::Error);
-        if found.is_empty() {
-            return self.info("no findings: the plan has no error or warning".to_string());
-        }
-        let choices: Vec<FindingChoice> = found
-            .iter()
-            .map(|(severity, scope, f)| FindingChoice {
-                text: format!(
-                    "{} {}{}{}",
-                    match severity {
-                        Severity::Error => "✗ error",
-                        Severity::Warning => "! warning",
-                    },
-                    scope.map_or_else(String::new, |s| format!("scope {s} · ")),
-                    f.op.map_or_else(String::new, |id| format!("{}: ", graph.op(id).name)),
-                    f.message
-                ),
-                op: f.op,
-            })
-            .collect();
-        self.dialog = Some(Dialog::Pick(Picker {
-            choices: choices
-                .iter()
-                .enumerate()
-                .map(|(n, c)| format!("{:>3}. {}", n + 1, c.text))
-                .collect(),
-            purpose: PickFor::Finding(choices),
             filter: String::new(),
             selected: 0,
         }));
@@ -551,29 +501,6 @@ impl App {
         }
     }
 
-    /// Goes to the op of the finding `choice` (`N. text`) names.
-    fn go_to_finding(&mut self, findings: &[FindingChoice], choice: &str) {
-        let picked = choice
-            .split_once(". ")
-            .and_then(|(n, _)| n.trim().parse::<usize>().ok())
-            .and_then(|n| findings.get(n.wrapping_sub(1)));
-        let Some(finding) = picked else {
-            return;
-        };
-        let Some(id) = finding.op else {
-            return self.info("that finding is about the graph or a scope as a whole".to_string());
-        };
-        let Screen::Explorer(ex) = &mut self.screen else {
-            return;
-        };
-        if ex.jump_to_op(id) {
-            ex.focus = Pane::Ops;
-        } else {
-            let hidden = self.hidden_message();
-            self.problem(hidden);
-        }
-    }
-
     /// Offers the plan file saved for the dump (or, asking plainly, one made for another
     /// graph of which some ops are here).
     pub(super) fn offer_saved_plan(&mut self, saved: super::loader::SavedPlan) {
@@ -840,12 +767,6 @@ impl App {
                                 self.pick_rank(request, &choice)
                             }
                             (_, PickFor::Message(_)) => {}
-                            (None, PickFor::Finding(_)) => {
-                                self.problem("no finding matches".to_string())
-                            }
-                            (Some(choice), PickFor::Finding(findings)) => {
-                                self.go_to_finding(&findings, &choice)
-                            }
                             (None, PickFor::Step(_)) => self.problem("no step matches".to_string()),
                             (Some(choice), PickFor::Step(steps)) => self.show_step(&steps, &choice),
                             (None, _) => self.problem("no scope matches".to_string()),

@@ -50,6 +50,7 @@ pub mod views;
 // view").
 mod compare_actions;
 pub mod dataflow_view;
+pub mod findings_view;
 pub mod flags_view;
 pub mod inside_view;
 pub mod ledger_view;
@@ -70,6 +71,7 @@ pub static VIEWS: &[view::ViewSpec<App>] = &[
     suggestion_actions::VIEW,
     static_actions::VIEW,
     flags_view::VIEW,
+    findings_view::VIEW,
 ];
 
 use crate::fusion::rules::RuleConfig;

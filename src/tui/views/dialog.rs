@@ -54,7 +54,6 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         PickFor::Rank(_) => " The profiles hold several ranks: pick one ".to_string(),
         PickFor::Neighbour(_) => " Go to an op it takes from or gives to ".to_string(),
         PickFor::Message(texts) => format!(" The last {} message(s), newest first ", texts.len()),
-        PickFor::Finding(found) => format!(" {} finding(s): enter goes to the op ", found.len()),
         PickFor::Step(steps) => format!(
             " Show one of {} step(s): kernel time without → with SuperKernel ",
             steps.len().saturating_sub(1)
@@ -74,8 +73,8 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
                 ]
             })
             .unwrap_or_default(),
-        // A message or finding: its whole text, wrapped (the rows above are cut at the edge).
-        PickFor::Message(_) | PickFor::Finding(_) => shown
+        // A message: its whole text, wrapped (the rows above are cut at the edge).
+        PickFor::Message(_) => shown
             .get(picker.selected)
             .map(|row| {
                 let text = row.split_once(". ").map_or(*row, |(_, t)| t);
@@ -88,7 +87,7 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         _ => Vec::new(),
     };
     let extra = about.len() as u16 + u16::from(!about.is_empty());
-    let wide = matches!(picker.purpose, PickFor::Message(_) | PickFor::Finding(_));
+    let wide = matches!(picker.purpose, PickFor::Message(_));
     let width = area.width.saturating_sub(8).min(if wide {
         110
     } else if about.is_empty() && !matches!(picker.purpose, PickFor::Neighbour(_)) {
@@ -118,7 +117,6 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
             PickFor::Rank(_) => "no rank matches",
             PickFor::Neighbour(_) => "no op matches",
             PickFor::Message(_) => "no message matches",
-            PickFor::Finding(_) => "no finding matches",
             _ => "no scope matches",
         };
         lines.push(Line::from(Span::styled(what, theme.get(Role::Dim))));
