@@ -12,6 +12,7 @@ use skope::commands::{self, Printer};
 use skope::compile::foreground;
 use skope::export::Form;
 use skope::ledger::{Baseline, SortKey};
+use skope::tui::Ended;
 use skope::tui::loader::PlanPath;
 use skope::tui::profiles::ProfilesRequest;
 use skope::workspace::Workspace;
@@ -364,10 +365,13 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
     cli.refuse_unused(name)?;
     let Some(command) = cli.command else {
         // Stopped by a signal: 128 + it, as a shell's programs exit.
-        return explore(cli).map(|signal| {
-            signal.map_or(ExitCode::SUCCESS, |s| {
-                ExitCode::from(u8::try_from(128 + s).unwrap_or(1))
-            })
+        return explore(cli).map(|ended| match ended {
+            Ended::Quit => ExitCode::SUCCESS,
+            Ended::LoadFailed(message) => {
+                eprintln!("error: {}", skope::text::sanitize_lines(&message));
+                ExitCode::from(2)
+            }
+            Ended::Stopped(s) => ExitCode::from(u8::try_from(128 + s).unwrap_or(1)),
         });
     };
     let request = cli.planning.request();
@@ -546,9 +550,8 @@ fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
     Ok(ExitCode::from(status.exit_code()))
 }
 
-/// `skope [FILE]`: the explorer on FILE, or on the bundled example; the signal that stopped
-/// it, if one did.
-fn explore(cli: Cli) -> Result<Option<i32>> {
+/// `skope [FILE]`: the explorer on FILE, or on the bundled example; how it ended.
+fn explore(cli: Cli) -> Result<Ended> {
     let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let config = skope::tui::config::load(cli.config.as_deref(), no_colour)?;
     if !std::io::stdout().is_terminal() {

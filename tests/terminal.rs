@@ -292,8 +292,14 @@ fn a_missing_file_is_reported_in_the_ui_not_as_a_crash() {
     });
     assert!(screen.contains("No such file or directory"), "{screen}");
     s.send(b"q");
-    assert_eq!(s.wait_exit(LONG), Some(0));
+    // As the command line does on an error: status 2, the message said again on stderr.
+    assert_eq!(s.wait_exit(LONG), Some(2));
     assert!(s.terminal_restored());
+    assert!(
+        s.screen().contains("error: no/such/dump.txt"),
+        "{}",
+        s.screen()
+    );
 }
 
 #[test]

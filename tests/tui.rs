@@ -15,6 +15,7 @@ mod tui_findings;
 mod tui_inside;
 mod tui_ledger;
 mod tui_mindspore;
+mod tui_palette;
 mod tui_profiles;
 mod tui_reading;
 mod tui_runs;

@@ -550,9 +550,17 @@ fn d_prunes_the_regressed_superkernel_after_showing_the_planned_result() {
         "{}",
         screen(&app)
     );
-    press(&mut app, KeyCode::Esc);
+    // u undoes it right here, as the question said, and the view stays up.
     press(&mut app, KeyCode::Char('u'));
     assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 13);
+    assert_eq!(app.up(), Some("profiles"));
+    assert!(app.profile_view().unwrap().not_in_plan.is_empty());
+    // ctrl-r redoes it.
+    app.handle(Msg::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('r'),
+        ratatui::crossterm::event::KeyModifiers::CONTROL,
+    )));
+    assert_eq!(app.explorer().unwrap().ws.plan().segment_count(), 12);
 }
 
 #[test]

@@ -151,6 +151,8 @@ pub enum Action {
     Messages,
     /// The findings view: the plan's, the profiles' and the notes of reading.
     Findings,
+    /// The command palette: every action available here, by name.
+    Palette,
     /// Close the overlay or prompt, or clear the search.
     Back,
     /// Hand the terminal back to the shell and stop (resume with `fg`).
@@ -778,6 +780,14 @@ pub const TABLE: &[Spec] = &[
         name: "findings",
         keys: &["!"],
         help: "the findings view; go to one",
+        group: Group::General,
+        view_only: false,
+    },
+    Spec {
+        action: Action::Palette,
+        name: "palette",
+        keys: &[":", "ctrl-k"],
+        help: "the command palette",
         group: Group::General,
         view_only: false,
     },

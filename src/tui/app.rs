@@ -423,11 +423,20 @@ impl App {
             // The options editor reads its own keys first; the rest reach the panes.
             Keys::Graph if top == Layer::Options && self.options_key(key) => return,
             Keys::Graph => self.config.keymap.action(key),
-            Keys::View => self.config.keymap.view_action(key),
+            // A view that reads text takes its keys first.
+            Keys::View => match self.up_view().and_then(|v| v.text) {
+                Some(text) if text(self, key) => return,
+                _ => self.config.keymap.view_action(key),
+            },
         };
-        let Some(action) = action else {
-            return;
-        };
+        if let Some(action) = action {
+            self.perform(action);
+        }
+    }
+
+    /// Does what `action` means on the layer on top, as its key would.
+    pub fn perform(&mut self, action: Action) {
+        let top = self.layers().top();
         if top.takes_global_keys() && self.global_action(action) {
             return;
         }
@@ -435,6 +444,11 @@ impl App {
             (Layer::Help, _) => self.help_action(action),
             // The action that opened a view closes it; its handler reads the rest.
             (Layer::View, Some(view)) if view.opens_with == Some(action) => self.close_view(),
+            // Undo and redo work in every view, as on the graph: an edit made from a view
+            // (a prune) is undone where it was made.
+            (Layer::View, Some(_)) if matches!(action, Action::Undo | Action::Redo) => {
+                self.edit_action(action)
+            }
             (Layer::View, Some(view)) => (view.handle)(self, action),
             _ => self.explorer_action(action),
         }
@@ -468,9 +482,9 @@ impl App {
             Action::Suspend => self.effects.push(Effect::Suspend),
             Action::Help => self.help = Some(0),
             Action::Messages => self.show_messages(),
-            // A view every layer opens (the findings); the same key closes it.
+            // A view every layer opens (the findings, the palette); the same key closes it.
             _ if let Some(view) = self.views.iter().find(|v| v.opens_with == Some(action))
-                && action == Action::Findings =>
+                && matches!(action, Action::Findings | Action::Palette) =>
             {
                 if self.up() == Some(view.name) {
                     self.close_view();

@@ -46,6 +46,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     handle,
     scroll: |_, _| {},
     draw,
+    text: None,
 };
 
 /// Hops shown when the view opens.

@@ -35,6 +35,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     handle,
     scroll,
     draw,
+    text: None,
 };
 
 /// How serious a finding is.

@@ -30,6 +30,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     handle,
     scroll,
     draw,
+    text: None,
 };
 
 /// What a line of the view is.

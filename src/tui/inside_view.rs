@@ -47,6 +47,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     handle,
     scroll,
     draw,
+    text: None,
 };
 
 /// The view's state.

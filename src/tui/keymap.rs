@@ -244,7 +244,7 @@ impl Keymap {
             self.by_key
                 .get(&key)
                 .copied()
-                .filter(|a| a.group() != Group::Edit)
+                .filter(|a| a.group() != Group::Edit || matches!(a, Action::Undo | Action::Redo))
         })
     }
 

@@ -41,6 +41,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     handle,
     scroll,
     draw,
+    text: None,
 };
 
 /// Rows the details under the table take.

@@ -54,6 +54,7 @@ pub mod findings_view;
 pub mod flags_view;
 pub mod inside_view;
 pub mod ledger_view;
+pub mod palette_view;
 mod profile_actions;
 mod run_actions;
 mod static_actions;
@@ -72,6 +73,7 @@ pub static VIEWS: &[view::ViewSpec<App>] = &[
     static_actions::VIEW,
     flags_view::VIEW,
     findings_view::VIEW,
+    palette_view::VIEW,
 ];
 
 use crate::fusion::rules::RuleConfig;
@@ -122,9 +124,20 @@ pub fn new_app(
     App::new(config, size, file, plan_path).with_views(VIEWS)
 }
 
-/// Runs the explorer until the user quits; the signal that stopped it, if one did (skope then
-/// exits with 128 + it, as a shell's programs do).
-pub fn run(options: Options) -> Result<Option<i32>> {
+/// How the explorer ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit.
+    Quit,
+    /// The user quit after the dump could not be loaded: its message (skope then exits with
+    /// status 2, as the command line does on an error).
+    LoadFailed(String),
+    /// A signal stopped it (skope then exits with 128 + it, as a shell's programs do).
+    Stopped(i32),
+}
+
+/// Runs the explorer until the user quits; how it ended.
+pub fn run(options: Options) -> Result<Ended> {
     let (tx, rx) = mpsc::channel();
     spawn_input(tx.clone());
     spawn_signals(tx.clone())?;
@@ -254,7 +267,15 @@ pub fn run(options: Options) -> Result<Option<i32>> {
     if let Some(app) = &slot {
         app.runs.stop_all(runs::GRACE);
     }
-    result.map(|()| stopped_by)
+    let failed = slot.as_ref().and_then(|app| match &app.screen {
+        app::Screen::Failed { file, message } => Some(format!("{file}: {message}")),
+        _ => None,
+    });
+    result.map(|()| match (stopped_by, failed) {
+        (Some(signal), _) => Ended::Stopped(signal),
+        (None, Some(message)) => Ended::LoadFailed(message),
+        (None, None) => Ended::Quit,
+    })
 }
 
 /// Reads terminal events on their own thread. Mouse motion is dropped (nothing uses it, and

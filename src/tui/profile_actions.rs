@@ -56,6 +56,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
             super::views::profile::render(app, view, frame, area);
         }
     },
+    text: None,
 };
 
 impl App {

@@ -37,6 +37,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     handle: App::runs_view_action,
     scroll: App::runs_scroll,
     draw: super::views::runs::render,
+    text: None,
 };
 
 impl App {

@@ -37,6 +37,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
             super::views::statics::render(app, view, ex.profiles.as_ref(), frame, area);
         }
     },
+    text: None,
 };
 
 impl App {

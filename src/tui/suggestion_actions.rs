@@ -46,6 +46,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
             super::views::suggestions::render(app, view, frame, area);
         }
     },
+    text: None,
 };
 
 impl App {

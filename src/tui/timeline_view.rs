@@ -57,6 +57,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     handle,
     scroll,
     draw,
+    text: None,
 };
 
 /// The width of the lane labels (`s12 ` and the side).

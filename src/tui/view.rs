@@ -11,6 +11,7 @@
 
 use super::action::Action;
 use ratatui::Frame;
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use std::any::Any;
 use std::collections::HashMap;
@@ -34,6 +35,9 @@ pub struct ViewSpec<A: 'static> {
     pub scroll: fn(&mut A, isize),
     /// Draws it over the body's area.
     pub draw: fn(&A, &mut Frame, Rect),
+    /// For a view that reads typed text (a filter, a name): takes a key before the keymap
+    /// does; true when it took it. `None` for the others.
+    pub text: Option<fn(&mut A, KeyEvent) -> bool>,
 }
 
 impl<A> std::fmt::Debug for ViewSpec<A> {

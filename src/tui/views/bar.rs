@@ -12,7 +12,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 /// The key bar's entries: actions (shown with their first key each), a label, and a rank —
-/// when the line is too narrow, entries of the highest rank go first.
+/// when the line is too narrow, entries of the highest rank go first (each of a lower rank that
+/// still fits stays).
 const BAR: &[(&[Action], &str, u8)] = &[
     (&[Action::Help], "help", 0),
     (&[Action::Search], "search", 1),
@@ -33,7 +34,8 @@ const BAR: &[(&[Action], &str, u8)] = &[
     (&[Action::Save], "save", 3),
     (&[Action::CodeView], "code", 3),
     (&[Action::Compile], "compile", 3),
-    (&[Action::Profiles], "profile", 4),
+    (&[Action::Profiles], "profile", 2),
+    (&[Action::Palette], "commands", 4),
     (&[Action::Quit], "quit", 0),
 ];
 
@@ -145,30 +147,29 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
                 (!keys.is_empty()).then(|| (keys.join("/"), *label, *rank))
             })
             .collect();
-        let width = |max_rank: u8| -> usize {
-            entries
-                .iter()
-                .filter(|e| e.2 <= max_rank)
-                .map(|(k, l, _)| k.chars().count() + l.chars().count() + 3)
-                .sum()
-        };
-        // The graph's entries go by rank; a view's rows, as many as fit in their order.
-        let max_rank = match app.up_view() {
-            Some(_) => u8::MAX,
-            None => (0..=5)
-                .rev()
-                .find(|&r| width(r) <= usize::from(area.width))
-                .unwrap_or(0),
-        };
+        let width_of = |(k, l, _): &(String, &str, u8)| k.chars().count() + l.chars().count() + 3;
+        // The graph's entries are kept by rank, lowest first, each that still fits; a view's
+        // rows as many as fit in their order. Either way they show in their order.
+        let mut keep = vec![true; entries.len()];
+        if app.up_view().is_none() {
+            let mut by_rank: Vec<usize> = (0..entries.len()).collect();
+            by_rank.sort_by_key(|&i| entries[i].2);
+            let mut room = usize::from(area.width);
+            for i in by_rank {
+                let w = width_of(&entries[i]);
+                keep[i] = w <= room;
+                room = room.saturating_sub(if keep[i] { w } else { 0 });
+            }
+        }
         let mut spans = Vec::new();
         let mut room = usize::from(area.width);
-        for (keys, label, _) in entries.iter().filter(|e| e.2 <= max_rank) {
-            // A view's rows share one rank: as many as fit, in its order.
-            let width = keys.chars().count() + label.chars().count() + 3;
+        for (entry, _) in entries.iter().zip(&keep).filter(|(_, k)| **k) {
+            let width = width_of(entry);
             if width > room {
                 break;
             }
             room -= width;
+            let (keys, label, _) = entry;
             spans.push(Span::styled(format!(" {keys}"), theme.get(Role::Key)));
             spans.push(Span::styled(format!(" {label} "), theme.get(Role::Dim)));
         }
