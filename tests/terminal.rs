@@ -752,7 +752,8 @@ fn the_explorer_refuses_a_plan_made_for_another_graph() {
         t.contains("none of the 2 ops it names") && t.contains("--force")
     });
     s.send(b"q");
-    assert_eq!(s.wait_exit(LONG), Some(0));
+    // Nothing was loaded: an error, as on the command line.
+    assert_eq!(s.wait_exit(LONG), Some(2));
 }
 
 #[test]
