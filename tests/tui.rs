@@ -22,6 +22,7 @@ mod tui_runs;
 mod tui_static;
 mod tui_suggest;
 mod tui_timeline;
+mod tui_views;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
