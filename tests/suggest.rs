@@ -228,22 +228,30 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
 
 #[test]
 fn a_fit_that_cannot_tell_candidates_apart_ranks_by_boundaries_and_says_why() {
-    // The bundled pair: its model errs by 2.41 µs a run, more than the savings it would rank
-    // by differ.
+    // The bundled pair, judged as the profile comparison judges it: its model errs by 2.73 µs
+    // a run leaving one segment out, more than the savings it would rank by differ.
     let ws = crate::common::workspace(&crate::common::example_arg("moe_decode.ge_proto.txt"));
     let root = crate::common::example_path("prof_result");
     let (b, n, _) = skope::profile::locate_pair(&root, None, None).unwrap();
     let t = timing::read(&b.kernels, Some(ws.context())).unwrap();
     let table = skope::profile::kernels::KernelTable::read(&n.kernels).unwrap();
+    let pair = skope::profile::load_pair(&root, None, None).unwrap();
+    let runs = |p: &skope::profile::Profile| p.runs.clone().unwrap();
+    let judged = skope::suggest::bind_runs(
+        ws.context(),
+        (ws.marks(), ws.plan()),
+        &runs(&pair.base),
+        &runs(&pair.new),
+    );
     let measured = skope::suggest::Measured {
         base: Some(&t),
         new: Some(&table),
-        judged: None,
+        judged: Some(&judged),
     };
     let (s, fit) = skope::suggest::rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
     assert!(fit.is_some());
     let why = s.ranked_by_boundaries.expect("ranked by boundaries");
-    assert!(why.contains("2.41 µs a run"), "{why}");
+    assert!(why.contains("2.73 µs a run"), "{why}");
     let boundaries: Vec<usize> = s.list.iter().map(|x| x.boundaries).collect();
     assert!(
         boundaries.windows(2).all(|w| w[0] >= w[1]),
@@ -335,8 +343,8 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
         "{c:?}"
     );
     // What is left cannot explain the savings well, and its error says so: a SuperKernel
-    // here saves more than its gaps (a = 3.6 is doubtful) and the error is microseconds.
-    assert_eq!(fit.doubtful, ["a=3.60"]);
+    // here saves more than its gaps (a = 3.4 is doubtful) and the error is microseconds.
+    assert_eq!(fit.doubtful, ["a=3.43"]);
     assert!(fit.loo_mean_us > 1.0, "{fit:?}");
 }
 
@@ -607,4 +615,115 @@ fn the_whole_model_estimate_adds_up_what_accepting_all_makes() {
     let claimed = s.templates[0].saving_us.unwrap();
     let gain = whole.gain_us().unwrap();
     assert!((gain - claimed).abs() <= 2.0, "{gain} against {claimed}");
+}
+
+/// A graph of `ops` (name, type, stream, inputs); when `compiled`, ops of type Add carry their
+/// AIV kernel facts, else the dump predates the compile and every kernel type is assumed.
+fn typed_graph(ops: &[(&str, &str, i64, &[&str])], compiled: bool) -> Workspace {
+    let mut b = GraphBuilder::new("g");
+    for (topo, (name, op_type, stream, inputs)) in ops.iter().enumerate() {
+        let mut op = OpBuilder {
+            name: name.to_string(),
+            op_type: op_type.to_string(),
+            topo_id: Some(topo as i64),
+            stream: Some(*stream),
+            inputs: inputs.iter().map(|i| format!("{i}:0")).collect(),
+            ..OpBuilder::default()
+        };
+        if compiled && *op_type == "Add" {
+            op.attrs.insert("supportSuperKernel", AttrValue::Int(1));
+            op.attrs
+                .insert("_cube_vector_core_type", AttrValue::Str("AIV".to_string()));
+            op.attrs.insert("tvm_blockdim", AttrValue::Int(8));
+        }
+        b.push(op);
+    }
+    Workspace::new(b.build(), Format::GeProtoText, "test", &RuleSet::bundled())
+}
+
+#[test]
+fn only_kernels_make_boundaries_and_the_assumed_ones_are_counted() {
+    // An uncompiled GE dump: partition placeholders, an op of unknown kernel type, the end.
+    let ws = typed_graph(
+        &[
+            ("ph0", "PlaceHolder", 0, &[]),
+            ("ph1", "PlaceHolder", 0, &[]),
+            ("a", "Add", 0, &["ph0"]),
+            ("ph2", "PlaceHolder", 0, &[]),
+            ("b", "Add", 0, &["a", "ph2"]),
+            ("m", "MysteryOp", 0, &["b"]),
+            ("c", "Add", 0, &["m"]),
+            ("end", "End", 0, &["c"]),
+            ("out", "NetOutput", 0, &["end"]),
+        ],
+        false,
+    );
+    let s = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
+    // Four ops launch a kernel (a, b, m, c), each of a kernel type only assumed.
+    assert_eq!(s.kernels, (4, 4));
+    // No plumbing op is in a suggestion or counts as a boundary: the planner cuts at ph2 (an
+    // op between the scope's members on their stream, as GE does), and b → m → c has two.
+    let best = &s.list[0];
+    assert_eq!(names(&ws, &best.ops), ["b", "m", "c"]);
+    assert_eq!(best.boundaries, 2);
+    assert!(
+        s.list
+            .iter()
+            .flat_map(|x| names(&ws, &x.ops))
+            .all(|n| !["ph0", "ph1", "ph2", "end", "out"].contains(&n.as_str())),
+        "{:?}",
+        s.list
+    );
+    let text = skope::suggest::output::to_text(&s, None, "g");
+    assert!(
+        text.contains("4 op(s) launch a kernel") && text.contains("4 of them are only assumed"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_weight_on_another_stream_is_no_wait() {
+    // b runs on stream 1 and takes a weight placed on stream 0: the gap before it is a gap.
+    let ws = typed_graph(
+        &[
+            ("w", "Const", 0, &[]),
+            ("a", "Add", 1, &[]),
+            ("b", "Add", 1, &["a", "w"]),
+            ("c", "Add", 1, &["b"]),
+        ],
+        true,
+    );
+    let dir = crate::common::scratch("suggest-weight");
+    let rows: Vec<(String, f64, f64, f64)> = [("a", 0.0), ("b", 15.0), ("c", 30.0)]
+        .iter()
+        .map(|(n, s)| (n.to_string(), *s, 10.0, 8.0))
+        .collect();
+    let csv = kernel_details(&dir, "kernel_details.csv", &rows);
+    let t = timing::read(&[csv], None).unwrap();
+    let s = suggest(&ws.planning(), ws.plan(), Some(&t), DEFAULTS, false);
+    let best = &s.list[0];
+    assert_eq!(names(&ws, &best.ops), ["a", "b", "c"]);
+    // Both 5 µs gaps count: the weight is no cross-stream dependency.
+    assert_eq!(best.features.gap, 10.0, "{best:?}");
+}
+
+#[test]
+fn the_idle_time_between_steps_is_no_gap() {
+    // Two steps, the kernels in another order in the second, a millisecond apart.
+    let dir = crate::common::scratch("suggest-steps");
+    let csv = dir.join("kernel_details.csv");
+    std::fs::write(
+        &csv,
+        "Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n\
+         1,0,a,Add,AI_VECTOR_CORE,0.0,10.0\n\
+         1,0,b,Add,AI_VECTOR_CORE,15.0,10.0\n\
+         2,0,b,Add,AI_VECTOR_CORE,1000.0,10.0\n\
+         2,0,a,Add,AI_VECTOR_CORE,1013.0,10.0\n",
+    )
+    .unwrap();
+    let t = timing::read(&[csv], None).unwrap();
+    // b: 5 µs after a in step 1, and first in step 2 (not 975 µs after step 1's end).
+    assert_eq!(t.get("b").unwrap().gap(), 5.0);
+    assert_eq!(t.get("b").unwrap().gaps, 1);
+    assert_eq!(t.get("a").unwrap().gap(), 3.0);
 }

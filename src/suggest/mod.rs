@@ -164,6 +164,7 @@ impl Suggestions {
             fitted: false,
             measured: false,
             whole_model: None,
+            kernels: (0, 0),
             remedies: Vec::new(),
         }
     }
@@ -218,6 +219,9 @@ pub struct Suggestions {
     pub measured: bool,
     /// What accepting all that fit would make of the whole model (set by [`rank`]).
     pub whole_model: Option<estimate::WholeModel>,
+    /// The graph's ops that launch a kernel (the only ones that make boundaries), and how
+    /// many of them are only assumed fusible (their kernel type unknown).
+    pub kernels: (usize, usize),
     /// When one scope holds the whole model and its system has means of its own (the aclgraph
     /// pass's exclusion scopes and options): what heals its worst splits, each checked by
     /// planning it (set by [`rank`]).
@@ -233,7 +237,35 @@ fn core_kind(cx: &Context, id: OpId) -> Option<u8> {
     })
 }
 
-/// The runs of fusible ops on each stream, in execution order (ignored ops left out).
+/// Op types that move data between a graph's parts and launch no kernel: GE's partition ends
+/// (`PlaceHolder`, `End`), the graph's output (`NetOutput`) and reference inputs (`RefData`).
+/// Not on the pass's ignored list, so their verdict may be fusible by assumption; never a
+/// kernel boundary (*inferred* from how GE builds partitions: these ops carry no task).
+const PLUMBING: &[&str] = &["PlaceHolder", "End", "NetOutput", "RefData"];
+
+/// True when op `id` launches a kernel: neither an op the pass ignores nor graph plumbing.
+fn launches_kernel(cx: &Context, id: OpId) -> bool {
+    cx.verdicts().get(id).verdict != Verdict::Ignored
+        && !PLUMBING.contains(&cx.graph().op(id).op_type.as_str())
+}
+
+/// The ops that launch a kernel, and how many of them the pass's verdict only assumes
+/// fusible (their kernel type unknown).
+fn kernels(cx: &Context) -> (usize, usize) {
+    let graph = cx.graph();
+    (0..graph.len() as u32)
+        .map(OpId)
+        .filter(|&id| launches_kernel(cx, id))
+        .fold((0, 0), |(all, assumed), id| {
+            let v = cx.verdicts().get(id);
+            let guessed = v.verdict == Verdict::Fusible
+                && v.evidence == crate::fusion::verdict::Evidence::Assumed;
+            (all + 1, assumed + usize::from(guessed))
+        })
+}
+
+/// The runs of fusible ops on each stream, in execution order (ignored ops and graph plumbing
+/// left out: only kernels make boundaries).
 fn runs(cx: &Context) -> Vec<Vec<OpId>> {
     let graph = cx.graph();
     let mut open: HashMap<u32, Vec<OpId>> = HashMap::new();
@@ -241,6 +273,7 @@ fn runs(cx: &Context) -> Vec<Vec<OpId>> {
     for &id in graph.exec_order() {
         match cx.verdicts().get(id).verdict {
             Verdict::Ignored => {}
+            _ if !launches_kernel(cx, id) => {}
             Verdict::Fusible => open.entry(cx.stream_of(id)).or_default().push(id),
             Verdict::Unsupported(_) => {
                 if let Some(run) = open.remove(&cx.stream_of(id)) {
@@ -461,15 +494,18 @@ fn edge(cx: &Context, ops: &[OpId], before: bool, cuts: &[String]) -> String {
     format!("{name}: the planner cuts here")
 }
 
-/// The ops that wait for another stream (an input from an op on another stream, or from a
-/// Recv): the time before them is a dependency wait, which fusing does not remove, not a
-/// scheduling gap.
+/// The ops that wait for another stream — a data or control edge from a kernel that runs on
+/// another stream, or from a Recv: the time before them is a dependency wait, which fusing
+/// does not remove, not a scheduling gap. A weight or constant input (no kernel) is no wait,
+/// whatever stream it is placed on.
 fn waiting(cx: &Context) -> Vec<bool> {
     let graph = cx.graph();
     let mut out = vec![false; graph.len()];
     for &u in graph.exec_order() {
+        let from_kernel = launches_kernel(cx, u);
         for (v, _) in graph.successors(u) {
-            if cx.stream_of(u) != cx.stream_of(v) || graph.op(u).op_type == "Recv" {
+            if (from_kernel && cx.stream_of(u) != cx.stream_of(v)) || graph.op(u).op_type == "Recv"
+            {
                 out[v.index()] = true;
             }
         }
@@ -769,6 +805,7 @@ fn suggest_on(
         fitted,
         measured: timing.is_some(),
         whole_model: None,
+        kernels: kernels(cx),
         remedies: Vec::new(),
     }
 }

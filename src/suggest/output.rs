@@ -279,6 +279,19 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
         result.templates.len(),
         result.list.len()
     );
+    let (kernels, assumed) = result.kernels;
+    if assumed > 0 {
+        out.push_str(&format!(
+            "{kernels} op(s) launch a kernel (graph plumbing and ops the pass ignores are no \
+             boundary); {assumed} of them are only assumed fusible: their kernel type is not in \
+             the dump (a dump taken after the compile, --rules or the installed CANN settles it)\n"
+        ));
+    } else {
+        out.push_str(&format!(
+            "{kernels} op(s) launch a kernel (graph plumbing and ops the pass ignores are no \
+             boundary)\n"
+        ));
+    }
     let coefficients_text = format!(
         "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs",
         c.a, c.b, c.c_same, c.c_cross, c.c0

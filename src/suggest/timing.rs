@@ -3,8 +3,10 @@
 //!
 //! msprof's `Wait Time` is measured over every task of the device, not per stream, so the
 //! gaps are recomputed per `Stream ID` (or, without that column, per the graph's stream of the
-//! op of that name): `gap_i = max(0, start_i − (start_{i−1} + dur_{i−1}))`; where the profile
-//! has the PMU core-time columns, `head_i = dur_i − core_i`.
+//! op of that name) within each step: `gap_i = max(0, start_i − (start_{i−1} + dur_{i−1}))`
+//! for consecutive kernels of one step (the idle time between steps is no scheduling gap, and
+//! a step's first kernel on a stream has none); where the profile has the PMU core-time
+//! columns, `head_i = dur_i − core_i`.
 //!
 //! Read for a graph, each op's kernel timing is looked up once here, not each time
 //! suggestions are made.
@@ -162,6 +164,9 @@ pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileEr
             steps.insert(step.to_string());
         }
         let Some(start) = row.start_us else { continue };
+        // Gaps are measured within a step: the idle time between steps is no scheduling gap
+        // (a step's first kernel on a stream has none).
+        let step = row.step.unwrap_or_default();
         let stream = match row.stream {
             Some(s) => {
                 by_stream_id = true;
@@ -172,11 +177,14 @@ pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileEr
                 None => "device".to_string(),
             },
         };
-        streams.entry(stream).or_default().push(Run {
-            start,
-            duration,
-            name: id,
-        });
+        streams
+            .entry(format!("{step}\u{0}{stream}"))
+            .or_default()
+            .push(Run {
+                start,
+                duration,
+                name: id,
+            });
     }
     for runs in streams.values_mut() {
         runs.sort_by(|a, b| a.start.total_cmp(&b.start));
