@@ -123,15 +123,27 @@ fn the_run_with_the_big_gaps_ranks_first_and_says_where_it_ends() {
     assert_eq!(s.list[0].boundaries, 2);
 }
 
-#[test]
-fn the_fit_through_real_files_recovers_the_generating_coefficients() {
-    let truth = Coefficients {
-        a: 0.85,
-        b: 0.4,
-        c_same: 0.6,
-        c_cross: 1.5,
-        c0: 2.5,
-    };
+/// The coefficients the generated pair's savings are made by.
+const TRUTH: Coefficients = Coefficients {
+    a: 0.85,
+    b: 0.4,
+    c_same: 0.6,
+    c_cross: 1.5,
+    c0: 2.5,
+};
+
+/// A generated graph of twelve runs of kernels, the first `scoped` of them marked as scopes,
+/// and its pair written as real files: each SuperKernel saves what [`TRUTH`] says, give or
+/// take `noise` µs (alternately more and less); `tag` names the scratch directory.
+fn generated_pair(
+    (scoped, noise): (usize, f64),
+    tag: &str,
+) -> (
+    Workspace,
+    timing::Timing,
+    skope::profile::kernels::KernelTable,
+) {
+    let truth = TRUTH;
     // Twelve scopes of two to six kernels, cube and vector mixed, each cut by a Cast.
     let mut ops: Vec<Spec> = Vec::new();
     let names: &'static [&'static str] = Box::leak(
@@ -144,14 +156,19 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
     for scope in 0..12 {
         for k in 0..(2 + scope % 5) {
             let core = if (scope + k) % 3 == 0 { "AIC" } else { "AIV" };
-            ops.push((names[n], core, format!("s{scope}")));
+            let mark = if scope < scoped {
+                format!("s{scope}")
+            } else {
+                String::new()
+            };
+            ops.push((names[n], core, mark));
             n += 1;
         }
         ops.push((names[n], "", String::new()));
         n += 1;
     }
     let ws = graph(&ops);
-    let dir = crate::common::scratch("suggest-fit");
+    let dir = crate::common::scratch(tag);
     let mut base = Vec::new();
     let mut t = 0.0;
     for (i, (name, ..)) in ops.iter().enumerate() {
@@ -195,11 +212,24 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
                 }
             }
             let unfused: f64 = rows.iter().map(|r| r.2).sum::<f64>() + f.gap;
-            new.push((seg.fused_node.clone(), 0.0, unfused - truth.saving(&f), 0.0));
+            let off = if new.len() % 2 == 0 { noise } else { -noise };
+            new.push((
+                seg.fused_node.clone(),
+                0.0,
+                unfused - truth.saving(&f) - off,
+                0.0,
+            ));
         }
     }
     let new_csv = kernel_details(&dir, "new.csv", &new);
     let table = skope::profile::kernels::KernelTable::read(&[new_csv]).unwrap();
+    (ws, timing, table)
+}
+
+#[test]
+fn the_fit_through_real_files_recovers_the_generating_coefficients() {
+    let truth = TRUTH;
+    let (ws, timing, table) = generated_pair((12, 0.0), "suggest-fit");
     let obs = observations(ws.context(), ws.plan(), (&timing, &table), None);
     assert_eq!(obs.len(), 12);
     let fit = saving::fit(&obs).expect("a fit");
@@ -726,4 +756,35 @@ fn the_idle_time_between_steps_is_no_gap() {
     assert_eq!(t.get("b").unwrap().gap(), 5.0);
     assert_eq!(t.get("b").unwrap().gaps, 1);
     assert_eq!(t.get("a").unwrap().gap(), 3.0);
+}
+
+#[test]
+fn a_fit_that_cannot_tell_a_saving_from_none_hides_no_candidate() {
+    // Eight of the twelve runs fused, measured with ±15 µs of noise on every SuperKernel: the
+    // fit's error is larger than the savings it predicts for the other four.
+    let (ws, timing, table) = generated_pair((8, 15.0), "suggest-noisy");
+    let measured = skope::suggest::Measured {
+        base: Some(&timing),
+        new: Some(&table),
+        judged: None,
+    };
+    let (ranked, fit) = skope::suggest::rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
+    let fit = fit.expect("a fit");
+    assert!(fit.loo_mean_us > 10.0, "{fit:?}");
+    let why = ranked
+        .ranked_by_boundaries
+        .as_deref()
+        .expect("ranked by boundaries");
+    assert!(why.contains("cannot tell a saving from none"), "{why}");
+    // Every candidate that fuses a boundary is offered, whatever its predicted saving.
+    let without = suggest(&ws.planning(), ws.plan(), None, DEFAULTS, false);
+    assert_eq!(ranked.list.len(), without.list.len());
+    assert!(
+        ranked
+            .list
+            .windows(2)
+            .all(|w| w[0].boundaries >= w[1].boundaries),
+        "{:?}",
+        ranked.list
+    );
 }

@@ -45,11 +45,13 @@ impl Suggestions {
     /// True when `pick` adds something over today's plan: time saved (with a profile) or
     /// boundaries fused, and not already fused as it is.
     pub fn adds(&self, pick: Pick) -> bool {
+        // A saving the fit cannot vouch for ranks nothing: then boundaries fused count.
+        let by_saving = self.ranked_by_boundaries.is_none();
         match pick {
             // Offered only when its prediction builds fewer SuperKernels of one kernel.
             Pick::Remedy(i) => i < self.remedies.len(),
-            Pick::Template(i) => self.templates.get(i).is_some_and(|t| t.adds()),
-            Pick::Single(i) => self.list.get(i).is_some_and(super::Suggestion::adds),
+            Pick::Template(i) => self.templates.get(i).is_some_and(|t| t.adds(by_saving)),
+            Pick::Single(i) => self.list.get(i).is_some_and(|s| s.adds(by_saving)),
         }
     }
 

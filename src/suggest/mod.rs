@@ -181,12 +181,13 @@ impl Suggestion {
     }
 
     /// True when it adds something over today's plan: it is not fused already as it is, and
-    /// it saves time (with a profile) or fuses boundaries (without).
-    pub fn adds(&self) -> bool {
+    /// it saves time (with a profile whose saving is trusted: `by_saving`) or fuses boundaries
+    /// (without, or when the fitted saving cannot be trusted).
+    pub fn adds(&self, by_saving: bool) -> bool {
         !matches!(self.versus, Versus::Same(_))
             && match self.saving_us {
-                Some(us) => us > 0.0,
-                None => self.boundaries > 0,
+                Some(us) if by_saving => us > 0.0,
+                _ => self.boundaries > 0,
             }
     }
 }
@@ -622,16 +623,24 @@ pub fn suggest(
     fitted: bool,
 ) -> Suggestions {
     let per_op = PerOp::new(planning.context(), timing);
-    suggest_on(planning, today, (&per_op, timing), coefficients, fitted)
+    suggest_on(
+        planning,
+        today,
+        (&per_op, timing),
+        (coefficients, fitted),
+        true,
+    )
 }
 
-/// [`suggest`] with each op's timing looked up already (`per_op`, from `timing`).
+/// [`suggest`] with each op's timing looked up already (`per_op`, from `timing`); a candidate
+/// is kept for the time it saves when `by_saving`, else (a fit not trusted) for the boundaries
+/// it fuses.
 fn suggest_on(
     planning: &Planning,
     today: &Plan,
     (per_op, timing): (&PerOp<'_>, Option<&Timing>),
-    coefficients: Coefficients,
-    fitted: bool,
+    (coefficients, fitted): (Coefficients, bool),
+    by_saving: bool,
 ) -> Suggestions {
     let cx = planning.context();
     let graph = cx.graph();
@@ -754,7 +763,7 @@ fn suggest_on(
     });
     // Only what adds something over today's plan is offered (and named, and made templates of).
     let drawn = valued.len();
-    valued.retain(|(s, _, _)| s.adds());
+    valued.retain(|(s, _, _)| s.adds(by_saving));
     let adding_nothing = drawn - valued.len();
     let mut list: Vec<Suggestion> = valued
         .into_iter()
@@ -793,7 +802,7 @@ fn suggest_on(
         (timing, coefficients),
     );
     let drawn_templates = templates.len();
-    templates.retain(templates::Template::adds);
+    templates.retain(|t| t.adds(by_saving));
     Suggestions {
         not_offered: None,
         ranked_by_boundaries: None,
@@ -993,15 +1002,21 @@ pub fn rank(
         _ => None,
     };
     let coefficients = fit.as_ref().map_or(saving::DEFAULTS, |f| f.coefficients);
+    // With a fit, every candidate that fuses boundaries first: whether the fit can rank them
+    // is judged on all their savings, and a candidate is never hidden on a saving the fit
+    // cannot vouch for.
+    let timed = (&per_op, measured.base);
     let mut suggestions = suggest_on(
         planning,
         plan,
-        (&per_op, measured.base),
-        coefficients,
-        fit.is_some(),
+        timed,
+        (coefficients, fit.is_some()),
+        fit.is_none(),
     );
-    if let Some(f) = &fit {
-        trust_the_fit(&mut suggestions, f);
+    match fit.as_ref().map(|f| distrust(&suggestions, f)) {
+        Some(Some(why)) => rank_by_boundaries(&mut suggestions, why),
+        Some(None) => keep_what_saves(&mut suggestions),
+        None => {}
     }
     suggestions.remedies = planning.remedies(marks);
     suggestions.whole_model = Some(estimate::whole_model(
@@ -1013,37 +1028,59 @@ pub fn rank(
     (suggestions, fit)
 }
 
-/// Keeps the ranking by the fitted model only when its error (leaving one segment out, µs a
-/// run) is below the median difference between consecutive candidates' savings (µs a run;
-/// candidates of equal saving make no difference):
-/// otherwise the model cannot tell neighbours apart, and the suggestions and templates are
-/// ranked by the boundaries they remove, with why.
-fn trust_the_fit(s: &mut Suggestions, fit: &saving::Fit) {
+/// Why the fitted model cannot rank the suggestions, if it cannot: its error leaving one
+/// segment out (µs a run) is not below the median difference between consecutive candidates'
+/// savings (candidates of equal saving make no difference) — it cannot tell neighbours apart —
+/// or not below the median saving it predicts — it cannot tell a saving from none.
+fn distrust(s: &Suggestions, fit: &saving::Fit) -> Option<String> {
     let mut per_run: Vec<f64> = s
         .list
         .iter()
         .filter_map(|x| Some(x.saving_us? / x.per_step))
         .collect();
     per_run.sort_by(|a, b| b.total_cmp(a));
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    let error = fit.loo_mean_us;
+    let mut savings: Vec<f64> = per_run.iter().map(|x| x.abs()).collect();
+    if let Some(saving) = median(&mut savings).filter(|m| error >= *m) {
+        return Some(format!(
+            "ranked by the boundaries each removes, every candidate kept: the model's error \
+             leaving one segment out ({error:.2} µs a run) is not below the median saving it \
+             predicts ({saving:.2} µs a run), so it cannot tell a saving from none"
+        ));
+    }
     // Candidates with the same saving (the same run in each layer) are no step.
     let mut steps: Vec<f64> = per_run
         .windows(2)
         .map(|w| w[0] - w[1])
         .filter(|d| *d > 1e-9)
         .collect();
-    steps.sort_by(f64::total_cmp);
-    let Some(&median) = steps.get(steps.len() / 2) else {
-        return;
-    };
-    if fit.loo_mean_us < median {
-        return;
-    }
-    s.ranked_by_boundaries = Some(format!(
-        "ranked by the boundaries each removes: the model's error leaving one segment out \
-         ({:.2} µs a run) is not below the median difference between consecutive candidates' \
-         savings ({median:.2} µs a run), so it cannot tell them apart",
-        fit.loo_mean_us
-    ));
+    let step = median(&mut steps)?;
+    (error >= step).then(|| {
+        format!(
+            "ranked by the boundaries each removes: the model's error leaving one segment out \
+             ({error:.2} µs a run) is not below the median difference between consecutive \
+             candidates' savings ({step:.2} µs a run), so it cannot tell them apart"
+        )
+    })
+}
+
+/// Keeps the suggestions and templates that save time, the fit being trusted; the others are
+/// counted as adding nothing.
+fn keep_what_saves(s: &mut Suggestions) {
+    let (list, templates) = (s.list.len(), s.templates.len());
+    s.list.retain(|x| x.adds(true));
+    s.templates.retain(|t| t.adds(true));
+    s.adding_nothing += list - s.list.len();
+    s.templates_adding_nothing += templates - s.templates.len();
+}
+
+/// Ranks the suggestions and templates by the boundaries they remove, saying `why`.
+fn rank_by_boundaries(s: &mut Suggestions, why: String) {
+    s.ranked_by_boundaries = Some(why);
     s.list.sort_by(|a, b| {
         b.boundaries
             .cmp(&a.boundaries)

@@ -331,8 +331,10 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
     }
     if let Some(f) = fit.filter(|f| !f.doubtful.is_empty()) {
         out.push_str(&format!(
-            "note: {} fitted outside what the model means: the pair cannot tell those terms \
-             apart (e.g. every gap the same length); rank by them with care\n",
+            "note: {} fitted outside what the model means (a share above 1.5 is more than the \
+             gap or overhead there is; a sync between sub-ops above 5 µs or an entry above \
+             20 µs is beyond what a SuperKernel's syncs and entry cost): the pair cannot tell \
+             those terms apart (e.g. every gap the same length); rank by them with care\n",
             f.doubtful.join(", ")
         ));
     }

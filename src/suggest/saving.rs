@@ -150,7 +150,8 @@ pub struct Fit {
     pub loo_worst_us: f64,
     /// The segment of the worst error.
     pub loo_worst_segment: String,
-    /// Fitted shares above 1.5 (more than the gap or overhead there is): the pair cannot tell
+    /// Fitted values the model cannot mean: shares above 1.5 (more than the gap or overhead
+    /// there is), a boundary's sync above 5 µs, an entry above 20 µs — the pair cannot tell
     /// those terms apart, so take them with care.
     pub doubtful: Vec<String>,
     /// Each segment's saving per run as this model predicts it fitted without that segment,
@@ -168,6 +169,12 @@ pub struct Fit {
 }
 
 const NAMES: [&str; 5] = ["a", "b", "c_same", "c_cross", "c0"];
+
+/// The most each coefficient can mean (skope's bounds, *assumed*): a share of the gap or the
+/// overhead removed above 1.5 is more than there is; a sync between sub-ops costing above
+/// 5 µs, or a SuperKernel's entry above 20 µs, is an order beyond what the compiler's syncs and
+/// entry do. A fit beyond them says the pair cannot tell the terms apart.
+const PLAUSIBLE: [f64; 5] = [1.5, 1.5, 5.0, 5.0, 20.0];
 
 /// Fits the coefficients to `obs`: all five with 8 segments or more, else `a` and `c0` with 3
 /// or more (the others keep their defaults), else none (`None`). Coefficients a segment set
@@ -195,7 +202,7 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
     let values = coefficients.as_vec();
     let doubtful = free
         .iter()
-        .filter(|&&k| k < 2 && values[k] > 1.5)
+        .filter(|&&k| values[k] > PLAUSIBLE[k])
         .map(|&k| format!("{}={:.2}", NAMES[k], values[k]))
         .collect();
     Some(Fit {
@@ -391,6 +398,24 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn a_sync_of_fifteen_microseconds_is_fitted_but_called_doubtful() {
+        let truth = Coefficients {
+            c_cross: 15.5,
+            ..TRUTH
+        };
+        let fit = fit(&observed(truth, 20, 0.0)).expect("a fit");
+        assert!((fit.coefficients.c_cross - 15.5).abs() < 0.1, "{fit:?}");
+        assert_eq!(fit.doubtful, ["c_cross=15.50"]);
+        // What the model can mean is not doubted.
+        assert!(
+            super::fit(&observed(TRUTH, 20, 0.0))
+                .unwrap()
+                .doubtful
+                .is_empty()
+        );
     }
 
     #[test]

@@ -68,12 +68,12 @@ impl Template {
         )
     }
 
-    /// True when it adds something over today's plan: time saved with a profile, boundaries
-    /// fused without one.
-    pub fn adds(&self) -> bool {
+    /// True when it adds something over today's plan: time saved with a profile (when the
+    /// saving is trusted: `by_saving`), boundaries fused without one.
+    pub fn adds(&self, by_saving: bool) -> bool {
         match self.saving_us {
-            Some(us) => us > 0.0,
-            None => self.boundaries > 0,
+            Some(us) if by_saving => us > 0.0,
+            _ => self.boundaries > 0,
         }
     }
 }
@@ -178,7 +178,7 @@ pub(super) fn templates(
     // region adds in each layer what its candidate there adds.
     for s in list
         .iter()
-        .filter(|s| s.loop_over_layers.is_none() && s.adds())
+        .filter(|s| s.loop_over_layers.is_none() && s.adds(false))
     {
         let (Some((first, _)), Some((last, _))) =
             (within_layer(&s.first_op), within_layer(&s.last_op))
