@@ -291,6 +291,10 @@ fn hand_over(
             pair,
             compared,
             plan_version: app.explorer().unwrap().ws.version(),
+            run_plan: std::sync::Arc::new((
+                app.explorer().unwrap().ws.marks().clone(),
+                app.explorer().unwrap().ws.plan().clone(),
+            )),
             ranks: None,
             rank: None,
         })),

@@ -251,6 +251,7 @@ fn the_fit_through_real_files_recovers_the_generating_coefficients() {
         base: Some(&timing),
         new: Some(&table),
         judged: None,
+        calibration: None,
     };
     let (ranked, _) = skope::suggest::rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
     assert_eq!(ranked.ranked_by_boundaries, None);
@@ -277,6 +278,7 @@ fn a_fit_that_cannot_tell_candidates_apart_ranks_by_boundaries_and_says_why() {
         base: Some(&t),
         new: Some(&table),
         judged: Some(&judged),
+        calibration: None,
     };
     let (s, fit) = skope::suggest::rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
     assert!(fit.is_some());
@@ -391,6 +393,7 @@ fn the_worker_reads_the_profile_again_for_a_reloaded_graph() {
         marks: ws.marks().clone(),
         plan: ws.plan().clone(),
         profiles: Some(Arc::clone(&pair)),
+        calibration: None,
     };
     let measured = |answer: &skope::tui::suggestions::Suggested| -> usize {
         let (s, _) = answer.result.as_ref().unwrap();
@@ -767,6 +770,7 @@ fn a_fit_that_cannot_tell_a_saving_from_none_hides_no_candidate() {
         base: Some(&timing),
         new: Some(&table),
         judged: None,
+        calibration: None,
     };
     let (ranked, fit) = skope::suggest::rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
     let fit = fit.expect("a fit");

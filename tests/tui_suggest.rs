@@ -287,4 +287,17 @@ fn with_the_profiles_read_the_saving_is_in_microseconds_and_the_fit_is_said() {
     assert_eq!(left.steps, 5);
     assert!(text.contains("5 steps"), "{text}");
     assert!(view(&app).suggestions.measured && view(&app).fit.is_some());
+    // Accepting a suggestion changes the plan, not what the profiles' run built: the model
+    // stays the one fitted on the pair.
+    let before = view(&app).fit.as_ref().unwrap().coefficients;
+    let version = app.explorer().unwrap().ws.version();
+    press(&mut app, KeyCode::Char('a'));
+    assert_ne!(app.explorer().unwrap().ws.version(), version, "accepted");
+    pump(&mut app, &rx, |app| !view(app).stale);
+    let after = view(&app).fit.as_ref().expect("still fitted");
+    assert_eq!(after.coefficients, before);
+    assert_eq!(after.segments, 12);
+    let text = screen(&app);
+    assert!(text.contains("fitted on 12 SuperKernels"), "{text}");
+    assert!(!text.contains("assumed coefficients"), "{text}");
 }

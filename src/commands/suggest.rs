@@ -28,6 +28,7 @@ pub fn run(
         base: read.base.as_ref(),
         new: read.new.as_ref(),
         judged: judged.as_ref(),
+        calibration: None,
     };
     let (result, fit) = crate::suggest::rank(&ws.planning(), today, measured);
     let file = file.to_string_lossy();

@@ -965,9 +965,14 @@ pub struct Measured<'a> {
     pub base: Option<&'a Timing>,
     /// The kernels of the profile with SuperKernel.
     pub new: Option<&'a KernelTable>,
-    /// Both profiles' runs judged on today's segments: the account of the time, whose
-    /// SuperKernel parts are the savings measured, step by step.
+    /// Both profiles' runs judged on the segments of the plan they were made with (today's,
+    /// unless `calibration` says another): the account of the time, whose SuperKernel parts
+    /// are the savings measured, step by step.
     pub judged: Option<&'a Judged>,
+    /// The marks and plan the profile with SuperKernel was made with, when not today's (edits
+    /// since, an accepted suggestion): the fit is made on its segments, so an edit keeps the
+    /// calibration.
+    pub calibration: Option<(&'a Marks, &'a Plan)>,
 }
 
 /// Both profiles' runs judged on the segments of today's `plan` (made from `marks` on `cx`),
@@ -992,10 +997,12 @@ pub fn rank(
     }
     // Each op's timing looked up once, for the fit, the suggestions and the estimate.
     let per_op = PerOp::new(cx, measured.base);
+    // Fitted on the segments the profiles were made with.
+    let made_with = measured.calibration.map_or(plan, |(_, p)| p);
     let fit = match (measured.base, measured.new) {
         (Some(t), Some(new)) => saving::fit(&observations_on(
             cx,
-            plan,
+            made_with,
             (&per_op, t, new),
             measured.judged.map(|j| &j.account),
         )),

@@ -91,6 +91,8 @@ pub struct ProfileView {
     pub plan_version: u64,
     /// The SuperKernels of that plan, as (segment, kernel name).
     superkernels: Vec<(String, String)>,
+    /// That plan and its marks: what the run built.
+    pub run_plan: Arc<(crate::fusion::marks::Marks, crate::fusion::plan::Plan)>,
     /// Those the current plan no longer builds (their segments), after an edit.
     pub not_in_plan: Vec<String>,
     /// How many SuperKernels of the current plan the run did not build.
@@ -135,6 +137,7 @@ impl ProfileView {
             pair,
             compared,
             plan_version,
+            run_plan,
             ranks,
             rank,
         } = loaded;
@@ -156,6 +159,7 @@ impl ProfileView {
             pair: Arc::new(pair),
             diff,
             plan_version,
+            run_plan,
             superkernels,
             not_in_plan: Vec::new(),
             not_in_run: 0,

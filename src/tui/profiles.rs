@@ -75,6 +75,9 @@ pub struct LoadedProfiles {
     pub compared: Compared,
     /// The workspace version of that plan.
     pub plan_version: u64,
+    /// That plan and the marks it was made from: what the profiles' run built (suggestions
+    /// fit their model on it whatever the edits since).
+    pub run_plan: Arc<(Marks, Plan)>,
     /// Every rank compared, when they hold several and none was asked for: the slowest is
     /// the one shown.
     pub ranks: Option<Arc<RanksDiff>>,
@@ -201,6 +204,7 @@ fn load(
         pair,
         compared,
         plan_version: snapshot.version,
+        run_plan: Arc::new((snapshot.marks.clone(), snapshot.plan.clone())),
         ranks,
         rank,
     }))

@@ -15,6 +15,7 @@ use crate::edit::Edit;
 use crate::suggest::Suggestions;
 use crate::suggest::accept::{Pick, emptied};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The suggested scopes: candidates the planner fuses whole, ranked by what they save.
 pub const VIEW: ViewSpec<App> = ViewSpec {
@@ -76,12 +77,14 @@ impl App {
             return None;
         };
         let profiles = ex.profiles.as_ref().map(|p| p.shared_pair());
+        let calibration = ex.profiles.as_ref().map(|p| Arc::clone(&p.run_plan));
         let request = SuggestRequest {
             version: ex.ws.version(),
             planning: ex.ws.planning(),
             marks: ex.ws.marks().clone(),
             plan: ex.ws.plan().clone(),
             profiles,
+            calibration,
         };
         let current = ex
             .suggestions

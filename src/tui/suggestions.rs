@@ -28,6 +28,9 @@ pub struct SuggestRequest {
     pub plan: Plan,
     /// The profiles read in the explorer.
     pub profiles: Option<Arc<Pair>>,
+    /// The marks and plan those profiles' run built: the fit is made on them, so an edit (an
+    /// accepted suggestion) keeps the calibration.
+    pub calibration: Option<Arc<(Marks, Plan)>>,
 }
 
 impl SuggestRequest {
@@ -71,15 +74,17 @@ impl SuggestRequest {
             _ => None,
         };
         let today = (&self.marks, &self.plan);
+        let made_with = self.calibration.as_deref().map(|(m, p)| (m, p));
         let pair = self.profiles.as_deref();
         let judged = pair.and_then(|p| match (&p.base.runs, &p.new.runs) {
-            (Some(base), Some(new)) => Some(bind_runs(&cx, today, base, new)),
+            (Some(base), Some(new)) => Some(bind_runs(&cx, made_with.unwrap_or(today), base, new)),
             _ => None,
         });
         let measured = Measured {
             base: base.as_deref(),
             new: pair.and_then(|p| p.new.kernels.as_ref()),
             judged: judged.as_ref(),
+            calibration: made_with,
         };
         answer(Ok(crate::suggest::rank(&self.planning, today, measured)))
     }
