@@ -599,3 +599,17 @@ fn w_writes_the_pull_request_report_beside_the_dump() {
         status(&app)
     );
 }
+
+#[test]
+fn without_an_event_loop_profiles_are_read_before_the_key_returns() {
+    let mut app = app(140, 42);
+    press(&mut app, KeyCode::Char('p'));
+    press(&mut app, KeyCode::Enter);
+    assert!(app.profiles_loading.is_none());
+    assert_eq!(app.up(), Some("profiles"), "{:?}", app.status);
+    assert!(
+        screen(&app).contains("624.94 µs →     501.89 µs"),
+        "{}",
+        screen(&app)
+    );
+}

@@ -589,3 +589,25 @@ fn quitting_while_a_run_is_prepared_leaves_no_job_behind() {
         ref other => panic!("after stopping every run, the run is {other:?}"),
     }
 }
+
+#[test]
+fn without_an_event_loop_a_run_starts_and_its_output_arrives_with_later_messages() {
+    // An app driven message by message, as a script would drive it: no event loop.
+    let mut app = app(120, 40);
+    app.runs_dir = Some(runs_dir("no-loop"));
+    start_script(&mut app, "no-loop", "echo from-the-job");
+    // Prepared on the spot: the run started with the key that asked for it.
+    let run = app.runs.list.last().expect("a run");
+    assert!(run.out.is_some(), "{:?}", app.status);
+    let start = std::time::Instant::now();
+    while !ended(&app) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "timed out"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        app.handle(Msg::Tick(start.elapsed()));
+    }
+    let text = screen(&app);
+    assert!(text.contains("from-the-job"), "{text}");
+}

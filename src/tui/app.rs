@@ -7,7 +7,6 @@ use super::dialog::{Dialog, PickFor, Picker};
 use super::effect::{Effect, Effects};
 use super::explorer::{Direction, Explorer, Jump, Pane};
 use super::help_text::{self, ViewKeys};
-use super::highlight::Highlighter;
 use super::layer::{Keys, Layer, Layers, Mouse};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
@@ -18,12 +17,12 @@ use super::runs::Runs;
 use super::session::Session;
 use super::tree::TreeId;
 use super::view::ViewSpec;
+use super::workers::Workers;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
 use std::path::PathBuf;
-use std::sync::mpsc::Sender;
 
 pub use super::loader::Stage;
 pub use super::msg::Msg;
@@ -63,19 +62,6 @@ pub struct Status {
     pub text: String,
     /// True for a problem, false for information.
     pub problem: bool,
-}
-
-/// The channel workers answer on and the workers that serve requests: without them (tests
-/// that drive the app directly) the work is done on the spot.
-#[derive(Debug, Default)]
-pub struct Workers {
-    /// Where workers send their messages (the event loop's channel).
-    pub events: Option<Sender<Msg>>,
-    /// The highlighting worker.
-    pub highlighter: Option<Highlighter>,
-    /// The worker comparing profiles again after edits, once started.
-    /// The worker that makes suggestions, once asked for.
-    pub(super) suggester: Option<Sender<super::suggestions::SuggestRequest>>,
 }
 
 /// Messages the bottom line keeps, for `M` (the line cuts long ones at its edge).
@@ -250,8 +236,17 @@ impl App {
         matches!(self.screen, Screen::Loading(_)) || self.runs.running() > 0
     }
 
-    /// Applies one message.
+    /// Applies one message, then — without an event loop — the answers of the work it
+    /// started (see [`super::workers`]).
     pub fn handle(&mut self, msg: Msg) {
+        self.apply(msg);
+        while let Some(answer) = self.workers.waiting() {
+            self.apply(answer);
+        }
+    }
+
+    /// Applies one message.
+    fn apply(&mut self, msg: Msg) {
         match msg {
             Msg::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
             Msg::Key(_) => {}
@@ -368,7 +363,7 @@ impl App {
             Msg::LedgerBuilt(ledger) => self.ledger_built(*ledger),
             Msg::ComparedWith(answer) => self.compared_with(*answer),
             Msg::WorkerFailed { work, message } => self.problem(format!(
-                "{work} stopped: {} (a bug in skope; please report it)",
+                "{work} stopped: {}",
                 crate::text::sanitize(&message)
             )),
             Msg::Stop => self.effects.push(Effect::Quit),

@@ -62,26 +62,16 @@ impl App {
         self.run_comparison(move || Ok(compare(name, other, &current)));
     }
 
-    /// Runs `work` on a worker (here, without an event loop); its answer comes back as
-    /// [`App::compared_with`].
+    /// Runs `work` on a worker; its answer comes back as [`App::compared_with`].
     fn run_comparison(&mut self, work: impl FnOnce() -> Result<Compared, String> + Send + 'static) {
-        let Some(events) = self.workers.events.clone() else {
-            return self.compared_with(work());
-        };
-        let done = super::msg::sink(&events, |answer: Result<Compared, String>| {
+        let done = super::msg::sink(&self.workers.sender(), |answer| {
             super::msg::Msg::ComparedWith(Box::new(answer))
         });
-        let started = crate::worker::spawn("skope-compare", work, move |answer| {
-            let answer = answer.unwrap_or_else(|panic| {
-                Err(format!(
-                    "the comparison failed unexpectedly ({panic}; a bug in skope, please report it)"
-                ))
+        self.workers
+            .threads()
+            .start("skope-compare", work, move |answer| {
+                done(answer.unwrap_or_else(|stopped| Err(format!("the comparison: {stopped}"))));
             });
-            done(answer);
-        });
-        if !started {
-            self.problem("no thread could be started to compare".to_string());
-        }
     }
 
     /// Takes in a comparison: keeps it unless the plan has changed since (a newer one is on

@@ -6,7 +6,7 @@ use std::sync::mpsc::{Sender, channel};
 
 /// Starts a thread named `name` that calls `serve` on the newest waiting request, until
 /// `serve` returns false or every sender is gone. When `serve` panics, the thread ends and
-/// `failed` gets the message. Without the thread (it could not start), requests go nowhere.
+/// `failed` gets why (also when the thread could not start: then requests go nowhere).
 pub fn spawn<R: Send + 'static>(
     name: &str,
     mut serve: impl FnMut(R) -> bool + Send + 'static,
@@ -23,9 +23,9 @@ pub fn spawn<R: Send + 'static>(
             }
         }
     };
-    crate::worker::spawn(name, serving, |answer| {
-        if let Err(panic) = answer {
-            failed(panic);
+    crate::worker::Threads::Own.start(name, serving, |answer| {
+        if let Err(stopped) = answer {
+            failed(stopped.to_string());
         }
     });
     requests
@@ -70,6 +70,9 @@ mod tests {
         );
         requests.send(3).unwrap();
         let message = failures.recv_timeout(Duration::from_secs(10)).unwrap();
-        assert_eq!(message, "request 3 broke it");
+        assert_eq!(
+            message,
+            "it failed unexpectedly (request 3 broke it; a bug in skope, please report it)"
+        );
     }
 }

@@ -16,6 +16,7 @@ use crate::ledger::{Baseline, Ledger, LedgerRow, ProfileState, SortKey, output};
 use crate::planfile::GraphId;
 use crate::profile::payoff::PayoffRule;
 use crate::text::sanitize;
+use crate::worker::Stopped;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::path::PathBuf;
@@ -126,40 +127,33 @@ fn rebuild(app: &mut App) {
         sort: view.sort,
     };
     view.building = true;
-    match app.workers.events.clone() {
-        Some(events) => {
-            let (done, failed) = (
-                super::msg::sink(&events, |ledger| {
-                    super::msg::Msg::LedgerBuilt(Box::new(ledger))
-                }),
-                super::msg::failure_sink(&events, "building the run ledger"),
-            );
-            let started = crate::worker::spawn(
-                "skope-ledger",
-                move || input.build(),
-                move |answer| {
-                    match answer {
-                        Ok(ledger) => done(ledger),
-                        Err(panic) => failed(panic),
-                    };
-                },
-            );
-            if !started {
-                app.problem("no thread could be started to build the run ledger".to_string());
-            }
-        }
-        None => app.ledger_built(input.build()),
-    }
+    let done = super::msg::sink(&app.workers.sender(), |answer| {
+        super::msg::Msg::LedgerBuilt(Box::new(answer))
+    });
+    app.workers.threads().start(
+        "skope-ledger",
+        move || input.build(),
+        move |answer| {
+            done(answer);
+        },
+    );
 }
 
 impl App {
     /// Takes in a ledger built on the worker, keeping the selected run selected.
-    pub(super) fn ledger_built(&mut self, ledger: Ledger) {
+    pub(super) fn ledger_built(&mut self, answer: Result<Ledger, Stopped>) {
+        let Some(view) = self.view_state_mut::<LedgerView>() else {
+            return;
+        };
+        view.building = false;
+        let ledger = match answer {
+            Ok(ledger) => ledger,
+            Err(stopped) => return self.problem(format!("building the run ledger: {stopped}")),
+        };
         let Some(view) = self.view_state_mut::<LedgerView>() else {
             return;
         };
         let was = view.row().map(|r| r.number);
-        view.building = false;
         view.selected = was
             .and_then(|n| ledger.rows.iter().position(|r| r.number == n))
             .unwrap_or(0);

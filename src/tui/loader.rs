@@ -7,6 +7,7 @@ use crate::load::LoadOptions;
 pub use crate::open::{Input, Stage};
 use crate::open::{PlanRefused, apply_plan};
 use crate::planfile::PlanFile;
+use crate::worker::{Stopped, Threads};
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -114,13 +115,13 @@ pub enum LoadEvent {
     Loaded(Result<Box<Loaded>, String>),
 }
 
-/// Starts loading the request's dump (and plan) on a new thread; progress and the result
+/// Starts loading the request's dump (and plan) where `threads` says; progress and the result
 /// go to `events`. A panic while loading arrives as an error too, so the screen never waits
 /// forever.
-pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
+pub fn start(threads: Threads, request: LoadRequest, events: Sink<LoadEvent>) {
     let name = request.input.name();
     let progress = Arc::clone(&events);
-    let started = crate::worker::spawn(
+    threads.start(
         "skope-load",
         move || {
             load(request, &mut |stage| {
@@ -131,16 +132,11 @@ pub fn spawn(request: LoadRequest, events: Sink<LoadEvent>) {
             let events = Arc::clone(&events);
             let name = name.clone();
             move |answer| {
-                let result = answer.unwrap_or_else(|panic| Err(internal_error(&name, &panic)));
+                let result = answer.unwrap_or_else(|stopped| Err(stopped_error(&name, &stopped)));
                 events(LoadEvent::Loaded(result.map(Box::new)));
             }
         },
     );
-    if !started {
-        events(LoadEvent::Loaded(Err(format!(
-            "{name}: no thread could be started to load it"
-        ))));
-    }
 }
 
 /// Loads the request's dump (and plan), telling `progress` each stage: what [`spawn`] does on
@@ -376,11 +372,14 @@ fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// The message for a panic (saying `what`) while loading the input named `name`.
-fn internal_error(name: &str, what: &str) -> String {
-    format!(
-        "{name}: internal error while loading: {what}\n  hint: this is a bug in skope; please report it with the dump (or the first lines of `skope info` on it)"
-    )
+/// The message for loading the input named `name` that stopped without a result.
+fn stopped_error(name: &str, stopped: &Stopped) -> String {
+    match stopped {
+        Stopped::Panicked(what) => format!(
+            "{name}: internal error while loading: {what}\n  hint: this is a bug in skope; please report it with the dump (or the first lines of `skope info` on it)"
+        ),
+        Stopped::NoThread(why) => format!("{name}: no thread could be started to load it ({why})"),
+    }
 }
 
 #[cfg(test)]
@@ -390,7 +389,7 @@ mod tests {
     #[test]
     fn a_panic_while_loading_becomes_an_error_message() {
         let panic = crate::worker::guarded(|| panic!("index out of range")).unwrap_err();
-        let message = internal_error("dump.txt", &panic);
+        let message = stopped_error("dump.txt", &Stopped::Panicked(panic));
         assert!(
             message.starts_with("dump.txt: internal error while loading: index out of range"),
             "{message}"

@@ -44,6 +44,7 @@ pub mod theme;
 pub mod tree;
 pub mod view;
 pub mod views;
+pub mod workers;
 
 // The views that take the body over the panes. A new view is its module, a line here and a
 // line in `VIEWS`, its actions in `action` and its tests (docs/ARCHITECTURE.md, "How to add a
@@ -158,7 +159,11 @@ pub fn run(options: Options) -> Result<Ended> {
         kernel_meta: options.kernel_meta,
         again: false,
     };
-    loader::spawn(request.clone(), msg::loader_sink(&tx));
+    loader::start(
+        crate::worker::Threads::Own,
+        request.clone(),
+        msg::loader_sink(&tx),
+    );
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
     let mut slot: Option<App> = None;
     let mut stopped_by = None;

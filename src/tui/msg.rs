@@ -120,7 +120,7 @@ pub enum Msg {
     /// A comparison with another dump or plan file, made on the worker (or why not).
     ComparedWith(Box<Result<super::compare_with::Compared, String>>),
     /// The run ledger built on the worker.
-    LedgerBuilt(Box<crate::ledger::Ledger>),
+    LedgerBuilt(Box<Result<crate::ledger::Ledger, crate::worker::Stopped>>),
     /// The terminal's input ended: nothing more can come.
     Stop,
     /// A signal came: SIGTERM, SIGHUP, SIGINT or SIGQUIT stop skope (it exits with 128 + the

@@ -156,9 +156,6 @@ impl App {
 
     /// Starts reading `request` on a worker thread.
     pub(super) fn load_profiles(&mut self, request: ProfilesRequest) {
-        let Some(events) = self.workers.events.clone() else {
-            return self.problem("reading profiles needs the event loop of the terminal UI".into());
-        };
         let Some(ex) = self.explorer() else {
             return;
         };
@@ -179,7 +176,12 @@ impl App {
             sanitize(&request.describe())
         ));
         self.profiles_loading = Some(request.clone());
-        profiles::spawn_load(request, snapshot, super::msg::profiles_sink(&events));
+        profiles::start_load(
+            self.workers.threads(),
+            request,
+            snapshot,
+            super::msg::profiles_sink(&self.workers.sender()),
+        );
     }
 
     /// Takes in profiles read on the worker: opens the view, asks for a rank, or says what

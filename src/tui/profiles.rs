@@ -7,6 +7,7 @@ use crate::fusion::plan::{Context, Plan};
 use crate::profile::payoff::PayoffRule;
 use crate::profile::ranks::RanksDiff;
 use crate::profile::{self, Diff, Pair, PlannedFusion, ProfileError};
+use crate::worker::Threads;
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -151,29 +152,26 @@ pub enum ProfilesEvent {
     },
 }
 
-/// Reads the profiles of `request` and compares them against `snapshot` on a thread of its
-/// own; the result goes to `events`. A panic while reading becomes an error.
-pub fn spawn_load(request: ProfilesRequest, snapshot: PlanSnapshot, events: Sink<ProfilesEvent>) {
+/// Reads the profiles of `request` and compares them against `snapshot` where `threads` says;
+/// the result goes to `events`. A panic while reading becomes an error.
+pub fn start_load(
+    threads: Threads,
+    request: ProfilesRequest,
+    snapshot: PlanSnapshot,
+    events: Sink<ProfilesEvent>,
+) {
     let asked = request.clone();
-    let started =
-        crate::worker::spawn("skope-profiles", move || load(&asked, &snapshot), {
-            let (events, request) = (Arc::clone(&events), request.clone());
-            move |answer| {
-                let result = answer.unwrap_or_else(|panic| {
-                    Err(unreadable(&request, &format!(
-                        "the reader failed unexpectedly ({panic}; a bug in skope, please report it)"
-                    )))
-                });
-                events(ProfilesEvent::Loaded { request, result });
-            }
-        });
-    if !started {
-        let result = Err(unreadable(
-            &request,
-            "no thread could be started to read them",
-        ));
-        events(ProfilesEvent::Loaded { request, result });
-    }
+    threads.start("skope-profiles", move || load(&asked, &snapshot), {
+        move |answer| {
+            let result = answer.unwrap_or_else(|stopped| {
+                Err(unreadable(
+                    &request,
+                    &format!("the reader stopped: {stopped}"),
+                ))
+            });
+            events(ProfilesEvent::Loaded { request, result });
+        }
+    });
 }
 
 /// Reads and compares the profiles `request` names against `snapshot`: when they hold several

@@ -127,19 +127,17 @@ impl App {
     /// Loads the dump again (it changed on disk) in this session: its unsaved scopes are
     /// carried over by op name and stay unsaved, its journal stays its own.
     pub(super) fn reload_dump(&mut self) {
-        let Some(events) = self.workers.events.clone() else {
-            return;
-        };
         if let Some(request) = self.load_again() {
-            super::loader::spawn(request, super::msg::loader_sink(&events));
+            super::loader::start(
+                self.workers.threads(),
+                request,
+                super::msg::loader_sink(&self.workers.sender()),
+            );
         }
     }
 
     /// Prepares and starts `recipe` on the current plan, and opens the runs view on it.
     pub(super) fn start_run_anyway(&mut self, recipe: &Recipe) {
-        let Some(events) = self.workers.events.clone() else {
-            return self.problem("runs need the event loop of the terminal UI".to_string());
-        };
         let Screen::Explorer(ex) = &self.screen else {
             return;
         };
@@ -149,11 +147,11 @@ impl App {
             Err(e) => return self.problem(e),
         };
         let id = self.runs.start(
+            self.workers.threads(),
             recipe,
             input,
-            runs_dir,
-            self.now,
-            super::msg::runs_sink(&events),
+            (runs_dir, self.now),
+            super::msg::runs_sink(&self.workers.sender()),
         );
         self.show_view("runs");
         self.info(format!(

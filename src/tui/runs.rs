@@ -13,6 +13,7 @@ use crate::compile::prepare::{self, Prepared, RunInput};
 use crate::compile::recipe::Recipe;
 use crate::compile::record::{self, Ending, RunRecord};
 use crate::text::sanitize;
+use crate::worker::Threads;
 use std::path::PathBuf;
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
@@ -269,15 +270,16 @@ impl Runs {
         }
     }
 
-    /// Starts a run of `recipe` on `input` at `now`: on a worker, its files are written into
-    /// `runs` and its job started; the worker's answer comes back as [`RunEvent::Started`] and
-    /// the job's output as [`RunEvent::Output`]. The new run is selected and its log followed.
+    /// Starts a run of `recipe` on `input` at `now`: where `threads` says, its files are
+    /// written into `runs` and its job started; the answer comes back as
+    /// [`RunEvent::Started`] and the job's output (followed on a thread of its own) as
+    /// [`RunEvent::Output`]. The new run is selected and its log followed.
     pub fn start(
         &mut self,
+        threads: Threads,
         recipe: &Recipe,
         input: RunInput,
-        runs: PathBuf,
-        now: Duration,
+        (runs, now): (PathBuf, Duration),
         events: Sink<RunEvent>,
     ) -> u64 {
         self.next_id += 1;
@@ -287,13 +289,12 @@ impl Runs {
         let chosen = recipe.clone();
         let launched = Arc::clone(&self.launched);
         let answer = events.clone();
-        let started = crate::worker::spawn(
+        threads.start(
             "skope-run-prepare",
             move || launch(&input, &chosen, &runs, (id, forwarder), &events, &launched),
             move |result| {
-                let result = result.unwrap_or_else(|panic| {
-                    Err(format!("preparing the run failed unexpectedly: {panic}"))
-                });
+                let result =
+                    result.unwrap_or_else(|stopped| Err(format!("preparing the run: {stopped}")));
                 answer(RunEvent::Started { id, result });
             },
         );
@@ -316,13 +317,6 @@ impl Runs {
         self.selected = self.list.len() - 1;
         self.scroll = None;
         self.shift = 0;
-        if !started {
-            self.started(
-                id,
-                Err("no thread could be started to prepare it".to_string()),
-                now,
-            );
-        }
         id
     }
 
@@ -607,7 +601,7 @@ fn launch(
     drop(launches);
     let (events, failed) = (events.clone(), events.clone());
     let stopped = job.clone();
-    let forwarding = crate::worker::spawn(
+    Threads::Own.start(
         "skope-run-output",
         move || {
             batch::forward(rx, log::DEFAULT_LINES, handshake, |batch| {
@@ -616,23 +610,17 @@ fn launch(
         },
         // Nobody reads the job's output any more: stop it and end the run as failed, saying why.
         move |answer| {
-            let Err(message) = answer else {
+            let Err(why) = answer else {
                 return;
             };
             stopped.kill();
             let batch = Batch {
                 exited: Some(ExitStatus::Signal(libc::SIGKILL)),
-                lost: Some(format!(
-                    "skope stopped following the job's output: {message}"
-                )),
+                lost: Some(format!("skope stopped following the job's output: {why}")),
                 ..Batch::default()
             };
             failed(RunEvent::Output { id, batch });
         },
     );
-    if !forwarding {
-        job.kill();
-        return Err("cannot start a thread to follow the job's output".to_string());
-    }
     Ok(Box::new(Launched { job, prepared }))
 }

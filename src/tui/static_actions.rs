@@ -79,20 +79,17 @@ impl App {
         self.load_statics(PathBuf::from(text));
     }
 
-    /// Reads the outputs at `dir` on a worker thread (here, without an event loop).
+    /// Reads the outputs at `dir` on a worker; the answer comes back as [`App::statics_read`].
     pub(super) fn load_statics(&mut self, dir: PathBuf) {
         self.info(format!(
             "reading the static kernel outputs in {}…",
             sanitize(&dir.display().to_string())
         ));
-        match self.workers.events.clone() {
-            Some(events) => statics::spawn_read(
-                dir,
-                super::msg::statics_sink(&events),
-                super::msg::failure_sink(&events, "reading static kernel outputs"),
-            ),
-            None => self.statics_read(statics::read(dir)),
-        }
+        statics::start_read(
+            self.workers.threads(),
+            dir,
+            super::msg::statics_sink(&self.workers.sender()),
+        );
     }
 
     /// Takes in the outputs read on the worker: opens the view, or says what is wrong.

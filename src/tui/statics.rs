@@ -10,6 +10,7 @@ use super::reply::{Reply, Target};
 use super::sink::Sink;
 use crate::graph::Graph;
 use crate::static_kernels::{self, Summary};
+use crate::worker::Threads;
 use std::path::PathBuf;
 
 /// What the reading worker answers.
@@ -29,17 +30,18 @@ pub fn read(dir: PathBuf) -> StaticsRead {
     StaticsRead { dir, result }
 }
 
-/// Reads the outputs at `dir` on a worker thread; the answer goes to `done`, a panic's
-/// message to `failed`.
-pub fn spawn_read(dir: PathBuf, done: Sink<StaticsRead>, failed: Sink<String>) {
-    crate::worker::spawn(
+/// Reads the outputs at `dir` where `threads` says; the answer (or why there is none) goes to
+/// `done`.
+pub fn start_read(threads: Threads, dir: PathBuf, done: Sink<StaticsRead>) {
+    let asked = dir.clone();
+    threads.start(
         "skope-static",
-        move || read(dir),
+        move || read(asked),
         move |answer| {
-            match answer {
-                Ok(read) => done(read),
-                Err(panic) => failed(panic),
-            };
+            done(answer.unwrap_or_else(|stopped| StaticsRead {
+                dir,
+                result: Err(format!("reading the outputs stopped: {stopped}")),
+            }));
         },
     );
 }

@@ -14,6 +14,7 @@ use super::view::ViewSpec;
 use crate::edit::Edit;
 use crate::suggest::Suggestions;
 use crate::suggest::accept::{Pick, emptied};
+use crate::worker::Threads;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -93,28 +94,28 @@ impl App {
         (!current).then_some(request)
     }
 
-    /// Sends `request` to the suggesting worker; without an event loop, serves it here.
+    /// Sends `request` to the suggesting worker.
     fn ask_for_suggestions(&mut self, request: SuggestRequest) {
         if let Screen::Explorer(ex) = &mut self.screen
             && let Some(view) = &mut ex.suggestions
         {
             view.stale = true;
         }
-        let request = match self.workers.events.clone() {
-            Some(events) => {
-                let worker = self.workers.suggester.get_or_insert_with(|| {
-                    super::suggestions::spawn_suggester(
-                        super::msg::suggestions_sink(&events),
-                        super::msg::failure_sink(&events, "making suggestions"),
-                    )
-                });
-                match worker.send(request) {
-                    Ok(()) => return,
-                    Err(failed) => failed.0,
-                }
+        // Suggestions are served by a worker of their own (only the newest request counts);
+        // without an event loop, and once that worker has stopped, they are made on the spot.
+        if self.workers.threads() == Threads::Own {
+            let events = self.workers.sender();
+            let worker = self.workers.suggester.get_or_insert_with(|| {
+                super::suggestions::spawn_suggester(
+                    super::msg::suggestions_sink(&events),
+                    super::msg::failure_sink(&events, "making suggestions"),
+                )
+            });
+            match worker.send(request) {
+                Ok(()) => return,
+                Err(failed) => return self.suggested(failed.0.serve(&mut None)),
             }
-            None => request,
-        };
+        }
         self.suggested(request.serve(&mut None));
     }
 
