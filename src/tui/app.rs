@@ -243,6 +243,9 @@ impl App {
         while let Some(answer) = self.workers.waiting() {
             self.apply(answer);
         }
+        if let Screen::Explorer(ex) = &mut self.screen {
+            ex.keep_details();
+        }
     }
 
     /// Applies one message.

@@ -1,7 +1,8 @@
 //! What the details pane says about the selected op, segment or scope, as styled lines. The
 //! words about breaks and segments are the report's ([`BreakReport`], [`SegmentReport`]), so
 //! the pane, the text report and the JSON report never disagree. The lines are built here,
-//! below the explorer's state, so scrolling knows where the text ends without drawing it.
+//! below the explorer's state, so scrolling knows where the text ends without drawing it, and
+//! [`Kept`] once per change of what the pane describes.
 
 use super::profile_view::ProfileView;
 use super::theme::{Role, Theme};
@@ -11,6 +12,7 @@ use crate::fusion::marks::OpMark;
 use crate::fusion::plan::{Finding, ScopeStatus, describe_reason};
 use crate::fusion::verdict::Verdict;
 use crate::graph::{Input, OpId, TensorDesc};
+use crate::profile::Pair;
 use crate::report::{BreakReport, SegmentReport};
 use crate::text::sanitize;
 use crate::workspace::Workspace;
@@ -18,6 +20,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+use std::sync::Arc;
 
 /// Longest attribute value shown; longer ones are cut with their length given.
 const MAX_VALUE: usize = 160;
@@ -57,16 +60,80 @@ pub fn core_text(op: &crate::graph::Op) -> Option<String> {
     })
 }
 
-/// The pane's text for `subject`, wrapped to the pane's width.
-pub fn paragraph(facts: &Facts<'_>, subject: Subject, theme: &Theme) -> Paragraph<'static> {
-    Paragraph::new(lines(facts, subject, theme)).wrap(Wrap { trim: false })
+/// The pane's text, built when what it describes changes and kept until it changes again:
+/// drawing and scrolling read it, so a frame never builds it (nor plans the fixes it lists).
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// What `lines` describe.
+    of: Option<KeptFor>,
+    /// The styled lines.
+    lines: Vec<Line<'static>>,
 }
 
-/// The furthest the details pane drawn in `area` can scroll: its wrapped rows less the rows it
-/// shows. (Colours do not change how the text wraps: it is laid out with the default theme.)
-pub fn max_scroll(facts: &Facts<'_>, subject: Subject, area: Rect) -> usize {
+/// What the kept text was built for: the subject, the plan's version and the profiles (the
+/// pair — held, so that its address is never another pair's — and the step shown).
+#[derive(Debug, Clone)]
+struct KeptFor {
+    subject: Subject,
+    version: u64,
+    profiles: Option<(Arc<Pair>, Option<String>)>,
+}
+
+impl KeptFor {
+    fn of(facts: &Facts<'_>, subject: Subject) -> KeptFor {
+        KeptFor {
+            subject,
+            version: facts.ws.version(),
+            profiles: facts.profiles.map(|p| (p.shared_pair(), p.step.clone())),
+        }
+    }
+
+    fn same(&self, other: &KeptFor) -> bool {
+        self.subject == other.subject
+            && self.version == other.version
+            && match (&self.profiles, &other.profiles) {
+                (None, None) => true,
+                (Some((a, step_a)), Some((b, step_b))) => Arc::ptr_eq(a, b) && step_a == step_b,
+                _ => false,
+            }
+    }
+}
+
+impl Kept {
+    /// Builds the text for `subject` again when it is not what is kept.
+    pub fn refresh(&mut self, facts: &Facts<'_>, subject: Subject, theme: &Theme) {
+        let of = KeptFor::of(facts, subject);
+        if !self.of.as_ref().is_some_and(|kept| kept.same(&of)) {
+            self.lines = lines(facts, subject, theme);
+            self.of = Some(of);
+        }
+    }
+
+    /// The text for `subject`: the kept one when it is for it, else built now.
+    pub fn paragraph(
+        &self,
+        facts: &Facts<'_>,
+        subject: Subject,
+        theme: &Theme,
+    ) -> Paragraph<'static> {
+        let current = self
+            .of
+            .as_ref()
+            .is_some_and(|kept| kept.same(&KeptFor::of(facts, subject)));
+        let lines = if current {
+            self.lines.clone()
+        } else {
+            lines(facts, subject, theme)
+        };
+        Paragraph::new(lines).wrap(Wrap { trim: false })
+    }
+}
+
+/// The furthest `paragraph`, drawn in `area`, can scroll: its wrapped rows less the rows it
+/// shows.
+pub fn max_scroll(paragraph: &Paragraph<'_>, area: Rect) -> usize {
     let inner = super::layout::inner(area);
-    paragraph(facts, subject, &Theme::default())
+    paragraph
         .line_count(inner.width)
         .saturating_sub(usize::from(inner.height))
 }

@@ -3,7 +3,7 @@
 //! step: selecting an op in one selects it in the other.
 
 use super::code_view::CodeView;
-use super::details_text::{Facts, max_scroll};
+use super::details_text::{Facts, Kept, max_scroll};
 pub use super::details_text::{Subject, core_text};
 use super::layout::{Areas, BodyLayout, inner};
 use super::minimap::Minimap;
@@ -131,6 +131,10 @@ pub struct Explorer {
     subject: Subject,
     /// First line of the details pane drawn.
     pub details_scroll: usize,
+    /// The details pane's text, kept until what it describes changes.
+    pub details: Kept,
+    /// The colours the panes are drawn in.
+    theme: Arc<Theme>,
     /// Ops jumped away from, most recent last ([`Explorer::jump_back`]).
     jumps: Vec<OpId>,
     /// The screen areas the last resize gave.
@@ -174,7 +178,8 @@ pub struct Explorer {
 impl Explorer {
     /// The explorer on `ws`, laid out in `areas`, with the first op selected.
     pub fn new(ws: Workspace, theme: &Theme, areas: Areas) -> Explorer {
-        let tree = ScopeTree::new(&ws, Arc::new(theme.clone()));
+        let theme = Arc::new(theme.clone());
+        let tree = ScopeTree::new(&ws, Arc::clone(&theme));
         let rows = ws.graph().exec_order().to_vec();
         let widest = Widest::of(&ws);
         let device_max_us = ws
@@ -212,6 +217,8 @@ impl Explorer {
             tree,
             subject: Subject::Nothing,
             details_scroll: 0,
+            details: Kept::default(),
+            theme,
             jumps: Vec::new(),
             areas,
         };
@@ -537,9 +544,20 @@ impl Explorer {
         }
     }
 
+    /// Builds the details pane's text again when what it describes has changed.
+    pub fn keep_details(&mut self) {
+        let mut kept = std::mem::take(&mut self.details);
+        kept.refresh(&self.facts(), self.subject(), &self.theme);
+        self.details = kept;
+    }
+
     /// Scrolls the details pane by `delta` lines, within its text.
     pub fn scroll_details(&mut self, delta: isize) {
-        let max = max_scroll(&self.facts(), self.subject(), self.areas.details);
+        self.keep_details();
+        let text = self
+            .details
+            .paragraph(&self.facts(), self.subject(), &self.theme);
+        let max = max_scroll(&text, self.areas.details);
         self.details_scroll = self.details_scroll.saturating_add_signed(delta).min(max);
     }
 

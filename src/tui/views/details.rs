@@ -2,7 +2,7 @@
 //! selected op, segment or scope, scrolled.
 
 use super::pane_block;
-use crate::tui::details_text::{Subject, max_scroll, paragraph};
+use crate::tui::details_text::{Subject, max_scroll};
 use crate::tui::explorer::{Explorer, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -17,12 +17,11 @@ pub fn render(ex: &Explorer, theme: &Theme, frame: &mut Frame, area: Rect) {
         Subject::Segment(_) => " Segment ",
         Subject::Scope(_) => " Scope ",
     };
-    let facts = ex.facts();
-    let scroll = ex.details_scroll.min(max_scroll(&facts, subject, area));
+    let text = ex.details.paragraph(&ex.facts(), subject, theme);
+    let scroll = ex.details_scroll.min(max_scroll(&text, area));
     let block = pane_block(title, ex.focus == Pane::Details && ex.code.is_none(), theme);
     frame.render_widget(
-        paragraph(&facts, subject, theme)
-            .block(block)
+        text.block(block)
             .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0)),
         area,
     );
