@@ -219,7 +219,7 @@ fn search_jumps_to_matches_and_cancel_restores_the_selection() {
     assert_eq!(selected_name(&app), "layer0_input_rmsnorm");
     assert!(screen(&app).contains("/rmsnorm▏  9 match(es)"));
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.prompt, None);
+    assert!(app.prompt.is_none());
     press(&mut app, KeyCode::Char('n'));
     assert_eq!(selected_name(&app), "layer0_post_rmsnorm");
     press(&mut app, KeyCode::Char('N'));
@@ -693,7 +693,7 @@ fn the_scope_picker_starts_on_the_scope_the_fix_names() {
     let Some(skope::tui::dialog::Dialog::Pick(picker)) = &app.dialog else {
         panic!("no picker: {text}");
     };
-    assert_eq!(picker.shown()[picker.selected], "attn_2", "{selected}");
+    assert_eq!(picker.shown()[picker.selected].text, "attn_2", "{selected}");
     // Enter puts it there: the break heals.
     press(&mut app, KeyCode::Enter);
     let ws = &app.explorer().unwrap().ws;

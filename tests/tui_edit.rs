@@ -89,7 +89,7 @@ fn the_picker_assigns_an_op_and_heals_its_break() {
     assert!(text.contains("Put 1 op(s) into a scope"), "{text}");
     assert!(text.contains("› attn_2▏"), "{text}");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.dialog, None);
+    assert!(app.dialog.is_none());
     assert_eq!(scope_status(&app, "attn_2"), Some(ScopeStatus::Fused));
     assert!(
         status(&app).contains("1 break(s) healed"),

@@ -177,7 +177,7 @@ fn the_hinted_key_asks_for_profiles_from_the_view() {
     assert!(screen(&app).contains("P reads profiles for their time"));
     press(&mut app, KeyCode::Char('P'));
     assert!(
-        matches!(&app.prompt, Some(p) if p.kind == skope::tui::app::PromptKind::Profiles),
+        matches!(&app.prompt, Some(p) if p.label == "profiles: "),
         "{}",
         screen(&app)
     );

@@ -3,15 +3,14 @@
 
 use super::action::{Action, Group};
 use super::config::Config;
-use super::dialog::{Dialog, PickFor, Picker};
+use super::dialog::Dialog;
 use super::effect::{Effect, Effects};
 use super::explorer::{Direction, Explorer, Jump, Pane};
 use super::help_text::{self, ViewKeys};
 use super::layer::{Keys, Layer, Layers, Mouse};
 use super::layout::{self, Areas};
 use super::loader::Loaded;
-pub use super::prompt::{Prompt, PromptKind};
-use super::query::Query;
+pub use super::prompt::Prompt;
 use super::reply::Reply;
 use super::runs::Runs;
 use super::session::Session;
@@ -79,7 +78,7 @@ pub struct App {
     /// The help overlay's scroll position, when it is open.
     pub help: Option<usize>,
     /// The prompt, when one is open.
-    pub prompt: Option<Prompt>,
+    pub prompt: Option<Prompt<App>>,
     /// The last message.
     pub status: Option<Status>,
     /// The last messages of the bottom line, oldest first, with when they came (the app's
@@ -90,7 +89,7 @@ pub struct App {
     /// What the event loop is to do next: copy, suspend, quit.
     pub effects: Effects,
     /// The question or picker shown over the screen, if any.
-    pub dialog: Option<Dialog>,
+    pub dialog: Option<Dialog<App>>,
     /// The plan file and the journal.
     pub session: Session,
     /// The runs started from the explorer, and the runs view.
@@ -464,8 +463,6 @@ impl App {
             }
             Reply::Info(text) => self.info(text),
             Reply::Problem(text) => self.problem(text),
-            Reply::Ask(dialog) => self.dialog = Some(dialog),
-            Reply::Type(prompt) => self.prompt = Some(prompt),
             Reply::Apply(edit) => self.apply_edit(edit, None),
             Reply::Pass(action) => self.explorer_action(action),
             Reply::GoTo(target) => self.go_to(target),
@@ -562,18 +559,12 @@ impl App {
             && ex.focus == Pane::Details
             && ex.code.is_none()
         {
-            let neighbours = ex.neighbours();
-            if neighbours.is_empty() {
-                self.problem("nothing to go to: select an op with inputs or outputs".to_string());
-            } else {
-                self.dialog = Some(Dialog::Pick(Picker {
-                    choices: neighbours.iter().map(|(_, label)| label.clone()).collect(),
-                    purpose: PickFor::Neighbour(neighbours),
-                    filter: String::new(),
-                    selected: 0,
-                }));
-            }
-            return;
+            return self.pick_neighbour();
+        }
+        match action {
+            Action::Search => return self.ask_search(),
+            Action::Filter => return self.ask_filter(),
+            _ => {}
         }
         if action.group() == Group::Run {
             self.run_action(action);
@@ -692,32 +683,6 @@ impl App {
                     Some(true) => {}
                 }
             }
-            Action::Search | Action::Filter => {
-                let kind = if action == Action::Search {
-                    PromptKind::Search
-                } else {
-                    PromptKind::Filter
-                };
-                let before_text = if kind == PromptKind::Search {
-                    ex.search().map(|q| q.text().to_string())
-                } else {
-                    ex.filter().map(|q| q.text().to_string())
-                };
-                // A search starts empty (esc brings the last one back); a filter starts from
-                // the current one, to be edited.
-                let input = match kind {
-                    PromptKind::Filter => before_text.clone().unwrap_or_default(),
-                    _ => String::new(),
-                };
-                self.prompt = Some(Prompt {
-                    kind,
-                    input,
-                    // The filter's text is there to be edited: typing goes on from it.
-                    offered: false,
-                    before_op: ex.selected_op(),
-                    before_text,
-                });
-            }
             Action::BreaksOnly => {
                 let filter = ex.filter().cloned();
                 let on = !ex.breaks_only();
@@ -756,7 +721,7 @@ impl App {
             }
             KeyCode::Enter => {
                 if let Some(prompt) = self.prompt.take() {
-                    self.submit_name(prompt.kind, prompt.input);
+                    prompt.enter(self);
                 }
                 return;
             }
@@ -789,73 +754,20 @@ impl App {
         self.prompt_changed();
     }
 
-    /// Applies the prompt's text as it is typed.
+    /// Hands the prompt's text, as it is typed, to whoever asked for it.
     fn prompt_changed(&mut self) {
-        let (Some(prompt), Screen::Explorer(ex)) = (&self.prompt, &mut self.screen) else {
+        let Some(mut prompt) = self.prompt.take() else {
             return;
         };
-        let query = Query::parse(&prompt.input);
-        let before_row = ex.row_near(prompt.before_op);
-        match &prompt.kind {
-            PromptKind::Search => {
-                // No match (or no search left): back where the prompt started.
-                if query.is_none() || !ex.set_search(query.clone(), before_row) {
-                    ex.set_search(query, before_row);
-                    ex.select_row(before_row);
-                }
-            }
-            PromptKind::Filter => {
-                // Each key filters again around the op selected when the prompt opened.
-                let breaks_only = ex.breaks_only();
-                ex.set_filter(query, breaks_only, prompt.before_op);
-            }
-            PromptKind::CodeSearch(before) => {
-                // Each key searches again from where the prompt opened.
-                ex.code_cursor_to(*before);
-                if !prompt.input.is_empty() && !ex.find_in_code(&prompt.input, true) {
-                    ex.code_cursor_to(*before);
-                }
-            }
-            PromptKind::NewScope(_)
-            | PromptKind::Rename(_)
-            | PromptKind::Profiles
-            | PromptKind::Statics
-            | PromptKind::AddRun
-            | PromptKind::CompareWith
-            | PromptKind::SaveTo { .. } => {}
-        }
+        prompt.follow(self);
+        self.prompt.get_or_insert(prompt);
     }
 
+    /// Closes the prompt; whoever asked undoes what the typing did.
     fn cancel_prompt(&mut self) {
-        let Some(prompt) = self.prompt.take() else {
-            return;
-        };
-        let Screen::Explorer(ex) = &mut self.screen else {
-            return;
-        };
-        let query = prompt.before_text.as_deref().and_then(Query::parse);
-        match prompt.kind {
-            PromptKind::CodeSearch(before) => {
-                ex.code_cursor_to(before);
-                return;
-            }
-            PromptKind::Search => ex.set_search(query, 0),
-            PromptKind::Filter => {
-                let breaks_only = ex.breaks_only();
-                ex.set_filter(query, breaks_only, prompt.before_op);
-                true
-            }
-            // Naming prompts change nothing until enter.
-            PromptKind::NewScope(_)
-            | PromptKind::Rename(_)
-            | PromptKind::Profiles
-            | PromptKind::Statics
-            | PromptKind::AddRun
-            | PromptKind::CompareWith
-            | PromptKind::SaveTo { .. } => return,
-        };
-        let row = ex.row_near(prompt.before_op);
-        ex.select_row(row);
+        if let Some(prompt) = self.prompt.take() {
+            prompt.cancel(self);
+        }
     }
 
     fn mouse(&mut self, mouse: MouseEvent) {

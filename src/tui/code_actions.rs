@@ -1,7 +1,7 @@
 //! The code view's actions: show or hide it, copy the code to the clipboard, write it out.
 
 use super::action::Action;
-use super::app::{App, Prompt, PromptKind, Screen};
+use super::app::{App, Screen};
 use super::clipboard::osc52;
 use super::effect::Effect;
 use super::explorer::Pane;
@@ -22,10 +22,7 @@ impl App {
         match action {
             Action::Collapse => ex.shift_code(-SIDEWAYS),
             Action::Expand => ex.shift_code(SIDEWAYS),
-            Action::Search => {
-                let before = ex.code.as_ref().map_or(0, |c| c.cursor);
-                self.prompt = Some(Prompt::new(PromptKind::CodeSearch(before), String::new()));
-            }
+            Action::Search => self.ask_code_search(),
             Action::SearchNext | Action::SearchPrev => {
                 let forward = action == Action::SearchNext;
                 let text = ex.code.as_ref().and_then(|c| c.search.clone());

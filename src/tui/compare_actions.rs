@@ -2,7 +2,7 @@
 //! again after each edit, and taking the answer in ([`super::compare_with`] holds the state and
 //! the work).
 
-use super::app::{App, Prompt, PromptKind, Screen};
+use super::app::{App, Prompt, Screen};
 use super::compare_with::{Compared, Planned, compare, open_other};
 use crate::text::sanitize;
 use std::path::PathBuf;
@@ -19,7 +19,12 @@ impl App {
             let name = ex.compared.take().map_or_else(String::new, |c| c.name);
             return self.info(format!("no longer comparing with {name}"));
         }
-        self.prompt = Some(Prompt::new(PromptKind::CompareWith, String::new()));
+        self.prompt = Some(Prompt::new(
+            "compare with: ",
+            "enter compare · esc cancel · another dump (an older one, another CANN's) or a plan file of this graph",
+            String::new(),
+            |app: &mut App, typed| app.submit_compare_with(&typed),
+        ));
     }
 
     /// Opens the dump or plan file the prompt names and compares with it, on a worker when

@@ -3,15 +3,13 @@
 //! against a crash, and quitting with unsaved edits.
 
 use super::action::Action;
-use super::app::{App, MESSAGES_KEPT, Prompt, PromptKind, Screen, Status};
-use super::dialog::{Answer, Confirm, Dialog, NEW_SCOPE_CHOICE, PickFor, Picker};
+use super::app::{App, MESSAGES_KEPT, Prompt, Screen, Status};
+use super::dialog::{Answer, Confirm, Dialog, Pick, Picker, Width};
 use super::effect::Effect;
-use super::explorer::Pane;
 use super::options_editor::OptionsEditor;
 use super::session::{Journaled, WriteDoubt};
 use crate::edit::Edit;
 use crate::fusion::plan::{OutcomeKind, ScopeStatus};
-use crate::graph::OpId;
 use crate::journal::{self, JournalEntry, Recovery};
 use crate::planfile::PlanFile;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -132,16 +130,19 @@ impl App {
                 )
             })
             .collect();
-        self.dialog = Some(Dialog::Pick(Picker {
-            choices: texts
-                .iter()
-                .enumerate()
-                .map(|(n, t)| format!("{:>3}. {t}", n + 1))
-                .collect(),
-            purpose: PickFor::Message(texts),
-            filter: String::new(),
-            selected: 0,
-        }));
+        let title = format!(" The last {} message(s), newest first ", texts.len());
+        let rows = texts
+            .into_iter()
+            .enumerate()
+            .map(|(n, text)| {
+                let mut pick = Pick::new(format!("{:>3}. {text}", n + 1));
+                // Its whole text, wrapped (the rows are cut at the edge).
+                pick.about = vec![text];
+                (pick, ())
+            })
+            .collect();
+        let picker = Picker::new(title, "no message matches", rows, |_: &mut App, ()| {});
+        self.dialog = Some(Dialog::Pick(picker.width(Width::Wide)));
     }
 
     /// Applies `edit` (steps with the same `key` in a row are one undo step), records it in
@@ -279,21 +280,33 @@ impl App {
         if let (Some(file), Some(ex)) = (&on_disk, self.explorer()) {
             question.push_str(&dropped_ops(file, ex.ws.graph()));
         }
-        self.dialog = Some(Dialog::Confirm(Confirm {
+        let overwrite = move |app: &mut App| {
+            if app.write_plan() && quit {
+                app.quit_now();
+            }
+        };
+        self.dialog = Some(Dialog::Confirm(Confirm::new(
             question,
-            answers: vec![
-                ('o', "overwrite it".into(), Answer::Overwrite { quit }),
-                ('a', "save elsewhere…".into(), Answer::SaveTo { quit }),
-                ('c', "cancel".into(), Answer::Cancel),
+            vec![
+                Answer::new('o', "overwrite it", overwrite),
+                Answer::new('a', "save elsewhere…", move |app: &mut App| {
+                    app.ask_save_to(quit)
+                }),
+                Answer::cancel('c', "cancel"),
             ],
-        }));
+        )));
         false
     }
 
     /// Asks for another file to save the plan to (then quits, when `quit`).
     pub(super) fn ask_save_to(&mut self, quit: bool) {
         let offered = self.session.plan_path.display().to_string();
-        self.prompt = Some(Prompt::new(PromptKind::SaveTo { quit }, offered));
+        self.prompt = Some(Prompt::new(
+            "save to: ",
+            "enter save · esc cancel · a plan file (w saves there from then on)",
+            offered,
+            move |app: &mut App, typed| app.save_to(&typed, quit),
+        ));
     }
 
     /// Saves to `typed`, the file the user gave: `w` saves there from then on (asking first
@@ -446,59 +459,50 @@ impl App {
     pub(super) fn request_quit(&mut self) {
         let running = self.runs.running();
         if running > 0 && !self.runs_may_stop {
-            self.dialog = Some(Dialog::Confirm(Confirm {
-                question: format!(
+            let stop = |app: &mut App| {
+                app.runs_may_stop = true;
+                app.request_quit();
+            };
+            self.dialog = Some(Dialog::Confirm(Confirm::new(
+                format!(
                     "{running} run(s) still running. Quitting stops them (their whole process groups)."
                 ),
                 // Not `q`: pressing the quit key twice must not stop the runs.
-                answers: vec![
-                    ('s', "stop them and quit".into(), Answer::QuitStoppingRuns),
-                    ('c', "stay".into(), Answer::Cancel),
+                vec![
+                    Answer::new('s', "stop them and quit", stop),
+                    Answer::cancel('c', "stay"),
                 ],
-            }));
+            )));
             return;
         }
         let dirty = self.explorer().is_some_and(|ex| ex.ws.is_dirty());
         if !dirty {
-            self.session.end();
-            self.effects.push(Effect::Quit);
-            return;
+            return self.quit_now();
         }
         let path = self.session.plan_path.display().to_string();
-        self.dialog = Some(Dialog::Confirm(Confirm {
-            question: format!("The scopes have unsaved edits. Save them to {path}?"),
+        let save = |app: &mut App| {
+            if app.save_then(true) {
+                app.quit_now();
+            }
+        };
+        self.dialog = Some(Dialog::Confirm(Confirm::new(
+            format!("The scopes have unsaved edits. Save them to {path}?"),
             // Not `q`: pressing the quit key twice must not throw the edits away.
-            answers: vec![
-                ('s', "save and quit".into(), Answer::SaveAndQuit),
-                (
-                    'a',
-                    "save elsewhere and quit…".into(),
-                    Answer::SaveTo { quit: true },
-                ),
-                (
-                    'd',
-                    "discard the edits and quit".into(),
-                    Answer::QuitWithoutSaving,
-                ),
-                ('c', "stay".into(), Answer::Cancel),
+            vec![
+                Answer::new('s', "save and quit", save),
+                Answer::new('a', "save elsewhere and quit…", |app: &mut App| {
+                    app.ask_save_to(true)
+                }),
+                Answer::new('d', "discard the edits and quit", App::quit_now),
+                Answer::cancel('c', "stay"),
             ],
-        }));
+        )));
     }
 
-    /// Selects the neighbour `choice` names, as a jump.
-    fn go_to_neighbour(&mut self, ops: &[(OpId, String)], choice: &str) {
-        let Screen::Explorer(ex) = &mut self.screen else {
-            return;
-        };
-        let Some(&(id, _)) = ops.iter().find(|(_, label)| label == choice) else {
-            return;
-        };
-        if ex.jump_to_op(id) {
-            ex.focus = Pane::Details;
-        } else {
-            let hidden = self.hidden_message();
-            self.problem(hidden);
-        }
+    /// Ends the session and quits.
+    fn quit_now(&mut self) {
+        self.session.end();
+        self.effects.push(Effect::Quit);
     }
 
     /// Offers the plan file saved for the dump (or, asking plainly, one made for another
@@ -528,24 +532,26 @@ impl App {
         } else {
             "open it"
         };
-        self.dialog = Some(Dialog::Confirm(Confirm {
+        let (path, earlier) = (saved.path, saved.earlier);
+        let keep = |app: &mut App| {
+            app.info(format!(
+                "kept the dump's scopes; {} stays as it is (w asks before replacing it)",
+                app.session.plan_path.display()
+            ))
+        };
+        self.dialog = Some(Dialog::Confirm(Confirm::new(
             question,
-            answers: vec![
-                (
-                    'o',
-                    open.into(),
-                    Answer::OpenSaved {
-                        path: saved.path,
-                        earlier: saved.earlier,
-                    },
-                ),
-                (
+            vec![
+                Answer::new('o', open, move |app: &mut App| {
+                    app.open_saved_plan(path, earlier)
+                }),
+                Answer::new(
                     'd',
-                    "keep the dump's scopes (w asks before replacing the file)".into(),
-                    Answer::KeepDumpScopes,
+                    "keep the dump's scopes (w asks before replacing the file)",
+                    keep,
                 ),
             ],
-        }));
+        )));
     }
 
     /// Applies the plan file at `path`; saves to it from now on unless an `earlier` skope
@@ -620,13 +626,13 @@ impl App {
             question.push_str(&format!(" {}.", journal::damage_words(damage, &recovery)));
         }
         self.session.pending = Some(recovery);
-        self.dialog = Some(Dialog::Confirm(Confirm {
+        self.dialog = Some(Dialog::Confirm(Confirm::new(
             question,
-            answers: vec![
-                ('r', "recover them".into(), Answer::Recover),
-                ('d', "discard them".into(), Answer::Discard),
+            vec![
+                Answer::new('r', "recover them", App::recover),
+                Answer::new('d', "discard them", App::discard_recovery),
             ],
-        }));
+        )));
     }
 
     /// Replays what the unfinished session left, and starts this session's journal again
@@ -661,75 +667,35 @@ impl App {
         }
     }
 
-    fn answer(&mut self, answer: Answer) {
-        self.dialog = None;
-        match answer {
-            Answer::Delete(scope) => self.apply_edit(Edit::Delete { scope }, None),
-            Answer::Apply(edit) => self.apply_edit(edit, None),
-            Answer::SaveAndQuit => {
-                if self.save_then(true) {
-                    self.session.end();
-                    self.effects.push(Effect::Quit);
-                }
-            }
-            Answer::Overwrite { quit } => {
-                if self.write_plan() && quit {
-                    self.session.end();
-                    self.effects.push(Effect::Quit);
-                }
-            }
-            Answer::OpenSaved { path, earlier } => self.open_saved_plan(path, earlier),
-            Answer::KeepDumpScopes => self.info(format!(
-                "kept the dump's scopes; {} stays as it is (w asks before replacing it)",
-                self.session.plan_path.display()
-            )),
-            Answer::QuitWithoutSaving => {
-                self.session.end();
-                self.effects.push(Effect::Quit);
-            }
-            Answer::Recover => self.recover(),
-            Answer::Discard => {
-                self.session.pending = None;
-                // The journal is this session's (its lock is held): it starts again, empty.
-                let base = self.session.base().map(std::path::Path::to_path_buf);
-                if let Some(journal) = &mut self.session.journal {
-                    journal.set_base(base.as_deref());
-                    let _ = journal.clear();
-                }
-                self.info("discarded the journal of the last session".to_string());
-            }
-            Answer::SaveTo { quit } => self.ask_save_to(quit),
-            Answer::StopRun => self.cancel_run(),
-            Answer::LeaveRuns => self.close_view(),
-            Answer::QuitStoppingRuns => {
-                self.runs_may_stop = true;
-                self.request_quit();
-            }
-            Answer::ReloadDump => self.reload_dump(),
-            Answer::RunAnyway(recipe) => self.start_run_anyway(&recipe),
-            Answer::Cancel => {}
+    /// Drops what the unfinished session left: this session's journal starts again, empty.
+    fn discard_recovery(&mut self) {
+        self.session.pending = None;
+        // The journal is this session's (its lock is held).
+        let base = self.session.base().map(std::path::Path::to_path_buf);
+        if let Some(journal) = &mut self.session.journal {
+            journal.set_base(base.as_deref());
+            let _ = journal.clear();
         }
+        self.info("discarded the journal of the last session".to_string());
     }
 
-    /// Keys while a dialog is open.
+    /// Keys while a dialog is open: an answer, or picking from a list; what is chosen goes
+    /// back to whoever asked.
     pub(super) fn dialog_key(&mut self, key: KeyEvent) {
         let Some(dialog) = &mut self.dialog else {
             return;
         };
         match dialog {
             Dialog::Confirm(confirm) => {
-                let chosen = match key.code {
-                    KeyCode::Char(c) => confirm
-                        .answers
-                        .iter()
-                        .find(|(k, _, _)| *k == c.to_ascii_lowercase())
-                        .map(|(_, _, a)| a.clone()),
+                let then = match key.code {
+                    KeyCode::Char(c) => confirm.answer(Some(c)),
                     // Esc answers the last (the safe) choice.
-                    KeyCode::Esc => confirm.answers.last().map(|(_, _, a)| a.clone()),
+                    KeyCode::Esc => confirm.answer(None),
                     _ => None,
                 };
-                if let Some(answer) = chosen {
-                    self.answer(answer);
+                if let Some(then) = then {
+                    self.dialog = None;
+                    then(self);
                 }
             }
             Dialog::Pick(picker) => {
@@ -749,67 +715,18 @@ impl App {
                         picker.selected = 0;
                     }
                     KeyCode::Enter => {
-                        let choice = picker.shown().get(picker.selected).map(|s| s.to_string());
-                        let purpose = picker.purpose.clone();
-                        self.dialog = None;
-                        match (choice, purpose) {
-                            (None, PickFor::Recipe(_)) => {
-                                self.problem("no recipe matches".to_string())
-                            }
-                            (None, PickFor::Rank(_)) => self.problem("no rank matches".to_string()),
-                            (None, PickFor::Neighbour(_)) => {
-                                self.problem("no op matches".to_string())
-                            }
-                            (Some(choice), PickFor::Neighbour(ops)) => {
-                                self.go_to_neighbour(&ops, &choice)
-                            }
-                            (Some(choice), PickFor::Rank(request)) => {
-                                self.pick_rank(request, &choice)
-                            }
-                            (_, PickFor::Message(_)) => {}
-                            (None, PickFor::Step(_)) => self.problem("no step matches".to_string()),
-                            (Some(choice), PickFor::Step(steps)) => self.show_step(&steps, &choice),
-                            (None, _) => self.problem("no scope matches".to_string()),
-                            (Some(name), PickFor::Recipe(recipes)) => {
-                                if let Some(p) = recipes.iter().find(|p| p.name == name) {
-                                    self.start_run(p);
-                                }
-                            }
-                            (Some(c), PickFor::Assign(ops)) if c == NEW_SCOPE_CHOICE => {
-                                self.prompt = self.explorer().map(|ex| ex.new_scope_prompt(ops))
-                            }
-                            (Some(scope), PickFor::Assign(ops)) => {
-                                self.apply_edit(Edit::Assign { ops, scope }, None)
-                            }
-                            (Some(into), PickFor::Merge(scope)) => {
-                                self.apply_edit(Edit::Merge { scope, into }, None)
-                            }
+                        let Some(Dialog::Pick(picker)) = self.dialog.take() else {
+                            return;
+                        };
+                        let none = picker.none_matches;
+                        match picker.pick() {
+                            Some(then) => then(self),
+                            None => self.problem(none.to_string()),
                         }
                     }
                     _ => {}
                 }
             }
-        }
-    }
-
-    /// Finishes a name prompt: makes the new scope, or renames.
-    pub(super) fn submit_name(&mut self, kind: PromptKind, name: String) {
-        match kind {
-            PromptKind::NewScope(ops) => self.apply_edit(
-                Edit::NewScope {
-                    ops,
-                    scope: name,
-                    options: String::new(),
-                },
-                None,
-            ),
-            PromptKind::Rename(scope) => self.apply_edit(Edit::Rename { scope, to: name }, None),
-            PromptKind::Profiles => self.submit_profiles(&name),
-            PromptKind::Statics => self.submit_statics(&name),
-            PromptKind::AddRun => self.submit_added_run(&name),
-            PromptKind::CompareWith => self.submit_compare_with(&name),
-            PromptKind::SaveTo { quit } => self.save_to(&name, quit),
-            PromptKind::Search | PromptKind::Filter | PromptKind::CodeSearch(_) => {}
         }
     }
 
@@ -823,11 +740,12 @@ impl App {
                 self.save();
             }
             Action::SaveTo => self.ask_save_to(false),
+            _ if self.ask_scope_edit(action) => {}
             _ => {
                 let Screen::Explorer(ex) = &mut self.screen else {
                     return;
                 };
-                let outcome = ex.edit_action(action, &self.config.keymap);
+                let outcome = ex.edit_action(action);
                 self.carry_out(outcome);
             }
         }

@@ -5,7 +5,7 @@
 //! comparison of the two, `o` records a profile made elsewhere as a run.
 
 use super::action::Action;
-use super::app::{App, Prompt, PromptKind, Screen};
+use super::app::{App, Prompt, Screen};
 use super::layout;
 use super::profiles::ProfilesRequest;
 use super::theme::Role;
@@ -220,7 +220,12 @@ fn handle(app: &mut App, action: Action) {
             rebuild(app);
         }
         Action::AddRun => {
-            app.prompt = Some(Prompt::new(PromptKind::AddRun, String::new()));
+            app.prompt = Some(Prompt::new(
+                "add a run's profile: ",
+                "enter add · esc cancel · a profile made elsewhere (directory or file); recorded with the current plan",
+                String::new(),
+                |app: &mut App, typed| app.submit_added_run(&typed),
+            ));
         }
         Action::Activate => mark(app),
         _ => {}

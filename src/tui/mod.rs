@@ -35,6 +35,7 @@ pub mod query;
 pub mod reply;
 pub mod runs;
 mod scope_edits;
+mod scope_questions;
 pub mod session;
 pub mod sink;
 pub mod statics;
@@ -51,6 +52,7 @@ pub mod workers;
 // view").
 mod compare_actions;
 pub mod dataflow_view;
+mod find;
 pub mod findings_view;
 pub mod flags_view;
 pub mod inside_view;

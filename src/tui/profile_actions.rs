@@ -3,8 +3,8 @@
 //! row to the ops in the graph.
 
 use super::action::Action;
-use super::app::{App, Prompt, PromptKind, Screen};
-use super::dialog::{Answer, Confirm, Dialog, PickFor, Picker};
+use super::app::{App, Prompt, Screen};
+use super::dialog::{Answer, Confirm, Dialog, Pick, Picker};
 use super::layout;
 use super::profile_view::ProfileView;
 use super::profiles::{self, LoadedProfiles, ProfilesRequest};
@@ -82,7 +82,12 @@ impl App {
             .map(|v| v.request.paths())
             .or_else(|| self.guess_profiles().map(|p| p.display().to_string()))
             .unwrap_or_default();
-        self.prompt = Some(Prompt::new(PromptKind::Profiles, guess));
+        self.prompt = Some(Prompt::new(
+            "profiles: ",
+            "enter read · esc cancel · a directory holding no_sk_model and sk_model, or BASE NEW",
+            guess,
+            |app: &mut App, typed| app.submit_profiles(&typed),
+        ));
     }
 
     /// Where profiles probably are: the newest run's results, `prof_result` in the working
@@ -224,12 +229,11 @@ impl App {
                 }
             }
             Err(ProfileError::SeveralRanks { ranks, .. }) => {
-                self.dialog = Some(Dialog::Pick(Picker {
-                    choices: ranks.iter().map(|r| format!("rank {}", r.rank)).collect(),
-                    purpose: PickFor::Rank(request),
-                    filter: String::new(),
-                    selected: 0,
-                }));
+                let rows = ranks
+                    .iter()
+                    .map(|r| (format!("rank {}", r.rank), r.rank))
+                    .collect();
+                self.pick_rank(request, rows);
             }
             Err(e) => self.problem(format!(
                 "{} — {}",
@@ -239,24 +243,46 @@ impl App {
         }
     }
 
-    /// Reads `request` again for the rank picked as `choice` (`rank N`, maybe with its
-    /// times after).
-    pub(super) fn pick_rank(&mut self, request: ProfilesRequest, choice: &str) {
-        let rank = choice
-            .strip_prefix("rank ")
-            .and_then(|n| n.split_whitespace().next())
-            .and_then(|n| n.parse::<u32>().ok());
-        self.load_profiles(ProfilesRequest { rank, ..request });
+    /// Offers the ranks of `rows` (each row's words and its rank); the one picked is read
+    /// again as `request` for that rank.
+    pub(super) fn pick_rank(&mut self, request: ProfilesRequest, rows: Vec<(String, u32)>) {
+        let rows = rows
+            .into_iter()
+            .map(|(words, rank)| (Pick::new(words), rank))
+            .collect();
+        let picker = Picker::new(
+            " The profiles hold several ranks: pick one ",
+            "no rank matches",
+            rows,
+            move |app: &mut App, rank| {
+                let rank = Some(rank);
+                app.load_profiles(ProfilesRequest { rank, ..request });
+            },
+        );
+        self.dialog = Some(Dialog::Pick(picker));
     }
 
-    /// Shows the step picked as `choice` of `steps` (none: every step's median).
-    pub(super) fn show_step(&mut self, steps: &[(String, Option<String>)], choice: &str) {
-        let Some((_, step)) = steps.iter().find(|(words, _)| words == choice) else {
-            return;
+    /// Offers the steps of the profiles; the one picked is shown (none: every step's median).
+    fn pick_step(&mut self) {
+        let rows = match self.profile_view().map(|v| v.step_rows()) {
+            Some(Ok(rows)) => rows,
+            Some(Err(why)) => return self.problem(why),
+            None => return,
         };
-        if let Some(view) = self.profile_view_mut() {
-            view.step = step.clone();
-        }
+        let title = format!(
+            " Show one of {} step(s): kernel time without → with SuperKernel ",
+            rows.len().saturating_sub(1)
+        );
+        let rows = rows
+            .into_iter()
+            .map(|(words, step)| (Pick::new(words), step))
+            .collect();
+        let picker = Picker::new(title, "no step matches", rows, |app: &mut App, step| {
+            if let Some(view) = app.profile_view_mut() {
+                view.step = step;
+            }
+        });
+        self.dialog = Some(Dialog::Pick(picker));
     }
 
     /// Asks to prune the selected SuperKernel: its scope deleted when it is the scope's only
@@ -319,23 +345,42 @@ impl App {
             }
             None => "the planner cannot plan it".to_string(),
         };
-        self.dialog = Some(Dialog::Confirm(Confirm {
-            question: sanitize(&format!(
-                "Prune {segment} ({class}: {why})? {planned}. {} undoes it.",
-                self.config.keymap.hint(Action::Undo)
-            ))
-            .into_owned(),
-            answers: vec![
-                ('y', "prune".into(), Answer::Apply(edit)),
-                ('n', "keep".into(), Answer::Cancel),
+        let question = sanitize(&format!(
+            "Prune {segment} ({class}: {why})? {planned}. {} undoes it.",
+            self.config.keymap.hint(Action::Undo)
+        ))
+        .into_owned();
+        let prune = move |app: &mut App| app.apply_edit(edit, None);
+        self.dialog = Some(Dialog::Confirm(Confirm::new(
+            question,
+            vec![
+                Answer::new('y', "prune", prune),
+                Answer::cancel('n', "keep"),
             ],
-        }));
+        )));
     }
 
     /// An action in the profile view (which handles its own keys).
     fn profile_view_action(&mut self, action: Action) {
         if action == Action::WriteCode {
             return self.write_pr_report();
+        }
+        if action == Action::PickStep {
+            return self.pick_step();
+        }
+        if action == Action::PickRank {
+            let request = self.profile_view().map(|v| v.request.clone());
+            return match (self.profile_view().map(|v| v.rank_rows()), request) {
+                (Some(Ok(rows)), Some(request)) => self.pick_rank(
+                    ProfilesRequest {
+                        rank: None,
+                        ..request
+                    },
+                    rows,
+                ),
+                (Some(Err(why)), _) => self.problem(why),
+                _ => {}
+            };
         }
         if action == Action::Prune {
             return match self.profile_view().map(|v| v.table) {

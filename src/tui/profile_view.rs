@@ -2,7 +2,6 @@
 //! breaks) with their selection and sort order, and its keys.
 
 use super::action::Action;
-use super::dialog::{Dialog, PickFor, Picker};
 use super::profiles::{Compared, LoadedProfiles, ProfilesRequest};
 use super::reply::{Reply, Target};
 use crate::profile::figures::micros;
@@ -289,8 +288,6 @@ impl ProfileView {
                     "only the op-type table sorts (SuperKernels are worst first)".to_string(),
                 );
             }
-            Action::PickStep => return self.step_picker(),
-            Action::PickRank => return self.rank_picker(),
             Action::Back => return Reply::Close,
             Action::Activate => return self.drill_down(),
             Action::LoadProfiles | Action::Compile | Action::Runs | Action::Timeline => {
@@ -369,17 +366,17 @@ impl ProfileView {
             .find(|s| s.segment == segment)
     }
 
-    /// The picker of ranks, each with its headline figure (step time, or busy time without start
-    /// times) on both sides, as the one-rank comparison gives it.
-    pub fn rank_picker(&self) -> Reply {
+    /// The ranks to pick from, each with its headline figure (step time, or busy time without
+    /// start times) on both sides, as the one-rank comparison gives it; why none, with one.
+    pub fn rank_rows(&self) -> Result<Vec<(String, u32)>, String> {
         let Some(ranks) = &self.ranks else {
-            return Reply::Problem("the profiles hold one rank".to_string());
+            return Err("the profiles hold one rank".to_string());
         };
-        let choices: Vec<String> = ranks
+        Ok(ranks
             .ranks
             .iter()
             .map(|r| {
-                format!(
+                let words = format!(
                     "rank {}  {} {} → {} µs{}",
                     r.rank,
                     r.measure.name(),
@@ -390,18 +387,10 @@ impl ProfileView {
                     } else {
                         ""
                     }
-                )
+                );
+                (words, r.rank)
             })
-            .collect();
-        Reply::Ask(Dialog::Pick(Picker {
-            choices,
-            purpose: PickFor::Rank(ProfilesRequest {
-                rank: None,
-                ..self.request.clone()
-            }),
-            filter: String::new(),
-            selected: 0,
-        }))
+            .collect())
     }
 
     /// The waterfall's part shown at `row` of its table.
@@ -417,11 +406,11 @@ impl ProfileView {
         self.payoff_order.get(row).and_then(|&i| list.get(i))
     }
 
-    /// The picker of steps: every step's median, then each step with its kernel time on
-    /// both sides (a step far from the others marked).
-    fn step_picker(&self) -> Reply {
+    /// The steps to pick from: every step's median (no step), then each step with its kernel
+    /// time on both sides (a step far from the others marked); why none, without steps.
+    pub fn step_rows(&self) -> Result<Vec<(String, Option<String>)>, String> {
         let Some(steps) = &self.diff.steps else {
-            return Reply::Problem(
+            return Err(
                 "the profiles have no steps to show: the kernel files give them".to_string(),
             );
         };
@@ -449,12 +438,7 @@ impl ProfileView {
                 Some(b.step.clone()),
             ));
         }
-        Reply::Ask(Dialog::Pick(Picker {
-            choices: choices.iter().map(|(w, _)| w.clone()).collect(),
-            purpose: PickFor::Step(choices),
-            filter: String::new(),
-            selected: 0,
-        }))
+        Ok(choices)
     }
 
     /// The kernel time and span of the step shown on each side, when one is.

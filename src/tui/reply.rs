@@ -1,11 +1,9 @@
-//! What a view's own key handler answers once it has changed its own state: a message, a
-//! question, closing the view, or an action only the app can carry out (it needs the
+//! What a view's own key handler answers once it has changed its own state: a message,
+//! closing the view, or an action only the app can carry out (it needs the
 //! explorer, the prompt or another view), such as showing a row's ops in the graph. (The plan's
 //! `outcome` is another thing: what becomes of a graph's build.)
 
 use super::action::Action;
-use super::dialog::Dialog;
-use super::prompt::Prompt;
 use crate::edit::Edit;
 
 /// The answer of a view's key handler.
@@ -21,10 +19,6 @@ pub enum Reply {
     Info(String),
     /// Tell the user what could not be done.
     Problem(String),
-    /// Ask the user first.
-    Ask(Dialog),
-    /// Ask the user to type something.
-    Type(Prompt),
     /// Apply this edit to the plan (an undo step of its own, journaled).
     Apply(Edit),
     /// The app carries out this action (after the view changed what it owns).

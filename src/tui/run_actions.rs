@@ -3,7 +3,7 @@
 
 use super::action::Action;
 use super::app::{App, Screen};
-use super::dialog::{Answer, Confirm, Dialog, PickFor, Picker};
+use super::dialog::{Answer, Confirm, Dialog, Pick, Picker, Width};
 use super::layout;
 use super::runs::{Launched, RunState};
 use super::view::ViewSpec;
@@ -60,12 +60,18 @@ impl App {
                 if !recipes.notes.is_empty() {
                     self.info(sanitize(&recipes.notes.join("; ")).into_owned());
                 }
-                self.dialog = Some(Dialog::Pick(Picker {
-                    choices: recipes.list.iter().map(|p| p.name.clone()).collect(),
-                    purpose: PickFor::Recipe(recipes.list),
-                    filter: String::new(),
-                    selected: 0,
-                }));
+                let rows = recipes
+                    .list
+                    .into_iter()
+                    .map(|recipe| (recipe_row(&recipe), recipe))
+                    .collect();
+                let picker = Picker::new(
+                    " Run a recipe on the current plan ",
+                    "no recipe matches",
+                    rows,
+                    |app: &mut App, recipe: Recipe| app.start_run(&recipe),
+                );
+                self.dialog = Some(Dialog::Pick(picker.width(Width::Medium)));
             }
             Err(e) => self.problem(e.to_string().replace('\n', " ")),
         }
@@ -107,21 +113,24 @@ impl App {
              disk ({{graph}}) with the plan on screen, which was made for the old one.",
             sanitize(&source.file)
         );
+        let chosen = recipe.clone();
         let mut answers = vec![
-            ('a', "run anyway".into(), Answer::RunAnyway(recipe.clone())),
-            ('c', "cancel".into(), Answer::Cancel),
+            Answer::new('a', "run anyway", move |app: &mut App| {
+                app.start_run_anyway(&chosen)
+            }),
+            Answer::cancel('c', "cancel"),
         ];
         if self.reload.is_some() {
             answers.insert(
                 0,
-                (
+                Answer::new(
                     'r',
-                    "reload it (edits not saved come back from the journal)".into(),
-                    Answer::ReloadDump,
+                    "reload it (edits not saved come back from the journal)",
+                    App::reload_dump,
                 ),
             );
         }
-        self.dialog = Some(Dialog::Confirm(Confirm { question, answers }));
+        self.dialog = Some(Dialog::Confirm(Confirm::new(question, answers)));
     }
 
     /// Loads the dump again (it changed on disk) in this session: its unsaved scopes are
@@ -228,8 +237,28 @@ impl App {
         }
     }
 
-    /// An action in the runs view.
+    /// An action in the runs view: esc on a running run asks first.
     fn runs_view_action(&mut self, action: Action) {
+        if action == Action::Back
+            && let Some(run) = self.runs.selected().filter(|r| r.is_running())
+        {
+            let question = format!(
+                "Run {} ({}) is still running. Stop it (SIGTERM to its process group, SIGKILL \
+                 after {} s)?",
+                run.id,
+                sanitize(&run.recipe),
+                super::runs::GRACE.as_secs()
+            );
+            self.dialog = Some(Dialog::Confirm(Confirm::new(
+                question,
+                vec![
+                    Answer::new('x', "stop the run", App::cancel_run),
+                    Answer::new('b', "back, keep it running", App::close_view),
+                    Answer::cancel('c', "keep watching"),
+                ],
+            )));
+            return;
+        }
         let height = self.runs_log_height();
         let reply = self.runs.view_action(action, height);
         self.carry_out(reply);
@@ -255,4 +284,20 @@ impl App {
             layout::run_log_rows(log, run.log.first_error().is_some())
         })
     }
+}
+
+/// A recipe's row in the picker: its name, where it comes from (standing out when it replaces
+/// a built-in), and — while selected — what it is and the command it runs.
+fn recipe_row(recipe: &Recipe) -> Pick {
+    let mut pick = Pick::new(recipe.name.clone());
+    pick.note = Some((sanitize(&recipe.origin()).into_owned(), recipe.overrides));
+    pick.about = vec![
+        sanitize(&recipe.about).into_owned(),
+        // As the user wrote it, with `{{`/`}}` (literal braces) shown as braces.
+        format!(
+            "$ {}",
+            sanitize(&crate::compile::template::shown(&recipe.argv))
+        ),
+    ];
+    pick
 }

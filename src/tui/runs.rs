@@ -3,7 +3,6 @@
 //! end neither floods the event loop nor grows memory.
 
 use super::action::Action;
-use super::dialog::{Answer, Confirm, Dialog};
 use super::reply::Reply;
 use super::sink::Sink;
 use crate::compile::batch::{self, Batch, Handshake};
@@ -434,10 +433,8 @@ impl Runs {
                 return Reply::Problem("no error line in this run's log".to_string());
             }
             Action::CancelRun => return self.cancel(),
-            Action::Back => match self.selected().filter(|r| r.is_running()) {
-                Some(run) => return Reply::Ask(ask_to_stop(run)),
-                None => return Reply::Close,
-            },
+            // A running run is asked about first (`run_actions`).
+            Action::Back => return Reply::Close,
             Action::Compile => return Reply::Pass(action),
             _ => {}
         }
@@ -548,23 +545,6 @@ impl Runs {
         self.scroll = Some(n);
         true
     }
-}
-
-/// The question `esc` asks while `run` is still running.
-fn ask_to_stop(run: &Run) -> Dialog {
-    Dialog::Confirm(Confirm {
-        question: format!(
-            "Run {} ({}) is still running. Stop it (SIGTERM to its process group, SIGKILL after {} s)?",
-            run.id,
-            sanitize(&run.recipe),
-            GRACE.as_secs()
-        ),
-        answers: vec![
-            ('x', "stop the run".into(), Answer::StopRun),
-            ('b', "back, keep it running".into(), Answer::LeaveRuns),
-            ('c', "keep watching".into(), Answer::Cancel),
-        ],
-    })
 }
 
 /// A run's job, started, and what it was prepared with.

@@ -3,7 +3,7 @@
 //! graph.
 
 use super::action::Action;
-use super::app::{App, Prompt, PromptKind, Screen};
+use super::app::{App, Prompt, Screen};
 use super::layout;
 use super::statics::{self, StaticsRead, StaticsView};
 use super::view::ViewSpec;
@@ -51,8 +51,10 @@ impl App {
             None => {
                 let guess = self.guess_statics().unwrap_or_default();
                 self.prompt = Some(Prompt::new(
-                    PromptKind::Statics,
+                    "static kernel outputs: ",
+                    "enter read · esc cancel · static_kernel_compile_outputs/ (or aclnn_static_shape_kernel_outputs/), one run's ts*_pid*_outputs/, or a directory holding them",
                     guess.display().to_string(),
+                    |app: &mut App, typed| app.submit_statics(&typed),
                 ));
             }
         }

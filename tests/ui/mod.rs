@@ -202,8 +202,9 @@ pub fn offer(app: &mut App, recipe: skope::compile::recipe::Recipe) {
     let Some(skope::tui::dialog::Dialog::Pick(picker)) = &mut app.dialog else {
         panic!("no picker");
     };
-    picker.choices.insert(0, recipe.name.clone());
-    if let skope::tui::dialog::PickFor::Recipe(recipes) = &mut picker.purpose {
-        recipes.insert(0, recipe);
-    }
+    let row = skope::tui::dialog::Pick::new(recipe.name.clone());
+    assert!(
+        picker.insert(0, row, recipe),
+        "the recipe picker holds recipes"
+    );
 }

@@ -4,7 +4,7 @@
 
 use crate::text::sanitize;
 use crate::tui::action::Action;
-use crate::tui::app::{App, PromptKind, Screen};
+use crate::tui::app::App;
 use crate::tui::theme::Role;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -43,56 +43,7 @@ const BAR: &[(&[Action], &str, u8)] = &[
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
     let line = if let Some(prompt) = &app.prompt {
-        let (sigil, hint, count) = match (&prompt.kind, &app.screen) {
-            (PromptKind::Search, Screen::Explorer(ex)) => (
-                "/",
-                "enter keep · esc cancel · search name, type, scope, reason; name: type: scope: reason: limit a term",
-                ex.search()
-                    .map(|_| format!("  {} match(es)", ex.search_matches()))
-                    .unwrap_or_default(),
-            ),
-            (PromptKind::Filter, Screen::Explorer(ex)) => (
-                "filter: ",
-                "enter keep · esc cancel · filter by name, type, scope, reason; name: type: scope: reason: limit a term",
-                format!("  {} of {} ops", ex.rows().len(), ex.ws.graph().len()),
-            ),
-            (PromptKind::NewScope(ops), _) => (
-                "new scope name: ",
-                "enter create · esc cancel",
-                format!("  {} op(s)", ops.len()),
-            ),
-            (PromptKind::Profiles, _) => (
-                "profiles: ",
-                "enter read · esc cancel · a directory holding no_sk_model and sk_model, or BASE NEW",
-                String::new(),
-            ),
-            (PromptKind::Statics, _) => (
-                "static kernel outputs: ",
-                "enter read · esc cancel · static_kernel_compile_outputs/ (or aclnn_static_shape_kernel_outputs/), one run's ts*_pid*_outputs/, or a directory holding them",
-                String::new(),
-            ),
-            (PromptKind::CompareWith, _) => (
-                "compare with: ",
-                "enter compare · esc cancel · another dump (an older one, another CANN's) or a plan file of this graph",
-                String::new(),
-            ),
-            (PromptKind::SaveTo { .. }, _) => (
-                "save to: ",
-                "enter save · esc cancel · a plan file (w saves there from then on)",
-                String::new(),
-            ),
-            (PromptKind::AddRun, _) => (
-                "add a run's profile: ",
-                "enter add · esc cancel · a profile made elsewhere (directory or file); recorded with the current plan",
-                String::new(),
-            ),
-            (PromptKind::Rename(scope), _) => (
-                "rename to: ",
-                "enter rename · esc cancel",
-                format!("  (was {})", sanitize(scope)),
-            ),
-            _ => ("", "", String::new()),
-        };
+        let (sigil, hint, count) = (prompt.label, prompt.hint, prompt.count(app));
         // Text the prompt offered shows as selected: typing replaces it.
         let (input_style, replaces) = if prompt.offered {
             (theme.get(Role::Selection), " · typing replaces it")

@@ -2,7 +2,7 @@
 //! confirmations.
 
 use crate::text::sanitize;
-use crate::tui::dialog::{Dialog, PickFor, Picker};
+use crate::tui::dialog::{Dialog, Picker, Width};
 use crate::tui::layout::centred;
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
@@ -18,7 +18,7 @@ fn frame<'a>(title: String, theme: &Theme) -> Block<'a> {
 }
 
 /// Draws `dialog` over `area`.
-pub fn render(dialog: &Dialog, theme: &Theme, frame_: &mut Frame, area: Rect) {
+pub fn render<A>(dialog: &Dialog<A>, theme: &Theme, frame_: &mut Frame, area: Rect) {
     match dialog {
         Dialog::Confirm(confirm) => {
             let mut lines: Vec<Line> = vec![
@@ -26,9 +26,12 @@ pub fn render(dialog: &Dialog, theme: &Theme, frame_: &mut Frame, area: Rect) {
                 Line::from(""),
             ];
             let mut answers = Vec::new();
-            for (key, words, _) in &confirm.answers {
-                answers.push(Span::styled(format!(" {key} "), theme.get(Role::Key)));
-                answers.push(Span::raw(format!("{words}   ")));
+            for answer in &confirm.answers {
+                answers.push(Span::styled(
+                    format!(" {} ", answer.key),
+                    theme.get(Role::Key),
+                ));
+                answers.push(Span::raw(format!("{}   ", answer.words)));
             }
             lines.push(Line::from(answers));
             let width = area.width.saturating_sub(8).min(72);
@@ -46,55 +49,35 @@ pub fn render(dialog: &Dialog, theme: &Theme, frame_: &mut Frame, area: Rect) {
     }
 }
 
-fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
-    let title = match &picker.purpose {
-        PickFor::Assign(ops) => format!(" Put {} op(s) into a scope ", ops.len()),
-        PickFor::Merge(scope) => format!(" Merge scope {} into ", sanitize(scope)),
-        PickFor::Recipe(_) => " Run a recipe on the current plan ".to_string(),
-        PickFor::Rank(_) => " The profiles hold several ranks: pick one ".to_string(),
-        PickFor::Neighbour(_) => " Go to an op it takes from or gives to ".to_string(),
-        PickFor::Message(texts) => format!(" The last {} message(s), newest first ", texts.len()),
-        PickFor::Step(steps) => format!(
-            " Show one of {} step(s): kernel time without → with SuperKernel ",
-            steps.len().saturating_sub(1)
-        ),
-    };
+fn picker_view<A>(picker: &Picker<A>, theme: &Theme, frame_: &mut Frame, area: Rect) {
     let shown = picker.shown();
-    // For a recipe: what the selected one is and the command it runs.
-    let about: Vec<String> = match &picker.purpose {
-        PickFor::Recipe(recipes) => shown
-            .get(picker.selected)
-            .and_then(|name| recipes.iter().find(|p| p.name == *name))
-            .map(|p| {
-                vec![
-                    sanitize(&p.about).into_owned(),
-                    // As the user wrote it, with `{{`/`}}` (literal braces) shown as braces.
-                    format!("$ {}", sanitize(&crate::compile::template::shown(&p.argv))),
-                ]
-            })
-            .unwrap_or_default(),
-        // A message: its whole text, wrapped (the rows above are cut at the edge).
-        PickFor::Message(_) => shown
-            .get(picker.selected)
-            .map(|row| {
-                let text = row.split_once(". ").map_or(*row, |(_, t)| t);
-                crate::tui::layout::wrap(
-                    &sanitize(text),
-                    usize::from(area.width.saturating_sub(8).min(110).saturating_sub(2)),
-                )
-            })
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    };
-    let extra = about.len() as u16 + u16::from(!about.is_empty());
-    let wide = matches!(picker.purpose, PickFor::Message(_));
-    let width = area.width.saturating_sub(8).min(if wide {
-        110
-    } else if about.is_empty() && !matches!(picker.purpose, PickFor::Neighbour(_)) {
-        60
-    } else {
-        90
+    let wide = picker.width == Width::Wide;
+    let width = area.width.saturating_sub(8).min(match picker.width {
+        Width::Wide => 110,
+        Width::Medium => 90,
+        Width::Narrow => 60,
     });
+    // More about the selected row; a wide picker's is its whole text, wrapped (the rows
+    // above are cut at the edge).
+    let about: Vec<String> = shown
+        .get(picker.selected)
+        .map(|pick| {
+            pick.about
+                .iter()
+                .flat_map(|text| {
+                    if wide {
+                        crate::tui::layout::wrap(
+                            &sanitize(text),
+                            usize::from(width.saturating_sub(2)),
+                        )
+                    } else {
+                        vec![sanitize(text).into_owned()]
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let extra = about.len() as u16 + u16::from(!about.is_empty());
     let height = area
         .height
         .saturating_sub(4)
@@ -112,33 +95,26 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         Line::from(""),
     ];
     if shown.is_empty() {
-        let what = match picker.purpose {
-            PickFor::Recipe(_) => "no recipe matches",
-            PickFor::Rank(_) => "no rank matches",
-            PickFor::Neighbour(_) => "no op matches",
-            PickFor::Message(_) => "no message matches",
-            _ => "no scope matches",
-        };
-        lines.push(Line::from(Span::styled(what, theme.get(Role::Dim))));
+        lines.push(Line::from(Span::styled(
+            picker.none_matches,
+            theme.get(Role::Dim),
+        )));
     }
-    for (i, choice) in shown.iter().enumerate().skip(start).take(list_rows) {
+    for (i, pick) in shown.iter().enumerate().skip(start).take(list_rows) {
         let style = if i == picker.selected {
             theme.get(Role::Selection)
         } else {
             theme.get(Role::Text)
         };
-        let mut row = vec![Span::styled(format!(" {} ", sanitize(choice)), style)];
-        // A recipe says where it comes from; one replacing a built-in stands out.
-        if let PickFor::Recipe(recipes) = &picker.purpose
-            && let Some(recipe) = recipes.iter().find(|p| p.name == *choice)
-        {
-            let role = if recipe.overrides {
+        let mut row = vec![Span::styled(format!(" {} ", sanitize(&pick.text)), style)];
+        if let Some((note, stands_out)) = &pick.note {
+            let role = if *stands_out {
                 Role::Warning
             } else {
                 Role::Dim
             };
             row.push(Span::styled(
-                format!(" {}", sanitize(&recipe.origin())),
+                format!(" {}", sanitize(note)),
                 theme.get(role),
             ));
         }
@@ -155,5 +131,8 @@ fn picker_view(picker: &Picker, theme: &Theme, frame_: &mut Frame, area: Rect) {
         theme.get(Role::Dim),
     )));
     frame_.render_widget(Clear, popup);
-    frame_.render_widget(Paragraph::new(lines).block(frame(title, theme)), popup);
+    frame_.render_widget(
+        Paragraph::new(lines).block(frame(picker.title.clone(), theme)),
+        popup,
+    );
 }
