@@ -285,12 +285,13 @@ fn hand_over(
 ) {
     let compared = skope::tui::profiles::Compared::new(&pair, planned);
     app.profiles_loading = Some(request.clone());
-    app.handle(Msg::ProfilesLoaded {
+    let version = app.explorer().unwrap().ws.version();
+    app.profiles_loaded(
         request,
-        result: Ok(Box::new(skope::tui::profiles::LoadedProfiles {
+        Ok(Box::new(skope::tui::profiles::LoadedProfiles {
             pair,
             compared,
-            plan_version: app.explorer().unwrap().ws.version(),
+            plan_version: version,
             run_plan: std::sync::Arc::new((
                 app.explorer().unwrap().ws.marks().clone(),
                 app.explorer().unwrap().ws.plan().clone(),
@@ -298,7 +299,7 @@ fn hand_over(
             ranks: None,
             rank: None,
         })),
-    });
+    );
 }
 
 /// The profile view and the op list's time column on the 100k-op graph, with profiles of

@@ -104,6 +104,7 @@ fn every_thread_start_is_in_the_list_of_them() {
         "thread::Builder",
         "Threads::",
         "threads()",
+        ".work(\"skope-",
         "latest::spawn",
     ];
     let mut seen = 0;

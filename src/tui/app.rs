@@ -63,6 +63,9 @@ pub struct Status {
     pub problem: bool,
 }
 
+/// What the answer of work done for the app does on it.
+type Then = Box<dyn FnOnce(&mut App) + Send>;
+
 /// Messages the bottom line keeps, for `M` (the line cuts long ones at its edge).
 pub const MESSAGES_KEPT: usize = 200;
 
@@ -235,6 +238,23 @@ impl App {
         matches!(self.screen, Screen::Loading(_)) || self.runs.running() > 0
     }
 
+    /// Runs `work` where the workers say (on a thread of its own with an event loop, on the
+    /// spot without one: see [`super::workers`]); `then` gets its result on the app — or why
+    /// there is none (a panic, no thread) — as the answer to a message of its own.
+    pub fn work<R: Send + 'static>(
+        &self,
+        name: &str,
+        work: impl FnOnce() -> R + Send + 'static,
+        then: impl FnOnce(&mut App, Result<R, crate::worker::Stopped>) + Send + 'static,
+    ) {
+        let answers = self.workers.sender();
+        self.workers.threads().start(name, work, move |result| {
+            let then: Then = Box::new(move |app| then(app, result));
+            // Only a closed app stops listening; its answers no longer matter.
+            let _ = answers.send(Msg::Answered(super::msg::Answered::new(then)));
+        });
+    }
+
     /// Applies one message, then — without an event loop — the answers of the work it
     /// started (see [`super::workers`]).
     pub fn handle(&mut self, msg: Msg) {
@@ -359,11 +379,12 @@ impl App {
             }
             Msg::RunStarted { id, result } => self.run_started(id, result),
             Msg::RunOutput { id, batch } => self.run_output(id, batch),
-            Msg::ProfilesLoaded { request, result } => self.profiles_loaded(request, result),
+            Msg::Answered(answer) => {
+                if let Some(then) = answer.take::<Then>() {
+                    then(self);
+                }
+            }
             Msg::Suggested(answer) => self.suggested(*answer),
-            Msg::StaticsRead(answer) => self.statics_read(*answer),
-            Msg::LedgerBuilt(ledger) => self.ledger_built(*ledger),
-            Msg::ComparedWith(answer) => self.compared_with(*answer),
             Msg::WorkerFailed { work, message } => self.problem(format!(
                 "{work} stopped: {}",
                 crate::text::sanitize(&message)

@@ -69,14 +69,11 @@ impl App {
 
     /// Runs `work` on a worker; its answer comes back as [`App::compared_with`].
     fn run_comparison(&mut self, work: impl FnOnce() -> Result<Compared, String> + Send + 'static) {
-        let done = super::msg::sink(&self.workers.sender(), |answer| {
-            super::msg::Msg::ComparedWith(Box::new(answer))
+        self.work("skope-compare", work, |app, answer| {
+            app.compared_with(
+                answer.unwrap_or_else(|stopped| Err(format!("the comparison: {stopped}"))),
+            );
         });
-        self.workers
-            .threads()
-            .start("skope-compare", work, move |answer| {
-                done(answer.unwrap_or_else(|stopped| Err(format!("the comparison: {stopped}"))));
-            });
     }
 
     /// Takes in a comparison: keeps it unless the plan has changed since (a newer one is on

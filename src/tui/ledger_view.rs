@@ -127,16 +127,7 @@ fn rebuild(app: &mut App) {
         sort: view.sort,
     };
     view.building = true;
-    let done = super::msg::sink(&app.workers.sender(), |answer| {
-        super::msg::Msg::LedgerBuilt(Box::new(answer))
-    });
-    app.workers.threads().start(
-        "skope-ledger",
-        move || input.build(),
-        move |answer| {
-            done(answer);
-        },
-    );
+    app.work("skope-ledger", move || input.build(), App::ledger_built);
 }
 
 impl App {

@@ -1,13 +1,14 @@
 //! The messages the event loop feeds the explorer: terminal events, and what its workers
-//! (loader, highlighter, runs, profiles) report. The workers do not know this type: each
+//! (loader, highlighter, runs, suggestions, and every piece of work done for the app, as one
+//! kind of answer) report. The workers do not know this type: each
 //! reports through a [`Sink`] of its own events, which [`sink`] maps into a message — so the
 //! workers sit below the state that receives them.
 
 use super::loader::{LoadEvent, Stage};
-use super::profiles::ProfilesEvent;
 use super::runs::RunEvent;
 use super::sink::Sink;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,21 +42,9 @@ pub fn highlighter(tx: &std::sync::mpsc::Sender<Msg>) -> super::highlight::Highl
     )
 }
 
-/// The profile workers' events as messages for `tx`.
-pub fn profiles_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<ProfilesEvent> {
-    sink(tx, |event| match event {
-        ProfilesEvent::Loaded { request, result } => Msg::ProfilesLoaded { request, result },
-    })
-}
-
 /// The suggesting worker's answers as messages for `tx`.
 pub fn suggestions_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<super::suggestions::Suggested> {
     sink(tx, |answer| Msg::Suggested(Box::new(answer)))
-}
-
-/// The static kernel reader's answer as a message for `tx`.
-pub fn statics_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<super::statics::StaticsRead> {
-    sink(tx, |answer| Msg::StaticsRead(Box::new(answer)))
 }
 
 /// The run workers' events as messages for `tx`.
@@ -64,6 +53,29 @@ pub fn runs_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<RunEvent> {
         RunEvent::Started { id, result } => Msg::RunStarted { id, result },
         RunEvent::Output { id, batch } => Msg::RunOutput { id, batch },
     })
+}
+
+/// The answer of work done for the app (`App::work`): what it does with its result, run on the
+/// app when the message arrives. It is held here as `Any` because the app's type sits above
+/// this module; only the app makes and opens it, so it always holds what the app expects.
+pub struct Answered(Box<dyn Any + Send>);
+
+impl Answered {
+    /// Holds `then`.
+    pub fn new<T: Any + Send>(then: T) -> Answered {
+        Answered(Box::new(then))
+    }
+
+    /// What it holds, if it is a `T`.
+    pub fn take<T: Any>(self) -> Option<T> {
+        self.0.downcast().ok().map(|then| *then)
+    }
+}
+
+impl std::fmt::Debug for Answered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Answered")
+    }
 }
 
 /// Everything the event loop feeds the app.
@@ -106,21 +118,10 @@ pub enum Msg {
         /// Its new output.
         batch: crate::compile::batch::Batch,
     },
-    /// Profiles read and compared on the worker (or why they could not be).
-    ProfilesLoaded {
-        /// What was asked for.
-        request: super::profiles::ProfilesRequest,
-        /// The profiles, or the problem.
-        result: Result<Box<super::profiles::LoadedProfiles>, crate::profile::ProfileError>,
-    },
+    /// Work done for the app answered: what its answer does (see [`Answered`]).
+    Answered(Answered),
     /// Suggestions made on the worker.
     Suggested(Box<super::suggestions::Suggested>),
-    /// Static kernel compile outputs read on the worker.
-    StaticsRead(Box<super::statics::StaticsRead>),
-    /// A comparison with another dump or plan file, made on the worker (or why not).
-    ComparedWith(Box<Result<super::compare_with::Compared, String>>),
-    /// The run ledger built on the worker.
-    LedgerBuilt(Box<Result<crate::ledger::Ledger, crate::worker::Stopped>>),
     /// The terminal's input ended: nothing more can come.
     Stop,
     /// A signal came: SIGTERM, SIGHUP, SIGINT or SIGQUIT stop skope (it exits with 128 + the

@@ -181,17 +181,20 @@ impl App {
             sanitize(&request.describe())
         ));
         self.profiles_loading = Some(request.clone());
-        profiles::start_load(
-            self.workers.threads(),
-            request,
-            snapshot,
-            super::msg::profiles_sink(&self.workers.sender()),
-        );
+        let asked = request.clone();
+        let read = move || profiles::load(&asked, &snapshot);
+        self.work("skope-profiles", read, move |app, answer| {
+            let result = answer.unwrap_or_else(|stopped| {
+                let why = format!("the reader stopped: {stopped}");
+                Err(profiles::unreadable(&request, &why))
+            });
+            app.profiles_loaded(request, result);
+        });
     }
 
     /// Takes in profiles read on the worker: opens the view, asks for a rank, or says what
     /// is wrong with them.
-    pub(super) fn profiles_loaded(
+    pub fn profiles_loaded(
         &mut self,
         request: ProfilesRequest,
         result: Result<Box<LoadedProfiles>, ProfileError>,

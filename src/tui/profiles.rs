@@ -1,13 +1,11 @@
 //! Profiles with and without SuperKernel, read on a worker thread and compared against the
 //! current plan there again after every edit.
 
-use super::sink::Sink;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::payoff::PayoffRule;
 use crate::profile::ranks::RanksDiff;
 use crate::profile::{self, Diff, Pair, PlannedFusion, ProfileError};
-use crate::worker::Threads;
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -140,44 +138,10 @@ impl PlanSnapshot {
     }
 }
 
-/// What the profile workers report.
-#[derive(Debug)]
-pub enum ProfilesEvent {
-    /// Profiles read and compared (or why they could not be).
-    Loaded {
-        /// What was asked for.
-        request: ProfilesRequest,
-        /// The profiles, or the problem.
-        result: Result<Box<LoadedProfiles>, ProfileError>,
-    },
-}
-
-/// Reads the profiles of `request` and compares them against `snapshot` where `threads` says;
-/// the result goes to `events`. A panic while reading becomes an error.
-pub fn start_load(
-    threads: Threads,
-    request: ProfilesRequest,
-    snapshot: PlanSnapshot,
-    events: Sink<ProfilesEvent>,
-) {
-    let asked = request.clone();
-    threads.start("skope-profiles", move || load(&asked, &snapshot), {
-        move |answer| {
-            let result = answer.unwrap_or_else(|stopped| {
-                Err(unreadable(
-                    &request,
-                    &format!("the reader stopped: {stopped}"),
-                ))
-            });
-            events(ProfilesEvent::Loaded { request, result });
-        }
-    });
-}
-
 /// Reads and compares the profiles `request` names against `snapshot`: when they hold several
 /// ranks and none was asked for, every rank first (two at a time), then the slowest rank's
-/// pair for the view.
-fn load(
+/// pair for the view. A panic while reading becomes an error ([`unreadable`]).
+pub fn load(
     request: &ProfilesRequest,
     snapshot: &PlanSnapshot,
 ) -> Result<Box<LoadedProfiles>, ProfileError> {
@@ -209,7 +173,7 @@ fn load(
 }
 
 /// The error of profiles `request` names that could not be read, saying `why`.
-fn unreadable(request: &ProfilesRequest, why: &str) -> ProfileError {
+pub fn unreadable(request: &ProfilesRequest, why: &str) -> ProfileError {
     ProfileError::Pairing {
         path: request.base.clone(),
         message: format!("could not be read: {why}"),

@@ -81,16 +81,22 @@ impl App {
         self.load_statics(PathBuf::from(text));
     }
 
-    /// Reads the outputs at `dir` on a worker; the answer comes back as [`App::statics_read`].
+    /// Reads the outputs at `dir` on a worker; the answer comes back to [`App::statics_read`].
     pub(super) fn load_statics(&mut self, dir: PathBuf) {
         self.info(format!(
             "reading the static kernel outputs in {}…",
             sanitize(&dir.display().to_string())
         ));
-        statics::start_read(
-            self.workers.threads(),
-            dir,
-            super::msg::statics_sink(&self.workers.sender()),
+        let asked = dir.clone();
+        self.work(
+            "skope-static",
+            move || statics::read(asked),
+            |app, answer| {
+                app.statics_read(answer.unwrap_or_else(|stopped| StaticsRead {
+                    dir,
+                    result: Err(format!("reading the outputs stopped: {stopped}")),
+                }));
+            },
         );
     }
 

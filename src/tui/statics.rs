@@ -7,10 +7,8 @@
 use super::action::Action;
 use super::layout;
 use super::reply::{Reply, Target};
-use super::sink::Sink;
 use crate::graph::Graph;
 use crate::static_kernels::{self, Summary};
-use crate::worker::Threads;
 use std::path::PathBuf;
 
 /// What the reading worker answers.
@@ -28,22 +26,6 @@ pub fn read(dir: PathBuf) -> StaticsRead {
         .map(|(runs, problems)| static_kernels::summarise(&runs, problems))
         .map_err(|e| e.to_string());
     StaticsRead { dir, result }
-}
-
-/// Reads the outputs at `dir` where `threads` says; the answer (or why there is none) goes to
-/// `done`.
-pub fn start_read(threads: Threads, dir: PathBuf, done: Sink<StaticsRead>) {
-    let asked = dir.clone();
-    threads.start(
-        "skope-static",
-        move || read(asked),
-        move |answer| {
-            done(answer.unwrap_or_else(|stopped| StaticsRead {
-                dir,
-                result: Err(format!("reading the outputs stopped: {stopped}")),
-            }));
-        },
-    );
 }
 
 /// What a row of the view is.
