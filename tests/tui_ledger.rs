@@ -89,7 +89,7 @@ fn the_ledger_orders_runs_by_benefit_and_names_the_changed_option() {
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(order(&app), [1, 2, 3]);
     // The selection stays on its run when the order changes.
-    let selected = view(&app).selected;
+    let selected = view(&app).list.selected;
     assert_eq!(order(&app)[selected], 3);
 
     // B: run 2 as the baseline.

@@ -25,7 +25,7 @@ fn select(app: &mut App, words: &str) {
     for _ in 0..at {
         press(app, KeyCode::Char('j'));
     }
-    assert_eq!(view(app).selected, at);
+    assert_eq!(view(app).list.selected, at);
 }
 
 /// Types `path` into the open prompt in place of its guess, and submits it.

@@ -10,6 +10,7 @@ use super::action::Action;
 use super::app::{App, Screen};
 use super::explorer::Pane;
 use super::layout;
+use super::list::Selection;
 use super::theme::Role;
 use super::view::ViewSpec;
 use super::views::{pane_block, put};
@@ -80,10 +81,8 @@ pub struct FindingsView {
     pub items: Vec<Item>,
     /// The severity shown (`None`: all).
     pub shown: Option<Severity>,
-    /// The selected row of those shown.
-    pub selected: usize,
-    /// The first row drawn.
-    pub offset: usize,
+    /// The selected row of those shown, and the first drawn.
+    pub list: Selection,
 }
 
 impl FindingsView {
@@ -143,8 +142,7 @@ impl FindingsView {
         FindingsView {
             items,
             shown: None,
-            selected: 0,
-            offset: 0,
+            list: Selection::default(),
         }
     }
 
@@ -175,20 +173,13 @@ impl FindingsView {
             Some(Severity::Warning) => Some(Severity::Note),
             Some(Severity::Note) => None,
         };
-        self.selected = 0;
-        self.offset = 0;
+        self.list.reset();
     }
 
     /// Moves the selection by `rows`, keeping it in a view `height` rows tall.
     fn move_by(&mut self, rows: isize, height: usize) {
-        let last = self.shown().len().saturating_sub(1);
-        self.selected = self.selected.saturating_add_signed(rows).min(last);
-        let height = height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + height {
-            self.offset = self.selected + 1 - height;
-        }
+        let len = self.shown().len();
+        self.list.move_by(rows, len, height);
     }
 }
 
@@ -247,7 +238,7 @@ fn scroll(app: &mut App, rows: isize) {
 fn go_to_op(app: &mut App) {
     let op = app
         .view_state::<FindingsView>()
-        .and_then(|v| v.shown().get(v.selected).map(|i| i.op));
+        .and_then(|v| v.shown().get(v.list.selected).map(|i| i.op));
     let Some(op) = op else {
         return;
     };
@@ -305,7 +296,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         shown
             .iter()
             .enumerate()
-            .skip(view.offset)
+            .skip(view.list.offset)
             .take(usize::from(list)),
     ) {
         let role = match item.severity {
@@ -313,7 +304,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Severity::Warning => Role::Warning,
             Severity::Note => Role::Dim,
         };
-        let style = if i == view.selected {
+        let style = if i == view.list.selected {
             theme.get(Role::Selection)
         } else {
             theme.get(role)
@@ -326,7 +317,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         );
         put(buf, inner.x, y, inner.width, &text, style);
     }
-    if let Some(item) = shown.get(view.selected) {
+    if let Some(item) = shown.get(view.list.selected) {
         let whole = layout::wrap(&sanitize(&item.words), usize::from(inner.width));
         let top = inner.y + list + 1;
         for (y, line) in (top..inner.bottom()).zip(whole.iter().take(usize::from(WHOLE))) {

@@ -243,26 +243,6 @@ pub fn suggestion_rows(area: Rect, expanded: bool) -> usize {
     usize::from(table.height.saturating_sub(SUGGESTION_HEAD))
 }
 
-/// Moves a list's `selected` row by `step` among `len` rows, scrolling `offset` so that it
-/// stays within the `height` rows shown.
-pub fn move_selection(
-    selected: &mut usize,
-    offset: &mut usize,
-    step: isize,
-    len: usize,
-    height: usize,
-) {
-    *selected = selected
-        .saturating_add_signed(step)
-        .min(len.saturating_sub(1));
-    let height = height.max(1);
-    if *selected < *offset {
-        *offset = *selected;
-    } else if *selected >= *offset + height {
-        *offset = *selected + 1 - height;
-    }
-}
-
 /// Lines above the static kernels view's rows: what the join is, the keys.
 pub const STATICS_HEAD: u16 = 2;
 

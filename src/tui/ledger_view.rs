@@ -7,6 +7,7 @@
 use super::action::Action;
 use super::app::{App, Prompt, Screen};
 use super::layout;
+use super::list::Selection;
 use super::profiles::ProfilesRequest;
 use super::theme::Role;
 use super::view::ViewSpec;
@@ -53,8 +54,8 @@ const DETAILS: u16 = 9;
 pub struct LedgerView {
     /// The ledger last built; `None` until the first arrives.
     pub ledger: Option<Ledger>,
-    /// The selected row.
-    pub selected: usize,
+    /// The selected row, and the first drawn.
+    pub list: Selection,
     /// Runs marked for a comparison, by number, in the order marked.
     pub marked: Vec<usize>,
     /// The baseline asked for.
@@ -67,7 +68,7 @@ pub struct LedgerView {
 
 impl LedgerView {
     fn row(&self) -> Option<&LedgerRow> {
-        self.ledger.as_ref()?.rows.get(self.selected)
+        self.ledger.as_ref()?.rows.get(self.list.selected)
     }
 
     fn len(&self) -> usize {
@@ -141,13 +142,15 @@ impl App {
             Ok(ledger) => ledger,
             Err(stopped) => return self.problem(format!("building the run ledger: {stopped}")),
         };
+        let height = table_height(self.areas().body);
         let Some(view) = self.view_state_mut::<LedgerView>() else {
             return;
         };
         let was = view.row().map(|r| r.number);
-        view.selected = was
+        let row = was
             .and_then(|n| ledger.rows.iter().position(|r| r.number == n))
             .unwrap_or(0);
+        view.list.select(row, ledger.rows.len(), height);
         view.marked.retain(|n| ledger.row(*n).is_some());
         view.ledger = Some(ledger);
     }
@@ -179,25 +182,26 @@ impl App {
 }
 
 fn handle(app: &mut App, action: Action) {
+    let height = table_height(app.areas().body);
     let Some(view) = app.view_state_mut::<LedgerView>() else {
         app.close_view();
         return;
     };
-    let last = view.len().saturating_sub(1);
+    let len = view.len();
+    if view.list.act(action, len, height) {
+        return;
+    }
     match action {
         Action::Back => app.close_view(),
-        Action::Down => view.selected = (view.selected + 1).min(last),
-        Action::Up => view.selected = view.selected.saturating_sub(1),
-        Action::Top => view.selected = 0,
-        Action::Bottom => view.selected = last,
         Action::Sort => {
             view.sort = view.sort.next();
             let number = view.row().map(|r| r.number);
             if let Some(ledger) = &mut view.ledger {
                 ledger.sort_by(view.sort);
-                view.selected = number
+                let row = number
                     .and_then(|n| ledger.rows.iter().position(|r| r.number == n))
                     .unwrap_or(0);
+                view.list.select(row, len, height);
             }
             let words = format!("runs ordered by {}", view.sort.name());
             app.info(words);
@@ -270,10 +274,19 @@ fn mark(app: &mut App) {
 }
 
 fn scroll(app: &mut App, rows: isize) {
+    let height = table_height(app.areas().body);
     if let Some(view) = app.view_state_mut::<LedgerView>() {
-        let last = view.len().saturating_sub(1);
-        view.selected = view.selected.saturating_add_signed(rows).min(last);
+        let len = view.len();
+        view.list.move_by(rows, len, height);
     }
+}
+
+/// The rows of runs the table shows in the body `area`: under the title and the header, above
+/// the selected run's details.
+fn table_height(area: Rect) -> usize {
+    let inner = layout::inner(area);
+    let details = DETAILS.min(inner.height.saturating_sub(4));
+    usize::from(inner.height.saturating_sub(2 + details))
 }
 
 /// A table column: its header, width, the narrowest table it shows in, and a row's cell.
@@ -393,7 +406,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let details = DETAILS.min(inner.height.saturating_sub(4));
-    let table_rows = inner.height.saturating_sub(2 + details) as usize;
+    let table_rows = table_height(area);
     // The header.
     let mut x = inner.x + 2;
     let y = inner.y + 1;
@@ -415,10 +428,10 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if x < right {
         put(buf, x, y, right - x, "plan change", theme.get(Role::Header));
     }
-    let top = view.selected.saturating_sub(table_rows.saturating_sub(1));
+    let top = view.list.window(ledger.rows.len(), table_rows).start;
     for (i, row) in ledger.rows.iter().enumerate().skip(top).take(table_rows) {
         let y = inner.y + 2 + (i - top) as u16;
-        let style = if i == view.selected {
+        let style = if i == view.list.selected {
             theme.get(Role::Selection)
         } else if ledger.baseline == Some(row.number) {
             theme.get(Role::Key)
@@ -432,7 +445,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         } else {
             "  "
         };
-        if i == view.selected {
+        if i == view.list.selected {
             put(
                 buf,
                 inner.x,
@@ -446,12 +459,14 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         let mut x = inner.x + 2;
         for c in &columns {
             let text = sanitize(&(c.cell)(ledger, row)).into_owned();
-            let cell_style =
-                if c.header == "saved/step" && row.profile.path().is_none() && i != view.selected {
-                    theme.get(Role::Warning)
-                } else {
-                    style
-                };
+            let cell_style = if c.header == "saved/step"
+                && row.profile.path().is_none()
+                && i != view.list.selected
+            {
+                theme.get(Role::Warning)
+            } else {
+                style
+            };
             put(
                 buf,
                 x,

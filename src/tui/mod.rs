@@ -24,6 +24,7 @@ pub mod keymap;
 pub mod latest;
 pub mod layer;
 pub mod layout;
+pub mod list;
 pub mod loader;
 pub mod minimap;
 pub mod msg;

@@ -7,6 +7,7 @@
 use super::action::Action;
 use super::app::App;
 use super::layout;
+use super::list::Selection;
 use super::theme::Role;
 use super::view::ViewSpec;
 use super::views::{pane_block, put};
@@ -52,8 +53,8 @@ pub struct PaletteView {
     pub entries: Vec<Entry>,
     /// What was typed.
     pub filter: String,
-    /// The selected row of those shown.
-    pub selected: usize,
+    /// The selected row of those shown, and the first drawn.
+    pub list: Selection,
 }
 
 /// The actions that work on every layer.
@@ -93,7 +94,7 @@ impl PaletteView {
             over: over.map(|v| v.name),
             entries,
             filter: String::new(),
-            selected: 0,
+            list: Selection::default(),
         }
     }
 
@@ -142,7 +143,8 @@ fn handle(app: &mut App, action: Action) {
         Action::Back => close(app),
         Action::Activate => run(app),
         _ => {
-            if let Some(rows) = action.rows(10) {
+            let height = list_height(app.areas().body);
+            if let Some(rows) = action.rows(height as isize) {
                 move_by(app, rows);
             }
         }
@@ -155,10 +157,16 @@ fn scroll(app: &mut App, rows: isize) {
 }
 
 fn move_by(app: &mut App, rows: isize) {
+    let height = list_height(app.areas().body);
     if let Some(view) = app.view_state_mut::<PaletteView>() {
-        let last = view.shown().len().saturating_sub(1);
-        view.selected = view.selected.saturating_add_signed(rows).min(last);
+        let len = view.shown().len();
+        view.list.move_by(rows, len, height);
     }
+}
+
+/// The rows of actions the palette shows in `area`: under the typed text and a blank line.
+fn list_height(area: Rect) -> usize {
+    usize::from(layout::inner(area).height.saturating_sub(2))
 }
 
 /// The typed text: letters narrow the list, backspace widens it; the arrows, enter and esc
@@ -170,12 +178,12 @@ fn text(app: &mut App, key: KeyEvent) -> bool {
     match key.code {
         KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
             view.filter.push(c);
-            view.selected = 0;
+            view.list.reset();
             true
         }
         KeyCode::Backspace => {
             view.filter.pop();
-            view.selected = 0;
+            view.list.reset();
             true
         }
         KeyCode::Up => {
@@ -210,7 +218,7 @@ fn close(app: &mut App) {
 fn run(app: &mut App) {
     let action = app
         .view_state::<PaletteView>()
-        .and_then(|v| v.shown().get(v.selected).map(|e| e.action));
+        .and_then(|v| v.shown().get(v.list.selected).map(|e| e.action));
     close(app);
     if let Some(action) = action {
         app.perform(action);
@@ -242,10 +250,9 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         &format!("› {}▏", crate::text::sanitize(&view.filter)),
         theme.get(Role::Key),
     );
-    let rows = usize::from(inner.height.saturating_sub(2));
-    let first = view.selected.saturating_sub(rows.saturating_sub(1));
+    let first = view.list.window(shown.len(), list_height(area)).start;
     for (y, (i, e)) in (inner.y + 2..inner.bottom()).zip(shown.iter().enumerate().skip(first)) {
-        let style = if i == view.selected {
+        let style = if i == view.list.selected {
             theme.get(Role::Selection)
         } else {
             theme.get(Role::Text)

@@ -2,6 +2,7 @@
 //! breaks) with their selection and sort order, and its keys.
 
 use super::action::Action;
+use super::list::Selection;
 use super::profiles::{Compared, LoadedProfiles, ProfilesRequest};
 use super::reply::{Reply, Target};
 use crate::profile::figures::micros;
@@ -110,10 +111,8 @@ pub struct ProfileView {
     pub step: Option<String>,
     /// Every rank compared, when the profiles hold several (the view shows one of them).
     pub ranks: Option<Arc<RanksDiff>>,
-    /// The selected row of each table.
-    pub selected: [usize; 4],
-    /// The first row shown of each table.
-    pub offset: [usize; 4],
+    /// The selected row and the first shown, of each table.
+    pub lists: [Selection; 4],
     /// For each op name in a segment of the comparison, the segment's index in
     /// `diff.per_op.segments`.
     segment_of: HashMap<String, usize>,
@@ -169,8 +168,7 @@ impl ProfileView {
             waterfall_order: Vec::new(),
             step: None,
             ranks,
-            selected: [0; 4],
-            offset: [0; 4],
+            lists: [Selection::default(); 4],
             segment_of,
             breaks_of,
             max_base_us,
@@ -237,7 +235,7 @@ impl ProfileView {
 
     /// The selected row of the table shown.
     pub fn selected(&self) -> usize {
-        self.selected[table_index(self.table)]
+        self.lists[table_index(self.table)].selected
     }
 
     /// Moves the selection of the table shown by `step` rows, keeping it in a view of
@@ -245,13 +243,7 @@ impl ProfileView {
     pub fn move_by(&mut self, step: isize, height: usize) {
         let i = table_index(self.table);
         let len = self.rows(self.table);
-        super::layout::move_selection(
-            &mut self.selected[i],
-            &mut self.offset[i],
-            step,
-            len,
-            height,
-        );
+        self.lists[i].move_by(step, len, height);
     }
 
     /// Shows the next (or previous) table.
@@ -526,7 +518,7 @@ impl ProfileView {
 
     /// True when the selected op-type row is a SuperKernel (its drill-down is the SuperKernels).
     pub fn selected_is_superkernel(&self) -> bool {
-        self.type_row(self.selected[table_index(Table::Types)])
+        self.type_row(self.lists[table_index(Table::Types)].selected)
             .is_some_and(|r| r.status == RowStatus::NewSuperkernel)
     }
 }

@@ -5,7 +5,7 @@
 //! kernel — with the selection.
 
 use super::action::Action;
-use super::layout;
+use super::list::Selection;
 use super::reply::{Reply, Target};
 use crate::graph::Graph;
 use crate::static_kernels::{self, Summary};
@@ -80,10 +80,8 @@ pub struct StaticsView {
     pub summary: Summary,
     /// The rows shown.
     pub rows: Vec<Row>,
-    /// The selected row.
-    pub selected: usize,
-    /// The first row shown.
-    pub offset: usize,
+    /// The selected row, and the first shown.
+    pub list: Selection,
 }
 
 impl StaticsView {
@@ -95,8 +93,7 @@ impl StaticsView {
             dir,
             summary,
             rows,
-            selected: 0,
-            offset: 0,
+            list: Selection::default(),
         }
     }
 
@@ -112,12 +109,14 @@ impl StaticsView {
     /// Moves the selection by `step` rows, keeping it in a view of `height` rows.
     pub fn move_by(&mut self, step: isize, height: usize) {
         let len = self.rows.len();
-        layout::move_selection(&mut self.selected, &mut self.offset, step, len, height);
+        self.list.move_by(step, len, height);
     }
 
     /// Where enter on the selected row goes.
     pub fn target(&self) -> Option<Target> {
-        self.rows.get(self.selected).and_then(|r| r.target.clone())
+        self.rows
+            .get(self.list.selected)
+            .and_then(|r| r.target.clone())
     }
 
     /// The view's keys: moving, going to the selected row's ops in the graph, closing.

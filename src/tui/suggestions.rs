@@ -1,6 +1,7 @@
 //! The suggestions view's state: the suggested scopes of the current plan, ranked, with the
 //! selection, the order the user chose and whether the selected one's ops are listed.
 
+use super::list::Selection;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::Pair;
@@ -173,10 +174,8 @@ pub struct SuggestionsView {
     /// The rows in the order shown: the exclusions that heal a whole-model scope, the
     /// templates, then the per-layer suggestions.
     pub order: Vec<Pick>,
-    /// The selected row.
-    pub selected: usize,
-    /// The first row shown.
-    pub offset: usize,
+    /// The selected row, and the first shown.
+    pub list: Selection,
     /// True when the selected row's details (a template's code and splits, a suggestion's
     /// ops) are shown below the table.
     pub expanded: bool,
@@ -199,8 +198,7 @@ impl SuggestionsView {
             fit,
             plan_version,
             sort: Sort::Saving,
-            selected: 0,
-            offset: 0,
+            list: Selection::default(),
             expanded: false,
             stale: false,
         };
@@ -252,7 +250,7 @@ impl SuggestionsView {
             .chain(templates.into_iter().map(Pick::Template))
             .chain(list.into_iter().map(Pick::Single))
             .collect();
-        self.selected = self.selected.min(self.order.len().saturating_sub(1));
+        self.list.selected = self.list.selected.min(self.order.len().saturating_sub(1));
     }
 
     /// Orders the list the next way.
@@ -268,7 +266,7 @@ impl SuggestionsView {
 
     /// The selected row.
     pub fn current(&self) -> Option<Pick> {
-        self.at(self.selected)
+        self.at(self.list.selected)
     }
 
     /// The per-layer suggestion on the selected row, when it holds one.
@@ -282,6 +280,6 @@ impl SuggestionsView {
     /// Moves the selection by `delta` rows, keeping it within `height` rows shown.
     pub fn move_by(&mut self, delta: isize, height: usize) {
         let len = self.order.len();
-        super::layout::move_selection(&mut self.selected, &mut self.offset, delta, len, height);
+        self.list.move_by(delta, len, height);
     }
 }

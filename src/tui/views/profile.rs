@@ -11,6 +11,7 @@ use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::profile_parts;
+use crate::tui::list::Selection;
 use crate::tui::profile_view::{ProfileView, Table, table_index};
 use crate::tui::theme::{Role, Theme};
 use ratatui::Frame;
@@ -459,11 +460,11 @@ fn shown_rows<'a, T>(
     items
         .iter()
         .enumerate()
-        .skip(view.offset[i])
+        .skip(view.lists[i].offset)
         .take(rows)
         .map(|(n, item)| {
-            let y = area.y + 1 + (n - view.offset[i]) as u16;
-            let style = row_style(n == view.selected[i], theme);
+            let y = area.y + 1 + (n - view.lists[i].offset) as u16;
+            let style = row_style(n == view.lists[i].selected, theme);
             buf.set_style(Rect::new(area.x, y, area.width, 1), style);
             (y, style, item)
         })
@@ -962,7 +963,7 @@ fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, ro
     // The view's rows are the parts; the totals frame them (first and last row), and the
     // parts between scroll so the selected one shows.
     let index = crate::tui::profile_view::table_index(Table::Waterfall);
-    let (selected, offset) = (view.selected[index], view.offset[index]);
+    let Selection { selected, offset } = view.lists[index];
     let visible = rows.saturating_sub(2).max(1);
     let offset = offset.max((selected + 1).saturating_sub(visible));
     let parts = lines.len() - 2;

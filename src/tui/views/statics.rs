@@ -68,10 +68,10 @@ pub fn render(
         .rows
         .iter()
         .enumerate()
-        .skip(view.offset)
+        .skip(view.list.offset)
         .take(usize::from(list.height))
     {
-        let y = list.y + (i - view.offset) as u16;
+        let y = list.y + (i - view.list.offset) as u16;
         let (role, indent) = match row.kind {
             RowKind::Heading => (Role::Title, 0),
             RowKind::Group => (Role::Text, 2),
@@ -82,7 +82,7 @@ pub fn render(
             RowKind::Problem => (Role::Error, 0),
         };
         let mut style = theme.get(role);
-        if i == view.selected {
+        if i == view.list.selected {
             style = style.patch(theme.get(Role::Selection));
         }
         buf.set_style(Rect::new(x, y, w, 1), style);

@@ -163,7 +163,10 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
         };
         put(buf, x, table.y + head, w, &why, theme.get(Role::Dim));
     }
-    for (i, row) in (view.offset..view.order.len()).take(height).enumerate() {
+    for (i, row) in (view.list.offset..view.order.len())
+        .take(height)
+        .enumerate()
+    {
         let Some(pick) = view.at(row) else { break };
         let Some(line) = row_text(s, pick) else {
             continue;
@@ -179,7 +182,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
             line.what
         );
         let mut style = theme.get(Role::Text);
-        if row == view.selected {
+        if row == view.list.selected {
             style = style.patch(theme.get(Role::Selection));
         }
         let y = table.y + head + i as u16;
