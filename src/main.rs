@@ -347,12 +347,18 @@ impl Cli {
             }
             Some(Command::Report {
                 markdown, output, ..
-            }) if *markdown || *output == Some(Markdown) => ("report --markdown", shared("report")),
+            }) if *markdown || *output == Some(Markdown) => (
+                "report --markdown",
+                [planning(), vec!["--profiles"]].concat(),
+            ),
             Some(Command::Export {
                 format: Form::Trace | Form::ModelExplorer,
                 ..
             }) => ("export --format trace/model-explorer", shared("export")),
-            Some(Command::Report { .. } | Command::Export { .. }) => ("report/export", planning()),
+            Some(Command::Report { .. }) => {
+                ("report", [planning(), vec!["--kernel-meta"]].concat())
+            }
+            Some(Command::Export { .. }) => ("export", planning()),
             Some(Command::Options { graph: None, .. }) => ("options", Vec::new()),
             Some(_) => (name, shared(name)),
         };
@@ -401,6 +407,7 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
                 summary,
                 scope,
                 markdown: (form == Markdown).then_some(cli.profiles.as_slice()),
+                kernel_meta: &cli.meta.paths,
             };
             commands::report::run(&request, &file, &asked, &mut say, out)?
         }

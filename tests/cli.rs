@@ -1370,7 +1370,7 @@ fn an_option_a_command_does_not_use_is_refused_not_ignored() {
     for args in [
         vec!["--rules", "x.json", "info", &dump],
         vec!["info", &dump, "--plan", "p.json"],
-        vec!["--kernel-meta", "k", "report", &dump],
+        vec!["--kernel-meta", "k", "diff", &dump, &dump],
         vec!["--profiles", "p", "export", &dump],
         vec!["--static", "s", "report", &dump],
         vec!["--no-mouse", "report", &dump],
@@ -1798,4 +1798,58 @@ fn codegen_that_cannot_finish_leaves_nothing_it_created_and_the_old_files_whole(
             path.display()
         );
     }
+}
+
+#[test]
+fn report_holds_a_compiled_superkernel_from_kernel_meta_against_the_prediction() {
+    let dump = example("moe_decode.txt");
+    let dir = common::scratch("cli-report-kernel-meta");
+    // The compiler's JSON for attn_0 without its last sub-op.
+    let subs = [
+        "layer0_input_rmsnorm",
+        "layer0_qkv_proj",
+        "layer0_rope",
+        "layer0_kv_scatter",
+        "layer0_attention",
+        "layer0_o_proj",
+        "layer0_attn_allreduce",
+    ];
+    let list: Vec<serde_json::Value> = subs
+        .iter()
+        .map(|s| serde_json::json!({"func_name": format!("{s}__kernel0")}))
+        .collect();
+    let compiled = serde_json::json!({"kernelName": "te_superkernel_attn_0",
+        "SuperkernelInfo": {"kernelList": {"aicore": list}}});
+    std::fs::write(dir.join("te_superkernel_attn_0.json"), compiled.to_string()).unwrap();
+    let meta = dir.to_string_lossy().into_owned();
+    let out = skope(&["report", &dump, "--kernel-meta", &meta]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("attn_0 ↔ te_superkernel_attn_0")
+            && text.contains(
+                "! finding: skope predicts sub-op(s) the compiled SuperKernel does not list: \
+                 layer0_residual_add"
+            ),
+        "{text}"
+    );
+    let out = skope(&["report", &dump, "--kernel-meta", &meta, "--output", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["compiled"][0]["segment"], "attn_0");
+    // The short Markdown report does not hold it: refused, never ignored.
+    let out = skope(&[
+        "report",
+        &dump,
+        "--kernel-meta",
+        &meta,
+        "--output",
+        "markdown",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--kernel-meta means nothing"));
 }

@@ -191,7 +191,8 @@ pub fn shared_options(command: &str) -> Vec<&'static str> {
     let with = |extra: &[&'static str]| [PLANNING.as_slice(), extra].concat();
     match command {
         "info" | "static" | "options" => vec!["--max-size"],
-        "report" | "export" | "suggest" => with(&["--profiles"]),
+        "report" => with(&["--profiles", "--kernel-meta"]),
+        "export" | "suggest" => with(&["--profiles"]),
         "codegen" | "compile" => with(&["--kernel-meta"]),
         "diff" | "runs" => with(&[]),
         _ => Vec::new(),

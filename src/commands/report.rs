@@ -36,6 +36,9 @@ pub struct ReportRequest<'p> {
     /// Markdown for a pull request, with these profiles (none, a pair's directory, or BASE
     /// then NEW).
     pub markdown: Option<&'p [PathBuf]>,
+    /// A compile's kernel_meta (directories or files): its compiled SuperKernels are held
+    /// against the segments predicted for them.
+    pub kernel_meta: &'p [PathBuf],
 }
 
 /// The report JSON: the report (in full or in short), the whole-model scope's summary, and
@@ -68,11 +71,13 @@ pub fn run(
         );
     }
     let Opened {
-        ws,
+        mut ws,
         problems,
         plan_notes,
     } = request.open(file)?;
     super::tell("note", &plan_notes, say);
+    let meta_problems = crate::open::use_kernel_meta(&mut ws, asked.kernel_meta)?;
+    super::tell("problem", &meta_problems, say);
     // One scope over the whole model: where it split and why comes first.
     let whole = ws.whole_model(None, FIX_PLANS);
     // A system's own account says itself what of its files could not be used.
