@@ -340,6 +340,17 @@ impl Cli {
         let planning = || shared("diff");
         let (command, takes): (&str, Vec<&str>) = match &self.command {
             None => return Ok(()),
+            Some(Command::Report {
+                file,
+                markdown,
+                output,
+                ..
+            }) if skope::open::is_pass_output(file) && (*markdown || *output == Some(Markdown)) => {
+                (
+                    "report --markdown on an aclgraph model directory",
+                    vec!["--profiles"],
+                )
+            }
             Some(Command::Info { file, .. } | Command::Report { file, .. })
                 if skope::open::is_pass_output(file) =>
             {

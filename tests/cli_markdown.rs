@@ -126,3 +126,42 @@ fn markdown_goes_with_profiles_and_not_with_json() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn an_aclgraph_model_directory_gets_the_same_pull_request_report() {
+    let dir = repo("assets/examples/aclgraph");
+    let dir = dir.to_string_lossy();
+    let out = skope(&["report", &dir, "--output", "markdown"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("### SuperKernel plan of `"), "{text}");
+    assert!(
+        text.contains("| outcome | **ok** — 5 scope(s) → 7 segment(s), 4 break(s) |")
+            && text.contains("<summary>Scopes → segments (5 → 7)</summary>"),
+        "{text}"
+    );
+    // The same with `--markdown`, and with profiles (the time goes in the summary table).
+    let legacy = skope(&["report", &dir, "--markdown"]);
+    assert_eq!(String::from_utf8_lossy(&legacy.stdout), text);
+    let pair = repo("assets/examples/prof_result");
+    let out = skope(&[
+        "report",
+        &dir,
+        "--output",
+        "markdown",
+        "--profiles",
+        &pair.to_string_lossy(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| step time |"));
+}

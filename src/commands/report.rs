@@ -80,8 +80,9 @@ pub fn run(
     super::tell("problem", &meta_problems, say);
     // One scope over the whole model: where it split and why comes first.
     let whole = ws.whole_model(None, FIX_PLANS);
-    // A system's own account says itself what of its files could not be used.
-    if let Some(own) = ws.own_report() {
+    // A system's own account says itself what of its files could not be used; the Markdown
+    // report is the same for every input.
+    if let Some(own) = ws.own_report().filter(|_| asked.markdown.is_none()) {
         return own_report(&ws, own, whole.as_ref(), asked, out);
     }
     super::tell("problem", &problems, say);
