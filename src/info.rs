@@ -3,6 +3,7 @@
 
 use crate::graph::{Graph, Input};
 use crate::load::Dump;
+use crate::load::Format;
 use crate::text::sanitize;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -62,16 +63,21 @@ pub struct Info {
 impl Info {
     /// Summarises `dump`, read from `file`.
     pub fn of(dump: &Dump, file: &str) -> Info {
-        let g: &Graph = dump.main();
+        Info::of_graphs(dump.main(), &dump.graphs, dump.format, file)
+    }
+
+    /// Summarises `main` among `graphs` (all of them, the main one first) of format `format`,
+    /// read from `file`.
+    pub fn of_graphs(main: &Graph, graphs: &[Graph], format: Format, file: &str) -> Info {
+        let g = main;
         let (data_edges, control_edges) = g.edge_counts();
         let mut info = Info {
             file: file.to_string(),
-            format: dump.format.id(),
-            format_description: dump.format.describe(),
+            format: format.id(),
+            format_description: format.describe(),
             graph: g.name().to_string(),
-            graphs: dump.graphs.iter().map(|g| g.name().to_string()).collect(),
-            graph_ops: dump
-                .graphs
+            graphs: graphs.iter().map(|g| g.name().to_string()).collect(),
+            graph_ops: graphs
                 .iter()
                 .map(|g| GraphEntry {
                     name: g.name().to_string(),
@@ -111,7 +117,7 @@ impl Info {
                 .filter(|i| matches!(i, Input::Unconnected))
                 .count();
         }
-        for (i, graph) in dump.graphs.iter().enumerate() {
+        for (i, graph) in graphs.iter().enumerate() {
             for note in graph.notes() {
                 info.notes.push(if i == 0 {
                     note.to_string()

@@ -345,30 +345,14 @@ impl Cli {
                 markdown,
                 output,
                 ..
-            }) if skope::open::is_pass_output(file) && (*markdown || *output == Some(Markdown)) => {
-                (
-                    "report --markdown on an aclgraph model directory",
-                    vec!["--profiles"],
-                )
+            }) => commands::report::takes(file, *markdown || *output == Some(Markdown)),
+            Some(Command::Info { file, .. }) if skope::open::is_pass_output(file) => {
+                ("info on an aclgraph model directory", Vec::new())
             }
-            Some(Command::Info { file, .. } | Command::Report { file, .. })
-                if skope::open::is_pass_output(file) =>
-            {
-                ("info/report on an aclgraph model directory", Vec::new())
-            }
-            Some(Command::Report {
-                markdown, output, ..
-            }) if *markdown || *output == Some(Markdown) => (
-                "report --markdown",
-                [planning(), vec!["--profiles"]].concat(),
-            ),
             Some(Command::Export {
                 format: Form::Trace | Form::ModelExplorer,
                 ..
             }) => ("export --format trace/model-explorer", shared("export")),
-            Some(Command::Report { .. }) => {
-                ("report", [planning(), vec!["--kernel-meta"]].concat())
-            }
             Some(Command::Export { .. }) => ("export", planning()),
             Some(Command::Options { graph: None, .. }) => ("options", Vec::new()),
             Some(_) => (name, shared(name)),

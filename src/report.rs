@@ -45,6 +45,9 @@ pub struct Report {
     pub scopes: Vec<ScopeReport>,
     /// Findings about the graph as a whole.
     pub findings: Vec<FindingReport>,
+    /// Text the caller puts between the header and the scopes in the text forms (the
+    /// whole-model scope, what `--verify` found, the compiled SuperKernels).
+    pub lead: String,
 }
 
 impl Serialize for Report {
@@ -315,6 +318,16 @@ pub struct FindingReport {
     pub message: String,
 }
 
+/// A finding with the scope it is about (none: the graph's), for the JSON's list of every
+/// finding.
+#[derive(Debug, Serialize)]
+struct PlacedFinding<'a> {
+    severity: Severity,
+    scope: Option<&'a str>,
+    op: Option<&'a str>,
+    message: &'a str,
+}
+
 /// How much of each scope a report holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Detail {
@@ -376,6 +389,7 @@ impl Report {
             assumed: None,
             scopes,
             findings: findings(&plan.findings),
+            lead: String::new(),
         }
     }
 
@@ -487,8 +501,27 @@ impl Report {
         r.serialize_field("summary", &self.summary)?;
         r.serialize_field("assumed", &self.assumed)?;
         r.serialize_field("scopes", scopes)?;
-        r.serialize_field("findings", &self.findings)?;
+        r.serialize_field("findings", &self.every_finding())?;
         r.end()
+    }
+
+    /// Every finding — the graph's, then each scope's with its scope's name — as the JSON's
+    /// top-level `findings` lists them (each scope's are under it too).
+    fn every_finding(&self) -> Vec<PlacedFinding<'_>> {
+        let graph = self.findings.iter().map(|f| (None, f));
+        let scopes = self
+            .scopes
+            .iter()
+            .flat_map(|s| s.findings.iter().map(|f| (Some(s.name.as_str()), f)));
+        graph
+            .chain(scopes)
+            .map(|(scope, f)| PlacedFinding {
+                severity: f.severity,
+                scope,
+                op: f.op.as_deref(),
+                message: &f.message,
+            })
+            .collect()
     }
 
     /// The lines before the first scope: file, outcome, counts, rules, graph findings.
@@ -534,6 +567,10 @@ impl Report {
             let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
         }
         write_findings(out, "", &self.findings);
+        if !self.lead.is_empty() {
+            out.write_char('\n')?;
+            out.write_str(&self.lead)?;
+        }
         Ok(())
     }
 

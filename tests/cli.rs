@@ -972,12 +972,14 @@ fn report_puts_the_verdict_first_and_can_be_short_or_one_scope() {
     let after = example("moe_decode.after_sk.ge_proto.txt");
     let out = skope(&["report", &dump, "--verify", &after]);
     let text = String::from_utf8_lossy(&out.stdout);
+    // The file's header first, then the verdict, before the scopes.
     assert!(
-        text.starts_with(
-            "verify: GE made 13 SuperKernel(s); 13 predicted exactly, 0 difference(s)"
-        ),
+        text.starts_with(&format!("{dump} · ge_proto_text · ")),
         "{text}"
     );
+    let line = |start: &str| text.lines().position(|l| l.starts_with(start));
+    let verdict = line("verify: GE made 13 SuperKernel(s); 13 predicted exactly, 0 difference(s)");
+    assert!(verdict.is_some() && verdict < line("scope "), "{text}");
     // --summary: the header and a line per scope.
     let out = skope(&["report", &dump, "--summary"]);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -1047,14 +1049,31 @@ fn report_and_info_read_the_aclgraph_pass_output() {
     let out = skope(&["info", &file, "--json"]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["path"], "aclgraph");
-    assert_eq!(v["scopes"][0]["name"], "attn_0");
+    // The schema of every input's info, with the pass's account under `pass`.
+    let dump: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["info", &example("moe_decode.txt"), "--json"])).unwrap();
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        v.as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "pass")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(keys(&v), keys(&dump));
     assert_eq!(
-        v["scopes"][0]["superkernels"][0]["break"]["reason"],
+        (v["format"].as_str(), v["ops"].as_u64()),
+        (Some("aclgraph"), Some(69))
+    );
+    let pass = &v["pass"];
+    assert_eq!(pass["path"], "aclgraph");
+    assert_eq!(pass["scopes"][0]["name"], "attn_0");
+    assert_eq!(
+        pass["scopes"][0]["superkernels"][0]["break"]["reason"],
         "UNFUSIBLE_NODE"
     );
-    assert_eq!(v["scopes"][0]["unfused"][0]["sub"], "BINDMAP_INIT_EMPTY");
-    assert_eq!(v["missing"].as_array().map(Vec::len), Some(0));
+    assert_eq!(pass["scopes"][0]["unfused"][0]["sub"], "BINDMAP_INIT_EMPTY");
+    assert_eq!(pass["missing"].as_array().map(Vec::len), Some(0));
 }
 
 #[test]
@@ -1669,10 +1688,13 @@ fn aclgraph_results_as_users_have_them_open_in_every_command() {
         "{remedy}"
     );
     assert_eq!(remedy["after"]["superkernels"], 9);
-    // The whole-model scope answers first, in text and in JSON.
+    // The whole-model scope answers first, under the header, in text and in JSON.
     let text = stdout_of(&["report", &whole.to_string_lossy(), "--summary"]);
     assert!(
-        text.starts_with("whole-model scope full_model: 37 of the model's 37 kernel tasks"),
+        text.starts_with("aclgraph SuperKernel pass · ")
+            && text.lines().nth(1).is_some_and(|l| {
+                l.starts_with("whole-model scope full_model: 37 of the model's 37 kernel tasks")
+            }),
         "{text}"
     );
     let json: serde_json::Value = serde_json::from_str(&stdout_of(&[
@@ -1852,4 +1874,38 @@ fn report_holds_a_compiled_superkernel_from_kernel_meta_against_the_prediction()
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--kernel-meta means nothing"));
+}
+
+#[test]
+fn report_json_lists_every_finding_and_every_report_starts_with_its_file() {
+    let dump = example("moe_decode.ge_proto.txt");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["report", &dump, "--output", "json"])).unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    let counted =
+        json["summary"]["errors"].as_u64().unwrap() + json["summary"]["warnings"].as_u64().unwrap();
+    assert_eq!(findings.len() as u64, counted, "{findings:?}");
+    assert!(findings.iter().any(|f| f["scope"] == "moe_1"
+        && f["message"] == "segment moe_1_split_54_56 has a single op: fusing it saves nothing"));
+    // Each scope still has its own.
+    assert!(
+        json["scopes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| !s["findings"].as_array().unwrap().is_empty())
+    );
+    // MindSpore: the header, then the whole-model scope.
+    let ir = common::repo("assets/examples/mindspore/graph_build_0_1.ir");
+    let ir = ir.to_string_lossy();
+    let text = stdout_of(&["report", &ir]);
+    assert!(
+        text.starts_with(&format!("{ir} · mindspore_ir · ")),
+        "{text}"
+    );
+    let whole = text
+        .lines()
+        .position(|l| l.starts_with("whole-model scope "));
+    let first_scope = text.lines().position(|l| l.starts_with("scope "));
+    assert!(whole.is_some() && whole < first_scope, "{text}");
 }

@@ -16,13 +16,29 @@ pub fn run(
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
 ) -> Result<()> {
-    // What a pass wrote is summed up by the pass's own account, as `report` prints it.
-    if crate::open::is_pass_output(file) {
-        let asked = ReportRequest {
-            json,
-            ..ReportRequest::default()
-        };
+    // What a pass wrote is summed up by the pass's own account, as `report` prints it; its
+    // JSON is the same as a dump's, with that account under `pass`.
+    if crate::open::is_pass_output(file) && !json {
+        let asked = ReportRequest::default();
         return super::report::run(request, file, &asked, say, out).map(drop);
+    }
+    if crate::open::is_pass_output(file) {
+        let opened = request.open(file)?;
+        let ws = &opened.ws;
+        let name = file.to_string_lossy();
+        let graph = ws.graph();
+        let info = Info::of_graphs(
+            graph,
+            std::slice::from_ref(graph),
+            ws.source().format,
+            &name,
+        );
+        let mut value = serde_json::to_value(&info)?;
+        if let (Some(map), Some(own)) = (value.as_object_mut(), ws.own_report()) {
+            map.insert("pass".to_string(), serde_json::from_str(own.json.get())?);
+        }
+        out.json(&value)?;
+        return Ok(());
     }
     let dump = crate::load::load_file(file, request.load)?;
     let info = Info::of(&dump, &file.to_string_lossy());

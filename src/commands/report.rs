@@ -56,6 +56,21 @@ struct ReportJson<'a, R: serde::Serialize> {
     verify: Option<&'a Verification>,
 }
 
+/// What a report of `file` is called for its options, and the shared options it takes: the
+/// Markdown report and an aclgraph model directory's report take fewer.
+pub fn takes(file: &Path, markdown: bool) -> (&'static str, Vec<&'static str>) {
+    let planning = super::args::shared_options("diff");
+    match (crate::open::is_pass_output(file), markdown) {
+        (true, true) => (
+            "report --markdown on an aclgraph model directory",
+            vec!["--profiles"],
+        ),
+        (true, false) => ("report on an aclgraph model directory", Vec::new()),
+        (false, true) => ("report --markdown", [planning, vec!["--profiles"]].concat()),
+        (false, false) => ("report", [planning, vec!["--kernel-meta"]].concat()),
+    }
+}
+
 /// Reports on `file`, opened as `request` says, into `out`; `say` hears what of the input
 /// could not be used. False when a gate fails or GE's result differs from the prediction.
 pub fn run(
@@ -138,15 +153,15 @@ pub fn run(
             verify: verification.as_ref(),
         })?;
     } else {
-        // The verdict first: a long report would bury it.
+        // Under the header, before the scopes: a long report would bury them.
         if let Some(v) = &verification {
-            out.text(&(verification_text(v) + "\n"))?;
+            report.lead.push_str(&(verification_text(v) + "\n"));
         }
         if let Some(w) = &whole {
-            out.text(&(w.lines().join("\n") + "\n\n"))?;
+            report.lead.push_str(&(w.lines().join("\n") + "\n"));
         }
         if !checks.is_empty() {
-            out.text(&(compiled_text(&checks) + "\n"))?;
+            report.lead.push_str(&compiled_text(&checks));
         }
         if asked.summary {
             out.text(&report.to_summary_text())?;
@@ -238,13 +253,15 @@ fn own_report(
         }
         out.json(&json)?;
     } else {
-        let whole = whole.map_or(String::new(), |w| w.lines().join("\n") + "\n\n");
         let text = if asked.summary {
             &own.summary
         } else {
             &own.text
         };
-        out.text(&format!("{whole}{text}"))?;
+        // Its header first, then the whole-model scope, then the rest.
+        let (header, rest) = text.split_once('\n').unwrap_or((text.as_str(), ""));
+        let whole = whole.map_or(String::new(), |w| w.lines().join("\n") + "\n");
+        out.text(&format!("{header}\n{whole}{rest}"))?;
     }
     Ok(!asked.gate.is_some_and(|gate| ws.plan().fails(gate, None)))
 }
