@@ -149,8 +149,10 @@ impl Info {
         }
         let _ = writeln!(
             out,
-            "ops       {} · {} data edges · {} control edges",
-            self.ops, self.data_edges, self.control_edges
+            "ops       {} · {} · {}",
+            self.ops,
+            crate::text::counted(self.data_edges, "data edge"),
+            crate::text::counted(self.control_edges, "control edge")
         );
         if self.unconnected_inputs > 0 {
             let _ = writeln!(

@@ -368,6 +368,11 @@ impl fmt::Display for PlanFileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = self.path.display();
         match &self.kind {
+            PlanFileErrorKind::Io(e) if e.kind() == std::io::ErrorKind::IsADirectory => write!(
+                f,
+                "{path}: a directory, not a plan file\n  hint: give the plan file's path \
+                 (`<dump>.skope.json` is the one skope writes beside the dump)"
+            ),
             PlanFileErrorKind::Io(e) => write!(
                 f,
                 "{path}: {e}\n  hint: check the path and that its directory is writable"

@@ -12,6 +12,7 @@ use crate::fusion::plan::{
 };
 use crate::fusion::verdict::Evidence;
 use crate::fusion::verify::{Mismatch, Verification};
+use crate::text::counted;
 use crate::text::sanitize;
 use serde::Serialize;
 use std::fmt::Write;
@@ -529,11 +530,11 @@ impl Report {
         let s = &self.summary;
         let _ = writeln!(
             out,
-            "{} · {} · graph {} · {} ops ({})",
+            "{} · {} · graph {} · {} ({})",
             sanitize(&self.file),
             self.format,
             sanitize(&self.graph),
-            self.ops,
+            counted(self.ops, "op"),
             if self.format.starts_with("mindspore") {
                 "MindSpore graph kernel fusion: the dump's composites decide"
             } else if self.compiled {
@@ -552,8 +553,12 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "{} scopes → {} segments · {} breaks · {} errors · {} warnings",
-            s.scopes, s.segments, s.breaks, s.errors, s.warnings
+            "{} → {} · {} · {} · {}",
+            counted(s.scopes, "scope"),
+            counted(s.segments, "segment"),
+            counted(s.breaks, "break"),
+            counted(s.errors, "error"),
+            counted(s.warnings, "warning")
         );
         if let Some(a) = &self.assumed {
             let _ = writeln!(

@@ -277,6 +277,16 @@ pub fn bounded(s: &str, max: usize) -> Option<String> {
     ))
 }
 
+/// `n` with `noun`, in the plural unless `n` is one (`1 warning`, `2 warnings`, `0 errors`).
+/// For nouns whose plural adds an `s`.
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A size in bytes for people: `104.9 MB`, `1.07 GB` (decimal units, as `ls -h --si`).
 pub fn size(bytes: u64) -> String {
     let b = bytes as f64;
@@ -424,6 +434,13 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(counted(1, "warning"), "1 warning");
+        assert_eq!(counted(0, "error"), "0 errors");
+        assert_eq!(counted(2, "op"), "2 ops");
+    }
 
     #[test]
     fn the_text_writer_shows_what_sanitize_text_shows_and_keeps_its_error() {

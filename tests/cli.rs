@@ -923,7 +923,7 @@ graph {
         text.contains("! error: scopes unreadable: skope cannot judge this graph: this dump has no string attributes (a ge_onnx dump written with DUMP_GE_GRAPH=2 or 3 leaves them out), so its SuperKernel scopes cannot be read; dump with DUMP_GE_GRAPH=1"),
         "{text}"
     );
-    assert!(text.contains("· 1 errors ·"), "{text}");
+    assert!(text.contains("· 1 error ·"), "{text}");
     for gate in ["findings", "breaks"] {
         let out = skope(&["report", dump, "--deny", gate]);
         assert_eq!(
@@ -1415,7 +1415,7 @@ fn every_gate_fails_a_graph_that_gets_no_superkernel() {
     let out = stdout_of(&["report", dump, "--summary"]);
     assert!(out.contains("✗ no SuperKernel"), "{out}");
     assert!(
-        out.contains("· 1 errors ·"),
+        out.contains("· 1 error ·"),
         "the outcome counts as an error: {out}"
     );
     for gate in ["findings", "breaks"] {
@@ -1908,4 +1908,34 @@ fn report_json_lists_every_finding_and_every_report_starts_with_its_file() {
         .position(|l| l.starts_with("whole-model scope "));
     let first_scope = text.lines().position(|l| l.starts_with("scope "));
     assert!(whole.is_some() && whole < first_scope, "{text}");
+}
+
+#[test]
+fn counts_agree_with_their_nouns() {
+    let ir = common::repo("assets/examples/mindspore/graph_build_0_1.ir");
+    let text = stdout_of(&["report", &ir.to_string_lossy()]);
+    assert!(
+        text.contains("\n1 scope → 6 segments · 15 breaks · 0 errors · 0 warnings\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn plan_says_where_it_goes_and_that_a_directory_is_no_plan() {
+    let help = stdout_of(&["report", "--help"]);
+    assert!(
+        help.contains("`<dump>.skope.json` beside the dump"),
+        "{help}"
+    );
+    let dir = common::scratch("cli-plan-dir");
+    let out = skope(&[
+        "report",
+        &example("moe_decode.txt"),
+        "--plan",
+        &dir.to_string_lossy(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(": a directory, not a plan file"), "{err}");
+    assert!(!err.contains("writable"), "{err}");
 }

@@ -45,8 +45,8 @@ impl MetaArgs {
 #[derive(clap::Args)]
 pub struct Planning {
     /// A plan file (saved with `w` in the explorer) whose scopes replace the dump's; the
-    /// explorer saves there too (default: `<dump file name>.skope.json` in the current
-    /// directory, offered when it exists).
+    /// explorer saves there too (default: `<dump>.skope.json` beside the dump, offered when it
+    /// exists).
     #[arg(long, value_name = "PLAN", global = true)]
     pub plan: Option<PathBuf>,
     /// Apply --plan even when none of the ops it names is in the graph.

@@ -123,7 +123,7 @@ fn items(ex: &Explorer, status: &Status<'_>) -> Vec<Item> {
         push(format!("! {head}"), "!".to_string(), Role::Warning, 1);
     }
     push(
-        format!("{} ops", ws.graph().len()),
+        crate::text::counted(ws.graph().len(), "op"),
         String::new(),
         Role::Text,
         7,
