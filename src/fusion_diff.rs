@@ -223,6 +223,49 @@ fn break_map(a: Side, name: &dyn Fn(OpId) -> String) -> HashMap<(String, String)
         .collect()
 }
 
+/// How a scope's members differ between `a` (named in A) and `b` (named in B, in A's names):
+/// the counts, and the ops that came and went, the first few named; `None` when the same ops.
+fn membership(
+    a: &[OpId],
+    b: &[OpId],
+    name_a: &impl Fn(OpId) -> String,
+    name_b: &impl Fn(OpId) -> String,
+) -> Option<String> {
+    let (na, nb): (Vec<String>, Vec<String>) = (
+        a.iter().map(|&id| name_a(id)).collect(),
+        b.iter().map(|&id| name_b(id)).collect(),
+    );
+    let (sa, sb): (HashSet<&String>, HashSet<&String>) = (na.iter().collect(), nb.iter().collect());
+    let came: Vec<&str> = nb
+        .iter()
+        .filter(|n| !sa.contains(n))
+        .map(|n| n.trim_start_matches('+'))
+        .collect();
+    let went: Vec<&str> = na
+        .iter()
+        .filter(|n| !sb.contains(n))
+        .map(String::as_str)
+        .collect();
+    if came.is_empty() && went.is_empty() {
+        return None;
+    }
+    let few = |ops: &[&str]| {
+        let mut s = ops[..ops.len().min(3)].join(", ");
+        if ops.len() > 3 {
+            s.push_str(", …");
+        }
+        s
+    };
+    let mut words = format!("{} → {} ops", a.len(), b.len());
+    if !came.is_empty() {
+        words.push_str(&format!("; in: {}", few(&came)));
+    }
+    if !went.is_empty() {
+        words.push_str(&format!("; out: {}", few(&went)));
+    }
+    Some(words)
+}
+
 /// The fusion diff of `a` and `b`, named `a_name` and `b_name`.
 pub fn diff(a: Side, a_name: &str, b: Side, b_name: &str) -> FusionDiff {
     let (ga, gb) = (a.graph, b.graph);
@@ -251,8 +294,22 @@ pub fn diff(a: Side, a_name: &str, b: Side, b_name: &str) -> FusionDiff {
                 if s.status.name() != t.status.name() {
                     how.push(format!("{} → {}", s.status.name(), t.status.name()));
                 }
-                if s.members.len() != t.members.len() {
-                    how.push(format!("{} → {} ops", s.members.len(), t.members.len()));
+                if s.options != t.options {
+                    let shown = |o: &str| {
+                        if o.is_empty() {
+                            "none".to_string()
+                        } else {
+                            format!("\"{o}\"")
+                        }
+                    };
+                    how.push(format!(
+                        "options {} → {}",
+                        shown(&s.options),
+                        shown(&t.options)
+                    ));
+                }
+                if let Some(moved) = membership(&s.members, &t.members, &name_a, &name_b) {
+                    how.push(moved);
                 }
                 if s.segments.len() != t.segments.len() {
                     how.push(format!(

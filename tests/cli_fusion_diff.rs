@@ -146,3 +146,42 @@ fn hostile_names_in_either_graph_make_no_markup_and_valid_json() {
         assert_eq!(cells, expected, "a row with another cell count: {line}");
     }
 }
+
+#[test]
+fn a_plan_that_changes_a_scopes_options_or_members_is_a_scope_change() {
+    let dir = scratch("cli-fusion-diff-plan");
+    let plan = dir.join("p.json");
+    let out = skope(&[
+        "export",
+        &example_arg(GRAPH),
+        "--format",
+        "plan",
+        "-o",
+        &plan.to_string_lossy(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut p: Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    // Same count of members in attn_0: its last op out, the next scope's first op in.
+    let moved = p["scopes"][1]["ops"].as_array_mut().unwrap().remove(0);
+    let attn = &mut p["scopes"][0];
+    assert_eq!(attn["name"], "attn_0");
+    attn["options"] = "stream-fusion=1".into();
+    let ops = attn["ops"].as_array_mut().unwrap();
+    let last = ops.pop().unwrap();
+    ops.push(moved.clone());
+    let changed = dir.join("changed.json");
+    std::fs::write(&changed, p.to_string()).unwrap();
+    let text = skope_stdout(&["diff", &example_arg(GRAPH), &changed.to_string_lossy()]);
+    assert!(
+        text.contains(&format!(
+            "options none → \"stream-fusion=1\", 8 → 8 ops; in: {}; out: {}",
+            moved.as_str().unwrap(),
+            last.as_str().unwrap()
+        )) && text.contains("\n  ~ attn_0: "),
+        "{text}"
+    );
+}
