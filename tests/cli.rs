@@ -1939,3 +1939,37 @@ fn plan_says_where_it_goes_and_that_a_directory_is_no_plan() {
     assert!(err.contains(": a directory, not a plan file"), "{err}");
     assert!(!err.contains("writable"), "{err}");
 }
+
+#[test]
+fn a_huge_graph_name_is_kept_cut_in_every_output() {
+    let text = std::fs::read_to_string(common::example_path("moe_decode.txt")).unwrap();
+    let huge = "g".repeat(2 << 20);
+    let dump = temp_file(
+        "huge_name.txt",
+        text.replacen("name: \"moe_decode\"", &format!("name: \"{huge}\""), 1)
+            .as_bytes(),
+    );
+    let dump = dump.to_string_lossy();
+    for args in [
+        vec!["info", &dump, "--output", "json"],
+        vec!["report", &dump, "--output", "json"],
+        vec!["report", &dump],
+    ] {
+        let out = skope(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stdout.len() < 1 << 20,
+            "{args:?}: {} bytes of output",
+            out.stdout.len()
+        );
+    }
+    let info = stdout_of(&["info", &dump]);
+    assert!(
+        info.contains("the graph's name is longer than 64 KiB: it is kept cut"),
+        "{info}"
+    );
+}

@@ -195,12 +195,23 @@ impl GraphBuilder {
     /// duplicate names become notes.
     pub fn build(self) -> Graph {
         let GraphBuilder {
-            name,
+            mut name,
             ops,
             streams_assigned,
             mut notes,
             strings_dropped,
         } = self;
+        // The graph's name is kept cut like every other string.
+        if bound(&mut name) {
+            notes.push(LoadNote {
+                op: None,
+                message: format!(
+                    "the graph's name is longer than {} KiB: it is kept cut (its start, its end and \
+                     a hash of the whole)",
+                    MAX_KEPT >> 10
+                ),
+            });
+        }
         let mut by_name: HashMap<String, OpId> = HashMap::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {
             match by_name.entry(op.name.clone()) {
