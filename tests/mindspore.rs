@@ -338,7 +338,65 @@ fn ir_1x_shapes_read_the_same_way() {
         ["Default/GraphKernel_Mul_Neg_fusion-op3/Neg-op2"]
     );
     assert_eq!(scope.breaks.len(), 1);
-    assert_eq!(scope.breaks[0].reason.code(), "gk_not_clusterable");
+    // ReLU is on the DVM expander's list: expanded, then clustered — not "not clusterable".
+    assert_eq!(scope.breaks[0].reason.code(), "gk_expanded");
+}
+
+#[test]
+fn expanded_types_say_so_and_a_graph_with_fusion_off_is_one_finding() {
+    // No composite at all: graph kernel fusion was off. A GeLU and a Softmax in turn.
+    let off = r#"# IR entry: @kernel_graph_1
+subgraph attr:
+subgraph instance: kernel_graph_1 : 0x55d0
+subgraph @kernel_graph_1(%para1_x) {
+  %0(CNode_1) = GeLU(%para1_x)
+      : (<Tensor[Float32], (16, 32)>) -> (<Tensor[Float32], (16, 32)>)
+      # Fullname with scope: (Default/GeLU-op1)
+  %1(CNode_2) = Softmax(%0)
+      : (<Tensor[Float32], (16, 32)>) -> (<Tensor[Float32], (16, 32)>)
+      # Fullname with scope: (Default/Softmax-op2)
+  %2(CNode_3) = ReduceMean(%1)
+      : (<Tensor[Float32], (16, 32)>) -> (<Tensor[Float32], (16, 32)>)
+      # Fullname with scope: (Default/ReduceMean-op3)
+  Return(%2)
+      : (<Tensor[Float32], (16, 32)>)
+      # Fullname with scope: (Default/Return-op4)
+}
+"#;
+    let path = write("graph_build_off.ir", off.as_bytes());
+    let ws = workspace_of(&path);
+    let plan = ws.plan();
+    let scope = &plan.scopes[0];
+    assert!(scope.breaks.is_empty(), "{:?}", scope.breaks);
+    assert_eq!(scope.status, ScopeStatus::Unfused);
+    assert_eq!(plan.findings.len(), 1);
+    assert!(
+        plan.findings[0].message.starts_with(
+            "no composite in this graph (3 kernel(s) in none): graph kernel fusion was off"
+        ),
+        "{}",
+        plan.findings[0].message
+    );
+    // Each op's own verdict still says what MindSpore does with its type.
+    let g = ws.graph();
+    let detail = |name: &str| {
+        ws.context()
+            .verdicts()
+            .get(g.find(name).unwrap())
+            .detail
+            .to_string()
+    };
+    assert!(
+        detail("Default/GeLU-op1")
+            .contains("expander list (graph_kernel_expander_cloud.cc): expanded, then clustered"),
+        "{}",
+        detail("Default/GeLU-op1")
+    );
+    assert!(detail("Default/ReduceMean-op3").contains("the DVM generator's default expander list"));
+    assert!(
+        detail("Default/Softmax-op2")
+            .contains("neither the AKG nor the DVM generator's default cluster list")
+    );
 }
 
 #[test]

@@ -80,10 +80,18 @@ fn classify(graph: &Graph, id: OpId) -> (Verdict, Evidence, String) {
     };
     let dynamic = op.output_descs.iter().find(|d| d.is_dynamic());
     let (key, evidence, detail) = match dynamic {
-        Some(d) if !lists.is_empty() => (
+        Some(d) if !lists.is_empty() || reasons::expanded_by(t).is_some() => (
             "gk_dynamic_shape",
             Evidence::Dump,
             format!("its output shape {} is dynamic", d.shape_text()),
+        ),
+        _ if let Some(expanders) = reasons::expanded_by(t) => (
+            "gk_expanded",
+            Evidence::Assumed,
+            format!(
+                "{t} is on {expanders} default expander list (graph_kernel_expander_cloud.cc): \
+                 expanded, then clustered; in no composite here, and the dump does not say why"
+            ),
         ),
         _ if !lists.is_empty() => (
             "gk_left_out",
@@ -92,6 +100,11 @@ fn classify(graph: &Graph, id: OpId) -> (Verdict, Evidence, String) {
                 "{t} is on {lists} default cluster list, yet in no composite; the dump does \
                  not say why"
             ),
+        ),
+        _ if reasons::EXPAND_1.contains(&t) => (
+            "gk_expand_level_1",
+            Evidence::Rules,
+            format!("{t} is on a level-1 expander list (graph_kernel_expander_cloud.cc)"),
         ),
         _ if reasons::level_1_only().contains(&t) => (
             "gk_level_1",
@@ -190,13 +203,19 @@ fn plan(cx: &Context, marks: &Marks) -> Plan {
     }
     let mut findings = Vec::new();
     if scopes.iter().all(|s| s.segments.is_empty()) {
+        // Nothing was fused at all: one finding says so, not a break per kernel.
+        let kernels: usize = scopes.iter().map(|s| s.breaks.len()).sum();
+        for s in &mut scopes {
+            s.breaks.clear();
+        }
         findings.push(Finding {
             severity: Severity::Warning,
             op: None,
-            message: "no composite in this graph: graph kernel fusion was off, or this IR was \
-                      dumped before its passes (graph_build_*.ir or hwopt_* dumps come after \
-                      them)"
-                .to_string(),
+            message: format!(
+                "no composite in this graph ({kernels} kernel(s) in none): graph kernel fusion \
+                 was off (enable_graph_kernel=True turns it on), or this IR was dumped before \
+                 its passes (graph_build_*.ir or hwopt_* dumps come after them)"
+            ),
         });
     }
     Plan::of_scopes(scopes, findings, Outcome::Ok, marks.scopes().len())
