@@ -166,7 +166,14 @@ pub struct ScopeReport {
     pub breaks: Vec<BreakReport>,
     /// Its findings.
     pub findings: Vec<FindingReport>,
+    /// Who marked it, when not the model code (HCCL's scope of AIV-expanded collectives).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marked_by: Option<&'static str>,
 }
+
+/// Who marks the scope [`crate::graph::HCCL_AIV_SCOPE`].
+const HCCL_MARKS: &str = "HCCL: HcomGraphOptimizer::SetSuperKernelScopeAttr marks its \
+                          AIV-expanded collectives with it; it is not in the model code";
 
 impl ScopeReport {
     /// The report of scope `s`; with `full`, its segments and breaks one by one too.
@@ -196,6 +203,7 @@ impl ScopeReport {
                 .map(|b| BreakReport::new(what_if, s, b))
                 .collect(),
             findings: findings(&s.findings),
+            marked_by: (s.name == crate::graph::HCCL_AIV_SCOPE).then_some(HCCL_MARKS),
         }
     }
 }
@@ -615,6 +623,9 @@ fn write_scope(out: &mut impl Write, scope: &ScopeReport) {
         scope.segments.len(),
         options
     );
+    if let Some(who) = scope.marked_by {
+        let _ = writeln!(out, "  marked by {who}");
+    }
     for seg in &scope.segments {
         let kernel = match (seg.kernel_type, seg.block_dim) {
             (Some(t), Some(b)) => crate::fusion::kernel::label(t, b),

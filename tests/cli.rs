@@ -1973,3 +1973,44 @@ fn a_huge_graph_name_is_kept_cut_in_every_output() {
         "{info}"
     );
 }
+
+#[test]
+fn both_scope_attribute_names_mark_scopes_and_hccls_own_scope_says_so() {
+    let text = std::fs::read_to_string(common::example_path("moe_decode.ge_proto.txt")).unwrap();
+    let canonical = stdout_of(&["report", &example("moe_decode.ge_proto.txt"), "--summary"]);
+    let ascendc = temp_file(
+        "ascendc_scope.ge_proto.txt",
+        text.replace(
+            "key: \"_super_kernel_scope\"",
+            "key: \"_ascendc_super_kernel_scope\"",
+        )
+        .as_bytes(),
+    );
+    let ascendc = stdout_of(&["report", &ascendc.to_string_lossy(), "--summary"]);
+    // The same plan, line for line, but the file's name.
+    assert_eq!(
+        canonical.lines().skip(1).collect::<Vec<_>>(),
+        ascendc.lines().skip(1).collect::<Vec<_>>()
+    );
+    // HCCL's scope for an AIV-expanded collective.
+    let at = text.find("name: \"layer0_attn_allreduce\"").unwrap();
+    let scope = at + text[at..].find("s: \"attn_0\"").unwrap();
+    let hccl = format!("{}s: \"hccl_aiv\"{}", &text[..scope], &text[scope + 11..]);
+    let hccl = temp_file("hccl_aiv.ge_proto.txt", hccl.as_bytes());
+    let hccl = hccl.to_string_lossy();
+    let report = stdout_of(&["report", &hccl]);
+    assert!(
+        report.contains("scope hccl_aiv: fused · 1 members")
+            && report.contains("  marked by HCCL: HcomGraphOptimizer::SetSuperKernelScopeAttr"),
+        "{report}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["report", &hccl, "--output", "json"])).unwrap();
+    let scopes = json["scopes"].as_array().unwrap();
+    let marked: Vec<&str> = scopes
+        .iter()
+        .filter(|s| s["marked_by"].is_string())
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(marked, ["hccl_aiv"]);
+}

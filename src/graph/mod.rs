@@ -25,6 +25,12 @@ use std::collections::HashMap;
 
 /// Attribute naming the SuperKernel scope of an op.
 pub const ATTR_SCOPE: &str = "_super_kernel_scope";
+/// The same attribute under the name some of GE's own graphs give it
+/// (superkernel_ops_2026.md §1.3); read when [`ATTR_SCOPE`] is not there.
+pub const ATTR_SCOPE_ASCENDC: &str = "_ascendc_super_kernel_scope";
+/// The scope HCCL marks its AIV-expanded collectives with (`HcomGraphOptimizer::
+/// SetSuperKernelScopeAttr`; superkernel_ops_2026.md §1.3): not a scope of the model code.
+pub const HCCL_AIV_SCOPE: &str = "hccl_aiv";
 /// Attribute holding the SuperKernel options string of an op.
 pub const ATTR_OPTIONS: &str = "_super_kernel_options";
 /// Attribute holding the user stream label set by `npu_stream_switch`.
@@ -107,9 +113,12 @@ pub struct Op {
 }
 
 impl Op {
-    /// The SuperKernel scope the op was marked with, if any.
+    /// The SuperKernel scope the op was marked with, if any (under either attribute name).
     pub fn scope(&self) -> Option<&str> {
-        self.attrs.get_str(ATTR_SCOPE).filter(|s| !s.is_empty())
+        self.attrs
+            .get_str(ATTR_SCOPE)
+            .or_else(|| self.attrs.get_str(ATTR_SCOPE_ASCENDC))
+            .filter(|s| !s.is_empty())
     }
 
     /// The SuperKernel options string the op was marked with, if any.

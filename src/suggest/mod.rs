@@ -22,7 +22,7 @@ use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::plan::Plan;
 use crate::fusion::plan::{Context, describe_reason};
 use crate::fusion::verdict::Verdict;
-use crate::graph::{ATTR_SCOPE, OpId, layer_of};
+use crate::graph::{OpId, layer_of};
 use crate::planner::Remedy;
 use crate::profile::PlannedFusion;
 use crate::profile::account::{Account, Part};
@@ -877,7 +877,7 @@ fn name_scopes(list: &mut [Suggestion], cx: &Context, units: &Units<'_>) {
 /// named by its kernel, its layer by the scope, `full_model_layers.3`); `None` outside the
 /// layers.
 fn op_layer(op: &crate::graph::Op) -> Option<&str> {
-    layer_of(&op.name).or_else(|| op.attrs.get_str(ATTR_SCOPE).and_then(layer_of))
+    layer_of(&op.name).or_else(|| op.scope().and_then(layer_of))
 }
 
 /// Each op's decoder layer ([`op_layer`]), read once.
