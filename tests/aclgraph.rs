@@ -882,3 +882,35 @@ fn the_simplified_sk_prof_trace_reads_by_graph_node_and_is_found_at_the_run_root
         Some(&skope::graph::AttrValue::Float(4.0))
     );
 }
+
+#[test]
+fn the_newer_split_log_framing_reads_and_a_split_marker_keeps_its_trigger_inside() {
+    let split = "========== Scope split results begin: pass=InitialScopeSplitPass, totalScopes=2 ==========\n\
+                 Scope 0 (scopeId=5): 2 nodes, 1 streams, scopeBitFlags=1, scopeNames=[attn]\n\
+                 \x20 BreakInfo: breakReason=UNFUSIBLE_NODE, triggerNode=12, triggerStream=94\n\
+                 \x20   [0] [nodeId:10, streamId:94] - KernelInfos{funcName:DynamicQuant}\n\
+                 \x20   [1] [nodeId:11, streamId:94] - EventNotify(eventId:1)\n\
+                 Scope 1 (scopeId=6): 1 nodes, 1 streams, scopeBitFlags=1, scopeNames=[attn]\n\
+                 \x20 BreakInfo: breakReason=NONE\n\
+                 \x20   [0] [nodeId:13, streamId:94] - KernelInfos{funcName:MatMulV2}\n\
+                 ========== Scope split results end: pass=InitialScopeSplitPass ==========\n";
+    let logs::ScopeSplit {
+        pass,
+        scopes,
+        snapshots,
+        ..
+    } = logs::scope_split(split);
+    assert_eq!((pass.as_str(), snapshots), ("InitialScopeSplitPass", 1));
+    assert_eq!(scopes.len(), 2, "{scopes:?}");
+    assert_eq!(scopes[0].node_ids, [10, 11]);
+    assert_eq!(
+        scopes[0].nodes[1].node_type,
+        Some(skope::aclgraph::graph_json::NodeType::Notify)
+    );
+    assert_eq!(scopes[1].node_ids, [13]);
+    // The same without the rules around the begin and end lines.
+    let bare = split.replace("========== ", "").replace(" ==========", "");
+    let again = logs::scope_split(&bare);
+    assert_eq!(again.scopes, scopes);
+    assert_eq!(again.snapshots, 1);
+}

@@ -2014,3 +2014,39 @@ fn both_scope_attribute_names_mark_scopes_and_hccls_own_scope_says_so() {
         .collect();
     assert_eq!(marked, ["hccl_aiv"]);
 }
+
+#[test]
+fn a_cut_after_a_markers_last_fragment_is_diagnostic_only() {
+    let dir = common::repo("assets/examples/aclgraph");
+    let text = stdout_of(&["report", &dir.to_string_lossy()]);
+    // moe_1's last SuperKernel is cut at the lm_head MatMul, which is outside every scope.
+    let at = text
+        .find("cut at task 67 MatMulV2_lm_head_5e5e")
+        .expect(&text);
+    assert!(
+        text[at..]
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("diagnostic only, not a break of the scope")),
+        "{text}"
+    );
+    // A cut inside a marker (attn_0 goes on after task 7) stays a break of its scope.
+    let at = text
+        .find("cut at task 7 FusedInferAttentionScore")
+        .expect(&text);
+    assert!(
+        !text[at..]
+            .lines()
+            .nth(1)
+            .unwrap_or_default()
+            .contains("diagnostic only")
+    );
+    // In the plan, moe_1 does not count the lm_head MatMul among its breaks.
+    let md = stdout_of(&["report", &dir.to_string_lossy(), "--output", "markdown"]);
+    let breaks: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| MatMulV2\\_lm"))
+        .collect();
+    assert!(breaks.is_empty(), "{md}");
+    assert!(md.contains("5 scope(s) → 7 segment(s), 3 break(s)"), "{md}");
+}

@@ -141,7 +141,7 @@ fn an_aclgraph_model_directory_gets_the_same_pull_request_report() {
     );
     assert!(text.starts_with("### SuperKernel plan of `"), "{text}");
     assert!(
-        text.contains("| outcome | **ok** — 5 scope(s) → 7 segment(s), 4 break(s) |")
+        text.contains("| outcome | **ok** — 5 scope(s) → 7 segment(s), 3 break(s) |")
             && text.contains("<summary>Scopes → segments (5 → 7)</summary>"),
         "{text}"
     );

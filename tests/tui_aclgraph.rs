@@ -14,7 +14,7 @@ fn the_model_directory_opens_as_the_pass_left_it() {
     let mut app = app_on(MODEL, 160, 45, Config::default());
     let text = screen(&app);
     assert!(
-        text.contains("aclgraph · 69 ops · 5 scopes → 7 segments · ✗ 4 breaks"),
+        text.contains("aclgraph · 69 ops · 5 scopes → 7 segments · ✗ 3 breaks"),
         "{text}"
     );
     assert!(text.contains("sk_14 3 ops MIX_AIC_1_2"), "{text}");

@@ -534,7 +534,17 @@ pub fn scope_split(text: &str) -> ScopeSplit {
             blocks.push((pass, Vec::new()));
             continue;
         }
+        // A block's end line (`Scope split results end: …`) closes nothing the next
+        // block's begin does not; it is no scope.
+        if t.trim_start_matches('=')
+            .trim()
+            .starts_with("Scope split results end")
+        {
+            continue;
+        }
+        // A scope's line starts with its display number: `Scope 3 (scopeId=9): …`.
         if let Some(rest) = t.strip_prefix("Scope ")
+            && rest.starts_with(|c: char| c.is_ascii_digit())
             && !rest.contains("StreamInfo[")
             && let Some(colon) = rest.find(": ")
         {

@@ -217,6 +217,21 @@ impl AclModel {
             .ok()
     }
 
+    /// True when SuperKernel `k`'s cut is a break of its scope: the next SuperKernel comes from
+    /// the same marker (the pass split the marker there). A trigger after a marker's last
+    /// fragment is diagnostic only — it is outside the marker — in the SuperKernel team's
+    /// attribution rule (superkernel_ops_2026.md §1.4).
+    pub fn cut_is_the_scopes(&self, k: usize) -> bool {
+        let marker = |sk: &SuperKernel| {
+            let first = sk.tasks.iter().min_by_key(|&&i| self.tasks[i].node_id)?;
+            Some(self.scope_label(self.memberships.get(*first)?))
+        };
+        match (self.sks.get(k), self.sks.get(k + 1)) {
+            (Some(sk), Some(next)) => marker(sk).is_some_and(|m| marker(next) == Some(m)),
+            _ => false,
+        }
+    }
+
     /// The scope name of a membership: its names joined by `_` in bit order, `none` when the
     /// graph has no named scope, or the exclusion.
     pub fn scope_label(&self, m: &Membership) -> String {

@@ -488,12 +488,14 @@ fn file_findings(model: &AclModel) -> Vec<Finding> {
     findings
 }
 
-/// The SuperKernels the pass built.
+/// The SuperKernels the pass built, each with its cut when that is a break of its scope
+/// ([`AclModel::cut_is_the_scopes`]).
 fn built(model: &AclModel) -> Vec<SkView> {
     model
         .sks
         .iter()
-        .map(|sk| SkView {
+        .enumerate()
+        .map(|(k, sk)| SkView {
             name: format!("sk_{}", sk.scope_id),
             fused_node: sk.name.clone(),
             tasks: sk.tasks.clone(),
@@ -501,7 +503,9 @@ fn built(model: &AclModel) -> Vec<SkView> {
             kernel: kernel_of(model, &sk.tasks, sk.entry.as_deref()),
             cut: sk.break_info.as_ref().and_then(|b| {
                 let trigger = b.trigger_node.and_then(|n| model.task_index(n))?;
-                Some((b.reason.clone(), trigger))
+                model
+                    .cut_is_the_scopes(k)
+                    .then(|| (b.reason.clone(), trigger))
             }),
         })
         .collect()

@@ -65,6 +65,9 @@ pub struct BreakText {
     /// What to do: the trigger task's own fail reason's next step when an unfusible task cut
     /// the scope, else the break reason's.
     pub fix: String,
+    /// True when the cut came after its marker's last fragment: diagnostic only, not a break
+    /// of the scope ([`AclModel::cut_is_the_scopes`]).
+    pub diagnostic_only: bool,
 }
 
 /// A SuperKernel in the report.
@@ -549,6 +552,13 @@ impl AclReport {
                         format!(" at task {} {} (stream {})", t.node_id, t.name, t.stream)
                     });
                     line(format!("    cut{trigger}: {} — {}", b.reason, b.meaning));
+                    if b.diagnostic_only {
+                        line(
+                            "      after its marker's last fragment: diagnostic only, not a break \
+                             of the scope"
+                                .to_string(),
+                        );
+                    }
                     if let Some(d) = &b.detail {
                         line(format!("      {d}"));
                     }
@@ -688,6 +698,7 @@ fn sk_text(model: &AclModel, k: usize) -> SkText {
                     }
                     _ => words.action.to_string(),
                 },
+                diagnostic_only: !model.cut_is_the_scopes(k),
             }
         }),
         queues: sk.queues.as_ref().map(|q| QueuesText {

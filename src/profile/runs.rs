@@ -101,6 +101,14 @@ pub struct Runs {
     pub models: Vec<u32>,
 }
 
+/// The model a `Model ID` names: the integer before its first underscore (`48` of `48_1`, as
+/// the origin graph writes it, and of `48`, as the profiler does; superkernel_ops_2026.md §1.4);
+/// `None` for an id that is not such a number (it then stands for itself: fail closed).
+pub fn model_number(id: &str) -> Option<&str> {
+    let head = id.split('_').next()?;
+    (!head.is_empty() && head.bytes().all(|b| b.is_ascii_digit())).then_some(head)
+}
+
 impl Runs {
     /// Reads `files` as [`KernelTable::read`] does, keeping every run too, within the memory
     /// free now.
@@ -146,7 +154,9 @@ impl Runs {
         // Without `Step Id`, the iteration is the step.
         let step = label(row.step.or(row.iteration));
         if let Some(model) = row.model {
-            let model = label(Some(model));
+            // `48_1` (the graph's model with its instance) and `48` (the profiler's) are one
+            // model: counted by the number before the first underscore.
+            let model = label(Some(model_number(model).unwrap_or(model)));
             if !self.models.contains(&model) {
                 self.models.push(model);
             }
@@ -436,7 +446,7 @@ mod tests {
     #[test]
     fn without_a_step_id_the_iteration_is_the_step_and_models_are_counted() {
         let mut runs = Runs::default();
-        for (iteration, model) in [("7", "48_1"), ("8", "48_2")] {
+        for (iteration, model) in [("7", "48_1"), ("8", "48"), ("8", "49"), ("9", "graph_a")] {
             let mut r = row("", "a", 0, 5);
             r.step = None;
             r.iteration = Some(iteration);
@@ -445,8 +455,18 @@ mod tests {
         }
         runs.index();
         let steps: Vec<&str> = runs.steps().iter().map(|s| runs.label(*s)).collect();
-        assert_eq!(steps, ["7", "8"]);
+        assert_eq!(steps, ["7", "8", "9"]);
         assert!(runs.has_steps);
-        assert_eq!(runs.models.len(), 2);
+        // 48_1 and 48 are one model; 49 another; an id that is no number stands for itself.
+        let models: Vec<&str> = runs.models.iter().map(|&m| runs.label(m)).collect();
+        assert_eq!(models, ["48", "49", "graph_a"]);
+        assert_eq!(
+            (
+                model_number("48_1"),
+                model_number("_1"),
+                model_number("x_1")
+            ),
+            (Some("48"), None, None)
+        );
     }
 }
