@@ -381,3 +381,25 @@ fn a_note_per_dangling_input_does_not_copy_a_huge_op_name() {
     // The op itself keeps its name.
     assert!(graph.find(&name).is_some());
 }
+
+#[test]
+fn a_directory_that_is_no_graph_names_every_directory_skope_reads() {
+    let dir = crate::common::scratch("bad-input-dir");
+    std::fs::write(dir.join("notes.txt"), "nothing here").unwrap();
+    let out = crate::common::skope(&["report", &dir.to_string_lossy()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(": a directory, and none that skope reads"),
+        "{err}"
+    );
+    // No line and column: a directory has none.
+    assert!(!err.contains(":1:1:"), "{err}");
+    for kind in [
+        "aclgraph model directory",
+        "akg_kernel_meta/",
+        "static_kernel_compile_outputs/",
+    ] {
+        assert!(err.contains(kind), "{kind}: {err}");
+    }
+}

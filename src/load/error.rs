@@ -45,6 +45,8 @@ pub enum LoadErrorKind {
         /// What was found instead.
         detail: String,
     },
+    /// A directory holding none of the kinds of directory skope reads.
+    UnknownDirectory,
     /// The file is of a known format but malformed at a position.
     Syntax {
         /// 1-based line.
@@ -87,6 +89,13 @@ pub struct LoadError {
 const FORMATS: &str = "GE ge_proto_*.txt, GE ge_onnx_*.pbtxt, TorchAir .txt/.pbtxt graph dumps, \
                        atc JSON, MindSpore .ir text, or MindSpore composite JSON (*.info)";
 
+/// The directories skope reads, for the hint of one it does not.
+const DIRECTORIES: &str = "skope opens an aclgraph model directory (sk_meta/<pid>/model_<id>/ from \
+                           super_kernel_optimize, or any directory above it), MindSpore \
+                           composite JSON (akg_kernel_meta/ holding *.info), and, with `skope \
+                           static` or `--static`, static kernel compile outputs \
+                           (static_kernel_compile_outputs/); otherwise give a graph dump file";
+
 impl LoadError {
     /// What the user can do about it.
     pub fn hint(&self) -> String {
@@ -104,6 +113,7 @@ impl LoadError {
                 "skope reads text dumps ({FORMATS}); for an .om model run `atc --mode=1 --om=FILE --json=out.json` and open out.json"
             ),
             LoadErrorKind::UnknownFormat { .. } => format!("expected one of: {FORMATS}"),
+            LoadErrorKind::UnknownDirectory => DIRECTORIES.to_string(),
             LoadErrorKind::Syntax { message, .. } if message.contains("end of input") => {
                 "the file ends early: it was probably truncated while being written or copied; dump or copy it again".into()
             }
@@ -141,6 +151,9 @@ impl fmt::Display for LoadError {
             )?,
             LoadErrorKind::Binary { line, col } => {
                 write!(f, "{path}:{line}:{col}: binary data, not a text graph dump")?
+            }
+            LoadErrorKind::UnknownDirectory => {
+                write!(f, "{path}: a directory, and none that skope reads")?
             }
             LoadErrorKind::UnknownFormat { line, col, detail } => write!(
                 f,

@@ -329,15 +329,7 @@ fn load_composite_dir(dir: &Path, options: LoadOptions) -> Result<Dump, LoadErro
         }
     }
     if kernels == 0 {
-        return Err(error(
-            &dir,
-            LoadErrorKind::UnknownFormat {
-                line: 1,
-                col: 1,
-                detail: "a directory without MindSpore composite JSON (akg_kernel_meta/*.info)"
-                    .into(),
-            },
-        ));
+        return Err(error(&dir, LoadErrorKind::UnknownDirectory));
     }
     Ok(build(Format::MsComposite, vec![b]))
 }
