@@ -1108,3 +1108,55 @@ fn a_level0_file_of_ten_iterations_gives_ten_inferred_steps() {
     let (_, runs) = skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")]).unwrap();
     assert_eq!(runs.steps().len(), 1);
 }
+
+#[test]
+fn msprof_task_time_alone_reads_as_kernels_without_the_tasks_that_are_none() {
+    let dir = fixture("kernels/PROF_000002_20260301000000000_TASKTIMEONLYAAAA");
+    let Found::One(files) = discover(&dir).unwrap() else {
+        panic!("one profile expected")
+    };
+    assert_eq!(files.kernel_form, Some(KernelForm::TaskTime));
+    let mut reader = KernelReader::open(&files.kernels);
+    let mut rows = Vec::new();
+    while let Some(r) = reader.next_row().unwrap() {
+        rows.push((
+            r.name.to_string(),
+            r.start_ns,
+            r.duration_ns,
+            r.stream.map(str::to_string),
+        ));
+    }
+    // PROFILING_ENABLE, TASK_TIMEOUT_SET and PROFILING_DISABLE are no kernels.
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    // The start's trailing tab is gone; integer nanoseconds are exact.
+    assert_eq!(rows[0].1, Some(1_772_323_200_000_010_125));
+    assert_eq!(rows[0].2, Some(12_500));
+    assert_eq!(rows[0].3.as_deref(), Some("2"));
+    assert!(
+        reader
+            .notes()
+            .iter()
+            .any(|n| n.contains("3 row(s) without a kernel name")),
+        "{:?}",
+        reader.notes()
+    );
+    // Op types come from the binary names.
+    let t = KernelTable::read(&files.kernels).unwrap();
+    let s = t.type_statistic();
+    assert_eq!(s.get("MatMulV2", "KERNEL_AICORE").unwrap().count, 2);
+    assert_eq!(s.get("Add", "KERNEL_AIVEC").unwrap().count, 1);
+}
+
+#[test]
+fn op_summary_with_a_metric_set_and_no_model_reads_by_column_name() {
+    let file = fixture("kernels/op_summary_pipe_utilization_20260301000000.csv");
+    let mut reader = KernelReader::open(std::slice::from_ref(&file));
+    let first = reader.next_row().unwrap().unwrap();
+    assert_eq!((first.name, first.op_type), ("layer0_qkv_proj", "MatMulV2"));
+    assert_eq!(first.start_ns, Some(1_772_323_200_000_010_125));
+    assert_eq!(first.block_num, Some(24));
+    // 4294967295 is msprof's "no model".
+    assert_eq!(first.model, None);
+    let t = KernelTable::read(&[file]).unwrap();
+    assert_eq!(t.rows, 2);
+}

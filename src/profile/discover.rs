@@ -26,6 +26,9 @@ pub enum KernelForm {
     KernelDetails,
     /// `op_summary_*.csv` (msprof export; several slices are read in turn).
     OpSummary,
+    /// `task_time_*.csv` (msprof export): kernel names, task types, streams, starts and
+    /// durations, no op types (they come from the kernel names).
+    TaskTime,
     /// A profiler database (`ascend_pytorch_profiler*.db`, `ascend_mindspore_profiler*.db`,
     /// `msprof_*.db`, or an SQLite file given by name).
     Database,
@@ -36,7 +39,10 @@ pub enum KernelForm {
 impl KernelForm {
     /// True for the CSV forms.
     pub fn is_csv(self) -> bool {
-        matches!(self, KernelForm::KernelDetails | KernelForm::OpSummary)
+        matches!(
+            self,
+            KernelForm::KernelDetails | KernelForm::OpSummary | KernelForm::TaskTime
+        )
     }
 }
 
@@ -153,7 +159,7 @@ impl Found {
     }
 }
 
-const LOOKED_FOR: &str = "op_statistic*.csv, kernel_details.csv, op_summary*.csv, a profiler \
+const LOOKED_FOR: &str = "op_statistic*.csv, kernel_details.csv, op_summary*.csv, task_time*.csv, a profiler \
                           database (ascend_pytorch_profiler*.db, ascend_mindspore_profiler*.db, \
                           msprof_*.db) or trace_view.json, directly or under \
                           ASCEND_PROFILER_OUTPUT, PROF_*/mindstudio_profiler_output, \
@@ -337,6 +343,8 @@ fn kind_of(name: &str) -> Option<Kind> {
         Some(Kind::KernelDetails)
     } else if lower.starts_with("op_summary") {
         Some(Kind::OpSummary)
+    } else if lower.starts_with("task_time") {
+        Some(Kind::TaskTime)
     } else {
         None
     }
@@ -347,6 +355,7 @@ enum Kind {
     OpStatistic,
     KernelDetails,
     OpSummary,
+    TaskTime,
 }
 
 /// The trace a text export writes.
@@ -367,6 +376,7 @@ fn profile_files(dir: &Path) -> Result<(ProfileFiles, Option<PathBuf>), ProfileE
     names.sort();
     let mut files = ProfileFiles::empty(dir);
     let mut summaries = Vec::new();
+    let mut task_times = Vec::new();
     let mut framework_db = None;
     let mut trace = None;
     for path in &names {
@@ -378,6 +388,7 @@ fn profile_files(dir: &Path) -> Result<(ProfileFiles, Option<PathBuf>), ProfileE
                 files.kernel_form = Some(KernelForm::KernelDetails);
             }
             Some(Kind::OpSummary) => summaries.push(path.clone()),
+            Some(Kind::TaskTime) => task_times.push(path.clone()),
             None => {}
         }
         match Flavour::of(&name) {
@@ -398,6 +409,11 @@ fn profile_files(dir: &Path) -> Result<(ProfileFiles, Option<PathBuf>), ProfileE
     if files.kernels.is_empty() && !summaries.is_empty() {
         files.kernels = summaries;
         files.kernel_form = Some(KernelForm::OpSummary);
+    }
+    // The task times only when nothing with op types is there.
+    if files.kernels.is_empty() && !task_times.is_empty() {
+        files.kernels = task_times;
+        files.kernel_form = Some(KernelForm::TaskTime);
     }
     if files.kernels.is_empty() {
         if let Some(db) = &database {
@@ -449,6 +465,10 @@ fn file(path: &Path) -> Result<ProfileFiles, ProfileError> {
         Kind::OpSummary => {
             files.kernels.push(root);
             files.kernel_form = Some(KernelForm::OpSummary);
+        }
+        Kind::TaskTime => {
+            files.kernels.push(root);
+            files.kernel_form = Some(KernelForm::TaskTime);
         }
     }
     Ok(files)

@@ -34,12 +34,15 @@ use std::path::{Path, PathBuf};
 
 pub use super::row::KernelRow;
 
+/// msprof's `Model ID` for a task of no model (u32::MAX).
+const NO_MODEL: &str = "4294967295";
+
 /// Where each column is in the current file.
 #[derive(Debug, Clone, Copy)]
 struct Cols {
     step: Option<usize>,
     name: usize,
-    op_type: usize,
+    op_type: Option<usize>,
     core: Option<usize>,
     start: Option<(usize, i64)>,
     duration: (usize, i64),
@@ -68,6 +71,8 @@ pub struct KernelReader {
     next_file: usize,
     current: Option<Source>,
     notes: Vec<String>,
+    /// Rows of the current CSV without a kernel name, left out.
+    nameless: u64,
 }
 
 impl KernelReader {
@@ -78,6 +83,7 @@ impl KernelReader {
             next_file: 0,
             current: None,
             notes: Vec::new(),
+            nameless: 0,
         }
     }
 
@@ -111,12 +117,29 @@ impl KernelReader {
                 Some(Source::Trace(trace)) => trace.ready(),
                 None => return Ok(None),
             };
+            // A row without a kernel name (`N/A`: task_time's PROFILING_ENABLE and other
+            // tasks that are no kernel) is left out.
+            if ready
+                && let Some(Source::Csv(csv)) = &self.current
+                && super::columns::is_missing(csv.0.text(csv.1.name)?)
+            {
+                self.nameless += 1;
+                continue;
+            }
             if ready {
                 break;
             }
             match self.current.take() {
                 Some(Source::Database(db)) => self.notes.extend(db.notes.iter().cloned()),
                 Some(Source::Trace(trace)) => self.notes.extend(trace.notes.iter().cloned()),
+                Some(Source::Csv(csv)) if self.nameless > 0 => {
+                    self.notes.push(format!(
+                        "{}: {} row(s) without a kernel name (tasks such as PROFILING_ENABLE, \
+                         not kernels) left out",
+                        crate::text::sanitize(&csv.0.path().display().to_string()),
+                        std::mem::take(&mut self.nameless)
+                    ));
+                }
                 _ => {}
             }
         }
@@ -157,7 +180,8 @@ fn columns<R: Read>(t: &Table<R>) -> Result<Cols, ProfileError> {
     Ok(Cols {
         step: h.get(Col::StepId),
         name: h.require(Col::Name, path)?,
-        op_type: h.require(Col::OpType, path)?,
+        // task_time files have none: types come from the kernel names.
+        op_type: h.get(Col::OpType),
         core: h.get(Col::AcceleratorCore),
         start: h
             .get(Col::StartTime)
@@ -217,7 +241,10 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
     Ok(KernelRow {
         step: opt_text(c.step)?,
         name,
-        op_type: t.text(c.op_type)?,
+        op_type: match c.op_type {
+            Some(i) => t.text(i)?,
+            None => "",
+        },
         core_type: match c.core {
             Some(i) => t.text(i)?,
             None => "",
@@ -227,7 +254,8 @@ fn row<'t, R: Read>(t: &'t Table<R>, c: &Cols) -> Result<KernelRow<'t>, ProfileE
         start_ns,
         duration_ns,
         device: opt_text(c.device)?,
-        model: opt_text(c.model)?,
+        // 4294967295 is msprof's "no model".
+        model: opt_text(c.model)?.filter(|m| *m != NO_MODEL),
         iteration: opt_text(c.iteration)?,
         wait_us: opt_num(c.wait)?,
         block_num,
@@ -283,9 +311,26 @@ pub struct KernelTable {
     pub notes: Vec<String>,
 }
 
+/// Where a `_<32 hex digits>` part (followed by `_` or the end) starts in `name`, after a
+/// non-empty head.
+fn hash_at(name: &str) -> Option<usize> {
+    let bytes = name.as_bytes();
+    (1..bytes.len()).find(|&at| {
+        bytes[at] == b'_'
+            && bytes
+                .get(at + 1..at + 33)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+            && matches!(bytes.get(at + 33), None | Some(b'_'))
+    })
+}
+
 /// The op type a kernel name stands for when the file gives none: the name without its index
 /// suffixes (`trans_TransData_0` → `trans_TransData`, `MatMul_12_3` → `MatMul`).
 pub fn type_from_name(name: &str) -> &str {
+    // msprof's binary names: `<OpType>_<32 hex digits>_high_performance_<n>` (and the like).
+    if let Some(at) = hash_at(name) {
+        return &name[..at];
+    }
     let mut rest = name;
     while let Some((head, index)) = rest.rsplit_once('_') {
         if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) || head.is_empty() {
