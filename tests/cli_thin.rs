@@ -126,3 +126,114 @@ fn output_forms_write_what_the_older_flags_write() {
     let out = skope(&["report", &dump, "--output", "markdown", "--summary"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The subcommands, each with arguments it runs with on the bundled example.
+fn runnable(command: &str, dump: &str) -> Vec<String> {
+    let out = std::env::temp_dir().join("skope-help-check.json");
+    let args: Vec<&str> = match command {
+        "export" => vec![dump, "--format", "plan", "-o", out.to_str().unwrap_or("-")],
+        "codegen" => vec![dump, "-o", "-"],
+        "diff" => vec![dump, dump],
+        "static" => vec!["assets/examples/static_kernel_compile_outputs"],
+        "options" | "config" => vec![],
+        "compile" => vec![dump, "--recipe", "no-such-recipe"],
+        _ => vec![dump],
+    };
+    std::iter::once(command)
+        .chain(args)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_shared_option_a_help_lists_is_taken_by_that_command() {
+    let dump = repo(DUMP).to_string_lossy().into_owned();
+    let pair = repo(PAIR).to_string_lossy().into_owned();
+    let value = |option: &str| -> Vec<String> {
+        match option {
+            "--force" => vec![
+                "--plan".into(),
+                "/nonexistent/p.json".into(),
+                "--force".into(),
+            ],
+            "--no-cann" => vec![option.into()],
+            "--max-size" => vec![option.into(), "10G".into()],
+            "--profiles" => vec![option.into(), pair.clone()],
+            _ => vec![option.into(), "/nonexistent/x".into()],
+        }
+    };
+    for command in [
+        "info", "report", "export", "codegen", "compile", "diff", "suggest", "runs", "static",
+    ] {
+        for option in skope::commands::args::shared_options(command) {
+            let mut args = runnable(command, &dump);
+            args.extend(value(option));
+            // A report takes profiles for its Markdown form (its help says so).
+            match (command, option) {
+                ("report", "--profiles") => args.extend(["--output".into(), "markdown".into()]),
+                // An export takes them for the forms that carry times.
+                ("export", "--profiles") => {
+                    let at = args.iter().position(|a| a == "plan").unwrap_or(0);
+                    args[at] = "trace".into();
+                }
+                _ => {}
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = skope(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !err.contains("means nothing to") && !err.contains("unexpected argument"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_option_readme_gives_a_command_is_in_its_help() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    // The older spellings keep working but are no longer offered.
+    let hidden = ["--json", "--markdown", "--csv"];
+    let mut helps = std::collections::HashMap::new();
+    let mut checked = 0;
+    for line in readme.lines() {
+        let line = line.trim();
+        let Some(rest) = line.strip_prefix("skope ") else {
+            continue;
+        };
+        let words: Vec<&str> = rest
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let Some(command) = words.first().copied() else {
+            continue;
+        };
+        if command.starts_with('-') || command.contains('.') || command.contains('/') {
+            continue; // the explorer
+        }
+        let help: &String = helps
+            .entry(command.to_string())
+            .or_insert_with(|| skope_stdout(&[command, "--help"]));
+        if help.is_empty() {
+            continue; // not a command word (a file named like one)
+        }
+        let listed = flags(help);
+        for flag in words.iter().filter(|w| w.starts_with("--") && w.len() > 2) {
+            let flag = flag.split('=').next().unwrap_or(flag);
+            if hidden.contains(&flag) {
+                continue;
+            }
+            assert!(
+                listed.iter().any(|f| f == flag),
+                "README: `skope {rest}` gives {flag}, which `skope {command} --help` does not list"
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 30,
+        "{checked} options checked: the search is broken"
+    );
+}

@@ -199,6 +199,26 @@ pub fn shared_options(command: &str) -> Vec<&'static str> {
     }
 }
 
+/// What a shared option does for `command`, where that is narrower than its general help.
+fn own_help(command: &str, option: &str) -> Option<&'static str> {
+    Some(match (command, option) {
+        ("report", "--profiles") => {
+            "With --output markdown: the profiles whose step time and payoffs the pull request \
+             report shows (a directory holding no_sk_model and sk_model, or BASE then NEW)"
+        }
+        ("report", "--kernel-meta") => {
+            "A compile's kernel_meta directory, or files from it: its compiled SuperKernel \
+             JSONs are held against the predicted segments in the text and JSON reports (exit \
+             status 1 on a difference; repeatable)"
+        }
+        ("export", "--profiles") => {
+            "With --format trace or model-explorer: the profiles whose kernels and times the \
+             export carries (a directory holding no_sk_model and sk_model, or BASE then NEW)"
+        }
+        _ => return None,
+    })
+}
+
 /// `cli` with each subcommand's help listing only the shared options it takes
 /// ([`shared_options`]): the others stay accepted where they are parsed, and are refused
 /// with a reason, but are not offered.
@@ -224,8 +244,20 @@ pub fn with_shared_options_shown(mut cli: clap::Command) -> clap::Command {
             })
             .map(|a| a.clone().hide(true))
             .collect();
+        // A shared option whose use here is narrower than its general help says it here.
+        let narrowed: Vec<clap::Arg> = shared
+            .iter()
+            .filter_map(|a| {
+                let long = format!("--{}", a.get_long()?);
+                let words = own_help(&name, &long)?;
+                Some(a.clone().help(words).long_help(words))
+            })
+            .collect();
         cli = cli.mut_subcommand(&name, |sub| {
-            hidden.into_iter().fold(sub, |sub, a| sub.arg(a))
+            hidden
+                .into_iter()
+                .chain(narrowed)
+                .fold(sub, |sub, a| sub.arg(a))
         });
     }
     cli
