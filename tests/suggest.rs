@@ -792,3 +792,56 @@ fn a_fit_that_cannot_tell_a_saving_from_none_hides_no_candidate() {
         ranked.list
     );
 }
+
+#[test]
+fn kernels_that_overlapped_on_two_streams_are_predicted_to_regress_in_one_superkernel() {
+    // Stream 0 runs a → b, stream 1 runs x → y at the same time (interleaved in execution
+    // order): without SuperKernel they overlap; one SuperKernel over both runs them in turn.
+    let ws = typed_graph(
+        &[
+            ("a", "Add", 0, &[]),
+            ("x", "Add", 1, &[]),
+            ("b", "Add", 0, &["a"]),
+            ("y", "Add", 1, &["x"]),
+        ],
+        true,
+    );
+    let dir = crate::common::scratch("suggest-serial");
+    let csv = dir.join("kernel_details.csv");
+    let mut text =
+        String::from("Step Id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n");
+    for step in 0..3 {
+        let t0 = f64::from(step) * 1000.0;
+        for (stream, name, start) in [(0, "a", 0.0), (1, "x", 1.0), (0, "b", 22.0), (1, "y", 23.0)]
+        {
+            text.push_str(&format!(
+                "{step},{stream},{name},Add,AI_VECTOR_CORE,{:.1},20.0\n",
+                t0 + start
+            ));
+        }
+    }
+    std::fs::write(&csv, text).unwrap();
+    let t = timing::read(&[csv], Some(ws.context())).unwrap();
+    let s = suggest(&ws.planning(), ws.plan(), Some(&t), DEFAULTS, false);
+    let two = s
+        .list
+        .iter()
+        .find(|x| x.streams.len() == 2)
+        .expect("a two-stream suggestion");
+    // Per step: 80 µs of kernels spanning 42 µs together (0–21 and 22–43): 38 µs would run
+    // serially.
+    assert_eq!(two.serial_loss_us, Some(38.0), "{two:?}");
+    let predicted = two.predict(None).expect("a prediction");
+    assert_eq!(
+        predicted.class,
+        skope::profile::payoff::PayoffClass::Regressed,
+        "{predicted:?}"
+    );
+    assert!(predicted.high_us < 0.0);
+    let text = skope::suggest::output::to_text(&s, None, "g");
+    assert!(text.contains("predicted regressed"), "{text}");
+    assert!(
+        text.contains("would run 38.0 µs/step of kernels that overlapped"),
+        "{text}"
+    );
+}

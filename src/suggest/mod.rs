@@ -88,8 +88,17 @@ pub struct Suggestion {
     pub measured: usize,
     /// Runs per step (1 without a profile).
     pub per_step: f64,
-    /// Estimated saving per step, µs (without a profile: none).
+    /// Estimated saving per step, µs (without a profile: none), less [`Self::serial_loss_us`].
     pub saving_us: Option<f64>,
+    /// What its SuperKernel would lose per step by running serially the kernels that
+    /// overlapped on its streams without it, µs (a suggestion over two or more streams, with a
+    /// profile that gives start times): taken from `saving_us` already.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serial_loss_us: Option<f64>,
+    /// The payoff predicted for its SuperKernel, with the range of the prediction (with a
+    /// profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted: Option<Predicted>,
     /// Why it starts where it starts.
     pub starts_after: String,
     /// Why it ends where it ends.
@@ -182,14 +191,62 @@ impl Suggestion {
 
     /// True when it adds something over today's plan: it is not fused already as it is, and
     /// it saves time (with a profile whose saving is trusted: `by_saving`) or fuses boundaries
-    /// (without, or when the fitted saving cannot be trusted).
+    /// (without, or when the fitted saving cannot be trusted). One that would serialise
+    /// overlapping kernels is kept whatever it saves: what it would cost is worth knowing
+    /// before a compile.
     pub fn adds(&self, by_saving: bool) -> bool {
         !matches!(self.versus, Versus::Same(_))
-            && match self.saving_us {
-                Some(us) if by_saving => us > 0.0,
-                _ => self.boundaries > 0,
-            }
+            && (self.serial_loss_us.is_some_and(|l| l > 0.0)
+                || match self.saving_us {
+                    Some(us) if by_saving => us > 0.0,
+                    _ => self.boundaries > 0,
+                })
     }
+
+    /// Predicts its SuperKernel's payoff from its saving and the error of the model that
+    /// estimated the gain: `error_per_run` µs a run (the fit's error leaving one segment out),
+    /// or, with assumed coefficients, the gain itself; the serial loss is measured, so it
+    /// shifts the range without widening it. Beneficial when the whole range saves, regressed
+    /// when the whole range costs, neutral when it holds zero.
+    pub fn predict(&self, error_per_run: Option<f64>) -> Option<Predicted> {
+        let saving = self.saving_us?;
+        let gain = saving + self.serial_loss_us.unwrap_or(0.0);
+        let (error, basis) = match error_per_run {
+            Some(e) => (
+                e * self.per_step,
+                "the fitted model ± its error leaving one segment out",
+            ),
+            None => (gain.abs(), "assumed coefficients: the gain ± itself"),
+        };
+        let (low_us, high_us) = (saving - error, saving + error);
+        let class = if high_us < 0.0 {
+            crate::profile::payoff::PayoffClass::Regressed
+        } else if low_us > 0.0 {
+            crate::profile::payoff::PayoffClass::Beneficial
+        } else {
+            crate::profile::payoff::PayoffClass::Neutral
+        };
+        Some(Predicted {
+            class,
+            low_us,
+            high_us,
+            basis,
+        })
+    }
+}
+
+/// A suggestion's predicted payoff: the class the SuperKernel team would judge it, from the
+/// range of its predicted saving per step.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Predicted {
+    /// Beneficial, neutral or regressed.
+    pub class: crate::profile::payoff::PayoffClass,
+    /// The least saving per step the prediction allows, µs.
+    pub low_us: f64,
+    /// The most, µs.
+    pub high_us: f64,
+    /// What the range rests on.
+    pub basis: &'static str,
 }
 
 /// The suggestions for a graph.
@@ -717,6 +774,10 @@ fn suggest_on(
             } else {
                 saving_over_today(&segments, &hit_counts, coefficients, &features)
             };
+            // One SuperKernel over two streams runs their overlapping kernels one by one.
+            let serial_loss_us = timing
+                .filter(|_| streams.len() > 1)
+                .and_then(|t| t.serial_loss_us(&ops));
             let suggestion = Suggestion {
                 name: String::new(),
                 streams,
@@ -731,7 +792,9 @@ fn suggest_on(
                 features,
                 measured,
                 per_step,
-                saving_us: timing.map(|_| over_today * per_step),
+                saving_us: timing.map(|_| over_today * per_step - serial_loss_us.unwrap_or(0.0)),
+                serial_loss_us,
+                predicted: None,
                 loop_over_layers: None,
                 starts_after: String::new(),
                 ends_before: String::new(),
@@ -803,6 +866,10 @@ fn suggest_on(
     );
     let drawn_templates = templates.len();
     templates.retain(|t| t.adds(by_saving));
+    // Predicted with the model's own range: a fit's error replaces it where there is one.
+    for s in &mut list {
+        s.predicted = s.predict(None);
+    }
     Suggestions {
         not_offered: None,
         ranked_by_boundaries: None,
@@ -1024,6 +1091,10 @@ pub fn rank(
         Some(Some(why)) => rank_by_boundaries(&mut suggestions, why),
         Some(None) => keep_what_saves(&mut suggestions),
         None => {}
+    }
+    let error = fit.as_ref().map(|f| f.loo_mean_us);
+    for s in &mut suggestions.list {
+        s.predicted = s.predict(error);
     }
     suggestions.remedies = planning.remedies(marks);
     suggestions.whole_model = Some(estimate::whole_model(

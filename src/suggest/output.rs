@@ -405,6 +405,22 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
             "     {} … {}\n     starts after {} · ends before {}\n",
             s.first_op, s.last_op, s.starts_after, s.ends_before
         ));
+        if let Some(p) = &s.predicted {
+            let serial = match s.serial_loss_us {
+                Some(loss) if loss > 0.0 => format!(
+                    "; its SuperKernel would run {loss:.1} µs/step of kernels that overlapped on \
+                     its streams one after another"
+                ),
+                _ => String::new(),
+            };
+            out.push_str(&format!(
+                "     predicted {}: {:.1} to {:.1} µs/step saved ({}){serial}\n",
+                p.class.words(),
+                p.low_us,
+                p.high_us,
+                p.basis
+            ));
+        }
         let code = s.code();
         out.push_str(&format!(
             "     code: {}\n     aclgraph: {}\n",

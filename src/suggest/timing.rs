@@ -97,12 +97,50 @@ pub struct Timing {
     pub has_core_time: bool,
     /// The files read.
     pub files: Vec<PathBuf>,
+    /// Each op's runs with their step, start and duration (µs), when the profile gives start
+    /// times: where a scope's kernels overlapped, which one SuperKernel runs serially.
+    pub runs_by_op: Vec<Vec<(u32, f64, f64)>>,
 }
 
 impl Timing {
     /// The timing of kernel `name`.
     pub fn get(&self, name: &str) -> Option<&KernelTiming> {
         self.kernels.get(name)
+    }
+
+    /// What one SuperKernel of `ops` would lose per step by running serially kernels that
+    /// overlapped without it (on two or more streams): in each step, their durations added up
+    /// less the time they span together (the union of their intervals), µs, as a mean over the
+    /// steps they ran in. `None` without start times.
+    pub fn serial_loss_us(&self, ops: &[OpId]) -> Option<f64> {
+        let mut by_step: HashMap<u32, Vec<(f64, f64)>> = HashMap::new();
+        for &id in ops {
+            for &(step, start, duration) in self.runs_by_op.get(id.index())? {
+                by_step
+                    .entry(step)
+                    .or_default()
+                    .push((start, start + duration));
+            }
+        }
+        if by_step.is_empty() {
+            return None;
+        }
+        let losses: Vec<f64> = by_step
+            .into_values()
+            .map(|mut spans| {
+                spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let busy: f64 = spans.iter().map(|(s, e)| e - s).sum();
+                let (mut union, mut reach) = (0.0, f64::NEG_INFINITY);
+                for (s, e) in spans {
+                    if e > reach {
+                        union += e - s.max(reach);
+                        reach = e;
+                    }
+                }
+                (busy - union).max(0.0)
+            })
+            .collect();
+        Some(losses.iter().sum::<f64>() / losses.len() as f64)
     }
 
     /// Runs of `name` per step (at least 1 when it ran).
@@ -139,6 +177,8 @@ pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileEr
     let mut by_name: Vec<KernelTiming> = Vec::new();
     let mut streams: HashMap<String, Vec<Run>> = HashMap::new();
     let mut steps: std::collections::HashSet<String> = Default::default();
+    let mut step_ids: HashMap<String, u32> = HashMap::new();
+    let mut runs_by_name: Vec<Vec<(u32, f64, f64)>> = Vec::new();
     let (mut by_stream_id, mut has_core_time) = (false, false);
     while let Some(row) = reader.next_row()? {
         let Some(duration) = row.duration_us else {
@@ -149,6 +189,7 @@ pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileEr
             None => {
                 names.insert(row.name.to_string(), by_name.len() as u32);
                 by_name.push(KernelTiming::default());
+                runs_by_name.push(Vec::new());
                 (by_name.len() - 1) as u32
             }
         };
@@ -167,6 +208,9 @@ pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileEr
         // Gaps are measured within a step: the idle time between steps is no scheduling gap
         // (a step's first kernel on a stream has none).
         let step = row.step.unwrap_or_default();
+        let next = step_ids.len() as u32;
+        let step_id = *step_ids.entry(step.to_string()).or_insert(next);
+        runs_by_name[id as usize].push((step_id, start, duration));
         let stream = match row.stream {
             Some(s) => {
                 by_stream_id = true;
@@ -195,11 +239,14 @@ pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileEr
             k.gaps += 1;
         }
     }
-    let mut by_op: Vec<Option<KernelTiming>> = vec![None; cx.map_or(0, |cx| cx.graph().len())];
+    let ops = cx.map_or(0, |cx| cx.graph().len());
+    let mut by_op: Vec<Option<KernelTiming>> = vec![None; ops];
+    let mut runs_by_op: Vec<Vec<(u32, f64, f64)>> = vec![Vec::new(); ops];
     let mut kernels = HashMap::with_capacity_and_hasher(names.len(), NameHash::default());
     for (name, id) in names {
         if let Some(op) = op_of.get(name.as_str()) {
             by_op[op.index()] = Some(by_name[id as usize]);
+            runs_by_op[op.index()] = std::mem::take(&mut runs_by_name[id as usize]);
         }
         kernels.insert(name, by_name[id as usize]);
     }
@@ -210,5 +257,6 @@ pub fn read(files: &[PathBuf], cx: Option<&Context>) -> Result<Timing, ProfileEr
         by_stream_id,
         has_core_time,
         files: files.to_vec(),
+        runs_by_op,
     })
 }
