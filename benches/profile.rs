@@ -119,7 +119,7 @@ fn bench_database(c: &mut Criterion) {
     }
     common::profiler_db::ensure_large(&path, DB_KERNELS);
     let files = [path.clone()];
-    let (table, runs) = skope::profile::runs::Runs::read(&files).expect("the database reads");
+    let (table, runs) = skope::profile::runs::Runs::read(&files, None).expect("the database reads");
     eprintln!(
         "{}: {:.0} MB, {} kernel rows, {} names, {} steps",
         path.display(),
@@ -135,7 +135,7 @@ fn bench_database(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(60));
     group.bench_function("database_5M_kernels", |b| {
-        b.iter(|| skope::profile::runs::Runs::read(&files).expect("reads"))
+        b.iter(|| skope::profile::runs::Runs::read(&files, None).expect("reads"))
     });
     group.finish();
 }

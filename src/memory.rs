@@ -18,6 +18,12 @@ pub fn available() -> Option<u64> {
     limits.into_iter().flatten().min()
 }
 
+/// True under an address-space limit (`ulimit -v`): a second thread's allocator then takes
+/// address space of its own (glibc reserves 64 MB an arena), so work is better done on one.
+pub fn address_space_limited() -> bool {
+    address_space_room().is_some()
+}
+
 /// What limits it, in words that follow "… is free": the one of the three that is the least.
 pub fn limited_by() -> &'static str {
     let machine = meminfo_available();

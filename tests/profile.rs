@@ -317,7 +317,7 @@ fn a_duration_beyond_any_kernels_is_a_bad_value_not_an_overflow() {
          1,b,Add,AI_VECTOR_CORE,2000,9223372036854775\n",
     )
     .unwrap();
-    let e = skope::profile::runs::Runs::read(&[path]).unwrap_err();
+    let e = skope::profile::runs::Runs::read(&[path], skope::memory::available()).unwrap_err();
     let text = message(&e);
     assert!(text.contains("kernel_details.csv:2: row 1"), "{text}");
     assert!(
@@ -1097,7 +1097,8 @@ fn a_level0_file_of_ten_iterations_gives_ten_inferred_steps() {
     let out = one.join("ASCEND_PROFILER_OUTPUT");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("kernel_details.csv"), level0_kernels(1, false)).unwrap();
-    let (_, runs) = skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")]).unwrap();
+    let (_, runs) =
+        skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")], None).unwrap();
     assert_eq!(runs.steps().len(), 1);
     // Names that differ in their digits are different ops, not calls of one.
     let mut ops = String::from("Name,Type,Accelerator Core,Duration(us),Wait Time(us)\n");
@@ -1105,7 +1106,8 @@ fn a_level0_file_of_ten_iterations_gives_ten_inferred_steps() {
         ops.push_str(&format!("op_{i},Add,AI_CORE,1.0,0.5\n"));
     }
     std::fs::write(out.join("kernel_details.csv"), ops).unwrap();
-    let (_, runs) = skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")]).unwrap();
+    let (_, runs) =
+        skope::profile::runs::Runs::read(&[out.join("kernel_details.csv")], None).unwrap();
     assert_eq!(runs.steps().len(), 1);
 }
 

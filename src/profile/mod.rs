@@ -83,10 +83,19 @@ impl Profile {
     /// Reads `files`. When the op statistic holds several devices, `device` picks one (without
     /// it, the error lists them).
     pub fn load(files: ProfileFiles, device: Option<u32>) -> Result<Profile, ProfileError> {
+        Profile::load_within(files, device, crate::memory::available())
+    }
+
+    /// [`Profile::load`] within `free_memory` bytes (`None`: no limit).
+    pub fn load_within(
+        files: ProfileFiles,
+        device: Option<u32>,
+        free_memory: Option<u64>,
+    ) -> Result<Profile, ProfileError> {
         let (kernels, runs) = if files.kernels.is_empty() {
             (None, None)
         } else {
-            let (table, runs) = runs::Runs::read(&files.kernels)?;
+            let (table, runs) = runs::Runs::read(&files.kernels, free_memory)?;
             (Some(table), Some(runs))
         };
         let (stats, from_kernels) = if files.op_statistic.is_empty() {
@@ -209,8 +218,39 @@ pub fn locate_pair(
 pub fn load_pair(base: &Path, new: Option<&Path>, rank: Option<u32>) -> Result<Pair, ProfileError> {
     let (b, n, several) = locate_pair(base, new, rank)?;
     let device = if several { None } else { rank };
-    Ok(Pair {
-        base: Profile::load(b, device)?,
-        new: Profile::load(n, device)?,
-    })
+    // In turn, as one would read them: the second within what the first left.
+    let in_turn = |b: ProfileFiles, n: ProfileFiles| -> Result<Pair, ProfileError> {
+        Ok(Pair {
+            base: Profile::load(b, device)?,
+            new: Profile::load(n, device)?,
+        })
+    };
+    // Else both sides at once, each within half the memory free — but in turn under an
+    // address-space limit (a second thread's allocator costs address space of its own), and
+    // when a side needs more than its half.
+    if crate::memory::address_space_limited() {
+        return in_turn(b, n);
+    }
+    let half = crate::memory::available().map(|f| f / 2);
+    let (from_base, from_new) = (b.clone(), n.clone());
+    let both = std::thread::scope(|threads| {
+        let base = threads.spawn(move || Profile::load_within(from_base, device, half));
+        let new = Profile::load_within(from_new, device, half);
+        let base = base.join().unwrap_or_else(|panic| {
+            Err(ProfileError::Unreadable {
+                path: b.root.clone(),
+                what: format!(
+                    "reading it failed unexpectedly ({})",
+                    crate::worker::panic_message(panic.as_ref())
+                ),
+                hint: "a bug in skope: please report it with the profile's file names",
+            })
+        });
+        (base, new)
+    });
+    match both {
+        (Ok(base), Ok(new)) => Ok(Pair { base, new }),
+        (Err(e), _) | (_, Err(e)) if !matches!(e, ProfileError::TooManyKernels { .. }) => Err(e),
+        _ => in_turn(b, n),
+    }
 }

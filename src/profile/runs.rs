@@ -110,11 +110,14 @@ pub fn model_number(id: &str) -> Option<&str> {
 }
 
 impl Runs {
-    /// Reads `files` as [`KernelTable::read`] does, keeping every run too, within the memory
-    /// free now.
-    pub fn read(files: &[PathBuf]) -> Result<(KernelTable, Runs), ProfileError> {
+    /// Reads `files` as [`KernelTable::read`] does, keeping every run too, within
+    /// `free_memory` bytes (`None`: no limit).
+    pub fn read(
+        files: &[PathBuf],
+        free_memory: Option<u64>,
+    ) -> Result<(KernelTable, Runs), ProfileError> {
         let mut runs = Runs::default();
-        let mut table = KernelTable::read_keeping(files, crate::memory::available(), |row| {
+        let mut table = KernelTable::read_keeping(files, free_memory, |row| {
             runs.add(row);
             runs.len()
         })?;

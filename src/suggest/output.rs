@@ -69,8 +69,8 @@ pub fn read_profiles(
             ..ReadProfiles::default()
         });
     };
-    let (table, new_runs) = Runs::read(&new.kernels)?;
-    let (_, base_runs) = Runs::read(&base.kernels)?;
+    let (table, new_runs) = Runs::read(&new.kernels, crate::memory::available())?;
+    let (_, base_runs) = Runs::read(&base.kernels, crate::memory::available())?;
     Ok(ReadProfiles {
         base: Some(timing),
         new: Some(table),

@@ -398,7 +398,7 @@ pub fn targets() -> Vec<Target> {
                 let path = scratch_file(scratch, "kernel_details.csv", data);
                 // Read with every run kept, then steps and payoffs of the file against itself
                 // (the plan inferred from its SuperKernel names).
-                if let Ok((table, runs)) = runs::Runs::read(&[path]) {
+                if let Ok((table, runs)) = runs::Runs::read(&[path], None) {
                     let _ = steps::Steps::of(&runs, |_| true);
                     let plan = per_op::infer_plan(&table, &table);
                     let binding = payoff::bind(&plan, &runs, &runs);
