@@ -6,6 +6,7 @@
 //! binary) are thin layers over it.
 
 pub mod aclgraph;
+pub mod check_op;
 pub mod clock;
 pub mod codegen;
 pub mod commands;

@@ -242,6 +242,17 @@ enum Command {
         #[command(flatten)]
         rule: RuleArgs,
     },
+    /// Whether SuperKernel can fuse your own AscendC operator: its kernel sources against
+    /// SK_BIND and the operator constraints, each finding at its line (exit 1 on a blocker).
+    #[command(name = "check-op")]
+    CheckOp {
+        /// Kernel sources (.cpp, .h, .asc…) or directories holding them.
+        #[arg(required = true)]
+        sources: Vec<PathBuf>,
+        /// How to write it: text (the default) or json.
+        #[arg(long, value_name = "FORM", value_parser = output_form)]
+        output: Option<OutputForm>,
+    },
     /// Which ops got a static kernel (TorchAir static kernel compile), for which input shapes,
     /// and which were filtered out and why.
     Static {
@@ -527,6 +538,7 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
             commands::static_kernels::run(&request, &dir, graph.as_deref(), form == Json, out)?;
             true
         }
+        Command::CheckOp { sources, output } => commands::check_op::run(&sources, output, out)?,
         Command::Config => {
             out.raw(&skope::tui::config::default_config_text())?;
             true

@@ -2050,3 +2050,45 @@ fn a_cut_after_a_markers_last_fragment_is_diagnostic_only() {
     assert!(breaks.is_empty(), "{md}");
     assert!(md.contains("5 scope(s) → 7 segment(s), 3 break(s)"), "{md}");
 }
+
+#[test]
+fn check_op_says_per_kernel_whether_superkernel_can_fuse_it() {
+    let fixtures = common::repo("tests/fixtures/check_op");
+    let adapted = fixtures.join("adapted").to_string_lossy().into_owned();
+    let out = skope(&["check-op", &adapted]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("kernel add_custom")
+            && text.contains("__mix__(0,1) · SK_BIND cap 0 → add_custom_sk<0>"),
+        "{text}"
+    );
+    assert!(text.contains("  fusible\n"), "{text}");
+
+    let unadapted = fixtures.join("unadapted").to_string_lossy().into_owned();
+    let out = skope(&["check-op", &unadapted]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let file = format!("{unadapted}/matmul_custom.cpp");
+    for expected in [
+        format!("{file}:6: blocker sk.bind-present: no SK_BIND binds matmul_custom"),
+        format!("{file}:8: blocker sk.raw-block-index: raw block_idx"),
+        format!("{file}:11: blocker sk.tpipe-destroy-without-pipe-all: 2 TPipes"),
+        format!(
+            "{file}:17: warning sk.launch-aclgraph-only: matmul_custom is launched with <<<>>>"
+        ),
+    ] {
+        assert!(text.contains(&expected), "{expected}\n{text}");
+    }
+    assert!(text.contains("not fusible"), "{text}");
+    // JSON: every finding with its severity, rule, file and line.
+    let out = skope(&["check-op", &unadapted, "--output", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["kernels"][0]["verdict"], "not fusible");
+    assert_eq!(json["findings"].as_array().map(Vec::len), Some(4));
+    assert_eq!(json["findings"][0]["severity"], "blocker");
+    // A path that is not there is named.
+    let out = skope(&["check-op", "/nonexistent/op"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/op: "));
+}

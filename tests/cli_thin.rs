@@ -42,7 +42,7 @@ fn each_subcommand_help_lists_only_what_it_takes() {
     ];
     let commands = [
         "info", "report", "export", "codegen", "compile", "diff", "suggest", "runs", "static",
-        "config", "options",
+        "config", "options", "check-op",
     ];
     for command in commands {
         let help = skope_stdout(&[command, "--help"]);

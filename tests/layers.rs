@@ -214,6 +214,7 @@ const ORDER: &[&str] = &[
     "graph",
     "load",
     "fusion",
+    "check_op",
     "static_kernels",
     "info",
     "edit",

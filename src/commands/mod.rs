@@ -3,6 +3,7 @@
 //! whether it passed (the exit status a gate asks for).
 
 pub mod args;
+pub mod check_op;
 pub mod codegen;
 pub mod diff;
 pub mod export;

@@ -551,6 +551,21 @@ pub fn targets() -> Vec<Target> {
             },
         },
         Target {
+            name: "check-op",
+            seeds: vec![
+                asset("tests/fixtures/check_op/adapted/add_custom.cpp"),
+                asset("tests/fixtures/check_op/unadapted/matmul_custom.cpp"),
+            ],
+            run: |data, _| {
+                let source = skope::check_op::Source {
+                    path: Path::new("op.cpp").to_path_buf(),
+                    text: String::from_utf8_lossy(data).into_owned(),
+                };
+                let check = skope::check_op::check(&[source]);
+                let _ = check.to_text();
+            },
+        },
+        Target {
             name: "aclgraph-task-queue",
             seeds: vec![asset(&format!("{ACL_MODEL}/sk_task_queue.json"))],
             run: |data, scratch| {

@@ -1,0 +1,21 @@
+//! `skope check-op`: whether SuperKernel can fuse an AscendC operator, from its sources.
+
+use super::{OutputForm, Printer};
+use anyhow::Result;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Checks the sources at `paths` and writes what was found in `output`'s form (text or JSON).
+/// False when a finding blocks fusion.
+pub fn run(
+    paths: &[PathBuf],
+    output: Option<OutputForm>,
+    out: &mut Printer<impl Write>,
+) -> Result<bool> {
+    let writes = [OutputForm::Text, OutputForm::Json];
+    let json = OutputForm::chosen(output, (false, false, false), "check-op", &writes)?;
+    let sources = crate::check_op::read_sources(paths)?;
+    let check = crate::check_op::check(&sources);
+    out.text_or_json(json == OutputForm::Json, &check, || check.to_text())?;
+    Ok(!check.has_blocker())
+}
