@@ -28,6 +28,8 @@ pub struct WhatIf<'a> {
     /// Ops it may still plan (each check plans the members of the scopes it changes); past
     /// that, fixes are not checked.
     budget: Cell<usize>,
+    /// The user's operator sources, checked (`--op-sources`): what adapting an op type takes.
+    op_check: Option<&'a crate::check_op::Check>,
 }
 
 /// A fix that heals a break when planned.
@@ -56,6 +58,8 @@ pub enum Healing {
     Advice(String, &'static str),
     /// Not checked: the plans allowed for this output are spent.
     Unchecked(String),
+    /// The op is the user's own and its sources say what adapting it to SuperKernel takes.
+    Adapt(String),
 }
 
 impl Healing {
@@ -70,6 +74,7 @@ impl Healing {
             Healing::ModelChange(what) => format!("only a model change heals it: {what}"),
             Healing::Advice(what, whose) => format!("{what} ({whose} advice, not planned)"),
             Healing::Unchecked(why) => why.clone(),
+            Healing::Adapt(what) => format!("adapt the operator: {what}"),
         }
     }
 }
@@ -110,7 +115,20 @@ impl<'a> WhatIf<'a> {
             plan,
             planner,
             budget: Cell::new(usize::MAX),
+            op_check: None,
         }
+    }
+
+    /// With the user's operator sources checked: a break of an op type they define says what
+    /// adapting it takes.
+    pub fn with_op_check(mut self, check: Option<&'a crate::check_op::Check>) -> WhatIf<'a> {
+        self.op_check = check;
+        self
+    }
+
+    /// What adapting the type of op `op` to SuperKernel takes, from the user's sources.
+    fn adapting(&self, op: OpId) -> Option<String> {
+        self.op_check?.adapting(&self.cx.graph().op(op).op_type)
     }
 
     /// The planning context.
@@ -165,6 +183,18 @@ impl<'a> WhatIf<'a> {
             // Another fusion system's reason: its own advice, which skope cannot plan.
             BreakReason::Foreign { text, whose }
             | BreakReason::Unsupported(Reason::Foreign { text, whose }) => {
+                // A kernel built without its SuperKernel table (the aclgraph pass's
+                // OP_UNSUPPORT [BINDMAP_INIT_EMPTY]): the user's sources say why.
+                let unbound = text.key == "OP_UNSUPPORT"
+                    && self
+                        .cx
+                        .verdicts()
+                        .get(b.op)
+                        .detail
+                        .contains("BINDMAP_INIT_EMPTY");
+                if unbound && let Some(what) = self.adapting(b.op) {
+                    return Healing::Adapt(what);
+                }
                 return Healing::Advice(text.action.to_string(), whose);
             }
             BreakReason::Unscoped => vec![(
@@ -221,6 +251,15 @@ impl<'a> WhatIf<'a> {
                     after: segments,
                 }]);
             }
+        }
+        // Not adapted, or taken for no AscendC kernel, though the user's sources define it as
+        // one: adapting it is the fix.
+        if matches!(
+            b.reason,
+            BreakReason::Unsupported(Reason::Blacklisted | Reason::NotAscendC)
+        ) && let Some(what) = self.adapting(b.op)
+        {
+            return Healing::Adapt(what);
         }
         Healing::ModelChange(match b.reason {
             BreakReason::Unsupported(r) => model_change(r, &span),

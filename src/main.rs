@@ -413,7 +413,7 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
                 summary,
                 scope,
                 markdown: (form == Markdown).then_some(cli.profiles.as_slice()),
-                kernel_meta: &cli.meta.paths,
+                meta: Some(&cli.meta),
             };
             commands::report::run(&request, &file, &asked, &mut say, out)?
         }
@@ -589,6 +589,7 @@ fn explore(cli: Cli) -> Result<Ended> {
         profiles: ProfilesRequest::of_paths(cli.profiles).map_err(anyhow::Error::msg)?,
         statics: cli.statics,
         kernel_meta: cli.meta.paths,
+        op_sources: cli.meta.op_sources,
     })
 }
 

@@ -243,6 +243,8 @@ pub struct Workspace {
     cx: Arc<Context>,
     /// What a compile's kernel_meta holds of the graph's kernels (empty unless given).
     kernel_meta: Arc<KernelMeta>,
+    /// The user's operator sources, checked (`--op-sources`), when given.
+    op_check: Option<Arc<crate::check_op::Check>>,
     marks: Marks,
     plan: Plan,
     /// What the current plan's changes are measured against at the next change.
@@ -305,6 +307,7 @@ impl Workspace {
             },
             cx,
             kernel_meta: Arc::default(),
+            op_check: None,
             marks,
             summary: PlanDigest::of(&plan),
             plan,
@@ -344,6 +347,17 @@ impl Workspace {
     /// What was read from a compile's kernel_meta (op-infos, entry sources), shared.
     pub fn kernel_meta(&self) -> &Arc<KernelMeta> {
         &self.kernel_meta
+    }
+
+    /// Keeps the user's operator sources, checked: a break of a type they define says what
+    /// adapting it takes.
+    pub fn set_op_check(&mut self, check: Arc<crate::check_op::Check>) {
+        self.op_check = Some(check);
+    }
+
+    /// The user's operator sources, checked, when given.
+    pub fn op_check(&self) -> Option<&crate::check_op::Check> {
+        self.op_check.as_deref()
     }
 
     /// Uses `meta` for the generated code from now on.
@@ -403,6 +417,7 @@ impl Workspace {
     /// Plans edits of the current marks without making them (fixes are checked this way).
     pub fn what_if(&self) -> crate::fix::WhatIf<'_> {
         crate::fix::WhatIf::new(&self.cx, &self.marks, &self.plan, self.planner.as_deref())
+            .with_op_check(self.op_check.as_deref())
     }
 
     /// The summary of the plan's whole-model scope, when it has one, with each segment's time

@@ -2092,3 +2092,43 @@ fn check_op_says_per_kernel_whether_superkernel_can_fuse_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/op: "));
 }
+
+#[test]
+fn a_break_of_the_users_own_op_says_what_adapting_it_takes_from_its_sources() {
+    let text = std::fs::read_to_string(common::example_path("moe_decode.ge_proto.txt")).unwrap();
+    // The user's own matmul_custom operator stands where layer0_init_routing is: its kernel
+    // says it is not adapted to SuperKernel (supportSuperKernel = 0).
+    let at = text.find("name: \"layer0_init_routing\"").unwrap();
+    let ty = at + text[at..].find("type: \"MoeInitRoutingV2\"").unwrap();
+    let dump = format!(
+        "{}type: \"MatmulCustom\"{}",
+        &text[..ty],
+        &text[ty + "type: \"MoeInitRoutingV2\"".len()..]
+    );
+    let dump = temp_file("custom_op.ge_proto.txt", dump.as_bytes());
+    let dump = dump.to_string_lossy();
+    let fix = |args: &[&str]| -> String {
+        let out = stdout_of(&[&["report", &dump], args].concat());
+        let at = out.find("break layer0_init_routing").expect(&out);
+        out[at..]
+            .lines()
+            .find(|l| l.trim_start().starts_with("fix:"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        fix(&[]).contains("only a model change heals it"),
+        "{}",
+        fix(&[])
+    );
+    let sources = common::repo("tests/fixtures/check_op/unadapted");
+    let sources = sources.to_string_lossy();
+    let with = fix(&["--op-sources", &sources]);
+    assert!(
+        with.contains(&format!(
+            "fix: adapt the operator: 4 finding(s) in its sources (3 blocker(s)), the first \
+             sk.bind-present at {sources}/matmul_custom.cpp:6"
+        )),
+        "{with}"
+    );
+}

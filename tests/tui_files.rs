@@ -46,6 +46,7 @@ fn app_loading(dump: &Path, plan: PathBuf, given: bool) -> App {
         options: LoadOptions::default(),
         rules: RuleConfig::default(),
         kernel_meta: Vec::new(),
+        op_sources: Vec::new(),
         again: false,
     };
     app.reload = Some(request.clone());

@@ -95,6 +95,51 @@ pub struct Check {
 }
 
 impl Check {
+    /// The kernel of op type `op_type` (`AddCustom` is the kernel `add_custom`: names compared
+    /// without case and underscores), with its findings.
+    pub fn of_op_type(&self, op_type: &str) -> Option<(&KernelCheck, Vec<&OpFinding>)> {
+        let plain = |s: &str| s.replace('_', "").to_ascii_lowercase();
+        let wanted = plain(op_type);
+        let kernel = self.kernels.iter().find(|k| plain(&k.name) == wanted)?;
+        let findings = self
+            .findings
+            .iter()
+            .filter(|f| {
+                f.kernel.as_ref() == Some(&kernel.name)
+                    || (f.kernel.is_none() && f.file == kernel.file)
+            })
+            .collect();
+        Some((kernel, findings))
+    }
+
+    /// What adapting op type `op_type` to SuperKernel takes, from its sources, in words (none
+    /// when the sources hold no kernel of that type).
+    pub fn adapting(&self, op_type: &str) -> Option<String> {
+        let (kernel, findings) = self.of_op_type(op_type)?;
+        let blockers: Vec<&&OpFinding> = findings
+            .iter()
+            .filter(|f| f.severity == OpSeverity::Blocker)
+            .collect();
+        Some(match blockers.first() {
+            Some(first) => format!(
+                "{} finding(s) in its sources ({} blocker(s)), the first {} at {}:{}: {}",
+                findings.len(),
+                blockers.len(),
+                first.rule,
+                first.file,
+                first.line,
+                first.words
+            ),
+            None => format!(
+                "its sources ({}:{}) bind {} for SuperKernel ({} finding(s), no blocker): build                  the operator with SuperKernel support (the static kernel compile passes                  --enable_super_kernel)",
+                kernel.file,
+                kernel.line,
+                kernel.name,
+                findings.len()
+            ),
+        })
+    }
+
     /// True when any finding blocks fusion.
     pub fn has_blocker(&self) -> bool {
         self.findings
@@ -447,6 +492,11 @@ fn constants(all: &[Vec<Token>]) -> HashMap<String, u64> {
 const EARLY_START_WAIT: u64 = 1;
 const EARLY_START_SET: u64 = 2;
 const KNOWN_CAP: u64 = 1 | 2 | 4 | 8 | 16;
+
+/// Reads and checks the sources at `paths`.
+pub fn check_paths(paths: &[PathBuf]) -> Result<Check, ReadError> {
+    Ok(check(&read_sources(paths)?))
+}
 
 /// Checks `sources`.
 pub fn check(sources: &[Source]) -> Check {

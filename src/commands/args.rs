@@ -12,8 +12,9 @@ use crate::workspace::Workspace;
 use anyhow::Result;
 use std::path::PathBuf;
 
-/// What a compile left that the generated code can use instead of guessing.
-#[derive(clap::Args)]
+/// What a compile left, and the user's own operator sources: what the generated code and the
+/// fixes use instead of guessing.
+#[derive(clap::Args, Debug)]
 pub struct MetaArgs {
     /// A compile's kernel_meta directory, or files from it: the sub-kernels' op-info JSONs
     /// (kernel names, symbols, kernel types, block dims, arguments, flags) and the entry
@@ -21,16 +22,33 @@ pub struct MetaArgs {
     /// is compared with (repeatable).
     #[arg(long = "kernel-meta", value_name = "PATH", global = true)]
     pub paths: Vec<PathBuf>,
+    /// Your own AscendC operators' kernel sources (files or directories, repeatable): a break
+    /// of an op type they define says what adapting it to SuperKernel takes, as `skope
+    /// check-op` finds it.
+    #[arg(long = "op-sources", value_name = "PATH", global = true)]
+    pub op_sources: Vec<PathBuf>,
 }
 
 impl MetaArgs {
     /// The options given, by name.
     pub fn given(&self) -> Vec<&'static str> {
-        if self.paths.is_empty() {
-            Vec::new()
-        } else {
-            vec!["--kernel-meta"]
+        [
+            ("--kernel-meta", &self.paths),
+            ("--op-sources", &self.op_sources),
+        ]
+        .into_iter()
+        .filter(|(_, paths)| !paths.is_empty())
+        .map(|(name, _)| name)
+        .collect()
+    }
+
+    /// Checks the operator sources given into `ws` (nothing when none are).
+    pub fn check_ops(&self, ws: &mut Workspace) -> Result<()> {
+        if !self.op_sources.is_empty() {
+            let check = crate::check_op::check_paths(&self.op_sources)?;
+            ws.set_op_check(std::sync::Arc::new(check));
         }
+        Ok(())
     }
 
     /// Reads the paths into `ws`; `say` hears what of a directory could not be used.
@@ -191,7 +209,7 @@ pub fn shared_options(command: &str) -> Vec<&'static str> {
     let with = |extra: &[&'static str]| [PLANNING.as_slice(), extra].concat();
     match command {
         "info" | "static" | "options" => vec!["--max-size"],
-        "report" => with(&["--profiles", "--kernel-meta"]),
+        "report" => with(&["--profiles", "--kernel-meta", "--op-sources"]),
         "export" | "suggest" => with(&["--profiles"]),
         "codegen" | "compile" => with(&["--kernel-meta"]),
         "diff" | "runs" => with(&[]),

@@ -14,8 +14,7 @@ pub fn run(
 ) -> Result<bool> {
     let writes = [OutputForm::Text, OutputForm::Json];
     let json = OutputForm::chosen(output, (false, false, false), "check-op", &writes)?;
-    let sources = crate::check_op::read_sources(paths)?;
-    let check = crate::check_op::check(&sources);
+    let check = crate::check_op::check_paths(paths)?;
     out.text_or_json(json == OutputForm::Json, &check, || check.to_text())?;
     Ok(!check.has_blocker())
 }

@@ -36,9 +36,10 @@ pub struct ReportRequest<'p> {
     /// Markdown for a pull request, with these profiles (none, a pair's directory, or BASE
     /// then NEW).
     pub markdown: Option<&'p [PathBuf]>,
-    /// A compile's kernel_meta (directories or files): its compiled SuperKernels are held
-    /// against the segments predicted for them.
-    pub kernel_meta: &'p [PathBuf],
+    /// A compile's kernel_meta (its compiled SuperKernels are held against the segments
+    /// predicted for them) and the user's operator sources (breaks of their types say what
+    /// adapting takes).
+    pub meta: Option<&'p super::args::MetaArgs>,
 }
 
 /// The report JSON: the report (in full or in short), the whole-model scope's summary, and
@@ -63,11 +64,17 @@ pub fn takes(file: &Path, markdown: bool) -> (&'static str, Vec<&'static str>) {
     match (crate::open::is_pass_output(file), markdown) {
         (true, true) => (
             "report --markdown on an aclgraph model directory",
-            vec!["--profiles"],
+            vec!["--profiles", "--op-sources"],
         ),
         (true, false) => ("report on an aclgraph model directory", Vec::new()),
-        (false, true) => ("report --markdown", [planning, vec!["--profiles"]].concat()),
-        (false, false) => ("report", [planning, vec!["--kernel-meta"]].concat()),
+        (false, true) => (
+            "report --markdown",
+            [planning, vec!["--profiles", "--op-sources"]].concat(),
+        ),
+        (false, false) => (
+            "report",
+            [planning, vec!["--kernel-meta", "--op-sources"]].concat(),
+        ),
     }
 }
 
@@ -91,8 +98,10 @@ pub fn run(
         plan_notes,
     } = request.open(file)?;
     super::tell("note", &plan_notes, say);
-    let meta_problems = crate::open::use_kernel_meta(&mut ws, asked.kernel_meta)?;
-    super::tell("problem", &meta_problems, say);
+    if let Some(meta) = asked.meta {
+        meta.apply(&mut ws, say)?;
+        meta.check_ops(&mut ws)?;
+    }
     // One scope over the whole model: where it split and why comes first.
     let whole = ws.whole_model(None, FIX_PLANS);
     // A system's own account says itself what of its files could not be used; the Markdown

@@ -100,6 +100,8 @@ pub struct LoadRequest {
     pub rules: RuleConfig,
     /// A compile's kernel_meta (directories, op-info JSONs, entry sources) for the code view.
     pub kernel_meta: Vec<PathBuf>,
+    /// The user's operator sources: breaks of their op types say what adapting them takes.
+    pub op_sources: Vec<PathBuf>,
     /// True when the dump is loaded again in the same session (it changed on disk): the
     /// session keeps its journal and carries its unsaved scopes over, so none is claimed and
     /// no saved plan is offered.
@@ -148,12 +150,17 @@ pub fn load(request: LoadRequest, progress: &mut dyn FnMut(Stage)) -> Result<Loa
         options,
         rules,
         kernel_meta,
+        op_sources,
         again,
     } = request;
     let (mut ws, problems) =
         crate::open::open(&input, options, &rules, progress).map_err(|e| e.to_string())?;
     let meta_problems =
         crate::open::use_kernel_meta(&mut ws, &kernel_meta).map_err(|e| e.to_string())?;
+    if !op_sources.is_empty() {
+        let check = crate::check_op::check_paths(&op_sources).map_err(|e| e.to_string())?;
+        ws.set_op_check(Arc::new(check));
+    }
     let mut loaded = if again {
         again_with_plan(ws, &plan)?
     } else {

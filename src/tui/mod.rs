@@ -115,6 +115,8 @@ pub struct Options {
     pub statics: Option<std::path::PathBuf>,
     /// A compile's kernel_meta for the code view.
     pub kernel_meta: Vec<std::path::PathBuf>,
+    /// The user's operator sources, for what adapting a break's op type takes.
+    pub op_sources: Vec<std::path::PathBuf>,
 }
 
 /// The app with every view of [`VIEWS`]: what the event loop, the tests and the benches
@@ -160,6 +162,7 @@ pub fn run(options: Options) -> Result<Ended> {
         options: options.load,
         rules: options.rules,
         kernel_meta: options.kernel_meta,
+        op_sources: options.op_sources,
         again: false,
     };
     loader::start(
