@@ -429,7 +429,9 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
     match opt.kind {
         Kind::Int { min, max } => {
             let Some(n) = value.as_i64() else {
-                return Err(format!("{key} takes an int, not {value}"));
+                return Err(format!(
+                    "{key} must be an int, not {value}: torch_npu raises RuntimeError"
+                ));
             };
             if !(min..=max).contains(&n) {
                 ignored.push(format!(
@@ -449,7 +451,8 @@ fn check_value(opt: &AotOption, value: &Value) -> Result<Vec<String>, String> {
         Kind::Patterns => {
             let Some(items) = value.as_array() else {
                 return Err(format!(
-                    "{key} takes a list of kernel-name patterns, not {value}"
+                    "{key} must be a list (of kernel-name patterns), not {value}: torch_npu \
+                     raises RuntimeError"
                 ));
             };
             for item in items {
@@ -586,6 +589,35 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_type_is_torch_npus_error_and_a_value_out_of_range_the_passs_warning() {
+        // The four whose types torch_npu checks (superkernel_ops_2026.md §1.3).
+        for (key, value, must) in [
+            ("early_start", json!("1"), "must be an int"),
+            ("ubuf_lock_ignore_kernel", json!("Add"), "must be a list"),
+            ("debug_per_op_max_core_num", json!(true), "must be an int"),
+            ("dcci_before_kernel_start", json!(".*"), "must be a list"),
+        ] {
+            let mut options = serde_json::Map::new();
+            options.insert(key.to_string(), value);
+            let c = check(&options);
+            assert!(!c.ok(), "{key}");
+            let d = &c.diagnostics[0];
+            assert_eq!(d.level, Level::Error, "{key}");
+            assert!(
+                d.message.starts_with(&format!("{key} {must}"))
+                    && d.message.ends_with("torch_npu raises RuntimeError"),
+                "{}",
+                d.message
+            );
+        }
+        // In range is the pass's business: it warns and keeps the default.
+        let c = checked(json!({"early_start": 5}));
+        assert!(c.ok());
+        assert_eq!(c.diagnostics[0].level, Level::Warning);
+        assert!(c.diagnostics[0].message.contains("keeps the default 0"));
+    }
+
+    #[test]
     fn keys_split_into_the_two_dicts_and_print_as_python() {
         let c = checked(json!({"early_start": 1, "debug_sync_all": 1,
             "dcci_after_kernel_end": [".*"], "aggressive_opt_strategies": {"task_breaker_bypass": 1}}));
@@ -612,7 +644,7 @@ mod tests {
         );
         assert!(
             text.iter()
-                .any(|m| m == "split_mode takes an int, not \"4\""),
+                .any(|m| m == "split_mode must be an int, not \"4\": torch_npu raises RuntimeError"),
             "{text:?}"
         );
         assert!(
