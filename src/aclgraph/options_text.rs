@@ -26,8 +26,29 @@ pub fn list() -> String {
     for (key, max, effect) in STRATEGIES {
         out.push_str(&format!("    {key} (0..{max}): {effect}\n"));
     }
+    out.push_str("\nthe DCCI shapes real deployments ship (check one with `skope options --aclgraph JSON`):\n");
+    for (options, who) in DCCI_PRESETS {
+        out.push_str(&format!("  {options}\n      {who}\n"));
+    }
     out
 }
+
+/// The cache-flush (DCCI) option shapes real deployments use, with who ships each
+/// (superkernel_ops_2026.md §1.3).
+pub const DCCI_PRESETS: [(&str, &str); 3] = [
+    (
+        r#"{"dcci_after_kernel_end": [".*"]}"#,
+        "vLLM-Ascend's default when SuperKernel is on (its backend test)",
+    ),
+    (
+        r#"{"dcci_disable_on_kernel": [".*"]}"#,
+        "a cann-recipes-style launcher, with cache_compile",
+    ),
+    (
+        r#"{"dcci_before_kernel_start": [".*"], "dcci_after_kernel_end": [".*"], "dcci_disable_on_kernel": [".*"]}"#,
+        "the official AOT sample example02_sk_options (all three lists)",
+    ),
+];
 
 /// `skope options --aclgraph JSON`: the options checked, and the call to paste.
 pub fn check(text: &str) -> Result<(String, bool), String> {
@@ -61,4 +82,19 @@ pub fn check(text: &str) -> Result<(String, bool), String> {
         out.push('\n');
     }
     Ok((out, checked.ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deployed_dcci_shapes_are_listed_and_each_checks_clean() {
+        let listed = list();
+        for (options, _) in DCCI_PRESETS {
+            assert!(listed.contains(options), "{listed}");
+            let (_, ok) = check(options).expect("valid JSON");
+            assert!(ok, "{options}");
+        }
+    }
 }
