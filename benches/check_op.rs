@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("read_and_check_1000_sources", |b| {
         b.iter(|| {
             let read = skope::check_op::read_sources(std::slice::from_ref(&dir)).expect("reads");
-            skope::check_op::check(&read)
+            skope::check_op::check(&read, skope::target::Target::Dav2201)
         })
     });
     group.finish();

@@ -58,6 +58,8 @@ pub struct Info {
     pub composites: BTreeMap<String, usize>,
     /// The notes of reading every graph (what was read around or kept cut).
     pub notes: Vec<String>,
+    /// The hardware the graph is built for, and how skope knows it.
+    pub target: crate::target::TargetChoice,
 }
 
 impl Info {
@@ -96,6 +98,7 @@ impl Info {
             scopes_readable: g.scopes_unreadable().is_none(),
             composites: BTreeMap::new(),
             notes: Vec::new(),
+            target: Default::default(),
         };
         for op in g.ops() {
             *info.op_types.entry(op.op_type.clone()).or_default() += 1;
@@ -161,6 +164,9 @@ impl Info {
                  optional input left out), not a problem",
                 self.unconnected_inputs
             );
+        }
+        if !self.format.starts_with("mindspore") {
+            let _ = writeln!(out, "target    {}", self.target.words());
         }
         let _ = writeln!(
             out,

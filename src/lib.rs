@@ -41,6 +41,7 @@ pub mod report;
 mod scratch;
 pub mod static_kernels;
 pub mod suggest;
+pub mod target;
 pub mod text;
 pub mod tui;
 pub mod whole_model;

@@ -365,7 +365,7 @@ impl Cli {
                 ..
             }) => ("export --format trace/model-explorer", shared("export")),
             Some(Command::Export { .. }) => ("export", planning()),
-            Some(Command::Options { graph: None, .. }) => ("options", Vec::new()),
+            Some(Command::Options { graph: None, .. }) => ("options", vec!["--target"]),
             Some(_) => (name, shared(name)),
         };
         let explorer = ["--config", "--no-mouse", "--static"];
@@ -538,11 +538,12 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
             commands::static_kernels::run(&request, &dir, graph.as_deref(), form == Json, out)?;
             true
         }
-        Command::CheckOp { sources, output } => commands::check_op::run(&sources, output, out)?,
-        Command::Config => {
-            out.raw(&skope::tui::config::default_config_text())?;
-            true
+        Command::CheckOp { sources, output } => {
+            commands::check_op::run(&sources, request.target, output, out)?
         }
+        Command::Config => out
+            .raw(&skope::tui::config::default_config_text())
+            .map(|()| true)?,
     };
     Ok(if passed {
         ExitCode::SUCCESS

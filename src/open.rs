@@ -7,6 +7,7 @@ use crate::fusion::rules::RuleConfig;
 use crate::kernel_meta::KernelMeta;
 use crate::load::{self, LoadError, LoadOptions};
 use crate::planfile::{PlanFile, PlanFileError};
+use crate::target::TargetChoice;
 use crate::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
@@ -67,7 +68,7 @@ pub fn open(
     if let Input::File(path) = input
         && is_pass_output(path)
     {
-        return open_pass_output(path, progress);
+        return open_pass_output(path, rules.target(), progress);
     }
     let dump = match input {
         Input::File(path) => load::load_file_reporting(path, options, &mut |done, total| {
@@ -110,9 +111,16 @@ pub fn is_pass_output(path: &Path) -> bool {
 /// files; the notes say which files are missing and which other models are beside it.
 fn open_pass_output(
     path: &Path,
+    target: &TargetChoice,
     progress: &mut dyn FnMut(Stage),
 ) -> Result<(Workspace, Vec<String>), LoadError> {
-    let (model, others) = crate::aclgraph::open(path)?;
+    let (mut model, others) = crate::aclgraph::open(path)?;
+    let chosen = target.clone();
+    let recorded = model.target.clone();
+    let conflict = !chosen.is_default() && recorded.target != chosen.target;
+    if recorded.is_default() {
+        model.target = chosen;
+    }
     progress(Stage::Planning {
         ops: model.tasks.len(),
     });
@@ -122,6 +130,17 @@ fn open_pass_output(
         .iter()
         .map(|f| format!("{} is missing: no {}", f.name, f.shows))
         .collect();
+    if conflict && !recorded.is_default() {
+        notes.push(format!(
+            "the target is {}, not {} as {}: what the model records is used",
+            recorded.words(),
+            target.target,
+            match &target.known {
+                crate::target::Known::Chosen(how) => how,
+                _ => "chosen",
+            }
+        ));
+    }
     if !others.is_empty() {
         notes.push(format!(
             "{} more model(s) beside {}: open one by its directory",
@@ -173,6 +192,8 @@ pub struct Request {
     pub plan: Option<PathBuf>,
     /// Apply the plan even when none of its ops is in the graph.
     pub force: bool,
+    /// The target the user chose (`--target`).
+    pub target: Option<crate::target::Target>,
 }
 
 /// A dump opened for a command.
@@ -202,7 +223,14 @@ impl Request {
         let cann = (!self.no_cann)
             .then(crate::fusion::cann::CannInstall::from_env)
             .flatten();
-        RuleConfig::new(&self.rules, cann)
+        Ok(RuleConfig::new(&self.rules, cann)?.with_target(self.chosen_target()))
+    }
+
+    /// The target `--target` chose, else the default.
+    pub fn chosen_target(&self) -> TargetChoice {
+        self.target
+            .map(|t| TargetChoice::chosen(t, "--target"))
+            .unwrap_or_default()
     }
 
     /// Opens `file` (see [`open`]) and applies the plan file; a plan none of whose ops is in

@@ -32,6 +32,8 @@ pub struct Report {
     pub compiled: bool,
     /// Rules files in effect, in order.
     pub rules: Vec<String>,
+    /// The hardware the graph is planned for, and how skope knows it.
+    pub target: crate::target::TargetChoice,
     /// `ok`, `build_fails` (GE fails the graph build: no SuperKernel anywhere) or
     /// `no_superkernel` (GE skips the pass for the whole graph).
     pub outcome: &'static str,
@@ -378,6 +380,7 @@ impl Report {
             ops: graph.len(),
             compiled: cx.verdicts().compiled(),
             rules: rules.to_vec(),
+            target: cx.target().clone(),
             outcome: plan.outcome.code(),
             outcome_detail: plan.outcome.detail().map(|d| OutcomeReport {
                 headline: plan.outcome.headline().unwrap_or_default(),
@@ -498,13 +501,14 @@ impl Report {
         scopes: &impl Serialize,
     ) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut r = s.serialize_struct("Report", 12)?;
+        let mut r = s.serialize_struct("Report", 13)?;
         r.serialize_field("file", &self.file)?;
         r.serialize_field("format", &self.format)?;
         r.serialize_field("graph", &self.graph)?;
         r.serialize_field("ops", &self.ops)?;
         r.serialize_field("compiled", &self.compiled)?;
         r.serialize_field("rules", &self.rules)?;
+        r.serialize_field("target", &self.target)?;
         r.serialize_field("outcome", &self.outcome)?;
         r.serialize_field("outcome_detail", &self.outcome_detail)?;
         r.serialize_field("summary", &self.summary)?;
@@ -578,6 +582,9 @@ impl Report {
         }
         if !self.rules.is_empty() {
             let _ = writeln!(out, "rules: {}", sanitize(&self.rules.join(", ")));
+        }
+        if !self.format.starts_with("mindspore") {
+            let _ = writeln!(out, "target: {}", self.target.words());
         }
         write_findings(out, "", &self.findings);
         if !self.lead.is_empty() {

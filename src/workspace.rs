@@ -344,6 +344,11 @@ impl Workspace {
         Arc::clone(&self.cx)
     }
 
+    /// The hardware the graph is built for, and how skope knows it.
+    pub fn target(&self) -> &crate::target::TargetChoice {
+        self.cx.target()
+    }
+
     /// What was read from a compile's kernel_meta (op-infos, entry sources), shared.
     pub fn kernel_meta(&self) -> &Arc<KernelMeta> {
         &self.kernel_meta

@@ -914,3 +914,53 @@ fn the_newer_split_log_framing_reads_and_a_split_marker_keeps_its_trigger_inside
     assert_eq!(again.scopes, scopes);
     assert_eq!(again.snapshots, 1);
 }
+
+#[test]
+fn the_markers_record_the_target_and_on_dav_3510_a_simt_kernel_is_predicted_unfused() {
+    let model_for = |arch: &str| {
+        let tasks = [
+            (
+                "KERNEL",
+                0,
+                &*format!("sk_scope_kernel_begin_dav_{arch}"),
+                1,
+            ),
+            ("KERNEL", 0, "Add_aaaa", 40),
+            ("KERNEL", 0, "Simt_ffff", 40),
+            ("KERNEL", 0, "Mul_bbbb", 40),
+            ("KERNEL", 0, &*format!("sk_scope_kernel_end_dav_{arch}"), 1),
+        ];
+        let dir = write_model(&format!("simt-{arch}"), &tasks, "", "");
+        let graph = dir.join(layout::GRAPH_ORIGIN);
+        let text = std::fs::read_to_string(&graph).unwrap();
+        let simt = text.replace(
+            "\"funcName\":\"Simt_ffff\"",
+            "\"funcName\":\"Simt_ffff\",\"isSimtOp\":1",
+        );
+        assert_ne!(simt, text, "the SIMT flag is written");
+        std::fs::write(&graph, simt).unwrap();
+        open(&dir).unwrap().0
+    };
+    let simt_reason = |model: &skope::aclgraph::AclModel| {
+        let p = skope::aclgraph::predict::predict(model);
+        p.unfusible[2].map(|u| u.key)
+    };
+    // A2/A3: the SIMT check is off, the kernel fuses.
+    let a2 = model_for("2201");
+    assert_eq!(a2.target.target, skope::target::Target::Dav2201);
+    assert!(
+        a2.target
+            .words()
+            .contains("recorded in sk_graph_origin.json"),
+        "{}",
+        a2.target.words()
+    );
+    assert_eq!(simt_reason(&a2), None);
+    // Ascend 950: the runtime forces the SIMT check on (and says what it forces).
+    let a5 = model_for("3510");
+    assert_eq!(a5.target.target, skope::target::Target::Dav3510);
+    assert_eq!(simt_reason(&a5), Some("SIMT_OP_UNSUPPORT"));
+    let text = skope::aclgraph::report::AclReport::new(&a5, &[]).to_text();
+    assert!(text.contains("target: dav-3510 (Ascend 950"), "{text}");
+    assert!(text.contains("forces enable_mix_kernel_split"), "{text}");
+}

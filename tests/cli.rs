@@ -2132,3 +2132,167 @@ fn a_break_of_the_users_own_op_says_what_adapting_it_takes_from_its_sources() {
         "{with}"
     );
 }
+
+/// Each planted file's findings, as (file name, rule, severity, line), from `check-op --output
+/// json` with `extra` arguments.
+fn planted_findings(extra: &[&str]) -> Vec<(String, String, String, u64)> {
+    let dir = common::repo("tests/fixtures/check_op/planted");
+    let dir = dir.to_string_lossy();
+    let out = skope(&[&["check-op", &dir, "--output", "json"], extra].concat());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut found: Vec<(String, String, String, u64)> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let file = f["file"].as_str().unwrap();
+            let name = file.rsplit('/').next().unwrap().to_string();
+            let word = |k: &str| f[k].as_str().unwrap().to_string();
+            (
+                name,
+                word("rule"),
+                word("severity"),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn check_op_finds_exactly_the_planted_problems_each_at_its_line() {
+    let planted = |file: &str, rule: &str, severity: &str, line: u64| {
+        (
+            file.to_string(),
+            rule.to_string(),
+            severity.to_string(),
+            line,
+        )
+    };
+    // One problem per file, and nothing in adapted.cpp.
+    let mut expected = vec![
+        planted("five_subs.cpp", "sk.bind-max-splits", "blocker", 11),
+        planted("inconsistent_cap.cpp", "sk.cap-matches", "warning", 11),
+        planted("launch.cpp", "sk.launch-aclgraph-only", "warning", 15),
+        planted("no_bind.cpp", "sk.bind-present", "blocker", 4),
+        planted("raw_block.cpp", "sk.raw-block-index", "blocker", 8),
+        planted(
+            "two_pipes.cpp",
+            "sk.tpipe-destroy-without-pipe-all",
+            "blocker",
+            9,
+        ),
+        planted("unknown_cap.cpp", "sk.bind-mask-known", "warning", 11),
+    ];
+    expected.sort();
+    assert_eq!(planted_findings(&[]), expected);
+    assert_eq!(planted_findings(&["--target", "dav-2201"]), expected);
+    // Ascend 950: SK_BIND is not supported there, so every binding blocks and an unbound
+    // kernel is a note; the TPipe barrier rule is A2/A3's.
+    let on_950 = planted_findings(&["--target", "dav-3510"]);
+    let binds = on_950
+        .iter()
+        .filter(|f| f.1 == "sk.bind-target" && f.2 == "blocker")
+        .count();
+    assert_eq!(binds, 7, "{on_950:?}");
+    assert!(on_950.contains(&planted("no_bind.cpp", "sk.bind-target", "note", 4)));
+    assert!(
+        !on_950
+            .iter()
+            .any(|f| f.1 == "sk.tpipe-destroy-without-pipe-all" || f.1 == "sk.bind-present")
+    );
+    // Both targets are named in the help, and a wrong one is refused with them.
+    let help = stdout_of(&["check-op", "--help"]);
+    assert!(
+        help.contains("dav-2201") && help.contains("dav-3510"),
+        "{help}"
+    );
+    let out = skope(&["check-op", "x.cpp", "--target", "c220"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown target \"c220\"") && err.contains("dav-3510"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_ge_dump_for_ascend_950_plans_with_ges_rules_and_says_ge_mode_does_not_fuse_there() {
+    // Taken before GE compiles: the rules table decides, blacklist included.
+    let dump = common::example_path("moe_decode.pbtxt");
+    let dump = dump.to_string_lossy();
+    let report = |args: &[&str]| -> serde_json::Value {
+        let out = stdout_of(&[&["report", &dump, "--json"], args].concat());
+        serde_json::from_str(&out).unwrap()
+    };
+    let a2 = report(&[]);
+    assert_eq!(a2["target"]["arch"], "dav-2201");
+    assert_eq!(a2["target"]["evidence"], "assumed");
+    let a5 = report(&["--target", "dav-3510"]);
+    assert_eq!(a5["target"]["arch"], "dav-3510");
+    assert_eq!(a5["target"]["evidence"], "edit");
+    let items = |v: &serde_json::Value| v.as_array().cloned().unwrap_or_default();
+    let field = |v: Vec<serde_json::Value>, key: &str| -> Vec<String> {
+        v.iter()
+            .map(|x| x[key].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let messages = |r: &serde_json::Value| field(items(&r["findings"]), "message");
+    assert!(
+        !messages(&a2)
+            .iter()
+            .any(|m| m.contains("not supported on Ascend 950")),
+        "{:?}",
+        messages(&a2)
+    );
+    assert!(
+        messages(&a5).iter().any(|m| m.contains(
+            "GE mode's SuperKernel path (the op compiler's --enable_super_kernel) and SK_BIND \
+             are not supported on Ascend 950"
+        )),
+        "{:?}",
+        messages(&a5)
+    );
+    // The MoeInitRouting blacklist is A2/A3's: on dav-3510 that op does not break its scope.
+    let breaks_at = |r: &serde_json::Value| {
+        let scopes = items(&r["scopes"]);
+        field(
+            scopes.iter().flat_map(|s| items(&s["breaks"])).collect(),
+            "op",
+        )
+    };
+    assert!(
+        breaks_at(&a2).iter().any(|o| o == "layer0_init_routing"),
+        "{:?}",
+        breaks_at(&a2)
+    );
+    assert!(
+        !breaks_at(&a5).iter().any(|o| o == "layer0_init_routing"),
+        "{:?}",
+        breaks_at(&a5)
+    );
+    // The text says the target first, and info says it too.
+    let text = stdout_of(&["report", &dump, "--target", "dav-3510"]);
+    assert!(
+        text.contains("target: dav-3510 (Ascend 950, SuperKernel experimental), from --target"),
+        "{text}"
+    );
+    let info = stdout_of(&["info", &dump]);
+    assert!(
+        info.contains("target    dav-2201 (Atlas A2/A3), assumed"),
+        "{info}"
+    );
+    // The entry code follows the target: its guards, and no FFTS base address on dav-3510.
+    let code = |args: &[&str]| stdout_of(&[&["codegen", &dump, "--output", "-"], args].concat());
+    let (a2_code, a5_code) = (code(&[]), code(&["--target", "dav-3510"]));
+    assert!(a2_code.contains("set_ffts_base_addr"), "{a2_code}");
+    assert!(!a5_code.contains("set_ffts_base_addr"), "{a5_code}");
+    assert!(a5_code.contains("// skope: Target dav-3510"), "{a5_code}");
+    // The aclgraph options say what the runtime forces on dav-3510.
+    let options = stdout_of(&["options", "--aclgraph", "--target", "dav-3510"]);
+    assert!(
+        options.contains("forces enable_mix_kernel_split"),
+        "{options}"
+    );
+}

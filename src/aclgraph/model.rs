@@ -10,6 +10,7 @@ use super::layout::{self, KnownFile};
 use super::logs::{self, BreakInfo};
 pub use super::scopes::{MAX_SCOPE_NAMES, Membership, OUTSIDE, memberships};
 use crate::file_error::FileError;
+use crate::target::{Target, TargetChoice};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -144,6 +145,8 @@ pub struct AclModel {
     pub per_op_mode: Option<String>,
     /// What the logs hold, counted as the SuperKernel team's own parser counts it.
     pub log_counts: LogCounts,
+    /// The hardware: recorded by the marker kernels' names (`…_dav_3510`), else as chosen.
+    pub target: TargetChoice,
 }
 
 /// What the logs hold, counted as the SuperKernel team's parser counts it (reference §9.3), so
@@ -187,6 +190,12 @@ impl AclModel {
         graph: graph_json::GraphFile,
     ) -> AclModel {
         let (scope_names, memberships) = memberships(&graph.tasks);
+        let target = graph
+            .tasks
+            .iter()
+            .find_map(|t| Target::of_marker(t.func_name.as_deref()?))
+            .map(|t| TargetChoice::recorded(t, format!("{graph_file}'s marker kernels")))
+            .unwrap_or_default();
         AclModel {
             dir: dir.to_path_buf(),
             graph_file,
@@ -207,6 +216,7 @@ impl AclModel {
             scope_source: None,
             per_op_mode: None,
             log_counts: LogCounts::default(),
+            target,
         }
     }
 

@@ -661,7 +661,7 @@ impl Planner for AclPlanner {
 /// the pass did, re-planned by skope's prediction after an edit.
 pub fn workspace(model: &AclModel, others: &[PathBuf], file: &str) -> Workspace {
     let graph = graph(model);
-    let cx = Context::with_verdicts(graph, verdicts(model));
+    let cx = Context::with_verdicts(graph, verdicts(model)).with_target(model.target.clone());
     let mut marks = Marks::from_graph(cx.graph());
     for (i, m) in model.memberships.iter().enumerate() {
         if m.excluded && model.tasks[i].marker.is_none() {

@@ -219,6 +219,21 @@ pub const EXTEND_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// What the runtime forces on `target` beyond the options given: on DAV_3510 the inner options
+/// `enable_mix_kernel_split`, `enable_simt_op_check` and `enable_set_dyn_ubuf_size`, which no
+/// user sets (aclgraph_superkernel.md §2.1, `sk_options_manager` L523-556).
+pub fn forced_on(target: crate::target::Target) -> Option<String> {
+    (target == crate::target::Target::Dav3510).then(|| {
+        format!(
+            "on {target} ({}) the runtime forces enable_mix_kernel_split, enable_simt_op_check \
+             and enable_set_dyn_ubuf_size on (inner options no one sets): MIX kernels are split \
+             into their cube and vector parts, a SIMT kernel is not fused (SIMT_OP_UNSUPPORT), \
+             and each kernel's dynamic UB size is set",
+            target.hardware()
+        )
+    })
+}
+
 /// The graph file's name for `opt_extend`, whose value is a dict of key → list of values.
 pub const GRAPH_EXTEND: &str = "opt_extend_option";
 

@@ -2,9 +2,13 @@
 
 use super::options::{Kind, Level, OPTIONS, STRATEGIES};
 
-/// `skope options --aclgraph`: every option of the aclgraph path.
-pub fn list() -> String {
-    let mut out = String::from("aclgraph options (super_kernel_optimize):\n");
+/// `skope options --aclgraph`: every option of the aclgraph path, and what the runtime forces
+/// on `target`.
+pub fn list(target: &crate::target::TargetChoice) -> String {
+    let mut out = format!(
+        "aclgraph options (super_kernel_optimize), target {}:\n",
+        target.words()
+    );
     for o in OPTIONS {
         let kind = match o.kind {
             Kind::Int { min, max } => format!("int {min}..{max}"),
@@ -25,6 +29,9 @@ pub fn list() -> String {
     out.push_str("  aggressive_opt_strategies keys:\n");
     for (key, max, effect) in STRATEGIES {
         out.push_str(&format!("    {key} (0..{max}): {effect}\n"));
+    }
+    if let Some(forced) = super::options::forced_on(target.target) {
+        out.push_str(&format!("  {forced}\n"));
     }
     out.push_str("\nthe DCCI shapes real deployments ship (check one with `skope options --aclgraph JSON`):\n");
     for (options, who) in DCCI_PRESETS {
@@ -90,11 +97,29 @@ mod tests {
 
     #[test]
     fn the_deployed_dcci_shapes_are_listed_and_each_checks_clean() {
-        let listed = list();
+        let listed = list(&Default::default());
         for (options, _) in DCCI_PRESETS {
             assert!(listed.contains(options), "{listed}");
             let (_, ok) = check(options).expect("valid JSON");
             assert!(ok, "{options}");
         }
+        assert!(!listed.contains("enable_simt_op_check"), "{listed}");
+    }
+
+    #[test]
+    fn on_ascend_950_the_list_says_what_the_runtime_forces() {
+        use crate::target::{Target, TargetChoice};
+        let listed = list(&TargetChoice::chosen(Target::Dav3510, "--target"));
+        assert!(
+            listed.starts_with("aclgraph options (super_kernel_optimize), target dav-3510"),
+            "{listed}"
+        );
+        assert!(
+            listed.contains(
+                "forces enable_mix_kernel_split, enable_simt_op_check and \
+                 enable_set_dyn_ubuf_size on"
+            ),
+            "{listed}"
+        );
     }
 }

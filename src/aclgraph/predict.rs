@@ -74,12 +74,8 @@ fn policy(model: &AclModel) -> Policy {
     Policy {
         value_bypass: strategy("value_breaker_bypass"),
         task_bypass: strategy("task_breaker_bypass") == 1,
-        // Forced on for DAV_3510 (the markers' arch says which).
-        simt_check: model.tasks.iter().any(|t| {
-            t.func_name
-                .as_deref()
-                .is_some_and(|f| f.starts_with("sk_") && f.ends_with("dav_3510"))
-        }),
+        // enable_simt_op_check is forced on for DAV_3510 (aclgraph_superkernel.md §2.1).
+        simt_check: model.target.target == crate::target::Target::Dav3510,
     }
 }
 

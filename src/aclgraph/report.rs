@@ -191,6 +191,8 @@ pub struct AclReport {
     pub per_op_mode: Option<String>,
     /// The logs counted as the SuperKernel team's parser counts them.
     pub log_counts: super::model::LogCounts,
+    /// The hardware, and how skope knows it.
+    pub target: crate::target::TargetChoice,
     /// Files missing, with what they would have shown.
     pub missing: Vec<(String, String)>,
     /// Options the pass ran with.
@@ -362,6 +364,7 @@ impl AclReport {
                 .map(|(raw, unique)| Snapshots { raw, unique }),
             per_op_mode: model.per_op_mode.clone(),
             log_counts: model.log_counts,
+            target: model.target.clone(),
             missing: model
                 .missing
                 .iter()
@@ -372,6 +375,7 @@ impl AclReport {
                 .diagnostics
                 .into_iter()
                 .map(|d| d.message)
+                .chain(super::options::forced_on(model.target.target))
                 .collect(),
             capabilities: capabilities(model),
             tasks: counts,
@@ -425,6 +429,7 @@ impl AclReport {
         if let Some(how) = &self.per_op_mode {
             line(format!("! {PER_OP_MODE} ({how})"));
         }
+        line(format!("target: {}", self.target.words()));
         let [kernels, sync, default, markers, unknown] = self.tasks;
         let unknown = if unknown > 0 {
             format!(", {unknown} known by node id only")

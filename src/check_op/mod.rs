@@ -7,6 +7,7 @@
 
 pub mod tokens;
 
+use crate::target::Target;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -86,6 +87,8 @@ pub struct KernelCheck {
 /// What the check found in a set of sources.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Check {
+    /// The target the sources were checked for.
+    pub target: Target,
     /// Files read.
     pub files: usize,
     /// Every `__global__` kernel found.
@@ -152,9 +155,11 @@ impl Check {
     pub fn to_text(&self) -> String {
         let count = |s: OpSeverity| self.findings.iter().filter(|f| f.severity == s).count();
         let mut out = format!(
-            "{} file(s), {} kernel(s): {} blocker(s), {} warning(s), {} note(s)\n",
+            "{} file(s), {} kernel(s) for {} ({}): {} blocker(s), {} warning(s), {} note(s)\n",
             self.files,
             self.kernels.len(),
+            self.target,
+            self.target.hardware(),
             count(OpSeverity::Blocker),
             count(OpSeverity::Warning),
             count(OpSeverity::Note)
@@ -493,13 +498,15 @@ const EARLY_START_WAIT: u64 = 1;
 const EARLY_START_SET: u64 = 2;
 const KNOWN_CAP: u64 = 1 | 2 | 4 | 8 | 16;
 
-/// Reads and checks the sources at `paths`.
-pub fn check_paths(paths: &[PathBuf]) -> Result<Check, ReadError> {
-    Ok(check(&read_sources(paths)?))
+/// Reads and checks the sources at `paths` for `target`.
+pub fn check_paths(paths: &[PathBuf], target: Target) -> Result<Check, ReadError> {
+    Ok(check(&read_sources(paths)?, target))
 }
 
-/// Checks `sources`.
-pub fn check(sources: &[Source]) -> Check {
+/// Checks `sources` for `target`: on dav-3510 `SK_BIND` is not supported (SK_BIND.md: 950
+/// "不支持") and the TPipe barrier rule is A2/A3's.
+pub fn check(sources: &[Source], target: Target) -> Check {
+    let a2_a3 = target == Target::Dav2201;
     let tokens: Vec<Vec<Token>> = sources.iter().map(|s| tokens::tokenize(&s.text)).collect();
     let named = constants(&tokens);
     let mut kernels: Vec<(usize, Function)> = Vec::new();
@@ -565,7 +572,21 @@ pub fn check(sources: &[Source]) -> Check {
         }
     };
     for (f, k) in &kernels {
-        if !binds.iter().any(|(_, b)| b.kernel == k.name) {
+        if !a2_a3 && !binds.iter().any(|(_, b)| b.kernel == k.name) {
+            add(
+                OpSeverity::Note,
+                "sk.bind-target",
+                Some(&k.name),
+                *f,
+                k.line,
+                format!(
+                    "on {target} SK_BIND is not supported, so no binding can adapt {}: whether \
+                     SuperKernel fuses it there is not documented (experimental on Ascend 950)",
+                    k.name
+                ),
+                SK_BIND_DOC,
+            );
+        } else if !binds.iter().any(|(_, b)| b.kernel == k.name) {
             add(
                 OpSeverity::Blocker,
                 "sk.bind-present",
@@ -588,6 +609,22 @@ pub fn check(sources: &[Source]) -> Check {
             .find(|(_, k)| k.name == b.kernel)
             .map(|(_, k)| k);
         let of = Some(b.kernel.as_str());
+        if !a2_a3 {
+            add(
+                OpSeverity::Blocker,
+                "sk.bind-target",
+                of,
+                *f,
+                b.line,
+                format!(
+                    "SK_BIND is not supported on {target} ({}): SuperKernel cannot use this \
+                     binding there — build for dav-2201 (Atlas A2/A3) to fuse {}",
+                    target.hardware(),
+                    b.kernel
+                ),
+                SK_BIND_DOC,
+            );
+        }
         if kernel.is_none() {
             add(
                 OpSeverity::Warning,
@@ -797,7 +834,7 @@ pub fn check(sources: &[Source]) -> Check {
         let barrier = t
             .windows(3)
             .any(|w| w[0].text == "PipeBarrier" && w[1].text == "<" && w[2].text == "PIPE_ALL");
-        if pipes.len() > 1 && !barrier {
+        if a2_a3 && pipes.len() > 1 && !barrier {
             add(
                 OpSeverity::Blocker,
                 "sk.tpipe-destroy-without-pipe-all",
@@ -851,6 +888,7 @@ pub fn check(sources: &[Source]) -> Check {
         })
         .collect();
     Check {
+        target,
         files: sources.len(),
         kernels,
         findings,
@@ -867,10 +905,15 @@ mod tests {
     use super::*;
 
     fn run(text: &str) -> Check {
-        check(&[Source {
+        run_for(text, Target::Dav2201)
+    }
+
+    fn run_for(text: &str, target: Target) -> Check {
+        let source = Source {
             path: PathBuf::from("op.cpp"),
             text: text.to_string(),
-        }])
+        };
+        check(&[source], target)
     }
 
     fn rules(c: &Check) -> Vec<(&str, OpSeverity, usize)> {
@@ -939,5 +982,34 @@ mod tests {
         assert_eq!(c.kernels[0].cap, Some(17));
         assert_eq!(rules(&c), [("sk.bind-mask-known", OpSeverity::Note, 3)]);
         assert_eq!(c.kernels[0].verdict, "fusible");
+    }
+
+    #[test]
+    fn on_ascend_950_a_binding_cannot_adapt_a_kernel_and_the_pipe_rule_is_a2_a3s() {
+        let text = "__global__ __mix__(0, 1) void add(GM_ADDR x) { TPipe a; TPipe b; }\n\
+             template<uint32_t> __sk__ __vector__ void add_sk(const Args* a, sk::SkSystemArgs* s) {}\n\
+             SK_BIND(add, 0, add_sk<0>);\n\
+             __global__ __aicore__ void plain(GM_ADDR x) {}\n";
+        let a2 = run_for(text, Target::Dav2201);
+        assert_eq!(
+            rules(&a2),
+            [
+                ("sk.tpipe-destroy-without-pipe-all", OpSeverity::Blocker, 1),
+                ("sk.bind-present", OpSeverity::Blocker, 4)
+            ]
+        );
+        let a5 = run_for(text, Target::Dav3510);
+        assert_eq!(
+            rules(&a5),
+            [
+                ("sk.bind-target", OpSeverity::Blocker, 3),
+                ("sk.bind-target", OpSeverity::Note, 4)
+            ]
+        );
+        assert!(
+            a5.to_text().contains("for dav-3510 (Ascend 950"),
+            "{}",
+            a5.to_text()
+        );
     }
 }

@@ -10,6 +10,7 @@ use super::settings::Settings;
 use super::subop::{Arch, Core, SubOp};
 use super::writer::indent;
 use crate::fusion::kernel::KernelType;
+use crate::target::Target;
 use std::fmt::Write as _;
 
 /// Instruction-cache lines preloaded per sub-kernel: the compiler uses the kernel's text size
@@ -18,7 +19,7 @@ pub const PRELOAD_UNITS: u32 = 2;
 
 /// `\n#if 1`, the include and, with split-mode ≤ 1, the run-config global (defined on the
 /// SuperKernel's main core kind).
-pub(crate) fn header(kernel_type: KernelType, split: u64) -> String {
+pub(crate) fn header(kernel_type: KernelType, split: u64, target: Target) -> String {
     let mut out = String::from("\n#if 1\n#include \"kernel_operator.h\"\n");
     if split <= 1 {
         let arch = match kernel_type {
@@ -27,9 +28,10 @@ pub(crate) fn header(kernel_type: KernelType, split: u64) -> String {
         };
         let _ = write!(
             out,
-            "#if (defined({arch}) && __NPU_ARCH__ == 2201)\n    \
+            "#if (defined({arch}) && __NPU_ARCH__ == {})\n    \
              __gm__ struct OpSystemRunCfg g_opSystemRunCfg = {{0}};\n#else\n    \
-             extern __gm__ struct OpSystemRunCfg g_opSystemRunCfg;\n#endif\n\n"
+             extern __gm__ struct OpSystemRunCfg g_opSystemRunCfg;\n#endif\n\n",
+            target.npu_arch()
         );
     }
     out
@@ -81,7 +83,8 @@ pub(crate) fn entry_line(name: &str, func_align: u64) -> String {
     format!("extern \"C\"  __global__ {attribute} __aicore__ void {name}(void) {{\n")
 }
 
-/// Reads the FFTS base address from argument 0.
+/// Reads the FFTS base address from argument 0 (not on dav-3510: reference
+/// ascend_superkernel.md §5.3, "not on c310").
 pub(crate) const FFTS: &str = "    GM_ADDR ffts_addr = param_base[0];\n    if (ffts_addr != nullptr) {\n        set_ffts_base_addr((uint64_t)ffts_addr);\n    }\n\n";
 
 /// What a sub-op's call block holds besides the call: the data-cache flush before or after it
@@ -378,7 +381,7 @@ pub(crate) fn clear_workspace(kernel_type: KernelType, size: u64) -> String {
 
 /// The trailer asc-devkit adds: the kernel-type section(s) the runtime reads (a mixed 1:1 or
 /// 1:2 kernel gets one per core kind, each under its arch guard) and the end of `#if 1`.
-pub(crate) fn trailer(kernel_name: &str, kernel_type: KernelType) -> String {
+pub(crate) fn trailer(kernel_name: &str, kernel_type: KernelType, target: Target) -> String {
     let section = |suffix: &str, k_type: &str, aic: u8, aiv: u8| {
         format!(
             "static const struct FunLevelMixCoreType {kernel_name}_{suffix}_section \
@@ -412,7 +415,8 @@ pub(crate) fn trailer(kernel_name: &str, kernel_type: KernelType) -> String {
             for (arch, suffix) in [("__DAV_CUBE__", "mix_aic"), ("__DAV_VEC__", "mix_aiv")] {
                 let _ = write!(
                     out,
-                    "\n#if TILING_KEY_VAR == 0UL\n#if (defined({arch}) && __NPU_ARCH__ == 2201)\n{}#endif\n#endif\n",
+                    "\n#if TILING_KEY_VAR == 0UL\n#if (defined({arch}) && __NPU_ARCH__ == {})\n{}#endif\n#endif\n",
+                    target.npu_arch(),
                     section(suffix, "K_TYPE_MIX_AIC_MAIN", 1, vectors)
                 );
             }
@@ -523,3 +527,26 @@ __aicore__ inline void InitProfiling(uint32_t task_id, GM_ADDR profiling_ptr)
 }
 
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arch_guards_follow_the_target() {
+        for target in Target::ALL {
+            let guard = format!("__NPU_ARCH__ == {}", target.npu_arch());
+            let head = header(KernelType::MixAic1_1, 1, target);
+            let tail = trailer("k", KernelType::MixAic1_2, target);
+            assert!(
+                head.contains(&format!("(defined(__DAV_CUBE__) && {guard})")),
+                "{head}"
+            );
+            assert_eq!(tail.matches(&guard).count(), 2, "{tail}");
+            for other in Target::ALL.into_iter().filter(|t| *t != target) {
+                let theirs = format!("__NPU_ARCH__ == {}", other.npu_arch());
+                assert!(!head.contains(&theirs) && !tail.contains(&theirs));
+            }
+        }
+    }
+}

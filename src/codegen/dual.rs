@@ -34,7 +34,6 @@ pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>) {
     }
     w.from(Origin::Frame);
     layout.entry_setup(w);
-    w.put(blocks::FFTS);
     if settings.profiling {
         w.put("    RecordProfiling(0, 0, true);\n");
     }
@@ -57,6 +56,7 @@ pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>) {
     w.put(&blocks::trailer(
         &layout.kernel_name,
         layout.kernel.kernel_type,
+        settings.target,
     ));
 }
 

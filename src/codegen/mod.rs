@@ -21,6 +21,7 @@ use crate::fusion::options::SkOptions;
 use crate::fusion::plan::{Context, KernelInfo, Plan, Segment};
 use crate::graph::{Graph, OpId};
 use crate::kernel_meta::KernelMeta;
+use crate::target::Target;
 use settings::Settings;
 use std::ops::Range;
 use subop::SubOp;
@@ -208,6 +209,7 @@ impl Layout<'_> {
         w.put(&blocks::header(
             self.kernel.kernel_type,
             self.settings.split,
+            self.settings.target,
         ));
         if self.settings.profiling {
             w.put(blocks::PROFILING_HELPERS);
@@ -229,6 +231,9 @@ impl Layout<'_> {
             self.settings.func_align,
         ));
         w.put("    GM_ADDR *param_base = (GM_ADDR *)get_para_base();\n");
+        if self.settings.target == Target::Dav2201 {
+            w.put(blocks::FFTS);
+        }
         if let Some(p) = self.workspace_param {
             w.put(&format!(
                 "    GM_ADDR workspace = param_base[{p}];\n    \
@@ -370,7 +375,8 @@ pub fn entries(
 pub fn entry(cx: &Context, meta: &KernelMeta, segment: &Segment) -> EntryCode {
     let graph = cx.graph();
     let options = SkOptions::parse(&segment.options);
-    let settings = Settings::of(&options);
+    let target = cx.target();
+    let settings = Settings::of(&options).for_target(target.target);
     let (sub_ops, next_param, facts) = subop::sub_ops(cx, &segment.ops, meta);
     let options_text = match segment.options.trim() {
         "" => "default options".to_string(),
@@ -386,6 +392,15 @@ pub fn entry(cx: &Context, meta: &KernelMeta, segment: &Segment) -> EntryCode {
          dump, so the segment name stands in for it."
             .to_string(),
     );
+    notes.push(match target.target {
+        Target::Dav2201 => format!("Target {}.", target.words()),
+        Target::Dav3510 => format!(
+            "Target {}: the guards read __NPU_ARCH__ == 3510 and no FFTS base address is set; \
+             GE mode's SuperKernel path is not supported on Ascend 950, so no compiler of GE \
+             mode writes this code there.",
+            target.words()
+        ),
+    });
     let with_info = sub_ops.iter().filter(|s| s.op_info.is_some()).count();
     let kernel = if with_info > 0 {
         // The op-infos' kernel types and block dims are the compiler's own inputs.

@@ -1,6 +1,7 @@
 //! The generator's switches, read from a segment's options string (reference §3.2, §5.6).
 
 use crate::fusion::options::{OptionValue, SkOptions};
+use crate::target::Target;
 
 /// How sub-kernel code is preloaded into the instruction cache (`preload-code`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,10 +41,18 @@ pub struct Settings {
     pub dcci_after: Vec<String>,
     /// `compile-options`: extra compiler flags.
     pub compile_options: Vec<String>,
+    /// The hardware the code is for: its arch guards, and whether the FFTS base address is set
+    /// (not on dav-3510, the compiler's c310).
+    pub target: Target,
 }
 
 impl Settings {
-    /// The switches of `options`; options that failed to parse keep their defaults.
+    /// These settings for `target`.
+    pub fn for_target(self, target: Target) -> Settings {
+        Settings { target, ..self }
+    }
+
+    /// The switches of `options` (for A2/A3); options that failed to parse keep their defaults.
     pub fn of(options: &SkOptions) -> Settings {
         let choice = |key: &str| match options.get(key) {
             Some(OptionValue::Choice(v)) => Some(*v),
@@ -79,6 +88,7 @@ impl Settings {
             dcci_before: list("dcci-before-kernel-start"),
             dcci_after: list("dcci-after-kernel-end"),
             compile_options: list("compile-options"),
+            target: Target::default(),
         }
     }
 

@@ -15,7 +15,6 @@ pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>) {
     w.from(Origin::Frame);
     layout.head(w, subs);
     layout.entry_setup(w);
-    w.put(blocks::FFTS);
     if let Some(size) = layout.workspace_size {
         w.put(&blocks::clear_workspace(kernel_type, size));
     }
@@ -61,7 +60,11 @@ pub(crate) fn generate(w: &mut Writer, subs: &[SubOp], layout: &Layout<'_>) {
         w.put("    RecordProfiling(0, 0, false);\n");
     }
     w.put("}\n");
-    w.put(&blocks::trailer(&layout.kernel_name, kernel_type));
+    w.put(&blocks::trailer(
+        &layout.kernel_name,
+        kernel_type,
+        settings.target,
+    ));
 }
 
 /// What runs between `prev` and `cur`: the inter-op barrier and the events. When `cur`

@@ -45,7 +45,7 @@ impl MetaArgs {
     /// Checks the operator sources given into `ws` (nothing when none are).
     pub fn check_ops(&self, ws: &mut Workspace) -> Result<()> {
         if !self.op_sources.is_empty() {
-            let check = crate::check_op::check_paths(&self.op_sources)?;
+            let check = crate::check_op::check_paths(&self.op_sources, ws.target().target)?;
             ws.set_op_check(std::sync::Arc::new(check));
         }
         Ok(())
@@ -82,6 +82,11 @@ pub struct Planning {
     /// not checked.
     #[arg(long, value_name = "SIZE", value_parser = crate::text::parse_size, global = true)]
     pub max_size: Option<u64>,
+    /// The hardware the graph is built for: dav-2201 (Atlas A2/A3, the default) or dav-3510
+    /// (Ascend 950, where SuperKernel is experimental). What a dump records wins; the
+    /// explorer's config key `target` gives it too.
+    #[arg(long, value_name = "ARCH", value_parser = crate::target::Target::parse, global = true)]
+    pub target: Option<crate::target::Target>,
 }
 
 impl Planning {
@@ -93,6 +98,7 @@ impl Planning {
             ("--rules", !self.rules.is_empty()),
             ("--no-cann", self.no_cann),
             ("--max-size", self.max_size.is_some()),
+            ("--target", self.target.is_some()),
         ]
         .into_iter()
         .filter(|(_, given)| *given)
@@ -112,6 +118,7 @@ impl Planning {
             load: self.load_options(),
             plan: self.plan.clone(),
             force: self.force,
+            target: self.target,
         }
     }
 }
@@ -200,7 +207,14 @@ pub fn sort_key(name: &str) -> Result<SortKey, String> {
 }
 
 /// The planning options, by name.
-const PLANNING: [&str; 5] = ["--plan", "--force", "--rules", "--no-cann", "--max-size"];
+const PLANNING: [&str; 6] = [
+    "--plan",
+    "--force",
+    "--rules",
+    "--no-cann",
+    "--max-size",
+    "--target",
+];
 
 /// The shared options (given before or after a command's name) each command can take at all;
 /// its `--help` lists these alone, and [`super::refuse_unused`] holds each use to what that
@@ -208,7 +222,9 @@ const PLANNING: [&str; 5] = ["--plan", "--force", "--rules", "--no-cann", "--max
 pub fn shared_options(command: &str) -> Vec<&'static str> {
     let with = |extra: &[&'static str]| [PLANNING.as_slice(), extra].concat();
     match command {
-        "info" | "static" | "options" => vec!["--max-size"],
+        "static" => vec!["--max-size"],
+        "info" | "options" => vec!["--max-size", "--target"],
+        "check-op" => vec!["--target"],
         "report" => with(&["--profiles", "--kernel-meta", "--op-sources"]),
         "export" | "suggest" => with(&["--profiles"]),
         "codegen" | "compile" => with(&["--kernel-meta"]),

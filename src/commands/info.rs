@@ -27,12 +27,13 @@ pub fn run(
         let ws = &opened.ws;
         let name = file.to_string_lossy();
         let graph = ws.graph();
-        let info = Info::of_graphs(
+        let mut info = Info::of_graphs(
             graph,
             std::slice::from_ref(graph),
             ws.source().format,
             &name,
         );
+        info.target = ws.target().clone();
         let mut value = serde_json::to_value(&info)?;
         if let (Some(map), Some(own)) = (value.as_object_mut(), ws.own_report()) {
             map.insert("pass".to_string(), serde_json::from_str(own.json.get())?);
@@ -41,7 +42,8 @@ pub fn run(
         return Ok(());
     }
     let dump = crate::load::load_file(file, request.load)?;
-    let info = Info::of(&dump, &file.to_string_lossy());
+    let mut info = Info::of(&dump, &file.to_string_lossy());
+    info.target = request.chosen_target();
     out.text_or_json(json, &info, || info.to_text())?;
     // The process ends here: freeing a graph of a million allocations one by one would only
     // make the user wait (a tenth of the run on a 100 MB dump).

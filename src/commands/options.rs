@@ -41,7 +41,10 @@ pub fn run(
         (System::Aclgraph, Some(text)) => {
             crate::aclgraph::options_text::check(text).map_err(anyhow::Error::msg)?
         }
-        (System::Aclgraph, None) => (crate::aclgraph::options_text::list(), true),
+        (System::Aclgraph, None) => {
+            let target = request.chosen_target();
+            (crate::aclgraph::options_text::list(&target), true)
+        }
         (System::Ge, Some(text)) => crate::report::options_check_text(text),
         (System::Ge, None) => (crate::report::options_schema_text(), true),
     };

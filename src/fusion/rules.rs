@@ -9,6 +9,7 @@ use super::cann::{CannInstall, CannRules};
 pub use super::verdict::Rule;
 use super::verdict::{Reason, Verdict};
 use crate::graph::Graph;
+use crate::target::{Target, TargetChoice};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -83,6 +84,8 @@ struct RuleEntry {
     reason: Option<RuleReason>,
     detail: Option<String>,
     source: Option<String>,
+    /// The one target the entry holds on (`dav-2201`, `dav-3510`); every target without it.
+    target: Option<String>,
 }
 
 /// A reason code in a rules file; an unknown code is an error at its position.
@@ -105,23 +108,38 @@ enum VerdictName {
     Unsupported,
 }
 
-/// All rules in effect, by op type; later files override earlier ones.
+/// All rules in effect on one target, by op type; later files override earlier ones.
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     by_type: HashMap<String, Rule>,
     files: Vec<String>,
+    target: TargetChoice,
 }
 
 impl RuleSet {
-    /// The bundled rules.
+    /// The bundled rules, on A2/A3.
     pub fn bundled() -> RuleSet {
-        RuleSet::bundled_with(None)
+        RuleSet::bundled_with(None, TargetChoice::default())
     }
 
-    /// The bundled rules with an installed CANN's between the general facts and those about
-    /// GE's pass.
-    pub fn bundled_with(cann: Option<(&str, &CannRules)>) -> RuleSet {
-        let mut set = RuleSet::default();
+    /// No rules, for `target`: entries of the files added that hold on another target are left
+    /// out.
+    pub fn for_target(target: TargetChoice) -> RuleSet {
+        RuleSet {
+            target,
+            ..RuleSet::default()
+        }
+    }
+
+    /// The target the rules are for.
+    pub fn target(&self) -> &TargetChoice {
+        &self.target
+    }
+
+    /// The bundled rules for `target`, with an installed CANN's between the general facts and
+    /// those about GE's pass.
+    pub fn bundled_with(cann: Option<(&str, &CannRules)>, target: TargetChoice) -> RuleSet {
+        let mut set = RuleSet::for_target(target);
         let add = |files: &[(&str, &str)], set: &mut RuleSet| {
             for (name, text) in files {
                 // The bundled files are checked by a test; a broken one is a build defect.
@@ -146,26 +164,9 @@ impl RuleSet {
         self.files.push(name.to_string());
     }
 
-    /// Adds every rule of `other` (which overrides this set's for the same op types).
-    pub fn extend(&mut self, other: &RuleSet) {
-        for rule in other.by_type.values() {
-            self.by_type.insert(rule.op_type.clone(), rule.clone());
-        }
-        self.files.extend(other.files.iter().cloned());
-    }
-
     /// Adds the rules of the file at `path`, overriding entries for the same op types.
     pub fn add_file(&mut self, path: &Path) -> Result<(), RulesError> {
-        let text = crate::text::read_utf8(path).map_err(|e| {
-            let (line, column) = e.at().unwrap_or((0, 0));
-            RulesError {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: format!("cannot read the rules file: {e}"),
-            }
-        })?;
-        self.add_text(path, &text)
+        self.add_text(path, &read_rules(path)?)
     }
 
     /// Adds rules from `text` (the content of the file `path`).
@@ -212,6 +213,16 @@ impl RuleSet {
             if entry.op_type.trim().is_empty() {
                 return Err(error(0, 0, format!("rules[{i}]: op_type is empty")));
             }
+            let only_on = match entry.target.as_deref().map(Target::parse) {
+                Some(Err(e)) => {
+                    return Err(error(0, 0, format!("rules[{i}] ({}): {e}", entry.op_type)));
+                }
+                Some(Ok(t)) => Some(t),
+                None => None,
+            };
+            if only_on.is_some_and(|t| t != self.target.target) {
+                continue;
+            }
             let Some(source) = entry.source.or_else(|| file.source.clone()) else {
                 return Err(error(
                     0,
@@ -245,13 +256,28 @@ impl RuleSet {
     }
 }
 
+/// The text of the rules file at `path`.
+fn read_rules(path: &Path) -> Result<String, RulesError> {
+    crate::text::read_utf8(path).map_err(|e| {
+        let (line, column) = e.at().unwrap_or((0, 0));
+        RulesError {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: format!("cannot read the rules file: {e}"),
+        }
+    })
+}
+
 /// Where a graph's rules come from: the bundled files, an installed CANN (read for the graph's
 /// op types) and the user's files (`--rules`), each over the one before — except that the
 /// bundled facts about GE's pass stay above CANN's.
 #[derive(Debug, Clone, Default)]
 pub struct RuleConfig {
-    user: RuleSet,
+    /// The user's rules files, read (and checked) once: path and text.
+    user: Vec<(PathBuf, String)>,
     cann: Option<CannInstall>,
+    target: TargetChoice,
 }
 
 impl RuleConfig {
@@ -261,11 +287,28 @@ impl RuleConfig {
         user_files: &[PathBuf],
         cann: Option<CannInstall>,
     ) -> Result<RuleConfig, RulesError> {
-        let mut user = RuleSet::default();
+        let mut user = Vec::new();
+        let mut checked = RuleSet::default();
         for path in user_files {
-            user.add_file(path)?;
+            let text = read_rules(path)?;
+            checked.add_text(path, &text)?;
+            user.push((path.clone(), text));
         }
-        Ok(RuleConfig { user, cann })
+        Ok(RuleConfig {
+            user,
+            cann,
+            target: TargetChoice::default(),
+        })
+    }
+
+    /// These rules for `target`.
+    pub fn with_target(self, target: TargetChoice) -> RuleConfig {
+        RuleConfig { target, ..self }
+    }
+
+    /// The target the rules are for.
+    pub fn target(&self) -> &TargetChoice {
+        &self.target
     }
 
     /// The CANN install, if one is used.
@@ -283,9 +326,15 @@ impl RuleConfig {
                 install.rules_for(types),
             )
         });
-        let mut set = RuleSet::bundled_with(cann.as_ref().map(|(n, r)| (n.as_str(), r)));
-        set.extend(&self.user);
-        let problems = cann.map(|(_, r)| r.problems).unwrap_or_default();
+        let bundled = cann.as_ref().map(|(n, r)| (n.as_str(), r));
+        let mut set = RuleSet::bundled_with(bundled, self.target.clone());
+        let mut problems = cann.map(|(_, r)| r.problems).unwrap_or_default();
+        for (path, text) in &self.user {
+            // Each was checked when the config was made; a failure now is still said.
+            if let Err(e) = set.add_text(path, text) {
+                problems.push(e.to_string());
+            }
+        }
         (set, problems)
     }
 }

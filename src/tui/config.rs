@@ -1,4 +1,5 @@
-//! The config file: key bindings and theme overrides, in TOML.
+//! The config file: the target and operator sources the explorer uses when the command line
+//! gives none, key bindings and theme overrides, in TOML.
 //!
 //! Looked up at `--config FILE`, else `$XDG_CONFIG_HOME/skope/config.toml`, else
 //! `~/.config/skope/config.toml`; a missing default file means the defaults. `skope config`
@@ -22,6 +23,10 @@ pub struct Config {
     pub keymap: Keymap,
     /// The styles.
     pub theme: Theme,
+    /// The hardware graphs are built for, when `--target` and the dump say nothing.
+    pub target: Option<crate::target::Target>,
+    /// The user's operator sources, when `--op-sources` gives none.
+    pub op_sources: Vec<PathBuf>,
     /// The file the settings came from, if any.
     pub file: Option<PathBuf>,
 }
@@ -36,6 +41,9 @@ const HINT: &str =
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
+    target: Option<Spanned<String>>,
+    #[serde(default)]
+    op_sources: Vec<PathBuf>,
     #[serde(default)]
     keys: BTreeMap<String, Spanned<OneOrMany>>,
     #[serde(default)]
@@ -149,9 +157,17 @@ pub fn parse(text: &str) -> Result<Config, (Option<usize>, String)> {
         };
         result.map_err(|e| (at, e))?;
     }
+    let target = match &raw.target {
+        Some(t) => {
+            Some(crate::target::Target::parse(t.get_ref()).map_err(|e| (Some(t.span().start), e))?)
+        }
+        None => None,
+    };
     Ok(Config {
         keymap,
         theme,
+        target,
+        op_sources: raw.op_sources,
         file: None,
     })
 }
@@ -161,6 +177,13 @@ pub fn default_config_text() -> String {
     let mut out = String::from(
         "# skope config: copy to ~/.config/skope/config.toml (or pass --config FILE) and edit.\n\
          # Every setting is optional; what you leave out keeps its default.\n\n\
+         # The hardware your graphs are built for: \"dav-2201\" (Atlas A2/A3, the default) or\n\
+         # \"dav-3510\" (Ascend 950, SuperKernel experimental). What a dump records wins, and\n\
+         # --target overrides this.\n\
+         # target = \"dav-2201\"\n\
+         # Your own AscendC operators' kernel sources, as --op-sources takes them: a break of a\n\
+         # type they define says what adapting it to SuperKernel takes.\n\
+         # op_sources = [\"/path/to/op_kernel\"]\n\n\
          [keys]\n\
          # action = [\"key\", …]: one character (j, ?, G), or a key name (up, down, left, right,\n\
          # enter, esc, tab, backtab, space, backspace, delete, insert, home, end, pageup,\n\
@@ -283,6 +306,16 @@ mod tests {
     }
 
     #[test]
+    fn the_target_and_operator_sources_are_read_before_the_tables() {
+        let config =
+            parse("target = \"dav-3510\"\nop_sources = [\"/ops/a\", \"b\"]\n[keys]\n").unwrap();
+        assert_eq!(config.target, Some(crate::target::Target::Dav3510));
+        assert_eq!(config.op_sources, [Path::new("/ops/a"), Path::new("b")]);
+        let none = parse("").unwrap();
+        assert_eq!((none.target, none.op_sources.len()), (None, 0));
+    }
+
+    #[test]
     fn overrides_apply_and_keep_the_other_defaults() {
         let config = parse(
             "[keys]\nnext_break = [\"ctrl-n\", \"]\"]\nquit = \"Q\"\n\n[theme]\nbreak = \"magenta\"\nsegment_bands = [\"red\", \"blue\"]\n",
@@ -320,6 +353,11 @@ mod tests {
                 "[theme]\nbrake = \"red\"\n",
                 (2, 9),
                 "unknown theme key \"brake\"",
+            ),
+            (
+                "# mine\ntarget = \"dav-c220\"\n",
+                (2, 10),
+                "unknown target \"dav-c220\": the targets are dav-2201",
             ),
             ("[keys\n", (1, 6), ""),
             ("[colours]\nx = 1\n", (1, 2), "colours"),

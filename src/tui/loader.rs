@@ -158,7 +158,8 @@ pub fn load(request: LoadRequest, progress: &mut dyn FnMut(Stage)) -> Result<Loa
     let meta_problems =
         crate::open::use_kernel_meta(&mut ws, &kernel_meta).map_err(|e| e.to_string())?;
     if !op_sources.is_empty() {
-        let check = crate::check_op::check_paths(&op_sources).map_err(|e| e.to_string())?;
+        let check = crate::check_op::check_paths(&op_sources, ws.target().target)
+            .map_err(|e| e.to_string())?;
         ws.set_op_check(Arc::new(check));
     }
     let mut loaded = if again {

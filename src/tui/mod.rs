@@ -142,6 +142,26 @@ pub enum Ended {
     Stopped(i32),
 }
 
+/// The rules' target and the operator sources, with the config's standing where the command
+/// line gives none.
+fn config_fills(
+    rules: RuleConfig,
+    op_sources: Vec<std::path::PathBuf>,
+    config: &config::Config,
+) -> (RuleConfig, Vec<std::path::PathBuf>) {
+    let rules = match config.target {
+        Some(t) if rules.target().is_default() => {
+            rules.with_target(crate::target::TargetChoice::chosen(t, "the config"))
+        }
+        _ => rules,
+    };
+    let op_sources = match op_sources {
+        given if given.is_empty() => config.op_sources.clone(),
+        given => given,
+    };
+    (rules, op_sources)
+}
+
 /// Runs the explorer until the user quits; how it ended.
 pub fn run(options: Options) -> Result<Ended> {
     let (tx, rx) = mpsc::channel();
@@ -156,13 +176,14 @@ pub fn run(options: Options) -> Result<Ended> {
     let plan_path = options.plan.path.clone();
     let highlighter = msg::highlighter(&tx);
     let events = tx.clone();
+    let (rules, op_sources) = config_fills(options.rules, options.op_sources, &options.config);
     let request = loader::LoadRequest {
         input: options.input,
         plan: options.plan,
         options: options.load,
-        rules: options.rules,
+        rules,
         kernel_meta: options.kernel_meta,
-        op_sources: options.op_sources,
+        op_sources,
         again: false,
     };
     loader::start(
@@ -334,4 +355,28 @@ fn spawn_signals(tx: Sender<Msg>) -> Result<()> {
         }
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{Target, TargetChoice};
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_config_fills_what_the_command_line_leaves_out() {
+        let config = config::parse("target = \"dav-3510\"\nop_sources = [\"/ops\"]\n").unwrap();
+        let (rules, sources) = config_fills(RuleConfig::default(), Vec::new(), &config);
+        assert_eq!(
+            rules.target(),
+            &TargetChoice::chosen(Target::Dav3510, "the config")
+        );
+        assert_eq!(sources, [PathBuf::from("/ops")]);
+        // --target and --op-sources win.
+        let given =
+            RuleConfig::default().with_target(TargetChoice::chosen(Target::Dav2201, "--target"));
+        let (rules, sources) = config_fills(given, vec![PathBuf::from("mine")], &config);
+        assert_eq!(rules.target().target, Target::Dav2201);
+        assert_eq!(sources, [PathBuf::from("mine")]);
+    }
 }

@@ -35,15 +35,23 @@ pub struct OptionsEditor {
     pub input: Option<String>,
     /// The id of this editing session (consecutive changes of one field are one undo step).
     pub session: u64,
+    /// The hardware the graph is built for: the title names it.
+    pub target: crate::target::Target,
 }
 
 impl OptionsEditor {
+    /// This editor for a graph built for `target`.
+    pub fn for_target(self, target: crate::target::Target) -> OptionsEditor {
+        OptionsEditor { target, ..self }
+    }
+
     /// Rows: the raw string and every option.
     pub const ROWS: usize = SCHEMA.len() + 1;
 
     /// An editor for scope `scope` whose options are `text`.
     pub fn new(scope: &str, text: &str, session: u64) -> OptionsEditor {
         OptionsEditor {
+            target: Default::default(),
             scope: scope.to_string(),
             text: text.to_string(),
             row: 0,

@@ -53,7 +53,8 @@ impl Explorer {
                     .map(|s| s.options.clone())
                     .unwrap_or_default();
                 self.editor_sessions += 1;
-                self.options = Some(OptionsEditor::new(&scope, &text, self.editor_sessions));
+                let editor = OptionsEditor::new(&scope, &text, self.editor_sessions);
+                self.options = Some(editor.for_target(self.ws.target().target));
             }
             _ => {}
         }

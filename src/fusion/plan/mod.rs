@@ -14,6 +14,7 @@ use super::options::{
 use super::rules::RuleSet;
 use super::verdict::{Evidence, Reason, Verdict, Verdicts};
 use crate::graph::{Graph, OpId};
+use crate::target::{Target, TargetChoice};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -64,6 +65,8 @@ pub struct Context {
     dynamic: Option<DynamicTensor>,
     superkernel_nodes: usize,
     has_topo_ids: bool,
+    /// The hardware the graph is built for.
+    target: TargetChoice,
 }
 
 const NO_POS: u32 = u32::MAX;
@@ -97,14 +100,25 @@ impl Context {
     pub fn new(graph: impl Into<Arc<Graph>>, rules: &RuleSet) -> Context {
         let shared: Arc<Graph> = graph.into();
         let verdicts = Verdicts::compute(&shared, |t| rules.get(t));
-        Context::with_verdicts(shared, verdicts)
+        Context::with_verdicts(shared, verdicts).with_target(rules.target().clone())
+    }
+
+    /// This context for the graph built for `target`.
+    pub fn with_target(self, target: TargetChoice) -> Context {
+        Context { target, ..self }
+    }
+
+    /// The hardware the graph is built for, and how skope knows it.
+    pub fn target(&self) -> &TargetChoice {
+        &self.target
     }
 
     /// This context with every op assumed fusible taken as unfusible
     /// ([`Verdicts::assumed_unfusible`]); `None` when no op is assumed fusible.
     pub fn assumed_unfusible(&self) -> Option<Context> {
         let verdicts = self.verdicts.assumed_unfusible()?;
-        Some(Context::with_verdicts(Arc::clone(&self.graph), verdicts))
+        let cx = Context::with_verdicts(Arc::clone(&self.graph), verdicts);
+        Some(cx.with_target(self.target.clone()))
     }
 
     /// Prepares `graph` for planning with verdicts known otherwise (read from a pass's own
@@ -154,6 +168,7 @@ impl Context {
                 .count(),
             has_topo_ids: graph.has_topo_ids(),
             verdicts,
+            target: TargetChoice::default(),
         }
     }
 
@@ -770,6 +785,20 @@ fn graph_findings(cx: &Context, marks: &Marks, any_scope: bool) -> Vec<Finding> 
         })
     };
     superkernel_nodes_finding(cx, &mut warn);
+    if cx.target.target == Target::Dav3510 {
+        // superkernel_ops_2026.md §1.1: the op compiler's --enable_super_kernel and SK_BIND are
+        // "不支持" on 950PR/950DT; the aclgraph runtime fuses there (experimental).
+        warn(
+            None,
+            format!(
+                "the target is {}: GE mode's SuperKernel path (the op compiler's \
+                 --enable_super_kernel) and SK_BIND are not supported on Ascend 950, so this \
+                 plan follows GE's rules but the build may make no SuperKernel; on Ascend 950 \
+                 the aclgraph path (npugraph_ex, super_kernel_optimize) fuses, experimentally",
+                cx.target.words()
+            ),
+        );
+    }
     if unreadable.is_some() {
         return out;
     }

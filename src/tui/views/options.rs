@@ -18,7 +18,12 @@ const DESCRIPTION: u16 = 4;
 
 /// Draws the editor in `area`.
 pub fn render(editor: &OptionsEditor, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let title = format!(" Options · scope {} ", sanitize(&editor.scope));
+    let target = editor.target;
+    let title = format!(
+        " Options · scope {} · target {target} ({}) ",
+        sanitize(&editor.scope),
+        target.hardware()
+    );
     let block = pane_block(title, true, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
