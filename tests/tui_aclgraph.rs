@@ -6,6 +6,7 @@
 use crate::ui::*;
 use ratatui::crossterm::event::KeyCode;
 use skope::tui::config::Config;
+use skope::tui::effect::Effect;
 
 const MODEL: &str = "assets/examples/aclgraph";
 
@@ -69,17 +70,41 @@ fn an_edit_re_plans_with_the_prediction_and_undo_brings_the_pass_back() {
 }
 
 #[test]
-fn options_are_refused_with_why_and_an_edited_cut_says_it_came_from_the_edit() {
+fn options_offer_the_deployed_presets_and_an_edited_cut_says_it_came_from_the_edit() {
     let mut app = app_on(MODEL, 160, 45, Config::default());
     let before = app.explorer().unwrap().ws.plan().clone();
     find(&mut app, "RmsNorm_5cce7ee1#4");
-    // `o` opens no editor of another system's options and changes nothing.
+    // `o` opens no editor of another system's options: it says why, and offers the DCCI shapes
+    // real deployments ship, each with its call.
     press(&mut app, KeyCode::Char('o'));
     assert!(app.explorer().unwrap().options.is_none());
     let text = screen(&app);
     assert!(
         text.contains("aclgraph options are given once per graph"),
         "{text}"
+    );
+    assert!(
+        text.contains("copy a deployed DCCI preset's call"),
+        "{text}"
+    );
+    assert!(text.contains("vLLM-Ascend's default"), "{text}");
+    assert!(
+        text.contains("optimize_options={\"dcci_after_kernel_end\": [\".*\"]}"),
+        "{text}"
+    );
+    assert!(app.effects.take().is_empty());
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    let effects = app.effects.take();
+    let [Effect::Copy(sequence)] = effects.as_slice() else {
+        panic!("one copy expected, got {effects:?}")
+    };
+    assert!(sequence.starts_with("\x1b]52;c;"), "{sequence:?}");
+    assert!(
+        screen(&app)
+            .contains("copied the super_kernel_optimize call of a cann-recipes-style launcher"),
+        "{}",
+        screen(&app)
     );
     assert_eq!(app.explorer().unwrap().ws.plan(), &before);
     press(&mut app, KeyCode::Char('u'));

@@ -57,6 +57,13 @@ pub const DCCI_PRESETS: [(&str, &str); 3] = [
     ),
 ];
 
+/// The `super_kernel_optimize` call on `graph` with the options of `preset` (one of
+/// [`DCCI_PRESETS`]), to paste into the model.
+pub fn preset_call(preset: &str, graph: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(preset).ok()?;
+    Some(super::options::check(value.as_object()?).python(graph))
+}
+
 /// `skope options --aclgraph JSON`: the options checked, and the call to paste.
 pub fn check(text: &str) -> Result<(String, bool), String> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {

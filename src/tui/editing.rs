@@ -740,6 +740,7 @@ impl App {
                 self.save();
             }
             Action::SaveTo => self.ask_save_to(false),
+            Action::EditOptions if self.offer_option_presets() => {}
             _ if self.ask_scope_edit(action) => {}
             _ => {
                 let Screen::Explorer(ex) = &mut self.screen else {

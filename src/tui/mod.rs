@@ -28,6 +28,7 @@ pub mod list;
 pub mod loader;
 pub mod minimap;
 pub mod msg;
+mod option_presets;
 pub mod options_editor;
 pub mod profile_view;
 pub mod profiles;

@@ -36,11 +36,8 @@ impl Explorer {
             Action::EditOptions if self.ws.options_model() == OptionsModel::GraphFlags => {
                 return Reply::Open("flags");
             }
-            // Options given once for the graph: said, not edited.
+            // Options given once for the graph are offered as presets by the app.
             Action::EditOptions => {
-                if let OptionsModel::PerGraph(why) = self.ws.options_model() {
-                    return Reply::Problem(why.to_string());
-                }
                 let Some(scope) = scope else {
                     return need_scope();
                 };
