@@ -174,6 +174,21 @@ pub fn use_kernel_meta(ws: &mut Workspace, paths: &[PathBuf]) -> Result<Vec<Stri
             shown.join(", ")
         ));
     }
+    // The compiler's guards record the target it built for (`__NPU_ARCH__ == 3510`).
+    let planned = ws.target();
+    for source in &meta.sources {
+        if let Some(built) = crate::target::Target::of_entry_code(&source.text)
+            && built != planned.target
+        {
+            problems.push(format!(
+                "{}: the compiler built this entry for {built} ({}), but the plan is for {}: \
+                 give --target {built}",
+                source.file.display(),
+                built.hardware(),
+                planned.words()
+            ));
+        }
+    }
     ws.set_kernel_meta(std::sync::Arc::new(meta));
     Ok(problems)
 }

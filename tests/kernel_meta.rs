@@ -525,3 +525,28 @@ fn a_compiled_superkernel_is_held_against_the_predicted_segment() {
         "pows: compiled with block dim 8, the dump says 1"
     );
 }
+
+#[test]
+fn an_entry_built_for_another_target_than_the_plans_is_said() {
+    let dir = crate::common::scratch("kernel-meta-target");
+    let guarded = |arch: u32| {
+        let text = source("te_superkernel_ab12", &["is_inf__kernel0"]);
+        format!("#if (defined(__DAV_CUBE__) && __NPU_ARCH__ == {arch})\n#endif\n{text}")
+    };
+    let path = write(&dir, "te_superkernel_ab12_kernel.cpp", &guarded(3510));
+    let mut ws = workspace(TWO_AIV, "");
+    let problems = skope::open::use_kernel_meta(&mut ws, std::slice::from_ref(&path)).unwrap();
+    let [said] = problems.as_slice() else {
+        panic!("one problem expected: {problems:?}")
+    };
+    assert!(
+        said.contains("the compiler built this entry for dav-3510 (Ascend 950")
+            && said.contains("but the plan is for dav-2201 (Atlas A2/A3), assumed")
+            && said.ends_with("give --target dav-3510"),
+        "{said}"
+    );
+    // Built for the plan's target: nothing to say.
+    let path = write(&dir, "te_superkernel_ab12_kernel.cpp", &guarded(2201));
+    let problems = skope::open::use_kernel_meta(&mut ws, &[path]).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+}
