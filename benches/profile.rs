@@ -14,6 +14,7 @@ mod common;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use skope::own_files::Links;
 use skope::profile::KernelTable;
+use skope::profile::runs::Runs;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -99,6 +100,10 @@ fn bench_read(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(40));
     group.bench_function("kernel_details_500MB", |b| {
         b.iter(|| KernelTable::read(std::slice::from_ref(&file)).expect("reads"))
+    });
+    // What a comparison reads: the totals and every run (step, stream, shapes, start, time).
+    group.bench_function("kernel_details_500MB_every_run", |b| {
+        b.iter(|| Runs::read(std::slice::from_ref(&file), None).expect("reads"))
     });
     group.finish();
 }

@@ -8,9 +8,9 @@
 //! reference/profiling_and_dumps.md §1.2–§1.4, §6.
 
 use super::error::ProfileError;
-use csv::{ByteRecord, Reader, ReaderBuilder};
+use super::records::{RecordError, Records};
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A column the readers know, with every name it goes by.
@@ -282,6 +282,19 @@ pub fn clean(s: &str) -> &str {
     s.trim().trim_matches('"').trim()
 }
 
+/// [`clean`] on a field's bytes, before they are checked as text: ASCII whitespace and quotes
+/// (what the writers pad with) only, a byte at a time — the hot path of every row.
+fn clean_field(b: &[u8]) -> &[u8] {
+    let padding = |c: &u8| c.is_ascii_whitespace() || *c == b'"';
+    if !b.first().is_some_and(padding) && !b.last().is_some_and(padding) {
+        return b;
+    }
+    let b = b.trim_ascii();
+    let start = b.iter().position(|&c| c != b'"').unwrap_or(b.len());
+    let end = b.iter().rposition(|&c| c != b'"').map_or(start, |i| i + 1);
+    b[start..end.max(start)].trim_ascii()
+}
+
 /// True for the writers' "no value" spellings: empty, `N/A`, `NA`, `-`, `NaN`.
 pub fn is_missing(s: &str) -> bool {
     s.is_empty()
@@ -299,68 +312,33 @@ pub const MAX_COLUMNS: usize = 1024;
 /// file, row and column.
 pub struct Table<R: Read> {
     path: PathBuf,
-    reader: Reader<R>,
+    records: Records<R>,
     header: Header,
-    record: ByteRecord,
     row: u64,
-    line: u64,
-    /// Where the file's last line starts when the file ends inside a quoted field opened on
-    /// it: a row cut short while being written or copied (a CSV reader takes the rest of the
-    /// file as the field, so the row would seem whole or merely short of columns).
-    cut_at: Option<u64>,
 }
 
-impl Table<BufReader<File>> {
+impl Table<File> {
     /// Opens `path` and reads its header.
     pub fn open(path: &Path) -> Result<Self, ProfileError> {
-        let io = |error| ProfileError::Io {
+        let file = File::open(path).map_err(|error| ProfileError::Io {
             path: path.to_path_buf(),
             error,
-        };
-        let mut file = File::open(path).map_err(io)?;
-        let cut_at = cut_inside_quotes(&mut file).map_err(io)?;
-        let mut table = Table::from_reader(BufReader::with_capacity(1 << 16, file), path)?;
-        table.cut_at = cut_at;
-        Ok(table)
+        })?;
+        Table::from_reader(file, path)
     }
-}
-
-/// Where the last line of `file` starts when the file ends, without a newline, inside a
-/// quoted field opened on that line; reads the file's last 64 KiB and leaves it at its start.
-fn cut_inside_quotes(file: &mut File) -> std::io::Result<Option<u64>> {
-    use std::io::{Seek, SeekFrom};
-    let len = file.metadata()?.len();
-    let from = len.saturating_sub(1 << 16);
-    let mut tail = Vec::new();
-    file.seek(SeekFrom::Start(from))?;
-    file.take(1 << 16).read_to_end(&mut tail)?;
-    file.seek(SeekFrom::Start(0))?;
-    if tail.last().is_none_or(|&b| b == b'\n') {
-        return Ok(None);
-    }
-    let line_at = tail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let quotes = tail[line_at..].iter().filter(|&&b| b == b'"').count();
-    Ok((quotes % 2 == 1).then_some(from + line_at as u64))
 }
 
 impl<R: Read> Table<R> {
     /// Reads the header from `reader`; `path` names it in errors.
     pub fn from_reader(reader: R, path: &Path) -> Result<Self, ProfileError> {
-        let reader = ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(reader);
-        let mut record = ByteRecord::new();
         let mut table = Table {
             path: path.to_path_buf(),
-            reader,
+            records: Records::new(reader),
             header: Header::new(Vec::new(), 1),
-            record: ByteRecord::new(),
             row: 0,
-            line: 1,
-            cut_at: None,
         };
-        let has_header = table.read_raw(&mut record)?;
+        let has_header = table.read_raw()?;
+        let record = &table.records;
         if !has_header || record.iter().all(|f| clean_bytes(f).is_empty()) {
             return Err(ProfileError::Empty {
                 path: path.to_path_buf(),
@@ -394,35 +372,37 @@ impl<R: Read> Table<R> {
                 }
             }
         }
-        table.header = Header::new(names, table.line);
+        table.header = Header::new(names, table.records.line());
         Ok(table)
     }
 
-    fn read_raw(&mut self, into: &mut ByteRecord) -> Result<bool, ProfileError> {
-        match self.reader.read_byte_record(into) {
-            Ok(more) => {
-                if let Some(pos) = into.position() {
-                    self.line = pos.line();
-                }
-                Ok(more)
-            }
-            Err(e) => {
-                let line = e.position().map_or(self.line, |p| p.line());
-                Err(match e.into_kind() {
-                    csv::ErrorKind::Io(error) => ProfileError::Io {
-                        path: self.path.clone(),
-                        error,
-                    },
-                    other => ProfileError::BadRow {
-                        path: self.path.clone(),
-                        row: self.row + 1,
-                        line,
-                        column: None,
-                        message: format!("not a CSV row: {other:?}"),
-                    },
-                })
-            }
-        }
+    fn read_raw(&mut self) -> Result<bool, ProfileError> {
+        self.records.read().map_err(|e| match e {
+            RecordError::Io(error) => ProfileError::Io {
+                path: self.path.clone(),
+                error,
+            },
+            RecordError::EndsInsideQuotes => ProfileError::BadRow {
+                path: self.path.clone(),
+                row: self.row + 1,
+                line: self.records.line(),
+                column: None,
+                message: "the file ends inside a quoted field: it was cut while being written \
+                          or copied (did the profiler finish?); copy it again, or profile again"
+                    .into(),
+            },
+            RecordError::Unclosed => ProfileError::BadRow {
+                path: self.path.clone(),
+                row: self.row + 1,
+                line: self.records.line(),
+                column: None,
+                message: format!(
+                    "a quoted field runs on past {} MiB: its quote is never closed — is this \
+                     a profiler's CSV file?",
+                    super::records::MAX_RECORD >> 20
+                ),
+            },
+        })
     }
 
     /// The file's header.
@@ -437,39 +417,18 @@ impl<R: Read> Table<R> {
 
     /// Moves to the next row with any content; false at the end of the file.
     pub fn next_row(&mut self) -> Result<bool, ProfileError> {
-        let mut record = std::mem::take(&mut self.record);
         loop {
-            let more = self.read_raw(&mut record);
-            match more {
-                Ok(true) => {
-                    self.row += 1;
-                    if record.len() == 1 && clean_bytes(&record[0]).is_empty() {
-                        continue;
-                    }
-                    let start = record.position().map(csv::Position::byte);
-                    self.record = record;
-                    if self.cut_at.is_some() && start == self.cut_at {
-                        return Err(ProfileError::BadRow {
-                            path: self.path.clone(),
-                            row: self.row,
-                            line: self.line,
-                            column: None,
-                            message: "the file ends inside a quoted field: it was cut while \
-                                      being written or copied (did the profiler finish?); copy \
-                                      it again, or profile again"
-                                .into(),
-                        });
-                    }
-                    return Ok(true);
-                }
-                Ok(false) => {
-                    self.record = record;
-                    return Ok(false);
-                }
-                Err(e) => {
-                    self.record = record;
-                    return Err(e);
-                }
+            if !self.read_raw()? {
+                return Ok(false);
+            }
+            self.row += 1;
+            let blank = self.records.len() == 1
+                && self
+                    .records
+                    .get(0)
+                    .is_none_or(|f| clean_bytes(f).is_empty());
+            if !blank {
+                return Ok(true);
             }
         }
     }
@@ -481,7 +440,7 @@ impl<R: Read> Table<R> {
 
     /// The line of the file the current row starts on.
     pub fn line(&self) -> u64 {
-        self.line
+        self.records.line()
     }
 
     fn column_name(&self, i: usize) -> String {
@@ -494,15 +453,24 @@ impl<R: Read> Table<R> {
 
     /// The cleaned text of field `i` of the current row (`""` when the row is short).
     pub fn text(&self, i: usize) -> Result<&str, ProfileError> {
-        let Some(bytes) = self.record.get(i) else {
+        let Some(bytes) = self.records.get(i) else {
             return Ok("");
         };
-        match std::str::from_utf8(bytes) {
+        let field = clean_field(bytes);
+        match std::str::from_utf8(field) {
+            // Unicode padding (a no-break space) is rare: only a field that starts or ends
+            // outside ASCII can hold it.
+            Ok(s)
+                if field.first().is_some_and(u8::is_ascii)
+                    && field.last().is_some_and(u8::is_ascii) =>
+            {
+                Ok(s)
+            }
             Ok(s) => Ok(clean(s)),
             Err(_) => Err(ProfileError::BadRow {
                 path: self.path.clone(),
                 row: self.row,
-                line: self.line,
+                line: self.line(),
                 column: Some((self.column_name(i), i + 1)),
                 message: "the field is not text (not UTF-8)".into(),
             }),
@@ -516,8 +484,8 @@ impl<R: Read> Table<R> {
         if is_missing(s) {
             return Ok(None);
         }
-        match s.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(Some(v * scale)),
+        match plain_decimal(s).map_or_else(|| s.parse::<f64>().ok(), Some) {
+            Some(v) if v.is_finite() => Ok(Some(v * scale)),
             _ => Err(self.bad(i, s, "a number")),
         }
     }
@@ -559,7 +527,7 @@ impl<R: Read> Table<R> {
         ProfileError::BadValue {
             path: self.path.clone(),
             row: self.row,
-            line: self.line,
+            line: self.line(),
             column: self.column_name(i),
             column_index: i + 1,
             value: value.chars().take(40).collect(),
@@ -573,39 +541,85 @@ impl<R: Read> Table<R> {
 /// with an exponent (`1.5e3`) is read through `f64`. `None` for anything but a number, and
 /// for one out of range.
 pub fn decimal_nanos(text: &str, unit_ns: i64) -> Option<i64> {
-    if text.contains(['e', 'E']) {
-        let v: f64 = text.parse().ok()?;
-        let ns = (v * unit_ns as f64).round();
-        return (ns.is_finite() && ns.abs() < 9.2e18).then_some(ns as i64);
-    }
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        all => (false, all),
     };
-    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (whole.is_empty() && fraction.is_empty()) || !all_digits(whole) || !all_digits(fraction) {
+    // One pass: the whole part, then the fraction digit by digit in units that shrink by ten
+    // each digit; what is left below a nanosecond rounds.
+    let (mut whole, mut ns, mut place) = (0i64, 0i64, unit_ns);
+    let (mut seen_digit, mut in_fraction, mut rounded) = (false, false, false);
+    for &b in digits {
+        match b {
+            b'0'..=b'9' if !in_fraction => {
+                whole = whole.checked_mul(10)?.checked_add(i64::from(b - b'0'))?;
+            }
+            b'0'..=b'9' if rounded => {}
+            b'0'..=b'9' if place < 10 => {
+                ns = ns.checked_add(i64::from(b >= b'5'))?;
+                rounded = true;
+            }
+            b'0'..=b'9' => {
+                place /= 10;
+                ns = ns.checked_add(i64::from(b - b'0') * place)?;
+            }
+            b'.' if !in_fraction => {
+                in_fraction = true;
+                continue;
+            }
+            b'e' | b'E' => return exponent_nanos(text, unit_ns),
+            _ => return None,
+        }
+        seen_digit = true;
+    }
+    if !seen_digit {
         return None;
     }
-    let mut ns: i64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse::<i64>().ok()?.checked_mul(unit_ns)?
-    };
-    // The fraction, digit by digit, in units that shrink by ten each digit; what is left
-    // below a nanosecond rounds.
-    let mut place = unit_ns;
-    let mut rest = fraction.bytes();
-    for b in rest.by_ref() {
-        if place < 10 {
-            let half = i64::from(b - b'0') >= 5;
-            ns = ns.checked_add(i64::from(half))?;
-            break;
-        }
-        place /= 10;
-        ns = ns.checked_add(i64::from(b - b'0') * place)?;
-    }
+    let ns = whole.checked_mul(unit_ns)?.checked_add(ns)?;
     Some(if negative { -ns } else { ns })
+}
+
+/// A decimal of at most 15 digits (`1.000`, `-42.5`) as `f64`, exactly as `str::parse` gives
+/// it: the digits and the power of ten are both exact in an `f64`, so one division rounds
+/// correctly (Clinger's fast path). `None` for any other text, which `parse` then reads.
+fn plain_decimal(text: &str) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        rest => (false, rest),
+    };
+    let (mut mantissa, mut count, mut fraction) = (0u64, 0usize, None::<usize>);
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                count += 1;
+                if count > 15 {
+                    return None;
+                }
+                if let Some(f) = fraction.as_mut() {
+                    *f += 1;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    let v = mantissa as f64 / POW10[fraction.unwrap_or(0)];
+    Some(if negative { -v } else { v })
+}
+
+/// [`decimal_nanos`] of a number with an exponent (`1.5e3`), through `f64`.
+fn exponent_nanos(text: &str, unit_ns: i64) -> Option<i64> {
+    let v: f64 = text.parse().ok()?;
+    let ns = (v * unit_ns as f64).round();
+    (ns.is_finite() && ns.abs() < 9.2e18).then_some(ns as i64)
 }
 
 fn clean_bytes(b: &[u8]) -> &[u8] {
@@ -642,6 +656,41 @@ mod tests {
         assert_eq!(decimal_nanos("1.5e3", 1000), Some(1_500_000));
         for bad in ["", ".", "1.2.3", "abc", "1,5", "99999999999999999999"] {
             assert_eq!(decimal_nanos(bad, 1000), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn plain_decimals_read_as_parse_reads_them() {
+        for text in [
+            "0",
+            "1.000",
+            "-42.5",
+            "0.1",
+            "3.0245",
+            "123456789012345",
+            "0.00000000000001",
+            "99999.9999999999",
+            "-0.0",
+            "7.",
+        ] {
+            let parsed: f64 = text.parse().unwrap();
+            assert_eq!(
+                plain_decimal(text).map(f64::to_bits),
+                Some(parsed.to_bits()),
+                "{text}"
+            );
+        }
+        for other in [
+            "",
+            ".",
+            "1e3",
+            "1234567890123456",
+            "+1",
+            "1.2.3",
+            "nan",
+            "1,5",
+        ] {
+            assert_eq!(plain_decimal(other), None, "{other}");
         }
     }
 }

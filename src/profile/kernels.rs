@@ -11,7 +11,6 @@
 use super::columns::{Col, Table};
 use super::error::ProfileError;
 use super::op_statistic::{OpStatistic, TypeStat, min_opt};
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Memory a distinct kernel name costs while a profile is compared, at most: its entry in the
@@ -29,7 +28,7 @@ pub const MAX_DURATION_NS: i64 = 1_000_000_000_000_000;
 
 pub use super::row::{MAX_NAME, kept_name};
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use super::row::KernelRow;
@@ -59,7 +58,7 @@ struct Cols {
 
 /// Where the rows of the current file come from.
 enum Source {
-    Csv(Box<(Table<BufReader<File>>, Cols)>),
+    Csv(Box<(Table<File>, Cols)>),
     Database(Box<super::database::DbKernels>),
     Trace(Box<super::trace_view::TraceKernels>),
 }
@@ -296,9 +295,10 @@ pub struct KernelStat {
 /// The kernels of one profile, added up by name and by type; built from a stream of rows.
 #[derive(Debug, Clone, Default)]
 pub struct KernelTable {
-    by_name: HashMap<String, KernelStat>,
+    /// Hashed with foldhash: looked up for every row.
+    by_name: foldhash::HashMap<String, KernelStat>,
     /// Every op and core type seen, each kept once.
-    types: HashSet<Arc<str>>,
+    types: foldhash::HashSet<Arc<str>>,
     /// Rows read.
     pub rows: u64,
     /// Rows without a duration (`N/A`), not counted in any time.

@@ -23,6 +23,7 @@ pub mod payoff;
 pub mod per_op;
 pub mod planned;
 pub mod ranks;
+pub mod records;
 pub mod regression;
 pub mod repeats;
 pub mod row;

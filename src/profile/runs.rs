@@ -55,7 +55,8 @@ pub struct NameInfo {
 /// Strings kept once, each with its index.
 #[derive(Debug, Clone, Default)]
 struct Labels {
-    ids: HashMap<Arc<str>, u32>,
+    /// Hashed with foldhash: looked up for every row's name, step, stream, device and shapes.
+    ids: foldhash::HashMap<Arc<str>, u32>,
     texts: Vec<Arc<str>>,
 }
 
