@@ -284,7 +284,11 @@ fn hand_over(
     planned: &skope::profile::PlannedFusion,
 ) {
     let compared = skope::tui::profiles::Compared::new(&pair, planned);
-    app.profiles_loading = Some(request.clone());
+    app.profiles_loading = Some(skope::tui::profiles::ProfilesLoading {
+        request: request.clone(),
+        progress: Default::default(),
+        told: (0, 0),
+    });
     let version = app.explorer().unwrap().ws.version();
     app.profiles_loaded(
         request,

@@ -102,6 +102,7 @@ fn every_thread_start_is_in_the_list_of_them() {
         "thread::spawn",
         "thread::scope",
         "thread::Builder",
+        "ThreadPoolBuilder",
         "Threads::",
         "threads()",
         ".work(\"skope-",

@@ -306,13 +306,16 @@ fn every_rank_is_compared_and_the_straggler_is_named() {
     let (root, plan) = write_ranks(&ranks, &dir);
     let found = ranks_of(&root, None).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(found.as_deref(), Some(&[0, 1, 2, 3][..]));
+    let progress = skope::profile::ranks::RankProgress::default();
     let r = compare_ranks(
         (&root, None),
         &[0, 1, 2, 3],
         Some(&plan),
         Default::default(),
+        &progress,
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(progress.get(), (4, 4), "every rank counted once");
     assert_eq!(
         r.ranks.iter().map(|k| k.rank).collect::<Vec<_>>(),
         [0, 1, 2, 3]
@@ -337,6 +340,12 @@ fn every_rank_is_compared_and_the_straggler_is_named() {
         "{text}"
     );
     assert!(text.contains("  moe: regressed on rank 2"), "{text}");
+    // How far it has come is told beside the output, never in it.
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !text.contains("ranks compared\n") && told.lines().all(|l| l.ends_with("ranks compared")),
+        "{told}"
+    );
     let one = crate::common::skope(&["diff", &root, "--rank", "1", "--deny", "regressed"]);
     assert_eq!(
         one.status.code(),

@@ -140,9 +140,8 @@ fn every_rank(
         );
     }
     let planned = planned(request, graph, say)?;
-    let result =
-        crate::profile::ranks::compare_ranks((base, new), ranks, planned.as_ref(), asked.rule)
-            .map_err(|e| anyhow::Error::new(e).context("cannot compare the ranks"))?;
+    let result = compare_ranks_saying((base, new), ranks, planned.as_ref(), asked.rule, say)
+        .map_err(|e| anyhow::Error::new(e).context("cannot compare the ranks"))?;
     match asked.output {
         OutputForm::Json => out.json(&result)?,
         _ => out.text(&crate::profile::output::ranks_to_text(&result))?,
@@ -162,4 +161,39 @@ fn every_rank(
         );
     }
     Ok(!(asked.deny_regressed && result.any_regressed()))
+}
+
+/// Compares every rank (see [`crate::profile::ranks::compare_ranks`]) on a thread of its own,
+/// telling `say` how far it has come every tenth of the ranks (with four or more).
+fn compare_ranks_saying(
+    pair: (&Path, Option<&Path>),
+    ranks: &[u32],
+    planned: Option<&PlannedFusion>,
+    rule: PayoffRule,
+    say: &mut dyn FnMut(&str),
+) -> Result<crate::profile::ranks::RanksDiff, ProfileError> {
+    use crate::profile::ranks::{RankProgress, compare_ranks};
+    let progress = RankProgress::default();
+    let tenth = |(done, total): (usize, usize)| (done * 10).checked_div(total).unwrap_or(0);
+    std::thread::scope(|threads| {
+        let work = threads.spawn(|| compare_ranks(pair, ranks, planned, rule, &progress));
+        let mut told = 0;
+        while !work.is_finished() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let now = progress.get();
+            if ranks.len() >= 4 && tenth(now) > told {
+                told = tenth(now);
+                say(&format!("{} of {} ranks compared", now.0, now.1));
+            }
+        }
+        work.join().unwrap_or_else(|payload| {
+            Err(ProfileError::Pairing {
+                path: pair.0.to_path_buf(),
+                message: format!(
+                    "comparing the ranks stopped: {} (a bug in skope; please report it)",
+                    crate::worker::panic_message(payload.as_ref())
+                ),
+            })
+        })
+    })
 }

@@ -215,15 +215,29 @@ pub fn locate_pair(
     Ok((b.pick(rank, &nb)?, n.pick(rank, &nn)?, several))
 }
 
-/// Finds and reads both profiles (see [`locate_pair`]).
+/// Finds and reads both profiles (see [`locate_pair`]) within the memory free now.
 pub fn load_pair(base: &Path, new: Option<&Path>, rank: Option<u32>) -> Result<Pair, ProfileError> {
+    load_pair_within(base, new, rank, crate::memory::available())
+}
+
+/// [`load_pair`] within `free` bytes (`None`: no limit).
+pub fn load_pair_within(
+    base: &Path,
+    new: Option<&Path>,
+    rank: Option<u32>,
+    free: Option<u64>,
+) -> Result<Pair, ProfileError> {
     let (b, n, several) = locate_pair(base, new, rank)?;
     let device = if several { None } else { rank };
     // In turn, as one would read them: the second within what the first left.
+    let left = || match (free, crate::memory::available()) {
+        (Some(f), Some(a)) => Some(f.min(a)),
+        (f, a) => f.or(a),
+    };
     let in_turn = |b: ProfileFiles, n: ProfileFiles| -> Result<Pair, ProfileError> {
         Ok(Pair {
-            base: Profile::load(b, device)?,
-            new: Profile::load(n, device)?,
+            base: Profile::load_within(b, device, left())?,
+            new: Profile::load_within(n, device, left())?,
         })
     };
     // Else both sides at once, each within half the memory free — but in turn under an
@@ -232,7 +246,7 @@ pub fn load_pair(base: &Path, new: Option<&Path>, rank: Option<u32>) -> Result<P
     if crate::memory::address_space_limited() {
         return in_turn(b, n);
     }
-    let half = crate::memory::available().map(|f| f / 2);
+    let half = free.map(|f| f / 2);
     let (from_base, from_new) = (b.clone(), n.clone());
     let both = std::thread::scope(|threads| {
         let base = threads.spawn(move || Profile::load_within(from_base, device, half));

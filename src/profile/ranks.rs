@@ -1,6 +1,7 @@
 //! Every rank of a multi-rank profile pair compared in one pass: each rank's pair is read,
-//! compared and reduced to its totals and payoffs before the next is read (two ranks at a time,
-//! one per core), so memory stays that of two ranks whatever their number. Across ranks each
+//! compared and reduced to its totals and payoffs before the next is read, a rank per core on a
+//! work-stealing pool (`rayon`) — no more at once than the memory free holds — so memory stays
+//! that of the ranks in flight whatever their number. Across ranks each
 //! SuperKernel gets the median of its change over the ranks and the slowest rank named — where
 //! an expert-parallel job's straggler shows.
 
@@ -9,11 +10,11 @@ use super::error::ProfileError;
 use super::payoff::{PayoffClass, PayoffRule};
 use super::planned::PlannedFusion;
 use super::spread::Spread;
-use super::{load_pair, locate_pair};
+use super::{load_pair_within, locate_pair};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One SuperKernel on one rank.
@@ -113,47 +114,103 @@ pub fn ranks_of(base: &Path, new: Option<&Path>) -> Result<Option<Vec<u32>>, Pro
     }
 }
 
-/// Compares rank by rank the pair at `base` (and `new`) holding `ranks`, against `plan`, two
-/// ranks at a time.
+/// How far a comparison of ranks has come, for whoever shows it while it runs.
+#[derive(Debug, Default)]
+pub struct RankProgress {
+    done: AtomicUsize,
+    total: AtomicUsize,
+}
+
+impl RankProgress {
+    /// Ranks compared, of how many (0 of 0 before it starts).
+    pub fn get(&self) -> (usize, usize) {
+        (
+            self.done.load(Ordering::Relaxed),
+            self.total.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Memory one rank in flight is given at the least: below it, fewer ranks run at once.
+const RANK_MEMORY: u64 = 512 << 20;
+
+/// Ranks compared at once: one per core, no more than `free` bytes hold at [`RANK_MEMORY`]
+/// each, at least one.
+fn ranks_at_once(ranks: usize, free: Option<u64>) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let fit = free.map_or(usize::MAX, |f| {
+        usize::try_from(f / RANK_MEMORY).unwrap_or(usize::MAX)
+    });
+    cores.min(fit).min(ranks).max(1)
+}
+
+/// Compares rank by rank the pair at `base` (and `new`) holding `ranks`, against `plan`: as
+/// many ranks at once as there are cores and memory for, each within its share of the memory
+/// free; a rank that needs more than its share is read again alone at the end. `progress`
+/// counts the ranks done.
 pub fn compare_ranks(
     (base, new): (&Path, Option<&Path>),
     ranks: &[u32],
     plan: Option<&PlannedFusion>,
     rule: PayoffRule,
+    progress: &RankProgress,
 ) -> Result<RanksDiff, ProfileError> {
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Result<RankSummary, ProfileError>>> = Mutex::new(Vec::new());
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&rank) = ranks.get(i) else { break };
-            let summary = load_pair(base, new, Some(rank)).map(|pair| {
+    progress.total.store(ranks.len(), Ordering::Relaxed);
+    progress.done.store(0, Ordering::Relaxed);
+    let free = crate::memory::available();
+    let at_once = ranks_at_once(ranks.len(), free);
+    let share = free.map(|f| f / at_once as u64);
+    let compare = |rank: u32, memory: Option<u64>| {
+        // A panic is this rank's error, never dropped nor the pool's end.
+        let run = std::panic::AssertUnwindSafe(|| {
+            load_pair_within(base, new, Some(rank), memory).map(|pair| {
                 let d = diff_with(&pair, plan, rule);
                 summarize(rank, &d)
-            });
-            if let Ok(mut done) = done.lock() {
-                done.push(summary);
-            }
-        }
-    };
-    // A panic on the second thread is an error, never dropped (the first's reaches the caller).
-    let second = std::thread::scope(|threads| {
-        let second = threads.spawn(work);
-        work();
-        second.join()
-    });
-    if let Err(payload) = second {
-        return Err(ProfileError::Pairing {
-            path: base.to_path_buf(),
-            message: format!(
-                "comparing the ranks stopped: {} (a bug in skope; please report it)",
-                crate::worker::panic_message(payload.as_ref())
-            ),
+            })
         });
-    }
+        std::panic::catch_unwind(run).unwrap_or_else(|payload| {
+            Err(ProfileError::Pairing {
+                path: base.to_path_buf(),
+                message: format!(
+                    "comparing rank {rank} stopped: {} (a bug in skope; please report it)",
+                    crate::worker::panic_message(payload.as_ref())
+                ),
+            })
+        })
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(at_once)
+        .thread_name(|i| format!("skope-rank-{i}"))
+        .build()
+        .map_err(|e| ProfileError::Pairing {
+            path: base.to_path_buf(),
+            message: format!("no thread to compare the ranks on: {e}"),
+        })?;
+    let results: Vec<(u32, Result<RankSummary, ProfileError>)> = pool.install(|| {
+        ranks
+            .par_iter()
+            .map(|&rank| {
+                let result = compare(rank, share);
+                // Counted once a rank is through (a rank read again alone counts then).
+                if !matches!(result, Err(ProfileError::TooManyKernels { .. })) {
+                    progress.done.fetch_add(1, Ordering::Relaxed);
+                }
+                (rank, result)
+            })
+            .collect()
+    });
+    drop(pool);
     let mut summaries = Vec::with_capacity(ranks.len());
-    for s in done.into_inner().unwrap_or_default() {
-        summaries.push(s?);
+    for (rank, result) in results {
+        let summary = match result {
+            Err(ProfileError::TooManyKernels { .. }) if at_once > 1 => {
+                let again = compare(rank, crate::memory::available());
+                progress.done.fetch_add(1, Ordering::Relaxed);
+                again
+            }
+            other => other,
+        };
+        summaries.push(summary?);
     }
     summaries.sort_by_key(|s| s.rank);
     Ok(across(summaries, rule))
@@ -249,5 +306,21 @@ fn across(ranks: Vec<RankSummary>, rule: PayoffRule) -> RanksDiff {
         ranks,
         superkernels,
         slowest_rank,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_run_one_per_core_within_the_memory_free() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(ranks_at_once(64, None), cores.min(64));
+        assert_eq!(ranks_at_once(1, None), 1);
+        // Memory for two ranks: two at once at most, whatever the cores.
+        assert_eq!(ranks_at_once(64, Some(2 * RANK_MEMORY)), cores.min(2));
+        // Too little for one: still one, read within what there is.
+        assert_eq!(ranks_at_once(64, Some(RANK_MEMORY / 4)), 1);
     }
 }

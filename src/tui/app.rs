@@ -106,7 +106,7 @@ pub struct App {
     /// Profiles to read once the graph is loaded (`--profiles`).
     pub profiles_on_load: Option<super::profiles::ProfilesRequest>,
     /// The profiles being read, if any.
-    pub profiles_loading: Option<super::profiles::ProfilesRequest>,
+    pub profiles_loading: Option<super::profiles::ProfilesLoading>,
     /// Where runs keep their files; `<dump file name>.runs` in the working directory when
     /// not set.
     pub runs_dir: Option<PathBuf>,
@@ -295,6 +295,7 @@ impl App {
             Msg::Tick(elapsed) => {
                 self.ticks = self.ticks.wrapping_add(1);
                 self.now = self.now.max(elapsed);
+                self.tell_rank_progress();
                 if let Screen::Loading(l) = &mut self.screen {
                     l.elapsed = elapsed;
                 }

@@ -11,8 +11,10 @@ use super::profiles::{self, LoadedProfiles, ProfilesRequest};
 use super::view::ViewSpec;
 use crate::edit::Edit;
 use crate::profile::ProfileError;
+use crate::profile::ranks::RankProgress;
 use crate::text::sanitize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The profile comparison: each SuperKernel's payoff, time by op type, by segment and by
 /// break, without and with SuperKernel, per step.
@@ -180,9 +182,14 @@ impl App {
             "reading the profiles in {}…",
             sanitize(&request.describe())
         ));
-        self.profiles_loading = Some(request.clone());
+        let progress = Arc::new(RankProgress::default());
+        self.profiles_loading = Some(profiles::ProfilesLoading {
+            request: request.clone(),
+            progress: Arc::clone(&progress),
+            told: (0, 0),
+        });
         let asked = request.clone();
-        let read = move || profiles::load(&asked, &snapshot);
+        let read = move || profiles::load(&asked, &snapshot, &progress);
         self.work("skope-profiles", read, move |app, answer| {
             let result = answer.unwrap_or_else(|stopped| {
                 let why = format!("the reader stopped: {stopped}");
@@ -192,6 +199,23 @@ impl App {
         });
     }
 
+    /// Says how many ranks of the profiles being read are compared, when that changed.
+    pub(super) fn tell_rank_progress(&mut self) {
+        let Some(loading) = &mut self.profiles_loading else {
+            return;
+        };
+        let now = loading.progress.get();
+        if now.1 == 0 || now == loading.told {
+            return;
+        }
+        loading.told = now;
+        let what = sanitize(&loading.request.describe()).into_owned();
+        self.info(format!(
+            "reading the profiles in {what}… {} of {} ranks compared",
+            now.0, now.1
+        ));
+    }
+
     /// Takes in profiles read on the worker: opens the view, asks for a rank, or says what
     /// is wrong with them.
     pub fn profiles_loaded(
@@ -199,7 +223,7 @@ impl App {
         request: ProfilesRequest,
         result: Result<Box<LoadedProfiles>, ProfileError>,
     ) {
-        if self.profiles_loading.as_ref() != Some(&request) {
+        if self.profiles_loading.as_ref().map(|l| &l.request) != Some(&request) {
             return; // an older request
         }
         self.profiles_loading = None;

@@ -4,7 +4,7 @@
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::payoff::PayoffRule;
-use crate::profile::ranks::RanksDiff;
+use crate::profile::ranks::{RankProgress, RanksDiff};
 use crate::profile::{self, Diff, Pair, PlannedFusion, ProfileError};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
@@ -138,12 +138,25 @@ impl PlanSnapshot {
     }
 }
 
+/// Profiles being read: what was asked, and how far the ranks' comparison has come.
+#[derive(Debug)]
+pub struct ProfilesLoading {
+    /// What was asked.
+    pub request: ProfilesRequest,
+    /// The ranks compared so far, counted on the worker.
+    pub progress: Arc<RankProgress>,
+    /// The count last told.
+    pub told: (usize, usize),
+}
+
 /// Reads and compares the profiles `request` names against `snapshot`: when they hold several
-/// ranks and none was asked for, every rank first (two at a time), then the slowest rank's
-/// pair for the view. A panic while reading becomes an error ([`unreadable`]).
+/// ranks and none was asked for, every rank first (a rank per core, counted in `progress`),
+/// then the slowest rank's pair for the view. A panic while reading becomes an error
+/// ([`unreadable`]).
 pub fn load(
     request: &ProfilesRequest,
     snapshot: &PlanSnapshot,
+    progress: &RankProgress,
 ) -> Result<Box<LoadedProfiles>, ProfileError> {
     let (base, new) = (&request.base, request.new.as_deref());
     let planned = snapshot.planned();
@@ -154,6 +167,7 @@ pub fn load(
                 &list,
                 Some(&planned),
                 PayoffRule::default(),
+                progress,
             )?;
             let slowest = all.slowest_rank.or(list.first().copied());
             (Some(Arc::new(all)), slowest)
