@@ -412,7 +412,8 @@ fn units(
     with_superkernel: bool,
 ) -> Vec<Unit> {
     let devices = runs.devices().len();
-    let mut at: HashMap<(u32, u32), usize> = HashMap::new();
+    // Looked up for every run: foldhash, not SipHash.
+    let mut at: foldhash::HashMap<(u32, u32), usize> = Default::default();
     let mut out: Vec<Unit> = Vec::new();
     // Per name: what covers its runs, and whether busy time counts them.
     let mut classes: Vec<Option<(Cover, bool)>> = vec![None; runs.names()];

@@ -453,27 +453,34 @@ impl<R: Read> Table<R> {
 
     /// The cleaned text of field `i` of the current row (`""` when the row is short).
     pub fn text(&self, i: usize) -> Result<&str, ProfileError> {
-        let Some(bytes) = self.records.get(i) else {
-            return Ok("");
+        let field = match self.records.get_text(i) {
+            None => return Ok(""),
+            Some(Ok(text)) => text,
+            Some(Err(bytes)) => match std::str::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(_) => {
+                    return Err(ProfileError::BadRow {
+                        path: self.path.clone(),
+                        row: self.row,
+                        line: self.line(),
+                        column: Some((self.column_name(i), i + 1)),
+                        message: "the field is not text (not UTF-8)".into(),
+                    });
+                }
+            },
         };
-        let field = clean_field(bytes);
-        match std::str::from_utf8(field) {
-            // Unicode padding (a no-break space) is rare: only a field that starts or ends
-            // outside ASCII can hold it.
+        // The padding is ASCII, so the cut falls on char boundaries; Unicode padding (a
+        // no-break space) is rare: only a field that starts or ends outside ASCII can hold it.
+        let bytes = field.as_bytes();
+        let kept = clean_field(bytes);
+        let from = kept.as_ptr() as usize - bytes.as_ptr() as usize;
+        let s = field.get(from..from + kept.len()).unwrap_or(field);
+        if s.as_bytes().first().is_some_and(u8::is_ascii)
+            && s.as_bytes().last().is_some_and(u8::is_ascii)
+        {
             Ok(s)
-                if field.first().is_some_and(u8::is_ascii)
-                    && field.last().is_some_and(u8::is_ascii) =>
-            {
-                Ok(s)
-            }
-            Ok(s) => Ok(clean(s)),
-            Err(_) => Err(ProfileError::BadRow {
-                path: self.path.clone(),
-                row: self.row,
-                line: self.line(),
-                column: Some((self.column_name(i), i + 1)),
-                message: "the field is not text (not UTF-8)".into(),
-            }),
+        } else {
+            Ok(clean(s))
         }
     }
 

@@ -295,8 +295,10 @@ pub struct KernelStat {
 /// The kernels of one profile, added up by name and by type; built from a stream of rows.
 #[derive(Debug, Clone, Default)]
 pub struct KernelTable {
-    /// Hashed with foldhash: looked up for every row.
-    by_name: foldhash::HashMap<String, KernelStat>,
+    /// The kernel names, looked up for every row (the name after the last one first).
+    names: super::names::Names,
+    /// Each name's runs, by its id.
+    stats: Vec<KernelStat>,
     /// Every op and core type seen, each kept once.
     types: foldhash::HashSet<Arc<str>>,
     /// Rows read.
@@ -377,14 +379,14 @@ impl KernelTable {
         while let Some(row) = reader.next_row()? {
             table.add(&row);
             let kept = keep(&row);
-            if free_memory.is_some_and(|m| bytes(table.by_name.len(), kept) > m) {
+            if free_memory.is_some_and(|m| bytes(table.len(), kept) > m) {
                 return Err(ProfileError::TooManyKernels {
                     path: reader
                         .path()
                         .or(files.first().map(PathBuf::as_path))
                         .unwrap_or(Path::new("kernel_details.csv"))
                         .to_path_buf(),
-                    kernels: table.by_name.len(),
+                    kernels: table.len(),
                     runs: kept,
                     available: free_memory.unwrap_or(0),
                 });
@@ -402,44 +404,41 @@ impl KernelTable {
             return;
         };
         let wait = row.wait_us.unwrap_or(0.0);
-        let seen = self.by_name.len();
-        match self.by_name.get_mut(row.name) {
-            Some(s) => {
-                s.count += 1;
-                s.total_us += duration;
-                s.wait_us += wait;
-                s.first_start_us = min_opt(s.first_start_us, row.start_us);
-                s.block_num = s.block_num.max(row.block_num);
-                s.min_us = s.min_us.min(duration);
-                s.max_us = s.max_us.max(duration);
-            }
-            None => {
-                let op_type = if super::columns::is_missing(row.op_type) {
-                    self.types_from_names += 1;
-                    type_from_name(row.name)
-                } else {
-                    row.op_type
-                };
-                let (op_type, core_type) = (self.shared(op_type), self.shared(row.core_type));
-                // A name longer than any real kernel's is kept cut (its start, end and hash).
-                let name = kept_name(row.name);
-                self.by_name.insert(
-                    name,
-                    KernelStat {
-                        op_type,
-                        core_type,
-                        count: 1,
-                        total_us: duration,
-                        wait_us: wait,
-                        first_start_us: row.start_us,
-                        block_num: row.block_num,
-                        seen,
-                        min_us: duration,
-                        max_us: duration,
-                    },
-                );
-            }
+        // A name longer than any real kernel's is kept cut (its start, end and hash).
+        let cut = crate::text::bounded(row.name, MAX_NAME);
+        let name = cut.as_deref().unwrap_or(row.name);
+        if let Some(id) = self.names.find(name) {
+            let s = &mut self.stats[id as usize];
+            s.count += 1;
+            s.total_us += duration;
+            s.wait_us += wait;
+            s.first_start_us = min_opt(s.first_start_us, row.start_us);
+            s.block_num = s.block_num.max(row.block_num);
+            s.min_us = s.min_us.min(duration);
+            s.max_us = s.max_us.max(duration);
+            return;
         }
+        let op_type = if super::columns::is_missing(row.op_type) {
+            self.types_from_names += 1;
+            type_from_name(row.name)
+        } else {
+            row.op_type
+        };
+        let (op_type, core_type) = (self.shared(op_type), self.shared(row.core_type));
+        let seen = self.stats.len();
+        self.names.id(name);
+        self.stats.push(KernelStat {
+            op_type,
+            core_type,
+            count: 1,
+            total_us: duration,
+            wait_us: wait,
+            first_start_us: row.start_us,
+            block_num: row.block_num,
+            seen,
+            min_us: duration,
+            max_us: duration,
+        });
     }
 
     /// `text` as the shared copy of a type seen before (kept from now on when new).
@@ -456,25 +455,30 @@ impl KernelTable {
 
     /// The runs of kernel `name`.
     pub fn get(&self, name: &str) -> Option<&KernelStat> {
-        match crate::text::bounded(name, MAX_NAME) {
-            Some(cut) => self.by_name.get(&cut),
-            None => self.by_name.get(name),
-        }
+        let id = match crate::text::bounded(name, MAX_NAME) {
+            Some(cut) => self.names.get(&cut),
+            None => self.names.get(name),
+        }?;
+        self.stats.get(id as usize)
     }
 
-    /// Every kernel name with its runs, in no particular order.
+    /// Every kernel name with its runs, in the order first seen.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &KernelStat)> {
-        self.by_name.iter().map(|(k, v)| (k.as_str(), v))
+        self.names
+            .texts()
+            .iter()
+            .map(|t| t.as_ref())
+            .zip(&self.stats)
     }
 
     /// Number of distinct kernel names.
     pub fn len(&self) -> usize {
-        self.by_name.len()
+        self.stats.len()
     }
 
     /// True when no kernel had a duration.
     pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
+        self.stats.is_empty()
     }
 
     /// Kernel names in execution order: by first start time when the files give it, else in
@@ -491,7 +495,7 @@ impl KernelTable {
     /// The runs added up by (op type, core type), as op_statistic.csv would give them (a name
     /// counts under the type and core type of its first run).
     pub fn type_statistic(&self) -> OpStatistic {
-        OpStatistic::from_rows(self.by_name.values().map(|k| TypeStat {
+        OpStatistic::from_rows(self.stats.iter().map(|k| TypeStat {
             op_type: k.op_type.to_string(),
             core_type: k.core_type.to_string(),
             count: k.count,

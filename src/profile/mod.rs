@@ -17,6 +17,7 @@ pub mod error;
 pub mod figures;
 pub mod fused_name;
 pub mod kernels;
+pub mod names;
 pub mod op_statistic;
 pub mod output;
 pub mod payoff;

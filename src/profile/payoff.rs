@@ -898,7 +898,7 @@ fn other_workload(plan: &PlannedFusion, base: &Runs, new: &Runs) -> Option<Strin
         let steps = runs.steps().len().max(1) as f64;
         // Counted by (name, shapes) ids first: a million runs, a few thousand keys.
         let mut outside: Vec<Option<bool>> = vec![None; runs.names()];
-        let mut count: HashMap<(u32, u32), u64> = HashMap::new();
+        let mut count: foldhash::HashMap<(u32, u32), u64> = Default::default();
         for r in runs.all() {
             let keep = *outside[r.name as usize].get_or_insert_with(|| {
                 let info = runs.name(r.name);

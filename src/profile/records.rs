@@ -26,6 +26,9 @@ pub enum RecordError {
 pub struct Records<R: Read> {
     reader: BufReader<R>,
     buf: Vec<u8>,
+    /// The current record once it is known to be text (the buffer, checked once as a whole,
+    /// so no field needs checking again); the buffer is then empty until the next read.
+    text: Option<String>,
     fields: Vec<(u32, u32)>,
     /// The line the current record starts on (1-based), and the next one's.
     line: u64,
@@ -38,6 +41,7 @@ impl<R: Read> Records<R> {
         Records {
             reader: BufReader::with_capacity(1 << 16, reader),
             buf: Vec::with_capacity(1 << 12),
+            text: None,
             fields: Vec::with_capacity(64),
             line: 0,
             next_line: 1,
@@ -62,7 +66,23 @@ impl<R: Read> Records<R> {
     /// Field `i` of the current record, decoded.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         let &(start, end) = self.fields.get(i)?;
-        self.buf.get(start as usize..end as usize)
+        let bytes = match &self.text {
+            Some(text) => text.as_bytes(),
+            None => &self.buf,
+        };
+        bytes.get(start as usize..end as usize)
+    }
+
+    /// Field `i` of the current record as text: `Err` with its bytes when the record is not
+    /// UTF-8.
+    pub fn get_text(&self, i: usize) -> Option<Result<&str, &[u8]>> {
+        let &(start, end) = self.fields.get(i)?;
+        let range = start as usize..end as usize;
+        match &self.text {
+            // Fields end at commas, quotes and line ends, all ASCII: char boundaries.
+            Some(text) => text.get(range).map(Ok),
+            None => self.buf.get(range).map(Err),
+        }
     }
 
     /// Every field of the current record, decoded.
@@ -72,6 +92,9 @@ impl<R: Read> Records<R> {
 
     /// Reads the next record; false at the end of the stream.
     pub fn read(&mut self) -> Result<bool, RecordError> {
+        if let Some(text) = self.text.take() {
+            self.buf = text.into_bytes();
+        }
         loop {
             self.buf.clear();
             self.fields.clear();
@@ -83,6 +106,12 @@ impl<R: Read> Records<R> {
                 continue;
             }
             self.split()?;
+            // One check of the whole record (a line of a few hundred bytes) instead of one per
+            // field; the buffer's allocation moves, it is not copied.
+            match String::from_utf8(std::mem::take(&mut self.buf)) {
+                Ok(text) => self.text = Some(text),
+                Err(e) => self.buf = e.into_bytes(),
+            }
             return Ok(true);
         }
     }

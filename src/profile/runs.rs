@@ -81,7 +81,7 @@ impl Labels {
 #[derive(Debug, Clone, Default)]
 pub struct Runs {
     runs: Vec<Run>,
-    names: Labels,
+    names: super::names::Names,
     infos: Vec<NameInfo>,
     labels: Labels,
     /// Run indices ordered by (device, step, name, start), built by [`Runs::index`].
@@ -137,7 +137,7 @@ impl Runs {
         // A name longer than any real kernel's is kept cut, as the kernel table keeps it.
         let cut = crate::text::bounded(row.name, super::kernels::MAX_NAME);
         let kept = cut.as_deref().unwrap_or(row.name);
-        let name = match self.names.get(kept) {
+        let name = match self.names.find(kept) {
             Some(id) => id,
             None => {
                 let id = self.names.id(kept);
@@ -147,7 +147,7 @@ impl Runs {
                     row.op_type
                 };
                 self.infos.push(NameInfo {
-                    name: Arc::clone(&self.names.texts[id as usize]),
+                    name: Arc::clone(self.names.text(id)),
                     op_type: Arc::from(op_type),
                     core_type: Arc::from(row.core_type),
                 });
