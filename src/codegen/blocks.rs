@@ -40,7 +40,7 @@ pub(crate) fn header(kernel_type: KernelType, split: u64, target: Target) -> Str
 /// The declarations of a sub-op's kernel: each symbol it calls (a mixed kernel's cube and
 /// vector entries, each) and its split copies, a blank line after each.
 pub(crate) fn declarations(sub: &SubOp, split: u64) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(512);
     for &(core, _) in cores_of(sub.kernel.kernel_type) {
         for copy in copies(sub.symbol_on(core), split) {
             let _ = write!(
@@ -52,14 +52,26 @@ pub(crate) fn declarations(sub: &SubOp, split: u64) -> String {
     out
 }
 
+/// The symbol of a split copy, written where it is used: `sym`, `sym_split1`, …
+#[derive(Clone, Copy)]
+struct SplitCopy<'s> {
+    symbol: &'s str,
+    index: usize,
+}
+
+impl std::fmt::Display for SplitCopy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.index {
+            0 => f.write_str(self.symbol),
+            i => write!(f, "{}_split{i}", self.symbol),
+        }
+    }
+}
+
 /// The symbol of each split copy: `sym`, `sym_split1`, … `sym_split<n-1>`.
-fn copies(symbol: &str, split: u64) -> Vec<String> {
-    (0..split.max(1))
-        .map(|i| match i {
-            0 => symbol.to_string(),
-            i => format!("{symbol}_split{i}"),
-        })
-        .collect()
+fn copies(symbol: &str, split: u64) -> impl ExactSizeIterator<Item = SplitCopy<'_>> {
+    let n = usize::try_from(split.max(1)).unwrap_or(usize::MAX);
+    (0..n).map(move |index| SplitCopy { symbol, index })
 }
 
 /// The core kinds a kernel type's calls run on, in the compiler's order, with the function
@@ -111,10 +123,16 @@ pub(crate) struct CallShape {
 
 /// `stmt(copy)` on the first `block dim` cores of each core kind `sub` runs on, each core
 /// running the split copy `coreid % split`, shaped by `shape`.
-fn dispatch(sub: &SubOp, split: u64, shape: CallShape, stmt: impl Fn(&str) -> String) -> String {
+fn dispatch(
+    sub: &SubOp,
+    split: u64,
+    shape: CallShape,
+    stmt: impl Fn(&mut String, SplitCopy<'_>),
+) -> String {
     const SYNC_END: &str = "      AscendC::SuperKernelAutoSyncAllEndImpl();\n";
     let flush = shape.flush;
-    let mut out = String::new();
+    // A call block is a few hundred bytes: room at once, not grown a line at a time.
+    let mut out = String::with_capacity(1024);
     for &(core, block_idx) in cores_of(sub.kernel.kernel_type) {
         let _ = writeln!(out, "if {} {{", core.guard());
         if flush.before {
@@ -124,25 +142,28 @@ fn dispatch(sub: &SubOp, split: u64, shape: CallShape, stmt: impl Fn(&str) -> St
             ));
         }
         let _ = writeln!(out, "  if ({block_idx}() < {}) {{", sub.kernel.block_dim);
-        let symbols = copies(sub.symbol_on(core), split);
-        if symbols.len() > 1 {
+        let mut symbols = copies(sub.symbol_on(core), split);
+        let n = symbols.len();
+        if n > 1 {
             out.push_str("    uint8_t coreid = (uint8_t)get_coreid();\n");
-            let n = symbols.len();
-            for (i, symbol) in symbols.iter().enumerate() {
-                let head = match i {
-                    0 => format!("    if ((coreid % {n}) == 0) {{\n"),
-                    i if i == n - 1 => "    } else {\n".to_string(),
-                    i => format!("    }} else if ((coreid % {n}) == {i}) {{\n"),
+            for (i, symbol) in symbols.enumerate() {
+                let _ = match i {
+                    0 => writeln!(out, "    if ((coreid % {n}) == 0) {{"),
+                    i if i == n - 1 => writeln!(out, "    }} else {{"),
+                    i => writeln!(out, "    }} else if ((coreid % {n}) == {i}) {{"),
                 };
-                out.push_str(&head);
-                let _ = writeln!(out, "      {}", stmt(symbol));
+                out.push_str("      ");
+                stmt(&mut out, symbol);
+                out.push('\n');
                 if shape.feed_sync {
                     out.push_str(SYNC_END);
                 }
             }
             out.push_str("    }\n\n");
-        } else {
-            let _ = writeln!(out, "      {}", stmt(&symbols[0]));
+        } else if let Some(symbol) = symbols.next() {
+            out.push_str("      ");
+            stmt(&mut out, symbol);
+            out.push('\n');
         }
         let after = match flush.after {
             true => indent(
@@ -168,15 +189,15 @@ fn dispatch(sub: &SubOp, split: u64, shape: CallShape, stmt: impl Fn(&str) -> St
 
 /// The call of `sub` on its cores.
 pub(crate) fn call(sub: &SubOp, split: u64, shape: CallShape) -> String {
-    dispatch(sub, split, shape, |symbol| {
-        format!("{symbol}({});", sub.param_offset)
+    dispatch(sub, split, shape, |out, symbol| {
+        let _ = write!(out, "{symbol}({});", sub.param_offset);
     })
 }
 
 /// `preload(func, N)` of `sub` on its cores.
 pub(crate) fn preload(sub: &SubOp, split: u64) -> String {
-    dispatch(sub, split, CallShape::default(), |symbol| {
-        format!("preload((const void *){symbol}, {PRELOAD_UNITS});")
+    dispatch(sub, split, CallShape::default(), |out, symbol| {
+        let _ = write!(out, "preload((const void *){symbol}, {PRELOAD_UNITS});");
     })
 }
 
@@ -202,7 +223,7 @@ pub(crate) fn complements(sub: &SubOp, set: bool, config: u8) -> String {
         Arch::Aic | Arch::Mix => [Core::Aic, Core::Aiv],
     };
     let own = cores_of(sub.kernel.kernel_type);
-    let mut out = String::new();
+    let mut out = String::with_capacity(512);
     for core in order {
         // With the op-info's early-start flag, only the cores the sub-op leaves idle run it.
         let condition = match own.iter().find(|(c, _)| *c == core) {

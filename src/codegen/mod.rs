@@ -531,7 +531,8 @@ pub fn entry(cx: &Context, meta: &KernelMeta, segment: &Segment) -> EntryCode {
             .then(|| blocks::workspace_size(kernel.kernel_type, kernel.block_dim, sub_ops.len())),
         graph,
     };
-    let mut w = Writer::default();
+    // About 2 KiB of code a sub-op: room for it at once, not grown a doubling at a time.
+    let mut w = Writer::with_capacity(2048 * (sub_ops.len() + 4));
     for note in &notes {
         w.line(0, &format!("// skope: {}", comment_text(note)));
     }

@@ -109,7 +109,8 @@ fn sync_and_events(w: &mut Writer, prev: &SubOp, cur: &SubOp, layout: &Layout<'_
 /// The inter-op barrier: early start's complements of `prev` (set) and `cur` (wait) with the
 /// config of the pair, or, with early start off, a full sync of the SuperKernel's cores.
 fn barrier_code(w: &mut Writer, prev: &SubOp, cur: &SubOp, layout: &Layout<'_>) {
-    let mut code = String::from("// begin inter ops barrier\n");
+    let mut code = String::with_capacity(1024);
+    code.push_str("// begin inter ops barrier\n");
     if layout.settings.early_start == 0 {
         code.push_str("// reason2: inter op barrier when EarlyStartDisable\n");
         code.push_str(blocks::full_sync(layout.kernel.kernel_type));

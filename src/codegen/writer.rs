@@ -11,6 +11,15 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
+    /// A writer with room for about `bytes` bytes of text.
+    pub(crate) fn with_capacity(bytes: usize) -> Writer {
+        Writer {
+            text: String::with_capacity(bytes),
+            origins: Vec::with_capacity(bytes / 32),
+            origin: Origin::default(),
+        }
+    }
+
     /// Lines written from now on come from `origin`.
     pub(crate) fn from(&mut self, origin: Origin) {
         self.origin = origin;
@@ -53,7 +62,9 @@ impl Writer {
 
 /// `text` with `prefix` before each line that is not empty (the compiler's `indent_code_func`).
 pub(crate) fn indent(text: &str, prefix: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
+    // Room for a prefix on every line: growing the string line by line reallocated it.
+    let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    let mut out = String::with_capacity(text.len() + prefix.len() * lines);
     for line in text.split_inclusive('\n') {
         if line != "\n" {
             out.push_str(prefix);

@@ -154,11 +154,11 @@ impl CodeView {
             .is_some_and(|c| c.segment == plan_segment.name);
         if regenerate || !same {
             let code = codegen::entry(ws.context(), ws.kernel_meta(), plan_segment);
-            let comparison = ws
-                .kernel_meta()
-                .sources_for(&compare::calls(&code))
-                .first()
-                .map(|source| Arc::new(compare::compare(&code, source)));
+            // The compiler's sources, when given, are found by the code's sub-op calls.
+            let meta = ws.kernel_meta();
+            let comparison = (!meta.sources.is_empty())
+                .then(|| meta.sources_for(&compare::calls(&code)))
+                .and_then(|found| found.first().map(|s| Arc::new(compare::compare(&code, s))));
             self.comparison = comparison;
             self.set_code(Some(Arc::new(code)));
             if !same {
