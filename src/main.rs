@@ -358,7 +358,7 @@ impl Cli {
                 ..
             }) => commands::report::takes(file, *markdown || *output == Some(Markdown)),
             Some(Command::Info { file, .. }) if skope::open::is_pass_output(file) => {
-                ("info on an aclgraph model directory", Vec::new())
+                ("info on an aclgraph model directory", vec!["--target"])
             }
             Some(Command::Export {
                 format: Form::Trace | Form::ModelExplorer,

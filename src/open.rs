@@ -115,11 +115,20 @@ fn open_pass_output(
     progress: &mut dyn FnMut(Stage),
 ) -> Result<(Workspace, Vec<String>), LoadError> {
     let (mut model, others) = crate::aclgraph::open(path)?;
-    let chosen = target.clone();
-    let recorded = model.target.clone();
-    let conflict = !chosen.is_default() && recorded.target != chosen.target;
-    if recorded.is_default() {
-        model.target = chosen;
+    // What the model records wins over a choice; a choice that differs is said with the
+    // model's other disagreements.
+    if model.target.is_default() {
+        model.target = target.clone();
+    } else if !target.is_default() && model.target.target != target.target {
+        let message = format!(
+            "the target is {}; {} is not used: what the model records wins",
+            model.target.words(),
+            target.words()
+        );
+        let file = model.dir.join(model.graph_file);
+        model
+            .problems
+            .push(crate::aclgraph::model::Problem { file, message });
     }
     progress(Stage::Planning {
         ops: model.tasks.len(),
@@ -130,17 +139,6 @@ fn open_pass_output(
         .iter()
         .map(|f| format!("{} is missing: no {}", f.name, f.shows))
         .collect();
-    if conflict && !recorded.is_default() {
-        notes.push(format!(
-            "the target is {}, not {} as {}: what the model records is used",
-            recorded.words(),
-            target.target,
-            match &target.known {
-                crate::target::Known::Chosen(how) => how,
-                _ => "chosen",
-            }
-        ));
-    }
     if !others.is_empty() {
         notes.push(format!(
             "{} more model(s) beside {}: open one by its directory",

@@ -2295,4 +2295,15 @@ fn a_ge_dump_for_ascend_950_plans_with_ges_rules_and_says_ge_mode_does_not_fuse_
         options.contains("forces enable_mix_kernel_split"),
         "{options}"
     );
+    // What a model records wins over --target, and the choice not used is said.
+    let model = common::example_path("aclgraph");
+    let text = stdout_of(&["report", &model.to_string_lossy(), "--target", "dav-3510"]);
+    assert!(
+        text.contains("target: dav-2201 (Atlas A2/A3), recorded in sk_graph_origin.json"),
+        "{text}"
+    );
+    assert!(
+        text.contains("dav-3510 (Ascend 950, SuperKernel experimental), from --target is not used"),
+        "{text}"
+    );
 }

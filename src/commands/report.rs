@@ -64,9 +64,9 @@ pub fn takes(file: &Path, markdown: bool) -> (&'static str, Vec<&'static str>) {
     match (crate::open::is_pass_output(file), markdown) {
         (true, true) => (
             "report --markdown on an aclgraph model directory",
-            vec!["--profiles", "--op-sources"],
+            vec!["--profiles", "--op-sources", "--target"],
         ),
-        (true, false) => ("report on an aclgraph model directory", Vec::new()),
+        (true, false) => ("report on an aclgraph model directory", vec!["--target"]),
         (false, true) => (
             "report --markdown",
             [planning, vec!["--profiles", "--op-sources"]].concat(),

@@ -220,9 +220,6 @@ impl RuleSet {
                 Some(Ok(t)) => Some(t),
                 None => None,
             };
-            if only_on.is_some_and(|t| t != self.target.target) {
-                continue;
-            }
             let Some(source) = entry.source.or_else(|| file.source.clone()) else {
                 return Err(error(
                     0,
@@ -233,6 +230,10 @@ impl RuleSet {
                     ),
                 ));
             };
+            // Checked whole first: an entry for another target is as wrong or right here.
+            if only_on.is_some_and(|t| t != self.target.target) {
+                continue;
+            }
             rules.push(Rule {
                 op_type: entry.op_type,
                 verdict,
