@@ -164,7 +164,8 @@ fn every_rank(
 }
 
 /// Compares every rank (see [`crate::profile::ranks::compare_ranks`]) on a thread of its own,
-/// telling `say` how far it has come every tenth of the ranks (with four or more).
+/// telling `say` how far it has come every tenth of the ranks, and at the end (with four or
+/// more).
 fn compare_ranks_saying(
     pair: (&Path, Option<&Path>),
     ranks: &[u32],
@@ -185,6 +186,11 @@ fn compare_ranks_saying(
                 told = tenth(now);
                 say(&format!("{} of {} ranks compared", now.0, now.1));
             }
+        }
+        // The count at the end, when no tenth was told while it ran.
+        let now = progress.get();
+        if ranks.len() >= 4 && told < tenth(now) {
+            say(&format!("{} of {} ranks compared", now.0, now.1));
         }
         work.join().unwrap_or_else(|payload| {
             Err(ProfileError::Pairing {
