@@ -25,7 +25,8 @@ pub struct Config {
     pub theme: Theme,
     /// The hardware graphs are built for, when `--target` and the dump say nothing.
     pub target: Option<crate::target::Target>,
-    /// The user's operator sources, when `--op-sources` gives none.
+    /// The user's operator sources, when `--op-sources` gives none (a relative path is the
+    /// config file's directory's).
     pub op_sources: Vec<PathBuf>,
     /// The file the settings came from, if any.
     pub file: Option<PathBuf>,
@@ -88,6 +89,14 @@ pub fn load(explicit: Option<&Path>, no_colour: bool) -> Result<Config, ConfigEr
                 .map_err(|e| ConfigError::unreadable(&path, &e, HINT))?;
             let mut config = parse(&text)
                 .map_err(|(at, message)| ConfigError::at(&path, &text, at, message, HINT))?;
+            // Operator sources written relative to the config file are found beside it.
+            if let Some(dir) = path.parent() {
+                for source in &mut config.op_sources {
+                    if source.is_relative() {
+                        *source = dir.join(&*source);
+                    }
+                }
+            }
             config.file = Some(path);
             config
         }
@@ -181,8 +190,8 @@ pub fn default_config_text() -> String {
          # \"dav-3510\" (Ascend 950, SuperKernel experimental). What a dump records wins, and\n\
          # --target overrides this.\n\
          # target = \"dav-2201\"\n\
-         # Your own AscendC operators' kernel sources, as --op-sources takes them: a break of a\n\
-         # type they define says what adapting it to SuperKernel takes.\n\
+         # Your own AscendC operators' kernel sources, as --op-sources takes them (relative to\n\
+         # this file): a break of a type they define says what adapting it to SuperKernel takes.\n\
          # op_sources = [\"/path/to/op_kernel\"]\n\n\
          [keys]\n\
          # action = [\"key\", …]: one character (j, ?, G), or a key name (up, down, left, right,\n\
@@ -397,6 +406,18 @@ mod tests {
         assert_eq!(config.file.as_deref(), Some(path.as_path()));
         let config = load(Some(&path), false).unwrap();
         assert_eq!(config.theme.get(Role::Break).fg, Some(Color::Magenta));
+    }
+
+    #[test]
+    fn relative_operator_sources_are_beside_the_config_file() {
+        let dir = crate::scratch::scratch("config-sources");
+        let path = dir.join("config.toml");
+        std::fs::write(&path, "op_sources = [\"ops\", \"/abs/ops\"]\n").unwrap();
+        let config = load(Some(&path), false).unwrap();
+        assert_eq!(
+            config.op_sources,
+            [dir.join("ops"), PathBuf::from("/abs/ops")]
+        );
     }
 
     #[test]
