@@ -122,7 +122,7 @@ fn planned(
     })
 }
 
-/// Every rank of the pair compared, two at a time: each rank's totals and payoffs, then each
+/// Every rank of the pair compared, a rank per core: each rank's totals and payoffs, then each
 /// SuperKernel across the ranks. False when `asked` denies a regression on any rank.
 fn every_rank(
     request: &Request,

@@ -65,16 +65,6 @@ impl Names {
         &self.texts
     }
 
-    /// How many names.
-    pub fn len(&self) -> usize {
-        self.texts.len()
-    }
-
-    /// True when there is none.
-    pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
-    }
-
     fn follow(&mut self, id: u32) {
         if let Some(slot) = self.last.and_then(|l| self.next.get_mut(l as usize)) {
             *slot = id;
@@ -98,6 +88,9 @@ mod tests {
         assert_eq!(again, first);
         let other: Vec<Option<u32>> = ["c", "x", "b", "a"].iter().map(|s| n.find(s)).collect();
         assert_eq!(other, [Some(2), None, Some(1), Some(0)]);
-        assert_eq!((n.len(), n.get("b"), n.text(2).as_ref()), (3, Some(1), "c"));
+        assert_eq!(
+            (n.texts().len(), n.get("b"), n.text(2).as_ref()),
+            (3, Some(1), "c")
+        );
     }
 }
