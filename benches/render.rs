@@ -32,7 +32,9 @@ fn explorer_on(graph: Graph, name: &str) -> (App, Terminal<TestBackend>) {
         name,
         std::env::temp_dir().join(format!("skope-bench-{name}.skope.json")),
     );
-    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(Ok(
+        Box::new(Loaded::new(ws)),
+    ))));
     (app, Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap())
 }
 

@@ -107,10 +107,12 @@ fn snapshot_loading() {
             "big.ge_proto.txt",
             PathBuf::from("big.ge_proto.txt.skope.json"),
         );
-        app.handle(Msg::Progress(Stage::Reading {
-            done: 40_000_000,
-            total: 100_000_000,
-        }));
+        app.handle(Msg::from(skope::tui::loader::LoadEvent::Progress(
+            Stage::Reading {
+                done: 40_000_000,
+                total: 100_000_000,
+            },
+        )));
         app.handle(Msg::Tick(Duration::from_millis(1500)));
         insta::assert_snapshot!(format!("loading_{w}x{h}"), screen(&app));
     }

@@ -51,7 +51,7 @@ fn highlight_now(app: &mut App) {
     let view = app.explorer().unwrap().code.as_ref().unwrap();
     let generation = view.generation;
     let lines = highlight(view.text());
-    app.handle(Msg::Highlighted(Highlighted {
+    app.handle(Msg::from(Highlighted {
         generation,
         first: 0,
         lines,
@@ -160,7 +160,7 @@ fn highlighting_applies_to_its_own_version_only() {
     let mut app = code_on(120, 40, "layer0_rope");
     let stale = view(&app).generation.wrapping_sub(1);
     let whole = highlight(&view(&app).code.as_ref().unwrap().source);
-    app.handle(Msg::Highlighted(Highlighted {
+    app.handle(Msg::from(Highlighted {
         generation: stale,
         first: 0,
         lines: whole,
@@ -218,19 +218,21 @@ fn copy_uses_osc_52_and_write_puts_the_file_beside_the_others() {
 
 #[test]
 fn the_worker_colours_the_lines_in_view_as_they_come_into_view() {
-    let (tx, rx) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::channel::<Highlighted>();
     let mut app = app(120, 40);
-    app.workers.highlighter = Some(skope::tui::msg::highlighter(&tx));
+    let results: skope::tui::sink::Sink<Highlighted> =
+        std::sync::Arc::new(move |done| tx.send(done).is_ok());
+    app.workers.highlighter = Some(skope::tui::highlight::Highlighter::spawn(
+        results,
+        std::sync::Arc::new(|_| true),
+    ));
     find(&mut app, "layer0_qkv_proj");
     press(&mut app, KeyCode::Char('e'));
-    let wait = |rx: &std::sync::mpsc::Receiver<Msg>| {
+    let wait = |rx: &std::sync::mpsc::Receiver<Highlighted>| {
         rx.recv_timeout(std::time::Duration::from_secs(60))
             .expect("the highlighter answers")
     };
-    let answer = wait(&rx);
-    let Msg::Highlighted(done) = &answer else {
-        panic!("not highlighting");
-    };
+    let done = wait(&rx);
     let (first, count) = (done.first, done.lines.len());
     let (scroll, height) = (view(&app).scroll, app.explorer().unwrap().code_height());
     assert!(
@@ -241,15 +243,14 @@ fn the_worker_colours_the_lines_in_view_as_they_come_into_view() {
         count < view(&app).line_count(),
         "only a window is highlighted"
     );
-    app.handle(answer);
+    app.handle(Msg::from(done));
     assert!((scroll..scroll + height).all(|n| view(&app).spans(n).is_some()));
     // the end of the file is out of the window: going there asks for it
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Char('G'));
     let end = view(&app).line_count() - 1;
     assert!(view(&app).spans(end).is_none());
-    let answer = wait(&rx);
-    app.handle(answer);
+    app.handle(Msg::from(wait(&rx)));
     assert!(view(&app).spans(end).is_some());
 }
 

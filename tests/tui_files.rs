@@ -51,7 +51,7 @@ fn app_loading(dump: &Path, plan: PathBuf, given: bool) -> App {
     };
     app.reload = Some(request.clone());
     let loaded = loader::load(request, &mut |_| {}).map(Box::new);
-    app.handle(Msg::Loaded(loaded));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(loaded)));
     app
 }
 
@@ -187,7 +187,7 @@ fn a_dump_loaded_again_keeps_the_unsaved_edits_and_its_journal() {
     std::fs::write(&dump, text.replace("layer0_rope", "layer0_rope_v2")).unwrap();
     let request = app.load_again().expect("a dump is loaded");
     let loaded = loader::load(request, &mut |_| {}).map(Box::new);
-    app.handle(Msg::Loaded(loaded));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(loaded)));
     let ex = app.explorer().unwrap();
     assert!(ex.ws.is_dirty(), "still unsaved");
     assert_eq!(mark(&app, "layer2_mask_fill"), OpMark::DoNotFuse);

@@ -93,9 +93,9 @@ fn a_view_open_on_one_graph_is_gone_with_its_state_after_another_loads() {
         &mut |_| {},
     )
     .unwrap();
-    app.handle(skope::tui::app::Msg::Loaded(Ok(Box::new(
-        skope::tui::loader::Loaded::new(ws),
-    ))));
+    app.handle(skope::tui::app::Msg::from(
+        skope::tui::loader::LoadEvent::Loaded(Ok(Box::new(skope::tui::loader::Loaded::new(ws)))),
+    ));
     assert_eq!(app.up(), None);
     assert!(
         app.view_state::<skope::tui::flags_view::FlagsView>()

@@ -335,7 +335,7 @@ fn the_runs_view_looks_right() {
         cut: 0,
     };
     app.now += Duration::from_millis(4200);
-    app.handle(Msg::RunOutput {
+    app.handle(Msg::from(skope::tui::runs::RunEvent::Output {
         id,
         batch: Batch {
             lines: vec![
@@ -351,7 +351,7 @@ fn the_runs_view_looks_right() {
             exited: Some(ExitStatus::Code(1)),
             lost: None,
         },
-    });
+    }));
     let dir = app.runs_dir.clone().unwrap().display().to_string();
     // The temporary directory's name varies: so does the border after it.
     let text = screen(&app)
@@ -399,7 +399,7 @@ fn a_flood_of_output_reaches_the_log_in_bounded_batches() {
         text: format!("line {i}"),
         cut: 0,
     };
-    app.handle(Msg::RunOutput {
+    app.handle(Msg::from(skope::tui::runs::RunEvent::Output {
         id,
         batch: Batch {
             lines: (0..30_000).map(line).collect(),
@@ -407,7 +407,7 @@ fn a_flood_of_output_reaches_the_log_in_bounded_batches() {
             exited: None,
             lost: None,
         },
-    });
+    }));
     let log = &app.runs.list[0].log;
     assert_eq!(log.lines().len(), skope::compile::log::DEFAULT_LINES);
     assert_eq!(log.total(), 30_005);
@@ -468,14 +468,14 @@ fn a_run_whose_output_cannot_be_followed_ends_as_failed_and_says_why() {
     });
     let id = app.runs.list[0].id;
     // What the forwarder's guard sends when the forwarder panics (it also kills the job).
-    app.handle(Msg::RunOutput {
+    app.handle(Msg::from(skope::tui::runs::RunEvent::Output {
         id,
         batch: Batch {
             exited: Some(ExitStatus::Signal(9)),
             lost: Some("skope stopped following the job's output: boom".into()),
             ..Batch::default()
         },
-    });
+    }));
     let run = &app.runs.list[0];
     assert!(matches!(
         run.state,

@@ -198,10 +198,12 @@ fn main() -> Result<()> {
         "ge_proto_00000042_Build.txt",
         PathBuf::from("ge_proto_00000042_Build.txt.skope.json"),
     );
-    app.handle(Msg::Progress(Stage::Reading {
-        done: 61_000_000,
-        total: 104_900_000,
-    }));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Progress(
+        Stage::Reading {
+            done: 61_000_000,
+            total: 104_900_000,
+        },
+    )));
     app.handle(Msg::Tick(Duration::from_millis(300)));
     write(&app, out, "loading", "Loading a large dump")?;
     let mut app = skope::tui::new_app(
@@ -210,9 +212,9 @@ fn main() -> Result<()> {
         "broken.txt",
         PathBuf::from("broken.txt.skope.json"),
     );
-    app.handle(Msg::Loaded(Err(
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(Err(
         "broken.txt:3:1: unexpected end of file inside message `op` (opened at 2:3)\n  hint: the file is truncated; dump the graph again".to_string(),
-    )));
+    ))));
     write(&app, out, "load_error", "A load error, in the UI")?;
     // The edits above went to a journal of their own; it is not needed.
     let plan = std::env::temp_dir().join("skope-screenshots.skope.json");
@@ -297,7 +299,9 @@ fn explorer_on(file: &str, w: u16, h: u16) -> Result<App> {
     )
     .map_err(|e| e.to_string())
     .map_err(anyhow::Error::msg)?;
-    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws.0)))));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(Ok(
+        Box::new(Loaded::new(ws.0)),
+    ))));
     Ok(app)
 }
 
@@ -495,7 +499,7 @@ fn highlight_code(app: &mut App) {
         first: 0,
         lines: skope::tui::highlight::highlight(&code.source),
     };
-    app.handle(Msg::Highlighted(done));
+    app.handle(Msg::from(done));
 }
 
 fn write(app: &App, dir: &Path, name: &str, title: &str) -> Result<()> {

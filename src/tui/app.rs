@@ -66,6 +66,37 @@ pub struct Status {
 /// What the answer of work done for the app does on it.
 type Then = Box<dyn FnOnce(&mut App) + Send>;
 
+/// The loader's events, each taken in by the app.
+impl From<super::loader::LoadEvent> for Msg {
+    fn from(event: super::loader::LoadEvent) -> Msg {
+        App::message(move |app| app.load_event(event))
+    }
+}
+
+/// The highlighter's lines, taken in by the code view.
+impl From<super::highlight::Highlighted> for Msg {
+    fn from(done: super::highlight::Highlighted) -> Msg {
+        App::message(move |app| app.highlighted(done))
+    }
+}
+
+/// A run's events: its job started (or why not), its output.
+impl From<super::runs::RunEvent> for Msg {
+    fn from(event: super::runs::RunEvent) -> Msg {
+        App::message(move |app| match event {
+            super::runs::RunEvent::Started { id, result } => app.run_started(id, result),
+            super::runs::RunEvent::Output { id, batch } => app.run_output(id, batch),
+        })
+    }
+}
+
+/// The suggester's answers.
+impl From<super::suggestions::Suggested> for Msg {
+    fn from(answer: super::suggestions::Suggested) -> Msg {
+        App::message(move |app| app.suggested(answer))
+    }
+}
+
 /// Messages the bottom line keeps, for `M` (the line cuts long ones at its edge).
 pub const MESSAGES_KEPT: usize = 200;
 
@@ -238,6 +269,13 @@ impl App {
         matches!(self.screen, Screen::Loading(_)) || self.runs.running() > 0
     }
 
+    /// A message that does `then` on the app when it is handled: how every worker's answer
+    /// and event reaches the app.
+    pub fn message(then: impl FnOnce(&mut App) + Send + 'static) -> Msg {
+        let then: Then = Box::new(then);
+        Msg::Answered(super::msg::Answered::new(then))
+    }
+
     /// Runs `work` where the workers say (on a thread of its own with an event loop, on the
     /// spot without one: see [`super::workers`]); `then` gets its result on the app — or why
     /// there is none (a panic, no thread) — as the answer to a message of its own.
@@ -249,9 +287,8 @@ impl App {
     ) {
         let answers = self.workers.sender();
         self.workers.threads().start(name, work, move |result| {
-            let then: Then = Box::new(move |app| then(app, result));
             // Only a closed app stops listening; its answers no longer matter.
-            let _ = answers.send(Msg::Answered(super::msg::Answered::new(then)));
+            let _ = answers.send(App::message(move |app| then(app, result)));
         });
     }
 
@@ -300,92 +337,11 @@ impl App {
                     l.elapsed = elapsed;
                 }
             }
-            Msg::Progress(stage) => {
-                if let Screen::Loading(l) = &mut self.screen {
-                    l.stage = Some(stage);
-                }
-            }
-            Msg::Loaded(result) => {
-                let file = match &self.screen {
-                    Screen::Loading(l) => l.file.clone(),
-                    _ => return,
-                };
-                match result {
-                    Ok(loaded) => {
-                        let Loaded {
-                            ws,
-                            notes,
-                            journal,
-                            plan_read,
-                            saved,
-                        } = *loaded;
-                        self.session.graph = Some(ws.source().id.clone());
-                        let mut recovery = None;
-                        match journal {
-                            Some(Ok(claim)) => {
-                                recovery = claim.recovery;
-                                self.session.journal = Some(claim.journal);
-                            }
-                            Some(Err(why)) => self.session.no_journal = Some(why),
-                            None => {}
-                        }
-                        if let Some((path, modified)) = plan_read {
-                            self.session.opened(path, modified);
-                        }
-                        let dirs = self.run_history_dirs(&ws.source().file);
-                        self.runs.load_history(&dirs, &ws.source().id);
-                        let streams = ws.context().streams().len();
-                        let areas = layout::areas(self.size, streams, layout::BodyLayout::Panes);
-                        let ex = Explorer::new(ws, &self.config.theme, areas);
-                        self.screen = Screen::Explorer(Box::new(ex));
-                        let mut notes = notes;
-                        notes.extend(self.carry_scopes_over());
-                        // Every note goes to the messages; the bottom line shows the first.
-                        for note in notes.iter().skip(1).rev() {
-                            self.log_message(Status {
-                                text: note.clone(),
-                                problem: true,
-                            });
-                        }
-                        if let Some(first) = notes.first() {
-                            let more = notes.len() - 1;
-                            let text = if more > 0 {
-                                format!("{first} (and {more} more: M lists them)")
-                            } else {
-                                first.clone()
-                            };
-                            self.problem(text);
-                        }
-                        if let Some(recovery) = recovery {
-                            self.offer_recovery(recovery);
-                        } else if let Some(saved) = saved {
-                            self.offer_saved_plan(saved);
-                        }
-                        if let Some(request) = self.profiles_on_load.take() {
-                            self.load_profiles(request);
-                        }
-                        if let Some(dir) = self.statics_on_load.take() {
-                            self.load_statics(dir);
-                        }
-                    }
-                    Err(message) => self.screen = Screen::Failed { file, message },
-                }
-            }
-            Msg::Highlighted(done) => {
-                if let Screen::Explorer(ex) = &mut self.screen
-                    && let Some(code) = &mut ex.code
-                {
-                    code.highlighted(done);
-                }
-            }
-            Msg::RunStarted { id, result } => self.run_started(id, result),
-            Msg::RunOutput { id, batch } => self.run_output(id, batch),
             Msg::Answered(answer) => {
                 if let Some(then) = answer.take::<Then>() {
                     then(self);
                 }
             }
-            Msg::Suggested(answer) => self.suggested(*answer),
             Msg::WorkerFailed { work, message } => self.problem(format!(
                 "{work} stopped: {}",
                 crate::text::sanitize(&message)
@@ -398,6 +354,92 @@ impl App {
             }),
         }
         self.request_highlight();
+    }
+
+    /// Takes in the loader's event: its new stage, or the graph loaded (or why not).
+    pub(super) fn load_event(&mut self, event: super::loader::LoadEvent) {
+        let result = match event {
+            super::loader::LoadEvent::Progress(stage) => {
+                if let Screen::Loading(l) = &mut self.screen {
+                    l.stage = Some(stage);
+                }
+                return;
+            }
+            super::loader::LoadEvent::Loaded(result) => result,
+        };
+        let file = match &self.screen {
+            Screen::Loading(l) => l.file.clone(),
+            _ => return,
+        };
+        match result {
+            Ok(loaded) => {
+                let Loaded {
+                    ws,
+                    notes,
+                    journal,
+                    plan_read,
+                    saved,
+                } = *loaded;
+                self.session.graph = Some(ws.source().id.clone());
+                let mut recovery = None;
+                match journal {
+                    Some(Ok(claim)) => {
+                        recovery = claim.recovery;
+                        self.session.journal = Some(claim.journal);
+                    }
+                    Some(Err(why)) => self.session.no_journal = Some(why),
+                    None => {}
+                }
+                if let Some((path, modified)) = plan_read {
+                    self.session.opened(path, modified);
+                }
+                let dirs = self.run_history_dirs(&ws.source().file);
+                self.runs.load_history(&dirs, &ws.source().id);
+                let streams = ws.context().streams().len();
+                let areas = layout::areas(self.size, streams, layout::BodyLayout::Panes);
+                let ex = Explorer::new(ws, &self.config.theme, areas);
+                self.screen = Screen::Explorer(Box::new(ex));
+                let mut notes = notes;
+                notes.extend(self.carry_scopes_over());
+                // Every note goes to the messages; the bottom line shows the first.
+                for note in notes.iter().skip(1).rev() {
+                    self.log_message(Status {
+                        text: note.clone(),
+                        problem: true,
+                    });
+                }
+                if let Some(first) = notes.first() {
+                    let more = notes.len() - 1;
+                    let text = if more > 0 {
+                        format!("{first} (and {more} more: M lists them)")
+                    } else {
+                        first.clone()
+                    };
+                    self.problem(text);
+                }
+                if let Some(recovery) = recovery {
+                    self.offer_recovery(recovery);
+                } else if let Some(saved) = saved {
+                    self.offer_saved_plan(saved);
+                }
+                if let Some(request) = self.profiles_on_load.take() {
+                    self.load_profiles(request);
+                }
+                if let Some(dir) = self.statics_on_load.take() {
+                    self.load_statics(dir);
+                }
+            }
+            Err(message) => self.screen = Screen::Failed { file, message },
+        }
+    }
+
+    /// Takes in the highlighter's lines for the code view.
+    fn highlighted(&mut self, done: super::highlight::Highlighted) {
+        if let Screen::Explorer(ex) = &mut self.screen
+            && let Some(code) = &mut ex.code
+        {
+            code.highlighted(done);
+        }
     }
 
     /// Asks the highlighter for the code view's visible lines when they have no colours yet.

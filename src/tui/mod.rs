@@ -190,7 +190,7 @@ pub fn run(options: Options) -> Result<Ended> {
     loader::start(
         crate::worker::Threads::Own,
         request.clone(),
-        msg::loader_sink(&tx),
+        msg::events(&tx),
     );
     let mut terminal = terminal::enter(options.mouse).context("cannot take over the terminal")?;
     let mut slot: Option<App> = None;

@@ -1,11 +1,10 @@
 //! The messages the event loop feeds the explorer: terminal events, and what its workers
-//! (loader, highlighter, runs, suggestions, and every piece of work done for the app, as one
-//! kind of answer) report. The workers do not know this type: each
-//! reports through a [`Sink`] of its own events, which [`sink`] maps into a message — so the
-//! workers sit below the state that receives them.
+//! report — every piece of work done for the app and every event of a worker's stream (the
+//! loader's stages, the highlighter's lines, a run's output, the suggester's answers) as one
+//! kind of message, [`Msg::Answered`], which carries what it does on the app. The workers do
+//! not know this type: each reports through a [`Sink`] of its own events, which [`events`]
+//! maps into a message — so the workers sit below the state that receives them.
 
-use super::loader::{LoadEvent, Stage};
-use super::runs::RunEvent;
 use super::sink::Sink;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent};
 use std::any::Any;
@@ -21,38 +20,23 @@ pub fn sink<T: 'static>(
     Arc::new(move |item| tx.send(wrap(item)).is_ok())
 }
 
-/// The loader's events as messages for `tx`.
-pub fn loader_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<LoadEvent> {
-    sink(tx, |event| match event {
-        LoadEvent::Progress(stage) => Msg::Progress(stage),
-        LoadEvent::Loaded(result) => Msg::Loaded(result),
-    })
-}
-
 /// A worker's panic as a message saying which `work` stopped.
 pub fn failure_sink(tx: &std::sync::mpsc::Sender<Msg>, work: &'static str) -> Sink<String> {
     sink(tx, move |message| Msg::WorkerFailed { work, message })
 }
 
+/// The events of a worker as messages for `tx` (each event type says, where the app is
+/// declared, what it does on the app: `From<event> for Msg`).
+pub fn events<T: 'static>(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<T>
+where
+    Msg: From<T>,
+{
+    sink(tx, Msg::from)
+}
+
 /// The highlighter, its results and its failure, for `tx`.
 pub fn highlighter(tx: &std::sync::mpsc::Sender<Msg>) -> super::highlight::Highlighter {
-    super::highlight::Highlighter::spawn(
-        sink(tx, Msg::Highlighted),
-        failure_sink(tx, "highlighting the code"),
-    )
-}
-
-/// The suggesting worker's answers as messages for `tx`.
-pub fn suggestions_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<super::suggestions::Suggested> {
-    sink(tx, |answer| Msg::Suggested(Box::new(answer)))
-}
-
-/// The run workers' events as messages for `tx`.
-pub fn runs_sink(tx: &std::sync::mpsc::Sender<Msg>) -> Sink<RunEvent> {
-    sink(tx, |event| match event {
-        RunEvent::Started { id, result } => Msg::RunStarted { id, result },
-        RunEvent::Output { id, batch } => Msg::RunOutput { id, batch },
-    })
+    super::highlight::Highlighter::spawn(events(tx), failure_sink(tx, "highlighting the code"))
 }
 
 /// The answer of work done for the app (`App::work`): what it does with its result, run on the
@@ -91,12 +75,6 @@ pub enum Msg {
     Resize(u16, u16),
     /// Time passed (drives the spinner and the elapsed time while loading).
     Tick(Duration),
-    /// The loader reached a new stage.
-    Progress(Stage),
-    /// The loader finished: the workspace, or the loader's message.
-    Loaded(Result<Box<super::loader::Loaded>, String>),
-    /// Highlighting of the code view's code arrived.
-    Highlighted(super::highlight::Highlighted),
     /// A worker of the explorer stopped on a panic: which work it did, and the message.
     WorkerFailed {
         /// What the worker did, in words ("highlighting the code").
@@ -104,24 +82,9 @@ pub enum Msg {
         /// The panic's message.
         message: String,
     },
-    /// A run's job started (or why it could not).
-    RunStarted {
-        /// The run.
-        id: u64,
-        /// The job and what it was prepared with, or the problem.
-        result: Result<Box<super::runs::Launched>, String>,
-    },
-    /// Output of a run (and, in its last batch, its end).
-    RunOutput {
-        /// The run.
-        id: u64,
-        /// Its new output.
-        batch: crate::compile::batch::Batch,
-    },
-    /// Work done for the app answered: what its answer does (see [`Answered`]).
+    /// Work done for the app answered, or a worker's event came: what it does (see
+    /// [`Answered`]).
     Answered(Answered),
-    /// Suggestions made on the worker.
-    Suggested(Box<super::suggestions::Suggested>),
     /// The terminal's input ended: nothing more can come.
     Stop,
     /// A signal came: SIGTERM, SIGHUP, SIGINT or SIGQUIT stop skope (it exits with 128 + the

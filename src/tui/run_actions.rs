@@ -140,7 +140,7 @@ impl App {
             super::loader::start(
                 self.workers.threads(),
                 request,
-                super::msg::loader_sink(&self.workers.sender()),
+                super::msg::events(&self.workers.sender()),
             );
         }
     }
@@ -160,7 +160,7 @@ impl App {
             recipe,
             input,
             (runs_dir, self.now),
-            super::msg::runs_sink(&self.workers.sender()),
+            super::msg::events(&self.workers.sender()),
         );
         self.show_view("runs");
         self.info(format!(

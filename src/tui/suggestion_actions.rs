@@ -107,7 +107,7 @@ impl App {
             let events = self.workers.sender();
             let worker = self.workers.suggester.get_or_insert_with(|| {
                 super::suggestions::spawn_suggester(
-                    super::msg::suggestions_sink(&events),
+                    super::msg::events(&events),
                     super::msg::failure_sink(&events, "making suggestions"),
                 )
             });

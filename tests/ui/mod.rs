@@ -38,7 +38,9 @@ pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
         &mut |_| {},
     )
     .map_err(|e| e.to_string());
-    app.handle(Msg::Loaded(result.map(|(ws, _)| Box::new(Loaded::new(ws)))));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(
+        result.map(|(ws, _)| Box::new(Loaded::new(ws))),
+    )));
     app
 }
 
@@ -62,7 +64,9 @@ pub fn app_with_kernel_meta(meta: &std::path::Path, w: u16, h: u16) -> App {
     .unwrap();
     let problems = skope::open::use_kernel_meta(&mut ws, &[meta.to_path_buf()]).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
-    app.handle(Msg::Loaded(Ok(Box::new(Loaded::new(ws)))));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(Ok(
+        Box::new(Loaded::new(ws)),
+    ))));
     app
 }
 
@@ -163,9 +167,9 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
     )
     .map_err(|e| e.to_string());
     let path = skope::tui::loader::PlanPath::given(plan.to_path_buf(), false);
-    app.handle(Msg::Loaded(result.and_then(|(ws, _)| {
-        skope::tui::loader::with_plan(ws, &path).map(Box::new)
-    })));
+    app.handle(Msg::from(skope::tui::loader::LoadEvent::Loaded(
+        result.and_then(|(ws, _)| skope::tui::loader::with_plan(ws, &path).map(Box::new)),
+    )));
     app
 }
 
