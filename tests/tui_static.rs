@@ -6,12 +6,12 @@
 use crate::ui::*;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use skope::tui::app::{App, Msg};
-use skope::tui::statics::StaticsView;
+use skope::tui::statics_view::StaticsView;
 
 const BUNDLED: &str = "assets/examples/static_kernel_compile_outputs";
 
 fn view(app: &App) -> &StaticsView {
-    app.explorer().unwrap().statics.as_ref().unwrap()
+    app.view_state::<StaticsView>().unwrap()
 }
 
 /// Selects the first row whose text holds `words`.
@@ -132,7 +132,7 @@ fn a_directory_without_outputs_is_refused_and_the_view_stays_closed() {
     let mut app = app(130, 40);
     press(&mut app, KeyCode::Char('K'));
     submit(&mut app, "assets/examples/prof_result");
-    assert!(app.explorer().unwrap().statics.is_none());
+    assert!(app.view_state::<StaticsView>().is_none());
     let status = app.status.as_ref().unwrap();
     assert!(status.problem);
     assert!(
@@ -155,7 +155,7 @@ fn with_profiles_read_each_op_shows_its_time_on_the_worker_path() {
     press(&mut app, KeyCode::Char('K'));
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| {
-        app.explorer().is_some_and(|ex| ex.statics.is_some())
+        app.view_state::<StaticsView>().is_some()
     });
     let text = screen(&app);
     assert!(

@@ -445,7 +445,8 @@ fn compare(out: &Path) -> Result<()> {
     // K guesses the bundled static kernel outputs beside the dump; enter reads them.
     press(&mut app, "K\r");
     wait(&mut app, &rx, "the static kernel outputs", |app| {
-        app.explorer().is_some_and(|ex| ex.statics.is_some())
+        app.view_state::<skope::tui::statics_view::StaticsView>()
+            .is_some()
     })?;
     press(&mut app, "G");
     write(

@@ -63,7 +63,7 @@ pub struct Status {
     pub problem: bool,
 }
 
-/// What the answer of work done for the app does on it.
+/// What the answer of work done for the app, or a worker's event, does on it.
 type Then = Box<dyn FnOnce(&mut App) + Send>;
 
 /// The loader's events, each taken in by the app.
@@ -132,10 +132,8 @@ pub struct App {
     pub workers: Workers,
     /// Time since the app started, as of the last message.
     pub now: Duration,
-    /// A static kernel compile's outputs to read once the graph is loaded (`--static`).
-    pub statics_on_load: Option<PathBuf>,
-    /// Profiles to read once the graph is loaded (`--profiles`).
-    pub profiles_on_load: Option<super::profiles::ProfilesRequest>,
+    /// Messages to handle once the graph is loaded, in order (read `--profiles`, `--static`).
+    pub on_load: Vec<Msg>,
     /// The profiles being read, if any.
     pub profiles_loading: Option<super::profiles::ProfilesLoading>,
     /// Where runs keep their files; `<dump file name>.runs` in the working directory when
@@ -173,8 +171,7 @@ impl App {
             workers: Workers::default(),
             now: Duration::ZERO,
             profiles_loading: None,
-            profiles_on_load: None,
-            statics_on_load: None,
+            on_load: Vec::new(),
             runs_dir: None,
             reload: None,
             runs_may_stop: false,
@@ -422,11 +419,8 @@ impl App {
                 } else if let Some(saved) = saved {
                     self.offer_saved_plan(saved);
                 }
-                if let Some(request) = self.profiles_on_load.take() {
-                    self.load_profiles(request);
-                }
-                if let Some(dir) = self.statics_on_load.take() {
-                    self.load_statics(dir);
+                for msg in std::mem::take(&mut self.on_load) {
+                    self.apply(msg);
                 }
             }
             Err(message) => self.screen = Screen::Failed { file, message },

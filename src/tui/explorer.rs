@@ -162,8 +162,6 @@ pub struct Explorer {
     pub profiles: Option<super::profile_view::ProfileView>,
     /// The suggested scopes, once asked for.
     pub suggestions: Option<super::suggestions::SuggestionsView>,
-    /// The static kernels view, once a compile's outputs are read.
-    pub statics: Option<super::statics::StaticsView>,
     /// The longest device time of a task in a SuperKernel, when the graph carries device times
     /// (the aclgraph pass's `sk_prof_device_*.json`): the op list shows them until profiles
     /// are read.
@@ -190,7 +188,6 @@ impl Explorer {
             .reduce(f64::max);
         let mut ex = Explorer {
             suggestions: None,
-            statics: None,
             editor_sessions: 0,
             device_max_us,
             compared: None,

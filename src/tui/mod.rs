@@ -40,7 +40,7 @@ mod scope_edits;
 mod scope_questions;
 pub mod session;
 pub mod sink;
-pub mod statics;
+pub mod statics_view;
 pub mod suggestions;
 pub mod terminal;
 pub mod theme;
@@ -62,7 +62,6 @@ pub mod ledger_view;
 pub mod palette_view;
 mod profile_actions;
 mod run_actions;
-mod static_actions;
 mod suggestion_actions;
 pub mod timeline_view;
 
@@ -75,7 +74,7 @@ pub static VIEWS: &[view::ViewSpec<App>] = &[
     dataflow_view::VIEW,
     inside_view::VIEW,
     suggestion_actions::VIEW,
-    static_actions::VIEW,
+    statics_view::VIEW,
     flags_view::VIEW,
     findings_view::VIEW,
     palette_view::VIEW,
@@ -206,8 +205,14 @@ pub fn run(options: Options) -> Result<Ended> {
         app.workers.highlighter = Some(highlighter);
         app.workers.events = Some(events);
         app.reload = Some(request);
-        app.profiles_on_load = options.profiles;
-        app.statics_on_load = options.statics;
+        if let Some(request) = options.profiles {
+            app.on_load
+                .push(App::message(move |app| app.load_profiles(request)));
+        }
+        if let Some(dir) = options.statics {
+            app.on_load
+                .push(App::message(move |app| statics_view::load(app, dir)));
+        }
         let start = Instant::now();
         let mut last_tick = start;
         // Set by skope's own suspend: the continue that follows it is its own.

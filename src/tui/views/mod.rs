@@ -13,7 +13,6 @@ pub mod profile;
 pub mod runs;
 pub mod scopes;
 pub mod screens;
-pub mod statics;
 pub mod strip;
 pub mod suggestions;
 

@@ -1,15 +1,151 @@
-//! The static kernels view's state: a static kernel compile's outputs read on a worker thread
-//! (reference/profiling_and_dumps.md §3), summarised and joined to the graph, laid out as rows
-//! — the op types compiled with each input signature (one binary each), the ops left out
-//! grouped by why, and the graph's ops of compiled types with whether their shapes got a
-//! kernel — with the selection.
+//! The static kernels view: a static kernel compile's outputs (reference/profiling_and_dumps.md
+//! §3), asked for with a guess, read on a worker thread, summarised and joined to the graph,
+//! laid out as rows — the op types compiled with each input signature (one binary each), the
+//! ops left out grouped by why, and the graph's ops of compiled types with whether their shapes
+//! got a kernel — with the selection; enter goes from a row to the graph. Its state is kept
+//! with the graph's explorer ([`App::set_view_state`]), so another graph drops it.
+
+mod draw;
 
 use super::action::Action;
+use super::app::{App, Prompt, Screen};
+use super::layout;
 use super::list::Selection;
 use super::reply::{Reply, Target};
+use super::view::ViewSpec;
 use crate::graph::Graph;
-use crate::static_kernels::{self, Summary};
-use std::path::PathBuf;
+use crate::static_kernels::{self, ROOT_NAMES, Summary};
+use crate::text::sanitize;
+use std::path::{Path, PathBuf};
+
+/// The static kernels view: which op types got static kernels, what was left out and why,
+/// and the graph's ops of compiled types.
+pub const VIEW: ViewSpec<App> = ViewSpec {
+    name: "statics",
+    title: "In the static kernels view",
+    opens_with: Some(Action::StaticKernels),
+    keys: &[
+        (Action::Down, "next row"),
+        (Action::Up, "previous row"),
+        (
+            Action::Activate,
+            "go to the graph: the ops of a type, or the op",
+        ),
+        (Action::StaticKernels, "back to the graph"),
+        (Action::Back, "back to the graph"),
+    ],
+    open,
+    handle,
+    scroll,
+    draw: |app, frame, area| {
+        if let Some(view) = app.view_state::<StaticsView>() {
+            let profiles = app.explorer().and_then(|ex| ex.profiles.as_ref());
+            draw::render(app, view, profiles, frame, area);
+        }
+    },
+    text: None,
+};
+
+/// Opens the static kernels view, asking for the outputs the first time.
+fn open(app: &mut App) {
+    if app.view_state::<StaticsView>().is_some() {
+        return app.show_view(VIEW.name);
+    }
+    if app.explorer().is_none() {
+        return;
+    }
+    let guess = guess(app).unwrap_or_default();
+    app.prompt = Some(Prompt::new(
+        "static kernel outputs: ",
+        "enter read · esc cancel · static_kernel_compile_outputs/ (or aclnn_static_shape_kernel_outputs/), one run's ts*_pid*_outputs/, or a directory holding them",
+        guess.display().to_string(),
+        |app: &mut App, typed| submit(app, &typed),
+    ));
+}
+
+/// Where the outputs probably are: an outputs root in the working directory, or next to
+/// the dump.
+fn guess(app: &App) -> Option<PathBuf> {
+    let dump = app.explorer().map(|ex| ex.ws.source().file.clone());
+    let beside_dump = dump.as_deref().and_then(|f| Path::new(f).parent());
+    let dirs = [Some(Path::new("")), beside_dump];
+    dirs.into_iter()
+        .flatten()
+        .flat_map(|dir| ROOT_NAMES.iter().map(move |name| dir.join(name)))
+        .find(|p| p.is_dir())
+}
+
+/// Reads the outputs the prompt names.
+fn submit(app: &mut App, text: &str) {
+    let text = text.trim();
+    if text.is_empty() {
+        return app.problem("no directory given".to_string());
+    }
+    load(app, PathBuf::from(text));
+}
+
+/// Reads the outputs at `dir` on a worker (`--static` gives them at the start); the answer
+/// opens the view, or says what is wrong.
+pub fn load(app: &mut App, dir: PathBuf) {
+    app.info(format!(
+        "reading the static kernel outputs in {}…",
+        sanitize(&dir.display().to_string())
+    ));
+    let asked = dir.clone();
+    app.work(
+        "skope-static",
+        move || read(asked),
+        |app, answer| {
+            take(
+                app,
+                answer.unwrap_or_else(|stopped| StaticsRead {
+                    dir,
+                    result: Err(format!("reading the outputs stopped: {stopped}")),
+                }),
+            );
+        },
+    );
+}
+
+/// Takes in the outputs read on the worker: opens the view, or says what is wrong.
+fn take(app: &mut App, answer: StaticsRead) {
+    let Screen::Explorer(ex) = &app.screen else {
+        return;
+    };
+    match answer.result {
+        Ok(summary) => {
+            let view = StaticsView::new(answer.dir, summary, ex.ws.graph());
+            let words = format!(
+                "static kernels: {} op type(s), {} binary(ies); {} problem(s) reading files",
+                view.summary.compiled.len(),
+                view.binaries(),
+                view.summary.problems.len()
+            );
+            app.set_view_state(view);
+            app.show_view(VIEW.name);
+            app.info(words);
+        }
+        Err(why) => app.problem(sanitize(&why.replace('\n', " ")).into_owned()),
+    }
+}
+
+/// An action with the static kernels view on top.
+fn handle(app: &mut App, action: Action) {
+    let height = layout::statics_rows(app.areas().body);
+    let Some(view) = app.view_state_mut::<StaticsView>() else {
+        return;
+    };
+    let reply = view.action(action, height);
+    app.carry_out(reply);
+}
+
+/// Moves the selection by `rows` (the mouse wheel).
+fn scroll(app: &mut App, rows: isize) {
+    let height = layout::statics_rows(app.areas().body);
+    if let Some(view) = app.view_state_mut::<StaticsView>() {
+        view.move_by(rows, height);
+    }
+}
 
 /// What the reading worker answers.
 #[derive(Debug)]

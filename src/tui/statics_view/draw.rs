@@ -1,16 +1,16 @@
-//! The static kernels view: which op types a static kernel compile built, for which input
+//! Drawing the static kernels view: which op types a static kernel compile built, for which input
 //! signatures (one binary each); what it saw and left out, grouped by why; and the graph's ops
 //! of compiled types, each marked by whether its input shapes got a kernel — a join the view
 //! says is a guess — with each op's time in the base profile when profiles are read.
 
-use super::{pane_block, put};
+use super::{RowKind, StaticsView};
 use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::{self, statics_list};
 use crate::tui::profile_view::ProfileView;
-use crate::tui::statics::{RowKind, StaticsView};
 use crate::tui::theme::Role;
+use crate::tui::views::{pane_block, put};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
