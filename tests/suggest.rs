@@ -382,7 +382,7 @@ fn the_bundled_example_suggests_runs_and_layers_and_fits_its_pair() {
 
 #[test]
 fn the_worker_reads_the_profile_again_for_a_reloaded_graph() {
-    use skope::tui::suggestions::SuggestRequest;
+    use skope::tui::suggestions_view::SuggestRequest;
     use std::sync::Arc;
     let pair = Arc::new(
         skope::profile::load_pair(&crate::common::example_path("prof_result"), None, None).unwrap(),
@@ -395,7 +395,7 @@ fn the_worker_reads_the_profile_again_for_a_reloaded_graph() {
         profiles: Some(Arc::clone(&pair)),
         calibration: None,
     };
-    let measured = |answer: &skope::tui::suggestions::Suggested| -> usize {
+    let measured = |answer: &skope::tui::suggestions_view::Suggested| -> usize {
         let (s, _) = answer.result.as_ref().unwrap();
         s.list.iter().map(|x| x.measured).sum()
     };

@@ -7,8 +7,9 @@ use ratatui::crossterm::event::KeyCode;
 use skope::suggest::accept::Pick;
 use skope::tui::effect::Effect;
 
-fn view(app: &skope::tui::app::App) -> &skope::tui::suggestions::SuggestionsView {
-    app.explorer().unwrap().suggestions.as_ref().unwrap()
+fn view(app: &skope::tui::app::App) -> &skope::tui::suggestions_view::SuggestionsView {
+    app.view_state::<skope::tui::suggestions_view::SuggestionsView>()
+        .unwrap()
 }
 
 #[test]

@@ -90,13 +90,6 @@ impl From<super::runs::RunEvent> for Msg {
     }
 }
 
-/// The suggester's answers.
-impl From<super::suggestions::Suggested> for Msg {
-    fn from(answer: super::suggestions::Suggested) -> Msg {
-        App::message(move |app| app.suggested(answer))
-    }
-}
-
 /// Messages the bottom line keeps, for `M` (the line cuts long ones at its edge).
 pub const MESSAGES_KEPT: usize = 200;
 

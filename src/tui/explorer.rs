@@ -160,8 +160,6 @@ pub struct Explorer {
     pub details_zoomed: bool,
     /// The profile comparison against this graph's plan, once profiles are read.
     pub profiles: Option<super::profile_view::ProfileView>,
-    /// The suggested scopes, once asked for.
-    pub suggestions: Option<super::suggestions::SuggestionsView>,
     /// The longest device time of a task in a SuperKernel, when the graph carries device times
     /// (the aclgraph pass's `sk_prof_device_*.json`): the op list shows them until profiles
     /// are read.
@@ -187,7 +185,6 @@ impl Explorer {
             .filter_map(|op| op.attrs.get_float(crate::graph::ATTR_DEVICE_US))
             .reduce(f64::max);
         let mut ex = Explorer {
-            suggestions: None,
             editor_sessions: 0,
             device_max_us,
             compared: None,

@@ -41,7 +41,7 @@ mod scope_questions;
 pub mod session;
 pub mod sink;
 pub mod statics_view;
-pub mod suggestions;
+pub mod suggestions_view;
 pub mod terminal;
 pub mod theme;
 pub mod tree;
@@ -62,7 +62,6 @@ pub mod ledger_view;
 pub mod palette_view;
 mod profile_actions;
 mod run_actions;
-mod suggestion_actions;
 pub mod timeline_view;
 
 /// Every view that can take the body over the graph's panes, in the order the help lists them.
@@ -73,7 +72,7 @@ pub static VIEWS: &[view::ViewSpec<App>] = &[
     timeline_view::VIEW,
     dataflow_view::VIEW,
     inside_view::VIEW,
-    suggestion_actions::VIEW,
+    suggestions_view::VIEW,
     statics_view::VIEW,
     flags_view::VIEW,
     findings_view::VIEW,

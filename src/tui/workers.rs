@@ -18,7 +18,8 @@ use super::msg::Msg;
 use crate::worker::Threads;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
-/// The channel workers answer on and the workers that serve requests.
+/// The channel workers answer on and the highlighter (a view's own serving worker, such as the
+/// suggester, is kept with its state).
 #[derive(Debug)]
 pub struct Workers {
     /// The event loop's channel, when there is one.
@@ -27,8 +28,6 @@ pub struct Workers {
     own: (Sender<Msg>, Receiver<Msg>),
     /// The highlighting worker (without it the code stays plain).
     pub highlighter: Option<Highlighter>,
-    /// The worker that makes suggestions, once asked for.
-    pub(super) suggester: Option<Sender<super::suggestions::SuggestRequest>>,
 }
 
 impl Default for Workers {
@@ -37,7 +36,6 @@ impl Default for Workers {
             events: None,
             own: channel(),
             highlighter: None,
-            suggester: None,
         }
     }
 }

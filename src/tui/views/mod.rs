@@ -14,7 +14,6 @@ pub mod runs;
 pub mod scopes;
 pub mod screens;
 pub mod strip;
-pub mod suggestions;
 
 use super::app::{App, Screen};
 use super::layer::Layer;

@@ -1,7 +1,8 @@
 //! The suggestions view's state: the suggested scopes of the current plan, ranked, with the
-//! selection, the order the user chose and whether the selected one's ops are listed.
+//! selection, the order the user chose, whether the selected one's ops are listed, and the
+//! worker that makes them.
 
-use super::list::Selection;
+use crate::tui::list::Selection;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::Pair;
@@ -122,7 +123,7 @@ pub fn spawn_suggester(
 ) -> Sender<SuggestRequest> {
     let mut cache = None;
     let serve = move |request: SuggestRequest| results(request.serve(&mut cache));
-    super::latest::spawn("skope-suggest", serve, move |message| {
+    crate::tui::latest::spawn("skope-suggest", serve, move |message| {
         failed(message);
     })
 }
@@ -181,6 +182,8 @@ pub struct SuggestionsView {
     pub expanded: bool,
     /// True while suggestions for a newer plan are being made.
     pub stale: bool,
+    /// The worker that makes them (with an event loop), once asked.
+    pub worker: Option<Sender<SuggestRequest>>,
 }
 
 impl SuggestionsView {
@@ -201,6 +204,7 @@ impl SuggestionsView {
             list: Selection::default(),
             expanded: false,
             stale: false,
+            worker: None,
         };
         view.reorder();
         view

@@ -1,10 +1,10 @@
-//! The suggestions view: the suggested scopes ranked, one row each — estimated saving per
+//! Drawing the suggestions view: the suggested scopes ranked, one row each — estimated saving per
 //! step (or boundaries removed, said as a count), ops, stream, the run's first and last op and
 //! how it stands against the user's scopes — under a line that says how the saving is
 //! estimated (skope's assumed coefficients, or fitted with the leave-one-out error), and the
 //! selected one's ops below when asked.
 
-use super::{pane_block, put};
+use super::SuggestionsView;
 use crate::graph::Graph;
 use crate::suggest::accept::Pick;
 use crate::suggest::templates::LAYER;
@@ -13,8 +13,8 @@ use crate::text::{cut_middle, sanitize};
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::suggestion_parts;
-use crate::tui::suggestions::SuggestionsView;
 use crate::tui::theme::Role;
+use crate::tui::views::{pane_block, put};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
@@ -25,7 +25,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     let s = &view.suggestions;
     // Ranked by boundaries when the fitted model cannot tell the candidates apart.
     let order = match (view.sort, &s.ranked_by_boundaries) {
-        (crate::tui::suggestions::Sort::Saving, Some(_)) => {
+        (super::Sort::Saving, Some(_)) => {
             "by boundaries (the fit cannot tell them apart)"
         }
         _ => view.sort.label(),
