@@ -35,7 +35,7 @@ fn app_loading(dump: &Path, plan: PathBuf, given: bool) -> App {
         &dump.to_string_lossy(),
         plan.clone(),
     );
-    app.runs_dir = Some(plan.with_extension("runs"));
+    app.runs.dir = Some(plan.with_extension("runs"));
     let request = LoadRequest {
         input: Input::File(dump.to_path_buf()),
         plan: if given {

@@ -17,7 +17,7 @@ use std::sync::mpsc::Receiver;
 fn app_in(dir: &Path, w: u16, h: u16) -> (App, Receiver<Msg>) {
     let dump = dir.join(DUMP);
     let mut app = app_on(&dump.to_string_lossy(), w, h, Config::default());
-    app.runs_dir = Some(dir.join(format!("{DUMP}.runs")));
+    app.runs.dir = Some(dir.join(format!("{DUMP}.runs")));
     let (tx, rx) = std::sync::mpsc::channel();
     app.workers.events = Some(tx);
     (app, rx)

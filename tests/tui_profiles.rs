@@ -336,7 +336,7 @@ fn bad_profiles_are_named_with_file_row_column_and_what_to_do() {
 fn a_run_whose_results_hold_profiles_opens_them() {
     let (mut app, rx) = app_with_events(140, 42);
     let runs = crate::common::scratch("tui-profiles");
-    app.runs_dir = Some(runs);
+    app.runs.dir = Some(runs);
     let source = std::path::absolute(BUNDLED).unwrap();
     let profile = skope::compile::recipe::Recipe {
         name: "compare".into(),

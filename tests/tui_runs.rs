@@ -37,7 +37,7 @@ fn runs_dir(name: &str) -> PathBuf {
 /// The explorer with its event channel, so runs can start, and runs kept in `dir`.
 fn app_with_runs(w: u16, h: u16, dir: &str) -> (App, Receiver<Msg>) {
     let (mut app, rx) = app_with_events(w, h);
-    app.runs_dir = Some(runs_dir(dir));
+    app.runs.dir = Some(runs_dir(dir));
     (app, rx)
 }
 
@@ -138,9 +138,9 @@ fn the_check_recipe_runs_from_the_explorer_and_passes() {
         "{log}"
     );
     // A new session lists it from its record, with its log.
-    let runs = app.runs_dir.clone().unwrap();
+    let runs = app.runs.dir.clone().unwrap();
     let (mut again, _rx) = app_with_events(120, 40);
-    again.runs_dir = Some(runs.clone());
+    again.runs.dir = Some(runs.clone());
     let graph = again.explorer().unwrap().ws.source().id.clone();
     again.runs.load_history(std::slice::from_ref(&runs), &graph);
     let past = &again.runs.list[0];
@@ -352,7 +352,7 @@ fn the_runs_view_looks_right() {
             lost: None,
         },
     }));
-    let dir = app.runs_dir.clone().unwrap().display().to_string();
+    let dir = app.runs.dir.clone().unwrap().display().to_string();
     // The temporary directory's name varies: so does the border after it.
     let text = screen(&app)
         .replace(&dir, "<runs>")
@@ -594,7 +594,7 @@ fn quitting_while_a_run_is_prepared_leaves_no_job_behind() {
 fn without_an_event_loop_a_run_starts_and_its_output_arrives_with_later_messages() {
     // An app driven message by message, as a script would drive it: no event loop.
     let mut app = app(120, 40);
-    app.runs_dir = Some(runs_dir("no-loop"));
+    app.runs.dir = Some(runs_dir("no-loop"));
     start_script(&mut app, "no-loop", "echo from-the-job");
     // Prepared on the spot: the run started with the key that asked for it.
     let run = app.runs.list.last().expect("a run");

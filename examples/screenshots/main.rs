@@ -313,7 +313,7 @@ fn runs(out: &Path) -> Result<()> {
     // A fresh directory, so the run is always check-1.
     let runs = std::env::temp_dir().join("skope-screenshots.runs");
     let _ = std::fs::remove_dir_all(&runs);
-    app.runs_dir = Some(runs);
+    app.runs.dir = Some(runs);
     press(&mut app, "ccheck\r");
     wait(&mut app, &rx, "the check run", |app| {
         app.runs.running() == 0
@@ -364,7 +364,7 @@ fn ledger(out: &Path) -> Result<()> {
     app.workers.events = Some(tx);
     let runs = std::env::temp_dir().join("skope-screenshots-ledger.runs");
     let _ = std::fs::remove_dir_all(&runs);
-    app.runs_dir = Some(runs.clone());
+    app.runs.dir = Some(runs.clone());
     let ex = app.explorer().context("no explorer")?;
     let plan = skope::planfile::PlanFile::of(&ex.ws);
     let mut base = plan.clone();

@@ -80,16 +80,6 @@ impl From<super::highlight::Highlighted> for Msg {
     }
 }
 
-/// A run's events: its job started (or why not), its output.
-impl From<super::runs::RunEvent> for Msg {
-    fn from(event: super::runs::RunEvent) -> Msg {
-        App::message(move |app| match event {
-            super::runs::RunEvent::Started { id, result } => app.run_started(id, result),
-            super::runs::RunEvent::Output { id, batch } => app.run_output(id, batch),
-        })
-    }
-}
-
 /// Messages the bottom line keeps, for `M` (the line cuts long ones at its edge).
 pub const MESSAGES_KEPT: usize = 200;
 
@@ -129,9 +119,6 @@ pub struct App {
     pub on_load: Vec<Msg>,
     /// The profiles being read, if any.
     pub profiles_loading: Option<super::profiles::ProfilesLoading>,
-    /// Where runs keep their files; `<dump file name>.runs` in the working directory when
-    /// not set.
-    pub runs_dir: Option<PathBuf>,
     /// How the dump was loaded, to load it again when it changed on disk (`None` in tests
     /// that build the app by hand).
     pub reload: Option<super::loader::LoadRequest>,
@@ -165,7 +152,6 @@ impl App {
             now: Duration::ZERO,
             profiles_loading: None,
             on_load: Vec::new(),
-            runs_dir: None,
             reload: None,
             runs_may_stop: false,
             views: &[],
@@ -383,7 +369,7 @@ impl App {
                 if let Some((path, modified)) = plan_read {
                     self.session.opened(path, modified);
                 }
-                let dirs = self.run_history_dirs(&ws.source().file);
+                let dirs = self.runs.history_dirs(&ws.source().file);
                 self.runs.load_history(&dirs, &ws.source().id);
                 let streams = ws.context().streams().len();
                 let areas = layout::areas(self.size, streams, layout::BodyLayout::Panes);
@@ -618,7 +604,14 @@ impl App {
             _ => {}
         }
         if action.group() == Group::Run {
-            self.run_action(action);
+            // The runs view answers its actions from the graph too (`c` picks a recipe).
+            if let Some(runs) = self
+                .views
+                .iter()
+                .find(|v| v.opens_with == Some(Action::Runs))
+            {
+                (runs.handle)(self, action);
+            }
             return;
         }
         if action.group() == Group::Profile {

@@ -114,7 +114,7 @@ fn rebuild(app: &mut App) {
         return;
     };
     let dump = ex.ws.source().file.clone();
-    let dirs = app.run_history_dirs(&dump);
+    let dirs = app.runs.history_dirs(&dump);
     let (planning, graph) = (ex.ws.planning(), GraphId::of(ex.ws.graph()));
     let Some(view) = app.view_state_mut::<LedgerView>() else {
         return;
@@ -166,7 +166,7 @@ impl App {
             return;
         };
         let dump = ex.ws.source().file.clone();
-        let runs = self.runs_dir_of(&dump);
+        let runs = self.runs.dir_of(&dump);
         match crate::ledger::add::add(&runs, &ex.ws, &dump, std::path::Path::new(text)) {
             Ok(dir) => {
                 self.info(format!(

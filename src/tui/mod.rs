@@ -61,12 +61,12 @@ pub mod inside_view;
 pub mod ledger_view;
 pub mod palette_view;
 mod profile_actions;
-mod run_actions;
+mod runs_view;
 pub mod timeline_view;
 
 /// Every view that can take the body over the graph's panes, in the order the help lists them.
 pub static VIEWS: &[view::ViewSpec<App>] = &[
-    run_actions::VIEW,
+    runs_view::VIEW,
     ledger_view::VIEW,
     profile_actions::VIEW,
     timeline_view::VIEW,

@@ -201,6 +201,8 @@ pub struct Runs {
     pub shift: usize,
     /// Runs of the dump kept on disk (`keep_runs` of skope.toml); `None` until read.
     pub keep_runs: Option<usize>,
+    /// Where runs keep their files; `<dump file name>.runs` beside the dump when not set.
+    pub dir: Option<PathBuf>,
     next_id: u64,
     /// Jobs started by workers, and whether skope is closing: a job started while it closes is
     /// stopped at once, so none outlives skope even when its start was not yet taken in.
@@ -215,6 +217,23 @@ struct Launches {
 }
 
 impl Runs {
+    /// Where runs of `dump` go (and earlier sessions' are found).
+    pub fn dir_of(&self, dump: &str) -> PathBuf {
+        self.dir
+            .clone()
+            .unwrap_or_else(|| crate::compile::prepare::runs_dir(dump))
+    }
+
+    /// Where earlier sessions' runs of `dump` may be: its runs directory, and where earlier
+    /// releases kept runs (the working directory).
+    pub fn history_dirs(&self, dump: &str) -> Vec<PathBuf> {
+        let mut dirs = vec![self.dir_of(dump)];
+        if self.dir.is_none() {
+            dirs.extend(crate::paths::DumpFiles::of(dump).earlier_runs());
+        }
+        dirs
+    }
+
     /// Runs of the dump kept on disk.
     pub fn keep(&self) -> usize {
         self.keep_runs.unwrap_or(record::DEFAULT_KEEP)
@@ -433,7 +452,7 @@ impl Runs {
                 return Reply::Problem("no error line in this run's log".to_string());
             }
             Action::CancelRun => return self.cancel(),
-            // A running run is asked about first (`run_actions`).
+            // A running run is asked about first (`runs_view`).
             Action::Back => return Reply::Close,
             Action::Compile => return Reply::Pass(action),
             _ => {}

@@ -29,7 +29,7 @@ pub fn scratch_plan() -> PathBuf {
 pub fn app_on(file: &str, w: u16, h: u16, config: Config) -> App {
     let mut app = skope::tui::new_app(config, Rect::new(0, 0, w, h), file, scratch_plan());
     // Runs of its own, so none from outside the test shows.
-    app.runs_dir = Some(scratch_plan().with_extension("runs"));
+    app.runs.dir = Some(scratch_plan().with_extension("runs"));
     let input = Input::File(PathBuf::from(file));
     let result = open(
         &input,
@@ -53,7 +53,7 @@ pub fn app_with_kernel_meta(meta: &std::path::Path, w: u16, h: u16) -> App {
         EXAMPLE,
         scratch_plan(),
     );
-    app.runs_dir = Some(scratch_plan().with_extension("runs"));
+    app.runs.dir = Some(scratch_plan().with_extension("runs"));
     let input = Input::File(PathBuf::from(EXAMPLE));
     let (mut ws, _) = open(
         &input,
@@ -157,7 +157,7 @@ pub fn app_with_plan(plan: &std::path::Path, w: u16, h: u16) -> App {
         EXAMPLE,
         plan.to_path_buf(),
     );
-    app.runs_dir = Some(plan.with_extension("runs"));
+    app.runs.dir = Some(plan.with_extension("runs"));
     let input = Input::File(PathBuf::from(EXAMPLE));
     let result = open(
         &input,

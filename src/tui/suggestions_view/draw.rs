@@ -25,9 +25,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     let s = &view.suggestions;
     // Ranked by boundaries when the fitted model cannot tell the candidates apart.
     let order = match (view.sort, &s.ranked_by_boundaries) {
-        (super::Sort::Saving, Some(_)) => {
-            "by boundaries (the fit cannot tell them apart)"
-        }
+        (super::Sort::Saving, Some(_)) => "by boundaries (the fit cannot tell them apart)",
         _ => view.sort.label(),
     };
     // While they are made, that comes first: the rest may be cut at the border.

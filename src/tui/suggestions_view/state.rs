@@ -2,7 +2,6 @@
 //! selection, the order the user chose, whether the selected one's ops are listed, and the
 //! worker that makes them.
 
-use crate::tui::list::Selection;
 use crate::fusion::marks::Marks;
 use crate::fusion::plan::{Context, Plan};
 use crate::profile::Pair;
@@ -11,6 +10,7 @@ use crate::suggest::saving::Fit;
 use crate::suggest::timing::Timing;
 use crate::suggest::{Measured, bind_runs};
 use crate::suggest::{Suggestion, Suggestions};
+use crate::tui::list::Selection;
 use crate::workspace::Planning;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;

@@ -10,7 +10,6 @@ pub mod help;
 pub mod ops;
 pub mod options;
 pub mod profile;
-pub mod runs;
 pub mod scopes;
 pub mod screens;
 pub mod strip;

@@ -2,7 +2,6 @@
 //! log on the right with its command, state, elapsed time, the first error pinned and marked,
 //! and the keys that work here.
 
-use super::{pane_block, put};
 use crate::compile::job::Stream;
 use crate::text::sanitize;
 use crate::tui::action::Action;
@@ -10,6 +9,7 @@ use crate::tui::app::App;
 use crate::tui::layout::{run_log_rows, runs_parts};
 use crate::tui::runs::{Run, RunState, RunStatus};
 use crate::tui::theme::Role;
+use crate::tui::views::{pane_block, put};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -21,7 +21,7 @@ use std::time::Duration;
 /// none relies on colour.
 pub fn glyph(run: &Run, ticks: usize) -> &'static str {
     match run.status() {
-        RunStatus::Running | RunStatus::Preparing => super::spinner(ticks),
+        RunStatus::Running | RunStatus::Preparing => crate::tui::views::spinner(ticks),
         RunStatus::Cancelling => "…",
         RunStatus::Cancelled => "⊘",
         RunStatus::Passed => "✓",
