@@ -603,19 +603,11 @@ impl App {
             Action::Filter => return self.ask_filter(),
             _ => {}
         }
-        if action.group() == Group::Run {
-            // The runs view answers its actions from the graph too (`c` picks a recipe).
-            if let Some(runs) = self
-                .views
-                .iter()
-                .find(|v| v.opens_with == Some(Action::Runs))
-            {
-                (runs.handle)(self, action);
-            }
-            return;
+        // A view answers the actions it takes from the graph (`c` picks a recipe).
+        if let Some(view) = self.views.iter().find(|v| v.from_graph.contains(&action)) {
+            return (view.handle)(self, action);
         }
-        if action.group() == Group::Profile {
-            self.profile_action(action);
+        if matches!(action.group(), Group::Run | Group::Profile) {
             return;
         }
         let Screen::Explorer(ex) = &mut self.screen else {

@@ -27,6 +27,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "dataflow",
     title: "In the dataflow view",
     opens_with: Some(Action::Dataflow),
+    from_graph: &[],
     keys: &[
         (Action::Up, "to a producer (re-centres)"),
         (Action::Down, "to a consumer (re-centres)"),

@@ -4,7 +4,7 @@
 //! below the explorer's state, so scrolling knows where the text ends without drawing it, and
 //! [`Kept`] once per change of what the pane describes.
 
-use super::profile_view::ProfileView;
+use super::profile_view::state::ProfileView;
 use super::theme::{Role, Theme};
 use crate::fusion::Severity;
 use crate::fusion::index::{SegmentRef, break_at, segment_at};

@@ -159,7 +159,7 @@ pub struct Explorer {
     /// True while the details take the whole body (`z` without the code view).
     pub details_zoomed: bool,
     /// The profile comparison against this graph's plan, once profiles are read.
-    pub profiles: Option<super::profile_view::ProfileView>,
+    pub profiles: Option<super::profile_view::state::ProfileView>,
     /// The longest device time of a task in a SuperKernel, when the graph carries device times
     /// (the aclgraph pass's `sk_prof_device_*.json`): the op list shows them until profiles
     /// are read.

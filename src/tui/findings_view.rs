@@ -25,6 +25,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "findings",
     title: "In the findings view",
     opens_with: Some(Action::Findings),
+    from_graph: &[],
     keys: &[
         (Action::Down, "next finding"),
         (Action::Up, "previous finding"),

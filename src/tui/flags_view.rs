@@ -21,6 +21,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "flags",
     title: "In the graph kernel flags view",
     opens_with: None,
+    from_graph: &[],
     keys: &[
         (Action::Down, "scroll down"),
         (Action::Up, "scroll up"),

@@ -24,6 +24,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "inside",
     title: "In the inside-a-SuperKernel view",
     opens_with: Some(Action::Inside),
+    from_graph: &[],
     keys: &[
         (Action::NextBreak, "next occurrence"),
         (Action::PrevBreak, "previous occurrence"),

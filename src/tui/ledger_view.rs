@@ -27,6 +27,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "ledger",
     title: "In the run ledger",
     opens_with: Some(Action::Ledger),
+    from_graph: &[],
     keys: &[
         (Action::Down, "next run"),
         (Action::Up, "previous run"),

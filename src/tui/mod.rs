@@ -60,7 +60,6 @@ pub mod flags_view;
 pub mod inside_view;
 pub mod ledger_view;
 pub mod palette_view;
-mod profile_actions;
 mod runs_view;
 pub mod timeline_view;
 
@@ -68,7 +67,7 @@ pub mod timeline_view;
 pub static VIEWS: &[view::ViewSpec<App>] = &[
     runs_view::VIEW,
     ledger_view::VIEW,
-    profile_actions::VIEW,
+    profile_view::VIEW,
     timeline_view::VIEW,
     dataflow_view::VIEW,
     inside_view::VIEW,

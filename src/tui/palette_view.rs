@@ -20,6 +20,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "palette",
     title: "In the command palette",
     opens_with: Some(Action::Palette),
+    from_graph: &[],
     keys: &[
         (Action::Down, "next action"),
         (Action::Up, "previous action"),

@@ -24,6 +24,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "timeline",
     title: "In the timeline view",
     opens_with: Some(Action::Timeline),
+    from_graph: &[],
     keys: &[
         (Action::Expand, "next kernel in the lane"),
         (Action::Collapse, "previous kernel in the lane"),

@@ -27,6 +27,9 @@ pub struct ViewSpec<A: 'static> {
     /// Its rows of the action table: each action that means something of its own here, with
     /// what it does. The help lists them first and the key bar shows them while it is up.
     pub keys: &'static [(Action, &'static str)],
+    /// The actions it answers while the graph is up (its `handle` gets them), besides the one
+    /// that opens it: what it starts from there.
+    pub from_graph: &'static [Action],
     /// Opens it (or first asks for what it needs: profiles, a directory).
     pub open: fn(&mut A),
     /// Does what an action means while it is up.

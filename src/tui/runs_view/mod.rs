@@ -21,6 +21,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "runs",
     title: "In the runs view",
     opens_with: Some(Action::Runs),
+    from_graph: &[Action::Compile],
     keys: &[
         (Action::Down, "scroll the log down"),
         (Action::Up, "scroll the log up"),

@@ -8,7 +8,7 @@ use crate::text::sanitize;
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::{self, statics_list};
-use crate::tui::profile_view::ProfileView;
+use crate::tui::profile_view::state::ProfileView;
 use crate::tui::theme::Role;
 use crate::tui::views::{pane_block, put};
 use ratatui::Frame;

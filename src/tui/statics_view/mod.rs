@@ -24,6 +24,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "statics",
     title: "In the static kernels view",
     opens_with: Some(Action::StaticKernels),
+    from_graph: &[],
     keys: &[
         (Action::Down, "next row"),
         (Action::Up, "previous row"),

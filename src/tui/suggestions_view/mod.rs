@@ -28,6 +28,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "suggestions",
     title: "In the suggestions view",
     opens_with: Some(Action::Suggestions),
+    from_graph: &[],
     keys: &[
         (Action::Down, "next suggestion"),
         (Action::Up, "previous suggestion"),

@@ -9,7 +9,6 @@ pub mod header;
 pub mod help;
 pub mod ops;
 pub mod options;
-pub mod profile;
 pub mod scopes;
 pub mod screens;
 pub mod strip;

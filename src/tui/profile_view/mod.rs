@@ -1,18 +1,25 @@
-//! The profile view's actions: asking for the profiles (with a guess of where they are),
-//! reading them on a worker thread, picking a rank, the view's keys, and the drill-down from a
-//! row to the ops in the graph.
+//! The profile view: asking for the profiles (with a guess of where they are; `L` from the
+//! graph too), reading them on a worker thread, picking a rank or a step, pruning a
+//! SuperKernel, the view's keys, and the drill-down from a row to the ops in the graph. The
+//! comparison it shows ([`state::ProfileView`], kept with the graph's explorer) is data the
+//! panes share — the op list's payoffs, the suggestions' calibration, the timeline read it —
+//! so what the rest of the app asks of it are methods of the app here: `App::profile_view`,
+//! `App::load_profiles`, `App::profiles_follow_plan`, `App::open_run_results`.
+
+mod draw;
+pub mod state;
 
 use super::action::Action;
 use super::app::{App, Prompt, Screen};
 use super::dialog::{Answer, Confirm, Dialog, Pick, Picker};
 use super::layout;
-use super::profile_view::ProfileView;
 use super::profiles::{self, LoadedProfiles, ProfilesRequest};
 use super::view::ViewSpec;
 use crate::edit::Edit;
 use crate::profile::ProfileError;
 use crate::profile::ranks::RankProgress;
 use crate::text::sanitize;
+pub use state::{ProfileView, Sort, Table};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,6 +29,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     name: "profiles",
     title: "In the profile view",
     opens_with: Some(Action::Profiles),
+    from_graph: &[Action::LoadProfiles],
     keys: &[
         (Action::Down, "next row"),
         (Action::Up, "previous row"),
@@ -55,20 +63,13 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
     scroll: App::profile_scroll,
     draw: |app, frame, area| {
         if let Some(view) = app.profile_view() {
-            super::views::profile::render(app, view, frame, area);
+            draw::render(app, view, frame, area);
         }
     },
     text: None,
 };
 
 impl App {
-    /// Runs a profile action from the explorer.
-    pub(super) fn profile_action(&mut self, action: Action) {
-        if action == Action::LoadProfiles {
-            self.ask_for_profiles();
-        }
-    }
-
     /// Shows the profile comparison, or asks for the profiles the first time.
     fn open_profiles(&mut self) {
         match self.profile_view() {
@@ -389,6 +390,9 @@ impl App {
 
     /// An action in the profile view (which handles its own keys).
     fn profile_view_action(&mut self, action: Action) {
+        if action == Action::LoadProfiles {
+            return self.ask_for_profiles();
+        }
         if action == Action::WriteCode {
             return self.write_pr_report();
         }
@@ -411,7 +415,7 @@ impl App {
         }
         if action == Action::Prune {
             return match self.profile_view().map(|v| v.table) {
-                Some(super::profile_view::Table::SuperKernels) => self.ask_to_prune(),
+                Some(Table::SuperKernels) => self.ask_to_prune(),
                 _ => self.problem("prune a SuperKernel from the superkernels table".to_string()),
             };
         }
@@ -506,7 +510,7 @@ impl App {
     fn profile_rows(&self) -> usize {
         let detail = self
             .profile_view()
-            .is_some_and(|v| v.table == super::profile_view::Table::SuperKernels);
+            .is_some_and(|v| v.table == Table::SuperKernels);
         layout::profile_table_rows(self.areas().body, detail)
     }
 }

@@ -3,7 +3,7 @@
 //! and the new profile, breaks by what the unfused ops around them cost. Every delta carries a
 //! sign and an arrow, so nothing depends on colour.
 
-use super::{pane_block, put};
+use super::state::{ProfileView, Table, table_index};
 use crate::profile::output::{delta, delta_micros as micros_delta, micros, pct};
 use crate::profile::payoff::{Payoff, PayoffClass};
 use crate::profile::{FusedEvidence, Side};
@@ -12,8 +12,8 @@ use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::layout::profile_parts;
 use crate::tui::list::Selection;
-use crate::tui::profile_view::{ProfileView, Table, table_index};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::views::{pane_block, put};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -962,7 +962,7 @@ fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, ro
     lines.push((last, bar(origin, account.new.mean_ns, '█'), Role::Title));
     // The view's rows are the parts; the totals frame them (first and last row), and the
     // parts between scroll so the selected one shows.
-    let index = crate::tui::profile_view::table_index(Table::Waterfall);
+    let index = table_index(Table::Waterfall);
     let Selection { selected, offset } = view.lists[index];
     let visible = rows.saturating_sub(2).max(1);
     let offset = offset.max((selected + 1).saturating_sub(visible));

@@ -1,15 +1,15 @@
 //! The profile view's state: the tables it shows (SuperKernels, where the time went, op types,
 //! breaks) with their selection and sort order, and its keys.
 
-use super::action::Action;
-use super::list::Selection;
-use super::profiles::{Compared, LoadedProfiles, ProfilesRequest};
-use super::reply::{Reply, Target};
 use crate::profile::figures::micros;
 use crate::profile::payoff::{Payoff, PayoffClass};
 use crate::profile::ranks::{AcrossRanks, RanksDiff};
 use crate::profile::steps::StepTime;
 use crate::profile::{self, BreakCost, Diff, Pair, RowStatus, SegmentTime};
+use crate::tui::action::Action;
+use crate::tui::list::Selection;
+use crate::tui::profiles::{Compared, LoadedProfiles, ProfilesRequest};
+use crate::tui::reply::{Reply, Target};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::sync::Arc;
