@@ -131,6 +131,18 @@ fn the_op_types_sort_by_delta_total_and_name() {
         ),
         "{text}"
     );
+    // The op type selected stays selected when the rows are sorted again.
+    let selected = |app: &App| {
+        let view = app.profile_view().unwrap();
+        let r = view.type_row(view.selected()).unwrap();
+        format!("{} {}", r.op_type, r.core_type)
+    };
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    let before = selected(&app);
+    press(&mut app, KeyCode::Char('s'));
+    assert_eq!(selected(&app), before);
+    assert_ne!(app.profile_view().unwrap().selected(), 2, "it moved with its row");
 }
 
 #[test]

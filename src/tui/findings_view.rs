@@ -10,7 +10,7 @@ use super::action::Action;
 use super::app::{App, Screen};
 use super::explorer::Pane;
 use super::layout;
-use super::list::Selection;
+use super::list::{Cycle, Rows};
 use super::theme::Role;
 use super::view::ViewSpec;
 use super::views::{pane_block, put};
@@ -51,6 +51,16 @@ pub enum Severity {
     Note,
 }
 
+/// What `s` steps through: every severity (`None`), then each alone.
+impl Cycle for Option<Severity> {
+    const ALL: &'static [Option<Severity>] = &[
+        None,
+        Some(Severity::Error),
+        Some(Severity::Warning),
+        Some(Severity::Note),
+    ];
+}
+
 impl Severity {
     /// Its glyph and word, readable without colour.
     fn words(self) -> &'static str {
@@ -82,8 +92,8 @@ pub struct FindingsView {
     pub items: Vec<Item>,
     /// The severity shown (`None`: all).
     pub shown: Option<Severity>,
-    /// The selected row of those shown, and the first drawn.
-    pub list: Selection,
+    /// The rows of those shown, with the selection.
+    pub rows: Rows,
 }
 
 impl FindingsView {
@@ -139,20 +149,33 @@ impl FindingsView {
                 words: n.to_string(),
             });
         }
-        items.sort_by_key(|i| i.severity);
-        FindingsView {
+        let mut view = FindingsView {
             items,
             shown: None,
-            list: Selection::default(),
-        }
+            rows: Rows::default(),
+        };
+        view.arrange();
+        view
+    }
+
+    /// Shows the findings of the severity shown, errors first.
+    fn arrange(&mut self) {
+        let (items, shown) = (&self.items, self.shown);
+        self.rows.arrange(
+            items.len(),
+            |i| shown.is_none_or(|s| items[i].severity == s),
+            |a, b| items[a].severity.cmp(&items[b].severity),
+        );
     }
 
     /// The findings shown, in order.
-    pub fn shown(&self) -> Vec<&Item> {
-        self.items
-            .iter()
-            .filter(|i| self.shown.is_none_or(|s| i.severity == s))
-            .collect()
+    pub fn shown(&self) -> impl Iterator<Item = &Item> {
+        self.rows.order().iter().map(|&i| &self.items[i])
+    }
+
+    /// The selected finding.
+    pub fn selected(&self) -> Option<&Item> {
+        self.rows.selected().map(|i| &self.items[i])
     }
 
     /// How many of each severity, in words.
@@ -168,19 +191,8 @@ impl FindingsView {
 
     /// Shows the next severity: all → errors → warnings → notes → all.
     fn next_severity(&mut self) {
-        self.shown = match self.shown {
-            None => Some(Severity::Error),
-            Some(Severity::Error) => Some(Severity::Warning),
-            Some(Severity::Warning) => Some(Severity::Note),
-            Some(Severity::Note) => None,
-        };
-        self.list.reset();
-    }
-
-    /// Moves the selection by `rows`, keeping it in a view `height` rows tall.
-    fn move_by(&mut self, rows: isize, height: usize) {
-        let len = self.shown().len();
-        self.list.move_by(rows, len, height);
+        self.shown = self.shown.next();
+        self.arrange();
     }
 }
 
@@ -218,10 +230,8 @@ fn handle(app: &mut App, action: Action) {
         }
         Action::Activate => go_to_op(app),
         _ => {
-            if let Some(rows) = action.rows(height as isize)
-                && let Some(view) = app.view_state_mut::<FindingsView>()
-            {
-                view.move_by(rows, height);
+            if let Some(view) = app.view_state_mut::<FindingsView>() {
+                view.rows.act(action, height);
             }
         }
     }
@@ -231,7 +241,7 @@ fn handle(app: &mut App, action: Action) {
 fn scroll(app: &mut App, rows: isize) {
     let height = height(app);
     if let Some(view) = app.view_state_mut::<FindingsView>() {
-        view.move_by(rows, height);
+        view.rows.move_by(rows, height);
     }
 }
 
@@ -239,7 +249,7 @@ fn scroll(app: &mut App, rows: isize) {
 fn go_to_op(app: &mut App) {
     let op = app
         .view_state::<FindingsView>()
-        .and_then(|v| v.shown().get(v.list.selected).map(|i| i.op));
+        .and_then(|v| v.selected().map(|i| i.op));
     let Some(op) = op else {
         return;
     };
@@ -279,8 +289,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(pane_block(title, true, theme), area);
     let inner = layout::inner(area);
     let buf = frame.buffer_mut();
-    let shown = view.shown();
-    if shown.is_empty() {
+    if view.rows.is_empty() {
         put(
             buf,
             inner.x,
@@ -294,10 +303,9 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // The list, then the selected one's whole words under it.
     let list = inner.height.saturating_sub(WHOLE + 1).max(1);
     for (y, (i, item)) in (inner.y..inner.y + list).zip(
-        shown
-            .iter()
+        view.shown()
             .enumerate()
-            .skip(view.list.offset)
+            .skip(view.rows.selection.offset)
             .take(usize::from(list)),
     ) {
         let role = match item.severity {
@@ -305,7 +313,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Severity::Warning => Role::Warning,
             Severity::Note => Role::Dim,
         };
-        let style = if i == view.list.selected {
+        let style = if i == view.rows.selection.selected {
             theme.get(Role::Selection)
         } else {
             theme.get(role)
@@ -318,7 +326,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
         );
         put(buf, inner.x, y, inner.width, &text, style);
     }
-    if let Some(item) = shown.get(view.list.selected) {
+    if let Some(item) = view.selected() {
         let whole = layout::wrap(&sanitize(&item.words), usize::from(inner.width));
         let top = inner.y + list + 1;
         for (y, line) in (top..inner.bottom()).zip(whole.iter().take(usize::from(WHOLE))) {

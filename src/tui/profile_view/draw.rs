@@ -460,11 +460,11 @@ fn shown_rows<'a, T>(
     items
         .iter()
         .enumerate()
-        .skip(view.lists[i].offset)
+        .skip(view.tables[i].selection.offset)
         .take(rows)
         .map(|(n, item)| {
-            let y = area.y + 1 + (n - view.lists[i].offset) as u16;
-            let style = row_style(n == view.lists[i].selected, theme);
+            let y = area.y + 1 + (n - view.tables[i].selection.offset) as u16;
+            let style = row_style(n == view.tables[i].selection.selected, theme);
             buf.set_style(Rect::new(area.x, y, area.width, 1), style);
             (y, style, item)
         })
@@ -525,9 +525,15 @@ fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: 
         .flatten()
         .map(|s| s.total_us)
         .fold(0.0, f64::max);
-    for (y, base_style, &index) in
-        shown_rows(&view.order, view, Table::Types, rows, theme, buf, area)
-    {
+    for (y, base_style, &index) in shown_rows(
+        view.tables[table_index(Table::Types)].order(),
+        view,
+        Table::Types,
+        rows,
+        theme,
+        buf,
+        area,
+    ) {
         let r = &view.diff.rows[index];
         let mark = match fused.iter().find(|(t, _)| *t == r.op_type) {
             Some((_, FusedEvidence::Plan)) => "┃",
@@ -751,7 +757,7 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
         );
     }
     for (y, style, &index) in shown_rows(
-        &view.payoff_order,
+        view.tables[table_index(Table::SuperKernels)].order(),
         view,
         Table::SuperKernels,
         rows,
@@ -860,7 +866,8 @@ fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, ro
     // Where each part (in the order shown) starts and ends, from the base's total down.
     let mut at = account.base.mean_ns;
     let mut steps: Vec<(i64, i64)> = Vec::new();
-    for &i in &view.waterfall_order {
+    let order = view.tables[table_index(Table::Waterfall)].order();
+    for &i in order {
         let delta = account.waterfall[i].delta_ns;
         steps.push((at, at + delta));
         at += delta;
@@ -930,7 +937,7 @@ fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, ro
         bar(origin, account.base.mean_ns, '█'),
         Role::Title,
     )];
-    for (k, &i) in view.waterfall_order.iter().enumerate() {
+    for (k, &i) in order.iter().enumerate() {
         let p = &account.waterfall[i];
         let name = match p.kind {
             crate::profile::account::PartKind::Superkernel => {
@@ -963,7 +970,7 @@ fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, ro
     // The view's rows are the parts; the totals frame them (first and last row), and the
     // parts between scroll so the selected one shows.
     let index = table_index(Table::Waterfall);
-    let Selection { selected, offset } = view.lists[index];
+    let Selection { selected, offset } = view.tables[index].selection;
     let visible = rows.saturating_sub(2).max(1);
     let offset = offset.max((selected + 1).saturating_sub(visible));
     let parts = lines.len() - 2;

@@ -7,7 +7,7 @@ use crate::profile::ranks::{AcrossRanks, RanksDiff};
 use crate::profile::steps::StepTime;
 use crate::profile::{self, BreakCost, Diff, Pair, RowStatus, SegmentTime};
 use crate::tui::action::Action;
-use crate::tui::list::Selection;
+use crate::tui::list::{Cycle, Rows};
 use crate::tui::profiles::{Compared, LoadedProfiles, ProfilesRequest};
 use crate::tui::reply::{Reply, Target};
 use crate::workspace::Workspace;
@@ -58,16 +58,12 @@ pub enum Sort {
     Name,
 }
 
-impl Sort {
-    /// The next order (`s`).
-    pub fn next(self) -> Sort {
-        match self {
-            Sort::Delta => Sort::Total,
-            Sort::Total => Sort::Name,
-            Sort::Name => Sort::Delta,
-        }
-    }
+/// What `s` steps through.
+impl Cycle for Sort {
+    const ALL: &'static [Sort] = &[Sort::Delta, Sort::Total, Sort::Name];
+}
 
+impl Sort {
     /// Its name.
     pub fn title(self) -> &'static str {
         match self {
@@ -101,18 +97,14 @@ pub struct ProfileView {
     pub table: Table,
     /// The op-type table's order.
     pub sort: Sort,
-    /// The op-type rows in `sort` order (indices into `diff.rows`).
-    pub order: Vec<usize>,
-    /// The payoff rows, worst first (indices into the payoffs' list).
-    pub payoff_order: Vec<usize>,
-    /// The waterfall's parts, the biggest change first (indices into the account's waterfall).
-    pub waterfall_order: Vec<usize>,
     /// The step shown (its `Step Id`), or every step's median.
     pub step: Option<String>,
     /// Every rank compared, when the profiles hold several (the view shows one of them).
     pub ranks: Option<Arc<RanksDiff>>,
-    /// The selected row and the first shown, of each table.
-    pub lists: [Selection; 4],
+    /// Each table's rows (in [`Table::ALL`]'s order) with its selection: the payoffs worst
+    /// first, the waterfall's parts the biggest change first, the op types in `sort` order,
+    /// the breaks as compared.
+    pub tables: [Rows; 4],
     /// For each op name in a segment of the comparison, the segment's index in
     /// `diff.per_op.segments`.
     segment_of: HashMap<String, usize>,
@@ -163,12 +155,9 @@ impl ProfileView {
             not_in_run: 0,
             table: Table::SuperKernels,
             sort: Sort::Delta,
-            order: Vec::new(),
-            payoff_order: Vec::new(),
-            waterfall_order: Vec::new(),
             step: None,
             ranks,
-            lists: [Selection::default(); 4],
+            tables: Default::default(),
             segment_of,
             breaks_of,
             max_base_us,
@@ -225,25 +214,18 @@ impl ProfileView {
 
     /// Rows of `table`.
     pub fn rows(&self, table: Table) -> usize {
-        match table {
-            Table::SuperKernels => self.payoff_order.len(),
-            Table::Types => self.diff.rows.len(),
-            Table::Waterfall => self.waterfall_order.len(),
-            Table::Breaks => self.diff.per_op.as_ref().map_or(0, |p| p.breaks.len()),
-        }
+        self.tables[table_index(table)].len()
     }
 
     /// The selected row of the table shown.
     pub fn selected(&self) -> usize {
-        self.lists[table_index(self.table)].selected
+        self.tables[table_index(self.table)].selection.selected
     }
 
     /// Moves the selection of the table shown by `step` rows, keeping it in a view of
     /// `height` rows.
     pub fn move_by(&mut self, step: isize, height: usize) {
-        let i = table_index(self.table);
-        let len = self.rows(self.table);
-        self.lists[i].move_by(step, len, height);
+        self.tables[table_index(self.table)].move_by(step, height);
     }
 
     /// Shows the next (or previous) table.
@@ -387,15 +369,17 @@ impl ProfileView {
 
     /// The waterfall's part shown at `row` of its table.
     pub fn waterfall_row(&self, row: usize) -> Option<&profile::account::Part> {
-        self.waterfall_order
-            .get(row)
-            .and_then(|&i| self.diff.account.waterfall.get(i))
+        self.tables[table_index(Table::Waterfall)]
+            .item(row)
+            .and_then(|i| self.diff.account.waterfall.get(i))
     }
 
     /// The payoff shown at `row` of the SuperKernels table.
     pub fn payoff_row(&self, row: usize) -> Option<&Payoff> {
         let list = &self.diff.payoffs.as_ref()?.list;
-        self.payoff_order.get(row).and_then(|&i| list.get(i))
+        self.tables[table_index(Table::SuperKernels)]
+            .item(row)
+            .and_then(|i| list.get(i))
     }
 
     /// The steps to pick from: every step's median (no step), then each step with its kernel
@@ -458,55 +442,60 @@ impl ProfileView {
         (mean(|o| o.base_us), mean(|o| o.new_us))
     }
 
-    fn sort_payoffs(&mut self) {
-        let Some(p) = &self.diff.payoffs else {
-            self.payoff_order.clear();
-            return;
-        };
+    /// Arranges every table's rows again, each selected row following its item.
+    fn sort_rows(&mut self) {
+        let [payoffs, waterfall, types, breaks] = &mut self.tables;
         let rank = |c: PayoffClass| match c {
             PayoffClass::Regressed => 0,
             PayoffClass::InsufficientEvidence => 1,
             PayoffClass::Neutral => 2,
             PayoffClass::Beneficial => 3,
         };
-        let mut order: Vec<usize> = (0..p.list.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (x, y) = (&p.list[a], &p.list[b]);
-            rank(x.class).cmp(&rank(y.class)).then(
-                y.delta_us
-                    .unwrap_or(0.0)
-                    .total_cmp(&x.delta_us.unwrap_or(0.0)),
-            )
-        });
-        self.payoff_order = order;
-    }
-
-    fn sort_rows(&mut self) {
-        self.sort_payoffs();
+        let list = self.diff.payoffs.as_ref().map_or(&[][..], |p| &p.list[..]);
+        payoffs.arrange(
+            list.len(),
+            |_| true,
+            |a, b| {
+                let (x, y) = (&list[a], &list[b]);
+                rank(x.class).cmp(&rank(y.class)).then(
+                    y.delta_us
+                        .unwrap_or(0.0)
+                        .total_cmp(&x.delta_us.unwrap_or(0.0)),
+                )
+            },
+        );
         let parts = &self.diff.account.waterfall;
-        let mut waterfall: Vec<usize> = (0..parts.len()).collect();
-        waterfall.sort_by_key(|&i| std::cmp::Reverse(parts[i].delta_ns.unsigned_abs()));
-        self.waterfall_order = waterfall;
+        waterfall.arrange(
+            parts.len(),
+            |_| true,
+            |a, b| (parts[b].delta_ns.unsigned_abs()).cmp(&parts[a].delta_ns.unsigned_abs()),
+        );
         let rows = &self.diff.rows;
-        let mut order: Vec<usize> = (0..rows.len()).collect();
         let biggest = |i: usize| {
             let r = &rows[i];
             let side = |s: Option<profile::Side>| s.map_or(0.0, |s| s.total_us);
             side(r.base).max(side(r.new))
         };
-        match self.sort {
-            Sort::Delta => order.sort_by(|&a, &b| rows[a].delta_us.total_cmp(&rows[b].delta_us)),
-            Sort::Total => order.sort_by(|&a, &b| biggest(b).total_cmp(&biggest(a))),
-            Sort::Name => order.sort_by(|&a, &b| {
-                (&rows[a].op_type, &rows[a].core_type).cmp(&(&rows[b].op_type, &rows[b].core_type))
-            }),
-        }
-        self.order = order;
+        let sort = self.sort;
+        types.arrange(
+            rows.len(),
+            |_| true,
+            |a, b| match sort {
+                Sort::Delta => rows[a].delta_us.total_cmp(&rows[b].delta_us),
+                Sort::Total => biggest(b).total_cmp(&biggest(a)),
+                Sort::Name => (&rows[a].op_type, &rows[a].core_type)
+                    .cmp(&(&rows[b].op_type, &rows[b].core_type)),
+            },
+        );
+        let count = self.diff.per_op.as_ref().map_or(0, |p| p.breaks.len());
+        breaks.arrange(count, |_| true, |a, b| a.cmp(&b));
     }
 
     /// The op-type row shown at `row` of the table.
     pub fn type_row(&self, row: usize) -> Option<&profile::DiffRow> {
-        self.order.get(row).and_then(|&i| self.diff.rows.get(i))
+        self.tables[table_index(Table::Types)]
+            .item(row)
+            .and_then(|i| self.diff.rows.get(i))
     }
 
     /// The base time of a kernel by name, per step (the op list's time column); none without
@@ -518,7 +507,7 @@ impl ProfileView {
 
     /// True when the selected op-type row is a SuperKernel (its drill-down is the SuperKernels).
     pub fn selected_is_superkernel(&self) -> bool {
-        self.type_row(self.lists[table_index(Table::Types)].selected)
+        self.type_row(self.tables[table_index(Table::Types)].selection.selected)
             .is_some_and(|r| r.status == RowStatus::NewSuperkernel)
     }
 }

@@ -10,7 +10,7 @@ use crate::suggest::saving::Fit;
 use crate::suggest::timing::Timing;
 use crate::suggest::{Measured, bind_runs};
 use crate::suggest::{Suggestion, Suggestions};
-use crate::tui::list::Selection;
+use crate::tui::list::{Cycle, Selection};
 use crate::workspace::Planning;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -139,16 +139,12 @@ pub enum Sort {
     Position,
 }
 
-impl Sort {
-    /// The next order.
-    fn next(self) -> Sort {
-        match self {
-            Sort::Saving => Sort::Ops,
-            Sort::Ops => Sort::Position,
-            Sort::Position => Sort::Saving,
-        }
-    }
+/// What `s` steps through.
+impl Cycle for Sort {
+    const ALL: &'static [Sort] = &[Sort::Saving, Sort::Ops, Sort::Position];
+}
 
+impl Sort {
     /// In words, for the title.
     pub fn label(self) -> &'static str {
         match self {
