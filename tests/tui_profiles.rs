@@ -142,7 +142,11 @@ fn the_op_types_sort_by_delta_total_and_name() {
     let before = selected(&app);
     press(&mut app, KeyCode::Char('s'));
     assert_eq!(selected(&app), before);
-    assert_ne!(app.profile_view().unwrap().selected(), 2, "it moved with its row");
+    assert_ne!(
+        app.profile_view().unwrap().selected(),
+        2,
+        "it moved with its row"
+    );
 }
 
 #[test]

@@ -183,10 +183,8 @@ fn accepting_all_makes_scopes_leaves_none_empty_and_undo_takes_them_back() {
     press(&mut app, KeyCode::Char('S'));
     let expected = view(&app).suggestions.whole_model.clone().unwrap();
     // A per-layer one first: it leaves the list, as it adds nothing now.
-    let row = view(&app)
-        .order
-        .iter()
-        .position(|p| matches!(p, Pick::Single(_)))
+    let row = (0..view(&app).rows.len())
+        .position(|row| matches!(view(&app).at(row), Some(Pick::Single(_))))
         .unwrap();
     for _ in 0..row {
         press(&mut app, KeyCode::Char('j'));

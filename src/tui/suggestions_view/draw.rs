@@ -147,7 +147,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
     put(buf, x, table.y + 4, w, &header, theme.get(Role::Title));
     let head = crate::tui::layout::SUGGESTION_HEAD;
     let height = usize::from(table.height.saturating_sub(head));
-    if view.order.is_empty() {
+    if view.rows.is_empty() {
         let why = if view.stale {
             "making suggestions…".to_string()
         } else if let Some(why) = s.not_offered {
@@ -161,7 +161,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
         };
         put(buf, x, table.y + head, w, &why, theme.get(Role::Dim));
     }
-    for (i, row) in (view.list.offset..view.order.len())
+    for (i, row) in (view.rows.selection.offset..view.rows.len())
         .take(height)
         .enumerate()
     {
@@ -180,7 +180,7 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
             line.what
         );
         let mut style = theme.get(Role::Text);
-        if row == view.list.selected {
+        if row == view.rows.selection.selected {
             style = style.patch(theme.get(Role::Selection));
         }
         let y = table.y + head + i as u16;

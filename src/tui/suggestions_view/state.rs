@@ -10,7 +10,7 @@ use crate::suggest::saving::Fit;
 use crate::suggest::timing::Timing;
 use crate::suggest::{Measured, bind_runs};
 use crate::suggest::{Suggestion, Suggestions};
-use crate::tui::list::{Cycle, Selection};
+use crate::tui::list::{Cycle, Rows};
 use crate::workspace::Planning;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -168,11 +168,10 @@ pub struct SuggestionsView {
     pub profile: Option<std::path::PathBuf>,
     /// The order shown.
     pub sort: Sort,
-    /// The rows in the order shown: the exclusions that heal a whole-model scope, the
-    /// templates, then the per-layer suggestions.
-    pub order: Vec<Pick>,
-    /// The selected row, and the first shown.
-    pub list: Selection,
+    /// The rows in the order shown, with the selection: the exclusions that heal a
+    /// whole-model scope, the templates, then the per-layer suggestions (items numbered in
+    /// that order: see [`SuggestionsView::pick`]).
+    pub rows: Rows,
     /// True when the selected row's details (a template's code and splits, a suggestion's
     /// ops) are shown below the table.
     pub expanded: bool,
@@ -192,12 +191,11 @@ impl SuggestionsView {
     ) -> SuggestionsView {
         let mut view = SuggestionsView {
             profile,
-            order: Vec::new(),
             suggestions,
             fit,
             plan_version,
             sort: Sort::Saving,
-            list: Selection::default(),
+            rows: Rows::default(),
             expanded: false,
             stale: false,
             worker: None,
@@ -223,34 +221,55 @@ impl SuggestionsView {
         self.reorder();
     }
 
+    /// What item `item` of the rows is: exclusions, then templates, then per-layer ones.
+    fn pick(&self, item: usize) -> Option<Pick> {
+        let s = &self.suggestions;
+        let (remedies, templates) = (s.remedies.len(), s.templates.len());
+        if item < remedies {
+            Some(Pick::Remedy(item))
+        } else if item < remedies + templates {
+            Some(Pick::Template(item - remedies))
+        } else {
+            let single = item - remedies - templates;
+            (single < s.list.len()).then_some(Pick::Single(single))
+        }
+    }
+
+    /// Arranges the rows in the order chosen, the selected suggestion kept selected.
     fn reorder(&mut self) {
         let s = &self.suggestions;
-        let mut templates: Vec<usize> = (0..s.templates.len()).collect();
-        let mut list: Vec<usize> = (0..s.list.len()).collect();
-        match self.sort {
-            Sort::Saving => {}
-            Sort::Ops => {
-                let ops = |i: &usize| s.templates[*i].units.iter().map(Vec::len).sum::<usize>();
-                templates.sort_by_key(|i| std::cmp::Reverse(ops(i)));
-                list.sort_by_key(|&i| std::cmp::Reverse(s.list[i].ops.len()));
-            }
-            Sort::Position => {
-                let first = |i: &usize| {
-                    s.templates[*i]
+        let (remedies, templates) = (s.remedies.len(), s.templates.len());
+        let items = remedies + templates + s.list.len();
+        // Within its kind, a row's key in the order chosen (ties keep the ranking).
+        let key = |item: usize| -> (usize, usize) {
+            let (kind, key) = if item < remedies {
+                (0, 0)
+            } else if item < remedies + templates {
+                let t = &s.templates[item - remedies];
+                let key = match self.sort {
+                    Sort::Saving => 0,
+                    Sort::Ops => usize::MAX - t.units.iter().map(Vec::len).sum::<usize>(),
+                    Sort::Position => t
                         .units
                         .first()
-                        .and_then(|u| u.first().copied())
+                        .and_then(|u| u.first())
+                        .map_or(usize::MAX, |op| op.index()),
                 };
-                templates.sort_by_key(first);
-                list.sort_by_key(|&i| s.list[i].ops.first().copied());
-            }
-        }
-        self.order = (0..s.remedies.len())
-            .map(Pick::Remedy)
-            .chain(templates.into_iter().map(Pick::Template))
-            .chain(list.into_iter().map(Pick::Single))
-            .collect();
-        self.list.selected = self.list.selected.min(self.order.len().saturating_sub(1));
+                (1, key)
+            } else {
+                let x = &s.list[item - remedies - templates];
+                let key = match self.sort {
+                    Sort::Saving => 0,
+                    Sort::Ops => usize::MAX - x.ops.len(),
+                    Sort::Position => x.ops.first().map_or(usize::MAX, |op| op.index()),
+                };
+                (2, key)
+            };
+            (kind, key)
+        };
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.arrange(items, |_| true, |a, b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+        self.rows = rows;
     }
 
     /// Orders the list the next way.
@@ -261,12 +280,12 @@ impl SuggestionsView {
 
     /// What row `row` of the order shown holds.
     pub fn at(&self, row: usize) -> Option<Pick> {
-        self.order.get(row).copied()
+        self.rows.item(row).and_then(|item| self.pick(item))
     }
 
     /// The selected row.
     pub fn current(&self) -> Option<Pick> {
-        self.at(self.list.selected)
+        self.at(self.rows.selection.selected)
     }
 
     /// The per-layer suggestion on the selected row, when it holds one.
@@ -279,7 +298,6 @@ impl SuggestionsView {
 
     /// Moves the selection by `delta` rows, keeping it within `height` rows shown.
     pub fn move_by(&mut self, delta: isize, height: usize) {
-        let len = self.order.len();
-        self.list.move_by(delta, len, height);
+        self.rows.move_by(delta, height);
     }
 }
