@@ -123,14 +123,27 @@ fn first_screen(path: &Path) -> Duration {
 
 /// Ranks of the generated multi-rank pair.
 const RANKS: usize = 16;
-/// Steps each rank's kernel files hold: ~200 MB without SuperKernel.
-const RANK_STEPS: usize = 120;
-/// Segments of 8 kernels per step, and kernels outside every segment.
-const RANK_SEGMENTS: usize = 500;
-const RANK_OTHERS: usize = 20_000;
+
+/// What a generated rank's kernel file holds.
+#[derive(Clone, Copy)]
+struct RankShape {
+    /// Steps.
+    steps: usize,
+    /// Segments of 8 kernels per step.
+    segments: usize,
+    /// Kernels outside every segment, per step.
+    others: usize,
+}
+
+/// The 16 ranks' shape: ~200 MB without SuperKernel.
+const BIG_RANK: RankShape = RankShape {
+    steps: 120,
+    segments: 500,
+    others: 20_000,
+};
 
 /// Writes one rank's side under `dir`, unless a file of the same size is there already.
-fn rank_side(dir: &Path, rank: usize, with_sk: bool) -> u64 {
+fn rank_side(dir: &Path, rank: usize, with_sk: bool, shape: RankShape) -> u64 {
     use std::fmt::Write as _;
     use std::io::Write as _;
     let out = dir.join("ASCEND_PROFILER_OUTPUT");
@@ -149,8 +162,8 @@ fn rank_side(dir: &Path, rank: usize, with_sk: bool) -> u64 {
             );
             t += d + 1.0;
         };
-    for step in 1..=RANK_STEPS {
-        for s in 0..RANK_SEGMENTS {
+    for step in 1..=shape.steps {
+        for s in 0..shape.segments {
             let d = |k: usize| 2.0 + ((s * 31 + k * 7 + step * 3 + rank) % 50) as f64 / 10.0;
             if with_sk {
                 let sum: f64 = (0..8).map(d).sum::<f64>() * 0.95;
@@ -162,7 +175,7 @@ fn rank_side(dir: &Path, rank: usize, with_sk: bool) -> u64 {
                 }
             }
         }
-        for o in 0..RANK_OTHERS {
+        for o in 0..shape.others {
             let d = 1.0 + ((o * 13 + step) % 30) as f64 / 10.0;
             row(&mut text, step, &format_args!("other_op{o}"), "Cast", d);
         }
@@ -176,22 +189,34 @@ fn rank_side(dir: &Path, rank: usize, with_sk: bool) -> u64 {
     text.len() as u64
 }
 
-/// `skope diff ROOT --json` on the generated ranks, after one untimed run.
-fn ranks() {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks");
+/// Writes the 16 ranks (unless there already) under `root`; each side's bytes.
+fn big_ranks(root: &Path) -> [u64; 2] {
     let mut bytes = [0u64; 2];
     for rank in 0..RANKS {
         for (side, with_sk) in [("no_sk_model", false), ("sk_model", true)] {
             let dir = root.join(side).join(format!("rank{rank}_ascend_pt"));
-            bytes[usize::from(with_sk)] += rank_side(&dir, rank, with_sk);
+            bytes[usize::from(with_sk)] += rank_side(&dir, rank, with_sk, BIG_RANK);
         }
     }
+    bytes
+}
+
+/// `skope diff ROOT --json`, once untimed and then `times` times: best, median, peak bytes.
+fn timed_diff(root: &Path, times: usize) -> (Duration, Duration, f64) {
     let file = root.to_string_lossy();
     let args = ["diff", file.as_ref(), "--json"];
     run_once(&args);
-    let runs: Vec<(Duration, u64)> = (0..2).map(|_| run_once(&args)).collect();
+    let runs: Vec<(Duration, u64)> = (0..times).map(|_| run_once(&args)).collect();
     let peak = runs.iter().map(|r| r.1).max().unwrap_or(0) as f64;
     let (best, median) = best_and_median(runs.into_iter().map(|r| r.0).collect());
+    (best, median, peak)
+}
+
+/// `skope diff ROOT --json` on the generated ranks, after one untimed run.
+fn ranks() {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks");
+    let bytes = big_ranks(&root);
+    let (best, median, peak) = timed_diff(&root, 2);
     println!(
         "diff of {RANKS} ranks, {:.0} MB + {:.0} MB of kernel files (about {:.0} MB a rank and \
          side): best {:.2} s  median {:.2} s  peak {:.0} MB   bar: ≤ 30 s, ≤ 1 GB",
@@ -250,11 +275,86 @@ fn database() {
     );
 }
 
+/// Digests every rank of both sides of the pair at `root` into `out` (`skope digest`, one
+/// process per rank and side, as a launcher starts them); the time of the slowest and the
+/// digests' and the kernel files' bytes.
+fn digest_all(root: &Path, out: &Path, ranks: usize) -> (Duration, u64, u64) {
+    let (mut slowest, mut digests, mut raw) = (Duration::ZERO, 0, 0);
+    for side in ["no_sk_model", "sk_model"] {
+        std::fs::create_dir_all(out.join(side)).expect("create the digests' folder");
+        for rank in 0..ranks {
+            let profile = root.join(side).join(format!("rank{rank}_ascend_pt"));
+            let output = out.join(side).join(format!("rank{rank}.skd"));
+            let (profile, output) = (profile.to_string_lossy(), output.to_string_lossy());
+            let (took, _) = run_once(&["digest", &profile, "-o", &output]);
+            slowest = slowest.max(took);
+            digests += std::fs::metadata(output.as_ref()).map_or(0, |m| m.len());
+            let kernels =
+                Path::new(profile.as_ref()).join("ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+            raw += std::fs::metadata(kernels).map_or(0, |m| m.len());
+        }
+    }
+    (slowest, digests, raw)
+}
+
+/// `skope diff DIGESTS --json` on digests of the 16 ranks (made here, a process per rank and
+/// side), and on digests of 1,024 small ranks (merge ≤ 2 s).
+fn digests() {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks");
+    big_ranks(&root);
+    let big = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-digests-16");
+    let (slowest, digests, raw) = digest_all(&root, &big, RANKS);
+    let (best, median, peak) = timed_diff(&big, 3);
+    println!(
+        "digests of {RANKS} ranks: slowest rank and side digested in {:.2} s ({:.0} MB/s); {:.0} MB          of digests for {:.0} MB of kernel files ({:.1}%); diff of the digests: best {:.2} s           median {:.2} s  peak {:.0} MB",
+        seconds(slowest),
+        raw as f64 / (2 * RANKS) as f64 / 1e6 / seconds(slowest),
+        digests as f64 / 1e6,
+        raw as f64 / 1e6,
+        100.0 * digests as f64 / raw as f64,
+        seconds(best),
+        seconds(median),
+        peak / 1e6
+    );
+    let small = RankShape {
+        steps: 3,
+        segments: 20,
+        others: 100,
+    };
+    let many = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks-1024");
+    const MANY: usize = 1024;
+    for rank in 0..MANY {
+        for (side, with_sk) in [("no_sk_model", false), ("sk_model", true)] {
+            let dir = many.join(side).join(format!("rank{rank}_ascend_pt"));
+            rank_side(&dir, rank, with_sk, small);
+        }
+    }
+    let merged = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-digests-1024");
+    if !merged
+        .join("sk_model")
+        .join(format!("rank{}.skd", MANY - 1))
+        .exists()
+    {
+        digest_all(&many, &merged, MANY);
+    }
+    let (best, median, peak) = timed_diff(&merged, 3);
+    println!(
+        "diff of {MANY} ranks' digests: best {:.2} s  median {:.2} s  peak {:.0} MB   bar: ≤ 2 s",
+        seconds(best),
+        seconds(median),
+        peak / 1e6
+    );
+}
+
 fn main() {
-    // `cargo bench --bench process -- ranks` times the ranks alone, `-- database` the
-    // profiler database; `cargo bench` passes `--bench`, and other arguments select nothing.
+    // `cargo bench --bench process -- ranks` times the ranks alone, `-- digests` the ranks'
+    // digests, `-- database` the profiler database; `cargo bench` passes `--bench`, and other
+    // arguments select nothing.
     if std::env::args().any(|a| a == "ranks") {
         return ranks();
+    }
+    if std::env::args().any(|a| a == "digests") {
+        return digests();
     }
     if std::env::args().any(|a| a == "database") {
         return database();

@@ -9,13 +9,11 @@ use skope::commands::diff::DiffRequest;
 use skope::commands::options::System;
 use skope::commands::report::ReportRequest;
 use skope::commands::{self, Printer};
-use skope::compile::foreground;
 use skope::export::Form;
 use skope::ledger::{Baseline, SortKey};
 use skope::tui::Ended;
 use skope::tui::loader::PlanPath;
 use skope::tui::profiles::ProfilesRequest;
-use skope::workspace::Workspace;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -186,6 +184,19 @@ enum Command {
         #[command(flatten)]
         rule: RuleArgs,
     },
+    /// Reduce one rank's profile to a small digest on its node (with the cluster's launcher):
+    /// `diff`, `--profiles` and `runs --add` read a folder of digests with the same figures.
+    Digest {
+        /// One rank's profile: a directory or file, as `diff` takes (or, with --rank, a
+        /// directory of ranks).
+        profile: PathBuf,
+        /// The digest to write (`rank0.skd`; put a side's digests in one folder).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+        /// The rank: which one of several, or the rank of one whose files do not say.
+        #[arg(long, value_name = "N")]
+        rank: Option<u32>,
+    },
     /// Suggest scopes for a graph, ranked by the time they would save over its current plan:
     /// templates first (a region of a decoder layer, planned in every layer, with the code to
     /// paste), then per-layer candidates, each one of the graph planner's segments and none
@@ -302,7 +313,7 @@ fn main() -> ExitCode {
     let matches = commands::args::with_shared_options_shown(Cli::command()).get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if !matches!(cli.command, None | Some(Command::Compile { .. })) {
-        die_on_closed_pipe();
+        commands::die_on_closed_pipe();
     }
     match run(cli, matches.subcommand_name().unwrap_or_default()) {
         Ok(code) => code,
@@ -310,17 +321,6 @@ fn main() -> ExitCode {
             eprintln!("error: {}", skope::text::sanitize_lines(&format!("{e:#}")));
             ExitCode::from(2)
         }
-    }
-}
-
-/// Lets a command that only prints end quietly when its reader goes away (`skope report |
-/// head`), as other command-line tools do, instead of panicking on the failed write. Not for
-/// the explorer and `compile`, which write to their jobs' pipes and must outlive a job.
-fn die_on_closed_pipe() {
-    #[cfg(unix)]
-    // SAFETY: restores the default action of one signal before any thread is started.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
@@ -467,7 +467,20 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
         Command::Compile { file, recipe } => {
             let mut ws = commands::open(&request, &file, &mut say)?;
             cli.meta.apply(&mut ws, &mut say)?;
-            return compile(&ws, &file, &recipe);
+            let status = commands::compile::run(&ws, &file, &recipe)?;
+            return Ok(ExitCode::from(status));
+        }
+        Command::Digest {
+            profile,
+            output,
+            rank,
+        } => {
+            let asked = commands::digest::DigestRequest {
+                profile: &profile,
+                output: &output,
+                rank,
+            };
+            commands::digest::run(&asked, &mut say).map(|()| true)?
         }
         Command::Diff {
             base,
@@ -550,19 +563,6 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-/// `skope compile`: runs the recipe, each job line to stdout and skope's own to stderr, and
-/// exits with the job's status; ctrl-c or SIGTERM stops the job's whole process group.
-fn compile(ws: &Workspace, file: &Path, name: &str) -> Result<ExitCode> {
-    let cwd = std::env::current_dir().context("no working directory")?;
-    let stop = foreground::stop_on_signals()?;
-    let output = foreground::Output {
-        line: &mut |line| println!("{line}"),
-        say: &mut |words| eprintln!("skope: {words}"),
-    };
-    let status = foreground::run(ws, file, name, &cwd, &stop, output)?;
-    Ok(ExitCode::from(status.exit_code()))
 }
 
 /// `skope [FILE]`: the explorer on FILE, or on the bundled example; how it ended.

@@ -287,13 +287,16 @@ pub fn counted(n: usize, noun: &str) -> String {
     }
 }
 
-/// A size in bytes for people: `104.9 MB`, `1.07 GB` (decimal units, as `ls -h --si`).
+/// A size in bytes for people: `12.1 kB`, `104.9 MB`, `1.07 GB` (decimal units, as `ls -h
+/// --si`).
 pub fn size(bytes: u64) -> String {
     let b = bytes as f64;
     if b >= 1e9 {
         format!("{:.2} GB", b / 1e9)
-    } else {
+    } else if b >= 1e6 {
         format!("{:.1} MB", b / 1e6)
+    } else {
+        format!("{:.1} kB", b / 1e3)
     }
 }
 

@@ -12,6 +12,7 @@ mod architecture;
 mod bad_input;
 mod cann;
 mod codegen;
+mod digest;
 mod edit;
 mod file_safety;
 mod fix;

@@ -5,7 +5,9 @@
 pub mod args;
 pub mod check_op;
 pub mod codegen;
+pub mod compile;
 pub mod diff;
+pub mod digest;
 pub mod export;
 pub mod fusion_diff;
 pub mod info;
@@ -24,6 +26,17 @@ use anyhow::{Context as _, Result};
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+
+/// Lets a command that only prints end quietly when its reader goes away (`skope report |
+/// head`), as other command-line tools do, instead of panicking on the failed write. Not for
+/// the explorer and `compile`, which write to their jobs' pipes and must outlive a job.
+pub fn die_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
 
 /// The forms a command's output can take (`--output`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

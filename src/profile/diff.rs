@@ -100,9 +100,16 @@ pub struct SideSource {
     pub kernels: Vec<String>,
     /// True when the by-type table was added up from the kernel file (no op_statistic.csv).
     pub by_type_from_kernels: bool,
+    /// For a digest (`root`), the profile it was made from, where it was on its node.
+    pub digest_of: Option<String>,
 }
 
 impl SideSource {
+    /// Where the profile was written: its root, or the profile a digest was made from.
+    pub fn profile_root(&self) -> &std::path::Path {
+        std::path::Path::new(self.digest_of.as_deref().unwrap_or(&self.root))
+    }
+
     fn of(p: &Profile, from_kernels: bool) -> SideSource {
         let s = |v: &[std::path::PathBuf]| -> Vec<String> {
             v.iter().map(|p| p.to_string_lossy().into_owned()).collect()
@@ -116,6 +123,11 @@ impl SideSource {
             },
             kernels: s(&p.files.kernels),
             by_type_from_kernels: from_kernels,
+            digest_of: p
+                .files
+                .origin
+                .as_ref()
+                .map(|o| o.to_string_lossy().into_owned()),
         }
     }
 }
@@ -198,8 +210,8 @@ impl Diff {
     /// are MindSpore's (`*_ascend_ms`), else `SuperKernel`.
     pub fn fusion(&self) -> &'static str {
         fusion_of(
-            std::path::Path::new(&self.base_source.root),
-            std::path::Path::new(&self.new_source.root),
+            self.base_source.profile_root(),
+            self.new_source.profile_root(),
         )
     }
 }
@@ -570,7 +582,7 @@ pub fn diff_with(pair: &Pair, plan: Option<&PlannedFusion>, rule: PayoffRule) ->
     let ran =
         !attribution.superkernels.is_empty() || new.runs.as_ref().is_some_and(superkernels_ran);
     // MindSpore's composites are not SuperKernel kernels: graph kernel fusion is taken as run.
-    let fusion_ran = match fusion_of(&base.files.root, &new.files.root) {
+    let fusion_ran = match fusion_of(base.files.profile_root(), new.files.profile_root()) {
         "SuperKernel" if !ran => None,
         fusion => Some(fusion),
     };

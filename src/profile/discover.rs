@@ -37,6 +37,31 @@ pub enum KernelForm {
 }
 
 impl KernelForm {
+    /// Every form.
+    pub const ALL: [KernelForm; 5] = [
+        KernelForm::KernelDetails,
+        KernelForm::OpSummary,
+        KernelForm::TaskTime,
+        KernelForm::Database,
+        KernelForm::TraceView,
+    ];
+
+    /// The form whose [`KernelForm::words`] are `words`.
+    pub fn named(words: &str) -> Option<KernelForm> {
+        KernelForm::ALL.into_iter().find(|f| f.words() == words)
+    }
+
+    /// In words (a digest records the form by them).
+    pub fn words(self) -> &'static str {
+        match self {
+            KernelForm::KernelDetails => "kernel_details.csv",
+            KernelForm::OpSummary => "op_summary.csv",
+            KernelForm::TaskTime => "task_time.csv",
+            KernelForm::Database => "a profiler database",
+            KernelForm::TraceView => "trace_view.json",
+        }
+    }
+
     /// True for the CSV forms.
     pub fn is_csv(self) -> bool {
         matches!(
@@ -60,6 +85,9 @@ pub struct ProfileFiles {
     /// What discovery has to say: which of several files was read, what a database's name
     /// says it is.
     pub notes: Vec<String>,
+    /// For a digest (`root`), the profile it was made from, where it was on its node; its
+    /// kernel form is that profile's.
+    pub origin: Option<PathBuf>,
 }
 
 impl ProfileFiles {
@@ -70,7 +98,13 @@ impl ProfileFiles {
             kernels: Vec::new(),
             kernel_form: None,
             notes: Vec::new(),
+            origin: None,
         }
+    }
+
+    /// Where the profile was written: its root, or the profile a digest was made from.
+    pub fn profile_root(&self) -> &Path {
+        self.origin.as_deref().unwrap_or(&self.root)
     }
 
     /// True when the kernels are CSVs, or the op statistic is.
@@ -127,27 +161,24 @@ impl Found {
 
     /// The one profile: the only one, or rank `rank` of several. `path` names the input in
     /// errors.
-    pub fn pick(self, rank: Option<u32>, path: &Path) -> Result<ProfileFiles, ProfileError> {
+    pub fn pick(&self, rank: Option<u32>, path: &Path) -> Result<ProfileFiles, ProfileError> {
         match self {
-            Found::One(files) => Ok(files),
-            Found::Ranks(ranks) => {
-                let choices = Found::Ranks(ranks.clone()).ranks();
-                match rank {
-                    None => Err(ProfileError::SeveralRanks {
+            Found::One(files) => Ok(files.clone()),
+            Found::Ranks(ranks) => match rank {
+                None => Err(ProfileError::SeveralRanks {
+                    path: path.to_path_buf(),
+                    ranks: self.ranks(),
+                }),
+                Some(n) => ranks
+                    .iter()
+                    .find(|r| r.rank == n)
+                    .map(|r| r.files.clone())
+                    .ok_or_else(|| ProfileError::NoSuchRank {
                         path: path.to_path_buf(),
-                        ranks: choices,
+                        rank: n,
+                        ranks: self.ranks(),
                     }),
-                    Some(n) => ranks
-                        .into_iter()
-                        .find(|r| r.rank == n)
-                        .map(|r| r.files)
-                        .ok_or(ProfileError::NoSuchRank {
-                            path: path.to_path_buf(),
-                            rank: n,
-                            ranks: choices,
-                        }),
-                }
-            }
+            },
             Found::Pair { .. } => Err(ProfileError::Pairing {
                 path: path.to_path_buf(),
                 message: format!(
@@ -161,7 +192,7 @@ impl Found {
 
 const LOOKED_FOR: &str = "op_statistic*.csv, kernel_details.csv, op_summary*.csv, task_time*.csv, a profiler \
                           database (ascend_pytorch_profiler*.db, ascend_mindspore_profiler*.db, \
-                          msprof_*.db) or trace_view.json, directly or under \
+                          msprof_*.db), trace_view.json or skope digests (*.skd), directly or under \
                           ASCEND_PROFILER_OUTPUT, PROF_*/mindstudio_profiler_output, \
                           *_ascend_pt / *_ascend_ms, or no_sk_model + sk_model";
 
@@ -185,6 +216,9 @@ pub fn discover(path: &Path) -> Result<Found, ProfileError> {
             new: Box::new(discover(&new)?),
         });
     }
+    if let Some(found) = digests_in(path)? {
+        return Ok(found);
+    }
     if let Some(files) = profile_dir(path)? {
         return Ok(Found::One(files));
     }
@@ -201,6 +235,43 @@ pub fn discover(path: &Path) -> Result<Found, ProfileError> {
         1 => Ok(Found::One(ranks.remove(0).1)),
         _ => Ok(Found::Ranks(number(ranks))),
     }
+}
+
+/// The profile a digest stands for: its rows are its kernels, its header its op statistic.
+fn digest_file(path: &Path) -> Result<ProfileFiles, ProfileError> {
+    let header = super::digest::format::header(path)?;
+    let mut files = ProfileFiles::empty(path);
+    if header.source.kernel_form.is_some() {
+        files.kernels.push(path.to_path_buf());
+    }
+    files.kernel_form = header
+        .source
+        .kernel_form
+        .as_deref()
+        .and_then(KernelForm::named);
+    files.notes = header.discovery_notes;
+    files.origin = Some(PathBuf::from(header.source.root));
+    Ok(files)
+}
+
+/// The digests directly in `dir` (`*.skd`), each with the rank its header names; `None` when
+/// it holds none.
+fn digests_in(dir: &Path) -> Result<Option<Found>, ProfileError> {
+    let paths = entries(dir, |p| {
+        p.is_file()
+            && p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case(super::digest::format::EXTENSION))
+    })?;
+    let mut ranks = Vec::new();
+    for path in paths {
+        let rank = super::digest::format::header(&path)?.source.rank;
+        ranks.push((rank, digest_file(&path)?));
+    }
+    Ok(match ranks.len() {
+        0 => None,
+        1 => Some(Found::One(ranks.remove(0).1)),
+        _ => Some(Found::Ranks(number(ranks))),
+    })
 }
 
 /// Ranks in order; names without a number, or clashing numbers, get their position.
@@ -237,6 +308,11 @@ fn dir_name(dir: &Path) -> String {
     dir.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// The rank of one profile, when its directory (or the run directory holding it) tells.
+pub fn rank_of_root(root: &Path) -> Option<u32> {
+    root.ancestors().take(3).find_map(rank_of)
 }
 
 /// The rank of a run directory, when its files or name tell.
@@ -318,6 +394,11 @@ fn profile_dir(dir: &Path) -> Result<Option<ProfileFiles>, ProfileError> {
 }
 
 fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, ProfileError> {
+    entries(dir, Path::is_dir)
+}
+
+/// The paths in `dir` that `keep` keeps, in name order.
+fn entries(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<PathBuf>, ProfileError> {
     let entries = std::fs::read_dir(dir).map_err(|error| ProfileError::Io {
         path: dir.to_path_buf(),
         error,
@@ -325,7 +406,7 @@ fn subdirs(dir: &Path) -> Result<Vec<PathBuf>, ProfileError> {
     let mut out: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        .filter(|p| keep(p))
         .collect();
     out.sort();
     Ok(out)
@@ -431,6 +512,9 @@ fn profile_files(dir: &Path) -> Result<(ProfileFiles, Option<PathBuf>), ProfileE
 fn file(path: &Path) -> Result<ProfileFiles, ProfileError> {
     let root = path.to_path_buf();
     let name = dir_name(path);
+    if super::digest::format::is_digest(path) {
+        return digest_file(path);
+    }
     if super::database::is_database(path) {
         let mut files = ProfileFiles::empty(&root);
         files.kernels.push(root);

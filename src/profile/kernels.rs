@@ -61,10 +61,12 @@ enum Source {
     Csv(Box<(Table<File>, Cols)>),
     Database(Box<super::database::DbKernels>),
     Trace(Box<super::trace_view::TraceKernels>),
+    Digest(Box<super::digest::format::DigestRows>),
 }
 
 /// Reads kernel rows from one or several files (op_summary slices), one row at a time: CSVs,
-/// a profiler database or a trace_view.json, each told by its name and first bytes.
+/// a profiler database, a trace_view.json or a skope digest, each told by its name and first
+/// bytes.
 pub struct KernelReader {
     files: Vec<PathBuf>,
     next_file: usize,
@@ -92,6 +94,7 @@ impl KernelReader {
             Source::Csv(csv) => csv.0.path(),
             Source::Database(db) => db.path(),
             Source::Trace(t) => t.path(),
+            Source::Digest(d) => d.path(),
         })
     }
 
@@ -114,6 +117,7 @@ impl KernelReader {
                 Some(Source::Csv(csv)) => csv.0.next_row()?,
                 Some(Source::Database(db)) => db.ready()?,
                 Some(Source::Trace(trace)) => trace.ready(),
+                Some(Source::Digest(digest)) => digest.advance()?,
                 None => return Ok(None),
             };
             // A row without a kernel name (`N/A`: task_time's PROFILING_ENABLE and other
@@ -131,6 +135,7 @@ impl KernelReader {
             match self.current.take() {
                 Some(Source::Database(db)) => self.notes.extend(db.notes.iter().cloned()),
                 Some(Source::Trace(trace)) => self.notes.extend(trace.notes.iter().cloned()),
+                Some(Source::Digest(digest)) => self.notes.extend(digest.notes.iter().cloned()),
                 Some(Source::Csv(csv)) if self.nameless > 0 => {
                     self.notes.push(format!(
                         "{}: {} row(s) without a kernel name (tasks such as PROFILING_ENABLE, \
@@ -146,14 +151,20 @@ impl KernelReader {
             Some(Source::Csv(csv)) => row(&csv.0, &csv.1).map(Some),
             Some(Source::Database(db)) => Ok(db.take()),
             Some(Source::Trace(trace)) => Ok(trace.take()),
+            Some(Source::Digest(digest)) => Ok(Some(digest.row())),
             None => Ok(None),
         }
     }
 }
 
-/// The reader of one file: a database by its first bytes, a trace by its `.json` name, else
-/// a CSV.
+/// The reader of one file: a database or a digest by its first bytes, a trace by its `.json`
+/// name, else a CSV.
 fn open_source(path: &Path) -> Result<Source, ProfileError> {
+    if super::digest::format::is_digest(path) {
+        return Ok(Source::Digest(Box::new(
+            super::digest::format::DigestRows::open(path)?,
+        )));
+    }
     if super::database::is_database(path) {
         return Ok(Source::Database(Box::new(
             super::database::DbKernels::open(path)?,

@@ -12,6 +12,7 @@ pub mod attribution;
 pub mod columns;
 pub mod database;
 pub mod diff;
+pub mod digest;
 pub mod discover;
 pub mod error;
 pub mod figures;
@@ -100,52 +101,33 @@ impl Profile {
             let (table, runs) = runs::Runs::read(&files.kernels, free_memory)?;
             (Some(table), Some(runs))
         };
-        let (stats, from_kernels) = if files.op_statistic.is_empty() {
-            match &kernels {
-                Some(k) => (k.type_statistic(), true),
-                None => {
-                    return Err(ProfileError::NotFound {
-                        path: files.root.clone(),
-                        looked_for: "op_statistic*.csv, kernel_details.csv, op_summary*.csv, a \
-                                     profiler database or trace_view.json",
-                    });
-                }
+        let digested = match files.origin {
+            Some(_) => Some(digest::header(&files.root)?),
+            None => None,
+        };
+        let stats = match &digested {
+            Some(header) => header.op_statistic(),
+            None => read_op_statistic(&files, device)?,
+        };
+        let (stats, from_kernels) = match (stats, &kernels) {
+            (Some(stats), _) => (stats, false),
+            (None, Some(k)) => (k.type_statistic(), true),
+            (None, None) => {
+                return Err(ProfileError::NotFound {
+                    path: files.root.clone(),
+                    looked_for: "op_statistic*.csv, kernel_details.csv, op_summary*.csv, a \
+                                 profiler database or trace_view.json",
+                });
             }
-        } else {
-            let mut stats = op_statistic::read_files(&files.op_statistic, None)?;
-            if stats.devices.len() > 1 {
-                let path = files.op_statistic[0].clone();
-                let ranks: Vec<RankChoice> = stats
-                    .devices
-                    .iter()
-                    .filter_map(|d| d.parse().ok())
-                    .map(|rank| RankChoice {
-                        rank,
-                        path: path.clone(),
-                    })
-                    .collect();
-                match device {
-                    None => return Err(ProfileError::SeveralRanks { path, ranks }),
-                    Some(d) if !ranks.iter().any(|r| r.rank == d) => {
-                        return Err(ProfileError::NoSuchRank {
-                            path,
-                            rank: d,
-                            ranks,
-                        });
-                    }
-                    Some(d) => {
-                        stats =
-                            op_statistic::read_files(&files.op_statistic, Some(&d.to_string()))?;
-                    }
-                }
-            }
-            (stats, false)
         };
         let mut notes = files.notes.clone();
         if let Some(k) = &kernels {
             notes.extend(k.notes.iter().cloned());
         }
-        let level = discover::profiler_level(&files.root);
+        let level = match digested {
+            Some(header) => header.source.level,
+            None => discover::profiler_level(&files.root),
+        };
         Ok(Profile {
             files,
             stats,
@@ -166,6 +148,40 @@ impl Profile {
     }
 }
 
+/// The op statistic of `files`, when they have one. When it holds several devices, `device`
+/// picks one (without it, the error lists them).
+pub fn read_op_statistic(
+    files: &ProfileFiles,
+    device: Option<u32>,
+) -> Result<Option<OpStatistic>, ProfileError> {
+    if files.op_statistic.is_empty() {
+        return Ok(None);
+    }
+    let stats = op_statistic::read_files(&files.op_statistic, None)?;
+    if stats.devices.len() <= 1 {
+        return Ok(Some(stats));
+    }
+    let path = files.op_statistic[0].clone();
+    let ranks: Vec<RankChoice> = stats
+        .devices
+        .iter()
+        .filter_map(|d| d.parse().ok())
+        .map(|rank| RankChoice {
+            rank,
+            path: path.clone(),
+        })
+        .collect();
+    match device {
+        None => Err(ProfileError::SeveralRanks { path, ranks }),
+        Some(d) if !ranks.iter().any(|r| r.rank == d) => Err(ProfileError::NoSuchRank {
+            path,
+            rank: d,
+            ranks,
+        }),
+        Some(d) => op_statistic::read_files(&files.op_statistic, Some(&d.to_string())).map(Some),
+    }
+}
+
 /// A profile without SuperKernel (base) and one with (new).
 #[derive(Debug, Clone)]
 pub struct Pair {
@@ -175,6 +191,40 @@ pub struct Pair {
     pub new: Profile,
 }
 
+/// What the two sides of a pair hold, found once: a rank is then picked on each as often as
+/// asked, without looking at the files again.
+#[derive(Debug, Clone)]
+pub struct Sides {
+    base: (Found, std::path::PathBuf),
+    new: (Found, std::path::PathBuf),
+}
+
+impl Sides {
+    /// Finds the two sides: `base` and `new`, or, with `new` absent, a directory `base`
+    /// holding `no_sk_model` and `sk_model`.
+    pub fn find(base: &Path, new: Option<&Path>) -> Result<Sides, ProfileError> {
+        let (b, n, nb, nn) = found_pair(base, new)?;
+        Ok(Sides {
+            base: (b, nb),
+            new: (n, nn),
+        })
+    }
+
+    /// The files of each side, rank `rank` of several (and whether either has several).
+    pub fn pick(
+        &self,
+        rank: Option<u32>,
+    ) -> Result<(ProfileFiles, ProfileFiles, bool), ProfileError> {
+        let several =
+            matches!(self.base.0, Found::Ranks(_)) || matches!(self.new.0, Found::Ranks(_));
+        Ok((
+            self.base.0.pick(rank, &self.base.1)?,
+            self.new.0.pick(rank, &self.new.1)?,
+            several,
+        ))
+    }
+}
+
 /// Finds the files of the pair: `base` and `new`, or, with `new` absent, a directory `base`
 /// holding `no_sk_model` and `sk_model`. With several ranks, `rank` picks one on each side.
 pub fn locate_pair(
@@ -182,6 +232,14 @@ pub fn locate_pair(
     new: Option<&Path>,
     rank: Option<u32>,
 ) -> Result<(ProfileFiles, ProfileFiles, bool), ProfileError> {
+    Sides::find(base, new)?.pick(rank)
+}
+
+/// What each side holds, and the path each names in errors.
+fn found_pair(
+    base: &Path,
+    new: Option<&Path>,
+) -> Result<(Found, Found, std::path::PathBuf, std::path::PathBuf), ProfileError> {
     let found = discover(base)?;
     let (b, n, nb, nn) = match (found, new) {
         (Found::Pair { base: b, new: n }, None) => {
@@ -212,8 +270,7 @@ pub fn locate_pair(
         }
         (found, Some(new)) => (found, discover(new)?, base.to_path_buf(), new.to_path_buf()),
     };
-    let several = matches!(b, Found::Ranks(_)) || matches!(n, Found::Ranks(_));
-    Ok((b.pick(rank, &nb)?, n.pick(rank, &nn)?, several))
+    Ok((b, n, nb, nn))
 }
 
 /// Finds and reads both profiles (see [`locate_pair`]) within the memory free now.
@@ -228,7 +285,16 @@ pub fn load_pair_within(
     rank: Option<u32>,
     free: Option<u64>,
 ) -> Result<Pair, ProfileError> {
-    let (b, n, several) = locate_pair(base, new, rank)?;
+    load_picked_within(locate_pair(base, new, rank)?, rank, free)
+}
+
+/// Reads the pair `picked` (rank `rank`, as [`Sides::pick`] gave it) within `free` bytes
+/// (`None`: no limit).
+pub fn load_picked_within(
+    (b, n, several): (ProfileFiles, ProfileFiles, bool),
+    rank: Option<u32>,
+    free: Option<u64>,
+) -> Result<Pair, ProfileError> {
     let device = if several { None } else { rank };
     // In turn, as one would read them: the second within what the first left.
     let left = || match (free, crate::memory::available()) {

@@ -176,11 +176,16 @@ pub fn to_text(d: &Diff) -> String {
                     .map_or_else(|| f.to_string(), |n| n.to_string_lossy().into_owned())
             })
             .collect();
+        let digest_of = s
+            .digest_of
+            .as_ref()
+            .map_or(String::new(), |o| format!(", a digest of {o}"));
         let _ = writeln!(
             out,
-            "{label}  {}  ({})",
+            "{label}  {}  ({}{})",
             sanitize(&s.root),
-            sanitize(&names.join(", "))
+            sanitize(&names.join(", ")),
+            sanitize(&digest_of)
         );
     }
     let _ = writeln!(out, "\n{}", headline(&d.account));

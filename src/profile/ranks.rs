@@ -10,7 +10,7 @@ use super::error::ProfileError;
 use super::payoff::{PayoffClass, PayoffRule};
 use super::planned::PlannedFusion;
 use super::spread::Spread;
-use super::{load_pair_within, locate_pair};
+use super::{Sides, load_picked_within, locate_pair};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -160,10 +160,13 @@ pub fn compare_ranks(
     let free = crate::memory::available();
     let at_once = ranks_at_once(ranks.len(), free);
     let share = free.map(|f| f / at_once as u64);
+    // Found once: each rank's files are then picked without looking at the folders again.
+    let sides = Sides::find(base, new)?;
     let compare = |rank: u32, memory: Option<u64>| {
         // A panic is this rank's error, never dropped nor the pool's end.
         let run = std::panic::AssertUnwindSafe(|| {
-            load_pair_within(base, new, Some(rank), memory).map(|pair| {
+            let picked = sides.pick(Some(rank))?;
+            load_picked_within(picked, Some(rank), memory).map(|pair| {
                 let d = diff_with(&pair, plan, rule);
                 summarize(rank, &d)
             })

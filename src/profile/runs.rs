@@ -58,9 +58,27 @@ struct Labels {
     /// Hashed with foldhash: looked up for every row's name, step, stream, device and shapes.
     ids: foldhash::HashMap<Arc<str>, u32>,
     texts: Vec<Arc<str>>,
+    /// Each kind of label's last id, plus one (0: none yet): a row's step, device and stream
+    /// are mostly the row before's, found without hashing.
+    last: [u32; 5],
 }
 
 impl Labels {
+    /// The id of `text`, a label of kind `kind` (an index into `last`).
+    fn id_of(&mut self, kind: usize, text: &str) -> u32 {
+        let last = self.last[kind];
+        if let Some(kept) = last
+            .checked_sub(1)
+            .and_then(|id| self.texts.get(id as usize))
+            && **kept == *text
+        {
+            return last - 1;
+        }
+        let id = self.id(text);
+        self.last[kind] = id.saturating_add(1);
+        id
+    }
+
     fn id(&mut self, text: &str) -> u32 {
         if let Some(&id) = self.ids.get(text) {
             return id;
@@ -154,20 +172,21 @@ impl Runs {
                 id
             }
         };
-        let mut label = |text: Option<&str>| text.map_or(NO_LABEL, |t| self.labels.id(t));
+        let mut label =
+            |kind, text: Option<&str>| text.map_or(NO_LABEL, |t| self.labels.id_of(kind, t));
         // Without `Step Id`, the iteration is the step.
-        let step = label(row.step.or(row.iteration));
+        let step = label(0, row.step.or(row.iteration));
         if let Some(model) = row.model {
             // `48_1` (the graph's model with its instance) and `48` (the profiler's) are one
             // model: counted by the number before the first underscore.
-            let model = label(Some(model_number(model).unwrap_or(model)));
+            let model = label(1, Some(model_number(model).unwrap_or(model)));
             if !self.models.contains(&model) {
                 self.models.push(model);
             }
         }
-        let device = label(row.device);
-        let stream = label(row.stream);
-        let shapes = label(row.input_shapes);
+        let device = label(2, row.device);
+        let stream = label(3, row.stream);
+        let shapes = label(4, row.input_shapes);
         self.has_steps |= row.step.is_some() || row.iteration.is_some();
         self.has_starts |= row.start_ns.is_some();
         self.has_waits |= row.wait_us.is_some();

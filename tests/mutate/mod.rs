@@ -323,6 +323,18 @@ fn database_seed(shape: profiler_db::Shape) -> Vec<u8> {
     bytes
 }
 
+/// A digest of one side of the bundled profile pair, as bytes.
+fn digest_seed(side: &str) -> Vec<u8> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/examples/prof_result")
+        .join(side);
+    let found = skope::profile::discover(&root).expect("the bundled profile is found");
+    let files = found.pick(None, &root).expect("one rank");
+    skope::profile::digest::digest(&files, Some(0), None)
+        .expect("the bundled profile digests")
+        .0
+}
+
 fn scratch_file(scratch: &Path, name: &str, data: &[u8]) -> PathBuf {
     let path = scratch.join(name);
     std::fs::write(&path, data).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
@@ -684,6 +696,19 @@ pub fn targets() -> Vec<Target> {
                 let _ = std::fs::write(implementation.join("add.py"), "import tbe.dsl\n");
                 if let Some(install) = skope::fusion::cann::CannInstall::at(&opp) {
                     let _ = install.rules_for(["MatMulV2", "Add", "Unique", "TopKV2", "RmsNorm"]);
+                }
+            },
+        },
+        Target {
+            name: "digest",
+            seeds: vec![digest_seed("no_sk_model"), digest_seed("sk_model")],
+            run: |data, scratch| {
+                let path = scratch_file(scratch, "rank0.skd", data);
+                read_kernels(&path);
+                if let Ok(found) = skope::profile::discover(&path)
+                    && let Ok(files) = found.pick(None, &path)
+                {
+                    let _ = skope::profile::Profile::load(files, None);
                 }
             },
         },

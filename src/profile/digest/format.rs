@@ -1,0 +1,613 @@
+//! A digest's bytes: the header, and the kernel rows written and read back bit for bit. The
+//! layout (version 1; docs/DIGEST.md):
+//!
+//! ```text
+//! "SKDIGEST"  version: u32 LE  header length: u32 LE  header: JSON (Header)
+//! row*  0x00
+//! ```
+//!
+//! A row is a varint of flags (bit 0 always set), then in order: name, op type, core type and
+//! the present labels (step, device, model, iteration, shapes, stream) as string references
+//! (an index into the strings seen so far, or the next index followed by the new string:
+//! varint length, UTF-8 bytes), the start (zigzag varint, ns, from the previous start), the
+//! duration (zigzag varint, ns), the µs figures that are not the ns ones divided by 1,000
+//! (8 bytes, little-endian bits), the wait and core times (ns as a zigzag varint when exact,
+//! else 8 bytes) and the block count (varint). Every float is kept bit for bit.
+
+use crate::profile::error::ProfileError;
+use crate::profile::op_statistic::{OpStatistic, TypeStat};
+use crate::profile::row::KernelRow;
+use serde::{Deserialize, Serialize};
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// The first bytes of every digest.
+pub const MAGIC: &[u8; 8] = b"SKDIGEST";
+/// The format this release writes and reads.
+pub const VERSION: u32 = 1;
+/// The extension digests are given (`rank0.skd`); a folder of them is read as ranks.
+pub const EXTENSION: &str = "skd";
+/// The longest header read (a profile's notes and op statistic).
+const MAX_HEADER: u32 = 64 << 20;
+/// The longest string a row may hold.
+const MAX_STRING: u64 = 1 << 20;
+
+/// A file the profile was read from, as it was when digested.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    /// Its path on the node.
+    pub path: String,
+    /// Its size, bytes.
+    pub size: u64,
+    /// When it was last written, seconds since 1970 (0 when unknown).
+    pub modified: u64,
+}
+
+/// Where the digest comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// The profile's directory (or file) on the node.
+    pub root: String,
+    /// The rank, when the profile says (its `profiler_info_<N>.json` or directory name) or
+    /// `--rank` picked it.
+    pub rank: Option<u32>,
+    /// The kernel file's form, by its name (`kernel_details.csv`…; none without a kernel file:
+    /// the digest then keeps only the op statistic).
+    pub kernel_form: Option<String>,
+    /// The profiler level, when the profile says.
+    pub level: Option<String>,
+    /// The files read.
+    pub files: Vec<SourceFile>,
+    /// The host it was made on, when known.
+    pub host: Option<String>,
+}
+
+/// One op statistic row, its floats as bits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeRow {
+    op_type: String,
+    core_type: String,
+    count: u64,
+    total_us: u64,
+    min_us: Option<u64>,
+    max_us: Option<u64>,
+}
+
+/// What a digest says before its rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// What made it (`skope 0.1.0`).
+    pub made_by: String,
+    /// When, seconds since 1970.
+    pub made: u64,
+    /// The profile it reduces.
+    pub source: Source,
+    /// What finding the profile's files said (which of several was read).
+    pub discovery_notes: Vec<String>,
+    /// What reading its kernel files said (how a database was opened, rows left out).
+    pub reader_notes: Vec<String>,
+    /// The op statistic's rows, when the profile has one (else the kernels give the types).
+    pub op_statistic: Option<Vec<TypeRow>>,
+    /// The op statistic's devices.
+    pub devices: Vec<String>,
+    /// Kernel rows that follow.
+    pub rows: u64,
+}
+
+impl TypeRow {
+    /// `row`, its floats as bits.
+    pub fn of(row: TypeStat) -> TypeRow {
+        TypeRow {
+            op_type: row.op_type,
+            core_type: row.core_type,
+            count: row.count,
+            total_us: row.total_us.to_bits(),
+            min_us: row.min_us.map(f64::to_bits),
+            max_us: row.max_us.map(f64::to_bits),
+        }
+    }
+}
+
+impl Header {
+    /// The op statistic it keeps, when the profile had one.
+    pub fn op_statistic(&self) -> Option<OpStatistic> {
+        let f = f64::from_bits;
+        let rows = self.op_statistic.as_ref()?;
+        Some(OpStatistic {
+            rows: rows
+                .iter()
+                .map(|r| TypeStat {
+                    op_type: r.op_type.clone(),
+                    core_type: r.core_type.clone(),
+                    count: r.count,
+                    total_us: f(r.total_us),
+                    min_us: r.min_us.map(f),
+                    max_us: r.max_us.map(f),
+                })
+                .collect(),
+            devices: self.devices.clone(),
+        })
+    }
+}
+
+pub(super) fn bad(path: &Path, what: String) -> ProfileError {
+    ProfileError::Unreadable {
+        path: path.to_path_buf(),
+        what,
+        hint: "make the digest again with `skope digest PROFILE -o FILE` (a copy cut short \
+               or changed is refused)",
+    }
+}
+
+/// True when `path` starts as a digest does.
+pub fn is_digest(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == MAGIC)
+}
+
+/// Reads the magic, the version and the header of the digest `input` (read from `path`), and
+/// how many bytes they took.
+fn read_header(input: &mut impl Read, path: &Path) -> Result<(Header, u64), ProfileError> {
+    let mut head = [0u8; 16];
+    input
+        .read_exact(&mut head)
+        .map_err(|_| bad(path, "shorter than a digest's first 16 bytes".into()))?;
+    if &head[..8] != MAGIC {
+        return Err(bad(
+            path,
+            "not a skope digest (its first bytes differ)".into(),
+        ));
+    }
+    let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
+    if version != VERSION {
+        return Err(ProfileError::Unreadable {
+            path: path.to_path_buf(),
+            what: format!("a digest of format {version}; this skope reads format {VERSION}"),
+            hint: "read it with the skope that made it, or make it again with this one \
+                   (`skope digest PROFILE -o FILE`)",
+        });
+    }
+    let len = u32::from_le_bytes([head[12], head[13], head[14], head[15]]);
+    if len > MAX_HEADER {
+        return Err(bad(
+            path,
+            format!("a header of {len} bytes (at most {MAX_HEADER})"),
+        ));
+    }
+    let mut text = Vec::new();
+    let read = input.take(u64::from(len)).read_to_end(&mut text);
+    if read.map_or(true, |n| n != len as usize) {
+        return Err(bad(path, format!("cut short in its header ({len} bytes)")));
+    }
+    let header = serde_json::from_slice(&text).map_err(|e| {
+        let words = crate::text::sanitize(&e.to_string()).into_owned();
+        bad(path, format!("its header is not a digest's: {words}"))
+    })?;
+    Ok((header, 16 + u64::from(len)))
+}
+
+/// The header of the digest at `path`.
+pub fn header(path: &Path) -> Result<Header, ProfileError> {
+    let file = std::fs::File::open(path).map_err(|error| ProfileError::Io {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    read_header(&mut BufReader::new(file), path).map(|(header, _)| header)
+}
+
+/// Flags of a row (see the module's layout).
+mod flag {
+    pub const ROW: u32 = 1;
+    pub const STEP: u32 = 1 << 1;
+    pub const DEVICE: u32 = 1 << 2;
+    pub const MODEL: u32 = 1 << 3;
+    pub const ITERATION: u32 = 1 << 4;
+    pub const SHAPES: u32 = 1 << 5;
+    pub const STREAM: u32 = 1 << 6;
+    pub const START_NS: u32 = 1 << 7;
+    pub const DURATION_NS: u32 = 1 << 8;
+    pub const START_US: u32 = 1 << 9;
+    pub const START_US_BITS: u32 = 1 << 10;
+    pub const DURATION_US: u32 = 1 << 11;
+    pub const DURATION_US_BITS: u32 = 1 << 12;
+    pub const WAIT: u32 = 1 << 13;
+    pub const WAIT_BITS: u32 = 1 << 14;
+    pub const CORE: u32 = 1 << 15;
+    pub const CORE_BITS: u32 = 1 << 16;
+    pub const BLOCK: u32 = 1 << 17;
+    /// Every flag a row may carry.
+    pub const ALL: u32 = (1 << 18) - 1;
+    /// The labels, in the order their strings follow.
+    pub const LABELS: [u32; 6] = [STEP, DEVICE, MODEL, ITERATION, SHAPES, STREAM];
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// The µs figure `us` as ns, when it is exactly those ns divided by 1,000.
+fn exact_ns(us: f64) -> Option<i64> {
+    let ns = (us * 1000.0).round();
+    (ns.abs() < 9.0e15 && ((ns as i64) as f64 / 1000.0).to_bits() == us.to_bits())
+        .then_some(ns as i64)
+}
+
+/// Writes rows: strings interned in the order they first come.
+#[derive(Default)]
+pub struct RowWriter {
+    out: Vec<u8>,
+    strings: foldhash::HashMap<Box<str>, u64>,
+    last_start: i64,
+    rows: u64,
+}
+
+impl RowWriter {
+    fn string(&mut self, text: &str) {
+        if let Some(&id) = self.strings.get(text) {
+            return varint(&mut self.out, id);
+        }
+        let id = self.strings.len() as u64;
+        varint(&mut self.out, id);
+        varint(&mut self.out, text.len() as u64);
+        self.out.extend_from_slice(text.as_bytes());
+        self.strings.insert(text.into(), id);
+    }
+
+    /// Adds `row`.
+    pub fn add(&mut self, row: &KernelRow<'_>) {
+        let labels = [
+            row.step,
+            row.device,
+            row.model,
+            row.iteration,
+            row.input_shapes,
+            row.stream,
+        ];
+        let mut flags = flag::ROW;
+        for (label, bit) in labels.iter().zip(flag::LABELS) {
+            if label.is_some() {
+                flags |= bit;
+            }
+        }
+        let derived = |ns: Option<i64>, us: Option<f64>| matches!((ns, us), (Some(ns), Some(us)) if (ns as f64 / 1000.0).to_bits() == us.to_bits());
+        let mut set = |present: bool, bit: u32| {
+            if present {
+                flags |= bit;
+            }
+        };
+        set(row.start_ns.is_some(), flag::START_NS);
+        set(row.duration_ns.is_some(), flag::DURATION_NS);
+        set(row.start_us.is_some(), flag::START_US);
+        set(
+            row.start_us.is_some() && !derived(row.start_ns, row.start_us),
+            flag::START_US_BITS,
+        );
+        set(row.duration_us.is_some(), flag::DURATION_US);
+        set(
+            row.duration_us.is_some() && !derived(row.duration_ns, row.duration_us),
+            flag::DURATION_US_BITS,
+        );
+        set(row.wait_us.is_some(), flag::WAIT);
+        set(
+            row.wait_us.is_some_and(|w| exact_ns(w).is_none()),
+            flag::WAIT_BITS,
+        );
+        set(row.core_us.is_some(), flag::CORE);
+        set(
+            row.core_us.is_some_and(|c| exact_ns(c).is_none()),
+            flag::CORE_BITS,
+        );
+        set(row.block_num.is_some(), flag::BLOCK);
+        varint(&mut self.out, u64::from(flags));
+        self.string(row.name);
+        self.string(row.op_type);
+        self.string(row.core_type);
+        for label in labels.into_iter().flatten() {
+            self.string(label);
+        }
+        if let Some(start) = row.start_ns {
+            varint(&mut self.out, zigzag(start.wrapping_sub(self.last_start)));
+            self.last_start = start;
+        }
+        if let Some(duration) = row.duration_ns {
+            varint(&mut self.out, zigzag(duration));
+        }
+        for (value, bits) in [
+            (row.start_us, flags & flag::START_US_BITS != 0),
+            (row.duration_us, flags & flag::DURATION_US_BITS != 0),
+        ] {
+            if let (Some(v), true) = (value, bits) {
+                self.out.extend_from_slice(&v.to_bits().to_le_bytes());
+            }
+        }
+        for value in [row.wait_us, row.core_us].into_iter().flatten() {
+            match exact_ns(value) {
+                Some(ns) => varint(&mut self.out, zigzag(ns)),
+                None => self.out.extend_from_slice(&value.to_bits().to_le_bytes()),
+            }
+        }
+        if let Some(block) = row.block_num {
+            varint(&mut self.out, u64::from(block));
+        }
+        self.rows += 1;
+    }
+
+    /// Rows added.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The digest's bytes: `header` (its row count set here), then the rows.
+    pub fn finish(mut self, mut header: Header) -> Vec<u8> {
+        header.rows = self.rows;
+        let text = serde_json::to_vec(&header).unwrap_or_default();
+        let mut bytes = Vec::with_capacity(16 + text.len() + self.out.len() + 1);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&text);
+        bytes.append(&mut self.out);
+        bytes.push(0);
+        bytes
+    }
+}
+
+/// A row decoded, its strings as indices into the reader's.
+#[derive(Debug, Default, Clone, Copy)]
+struct Decoded {
+    name: usize,
+    op_type: usize,
+    core_type: usize,
+    labels: [Option<usize>; 6],
+    start_us: Option<f64>,
+    duration_us: Option<f64>,
+    start_ns: Option<i64>,
+    duration_ns: Option<i64>,
+    wait_us: Option<f64>,
+    block_num: Option<u32>,
+    core_us: Option<f64>,
+}
+
+/// Reads a digest's rows one at a time, as [`super::KernelReader`] reads any kernel file (the
+/// file is read whole: a digest is small).
+pub struct DigestRows {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    /// Where the next byte is.
+    at: usize,
+    strings: Vec<Box<str>>,
+    last_start: i64,
+    current: Decoded,
+    rows: u64,
+    expected: u64,
+    /// What reading the profile's kernel files said when it was digested.
+    pub notes: Vec<String>,
+}
+
+impl DigestRows {
+    /// Opens the digest at `path`, past its header.
+    pub fn open(path: &Path) -> Result<DigestRows, ProfileError> {
+        let bytes = std::fs::read(path).map_err(|error| ProfileError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let (header, at) = read_header(&mut &bytes[..], path)?;
+        Ok(DigestRows {
+            path: path.to_path_buf(),
+            bytes,
+            at: at as usize,
+            strings: Vec::new(),
+            last_start: 0,
+            current: Decoded::default(),
+            rows: 0,
+            expected: header.rows,
+            notes: header.reader_notes,
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn cut(&self, what: &str) -> ProfileError {
+        bad(
+            &self.path,
+            format!("{what} at byte {} (row {})", self.at, self.rows + 1),
+        )
+    }
+
+    fn byte(&mut self) -> Result<u8, ProfileError> {
+        let Some(&b) = self.bytes.get(self.at) else {
+            return Err(self.cut("cut short"));
+        };
+        self.at += 1;
+        Ok(b)
+    }
+
+    #[inline]
+    fn varint(&mut self) -> Result<u64, ProfileError> {
+        let rest = self.bytes.get(self.at..).unwrap_or_default();
+        let mut v = 0u64;
+        for (i, &b) in rest.iter().take(10).enumerate() {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                self.at += i + 1;
+                return Ok(v);
+            }
+        }
+        Err(self.cut(if rest.len() < 10 {
+            "cut short"
+        } else {
+            "a number longer than 64 bits"
+        }))
+    }
+
+    fn bits(&mut self) -> Result<f64, ProfileError> {
+        let mut bytes = [0u8; 8];
+        for b in &mut bytes {
+            *b = self.byte()?;
+        }
+        Ok(f64::from_bits(u64::from_le_bytes(bytes)))
+    }
+
+    fn string(&mut self) -> Result<usize, ProfileError> {
+        let id = self.varint()?;
+        let known = self.strings.len() as u64;
+        if id < known {
+            return Ok(id as usize);
+        }
+        if id > known {
+            return Err(self.cut(&format!("a string {id} before string {known}")));
+        }
+        let len = self.varint()?;
+        if len > MAX_STRING {
+            return Err(self.cut(&format!("a string of {len} bytes")));
+        }
+        let end = self.at.saturating_add(len as usize);
+        let Some(bytes) = self.bytes.get(self.at..end) else {
+            return Err(self.cut("cut short in a string"));
+        };
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| self.cut("a string that is not UTF-8"))?
+            .into();
+        self.at = end;
+        self.strings.push(text);
+        Ok(known as usize)
+    }
+
+    fn time(&mut self, flags: u32, present: u32, exact: u32) -> Result<Option<f64>, ProfileError> {
+        if flags & present == 0 {
+            return Ok(None);
+        }
+        if flags & exact != 0 {
+            return self.bits().map(Some);
+        }
+        Ok(Some(unzigzag(self.varint()?) as f64 / 1000.0))
+    }
+
+    /// Decodes the next row; false after the last.
+    pub fn advance(&mut self) -> Result<bool, ProfileError> {
+        let flags = self.varint()?;
+        if flags == 0 {
+            if self.rows != self.expected {
+                return Err(self.cut(&format!(
+                    "the end after {} row(s); its header says {}",
+                    self.rows, self.expected
+                )));
+            }
+            if self.at < self.bytes.len() {
+                return Err(self.cut("bytes after the end"));
+            }
+            return Ok(false);
+        }
+        let Some(flags) = u32::try_from(flags)
+            .ok()
+            .filter(|f| f & !flag::ALL == 0 && f & flag::ROW != 0)
+        else {
+            return Err(self.cut(&format!("a row of unknown flags {flags:#x}")));
+        };
+        let mut d = Decoded {
+            name: self.string()?,
+            op_type: self.string()?,
+            core_type: self.string()?,
+            ..Decoded::default()
+        };
+        for (slot, bit) in d.labels.iter_mut().zip(flag::LABELS) {
+            if flags & bit != 0 {
+                *slot = Some(self.string()?);
+            }
+        }
+        if flags & flag::START_NS != 0 {
+            let start = self.last_start.wrapping_add(unzigzag(self.varint()?));
+            self.last_start = start;
+            d.start_ns = Some(start);
+        }
+        if flags & flag::DURATION_NS != 0 {
+            d.duration_ns = Some(unzigzag(self.varint()?));
+        }
+        d.start_us = self.derived(flags, flag::START_US, flag::START_US_BITS, d.start_ns)?;
+        d.duration_us = self.derived(
+            flags,
+            flag::DURATION_US,
+            flag::DURATION_US_BITS,
+            d.duration_ns,
+        )?;
+        d.wait_us = self.time(flags, flag::WAIT, flag::WAIT_BITS)?;
+        d.core_us = self.time(flags, flag::CORE, flag::CORE_BITS)?;
+        if flags & flag::BLOCK != 0 {
+            let block = self.varint()?;
+            d.block_num = Some(
+                u32::try_from(block).map_err(|_| self.cut(&format!("a block count {block}")))?,
+            );
+        }
+        if self.rows == self.expected {
+            return Err(self.cut(&format!(
+                "more rows than the {} its header says",
+                self.expected
+            )));
+        }
+        self.current = d;
+        self.rows += 1;
+        Ok(true)
+    }
+
+    /// A µs figure: absent, its 8 bytes, or its ns divided by 1,000.
+    fn derived(
+        &mut self,
+        flags: u32,
+        present: u32,
+        own_bits: u32,
+        ns: Option<i64>,
+    ) -> Result<Option<f64>, ProfileError> {
+        if flags & present == 0 {
+            return Ok(None);
+        }
+        if flags & own_bits != 0 {
+            return self.bits().map(Some);
+        }
+        match ns {
+            Some(ns) => Ok(Some(ns as f64 / 1000.0)),
+            None => Err(self.cut("a µs figure to take from ns that are not there")),
+        }
+    }
+
+    /// The row decoded last.
+    pub fn row(&self) -> KernelRow<'_> {
+        let d = &self.current;
+        let text = |i: usize| self.strings.get(i).map_or("", |s| &**s);
+        let label = |i: usize| d.labels[i].map(text);
+        KernelRow {
+            step: label(0),
+            name: text(d.name),
+            op_type: text(d.op_type),
+            core_type: text(d.core_type),
+            start_us: d.start_us,
+            duration_us: d.duration_us,
+            start_ns: d.start_ns,
+            duration_ns: d.duration_ns,
+            device: label(1),
+            model: label(2),
+            iteration: label(3),
+            wait_us: d.wait_us,
+            block_num: d.block_num,
+            input_shapes: label(4),
+            stream: label(5),
+            core_us: d.core_us,
+        }
+    }
+}
