@@ -4,6 +4,8 @@
 //! (`one_scope_graph()`), where the scopes tree's child lists are long.
 
 mod common;
+#[path = "../tests/common/ranks_diff.rs"]
+mod ranks_diff;
 
 use common::{OPS, graph};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -531,8 +533,34 @@ fn bench_dataflow(c: &mut Criterion) {
     });
 }
 
+/// The ranks view of 1,024 ranks × 64 SuperKernels over the 100k-op graph: moving a row, and
+/// sorting by a SuperKernel's column (each press the other way), each with a frame.
+fn bench_ranks(c: &mut Criterion) {
+    let (mut app, mut terminal) = explorer_on(graph(), "bench.txt");
+    ranks_diff::show(&mut app, 1024, 64);
+    app.handle(Msg::key(KeyCode::Char('j')));
+    back_and_forth(
+        c,
+        "render/ranks_move_and_frame_1024x64",
+        (&mut app, &mut terminal),
+        8,
+        [KeyCode::Char('j'), KeyCode::Char('k')],
+    );
+    for _ in 0..5 {
+        app.handle(Msg::key(KeyCode::Char('l')));
+    }
+    back_and_forth(
+        c,
+        "render/ranks_sort_and_frame_1024x64",
+        (&mut app, &mut terminal),
+        1,
+        [KeyCode::Char('s'), KeyCode::Char('s')],
+    );
+}
+
 criterion_group!(
     benches,
+    bench_ranks,
     bench,
     bench_one_scope,
     bench_code_view,

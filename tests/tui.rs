@@ -17,6 +17,7 @@ mod tui_ledger;
 mod tui_mindspore;
 mod tui_palette;
 mod tui_profiles;
+mod tui_ranks;
 mod tui_reading;
 mod tui_runs;
 mod tui_static;

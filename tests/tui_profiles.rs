@@ -293,7 +293,7 @@ fn after_an_edit_the_view_keeps_what_the_run_built_and_says_what_the_plan_no_lon
 }
 
 #[test]
-fn several_ranks_are_compared_together_and_r_shows_another() {
+fn several_ranks_are_compared_together_and_r_shows_them_all() {
     let (mut app, rx) = app_with_events(120, 40);
     let ranks = "tests/fixtures/profile/ranks";
     open(&mut app, &rx, &format!("{ranks} {ranks}"));
@@ -307,13 +307,15 @@ fn several_ranks_are_compared_together_and_r_shows_another() {
         "{}",
         screen(&app)
     );
+    // R: every rank at a glance, in rank order; enter opens the selected one.
     press(&mut app, KeyCode::Char('R'));
+    assert_eq!(app.up(), Some("ranks"));
     let text = screen(&app);
     assert!(
-        text.contains("rank 0  busy time 40.00 → 40.00 µs")
-            && text.contains("rank 1  busy time 44.00 → 44.00 µs  · the slowest"),
+        text.contains("2 rank(s)") && text.contains("⚑ slowest: rank 1"),
         "{text}"
     );
+    assert!(text.contains("   1 ⚑") && text.contains("44.00"), "{text}");
     press(&mut app, KeyCode::Enter);
     pump(&mut app, &rx, |app| app.profiles_loading.is_none());
     let view = app.profile_view().unwrap();

@@ -5,6 +5,10 @@
 
 mod svg;
 
+/// A comparison of many ranks, made up as the tests make it.
+#[path = "../../tests/common/ranks_diff.rs"]
+mod ranks_diff;
+
 /// The aclgraph model directories the tests write from the documented formats.
 #[path = "../../tests/common/acl_dirs.rs"]
 #[allow(dead_code)]
@@ -190,6 +194,7 @@ fn main() -> Result<()> {
     runs(out)?;
     ledger(out)?;
     compare(out)?;
+    ranks(out)?;
     aclgraph(out)?;
     mindspore(out)?;
     let mut app = skope::tui::new_app(
@@ -400,6 +405,19 @@ fn ledger(out: &Path) -> Result<()> {
         out,
         "ledger",
         "The run ledger: every run against the baseline, and what its plan changed",
+    )
+}
+
+/// The ranks view of 256 ranks × 32 SuperKernels, sorted by a SuperKernel's Δ.
+fn ranks(out: &Path) -> Result<()> {
+    let mut app = explorer(140, 42)?;
+    ranks_diff::show(&mut app, 256, 32);
+    press(&mut app, "llls");
+    write(
+        &app,
+        out,
+        "ranks",
+        "Every rank at a glance: step time, each SuperKernel's Δ, the straggler",
     )
 }
 

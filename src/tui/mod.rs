@@ -60,6 +60,7 @@ pub mod flags_view;
 pub mod inside_view;
 pub mod ledger_view;
 pub mod palette_view;
+pub mod ranks_view;
 mod runs_view;
 pub mod timeline_view;
 
@@ -68,6 +69,7 @@ pub static VIEWS: &[view::ViewSpec<App>] = &[
     runs_view::VIEW,
     ledger_view::VIEW,
     profile_view::VIEW,
+    ranks_view::VIEW,
     timeline_view::VIEW,
     dataflow_view::VIEW,
     inside_view::VIEW,

@@ -25,7 +25,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// `kernel_details.csv` text with every SuperKernel's duration times `factor`.
-fn scaled(text: &str, factor: f64) -> String {
+pub fn scaled(text: &str, factor: f64) -> String {
     // What the faster SuperKernels saved so far in the step: every later kernel starts that
     // much earlier, as on a device.
     let (mut step, mut saved) = (String::new(), 0.0);

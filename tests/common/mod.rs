@@ -8,6 +8,7 @@ pub mod fusion_pair;
 pub mod ledger_runs;
 pub mod profile_pair;
 pub mod profiler_db;
+pub mod ranks_diff;
 
 use skope::fusion::rules::RuleSet;
 use skope::load::{Dump, LoadOptions, load_file};

@@ -43,7 +43,7 @@ pub const VIEW: ViewSpec<App> = ViewSpec {
             "prune the SuperKernel: keep its ops out of fusion (planned first)",
         ),
         (Action::PickStep, "show one step"),
-        (Action::PickRank, "show another rank (of several)"),
+        (Action::PickRank, "every rank at a glance (of several)"),
         (Action::Sort, "sort op types by Δ, total, name"),
         (
             Action::Activate,
@@ -400,18 +400,8 @@ impl App {
             return self.pick_step();
         }
         if action == Action::PickRank {
-            let request = self.profile_view().map(|v| v.request.clone());
-            return match (self.profile_view().map(|v| v.rank_rows()), request) {
-                (Some(Ok(rows)), Some(request)) => self.pick_rank(
-                    ProfilesRequest {
-                        rank: None,
-                        ..request
-                    },
-                    rows,
-                ),
-                (Some(Err(why)), _) => self.problem(why),
-                _ => {}
-            };
+            // Every rank at a glance; enter there opens one.
+            return self.carry_out(super::reply::Reply::Open("ranks"));
         }
         if action == Action::Prune {
             return match self.profile_view().map(|v| v.table) {

@@ -1,7 +1,6 @@
 //! The profile view's state: the tables it shows (SuperKernels, where the time went, op types,
 //! breaks) with their selection and sort order, and its keys.
 
-use crate::profile::figures::micros;
 use crate::profile::payoff::{Payoff, PayoffClass};
 use crate::profile::ranks::{AcrossRanks, RanksDiff};
 use crate::profile::steps::StepTime;
@@ -338,33 +337,6 @@ impl ProfileView {
             .superkernels
             .iter()
             .find(|s| s.segment == segment)
-    }
-
-    /// The ranks to pick from, each with its headline figure (step time, or busy time without
-    /// start times) on both sides, as the one-rank comparison gives it; why none, with one.
-    pub fn rank_rows(&self) -> Result<Vec<(String, u32)>, String> {
-        let Some(ranks) = &self.ranks else {
-            return Err("the profiles hold one rank".to_string());
-        };
-        Ok(ranks
-            .ranks
-            .iter()
-            .map(|r| {
-                let words = format!(
-                    "rank {}  {} {} → {} µs{}",
-                    r.rank,
-                    r.measure.name(),
-                    micros(r.base_ns),
-                    micros(r.new_ns),
-                    if Some(r.rank) == ranks.slowest_rank {
-                        "  · the slowest"
-                    } else {
-                        ""
-                    }
-                );
-                (words, r.rank)
-            })
-            .collect())
     }
 
     /// The waterfall's part shown at `row` of its table.
