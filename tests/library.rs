@@ -14,6 +14,7 @@ mod cann;
 mod codegen;
 mod digest;
 mod edit;
+mod fidelity;
 mod file_safety;
 mod fix;
 mod formats;

@@ -664,6 +664,7 @@ fn features(
                 f.gap += k.gap();
             }
             f.head += k.head();
+            f.kernel += k.duration() - k.head();
         }
     }
     (f, measured)

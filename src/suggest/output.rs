@@ -293,8 +293,8 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
         ));
     }
     let coefficients_text = format!(
-        "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs",
-        c.a, c.b, c.c_same, c.c_cross, c.c0
+        "a={:.2} b={:.2} c_same={:.2} µs c_cross={:.2} µs c0={:.2} µs k={:.2}",
+        c.a, c.b, c.c_same, c.c_cross, c.c0, c.k
     );
     match (result.measured, fit) {
         (false, _) => out.push_str(

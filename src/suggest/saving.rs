@@ -4,11 +4,15 @@
 //! kernel's head/tail overhead, and pays for the syncs it inserts and for its own entry:
 //!
 //! ```text
-//! saving(run) = Σ over its inner boundaries i of ( a·gap_i + b·head_i − c(pair_i) ) − c0
+//! saving(run) = Σ over its inner boundaries i of ( a·gap_i + b·head_i + k·core_i − c(pair_i) ) − c0
 //! ```
 //!
 //! per run of the segment, times how often it runs per step. `c(pair)` is `c_same` between two
 //! kernels on the same core kind and `c_cross` between cube and vector kernels. The default
+//! `core_i` is the core time of the kernel after boundary i (its duration less its head/tail):
+//! a SuperKernel can save a share of it too, its inputs still close from the sub-op before —
+//! the bundled pair's SuperKernels save more than all their gaps, which only this term explains;
+//! it is 0 until a pair shows it. The default
 //! coefficients are skope's assumptions (evidence `assumed`); with a profile pair (without and
 //! with SuperKernel) they are fitted by least squares on the segments both profiles hold, and the
 //! fit is judged by leaving one segment out at a time.
@@ -28,17 +32,20 @@ pub struct Coefficients {
     pub c_cross: f64,
     /// Fixed cost of a SuperKernel (entry, preload), µs.
     pub c0: f64,
+    /// Share of its sub-ops' core time (each after the first) that fusing saves.
+    pub k: f64,
 }
 
 /// skope's assumed coefficients, used until a profile pair calibrates them: the gap goes away
 /// entirely, half the head/tail overhead does, a same-core barrier costs 0.3 µs, a cross-core
-/// sync 1 µs, the SuperKernel's entry 2 µs.
+/// sync 1 µs, the SuperKernel's entry 2 µs, and the kernels themselves take as long.
 pub const DEFAULTS: Coefficients = Coefficients {
     a: 1.0,
     b: 0.5,
     c_same: 0.3,
     c_cross: 1.0,
     c0: 2.0,
+    k: 0.0,
 };
 
 /// What a run's inner boundaries add up to: the model's inputs.
@@ -52,32 +59,41 @@ pub struct Features {
     pub same: f64,
     /// Boundaries between cube and vector kernels.
     pub cross: f64,
+    /// Σ core times (duration less head/tail) of its kernels after the first, µs.
+    pub kernel: f64,
 }
 
 impl Coefficients {
     /// The saving of one run with `f`, µs.
     pub fn saving(&self, f: &Features) -> f64 {
-        self.a * f.gap + self.b * f.head - self.c_same * f.same - self.c_cross * f.cross - self.c0
+        self.a * f.gap + self.b * f.head + self.k * f.kernel
+            - self.c_same * f.same
+            - self.c_cross * f.cross
+            - self.c0
     }
 
-    fn as_vec(self) -> [f64; 5] {
-        [self.a, self.b, self.c_same, self.c_cross, self.c0]
+    fn as_vec(self) -> [f64; TERMS] {
+        [self.a, self.b, self.c_same, self.c_cross, self.c0, self.k]
     }
 
-    fn from_vec(v: [f64; 5]) -> Coefficients {
+    fn from_vec(v: [f64; TERMS]) -> Coefficients {
         Coefficients {
             a: v[0],
             b: v[1],
             c_same: v[2],
             c_cross: v[3],
             c0: v[4],
+            k: v[5],
         }
     }
 }
 
+/// The model's terms.
+const TERMS: usize = 6;
+
 /// The model's row for `f`: the saving is this row times the coefficient vector.
-fn row(f: &Features) -> [f64; 5] {
-    [f.gap, f.head, -f.same, -f.cross, -1.0]
+fn row(f: &Features) -> [f64; TERMS] {
+    [f.gap, f.head, -f.same, -f.cross, -1.0, f.kernel]
 }
 
 /// A segment both profiles hold: its features (from the profile without SuperKernel) and the
@@ -139,7 +155,7 @@ pub struct LeftOutSteps {
 pub struct Fit {
     /// The fitted coefficients (those not fitted keep their defaults).
     pub coefficients: Coefficients,
-    /// Which coefficients were fitted (`a`, `b`, `c_same`, `c_cross`, `c0`).
+    /// Which coefficients were fitted (`a`, `b`, `c_same`, `c_cross`, `c0`, `k`).
     pub fitted: Vec<&'static str>,
     /// Segments it was fitted on.
     pub segments: usize,
@@ -168,16 +184,18 @@ pub struct Fit {
     pub left_out_steps: Option<LeftOutSteps>,
 }
 
-const NAMES: [&str; 5] = ["a", "b", "c_same", "c_cross", "c0"];
+const NAMES: [&str; TERMS] = ["a", "b", "c_same", "c_cross", "c0", "k"];
 
 /// The most each coefficient can mean (skope's bounds, *assumed*): a share of the gap or the
 /// overhead removed above 1.5 is more than there is; a sync between sub-ops costing above
 /// 5 µs, or a SuperKernel's entry above 20 µs, is an order beyond what the compiler's syncs and
-/// entry do. A fit beyond them says the pair cannot tell the terms apart.
-const PLAUSIBLE: [f64; 5] = [1.5, 1.5, 5.0, 5.0, 20.0];
+/// entry do; a SuperKernel saving more than half its kernels' own time is not fusion's doing.
+/// A fit beyond them says the pair cannot tell the terms apart.
+const PLAUSIBLE: [f64; TERMS] = [1.5, 1.5, 5.0, 5.0, 20.0, 0.5];
 
-/// Fits the coefficients to `obs`: all five with 8 segments or more, else `a` and `c0` with 3
-/// or more (the others keep their defaults), else none (`None`). Coefficients a segment set
+/// Fits the coefficients to `obs`: all six with 10 segments or more, the five without `k` with
+/// 8 or 9, else `a` and `c0` with 3 or more (the others keep their defaults), else none
+/// (`None`). Coefficients a segment set
 /// cannot tell apart (a column without variation) keep their defaults too.
 pub fn fit(obs: &[Observation]) -> Option<Fit> {
     let (coefficients, free, rejected) = signed_fit(obs)?;
@@ -275,7 +293,16 @@ fn signed_fit(obs: &[Observation]) -> Option<SignedFit> {
     let mut free = free_set(obs)?;
     let mut rejected = Vec::new();
     loop {
-        let c = solve(obs, &free)?;
+        let c = match solve(obs, &free) {
+            Some(c) => c,
+            // Terms the segments cannot tell apart (one a multiple of another): the gap's
+            // share and the entry only, the others at their defaults.
+            None if free.iter().any(|k| ![0, 4].contains(k)) => {
+                free.retain(|k| [0, 4].contains(k));
+                continue;
+            }
+            None => return None,
+        };
         let values = c.as_vec();
         let wrong: Vec<usize> = free.iter().copied().filter(|&k| values[k] < 0.0).collect();
         if wrong.is_empty() {
@@ -292,6 +319,7 @@ fn signed_fit(obs: &[Observation]) -> Option<SignedFit> {
 /// The coefficients `obs` can fit, by index.
 fn free_set(obs: &[Observation]) -> Option<Vec<usize>> {
     let wanted: Vec<usize> = match obs.len() {
+        n if n >= 10 => vec![0, 1, 2, 3, 4, 5],
         n if n >= 8 => vec![0, 1, 2, 3, 4],
         n if n >= 3 => vec![0, 4],
         _ => return None,
@@ -317,7 +345,7 @@ fn solve(obs: &[Observation], free: &[usize]) -> Option<Coefficients> {
     for o in obs {
         let r = row(&o.features);
         // What the fixed coefficients explain is taken off the target.
-        let fixed: f64 = (0..5)
+        let fixed: f64 = (0..TERMS)
             .filter(|k| !free.contains(k))
             .map(|k| r[k] * defaults[k])
             .sum();
@@ -376,6 +404,7 @@ mod tests {
         c_same: 0.5,
         c_cross: 1.4,
         c0: 3.0,
+        k: 0.1,
     };
 
     /// Observations made by `truth` from varied features, with `noise` added in turn.
@@ -388,6 +417,7 @@ mod tests {
                     head: 1.0 + (k * 3.1) % 5.0,
                     same: (i % 4) as f64,
                     cross: ((i * 3) % 5) as f64,
+                    kernel: 10.0 + (k * 13.7) % 40.0,
                 };
                 let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
                 Observation {
@@ -494,6 +524,7 @@ mod tests {
                     head: 1.0 + (k * 3.1) % 5.0,
                     same: k,
                     cross: 0.0,
+                    kernel: 0.0,
                 };
                 Observation {
                     segment: format!("s{i}"),

@@ -95,11 +95,12 @@ pub struct Workload {
     pub side_kernels: bool,
 }
 
-/// A deterministic jitter source.
-struct Jitter(u64);
+/// A deterministic jitter source (its seed).
+pub struct Jitter(pub u64);
 
 impl Jitter {
-    fn factor(&mut self, pct: f64) -> f64 {
+    /// The next factor within ±`pct` percent of 1.
+    pub fn factor(&mut self, pct: f64) -> f64 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)

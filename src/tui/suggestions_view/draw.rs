@@ -56,12 +56,13 @@ pub fn render(app: &App, view: &SuggestionsView, frame: &mut Frame, area: Rect) 
         ),
         (true, None) => format!(
             "µs per step from measured gaps with skope's assumed coefficients (a={:.2} b={:.2} \
-             c_same={:.2} c_cross={:.2} c0={:.2} µs); a profile pair calibrates them",
+             c_same={:.2} c_cross={:.2} c0={:.2} µs k={:.2}); a profile pair calibrates them",
             s.coefficients.a,
             s.coefficients.b,
             s.coefficients.c_same,
             s.coefficients.c_cross,
-            s.coefficients.c0
+            s.coefficients.c0,
+            s.coefficients.k
         ),
         (true, Some(f)) => format!(
             "µs per step, fitted on {} SuperKernels{}: error {:.2} µs leaving one out{}",
