@@ -382,13 +382,22 @@ struct Decoded {
     core_us: Option<f64>,
 }
 
-/// Reads a digest's rows one at a time, as [`super::KernelReader`] reads any kernel file (the
-/// file is read whole: a digest is small).
+/// How much of a digest is held at once while its rows are read.
+const WINDOW: usize = 1 << 20;
+
+/// Reads a digest's rows one at a time, as [`super::KernelReader`] reads any kernel file: a
+/// window of the file at a time, so memory does not grow with it.
 pub struct DigestRows {
     path: PathBuf,
+    input: std::fs::File,
+    /// The bytes read and not yet decoded start at `at`.
     bytes: Vec<u8>,
-    /// Where the next byte is.
+    /// Where the next byte is in `bytes`.
     at: usize,
+    /// The file's offset of `bytes[0]`.
+    offset: u64,
+    /// True once the file's end was read.
+    ended: bool,
     strings: Vec<Box<str>>,
     last_start: i64,
     current: Decoded,
@@ -401,15 +410,18 @@ pub struct DigestRows {
 impl DigestRows {
     /// Opens the digest at `path`, past its header.
     pub fn open(path: &Path) -> Result<DigestRows, ProfileError> {
-        let bytes = std::fs::read(path).map_err(|error| ProfileError::Io {
+        let mut input = std::fs::File::open(path).map_err(|error| ProfileError::Io {
             path: path.to_path_buf(),
             error,
         })?;
-        let (header, at) = read_header(&mut &bytes[..], path)?;
+        let (header, offset) = read_header(&mut input, path)?;
         Ok(DigestRows {
             path: path.to_path_buf(),
-            bytes,
-            at: at as usize,
+            input,
+            bytes: Vec::with_capacity(WINDOW),
+            at: 0,
+            offset,
+            ended: false,
             strings: Vec::new(),
             last_start: 0,
             current: Decoded::default(),
@@ -427,11 +439,36 @@ impl DigestRows {
     fn cut(&self, what: &str) -> ProfileError {
         bad(
             &self.path,
-            format!("{what} at byte {} (row {})", self.at, self.rows + 1),
+            format!(
+                "{what} at byte {} (row {})",
+                self.offset + self.at as u64,
+                self.rows + 1
+            ),
         )
     }
 
+    /// Makes `want` bytes past `at` available when the file has them: the bytes decoded are
+    /// dropped and the window read on.
+    #[inline]
+    fn fill(&mut self, want: usize) -> Result<(), ProfileError> {
+        if self.bytes.len() - self.at >= want || self.ended {
+            return Ok(());
+        }
+        self.bytes.drain(..self.at);
+        self.offset += self.at as u64;
+        self.at = 0;
+        // Appended without zeroing first: a small digest touches only its own bytes.
+        let room = want.max(WINDOW).saturating_sub(self.bytes.len()) as u64;
+        let read = (&mut self.input)
+            .take(room)
+            .read_to_end(&mut self.bytes)
+            .map_err(|_| self.cut("cannot be read"))?;
+        self.ended = (read as u64) < room;
+        Ok(())
+    }
+
     fn byte(&mut self) -> Result<u8, ProfileError> {
+        self.fill(1)?;
         let Some(&b) = self.bytes.get(self.at) else {
             return Err(self.cut("cut short"));
         };
@@ -441,6 +478,7 @@ impl DigestRows {
 
     #[inline]
     fn varint(&mut self) -> Result<u64, ProfileError> {
+        self.fill(10)?;
         let rest = self.bytes.get(self.at..).unwrap_or_default();
         let mut v = 0u64;
         for (i, &b) in rest.iter().take(10).enumerate() {
@@ -478,6 +516,7 @@ impl DigestRows {
         if len > MAX_STRING {
             return Err(self.cut(&format!("a string of {len} bytes")));
         }
+        self.fill(len as usize)?;
         let end = self.at.saturating_add(len as usize);
         let Some(bytes) = self.bytes.get(self.at..end) else {
             return Err(self.cut("cut short in a string"));
@@ -510,6 +549,7 @@ impl DigestRows {
                     self.rows, self.expected
                 )));
             }
+            self.fill(1)?;
             if self.at < self.bytes.len() {
                 return Err(self.cut("bytes after the end"));
             }
@@ -609,5 +649,85 @@ impl DigestRows {
             stream: label(5),
             core_us: d.core_us,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Row `i` of a made-up profile: names repeating every 5,000 rows, some µs figures that are
+    /// not their ns ÷ 1,000, labels and optional fields coming and going.
+    fn row_text(i: u64) -> (String, String, String) {
+        (
+            format!("kernel_{}", i % 5_000),
+            (i / 5_000).to_string(),
+            format!("{}", i % 3),
+        )
+    }
+
+    #[test]
+    fn rows_come_back_bit_for_bit_across_many_windows() {
+        const ROWS: u64 = 300_000;
+        let mut writer = RowWriter::default();
+        let mut rows = Vec::new();
+        for i in 0..ROWS {
+            let (name, step, stream) = row_text(i);
+            let start = 1_000_000_000 + i as i64 * 1_337;
+            let odd = i % 7 == 0;
+            rows.push((name, step, stream, start, odd));
+        }
+        fn row_of(r: &(String, String, String, i64, bool)) -> KernelRow<'_> {
+            KernelRow {
+                step: Some(&r.1),
+                name: &r.0,
+                op_type: "MatMul",
+                core_type: "AI_CORE",
+                start_us: Some(if r.4 { 0.1 } else { r.3 as f64 / 1000.0 }),
+                duration_us: Some(1.25),
+                start_ns: Some(r.3),
+                duration_ns: Some(1_250),
+                device: None,
+                model: r.4.then_some("48_1"),
+                iteration: None,
+                wait_us: Some(if r.4 { 0.333_333 } else { 2.5 }),
+                block_num: Some(24),
+                input_shapes: None,
+                stream: Some(&r.2),
+                core_us: r.4.then_some(1.0),
+            }
+        }
+        for r in &rows {
+            writer.add(&row_of(r));
+        }
+        let header = Header {
+            made_by: "test".into(),
+            made: 0,
+            source: Source {
+                root: "prof".into(),
+                rank: Some(0),
+                kernel_form: Some("kernel_details.csv".into()),
+                level: None,
+                files: Vec::new(),
+                host: None,
+            },
+            discovery_notes: Vec::new(),
+            reader_notes: vec!["a note".into()],
+            op_statistic: None,
+            devices: Vec::new(),
+            rows: 0,
+        };
+        let bytes = writer.finish(header);
+        assert!(bytes.len() > 3 * WINDOW, "{} bytes", bytes.len());
+        let path = std::env::temp_dir().join(format!("skope-digest-{}.skd", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let mut read = DigestRows::open(&path).unwrap();
+        for r in &rows {
+            assert!(read.advance().unwrap());
+            assert_eq!(read.row(), row_of(r));
+        }
+        assert!(!read.advance().unwrap());
+        assert_eq!(read.notes, ["a note"]);
+        let _ = std::fs::remove_file(&path);
     }
 }
