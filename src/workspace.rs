@@ -13,7 +13,6 @@ use crate::graph::{Graph, GraphId, OpId};
 use crate::kernel_meta::KernelMeta;
 use crate::load::Format;
 use crate::planner::{OptionsModel, OwnReport, OwnScopeCode, Planner, Remedy};
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Where the graph came from.
@@ -46,7 +45,8 @@ pub enum OpChange {
 /// What the last edit, undo or redo did to the plan.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changes {
-    per_op: HashMap<OpId, OpChange>,
+    /// Looked up for every op drawn and set for every op of a new segment: foldhash.
+    per_op: foldhash::HashMap<OpId, OpChange>,
     /// Segments (fused node names) that are new.
     pub added_segments: Vec<String>,
     /// Segments (fused node names) that are gone.
@@ -87,7 +87,7 @@ impl Changes {
         old: (&PlanDigest, &PlanIndex),
         new: (&Plan, &PlanIndex, &PlanDigest),
     ) -> Changes {
-        let mut per_op = HashMap::new();
+        let mut per_op = foldhash::HashMap::default();
         let (mut breaks_added, mut breaks_healed) = (0, 0);
         for i in 0..graph.len() {
             let id = OpId(i as u32);
@@ -149,8 +149,9 @@ impl Changes {
 /// builds only the new one.
 #[derive(Debug, Default)]
 struct PlanDigest {
-    nodes: HashSet<String>,
-    statuses: HashMap<String, ScopeStatus>,
+    /// Hashed with foldhash: an edit of a 100k-op plan builds them from thousands of names.
+    nodes: foldhash::HashSet<String>,
+    statuses: foldhash::HashMap<String, ScopeStatus>,
     findings: usize,
     outcome: OutcomeKind,
 }
