@@ -9,9 +9,6 @@
 //! errors is docs/FIDELITY.md.
 
 use crate::common::profile_pair::Jitter;
-use skope::fusion::rules::RuleSet;
-use skope::graph::{AttrValue, GraphBuilder, OpBuilder};
-use skope::load::Format;
 use skope::suggest::saving::{Coefficients, Fit};
 use skope::suggest::{Measured, bind_runs, rank, timing};
 use skope::workspace::Workspace;
@@ -68,36 +65,9 @@ fn ops(case: &Case) -> Vec<Op> {
 }
 
 fn workspace(ops: &[Op]) -> Workspace {
-    let mut b = GraphBuilder::new("g");
-    for (topo, op) in ops.iter().enumerate() {
-        let mut o = OpBuilder {
-            name: op.name.clone(),
-            op_type: if op.core.is_empty() { "Cast" } else { "Add" }.to_string(),
-            topo_id: Some(topo as i64),
-            stream: Some(0),
-            inputs: if topo > 0 {
-                vec![format!("{}:0", ops[topo - 1].name)]
-            } else {
-                vec![]
-            },
-            ..OpBuilder::default()
-        };
-        if !op.core.is_empty() {
-            o.attrs.insert("supportSuperKernel", AttrValue::Int(1));
-            o.attrs.insert(
-                "_cube_vector_core_type",
-                AttrValue::Str(op.core.to_string()),
-            );
-            o.attrs.insert("tvm_blockdim", AttrValue::Int(8));
-        }
-        b.push(o);
-    }
-    Workspace::new(
-        b.build(),
-        Format::GeProtoText,
-        "fidelity",
-        &RuleSet::bundled(),
-    )
+    let chain: Vec<(&str, &str, &str)> =
+        ops.iter().map(|o| (o.name.as_str(), o.core, "")).collect();
+    crate::common::kernel_chain(&chain)
 }
 
 /// One kernel run: name, start, duration, its core time (duration less head and tail), µs.

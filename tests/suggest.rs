@@ -34,33 +34,7 @@ fn specs_of(names: &[String], core: impl Fn(&str) -> &'static str) -> Vec<Spec> 
 }
 
 fn graph(ops: &[Spec]) -> Workspace {
-    let mut b = GraphBuilder::new("g");
-    for (topo, (name, core, scope)) in ops.iter().enumerate() {
-        let mut op = OpBuilder {
-            name: name.to_string(),
-            op_type: if core.is_empty() { "Cast" } else { "Add" }.to_string(),
-            topo_id: Some(topo as i64),
-            stream: Some(0),
-            inputs: if topo > 0 {
-                vec![format!("{}:0", ops[topo - 1].0)]
-            } else {
-                vec![]
-            },
-            ..OpBuilder::default()
-        };
-        if !core.is_empty() {
-            op.attrs.insert("supportSuperKernel", AttrValue::Int(1));
-            op.attrs
-                .insert("_cube_vector_core_type", AttrValue::Str(core.to_string()));
-            op.attrs.insert("tvm_blockdim", AttrValue::Int(8));
-        }
-        if !scope.is_empty() {
-            op.attrs
-                .insert("_super_kernel_scope", AttrValue::Str(scope.clone()));
-        }
-        b.push(op);
-    }
-    Workspace::new(b.build(), Format::GeProtoText, "test", &RuleSet::bundled())
+    crate::common::kernel_chain(ops)
 }
 
 /// A kernel_details.csv of `rows` (name, start, duration, core time) on stream 0, one step.

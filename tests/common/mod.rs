@@ -96,3 +96,43 @@ pub fn assert_gone(pid: i32, within: Duration) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A graph of `ops` (name, core type, scope) on stream 0, each the input of the next: an op
+/// with a core type (`AIC`, `AIV`) is an AscendC kernel SuperKernel can fuse, one without is a
+/// `Cast` that is none; a non-empty scope marks it.
+pub fn kernel_chain<N: AsRef<str>, S: AsRef<str>>(ops: &[(N, &str, S)]) -> Workspace {
+    use skope::graph::{AttrValue, GraphBuilder, OpBuilder};
+    let mut b = GraphBuilder::new("g");
+    for (topo, (name, core, scope)) in ops.iter().enumerate() {
+        let mut op = OpBuilder {
+            name: name.as_ref().to_string(),
+            op_type: if core.is_empty() { "Cast" } else { "Add" }.to_string(),
+            topo_id: Some(topo as i64),
+            stream: Some(0),
+            inputs: match topo.checked_sub(1) {
+                Some(before) => vec![format!("{}:0", ops[before].0.as_ref())],
+                None => vec![],
+            },
+            ..OpBuilder::default()
+        };
+        if !core.is_empty() {
+            op.attrs.insert("supportSuperKernel", AttrValue::Int(1));
+            op.attrs
+                .insert("_cube_vector_core_type", AttrValue::Str(core.to_string()));
+            op.attrs.insert("tvm_blockdim", AttrValue::Int(8));
+        }
+        if !scope.as_ref().is_empty() {
+            op.attrs.insert(
+                "_super_kernel_scope",
+                AttrValue::Str(scope.as_ref().to_string()),
+            );
+        }
+        b.push(op);
+    }
+    Workspace::new(
+        b.build(),
+        skope::load::Format::GeProtoText,
+        "test",
+        &RuleSet::bundled(),
+    )
+}

@@ -20,8 +20,8 @@ pub mod format;
 use super::discover::{self, ProfileFiles};
 use super::error::ProfileError;
 use super::kernels::KernelReader;
-pub use format::{EXTENSION, Header, header, is_digest};
-use format::{RowWriter, Source, SourceFile, TypeRow, bad};
+pub use format::header;
+use format::{Header, RowWriter, Source, SourceFile, TypeRow, bad};
 use std::path::{Path, PathBuf};
 
 /// What digesting a profile gave.
