@@ -283,3 +283,31 @@ fn the_command_line_digests_a_rank_and_diff_reads_a_folder_of_them() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("already a digest"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_digest_written_beside_the_profile_does_not_stand_for_it() {
+    let dir = crate::common::scratch("digest-beside");
+    let ranks: Vec<Workload> = (0..1).map(workload).collect();
+    let (root, _) = write_ranks(&ranks, &dir);
+    let profile = root.join("no_sk_model/rank0_ascend_pt");
+    let output = profile.join("rank0.skd");
+    for _ in 0..2 {
+        // Again: the profile is still read, not the digest beside it.
+        let asked = DigestRequest {
+            profile: &profile,
+            output: &output,
+            rank: None,
+        };
+        skope::commands::digest::run(&asked, &mut |_| {}).unwrap_or_else(|e| panic!("{e:#}"));
+    }
+    let files = skope::profile::discover(&profile)
+        .unwrap()
+        .pick(None, &profile)
+        .unwrap();
+    assert!(files.origin.is_none(), "{files:?}");
+    assert!(
+        files.kernels[0].ends_with("kernel_details.csv"),
+        "{files:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

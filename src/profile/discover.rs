@@ -216,11 +216,12 @@ pub fn discover(path: &Path) -> Result<Found, ProfileError> {
             new: Box::new(discover(&new)?),
         });
     }
-    if let Some(found) = digests_in(path)? {
-        return Ok(found);
-    }
+    // A profile's own files before any digest written beside them.
     if let Some(files) = profile_dir(path)? {
         return Ok(Found::One(files));
+    }
+    if let Some(found) = digests_in(path)? {
+        return Ok(found);
     }
     let mut ranks = Vec::new();
     for child in subdirs(path)? {
