@@ -467,7 +467,7 @@ fn run(cli: Cli, name: &str) -> Result<ExitCode> {
         Command::Compile { file, recipe } => {
             let mut ws = commands::open(&request, &file, &mut say)?;
             cli.meta.apply(&mut ws, &mut say)?;
-            let status = commands::compile::run(&ws, &file, &recipe)?;
+            let status = commands::compile::run((&ws, &file), &recipe, (&cli.profiles, None))?;
             return Ok(ExitCode::from(status));
         }
         Command::Digest {

@@ -3,6 +3,7 @@
 mod cli_account;
 mod cli_diff;
 mod cli_files;
+mod cli_foresight;
 mod cli_fusion_diff;
 mod cli_markdown;
 mod cli_model_explorer;

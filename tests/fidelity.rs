@@ -9,6 +9,7 @@
 //! errors is docs/FIDELITY.md.
 
 use crate::common::profile_pair::Jitter;
+use skope::suggest::prediction::{Checked, check};
 use skope::suggest::saving::{Coefficients, Fit};
 use skope::suggest::{Measured, bind_runs, rank, timing};
 use skope::workspace::Workspace;
@@ -207,17 +208,27 @@ fn kernel_details(path: &Path, steps: &[Vec<Row>]) {
     std::fs::write(path, text).unwrap();
 }
 
-/// The held-out predictions of `case`: skope's suggestions accepted, the plan compiled and
-/// run by the generator, the model fitted on the pair.
-fn held_out(case: &Case) -> Fit {
+/// A workload ready to be compiled: its ops, the workspace with every suggestion that fits
+/// accepted, the steps without SuperKernel and their kernel file and timing.
+struct Accepted {
+    ops: Vec<Op>,
+    ws: Workspace,
+    base: Vec<Vec<Row>>,
+    dir: std::path::PathBuf,
+    base_csv: std::path::PathBuf,
+    timing: timing::Timing,
+}
+
+/// `case` generated, suggested on its profile without SuperKernel, and every suggestion that
+/// fits accepted, as `A` does in the explorer.
+fn accepted(case: &Case, label: &str) -> Accepted {
     let ops = ops(case);
     let mut ws = workspace(&ops);
     let base = base_steps(case, &ops);
-    let dir = crate::common::scratch(&format!("fidelity-{}", case.name));
+    let dir = crate::common::scratch(&format!("fidelity-{label}-{}", case.name));
     let base_csv = dir.join("base.csv");
     kernel_details(&base_csv, &base);
     let timing = timing::read(std::slice::from_ref(&base_csv), Some(ws.context())).unwrap();
-    // Suggested on the profile without SuperKernel, and every one that fits accepted.
     let measured = Measured {
         base: Some(&timing),
         new: None,
@@ -232,7 +243,19 @@ fn held_out(case: &Case) -> Fit {
         let edits = suggestions.edits(pick, &mut names);
         ws.apply_all(edits, None).unwrap();
     }
-    // Compiled and run by the generator.
+    Accepted {
+        ops,
+        ws,
+        base,
+        dir,
+        base_csv,
+        timing,
+    }
+}
+
+/// The plan of `ws` compiled and run by the generator: its kernel file with SuperKernel,
+/// written as `name` in `w`'s directory.
+fn compile_and_run(case: &Case, w: &Accepted, ws: &Workspace, name: &str) -> std::path::PathBuf {
     let graph = ws.graph();
     let segments: Vec<(String, Vec<String>)> = ws
         .plan()
@@ -248,20 +271,81 @@ fn held_out(case: &Case) -> Fit {
             (seg.fused_node.clone(), names)
         })
         .collect();
-    let core_of: HashMap<&str, &str> = ops.iter().map(|o| (o.name.as_str(), o.core)).collect();
-    let new = new_steps(case, &base, &segments, &core_of);
-    let new_csv = dir.join("new.csv");
-    kernel_details(&new_csv, &new);
-    let fit = fit_on(&ws, &timing, (&[base_csv], &[new_csv]));
-    let _ = std::fs::remove_dir_all(&dir);
-    fit.unwrap_or_else(|| {
-        panic!(
-            "{}: no fit over {} segment(s): {:?}",
-            case.name,
-            segments.len(),
-            segments.iter().map(|s| &s.0).collect::<Vec<_>>()
-        )
-    })
+    let core_of: HashMap<&str, &str> = w.ops.iter().map(|o| (o.name.as_str(), o.core)).collect();
+    let new = new_steps(case, &w.base, &segments, &core_of);
+    let csv = w.dir.join(name);
+    kernel_details(&csv, &new);
+    csv
+}
+
+/// The held-out predictions of `case`: skope's suggestions accepted, the plan compiled and
+/// run by the generator, the model fitted on the pair.
+fn held_out(case: &Case) -> Fit {
+    let w = accepted(case, "held-out");
+    let new_csv = compile_and_run(case, &w, &w.ws, "new.csv");
+    let fit = fit_on(
+        &w.ws,
+        &w.timing,
+        (std::slice::from_ref(&w.base_csv), &[new_csv]),
+    );
+    let _ = std::fs::remove_dir_all(&w.dir);
+    fit.unwrap_or_else(|| panic!("{}: no fit", case.name))
+}
+
+/// Predicted before the compile, as a user's loop runs: the scopes of the even layers
+/// compiled and run first; the model fitted on that pair predicts every SuperKernel of the
+/// whole plan (the odd layers' never measured); the whole plan is compiled and run, and each
+/// prediction is held against what it measured — the check `skope diff` shows.
+fn before_the_compile(case: &Case) -> Checked {
+    let w = accepted(case, "before");
+    // The first try: only the even layers' scopes.
+    let mut first = workspace(&w.ops);
+    first.reset_marks(w.ws.marks().clone());
+    let graph = first.graph();
+    let odd: Vec<_> = (0..graph.len() as u32)
+        .map(skope::graph::OpId)
+        .filter(|&id| {
+            let name = &graph.op(id).name;
+            let layer: usize = name["layer".len()..name.find('_').unwrap()]
+                .parse()
+                .unwrap();
+            layer % 2 == 1 && first.marks().scope_of(id).is_some()
+        })
+        .collect();
+    first
+        .apply_all(vec![skope::edit::Edit::Remove { ops: odd }], None)
+        .unwrap();
+    let first_csv = compile_and_run(case, &w, &first, "first.csv");
+    let base = std::slice::from_ref(&w.base_csv);
+    let (table, first_runs) = skope::profile::runs::Runs::read(&[first_csv], None).unwrap();
+    let (_, base_runs) = skope::profile::runs::Runs::read(base, None).unwrap();
+    let made_with = (first.marks(), first.plan());
+    let judged = bind_runs(first.context(), made_with, &base_runs, &first_runs);
+    // Predicted for the whole plan with the fit on the first pair.
+    let measured = Measured {
+        base: Some(&w.timing),
+        new: Some(&table),
+        judged: Some(&judged),
+        calibration: Some(made_with),
+    };
+    let ws = &w.ws;
+    let (suggestions, _) = rank(&ws.planning(), (ws.marks(), ws.plan()), measured);
+    let prediction = suggestions.today.expect("a prediction with a profile");
+    // The whole plan compiled, run and judged as `skope diff` judges it.
+    let whole_csv = compile_and_run(case, &w, ws, "whole.csv");
+    let (_, whole_runs) = skope::profile::runs::Runs::read(&[whole_csv], None).unwrap();
+    let judged = bind_runs(
+        ws.context(),
+        (ws.marks(), ws.plan()),
+        &base_runs,
+        &whole_runs,
+    );
+    let _ = std::fs::remove_dir_all(&w.dir);
+    check(
+        (&prediction, case.name),
+        &judged.account,
+        Some(&judged.payoffs),
+    )
 }
 
 /// The model fitted on the pair of kernel files `base` and `new` for the plan of `ws`, the
@@ -447,6 +531,37 @@ fn predicted_savings_come_within_20_percent_of_the_measured_ones() {
     println!("{table}");
     for (name, error) in &all {
         assert!(*error <= 20.0, "{name}: {error:.1} % off\n{table}");
+    }
+}
+
+#[test]
+fn predicted_before_the_compile_each_superkernel_comes_within_20_percent() {
+    let mut table = String::from(
+        "| workload | layers | SuperKernels ≥ 2 µs | judged as predicted | mean error | basis |\n|---|---|---|---|---|---|\n",
+    );
+    let mut all = Vec::new();
+    for case in cases() {
+        let checked = before_the_compile(&case);
+        let _ = writeln!(
+            table,
+            "| {} | {} | {} | {} of {} | {} | {} |",
+            case.name,
+            case.layers,
+            checked.measurable,
+            checked.classes_right.0,
+            checked.classes_right.1,
+            checked
+                .mean_error_pct
+                .map_or("—".to_string(), |e| format!("{e:.1} %")),
+            checked.basis
+        );
+        all.push((case.name, checked));
+    }
+    println!("{table}");
+    for (name, checked) in &all {
+        assert!(checked.measurable >= 2, "{name}: {checked:?}");
+        let error = checked.mean_error_pct.unwrap();
+        assert!(error <= 20.0, "{name}: {error:.1} % off\n{table}");
     }
 }
 

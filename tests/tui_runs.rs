@@ -179,6 +179,7 @@ fn old_runs_are_pruned_to_keep_runs() {
         exit_code: None,
         signal: None,
         error: None,
+        predicted: None,
     };
     for (i, ended) in [true, false, true, true, true].into_iter().enumerate() {
         let run = dir.join(format!("p-{}", i + 1));

@@ -356,6 +356,7 @@ fn record(
         exit_code: Some(0),
         signal: None,
         error: None,
+        predicted: None,
     }
     .write(&dir)?;
     Ok(())

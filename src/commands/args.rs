@@ -227,7 +227,8 @@ pub fn shared_options(command: &str) -> Vec<&'static str> {
         "check-op" => vec!["--target"],
         "report" => with(&["--profiles", "--kernel-meta", "--op-sources"]),
         "export" | "suggest" => with(&["--profiles"]),
-        "codegen" | "compile" => with(&["--kernel-meta"]),
+        "codegen" => with(&["--kernel-meta"]),
+        "compile" => with(&["--kernel-meta", "--profiles"]),
         "diff" | "runs" => with(&[]),
         _ => Vec::new(),
     }
@@ -244,6 +245,11 @@ fn own_help(command: &str, option: &str) -> Option<&'static str> {
             "A compile's kernel_meta directory, or files from it: its compiled SuperKernel \
              JSONs are held against the predicted segments in the text and JSON reports (exit \
              status 1 on a difference; repeatable)"
+        }
+        ("compile", "--profiles") => {
+            "The profiles the plan's SuperKernels' savings are predicted from (the gaps of the one \
+             without SuperKernel, the model fitted on a pair): the run's record holds the \
+             prediction, and comparing the run's profile sets it beside what it measured"
         }
         ("export", "--profiles") => {
             "With --format trace or model-explorer: the profiles whose kernels and times the \

@@ -6,7 +6,9 @@ use crate::open::Request;
 use crate::planfile::PlanFile;
 use crate::profile::payoff::PayoffRule;
 use crate::profile::{PlannedFusion, ProfileError};
+use crate::suggest::prediction::{self, Checked, check};
 use anyhow::Result;
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
@@ -66,10 +68,33 @@ pub fn run(
     })?;
     let planned = planned(request, graph, say)?;
     let result = crate::profile::diff::diff_with(&pair, planned.as_ref(), asked.rule);
+    let run = crate::compile::record::run_of(request.plan.as_deref(), new.unwrap_or(base));
+    let checked = run.as_ref().and_then(|(dir, record)| {
+        let prediction = record.predicted.as_ref()?;
+        let run = dir.display().to_string();
+        let (account, payoffs) = (&result.account, result.payoffs.as_ref());
+        Some(check((prediction, &run), account, payoffs))
+    });
     match asked.output {
-        OutputForm::Json => out.json(&result)?,
+        OutputForm::Json => out.json(&Foresight {
+            diff: &result,
+            predicted: checked.as_ref(),
+        })?,
         OutputForm::Csv => out.text(&crate::profile::output::to_csv(&result))?,
-        _ => out.text(&crate::profile::output::to_text(&result))?,
+        _ => {
+            let mut text = crate::profile::output::to_text(&result);
+            match (&checked, &run) {
+                (Some(checked), _) => text.push_str(&prediction::to_text(checked)),
+                (None, Some((dir, _))) => text.push_str(&format!(
+                    "\nthe run in {} recorded no prediction: give `skope compile` --profiles \
+                     (or have profiles open in the explorer) for its SuperKernels' savings to be \
+                     predicted before it runs\n",
+                    crate::text::sanitize(&dir.display().to_string())
+                )),
+                (None, None) => {}
+            }
+            out.text(&text)?
+        }
     }
     if !asked.deny_regressed {
         return Ok(true);
@@ -89,6 +114,16 @@ pub fn run(
             result.notes.join("; ")
         ),
     }
+}
+
+/// A comparison with, when the new profile is a run's that recorded one, the prediction made
+/// before the run beside what it measured.
+#[derive(Serialize)]
+struct Foresight<'a> {
+    #[serde(flatten)]
+    diff: &'a crate::profile::Diff,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    predicted: Option<&'a Checked>,
 }
 
 /// The plan to bind against: `graph` opened as `request` says (with its plan file), or the

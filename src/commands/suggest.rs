@@ -3,7 +3,8 @@
 
 use super::Printer;
 use crate::suggest::output::{Report, read_profiles, to_text};
-use crate::suggest::{Measured, bind_runs};
+use crate::suggest::saving::Fit;
+use crate::suggest::{Measured, Suggestions, bind_runs};
 use crate::workspace::Workspace;
 use anyhow::Result;
 use std::io::Write;
@@ -18,6 +19,19 @@ pub fn run(
     json: bool,
     out: &mut Printer<impl Write>,
 ) -> Result<()> {
+    let (result, fit) = ranked(ws, profiles, rank)?;
+    let file = file.to_string_lossy();
+    let report = Report::new(&result, fit.as_ref(), ws.graph(), &file);
+    out.text_or_json(json, &report, || to_text(&result, fit.as_ref(), &file))
+}
+
+/// The suggestions for `ws` with the profiles `profiles` (as `--profiles` gives them) of rank
+/// `rank`, and the model's fit on a pair.
+pub fn ranked(
+    ws: &Workspace,
+    profiles: &[PathBuf],
+    rank: Option<u32>,
+) -> Result<(Suggestions, Option<Fit>)> {
     let read = read_profiles(ws.context(), profiles, rank)?;
     let today = (ws.marks(), ws.plan());
     let judged = read
@@ -30,8 +44,5 @@ pub fn run(
         judged: judged.as_ref(),
         calibration: None,
     };
-    let (result, fit) = crate::suggest::rank(&ws.planning(), today, measured);
-    let file = file.to_string_lossy();
-    let report = Report::new(&result, fit.as_ref(), ws.graph(), &file);
-    out.text_or_json(json, &report, || to_text(&result, fit.as_ref(), &file))
+    Ok(crate::suggest::rank(&ws.planning(), today, measured))
 }

@@ -38,12 +38,13 @@ pub fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
 }
 
 /// Runs the recipe `name` (from the recipe files found from `cwd`, or built in) on `ws`, the
-/// dump `file`, until its job ends; sets its process group stopping once `stop` is set.
+/// dump `file`, until its job ends, its record holding `predicted` (what its SuperKernels were
+/// predicted to save); sets its process group stopping once `stop` is set.
 /// Returns the job's status; an error when the recipe is unknown or the job cannot start.
 pub fn run(
-    ws: &Workspace,
-    file: &Path,
+    (ws, file): (&Workspace, &Path),
     name: &str,
+    predicted: Option<crate::suggest::prediction::PlanPrediction>,
     cwd: &Path,
     stop: &AtomicBool,
     out: Output,
@@ -62,8 +63,10 @@ pub fn run(
         );
     };
     let runs = prepare::runs_dir(&file.to_string_lossy());
-    let mut run =
-        prepare::prepare(ws, chosen, &runs, recipes.keep_runs).map_err(anyhow::Error::msg)?;
+    let mut input =
+        prepare::RunInput::of(ws, chosen, recipes.keep_runs).map_err(anyhow::Error::msg)?;
+    input.predicted = predicted;
+    let mut run = prepare::prepare_from(&input, chosen, &runs).map_err(anyhow::Error::msg)?;
     (out.say)(&format!(
         "running recipe {} ({}) in {} (output in {})",
         sanitize(&chosen.name),

@@ -18,7 +18,7 @@ use std::sync::mpsc::SyncSender;
 pub const SHIM_HEADER: &str = include_str!("../../assets/codegen/kernel_operator.h");
 
 /// A run ready to start.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
     /// The command and its arguments, expanded.
     pub argv: Vec<String>,
@@ -85,6 +85,8 @@ pub struct RunInput {
     used: Vec<&'static str>,
     /// Runs of the dump kept on disk: older ended ones are removed.
     keep: usize,
+    /// What the plan's SuperKernels are predicted to save, recorded with the run.
+    pub predicted: Option<crate::suggest::prediction::PlanPrediction>,
 }
 
 impl RunInput {
@@ -103,6 +105,7 @@ impl RunInput {
             plan_file: PlanFile::of(ws),
             used,
             keep,
+            predicted: None,
         })
     }
 }
@@ -193,6 +196,7 @@ pub fn prepare_from(input: &RunInput, recipe: &Recipe, runs: &Path) -> Result<Pr
         exit_code: None,
         signal: None,
         error: None,
+        predicted: input.predicted.clone(),
     };
     record
         .write(&out)

@@ -51,7 +51,7 @@ impl Ending {
 }
 
 /// One run's record (`run.json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     /// The recipe's name (`profile` in records of earlier releases).
     #[serde(alias = "profile")]
@@ -89,6 +89,10 @@ pub struct RunRecord {
     pub signal: Option<i32>,
     /// Why it could not start, or why skope stopped following it.
     pub error: Option<String>,
+    /// What each SuperKernel of its plan was predicted to save before it ran (with profiles
+    /// read when it started): a comparison of its profile sets it beside what it measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted: Option<crate::suggest::prediction::PlanPrediction>,
 }
 
 impl RunRecord {
@@ -225,6 +229,21 @@ pub fn history_of(dirs: &[PathBuf], graph: &GraphId) -> Vec<(PathBuf, RunRecord)
     found
 }
 
+/// The run a profile comparison is of: the one whose plan is the file `plan` (as `--plan`
+/// gives a run's), else the one whose directory holds `profile` (a recipe's results are most
+/// often in its `{out}`); with the run's directory.
+pub fn run_of(plan: Option<&Path>, profile: &Path) -> Option<(PathBuf, RunRecord)> {
+    let own = |dir: &Path| RunRecord::read(dir).map(|r| (dir.to_path_buf(), r));
+    if let Some(plan) = plan {
+        let dir = plan.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = dir.unwrap_or(Path::new("."));
+        let named = |r: &(PathBuf, RunRecord)| plan.file_name() == Some(r.1.plan.as_ref());
+        return own(dir).filter(named);
+    }
+    let profile = std::path::absolute(profile).ok()?;
+    profile.ancestors().find_map(own)
+}
+
 /// Removes the oldest ended runs of `runs` until at most `keep` remain (runs that have not
 /// ended are kept and counted). Returns the directories removed.
 pub fn prune(runs: &Path, keep: usize) -> Vec<PathBuf> {
@@ -291,6 +310,7 @@ mod tests {
                 exit_code: None,
                 signal: None,
                 error: None,
+                predicted: None,
             };
             record.write(&dir).unwrap();
             dir

@@ -77,6 +77,8 @@ fn write(
         exit_code: None,
         signal: None,
         error: None,
+        // Made elsewhere: no prediction was made before it.
+        predicted: None,
     }
     .write(dir)
 }

@@ -17,6 +17,7 @@ use crate::planfile::PlanFile;
 use crate::profile::discover::{self, Found};
 use crate::profile::payoff::{PayoffAction, PayoffRule};
 use crate::profile::{Pair, PlannedFusion, Profile};
+use crate::suggest::prediction::{Checked, PlanPrediction, check};
 use crate::workspace::Planning;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -158,6 +159,9 @@ pub struct LedgerRow {
     pub benefit: Option<Benefit>,
     /// Its SuperKernels' payoffs against the baseline.
     pub payoffs: Option<PayoffCounts>,
+    /// What its SuperKernels were predicted to save before it ran, beside what they saved
+    /// against the baseline: when its record holds a prediction.
+    pub predicted: Option<Checked>,
     /// What could not be done for it, and why.
     pub notes: Vec<String>,
 }
@@ -257,6 +261,8 @@ struct Loaded {
     row: LedgerRow,
     planned: Option<PlannedFusion>,
     profile: Option<Profile>,
+    /// What its record says its SuperKernels were predicted to save.
+    prediction: Option<PlanPrediction>,
 }
 
 impl Ledger {
@@ -485,12 +491,14 @@ fn load_row(
         step_time_us: None,
         benefit: None,
         payoffs: None,
+        predicted: None,
         notes,
     };
     let loaded = Loaded {
         row,
         planned,
         profile,
+        prediction: record.predicted.clone(),
     };
     (loaded, plan_file)
 }
@@ -567,6 +575,10 @@ fn compare_with(rows: &mut [Loaded], baseline: usize, rule: PayoffRule) {
             account.base.mean_ns as f64 / 1000.0,
             account.new.mean_ns as f64 / 1000.0,
         ));
+        one.row.predicted = one.prediction.as_ref().map(|p| {
+            let payoffs = diff.payoffs.as_ref();
+            check((p, &one.row.dir), &diff.account, payoffs)
+        });
         one.row.payoffs = diff.payoffs.as_ref().map(|p| {
             let count = |class: &str| p.classes.get(class).copied().unwrap_or(0);
             let names = |action| {

@@ -90,7 +90,7 @@ fn row_notes(row: &LedgerRow) -> Vec<String> {
 }
 
 /// The cells of a row, as the text and Markdown tables show them (names not yet escaped).
-fn cells(ledger: &Ledger, row: &LedgerRow) -> [String; 9] {
+fn cells(ledger: &Ledger, row: &LedgerRow) -> [String; 10] {
     let mark = if ledger.baseline == Some(row.number) {
         "*"
     } else {
@@ -105,11 +105,14 @@ fn cells(ledger: &Ledger, row: &LedgerRow) -> [String; 9] {
         micros(row.step_time_us),
         benefit_cell(ledger, row),
         payoffs(row),
+        row.predicted
+            .as_ref()
+            .map_or_else(|| "—".to_string(), |c| c.cell()),
         row.change_summary(),
     ]
 }
 
-const HEADERS: [&str; 9] = [
+const HEADERS: [&str; 10] = [
     "#",
     "started (UTC)",
     "recipe",
@@ -118,6 +121,7 @@ const HEADERS: [&str; 9] = [
     "step time",
     "saved/step",
     "payoffs ✓✗~?",
+    "predicted before",
     "plan change",
 ];
 
@@ -132,7 +136,7 @@ pub fn to_text(ledger: &Ledger) -> String {
         );
         return out;
     }
-    let rows: Vec<[String; 9]> = ledger
+    let rows: Vec<[String; 10]> = ledger
         .rows
         .iter()
         .map(|r| cells(ledger, r).map(|c| sanitize(&c).into_owned()))
@@ -230,6 +234,9 @@ pub fn to_csv(ledger: &Ledger) -> String {
         "dir",
         "step_time_us",
         "block",
+        "predicted_as_judged",
+        "predicted_judged",
+        "prediction_error_pct",
     ];
     let _ = w.write_record(header);
     let num = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.3}"));
@@ -274,6 +281,13 @@ pub fn to_csv(ledger: &Ledger) -> String {
                     .as_ref()
                     .map_or(String::new(), |p| p.block.join(" ")),
             ),
+            r.predicted
+                .as_ref()
+                .map_or(String::new(), |c| c.classes_right.0.to_string()),
+            r.predicted
+                .as_ref()
+                .map_or(String::new(), |c| c.classes_right.1.to_string()),
+            num(r.predicted.as_ref().and_then(|c| c.mean_error_pct)),
         ];
         let _ = w.write_record(record);
     }

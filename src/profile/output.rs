@@ -100,7 +100,9 @@ pub fn headline_basis(a: &Account) -> String {
 /// can hold anything) neither pads every row nor floods the output.
 pub const MAX_CELL: usize = 60;
 
-fn table(out: &mut String, indent: &str, rows: &[Vec<String>], right: &[bool]) {
+/// `rows` as aligned columns, each line after `indent`; column `i` right-aligned when
+/// `right[i]`.
+pub fn table(out: &mut String, indent: &str, rows: &[Vec<String>], right: &[bool]) {
     let rows: Vec<Vec<Cow<str>>> = rows
         .iter()
         .map(|row| row.iter().map(|c| cut_middle(c, MAX_CELL)).collect())

@@ -94,7 +94,7 @@ impl PayoffRule {
 }
 
 /// What a SuperKernel's measurements say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PayoffClass {
     /// It saves more than the noise.

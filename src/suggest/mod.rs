@@ -13,6 +13,7 @@
 pub mod accept;
 pub mod estimate;
 pub mod output;
+pub mod prediction;
 pub mod saving;
 pub mod templates;
 pub mod timing;
@@ -175,6 +176,7 @@ impl Suggestions {
             whole_model: None,
             kernels: (0, 0),
             remedies: Vec::new(),
+            today: None,
         }
     }
 }
@@ -211,26 +213,15 @@ impl Suggestion {
     pub fn predict(&self, error_per_run: Option<f64>) -> Option<Predicted> {
         let saving = self.saving_us?;
         let gain = saving + self.serial_loss_us.unwrap_or(0.0);
-        let (error, basis) = match error_per_run {
-            Some(e) => (
-                e * self.per_step,
-                "the fitted model ± its error leaving one segment out",
-            ),
-            None => (gain.abs(), "assumed coefficients: the gain ± itself"),
-        };
-        let (low_us, high_us) = (saving - error, saving + error);
-        let class = if high_us < 0.0 {
-            crate::profile::payoff::PayoffClass::Regressed
-        } else if low_us > 0.0 {
-            crate::profile::payoff::PayoffClass::Beneficial
-        } else {
-            crate::profile::payoff::PayoffClass::Neutral
-        };
+        let range = prediction::range(saving, gain, self.per_step, error_per_run);
         Some(Predicted {
-            class,
-            low_us,
-            high_us,
-            basis,
+            class: range.class,
+            low_us: range.low_us,
+            high_us: range.high_us,
+            basis: match error_per_run {
+                Some(_) => "the fitted model ± its error leaving one segment out",
+                None => "assumed coefficients: the gain ± itself",
+            },
         })
     }
 }
@@ -284,6 +275,9 @@ pub struct Suggestions {
     /// pass's exclusion scopes and options): what heals its worst splits, each checked by
     /// planning it (set by [`rank`]).
     pub remedies: Vec<Remedy>,
+    /// What each SuperKernel of today's plan is predicted to save, with a profile (set by
+    /// [`rank`]): what a run of the plan records, to be checked against what it measures.
+    pub today: Option<prediction::PlanPrediction>,
 }
 
 /// The core kind a kernel runs on: cube, vector, or both (`None` when unknown).
@@ -884,6 +878,7 @@ fn suggest_on(
         whole_model: None,
         kernels: kernels(cx),
         remedies: Vec::new(),
+        today: None,
     }
 }
 
@@ -1098,6 +1093,9 @@ pub fn rank(
         s.predicted = s.predict(error);
     }
     suggestions.remedies = planning.remedies(marks);
+    suggestions.today = measured
+        .base
+        .map(|t| predict_plan(cx, plan, (&per_op, t), (coefficients, fit.as_ref())));
     suggestions.whole_model = Some(estimate::whole_model(
         planning,
         (marks, plan),
@@ -1105,6 +1103,72 @@ pub fn rank(
         (&per_op, measured.base),
     ));
     (suggestions, fit)
+}
+
+/// What each segment of `plan` (on `cx`) is predicted to save per step, on the gaps `timing`
+/// measured without SuperKernel (`per_op` looked up from it), with `coefficients` — fitted by
+/// `fit`, whose error leaving one segment out makes each range, or assumed. A segment whose
+/// sub-ops span streams loses what its overlapping kernels would run one after another.
+fn predict_plan(
+    cx: &Context,
+    plan: &Plan,
+    (per_op, timing): (&PerOp<'_>, &Timing),
+    (coefficients, fit): (Coefficients, Option<&saving::Fit>),
+) -> prediction::PlanPrediction {
+    let graph = cx.graph();
+    let error = fit.map(|f| f.loo_mean_us);
+    let mut superkernels = Vec::new();
+    let mut unpredicted = Vec::new();
+    for seg in plan.scopes.iter().flat_map(|s| &s.segments) {
+        if seg.ops.iter().any(|id| per_op.timing[id.index()].is_none()) {
+            unpredicted.push(seg.name.clone());
+            continue;
+        }
+        let (features, _) = features(cx, &seg.ops, per_op, None);
+        let per_step = timing.per_step(&graph.op(seg.ops[0]).name).max(1.0);
+        let two_streams = seg
+            .ops
+            .iter()
+            .any(|&id| cx.stream_of(id) != cx.stream_of(seg.ops[0]));
+        let serial_loss = timing
+            .serial_loss_us(&seg.ops)
+            .filter(|_| two_streams)
+            .unwrap_or(0.0);
+        let gain = coefficients.saving(&features) * per_step;
+        let saving_us = gain - serial_loss;
+        let range = prediction::range(saving_us, gain, per_step, error);
+        superkernels.push(prediction::SuperKernelPrediction {
+            segment: seg.name.clone(),
+            fused_node: seg.fused_node.clone(),
+            saving_us,
+            low_us: range.low_us,
+            high_us: range.high_us,
+            class: range.class,
+        });
+    }
+    let basis = match fit {
+        Some(f) => format!(
+            "the model fitted on a profile pair ({} SuperKernels; error leaving one out \
+             {:.2} µs a run)",
+            f.segments, f.loo_mean_us
+        ),
+        None => "assumed coefficients (no profile pair calibrated them): each saving ± its gain"
+            .to_string(),
+    };
+    prediction::PlanPrediction {
+        basis,
+        fitted: fit.is_some(),
+        profile: timing
+            .files
+            .first()
+            .map(|f| {
+                let f = std::path::absolute(f).unwrap_or_else(|_| f.clone());
+                f.display().to_string()
+            })
+            .unwrap_or_default(),
+        superkernels,
+        unpredicted,
+    }
 }
 
 /// Why the fitted model cannot rank the suggestions, if it cannot: its error leaving one

@@ -107,6 +107,9 @@ pub struct Report<'a> {
     measured: bool,
     /// The fit, when a pair was given.
     fit: Option<&'a Fit>,
+    /// What each SuperKernel of the current plan is predicted to save, with a profile: what a
+    /// run of the plan records.
+    today: Option<&'a super::prediction::PlanPrediction>,
 }
 
 /// A remedy with what it changes in words.
@@ -183,6 +186,7 @@ impl<'a> Report<'a> {
             fitted: result.fitted,
             measured: result.measured,
             fit,
+            today: result.today.as_ref(),
         }
     }
 }
@@ -354,6 +358,9 @@ pub fn to_text(result: &Suggestions, fit: Option<&Fit>, file: &str) -> String {
     }
     if let Some(whole) = &result.whole_model {
         out.push_str(&format!("{}\n", whole.words()));
+    }
+    if let Some(today) = result.today.as_ref().filter(|t| !t.superkernels.is_empty()) {
+        out.push_str(&format!("{}\n", today.words()));
     }
     if let Some(f) = fit.filter(|f| !f.held_out.is_empty()) {
         out.push_str("each SuperKernel of the pair, its saving per run as the model predicts it fitted without it, and as measured:\n");

@@ -571,6 +571,9 @@ fn details_lines(ledger: &Ledger, row: &LedgerRow) -> Vec<String> {
             p.beneficial, p.neutral, p.regressed, p.insufficient_evidence
         ));
     }
+    if let Some(c) = &row.predicted {
+        lines.push(format!("predicted before it ran: {}", c.summary()));
+    }
     if row.number > 1 {
         lines.push(format!("changed: {}", row.change_summary()));
     }

@@ -949,6 +949,7 @@ fn run_record_seeds() -> Vec<Vec<u8>> {
         exit_code: Some(0),
         signal: None,
         error: None,
+        predicted: None,
     };
     let json = serde_json::to_string_pretty(&record).expect("a record serialises");
     vec![
