@@ -306,6 +306,7 @@ fn hand_over(
             )),
             ranks: None,
             rank: None,
+            foresight: None,
         })),
     );
 }

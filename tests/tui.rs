@@ -12,6 +12,7 @@ mod tui_dataflow;
 mod tui_edit;
 mod tui_files;
 mod tui_findings;
+mod tui_foresight;
 mod tui_inside;
 mod tui_ledger;
 mod tui_mindspore;

@@ -6,6 +6,7 @@ use crate::fusion::plan::{Context, Plan};
 use crate::profile::payoff::PayoffRule;
 use crate::profile::ranks::{RankProgress, RanksDiff};
 use crate::profile::{self, Diff, Pair, PlannedFusion, ProfileError};
+use crate::suggest::prediction::{Checked, check};
 use crate::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -82,6 +83,9 @@ pub struct LoadedProfiles {
     pub ranks: Option<Arc<RanksDiff>>,
     /// The rank shown, when they hold several.
     pub rank: Option<u32>,
+    /// What the run whose plan they are bound to predicted before it ran, beside what this
+    /// comparison measured: when that run recorded a prediction.
+    pub foresight: Option<Checked>,
 }
 
 /// A workspace's plan as of one version, cheap to take (the context is shared, marks and plan
@@ -176,6 +180,13 @@ pub fn load(
     };
     let pair = profile::load_pair(base, new, rank)?;
     let compared = Compared::new(&pair, &planned);
+    let foresight = request.made_with.as_deref().and_then(|plan| {
+        let (dir, record) = crate::compile::record::run_of(Some(plan), base)?;
+        let diff = &compared.diff;
+        let run = dir.display().to_string();
+        let (account, payoffs) = (&diff.account, diff.payoffs.as_ref());
+        Some(check((record.predicted.as_ref()?, &run), account, payoffs))
+    });
     Ok(Box::new(LoadedProfiles {
         pair,
         compared,
@@ -183,6 +194,7 @@ pub fn load(
         run_plan: Arc::new((snapshot.marks.clone(), snapshot.plan.clone())),
         ranks,
         rank,
+        foresight,
     }))
 }
 

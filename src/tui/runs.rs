@@ -25,6 +25,10 @@ pub const GRACE: Duration = Duration::from_secs(3);
 /// How long skope waits, once its jobs are stopped, for each to write its run's ending.
 const RECORD_GRACE: Duration = Duration::from_secs(1);
 
+/// What makes a run's prediction where it is prepared (off the event loop): what its
+/// SuperKernels are predicted to save, recorded with it.
+pub type Predict = Box<dyn FnOnce() -> Option<crate::suggest::prediction::PlanPrediction> + Send>;
+
 /// Where a run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunState {
@@ -288,15 +292,16 @@ impl Runs {
         }
     }
 
-    /// Starts a run of `recipe` on `input` at `now`: where `threads` says, its files are
-    /// written into `runs` and its job started; the answer comes back as
+    /// Starts a run of `recipe` on `input` at `now`: where `threads` says, the prediction
+    /// `predict` makes is made, its files are written into `runs` and its job started; the
+    /// answer comes back as
     /// [`RunEvent::Started`] and the job's output (followed on a thread of its own) as
     /// [`RunEvent::Output`]. The new run is selected and its log followed.
     pub fn start(
         &mut self,
         threads: Threads,
         recipe: &Recipe,
-        input: RunInput,
+        (mut input, predict): (RunInput, Option<Predict>),
         (runs, now): (PathBuf, Duration),
         events: Sink<RunEvent>,
     ) -> u64 {
@@ -309,7 +314,10 @@ impl Runs {
         let answer = events.clone();
         threads.start(
             "skope-run-prepare",
-            move || launch(&input, &chosen, &runs, (id, forwarder), &events, &launched),
+            move || {
+                input.predicted = predict.and_then(|predict| predict());
+                launch(&input, &chosen, &runs, (id, forwarder), &events, &launched)
+            },
             move |result| {
                 let result =
                     result.unwrap_or_else(|stopped| Err(format!("preparing the run: {stopped}")));

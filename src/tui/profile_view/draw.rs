@@ -153,7 +153,19 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     } else {
         ""
     };
-    let title = format!(" Profiles · {}{bound} ", sanitize(&view.request.describe()));
+    // What the run predicted before it ran, against what it measured; the paths give way to it.
+    let foresight = view
+        .foresight
+        .as_ref()
+        .map(|f| format!(" · predicted before the run: {}", f.cell()))
+        .unwrap_or_default();
+    let after = bound.chars().count() + foresight.chars().count();
+    let room = usize::from(area.width).saturating_sub(after + 14).max(12);
+    let paths = sanitize(&view.request.describe()).into_owned();
+    let title = format!(
+        " Profiles · {}{bound}{foresight} ",
+        crate::text::cut_middle(&paths, room)
+    );
     let block = pane_block(title, false, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -613,18 +625,45 @@ fn payoff_detail(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect
         ),
         theme.get(role),
     );
+    // The prediction made before the run, then why it did not pay.
+    let mut third: Vec<String> = view
+        .foresight
+        .as_ref()
+        .and_then(|f| f.of(&p.fused_node))
+        .map(|c| {
+            let measured = c
+                .measured_us
+                .map_or("the run did not build it".to_string(), |m| {
+                    format!("measured {}", micros_delta((-m * 1000.0).round() as i64))
+                });
+            let off = c
+                .error_pct
+                .map(|_| format!(": {} off", c.error()))
+                .unwrap_or_default();
+            format!(
+                "predicted before the run {} ({}) {}, {measured}{off}",
+                c.predicted_delta(),
+                c.range(),
+                c.predicted.class.words()
+            )
+        })
+        .into_iter()
+        .collect();
     if !p.why_not.is_empty() {
         let lines: Vec<String> = p
             .why_not
             .iter()
             .map(crate::profile::output::why_not_line)
             .collect();
+        third.push(format!("why not: {}", lines.join(" · ")));
+    }
+    if !third.is_empty() {
         put(
             buf,
             area.x,
             area.y + 2,
             area.width,
-            &sanitize(&format!("why not: {}", lines.join(" · "))),
+            &sanitize(&third.join(" · ")),
             theme.get(role),
         );
     }
@@ -725,6 +764,7 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
         ("ops", 3, true),
         ("occ", 5, true),
         ("Δ/step", 9, true),
+        ("predicted", 9, true),
         ("without µs", 10, true),
         ("with µs", 9, true),
         ("Δ µs", 10, true),
@@ -732,9 +772,11 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
         ("payoff", 10, false),
         ("action", 8, false),
     ];
-    // At 80 columns: no occurrences, per-step change or percentage, so the payoff and its
-    // action show.
-    let shown = |i: usize| !(narrow && matches!(i, 3 | 4 | 8));
+    // At 80 columns: no occurrences, per-step change, prediction or percentage, so the payoff
+    // and its action show. The prediction only when the run recorded one.
+    let foresight = view.foresight.as_ref();
+    let shown =
+        |i: usize| !(narrow && matches!(i, 3 | 4 | 5 | 9)) && (i != 5 || foresight.is_some());
     columns = only(columns, shown);
     let x = cells(
         buf,
@@ -795,6 +837,12 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
                 (
                     per_step.map_or("—".to_string(), micros_delta),
                     style.patch(theme.get(delta_role(per_step.unwrap_or(0) as f64 / 1000.0))),
+                ),
+                (
+                    foresight
+                        .and_then(|f| f.of(&p.fused_node))
+                        .map_or("·".to_string(), |c| c.predicted_delta()),
+                    style,
                 ),
                 (time(without), style),
                 (time(with), style),

@@ -112,6 +112,9 @@ pub struct ProfileView {
     /// The longest time of any kernel in the base profile per step (the op list's heat
     /// scale); 0 without a kernel file.
     pub max_base_us: f64,
+    /// What the run predicted before it ran, beside what it measured, when it recorded a
+    /// prediction.
+    pub foresight: Option<crate::suggest::prediction::Checked>,
 }
 
 impl ProfileView {
@@ -129,6 +132,7 @@ impl ProfileView {
             run_plan,
             ranks,
             rank,
+            foresight,
         } = loaded;
         let request = ProfilesRequest { rank, ..request };
         let steps = pair.base.step_count() as f64;
@@ -160,6 +164,7 @@ impl ProfileView {
             segment_of,
             breaks_of,
             max_base_us,
+            foresight,
         };
         view.sort_rows();
         view

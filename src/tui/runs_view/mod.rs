@@ -144,10 +144,12 @@ fn start_run_anyway(app: &mut App, recipe: &Recipe) {
         Ok(input) => input,
         Err(e) => return app.problem(e),
     };
+    let predict = super::suggestions_view::foresight(app)
+        .map(|foresight| Box::new(move || foresight.prediction()) as super::runs::Predict);
     let id = app.runs.start(
         app.workers.threads(),
         recipe,
-        input,
+        (input, predict),
         (runs_dir, app.now),
         super::msg::events(&app.workers.sender()),
     );

@@ -19,7 +19,7 @@ use crate::edit::Edit;
 use crate::suggest::Suggestions;
 use crate::suggest::accept::{Pick, emptied};
 use crate::worker::Threads;
-pub use state::{Sort, SuggestRequest, Suggested, SuggestionsView, TimingCache};
+pub use state::{Foresight, Sort, SuggestRequest, Suggested, SuggestionsView, TimingCache};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -97,6 +97,22 @@ fn request(app: &App) -> Option<SuggestRequest> {
         .view_state::<SuggestionsView>()
         .is_some_and(|v| v.plan_version == request.version && v.profile == request.profile());
     (!current).then_some(request)
+}
+
+/// What a run of the current plan records as its prediction, with profiles read: the view's
+/// suggestions' when they are of this plan and those profiles, else a request for them.
+pub fn foresight(app: &App) -> Option<Foresight> {
+    let ex = app.explorer()?;
+    ex.profiles.as_ref()?;
+    match request(app) {
+        None => app
+            .view_state::<SuggestionsView>()?
+            .suggestions
+            .today
+            .clone()
+            .map(|p| Foresight::Made(Box::new(p))),
+        Some(ask) => Some(Foresight::Ask(Box::new(ask))),
+    }
 }
 
 /// Sends `request` to the view's suggesting worker (only the newest request counts); without

@@ -92,6 +92,26 @@ impl SuggestRequest {
     }
 }
 
+/// What a run of the current plan records as its prediction: the suggestions' own, when they
+/// were made for this plan, or a request that makes it (served where the run is prepared, off
+/// the event loop).
+pub enum Foresight {
+    /// Made already.
+    Made(Box<crate::suggest::prediction::PlanPrediction>),
+    /// To be made.
+    Ask(Box<SuggestRequest>),
+}
+
+impl Foresight {
+    /// The prediction, made when it is asked for; `None` when it cannot be made.
+    pub fn prediction(self) -> Option<crate::suggest::prediction::PlanPrediction> {
+        match self {
+            Foresight::Made(p) => Some(*p),
+            Foresight::Ask(request) => request.serve(&mut None).result.ok()?.0.today,
+        }
+    }
+}
+
 /// A profile's gaps as read for one graph, kept by the worker between requests.
 pub struct TimingCache {
     /// The profile's directory.
