@@ -109,7 +109,8 @@ fn measure(
         if let Some(t) = timing {
             let (f, _) = features(cx, &seg.ops, per_op, None);
             let per_step = t.per_step(&graph.op(head).name).max(1.0);
-            saving += s.coefficients.saving(&f) * per_step;
+            let lost = super::serial_loss(cx, &seg.ops, (per_op, timing)).unwrap_or(0.0);
+            saving += s.coefficients.saving(&f) * per_step - lost;
         }
     }
     (superkernels, boundaries, timing.map(|_| saving))

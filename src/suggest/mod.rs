@@ -589,6 +589,28 @@ impl<'t> PerOp<'t> {
     }
 }
 
+/// What one SuperKernel of `ops` (on `cx`) over two or more streams would lose per step by
+/// running one after another the kernels that overlapped without it, measured in `timing`
+/// (`per_op`: each op's timing in it): in a row, they take their durations and the gaps the
+/// model removes a share of (its gain counts those, hidden behind the other stream or not), so
+/// the loss is those durations and gaps less the time they spanned together. `None` on one
+/// stream (they ran in a row already), or without start times.
+fn serial_loss(
+    cx: &Context,
+    ops: &[OpId],
+    (per_op, timing): (&PerOp<'_>, Option<&Timing>),
+) -> Option<f64> {
+    let first = cx.stream_of(*ops.first()?);
+    if ops.iter().all(|&id| cx.stream_of(id) == first) {
+        return None;
+    }
+    let timing = timing?;
+    let busy_less_span = timing.busy_less_span_us(ops)?;
+    let per_step = timing.per_step(&cx.graph().op(ops[0]).name).max(1.0);
+    let (f, _) = features(cx, ops, per_op, None);
+    Some((f.gap * per_step + busy_less_span).max(0.0))
+}
+
 /// Today's segments `ops` take ops of, each with how many: sorted by segment.
 fn segments_hit(today: &FusedToday, ops: &[OpId]) -> Vec<(u32, usize)> {
     let mut ids: Vec<u32> = ops
@@ -770,9 +792,7 @@ fn suggest_on(
                 saving_over_today(&segments, &hit_counts, coefficients, &features)
             };
             // One SuperKernel over two streams runs their overlapping kernels one by one.
-            let serial_loss_us = timing
-                .filter(|_| streams.len() > 1)
-                .and_then(|t| t.serial_loss_us(&ops));
+            let serial_loss_us = serial_loss(cx, &ops, (per_op, timing));
             let suggestion = Suggestion {
                 name: String::new(),
                 streams,
@@ -1126,14 +1146,7 @@ fn predict_plan(
         }
         let (features, _) = features(cx, &seg.ops, per_op, None);
         let per_step = timing.per_step(&graph.op(seg.ops[0]).name).max(1.0);
-        let two_streams = seg
-            .ops
-            .iter()
-            .any(|&id| cx.stream_of(id) != cx.stream_of(seg.ops[0]));
-        let serial_loss = timing
-            .serial_loss_us(&seg.ops)
-            .filter(|_| two_streams)
-            .unwrap_or(0.0);
+        let serial_loss = serial_loss(cx, &seg.ops, (per_op, Some(timing))).unwrap_or(0.0);
         let gain = coefficients.saving(&features) * per_step;
         let saving_us = gain - serial_loss;
         let range = prediction::range(saving_us, gain, per_step, error);
@@ -1275,6 +1288,9 @@ fn observations_on(
                 continue;
             }
             let (features, _) = features(cx, &seg.ops, per_op, None);
+            let per_step = base.per_step(&graph.op(seg.ops[0]).name).max(1.0);
+            let lost = serial_loss(cx, &seg.ops, (per_op, Some(base))).unwrap_or(0.0);
+            let serial_loss_us = lost / per_step;
             let unfused: f64 = timings.iter().map(|k| k.duration()).sum::<f64>() + features.gap;
             let part = account.and_then(|a| a.superkernel(&seg.fused_node));
             let by_step = part.map(per_step_savings).unwrap_or_default();
@@ -1288,6 +1304,7 @@ fn observations_on(
                 features,
                 saving_us: measured.unwrap_or(mean),
                 by_step,
+                serial_loss_us,
             });
         }
     }

@@ -288,7 +288,8 @@ pub(super) fn templates(
             let same = matches!(hit.as_slice(), [(one, _)] if today[*one as usize].ops == *ops);
             let per_step = timing.map_or(1.0, |t| t.per_step(&graph.op(ops[0]).name).max(1.0));
             if !same {
-                saving += saving_over_today(today, &hit, coefficients, &f) * per_step;
+                let lost = super::serial_loss(cx, ops, (per_op, timing)).unwrap_or(0.0);
+                saving += saving_over_today(today, &hit, coefficients, &f) * per_step - lost;
             }
         }
         let splits = per_layer

@@ -108,39 +108,32 @@ impl Timing {
         self.kernels.get(name)
     }
 
-    /// What one SuperKernel of `ops` would lose per step by running serially kernels that
-    /// overlapped without it (on two or more streams): in each step, their durations added up
-    /// less the time they span together (the union of their intervals), µs, as a mean over the
-    /// steps they ran in. `None` without start times.
-    pub fn serial_loss_us(&self, ops: &[OpId]) -> Option<f64> {
-        let mut by_step: HashMap<u32, Vec<(f64, f64)>> = HashMap::new();
+    /// The durations of `ops`' kernels added up less the time they span together (first start
+    /// to last end) in each step, µs, as a mean over the steps they ran in: minus the idle time
+    /// between them when they ran one after another, more than 0 when they overlapped on
+    /// several streams. `None` without start times.
+    pub fn busy_less_span_us(&self, ops: &[OpId]) -> Option<f64> {
+        // Per step: the durations added up, the first start, the last end.
+        let mut by_step: HashMap<u32, (f64, f64, f64)> = HashMap::new();
         for &id in ops {
             for &(step, start, duration) in self.runs_by_op.get(id.index())? {
-                by_step
-                    .entry(step)
-                    .or_default()
-                    .push((start, start + duration));
+                let (busy, first, last) =
+                    by_step
+                        .entry(step)
+                        .or_insert((0.0, f64::INFINITY, f64::NEG_INFINITY));
+                *busy += duration;
+                *first = first.min(start);
+                *last = last.max(start + duration);
             }
         }
         if by_step.is_empty() {
             return None;
         }
-        let losses: Vec<f64> = by_step
+        let values: Vec<f64> = by_step
             .into_values()
-            .map(|mut spans| {
-                spans.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let busy: f64 = spans.iter().map(|(s, e)| e - s).sum();
-                let (mut union, mut reach) = (0.0, f64::NEG_INFINITY);
-                for (s, e) in spans {
-                    if e > reach {
-                        union += e - s.max(reach);
-                        reach = e;
-                    }
-                }
-                (busy - union).max(0.0)
-            })
+            .map(|(busy, first, last)| busy - (last - first))
             .collect();
-        Some(losses.iter().sum::<f64>() / losses.len() as f64)
+        Some(values.iter().sum::<f64>() / values.len() as f64)
     }
 
     /// Runs of `name` per step (at least 1 when it ran).

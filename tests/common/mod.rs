@@ -101,31 +101,64 @@ pub fn assert_gone(pid: i32, within: Duration) {
 /// with a core type (`AIC`, `AIV`) is an AscendC kernel SuperKernel can fuse, one without is a
 /// `Cast` that is none; a non-empty scope marks it.
 pub fn kernel_chain<N: AsRef<str>, S: AsRef<str>>(ops: &[(N, &str, S)]) -> Workspace {
+    let chained: Vec<Kernel> = ops
+        .iter()
+        .enumerate()
+        .map(|(topo, (name, core, scope))| Kernel {
+            name: name.as_ref().to_string(),
+            core: core.to_string(),
+            scope: scope.as_ref().to_string(),
+            stream: 0,
+            inputs: topo
+                .checked_sub(1)
+                .map(|before| vec![before])
+                .unwrap_or_default(),
+        })
+        .collect();
+    kernel_graph(&chained)
+}
+
+/// One op of [`kernel_graph`].
+pub struct Kernel {
+    /// Its name.
+    pub name: String,
+    /// Its core type (`AIC`, `AIV`); empty for a `Cast` that is no AscendC kernel.
+    pub core: String,
+    /// The scope marking it, or empty.
+    pub scope: String,
+    /// Its stream.
+    pub stream: i64,
+    /// The ops (by index, each before it) whose outputs it takes.
+    pub inputs: Vec<usize>,
+}
+
+/// A graph of `ops` in topological order, as [`kernel_chain`] makes one but on any streams
+/// and with any inputs.
+pub fn kernel_graph(ops: &[Kernel]) -> Workspace {
     use skope::graph::{AttrValue, GraphBuilder, OpBuilder};
     let mut b = GraphBuilder::new("g");
-    for (topo, (name, core, scope)) in ops.iter().enumerate() {
+    for (topo, k) in ops.iter().enumerate() {
         let mut op = OpBuilder {
-            name: name.as_ref().to_string(),
-            op_type: if core.is_empty() { "Cast" } else { "Add" }.to_string(),
+            name: k.name.clone(),
+            op_type: if k.core.is_empty() { "Cast" } else { "Add" }.to_string(),
             topo_id: Some(topo as i64),
-            stream: Some(0),
-            inputs: match topo.checked_sub(1) {
-                Some(before) => vec![format!("{}:0", ops[before].0.as_ref())],
-                None => vec![],
-            },
+            stream: Some(k.stream),
+            inputs: k
+                .inputs
+                .iter()
+                .map(|&i| format!("{}:0", ops[i].name))
+                .collect(),
             ..OpBuilder::default()
         };
-        if !core.is_empty() {
+        if !k.core.is_empty() {
             op.attrs.insert("supportSuperKernel", AttrValue::Int(1));
             op.attrs
-                .insert("_cube_vector_core_type", AttrValue::Str(core.to_string()));
+                .insert("_cube_vector_core_type", AttrValue::Str(k.core.clone()));
             op.attrs.insert("tvm_blockdim", AttrValue::Int(8));
         }
-        if !scope.as_ref().is_empty() {
-            op.attrs.insert(
-                "_super_kernel_scope",
-                AttrValue::Str(scope.as_ref().to_string()),
-            );
+        if !k.scope.is_empty() {
+            op.attrs
+                .insert("_super_kernel_scope", AttrValue::Str(k.scope.clone()));
         }
         b.push(op);
     }
