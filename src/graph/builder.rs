@@ -306,6 +306,7 @@ impl GraphBuilder {
             exec_position,
             notes,
             strings_dropped,
+            layers: std::sync::OnceLock::new(),
         }
     }
 }

@@ -39,6 +39,41 @@ pub fn layer_of(name: &str) -> Option<&str> {
     None
 }
 
+/// Each op's decoder layer, read once per graph: the layer its name gives ([`layer_of`]), else
+/// its scope's (an aclgraph task is named by its kernel, its layer by its scope).
+#[derive(Debug, Clone, Default)]
+pub struct OpLayers {
+    /// The layers met, each once.
+    names: Vec<String>,
+    /// Each op's layer (an index into `names`), in file order.
+    of_op: Vec<Option<u32>>,
+}
+
+impl OpLayers {
+    /// The layers of `ops`.
+    pub fn of_ops(ops: &[super::Op]) -> OpLayers {
+        let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let mut names = Vec::new();
+        let of_op = ops
+            .iter()
+            .map(|op| {
+                let layer = layer_of(&op.name).or_else(|| op.scope().and_then(layer_of))?;
+                Some(*index.entry(layer).or_insert_with(|| {
+                    names.push(layer.to_string());
+                    (names.len() - 1) as u32
+                }))
+            })
+            .collect();
+        OpLayers { names, of_op }
+    }
+
+    /// The layer of op `id`.
+    pub fn of(&self, id: super::OpId) -> Option<&str> {
+        let at = (*self.of_op.get(id.index())?)?;
+        self.names.get(at as usize).map(String::as_str)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::layer_of;

@@ -19,7 +19,7 @@ pub use id::GraphId;
 pub use interned::Interned;
 pub use tensor::{Layout, Shape, TensorDesc, UNKNOWN_RANK, layout, shape_text};
 
-pub use layer::layer_of;
+pub use layer::{OpLayers, layer_of};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::HashMap;
 
@@ -162,6 +162,8 @@ pub struct Graph {
     exec_position: Vec<u32>,
     notes: Vec<LoadNote>,
     strings_dropped: bool,
+    /// Each op's decoder layer, read when first asked for (the graph does not change).
+    layers: std::sync::OnceLock<OpLayers>,
 }
 
 /// Why a dump's scopes cannot be read when it holds no string attributes.
@@ -179,6 +181,11 @@ impl Graph {
     /// The graph's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Each op's decoder layer ([`OpLayers`]), read on the first call.
+    pub fn op_layers(&self) -> &OpLayers {
+        self.layers.get_or_init(|| OpLayers::of_ops(&self.ops))
     }
 
     /// All ops in file order.

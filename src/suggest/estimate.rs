@@ -6,7 +6,7 @@
 
 use super::accept::{Pick, emptied};
 use super::timing::Timing;
-use super::{PerOp, Suggestions, features};
+use super::{PerOp, Suggestions};
 use crate::edit::Edit;
 use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::plan::Plan;
@@ -89,31 +89,37 @@ impl WholeModel {
 }
 
 /// What a plan comes to: SuperKernels (of one kernel too), boundaries fused, and (with
-/// `timing`) its saving per step over no SuperKernel with `s`'s coefficients.
+/// `timing`) its saving per step over no SuperKernel with `s`'s coefficients — `known`, when
+/// its SuperKernels were predicted already.
 fn measure(
     planning: &Planning,
     plan: &Plan,
     s: &Suggestions,
     (per_op, timing): (&PerOp<'_>, Option<&Timing>),
+    known: Option<f64>,
 ) -> (usize, usize, Option<f64>) {
     let cx = planning.context();
-    let graph = cx.graph();
     let (mut superkernels, mut boundaries, mut saving) = (0, 0, 0.0);
     for seg in plan.scopes.iter().flat_map(|scope| &scope.segments) {
-        let Some(&head) = seg.ops.first() else {
+        if seg.ops.is_empty() {
             continue;
-        };
+        }
         // One of one kernel too: it removes no boundary, and pays its entry.
         superkernels += 1;
         boundaries += seg.ops.len() - 1;
-        if let Some(t) = timing {
-            let (f, _) = features(cx, &seg.ops, per_op, None);
-            let per_step = t.per_step(&graph.op(head).name).max(1.0);
-            let lost = super::serial_loss(cx, &seg.ops, (per_op, timing)).unwrap_or(0.0);
-            saving += s.coefficients.saving(&f) * per_step - lost;
+        // As each SuperKernel's prediction values it (none for one whose sub-op never ran).
+        if let Some((gain, lost, _)) = timing
+            .filter(|_| known.is_none())
+            .and_then(|t| super::value(cx, &seg.ops, (per_op, t), s.coefficients))
+        {
+            saving += gain - lost;
         }
     }
-    (superkernels, boundaries, timing.map(|_| saving))
+    (
+        superkernels,
+        boundaries,
+        timing.map(|_| known.unwrap_or(saving)),
+    )
 }
 
 /// Today's `marks` and `plan` against the plan with every suggestion of `s` that fits accepted,
@@ -176,8 +182,13 @@ pub(super) fn whole_model(
         }
         after = planning.plan(&accepted);
     }
-    let today = measure(planning, plan, s, (per_op, timing));
-    let all = measure(planning, &after, s, (per_op, timing));
+    // Today's SuperKernels as predicted already, SuperKernel by SuperKernel: one figure.
+    let predicted = s
+        .today
+        .as_ref()
+        .map(|p| p.superkernels.iter().map(|x| x.saving_us).sum());
+    let today = measure(planning, plan, s, (per_op, timing), predicted);
+    let all = measure(planning, &after, s, (per_op, timing), None);
     let (mut templates, mut suggestions) = (Vec::new(), Vec::new());
     let mut exclusions = 0;
     for pick in picks {

@@ -23,7 +23,7 @@ use crate::fusion::marks::{Marks, OpMark};
 use crate::fusion::plan::Plan;
 use crate::fusion::plan::{Context, describe_reason};
 use crate::fusion::verdict::Verdict;
-use crate::graph::{OpId, layer_of};
+use crate::graph::OpId;
 use crate::planner::Remedy;
 use crate::profile::PlannedFusion;
 use crate::profile::account::{Account, Part};
@@ -540,7 +540,8 @@ fn edge(cx: &Context, ops: &[OpId], before: bool, cuts: &[String]) -> String {
     if let Some(cut) = cuts.iter().find(|c| c.starts_with(name.as_str())) {
         return format!("the planner cuts at {cut}");
     }
-    if op_layer(graph.op(n)) != op_layer(graph.op(if before { last } else { first })) {
+    let layers = graph.op_layers();
+    if layers.of(n) != layers.of(if before { last } else { first }) {
         return format!("{name}: another layer");
     }
     format!("{name}: the planner cuts here")
@@ -607,8 +608,37 @@ fn serial_loss(
     let timing = timing?;
     let busy_less_span = timing.busy_less_span_us(ops)?;
     let per_step = timing.per_step(&cx.graph().op(ops[0]).name).max(1.0);
-    let (f, _) = features(cx, ops, per_op, None);
-    Some((f.gap * per_step + busy_less_span).max(0.0))
+    // The gaps the gain counts ([`features`]' `gap`).
+    let gaps: f64 = ops[1..]
+        .iter()
+        .filter(|id| !per_op.waiting[id.index()])
+        .filter_map(|id| per_op.timing[id.index()])
+        .map(|k| k.gap())
+        .sum();
+    Some((gaps * per_step + busy_less_span).max(0.0))
+}
+
+/// What one SuperKernel of `ops` (on `cx`) is predicted to do per step with `coefficients` on
+/// the gaps `timing` measured (`per_op`: each op's timing in it): its gain, what it loses
+/// running serially what overlapped on two streams, and how often it runs. `None` when a sub-op
+/// never ran in that profile.
+fn value(
+    cx: &Context,
+    ops: &[OpId],
+    (per_op, timing): (&PerOp<'_>, &Timing),
+    coefficients: Coefficients,
+) -> Option<(f64, f64, f64)> {
+    if ops.iter().any(|id| per_op.timing[id.index()].is_none()) {
+        return None;
+    }
+    let (features, _) = features(cx, ops, per_op, None);
+    let per_step = timing.per_step(&cx.graph().op(*ops.first()?).name).max(1.0);
+    let serial_loss = serial_loss(cx, ops, (per_op, Some(timing))).unwrap_or(0.0);
+    Some((
+        coefficients.saving(&features) * per_step,
+        serial_loss,
+        per_step,
+    ))
 }
 
 /// Today's segments `ops` take ops of, each with how many: sorted by segment.
@@ -956,16 +986,14 @@ fn name_scopes(list: &mut [Suggestion], cx: &Context, units: &Units<'_>) {
     }
 }
 
-/// An op's decoder layer: as its name says, else as its scope's name does (an aclgraph task is
-/// named by its kernel, its layer by the scope, `full_model_layers.3`); `None` outside the
-/// layers.
-fn op_layer(op: &crate::graph::Op) -> Option<&str> {
-    layer_of(&op.name).or_else(|| op.scope().and_then(layer_of))
-}
-
-/// Each op's decoder layer ([`op_layer`]), read once.
+/// Each op's decoder layer: as its name says, else as its scope's name does (an aclgraph task
+/// is named by its kernel, its layer by the scope, `full_model_layers.3`); `None` outside the
+/// layers. Read once per graph ([`crate::graph::OpLayers`]).
 fn op_layers(cx: &Context) -> Vec<Option<&str>> {
-    cx.graph().ops().iter().map(op_layer).collect()
+    let layers = cx.graph().op_layers();
+    (0..cx.graph().len() as u32)
+        .map(|i| layers.of(OpId(i)))
+        .collect()
 }
 
 /// The unit of the ops outside the layers (embedding, head).
@@ -1135,19 +1163,16 @@ fn predict_plan(
     (per_op, timing): (&PerOp<'_>, &Timing),
     (coefficients, fit): (Coefficients, Option<&saving::Fit>),
 ) -> prediction::PlanPrediction {
-    let graph = cx.graph();
     let error = fit.map(|f| f.loo_mean_us);
     let mut superkernels = Vec::new();
     let mut unpredicted = Vec::new();
     for seg in plan.scopes.iter().flat_map(|s| &s.segments) {
-        if seg.ops.iter().any(|id| per_op.timing[id.index()].is_none()) {
+        let Some((gain, serial_loss, per_step)) =
+            value(cx, &seg.ops, (per_op, timing), coefficients)
+        else {
             unpredicted.push(seg.name.clone());
             continue;
-        }
-        let (features, _) = features(cx, &seg.ops, per_op, None);
-        let per_step = timing.per_step(&graph.op(seg.ops[0]).name).max(1.0);
-        let serial_loss = serial_loss(cx, &seg.ops, (per_op, Some(timing))).unwrap_or(0.0);
-        let gain = coefficients.saving(&features) * per_step;
+        };
         let saving_us = gain - serial_loss;
         let range = prediction::range(saving_us, gain, per_step, error);
         superkernels.push(prediction::SuperKernelPrediction {

@@ -113,14 +113,19 @@ impl Timing {
     /// between them when they ran one after another, more than 0 when they overlapped on
     /// several streams. `None` without start times.
     pub fn busy_less_span_us(&self, ops: &[OpId]) -> Option<f64> {
-        // Per step: the durations added up, the first start, the last end.
-        let mut by_step: HashMap<u32, (f64, f64, f64)> = HashMap::new();
+        // Per step: the durations added up, the first start, the last end (a profile holds a
+        // few steps: looked up in a short list).
+        let mut by_step: Vec<(u32, f64, f64, f64)> = Vec::new();
         for &id in ops {
             for &(step, start, duration) in self.runs_by_op.get(id.index())? {
-                let (busy, first, last) =
-                    by_step
-                        .entry(step)
-                        .or_insert((0.0, f64::INFINITY, f64::NEG_INFINITY));
+                let at = match by_step.iter().position(|s| s.0 == step) {
+                    Some(at) => at,
+                    None => {
+                        by_step.push((step, 0.0, f64::INFINITY, f64::NEG_INFINITY));
+                        by_step.len() - 1
+                    }
+                };
+                let (_, busy, first, last) = &mut by_step[at];
                 *busy += duration;
                 *first = first.min(start);
                 *last = last.max(start + duration);
@@ -129,11 +134,11 @@ impl Timing {
         if by_step.is_empty() {
             return None;
         }
-        let values: Vec<f64> = by_step
-            .into_values()
-            .map(|(busy, first, last)| busy - (last - first))
-            .collect();
-        Some(values.iter().sum::<f64>() / values.len() as f64)
+        let total: f64 = by_step
+            .iter()
+            .map(|(_, busy, first, last)| busy - (last - first))
+            .sum();
+        Some(total / by_step.len() as f64)
     }
 
     /// Runs of `name` per step (at least 1 when it ran).
