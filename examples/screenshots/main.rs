@@ -330,7 +330,10 @@ fn runs(out: &Path) -> Result<()> {
 fn record(
     runs: &Path,
     dir: &str,
-    plan: &skope::planfile::PlanFile,
+    (plan, predicted): (
+        &skope::planfile::PlanFile,
+        Option<skope::suggest::prediction::PlanPrediction>,
+    ),
     results: &Path,
     (started_ms, recipe): (u64, &str),
 ) -> Result<()> {
@@ -356,7 +359,7 @@ fn record(
         exit_code: Some(0),
         signal: None,
         error: None,
-        predicted: None,
+        predicted,
     }
     .write(&dir)?;
     Ok(())
@@ -378,23 +381,31 @@ fn ledger(out: &Path) -> Result<()> {
     let mut tuned = plan.clone();
     tuned.scopes[0].options = "stream-fusion=1".into();
     let prof = Path::new("assets/examples/prof_result");
+    // What the example's plan was predicted to save before its run, from the pair.
+    let predicted = skope::commands::suggest::ranked(&ex.ws, &[prof.to_path_buf()], None)?
+        .0
+        .today;
     let day = 1_795_600_000_000;
+    let base_run = (&base, None);
     record(
         &runs,
         "base-1",
-        &base,
+        base_run,
         &prof.join("no_sk_model"),
         (day, "base"),
     )?;
+    let model_run = (&plan, predicted);
+    let model = (day + 600_000, "model");
+    record(&runs, "model-1", model_run, &prof.join("sk_model"), model)?;
+    let gone = runs.join("model-2/prof");
+    let tuned_run = (&tuned, None);
     record(
         &runs,
-        "model-1",
-        &plan,
-        &prof.join("sk_model"),
-        (day + 600_000, "model"),
+        "model-2",
+        tuned_run,
+        &gone,
+        (day + 1_200_000, "model"),
     )?;
-    let gone = runs.join("model-2/prof");
-    record(&runs, "model-2", &tuned, &gone, (day + 1_200_000, "model"))?;
     press(&mut app, "C");
     wait(&mut app, &rx, "the ledger", |app| {
         app.view_state::<skope::tui::ledger_view::LedgerView>()
@@ -406,6 +417,19 @@ fn ledger(out: &Path) -> Result<()> {
         out,
         "ledger",
         "The run ledger: every run against the baseline, and what its plan changed",
+    )?;
+    // The baseline and the run of the example's plan marked: their comparison, each
+    // SuperKernel's prediction beside what it measured.
+    // By benefit: run 2, the baseline (run 1), the run whose profile has gone.
+    press(&mut app, "Gk k ");
+    wait(&mut app, &rx, "the run's profiles", |app| {
+        app.profiles_loading.is_none() && app.profile_view().is_some()
+    })?;
+    write(
+        &app,
+        out,
+        "foresight",
+        "A run's profile: each SuperKernel's prediction, made before the run, beside what it measured",
     )
 }
 

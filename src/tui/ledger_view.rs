@@ -302,7 +302,7 @@ struct Column {
 /// The table's width below which the recipe and status columns are left out.
 const WIDE: u16 = 110;
 
-const COLUMNS: [Column; 7] = [
+const COLUMNS: [Column; 8] = [
     Column {
         header: "#",
         width: 4,
@@ -353,6 +353,12 @@ const COLUMNS: [Column; 7] = [
         width: 13,
         from_width: 0,
         cell: |_, r| r.payoffs.as_ref().map_or("—".into(), |p| p.cell()),
+    },
+    Column {
+        header: "predicted before",
+        width: 27,
+        from_width: WIDE,
+        cell: |_, r| r.predicted.as_ref().map_or("—".into(), |c| c.cell()),
     },
 ];
 
