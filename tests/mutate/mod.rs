@@ -949,7 +949,21 @@ fn run_record_seeds() -> Vec<Vec<u8>> {
         exit_code: Some(0),
         signal: None,
         error: None,
-        predicted: None,
+        predicted: Some(skope::suggest::prediction::PlanPrediction {
+            basis: "the model fitted on a profile pair".to_string(),
+            fitted: true,
+            profile: "prof/no_sk_model/kernel_details.csv".to_string(),
+            superkernels: vec![skope::suggest::prediction::SuperKernelPrediction {
+                segment: "attn_0".to_string(),
+                fused_node: "sk_attn_0_start_layer0_input_rmsnorm_end_layer0_residual_add"
+                    .to_string(),
+                saving_us: 17.25,
+                low_us: 15.12,
+                high_us: 19.37,
+                class: skope::profile::payoff::PayoffClass::Beneficial,
+            }],
+            unpredicted: vec!["moe_0".to_string()],
+        }),
     };
     let json = serde_json::to_string_pretty(&record).expect("a record serialises");
     vec![
