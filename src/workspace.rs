@@ -82,16 +82,18 @@ impl Changes {
             && self.outcome.0 == self.outcome.1
     }
 
+    /// What changed from the plan `old` digests and indexes to `new` (its index given): the
+    /// digest is brought up to `new` on the way.
     fn between(
         graph: &Graph,
-        old: (&PlanDigest, &PlanIndex),
-        new: (&Plan, &PlanIndex, &PlanDigest),
+        (digest, old): (&mut PlanDigest, &PlanIndex),
+        (new, index): (&Plan, &PlanIndex),
     ) -> Changes {
         let mut per_op = foldhash::HashMap::default();
         let (mut breaks_added, mut breaks_healed) = (0, 0);
         for i in 0..graph.len() {
             let id = OpId(i as u32);
-            let (was, now) = (old.1.breaks_of(id).count(), new.1.breaks_of(id).count());
+            let (was, now) = (old.breaks_of(id).count(), index.breaks_of(id).count());
             breaks_added += now.saturating_sub(was);
             breaks_healed += was.saturating_sub(now);
             match (was > 0, now > 0) {
@@ -104,34 +106,16 @@ impl Changes {
                 _ => {}
             }
         }
-        let (before, after) = (old.0, new.2);
-        let mut added_segments: Vec<String> =
-            after.nodes.difference(&before.nodes).cloned().collect();
-        let mut removed_segments: Vec<String> =
-            before.nodes.difference(&after.nodes).cloned().collect();
-        added_segments.sort();
-        removed_segments.sort();
-        for scope in &new.0.scopes {
-            for seg in &scope.segments {
-                if !before.nodes.contains(&seg.fused_node) {
-                    for &id in &seg.ops {
-                        per_op.entry(id).or_insert(OpChange::NewSegment);
-                    }
+        for seg in new.scopes.iter().flat_map(|s| &s.segments) {
+            if !digest.nodes.contains(&seg.fused_node) {
+                for &id in &seg.ops {
+                    per_op.entry(id).or_insert(OpChange::NewSegment);
                 }
             }
         }
-        let (was, now) = (&before.statuses, &after.statuses);
-        let mut statuses: Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)> = now
-            .iter()
-            .filter(|(name, s)| was.get(*name) != Some(s))
-            .map(|(name, s)| (name.clone(), was.get(name).copied(), Some(*s)))
-            .chain(
-                was.iter()
-                    .filter(|(name, _)| !now.contains_key(*name))
-                    .map(|(name, s)| (name.clone(), Some(*s), None)),
-            )
-            .collect();
-        statuses.sort_by(|a, b| a.0.cmp(&b.0));
+        let findings = (digest.findings, new.all_findings().count());
+        let outcome = (digest.outcome, new.outcome.kind());
+        let (added_segments, removed_segments, statuses) = digest.update(new);
         Changes {
             per_op,
             added_segments,
@@ -139,39 +123,91 @@ impl Changes {
             statuses,
             breaks_added,
             breaks_healed,
-            findings: (before.findings, after.findings),
-            outcome: (before.outcome, after.outcome),
+            findings,
+            outcome,
         }
     }
 }
 
-/// What [`Changes`] compares of a plan. The workspace keeps the current plan's, so an edit
-/// builds only the new one.
-#[derive(Debug, Default)]
+/// What the changes of an edit need of the plan before it: its segments' fused nodes and its
+/// scopes' statuses. Kept from edit to edit and brought up to each new plan in place: a name is
+/// copied only when it is new, so an edit of a 100k-op plan does not copy thousands.
+#[derive(Debug, Clone, Default)]
 struct PlanDigest {
-    /// Hashed with foldhash: an edit of a 100k-op plan builds them from thousands of names.
+    /// Hashed with foldhash: an edit of a 100k-op plan looks up thousands of names.
     nodes: foldhash::HashSet<String>,
     statuses: foldhash::HashMap<String, ScopeStatus>,
     findings: usize,
     outcome: OutcomeKind,
 }
 
+/// Segments added and removed (sorted), and scopes whose status changed (by name).
+type DigestChanges = (
+    Vec<String>,
+    Vec<String>,
+    Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)>,
+);
+
 impl PlanDigest {
     fn of(plan: &Plan) -> PlanDigest {
-        PlanDigest {
-            nodes: plan
-                .scopes
-                .iter()
-                .flat_map(|s| s.segments.iter().map(|seg| seg.fused_node.clone()))
-                .collect(),
-            statuses: plan
-                .scopes
-                .iter()
-                .map(|s| (s.name.clone(), s.status))
-                .collect(),
-            findings: plan.all_findings().count(),
-            outcome: plan.outcome.kind(),
+        let mut digest = PlanDigest::default();
+        digest.update(plan);
+        digest
+    }
+
+    /// Brings the digest up to `plan`, saying what changed.
+    fn update(&mut self, plan: &Plan) -> DigestChanges {
+        let nodes: foldhash::HashSet<&str> = plan
+            .scopes
+            .iter()
+            .flat_map(|s| s.segments.iter().map(|seg| seg.fused_node.as_str()))
+            .collect();
+        let mut added: Vec<String> = nodes
+            .iter()
+            .filter(|n| !self.nodes.contains(**n))
+            .map(|n| n.to_string())
+            .collect();
+        let mut removed: Vec<String> = Vec::new();
+        self.nodes.retain(|n| {
+            let kept = nodes.contains(n.as_str());
+            if !kept {
+                removed.push(n.clone());
+            }
+            kept
+        });
+        self.nodes.extend(added.iter().cloned());
+        added.sort();
+        removed.sort();
+        let now: foldhash::HashMap<&str, ScopeStatus> = plan
+            .scopes
+            .iter()
+            .map(|s| (s.name.as_str(), s.status))
+            .collect();
+        let mut statuses: Vec<(String, Option<ScopeStatus>, Option<ScopeStatus>)> = Vec::new();
+        self.statuses
+            .retain(|name, was| match now.get(name.as_str()) {
+                Some(&s) => {
+                    if s != *was {
+                        statuses.push((name.clone(), Some(*was), Some(s)));
+                        *was = s;
+                    }
+                    true
+                }
+                None => {
+                    statuses.push((name.clone(), Some(*was), None));
+                    false
+                }
+            });
+        for (name, &s) in &now {
+            if !self.statuses.contains_key(*name) {
+                statuses.push((name.to_string(), None, Some(s)));
+                self.statuses.insert(name.to_string(), s);
+            }
         }
+        statuses.sort_by(|a, b| a.0.cmp(&b.0));
+        self.findings = plan.all_findings().count();
+        self.outcome = plan.outcome.kind();
+        (added, removed, statuses)
     }
 }
 
@@ -652,14 +688,12 @@ impl Workspace {
 
     fn set_plan(&mut self, plan: Plan) {
         let index = PlanIndex::new(self.cx.graph(), &plan);
-        let summary = PlanDigest::of(&plan);
         self.changes = Changes::between(
             self.cx.graph(),
-            (&self.summary, &self.index),
-            (&plan, &index, &summary),
+            (&mut self.summary, &self.index),
+            (&plan, &index),
         );
         self.plan = plan;
         self.index = index;
-        self.summary = summary;
     }
 }

@@ -57,13 +57,25 @@ fn assigning_the_unscoped_op_heals_the_break_and_undo_brings_it_back() {
         ["sk_attn_2_start_layer2_input_rmsnorm_end_layer2_residual_add"]
     );
     assert_eq!(ws.changes().removed_segments.len(), 2);
+    let fused = "sk_attn_2_start_layer2_input_rmsnorm_end_layer2_residual_add";
+    let status = |from, to| vec![("attn_2".to_string(), Some(from), Some(to))];
+    let (split, whole) = (ScopeStatus::Split, ScopeStatus::Fused);
+    assert_eq!(ws.changes().statuses, status(split, whole));
+    let halves = ws.changes().removed_segments.clone();
     assert!(ws.is_dirty());
+    // Each change is against the plan just before it, edit after edit.
     ws.undo().unwrap();
     assert_eq!(scope(&ws, "attn_2").status, ScopeStatus::Split);
     assert_eq!(ws.changes().of(fill), Some(OpChange::NewBreak));
+    assert_eq!(ws.changes().added_segments, halves);
+    assert_eq!(ws.changes().removed_segments, [fused]);
+    assert_eq!(ws.changes().statuses, status(whole, split));
     assert!(!ws.is_dirty());
     ws.redo().unwrap();
     assert_eq!(scope(&ws, "attn_2").status, ScopeStatus::Fused);
+    assert_eq!(ws.changes().added_segments, [fused]);
+    assert_eq!(ws.changes().removed_segments, halves);
+    assert_eq!(ws.changes().statuses, status(split, whole));
     assert!(ws.is_dirty());
 }
 
