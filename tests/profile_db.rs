@@ -68,6 +68,9 @@ fn a_database_gives_the_kernel_rows_of_kernel_details_in_both_column_eras() {
         let compute: Vec<&Kernel> = kernels.iter().filter(|k| k.core != "HCCL").collect();
         let comm: Vec<&Kernel> = kernels.iter().filter(|k| k.core == "HCCL").collect();
         assert_eq!(got.len(), compute.len() + comm.len(), "{tag}");
+        // What reading keeps room for at once: every row it gives.
+        let counted = skope::profile::database::kernel_rows(&path);
+        assert_eq!(counted, Some(got.len()), "{tag}");
         for (row, k) in got.iter().zip(compute.iter().chain(comm.iter())) {
             assert_eq!(
                 row.0.as_deref(),

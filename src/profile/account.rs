@@ -177,7 +177,7 @@ enum Cover {
 
 /// One device step of one side, as it is measured.
 #[derive(Debug, Default)]
-struct Unit {
+struct Unit<'r> {
     /// Its label.
     label: String,
     /// Its first start and last end, ns.
@@ -185,10 +185,18 @@ struct Unit {
     last: i64,
     /// Its busy time, ns.
     busy: i64,
-    /// Every kernel run's interval and what covers it.
-    kernels: Vec<(i64, i64, Cover)>,
+    /// Its kernel runs (indices into the side's runs): their intervals are laid out only
+    /// while the unit is swept, one unit at a time, not every run's at once.
+    members: &'r [u32],
     /// Each segment's occurrences' intervals (segment index, start, end) and durations.
     occurrences: Vec<(usize, i64, i64, i64)>,
+}
+
+/// One side measured: its device steps, its runs, and what covers each kernel name's runs.
+struct Measured<'r> {
+    units: Vec<Unit<'r>>,
+    runs: &'r Runs,
+    covers: Vec<Cover>,
 }
 
 /// The parts of one side, per unit, before the means: `segments` per plan segment, then the
@@ -403,23 +411,21 @@ fn part(kind: PartKind, name: String, fused_node: Option<String>, (b, n): (i128,
     }
 }
 
-/// The device steps of `runs`, each with its kernels classed and the occurrences on it.
-fn units(
-    runs: &Runs,
+/// The device steps of `runs`, each with its kernels classed and the occurrences on it, in
+/// the order the runs first met them.
+fn units<'r>(
+    runs: &'r Runs,
     occurrences: &[(usize, Occurrence<'_>)],
     counted: &dyn Fn(&NameInfo) -> bool,
     predicted: &HashSet<&str>,
     with_superkernel: bool,
-) -> Vec<Unit> {
+) -> Measured<'r> {
     let devices = runs.devices().len();
-    // Looked up for every run: foldhash, not SipHash.
-    let mut at: foldhash::HashMap<(u32, u32), usize> = Default::default();
-    let mut out: Vec<Unit> = Vec::new();
+    let all = runs.all();
     // Per name: what covers its runs, and whether busy time counts them.
-    let mut classes: Vec<Option<(Cover, bool)>> = vec![None; runs.names()];
-    for r in runs.all() {
-        let (cover, counts) = *classes[r.name as usize].get_or_insert_with(|| {
-            let info = runs.name(r.name);
+    let classes: Vec<(Cover, bool)> = (0..runs.names() as u32)
+        .map(|id| {
+            let info = runs.name(id);
             let communication = super::row::is_communication(&info.op_type, &info.core_type);
             let cover = if with_superkernel
                 && *info.op_type == *SUPERKERNEL_TYPE
@@ -432,41 +438,64 @@ fn units(
                 Cover::Outside
             };
             (cover, counted(info))
-        });
-        let i = *at.entry((r.device, r.step)).or_insert_with(|| {
+        })
+        .collect();
+    let mut out: Vec<(u32, Unit<'r>)> = runs
+        .units()
+        .map(|members| {
+            let r = &all[members[0] as usize];
             let label = match devices {
                 0 | 1 => runs.label(r.step).to_string(),
                 _ => format!("{}@{}", runs.label(r.step), runs.label(r.device)),
             };
-            out.push(Unit {
+            let mut unit = Unit {
                 label,
                 first: i64::MAX,
                 last: i64::MIN,
+                members,
                 ..Unit::default()
-            });
-            out.len() - 1
-        });
-        let unit = &mut out[i];
-        unit.first = unit.first.min(r.start_ns);
-        unit.last = unit.last.max(r.end_ns());
-        if counts {
-            unit.busy = unit.busy.saturating_add(r.dur_ns);
-        }
-        unit.kernels.push((r.start_ns, r.end_ns(), cover));
-    }
+            };
+            for &i in members {
+                let r = &all[i as usize];
+                unit.first = unit.first.min(r.start_ns);
+                unit.last = unit.last.max(r.end_ns());
+                if classes[r.name as usize].1 {
+                    unit.busy = unit.busy.saturating_add(r.dur_ns);
+                }
+            }
+            let first_met = members.iter().copied().min().unwrap_or(0);
+            (first_met, unit)
+        })
+        .collect();
+    out.sort_by_key(|(first_met, _)| *first_met);
+    let mut units: Vec<Unit<'r>> = out.into_iter().map(|(_, u)| u).collect();
+    // Looked up for every occurrence: foldhash, not SipHash.
+    let at: foldhash::HashMap<(u32, u32), usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let r = &all[u.members[0] as usize];
+            ((r.device, r.step), i)
+        })
+        .collect();
     for (seg, o) in occurrences {
         if let Some(&i) = at.get(&o.unit) {
-            out[i]
+            units[i]
                 .occurrences
                 .push((*seg, o.start_ns, o.end_ns, o.kernels_ns));
         }
     }
-    out
+    Measured {
+        units,
+        runs,
+        covers: classes.into_iter().map(|(c, _)| c).collect(),
+    }
 }
 
 /// One side's steps kept and their parts' totals over them.
-fn side(units: &[Unit], measure: Measure, segments: usize) -> (SideTime, Totals) {
-    let value = |u: &Unit| match measure {
+fn side(measured: &Measured<'_>, measure: Measure, segments: usize) -> (SideTime, Totals) {
+    let units = &measured.units;
+    let value = |u: &Unit<'_>| match measure {
         Measure::StepTime => u.last.saturating_sub(u.first).max(0),
         Measure::BusyTime => u.busy,
     };
@@ -479,14 +508,22 @@ fn side(units: &[Unit], measure: Measure, segments: usize) -> (SideTime, Totals)
                 && (us - s.median_us).abs() > OUTLIER_FLOOR_PCT / 100.0 * s.median_us
         })
     };
-    let kept: Vec<&Unit> = units.iter().filter(|u| !left(value(u))).collect();
+    let kept: Vec<&Unit<'_>> = units.iter().filter(|u| !left(value(u))).collect();
     let mut totals = Totals {
         segments: vec![0; segments],
         by_step: vec![Vec::new(); segments],
         ..Totals::default()
     };
+    // One unit's kernels laid out at a time, in a buffer kept from unit to unit.
+    let mut kernels = Vec::new();
     for unit in &kept {
-        add_unit(unit, measure, &mut totals);
+        kernels.clear();
+        let all = measured.runs.all();
+        kernels.extend(unit.members.iter().map(|&i| {
+            let r = &all[i as usize];
+            (r.start_ns, r.end_ns(), measured.covers[r.name as usize])
+        }));
+        add_unit(unit, &kernels, measure, &mut totals);
     }
     let measured: Vec<i64> = kept.iter().map(|u| value(u)).collect();
     let busy: Vec<i64> = kept.iter().map(|u| u.busy).collect();
@@ -513,8 +550,8 @@ fn side(units: &[Unit], measure: Measure, segments: usize) -> (SideTime, Totals)
 }
 
 /// Adds one step's parts to `totals`: its span partitioned (step time), or its busy time
-/// split (busy time).
-fn add_unit(unit: &Unit, measure: Measure, totals: &mut Totals) {
+/// split (busy time); `kernels` are its runs' intervals and what covers each.
+fn add_unit(unit: &Unit<'_>, kernels: &[(i64, i64, Cover)], measure: Measure, totals: &mut Totals) {
     let mut in_segments: i128 = 0;
     for &(seg, start, end, kernels) in &unit.occurrences {
         let time = match measure {
@@ -533,8 +570,7 @@ fn add_unit(unit: &Unit, measure: Measure, totals: &mut Totals) {
         }
     }
     if measure == Measure::BusyTime {
-        let unpredicted: i128 = unit
-            .kernels
+        let unpredicted: i128 = kernels
             .iter()
             .filter(|k| k.2 == Cover::Unpredicted)
             .map(|k| i128::from(k.1 - k.0))
@@ -544,12 +580,12 @@ fn add_unit(unit: &Unit, measure: Measure, totals: &mut Totals) {
         return;
     }
     // Sweep the step's span: at each instant, the first cover that holds wins.
-    let mut events: Vec<(i64, i8, u8)> = Vec::with_capacity(2 * (unit.kernels.len() + 8));
+    let mut events: Vec<(i64, i8, u8)> = Vec::with_capacity(2 * (kernels.len() + 8));
     for &(_, start, end, _) in &unit.occurrences {
         events.push((start, 1, Cover::Segment as u8));
         events.push((end, -1, Cover::Segment as u8));
     }
-    for &(start, end, cover) in &unit.kernels {
+    for &(start, end, cover) in kernels {
         events.push((start, 1, cover as u8));
         events.push((end, -1, cover as u8));
     }

@@ -110,6 +110,26 @@ pub fn is_database(path: &Path) -> bool {
         .is_ok_and(|()| &magic == b"SQLite format 3\0")
 }
 
+/// How many kernel rows the database at `path` gives at most (rows of `COMPUTE_TASK_INFO` and
+/// of `COMMUNICATION_OP` when it has one), when it is one and can be read: what reading it
+/// keeps room for at once, instead of growing by doubling and holding the old and the new room
+/// while it does.
+pub fn kernel_rows(path: &Path) -> Option<usize> {
+    if !is_database(path) {
+        return None;
+    }
+    let conn = open(path, &mut Vec::new()).ok()?;
+    let count = |table: &str| {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
+            r.get::<_, i64>(0)
+        })
+    };
+    let compute = count("COMPUTE_TASK_INFO").ok()?;
+    // A database without communication ops has no such table.
+    let communication = count("COMMUNICATION_OP").unwrap_or(0);
+    usize::try_from(compute + communication).ok()
+}
+
 /// The name of the newest `msprof_<timestamp>.db` among `names`, as msprof-analyze picks it.
 pub fn newest_msprof<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     names

@@ -136,6 +136,15 @@ impl Runs {
         free_memory: Option<u64>,
     ) -> Result<(KernelTable, Runs), ProfileError> {
         let mut runs = Runs::default();
+        // Room for a database's kernels at once (a CSV's count is not known before reading).
+        let expected: usize = files
+            .iter()
+            .filter_map(|f| super::database::kernel_rows(f))
+            .sum();
+        let fits = free_memory.is_none_or(|m| expected as u64 * super::kernels::BYTES_PER_RUN <= m);
+        if fits {
+            runs.runs.reserve_exact(expected);
+        }
         let mut table = KernelTable::read_keeping(files, free_memory, |row| {
             runs.add(row);
             runs.len()
@@ -338,6 +347,16 @@ impl Runs {
         seen
     }
 
+    /// Each device step's runs (indices into [`Runs::all`]), by device, then step: once
+    /// [`Runs::index`] has ordered them.
+    pub fn units(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        let runs = &self.runs;
+        self.order.chunk_by(move |&a, &b| {
+            let (x, y) = (&runs[a as usize], &runs[b as usize]);
+            (x.device, x.step) == (y.device, y.step)
+        })
+    }
+
     /// Orders the runs for [`Runs::of`]; called once after the last [`Runs::add`].
     pub fn index(&mut self) {
         if self.order.len() == self.runs.len() {
@@ -349,20 +368,16 @@ impl Runs {
             let r = &runs[i as usize];
             (r.device, r.step, r.name, r.start_ns, i)
         });
-        let mut places: Vec<Vec<(u32, u32, u32, u32)>> = vec![Vec::new(); self.infos.len()];
-        let mut at = 0;
-        while at < order.len() {
-            let r = &runs[order[at] as usize];
-            let key = (r.device, r.step, r.name);
-            let len = order[at..]
-                .iter()
-                .take_while(|&&i| {
-                    let q = &runs[i as usize];
-                    (q.device, q.step, q.name) == key
-                })
-                .count();
+        // Counted first, so each name's places take the room they need and no more: grown
+        // by doubling, they held half again as much as the runs themselves.
+        let mut counts = vec![0usize; self.infos.len()];
+        for (r, _, _) in groups(runs, &order) {
+            counts[r.name as usize] += 1;
+        }
+        let mut places: Vec<Vec<(u32, u32, u32, u32)>> =
+            counts.into_iter().map(Vec::with_capacity).collect();
+        for (r, at, len) in groups(runs, &order) {
             places[r.name as usize].push((r.device, r.step, at as u32, len as u32));
-            at += len;
         }
         self.order = order;
         self.places = places;
@@ -414,6 +429,23 @@ impl Runs {
             .iter()
             .map(|&i| &self.runs[i as usize])
     }
+}
+
+/// Each (device, step, name) group of `order` (run indices into `runs`, ordered by those): its
+/// first run, where in `order` it starts, and how many runs it holds.
+fn groups<'a>(runs: &'a [Run], order: &'a [u32]) -> impl Iterator<Item = (&'a Run, usize, usize)> {
+    let key = |i: u32| {
+        let r = &runs[i as usize];
+        (r.device, r.step, r.name)
+    };
+    let mut at = 0;
+    order
+        .chunk_by(move |&a, &b| key(a) == key(b))
+        .map(move |group| {
+            let start = at;
+            at += group.len();
+            (&runs[group[0] as usize], start, group.len())
+        })
 }
 
 #[cfg(test)]
