@@ -115,6 +115,19 @@ fn a_run_compiled_with_profiles_records_its_prediction_and_diff_checks_it() {
     );
     let by_plan: serde_json::Value = serde_json::from_str(&json_by_plan).unwrap();
     assert_eq!(by_plan["predicted"]["run"], checked["run"]);
+    // A profile that lies in the run's directory but is not its results is not that run's.
+    let elsewhere = run.join("elsewhere/prof");
+    crate::common::ledger_runs::copy_dir(&run.join("prof"), &elsewhere);
+    let args = [
+        "diff",
+        "profiles/base",
+        elsewhere.to_str().unwrap(),
+        "--graph",
+        DUMP,
+    ];
+    let (text, _) = ok(&dir, &args);
+    assert!(!text.contains("predicted before the compile"), "{text}");
+    assert!(!text.contains("recorded no prediction"), "{text}");
     // A profile of a run made without profiles: said so, nothing invented.
     let unpredicted = dir.join(format!("{DUMP}.runs/default-1/prof"));
     let (text, _) = ok(

@@ -146,6 +146,16 @@ impl RunRecord {
         let _ = self.write(dir);
     }
 
+    /// Where its results are: `results` as written, a relative one from where it ran.
+    pub fn results_path(&self) -> Option<PathBuf> {
+        let results = PathBuf::from(self.results.as_ref()?);
+        Some(if results.is_relative() {
+            Path::new(&self.cwd).join(results)
+        } else {
+            results
+        })
+    }
+
     /// How long it ran (so far, while it runs).
     pub fn elapsed(&self) -> Duration {
         let end = self.ended_ms.unwrap_or_else(now_ms);
@@ -230,8 +240,9 @@ pub fn history_of(dirs: &[PathBuf], graph: &GraphId) -> Vec<(PathBuf, RunRecord)
 }
 
 /// The run a profile comparison is of: the one whose plan is the file `plan` (as `--plan`
-/// gives a run's), else the one whose directory holds `profile` (a recipe's results are most
-/// often in its `{out}`); with the run's directory.
+/// gives a run's), else the one whose directory holds `profile` as its results (a recipe's
+/// results are most often in its `{out}`) — a run.json above a profile that is not that run's
+/// results is another run's, never taken for this one's; with the run's directory.
 pub fn run_of(plan: Option<&Path>, profile: &Path) -> Option<(PathBuf, RunRecord)> {
     let own = |dir: &Path| RunRecord::read(dir).map(|r| (dir.to_path_buf(), r));
     if let Some(plan) = plan {
@@ -241,7 +252,14 @@ pub fn run_of(plan: Option<&Path>, profile: &Path) -> Option<(PathBuf, RunRecord
         return own(dir).filter(named);
     }
     let profile = std::path::absolute(profile).ok()?;
-    profile.ancestors().find_map(own)
+    let holds = |run: &(PathBuf, RunRecord)| {
+        let results = run
+            .1
+            .results_path()
+            .and_then(|r| std::path::absolute(r).ok());
+        results.is_some_and(|r| profile.starts_with(r))
+    };
+    profile.ancestors().find_map(|dir| own(dir).filter(holds))
 }
 
 /// Removes the oldest ended runs of `runs` until at most `keep` remain (runs that have not

@@ -335,16 +335,6 @@ impl Ledger {
     }
 }
 
-/// Where a record's results are: its `results` as written, relative ones from where it ran.
-fn results_of(record: &RunRecord) -> Option<PathBuf> {
-    let results = PathBuf::from(record.results.as_ref()?);
-    Some(if results.is_relative() {
-        Path::new(&record.cwd).join(results)
-    } else {
-        results
-    })
-}
-
 /// The one profile `found` gives the ledger, and how it was picked.
 fn one_profile(found: Found, picked: &mut Vec<String>) -> discover::ProfileFiles {
     match found {
@@ -467,7 +457,7 @@ fn load_row(
         (Some(before), Some(after)) => plan_change::changes(before, after),
         _ => Vec::new(),
     };
-    let (profile_state, profile) = match results_of(record) {
+    let (profile_state, profile) = match record.results_path() {
         Some(results) => read_profile(&results),
         None => (ProfileState::NoResults, None),
     };
