@@ -184,6 +184,12 @@ fn a_run_started_before_any_suggestion_still_records_its_prediction() {
         .unwrap();
     let detail = details(worst, "neutral, measured ▲ +1.19");
     assert!(text.contains(&detail), "{text}");
+    // At 80 columns the check stays whole in the title; the paths give way to it.
+    app.handle(Msg::Resize(80, 24));
+    let narrow = screen(&app);
+    let check = format!("predicted before the run: {}", foresight.cell());
+    assert!(narrow.contains(&check), "{narrow}");
+    app.handle(Msg::Resize(140, 40));
     // The suggestions are fitted again on the run's pair, on the plan it ran.
     let fit = suggested_again(&mut app, &rx, &out);
     assert_eq!(fit.map(|f| f.segments), Some(12));

@@ -148,19 +148,20 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
     let d = &view.diff;
     let a = &d.attribution;
-    let bound = if view.request.made_with.is_some() {
-        " · bound to the plan its run used"
-    } else {
-        ""
-    };
-    // What the run predicted before it ran, against what it measured; the paths give way to it.
+    // What the run predicted before it ran, against what it measured; the paths give way to
+    // it, and on a narrow screen so do the words that the plan is the run's (a prediction is
+    // recorded with its run only).
     let foresight = view
         .foresight
         .as_ref()
         .map(|f| format!(" · predicted before the run: {}", f.cell()))
         .unwrap_or_default();
+    let bound = match view.request.made_with {
+        Some(_) if foresight.is_empty() || area.width >= 100 => " · bound to the plan its run used",
+        _ => "",
+    };
     let after = bound.chars().count() + foresight.chars().count();
-    let room = usize::from(area.width).saturating_sub(after + 14).max(12);
+    let room = usize::from(area.width).saturating_sub(after + 15).max(6);
     let paths = sanitize(&view.request.describe()).into_owned();
     let title = format!(
         " Profiles · {}{bound}{foresight} ",
