@@ -311,3 +311,29 @@ fn a_digest_written_beside_the_profile_does_not_stand_for_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_digest_written_into_a_folder_of_ranks_does_not_hide_them() {
+    let dir = crate::common::scratch("digest-among-ranks");
+    let ranks: Vec<Workload> = (0..3).map(workload).collect();
+    let (root, _) = write_ranks(&ranks, &dir);
+    let side = root.join("sk_model");
+    for rank in 0..2 {
+        // Each rank digested into the folder of ranks itself: the second still finds its rank.
+        let output = side.join(format!("rank{rank}.skd"));
+        let asked = DigestRequest {
+            profile: &side,
+            output: &output,
+            rank: Some(rank),
+        };
+        skope::commands::digest::run(&asked, &mut |_| {}).unwrap_or_else(|e| panic!("{e:#}"));
+    }
+    match skope::profile::discover(&side).unwrap() {
+        skope::profile::Found::Ranks(found) => {
+            assert_eq!(found.len(), 3);
+            assert!(found.iter().all(|r| r.files.origin.is_none()));
+        }
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

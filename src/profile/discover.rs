@@ -220,9 +220,6 @@ pub fn discover(path: &Path) -> Result<Found, ProfileError> {
     if let Some(files) = profile_dir(path)? {
         return Ok(Found::One(files));
     }
-    if let Some(found) = digests_in(path)? {
-        return Ok(found);
-    }
     let mut ranks = Vec::new();
     for child in subdirs(path)? {
         if is_run_dir(&child)
@@ -230,6 +227,12 @@ pub fn discover(path: &Path) -> Result<Found, ProfileError> {
         {
             ranks.push((rank_of(&child), files));
         }
+    }
+    // The ranks' own folders before any digest written beside them, too.
+    if ranks.is_empty()
+        && let Some(found) = digests_in(path)?
+    {
+        return Ok(found);
     }
     match ranks.len() {
         0 => Err(not_found()),
