@@ -185,11 +185,7 @@ impl Holder {
 
 /// This machine's host name (`?` when it cannot be read).
 fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .ok()
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "?".to_string())
+    own_files::host_name().unwrap_or_else(|| "?".to_string())
 }
 
 /// A journal's lock, held while this value lives (the kernel drops it when the process ends).

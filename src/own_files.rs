@@ -373,6 +373,15 @@ pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> io::Result<()>
     }
 }
 
+/// This machine's name (`/proc/sys/kernel/hostname`), as a journal's lock and a digest record
+/// where they were written; `None` when it cannot be read.
+pub fn host_name() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -351,18 +351,28 @@ impl RowWriter {
         self.rows
     }
 
-    /// The digest's bytes: `header` (its row count set here), then the rows.
-    pub fn finish(mut self, mut header: Header) -> Vec<u8> {
+    /// The digest's bytes: `header` (its row count set here), then the rows; why not, when the
+    /// header would be more than a reader takes.
+    pub fn finish(mut self, mut header: Header) -> Result<Vec<u8>, String> {
         header.rows = self.rows;
-        let text = serde_json::to_vec(&header).unwrap_or_default();
+        let text = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+        let len = u32::try_from(text.len())
+            .ok()
+            .filter(|&len| len <= MAX_HEADER)
+            .ok_or_else(|| {
+                format!(
+                    "its header would be {} bytes, more than the {MAX_HEADER} a digest holds",
+                    text.len()
+                )
+            })?;
         let mut bytes = Vec::with_capacity(16 + text.len() + self.out.len() + 1);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&len.to_le_bytes());
         bytes.extend_from_slice(&text);
         bytes.append(&mut self.out);
         bytes.push(0);
-        bytes
+        Ok(bytes)
     }
 }
 
@@ -717,7 +727,7 @@ mod tests {
             devices: Vec::new(),
             rows: 0,
         };
-        let bytes = writer.finish(header);
+        let bytes = writer.finish(header).expect("a header of a few bytes");
         assert!(bytes.len() > 3 * WINDOW, "{} bytes", bytes.len());
         let path = std::env::temp_dir().join(format!("skope-digest-{}.skd", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();

@@ -49,14 +49,6 @@ fn file_of(path: &Path) -> SourceFile {
     }
 }
 
-fn host() -> Option<String> {
-    let mut name = [0u8; 256];
-    // SAFETY: the buffer is as long as we say, and gethostname writes within it.
-    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
-    let end = name.iter().position(|&b| b == 0)?;
-    ok.then(|| String::from_utf8_lossy(&name[..end]).into_owned())
-}
-
 /// Reduces the profile of `files` (rank `rank`, when known; `device` picks one of an op
 /// statistic's several) to a digest's bytes.
 pub fn digest(
@@ -99,7 +91,7 @@ pub fn digest(
                 .map(|f| f.words().to_string()),
             level: discover::profiler_level(&files.root),
             files: sources,
-            host: host(),
+            host: crate::own_files::host_name(),
         },
         discovery_notes: files.notes.clone(),
         reader_notes: reader.notes().to_vec(),
@@ -111,7 +103,14 @@ pub fn digest(
         rows: 0,
     };
     let rows = writer.rows();
-    let bytes = writer.finish(header);
+    let bytes = writer
+        .finish(header)
+        .map_err(|what| ProfileError::Unreadable {
+            path: files.root.clone(),
+            what: format!("cannot be digested: {what}"),
+            hint: "digest the profile's kernel files alone (a digest keeps its notes and op \
+               statistic in its header)",
+        })?;
     let digested = Digested {
         rows,
         bytes: bytes.len() as u64,
