@@ -311,17 +311,6 @@ fn scroll(app: &mut App, rows: isize) {
     }
 }
 
-/// The role of a Δ: saved, cost, or nothing.
-fn delta_role(us: f64) -> Role {
-    if us < -0.0005 {
-        Role::Good
-    } else if us > 0.0005 {
-        Role::Error
-    } else {
-        Role::Dim
-    }
-}
-
 /// Draws the view over the body `area`.
 fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let Some(view) = app.view_state::<RanksView>() else {
@@ -443,7 +432,7 @@ fn draw(app: &App, frame: &mut Frame, area: Rect) {
                     let role = if class == PayoffClass::Regressed {
                         Role::Error
                     } else {
-                        delta_role(d)
+                        Role::of_delta(d)
                     };
                     (delta(d), role)
                 }

@@ -61,6 +61,18 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role of a change of time, µs: less time is good, more is a regression (red),
+    /// none is dim.
+    pub fn of_delta(us: f64) -> Role {
+        if us < -0.0005 {
+            Role::Good
+        } else if us > 0.0005 {
+            Role::Error
+        } else {
+            Role::Dim
+        }
+    }
+
     /// Every role, in config-file order.
     pub const ALL: [Role; 25] = [
         Role::Text,

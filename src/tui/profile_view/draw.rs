@@ -21,17 +21,6 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-/// The role of a delta: less time is good, more is a regression.
-fn delta_role(v: f64) -> Role {
-    if v < -0.0005 {
-        Role::Good
-    } else if v > 0.0005 {
-        Role::Error
-    } else {
-        Role::Dim
-    }
-}
-
 /// Draws the profile view over the body `area`.
 pub fn render(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
     let theme = &app.config.theme;
@@ -185,7 +174,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
             Span::raw(figures),
             Span::styled(
                 format!("{} µs", micros_delta(delta_ns)),
-                theme.get(delta_role(delta_ns as f64 / 1000.0)),
+                theme.get(Role::of_delta(delta_ns as f64 / 1000.0)),
             ),
         ]
     };
@@ -199,7 +188,7 @@ fn summary(app: &App, view: &ProfileView, frame: &mut Frame, area: Rect) {
         );
         line.push(Span::styled(
             format!(" ({})", pct(p.change_pct)),
-            theme.get(delta_role(p.delta_us)),
+            theme.get(Role::of_delta(p.delta_us)),
         ));
         line
     };
@@ -566,7 +555,7 @@ fn types(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, rows: 
             text(nt),
             (
                 delta(r.delta_us),
-                base_style.patch(theme.get(delta_role(r.delta_us))),
+                base_style.patch(theme.get(Role::of_delta(r.delta_us))),
             ),
             text(pct(r.change_pct)),
         ];
@@ -837,7 +826,7 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
                 ),
                 (
                     per_step.map_or("—".to_string(), micros_delta),
-                    style.patch(theme.get(delta_role(per_step.unwrap_or(0) as f64 / 1000.0))),
+                    style.patch(theme.get(Role::of_delta(per_step.unwrap_or(0) as f64 / 1000.0))),
                 ),
                 (
                     foresight
@@ -849,7 +838,7 @@ fn superkernels(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect,
                 (time(with), style),
                 (
                     delta_us.map_or("—".to_string(), delta),
-                    style.patch(theme.get(delta_role(delta_us.unwrap_or(0.0)))),
+                    style.patch(theme.get(Role::of_delta(delta_us.unwrap_or(0.0)))),
                 ),
                 (pct(change), style),
                 (
@@ -994,7 +983,7 @@ fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, ro
             }
             _ => p.name.clone(),
         };
-        let role = delta_role(p.delta_ns as f64 / 1000.0);
+        let role = Role::of_delta(p.delta_ns as f64 / 1000.0);
         let (from, to) = steps[k];
         let glyph = if p.delta_ns < 0 { '░' } else { '▓' };
         lines.push((
@@ -1013,7 +1002,7 @@ fn waterfall(view: &ProfileView, theme: &Theme, buf: &mut Buffer, area: Rect, ro
     last[1] = (String::new(), theme.get(Role::Title));
     last[3] = (
         micros_delta(account.delta_ns()),
-        theme.get(delta_role(account.delta_ns() as f64 / 1000.0)),
+        theme.get(Role::of_delta(account.delta_ns() as f64 / 1000.0)),
     );
     lines.push((last, bar(origin, account.new.mean_ns, '█'), Role::Title));
     // The view's rows are the parts; the totals frame them (first and last row), and the
