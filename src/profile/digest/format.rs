@@ -472,7 +472,7 @@ impl DigestRows {
         let read = (&mut self.input)
             .take(room)
             .read_to_end(&mut self.bytes)
-            .map_err(|_| self.cut("cannot be read"))?;
+            .map_err(|e| self.cut(&format!("cannot be read ({e})")))?;
         self.ended = (read as u64) < room;
         Ok(())
     }
@@ -492,6 +492,10 @@ impl DigestRows {
         let rest = self.bytes.get(self.at..).unwrap_or_default();
         let mut v = 0u64;
         for (i, &b) in rest.iter().take(10).enumerate() {
+            // The tenth byte holds the 64th bit alone: more would be lost, so it is refused.
+            if i == 9 && b > 1 {
+                break;
+            }
             v |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
                 self.at += i + 1;
