@@ -589,7 +589,10 @@ fn add_unit(unit: &Unit<'_>, kernels: &[(i64, i64, Cover)], measure: Measure, to
         events.push((start, 1, cover as u8));
         events.push((end, -1, cover as u8));
     }
-    events.sort_unstable();
+    // A step's kernels come in the order they started (`Runs::units`), so the events fall in
+    // a few ascending runs, which the stable sort finds and merges (the unstable one sorts
+    // them again from scratch).
+    events.sort();
     let mut open = [0i64; 4];
     let mut covered = [0i128; 5];
     let mut at = unit.first;

@@ -18,8 +18,8 @@ use std::sync::Arc;
 /// (measured: 376 bytes per name on a 2 M-name file; see docs/PERFORMANCE.md).
 pub const BYTES_PER_KERNEL: u64 = 400;
 
-/// Memory one run costs when every run is kept beside the table (the run and its place in the
-/// index; see `profile::runs`).
+/// Memory one run costs when every run is kept beside the table (the run's 40 bytes and its
+/// places in the two orders of the index; see `profile::runs`).
 pub const BYTES_PER_RUN: u64 = 48;
 
 /// The longest duration a kernel row may give, ns (10⁶ s, about 11.6 days; a step is
@@ -371,25 +371,27 @@ impl KernelTable {
         files: &[PathBuf],
         free_memory: Option<u64>,
     ) -> Result<KernelTable, ProfileError> {
-        Self::read_keeping(files, free_memory, |_| 0)
+        Self::read_keeping(files, free_memory, |_, _| 0)
     }
 
-    /// Reads `files` as [`KernelTable::read_within`] does, handing each row to `keep` too,
-    /// which keeps what it wants of it and says how many runs it holds (each costing
-    /// [`BYTES_PER_RUN`] in the memory check).
+    /// Reads `files` as [`KernelTable::read_within`] does, handing each row with a duration to
+    /// `keep` too, with its name's id in the table, which keeps what it wants of it and says how
+    /// many runs it holds (each costing [`BYTES_PER_RUN`] in the memory check).
     pub fn read_keeping(
         files: &[PathBuf],
         free_memory: Option<u64>,
-        mut keep: impl FnMut(&KernelRow<'_>) -> usize,
+        mut keep: impl FnMut(&KernelRow<'_>, u32) -> usize,
     ) -> Result<KernelTable, ProfileError> {
         let mut reader = KernelReader::open(files);
         let mut table = KernelTable::default();
         let bytes = |names: usize, kept: usize| {
             names as u64 * BYTES_PER_KERNEL + kept as u64 * BYTES_PER_RUN
         };
+        let mut kept = 0;
         while let Some(row) = reader.next_row()? {
-            table.add(&row);
-            let kept = keep(&row);
+            if let Some(name) = table.add(&row) {
+                kept = keep(&row, name);
+            }
             if free_memory.is_some_and(|m| bytes(table.len(), kept) > m) {
                 return Err(ProfileError::TooManyKernels {
                     path: reader
@@ -407,12 +409,13 @@ impl KernelTable {
         Ok(table)
     }
 
-    /// Adds one run.
-    pub fn add(&mut self, row: &KernelRow<'_>) {
+    /// Adds one run; the id of its name (ids count up from 0 in the order names are first
+    /// seen), `None` for a run without a duration, which no time counts.
+    pub fn add(&mut self, row: &KernelRow<'_>) -> Option<u32> {
         self.rows += 1;
         let Some(duration) = row.duration_us else {
             self.without_duration += 1;
-            return;
+            return None;
         };
         let wait = row.wait_us.unwrap_or(0.0);
         // A name longer than any real kernel's is kept cut (its start, end and hash).
@@ -427,7 +430,7 @@ impl KernelTable {
             s.block_num = s.block_num.max(row.block_num);
             s.min_us = s.min_us.min(duration);
             s.max_us = s.max_us.max(duration);
-            return;
+            return Some(id);
         }
         let op_type = if super::columns::is_missing(row.op_type) {
             self.types_from_names += 1;
@@ -437,7 +440,7 @@ impl KernelTable {
         };
         let (op_type, core_type) = (self.shared(op_type), self.shared(row.core_type));
         let seen = self.stats.len();
-        self.names.id(name);
+        let id = self.names.id(name);
         self.stats.push(KernelStat {
             op_type,
             core_type,
@@ -450,6 +453,7 @@ impl KernelTable {
             min_us: duration,
             max_us: duration,
         });
+        Some(id)
     }
 
     /// `text` as the shared copy of a type seen before (kept from now on when new).

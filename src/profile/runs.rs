@@ -102,12 +102,14 @@ pub struct Runs {
     names: super::names::Names,
     infos: Vec<NameInfo>,
     labels: Labels,
-    /// Run indices ordered by (device, step, name, start), built by [`Runs::index`].
+    /// Run indices by (device, step), each step's in file order, built by [`Runs::index`].
     order: Vec<u32>,
+    /// Run indices by (device, step), then name, then start, built by [`Runs::index`].
+    by_name: Vec<u32>,
     /// The steps and devices in order, found by [`Runs::index`].
     step_list: Vec<u32>,
     device_list: Vec<u32>,
-    /// Per name: where in `order` its runs on each (device, step) are, as (device, step,
+    /// Per name: where in `by_name` its runs on each (device, step) are, as (device, step,
     /// first, count), built by [`Runs::index`].
     places: Vec<Vec<(u32, u32, u32, u32)>>,
     /// True when the file gave start times (intervals and gaps can be measured).
@@ -145,8 +147,10 @@ impl Runs {
         if fits {
             runs.runs.reserve_exact(expected);
         }
-        let mut table = KernelTable::read_keeping(files, free_memory, |row| {
-            runs.add(row);
+        // The table and the runs give names the same ids, in the order first seen: the table's
+        // lookup serves both.
+        let mut table = KernelTable::read_keeping(files, free_memory, |row, name| {
+            runs.add_named(row, name);
             runs.len()
         })?;
         if let Some(note) = runs.infer_steps() {
@@ -156,31 +160,41 @@ impl Runs {
         Ok((table, runs))
     }
 
-    /// Adds one row (rows without a duration are left out, as the totals leave them).
-    pub fn add(&mut self, row: &KernelRow<'_>) {
+    /// Adds one row as [`Runs::read`] does, the name looked up here.
+    #[cfg(test)]
+    fn add(&mut self, row: &KernelRow<'_>) {
+        if row.duration_ns.is_none() {
+            return;
+        }
+        let cut = crate::text::bounded(row.name, super::kernels::MAX_NAME);
+        let name = self
+            .names
+            .find(cut.as_deref().unwrap_or(row.name))
+            .unwrap_or(self.infos.len() as u32);
+        self.add_named(row, name);
+    }
+
+    /// Adds one row whose name has id `name`, an id seen before or the next one (rows without a
+    /// duration are left out, as the totals leave them).
+    fn add_named(&mut self, row: &KernelRow<'_>, name: u32) {
         let Some(dur_ns) = row.duration_ns else {
             return;
         };
-        // A name longer than any real kernel's is kept cut, as the kernel table keeps it.
-        let cut = crate::text::bounded(row.name, super::kernels::MAX_NAME);
-        let kept = cut.as_deref().unwrap_or(row.name);
-        let name = match self.names.find(kept) {
-            Some(id) => id,
-            None => {
-                let id = self.names.id(kept);
-                let op_type = if super::columns::is_missing(row.op_type) {
-                    super::kernels::type_from_name(row.name)
-                } else {
-                    row.op_type
-                };
-                self.infos.push(NameInfo {
-                    name: Arc::clone(self.names.text(id)),
-                    op_type: Arc::from(op_type),
-                    core_type: Arc::from(row.core_type),
-                });
-                id
-            }
-        };
+        if name as usize == self.infos.len() {
+            // A name longer than any real kernel's is kept cut, as the kernel table keeps it.
+            let cut = crate::text::bounded(row.name, super::kernels::MAX_NAME);
+            let id = self.names.id(cut.as_deref().unwrap_or(row.name));
+            let op_type = if super::columns::is_missing(row.op_type) {
+                super::kernels::type_from_name(row.name)
+            } else {
+                row.op_type
+            };
+            self.infos.push(NameInfo {
+                name: Arc::clone(self.names.text(id)),
+                op_type: Arc::from(op_type),
+                core_type: Arc::from(row.core_type),
+            });
+        }
         let mut label =
             |kind, text: Option<&str>| text.map_or(NO_LABEL, |t| self.labels.id_of(kind, t));
         // Without `Step Id`, the iteration is the step.
@@ -330,10 +344,19 @@ impl Runs {
 
     fn distinct(&self, of: impl Fn(&Run) -> u32) -> Vec<u32> {
         let mut seen = Vec::new();
-        let mut known = std::collections::HashSet::new();
+        // Labels are ids below the labels' count, or NO_LABEL: marked in a vector, not hashed.
+        let mut known = vec![false; self.labels.texts.len() + 1];
+        let mut before = None;
         for r in &self.runs {
-            if known.insert(of(r)) {
-                seen.push(of(r));
+            let id = of(r);
+            if before == Some(id) {
+                continue;
+            }
+            before = Some(id);
+            let slot = (id as usize).min(self.labels.texts.len());
+            if !known[slot] {
+                known[slot] = true;
+                seen.push(id);
             }
         }
         let number = |id: &u32| self.label(*id).parse::<f64>().ok();
@@ -357,29 +380,28 @@ impl Runs {
         })
     }
 
-    /// Orders the runs for [`Runs::of`]; called once after the last [`Runs::add`].
+    /// Orders the runs for [`Runs::units`] and [`Runs::of`]; called once after the last run is
+    /// added.
     pub fn index(&mut self) {
         if self.order.len() == self.runs.len() {
             return;
         }
         let runs = &self.runs;
-        let mut order: Vec<u32> = (0..runs.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| {
-            let r = &runs[i as usize];
-            (r.device, r.step, r.name, r.start_ns, i)
-        });
+        let order = by_unit(runs);
+        let by_name = by_unit_and_name(runs, &order, self.infos.len());
         // Counted first, so each name's places take the room they need and no more: grown
         // by doubling, they held half again as much as the runs themselves.
         let mut counts = vec![0usize; self.infos.len()];
-        for (r, _, _) in groups(runs, &order) {
+        for (r, _, _) in groups(runs, &by_name) {
             counts[r.name as usize] += 1;
         }
         let mut places: Vec<Vec<(u32, u32, u32, u32)>> =
             counts.into_iter().map(Vec::with_capacity).collect();
-        for (r, at, len) in groups(runs, &order) {
+        for (r, at, len) in groups(runs, &by_name) {
             places[r.name as usize].push((r.device, r.step, at as u32, len as u32));
         }
         self.order = order;
+        self.by_name = by_name;
         self.places = places;
         if self.has_starts && !self.has_waits {
             self.measure_waits();
@@ -425,21 +447,111 @@ impl Runs {
             .get(name as usize)
             .and_then(|p| p.iter().find(|(d, s, _, _)| (*d, *s) == (device, step)))
             .map_or((0, 0), |&(_, _, from, len)| (from as usize, len as usize));
-        self.order[from..from + len]
+        self.by_name[from..from + len]
             .iter()
             .map(|&i| &self.runs[i as usize])
     }
 }
 
-/// Each (device, step, name) group of `order` (run indices into `runs`, ordered by those): its
-/// first run, where in `order` it starts, and how many runs it holds.
-fn groups<'a>(runs: &'a [Run], order: &'a [u32]) -> impl Iterator<Item = (&'a Run, usize, usize)> {
+/// Run indices by (device, step) in id order, each unit's in file order: a counting sort, as a
+/// file holds a few hundred device steps and millions of runs (a profiler writes a step's runs
+/// in the order they started, so the account's sweep finds them nearly sorted).
+fn by_unit(runs: &[Run]) -> Vec<u32> {
+    let mut units: Vec<(u32, u32)> = Vec::new();
+    for r in runs {
+        if units.last() != Some(&(r.device, r.step)) {
+            units.push((r.device, r.step));
+        }
+    }
+    units.sort_unstable();
+    units.dedup();
+    // Each run's unit, found again only where the unit changes from the run before.
+    let mut rank: Vec<u32> = Vec::with_capacity(runs.len());
+    let mut before: Option<((u32, u32), u32)> = None;
+    for r in runs {
+        let unit = (r.device, r.step);
+        let k = match before {
+            Some((at, k)) if at == unit => k,
+            _ => units.binary_search(&unit).unwrap_or(0) as u32,
+        };
+        before = Some((unit, k));
+        rank.push(k);
+    }
+    let mut next = vec![0u32; units.len() + 1];
+    for &k in &rank {
+        next[k as usize + 1] += 1;
+    }
+    for k in 1..next.len() {
+        next[k] += next[k - 1];
+    }
+    let mut order = vec![0u32; runs.len()];
+    for (i, &k) in rank.iter().enumerate() {
+        order[next[k as usize] as usize] = i as u32;
+        next[k as usize] += 1;
+    }
+    order
+}
+
+/// `order` (from [`by_unit`]) with each unit's runs grouped by name, in the order the names
+/// first run in it, each name's runs by (start, index): a counting sort within each unit, the
+/// counts kept for the names it touched only.
+fn by_unit_and_name(runs: &[Run], order: &[u32], names: usize) -> Vec<u32> {
+    let mut out = vec![0u32; order.len()];
+    let mut count = vec![0u32; names];
+    let mut present: Vec<u32> = Vec::new();
+    let mut from = 0;
+    let unit_of = |i: u32| {
+        let r = &runs[i as usize];
+        (r.device, r.step)
+    };
+    for unit in order.chunk_by(|&a, &b| unit_of(a) == unit_of(b)) {
+        for &i in unit {
+            let n = runs[i as usize].name as usize;
+            if count[n] == 0 {
+                present.push(n as u32);
+            }
+            count[n] += 1;
+        }
+        // Counts become each name's next place.
+        let mut at = from as u32;
+        for &n in &present {
+            let c = count[n as usize];
+            count[n as usize] = at;
+            at += c;
+        }
+        for &i in unit {
+            let n = runs[i as usize].name as usize;
+            out[count[n] as usize] = i;
+            count[n] += 1;
+        }
+        let slice = &mut out[from..from + unit.len()];
+        for group in slice.chunk_by_mut(|&a, &b| runs[a as usize].name == runs[b as usize].name) {
+            let key = |&i: &u32| (runs[i as usize].start_ns, i);
+            if !group.is_sorted_by_key(key) {
+                group.sort_unstable_by_key(key);
+            }
+        }
+        for &n in &present {
+            count[n as usize] = 0;
+        }
+        present.clear();
+        from += unit.len();
+    }
+    out
+}
+
+/// Each (device, step, name) group of `by_name` (run indices into `runs`, ordered by those):
+/// its first run, where in `by_name` it starts, and how many runs it holds.
+fn groups<'a>(
+    runs: &'a [Run],
+    by_name: &'a [u32],
+) -> impl Iterator<Item = (&'a Run, usize, usize)> {
     let key = |i: u32| {
         let r = &runs[i as usize];
         (r.device, r.step, r.name)
     };
     let mut at = 0;
-    order
+    by_name
         .chunk_by(move |&a, &b| key(a) == key(b))
         .map(move |group| {
             let start = at;
@@ -496,6 +608,45 @@ mod tests {
         assert_eq!(starts, [10, 30]);
         assert_eq!(runs.of(NO_LABEL, two, 99).count(), 0);
         assert!(runs.has_steps && runs.has_starts);
+    }
+
+    #[test]
+    fn each_step_gives_its_runs_in_file_order_and_each_name_its_runs_by_start() {
+        let mut runs = Runs::default();
+        // Two steps interleaved, a name run twice in a step and out of start order.
+        let rows = [
+            ("1", "a", 10),
+            ("2", "b", 100),
+            ("1", "b", 20),
+            ("1", "a", 5),
+            ("2", "a", 90),
+            ("1", "c", 30),
+        ];
+        for (step, name, start) in rows {
+            runs.add(&row(step, name, start, 1));
+        }
+        runs.index();
+        let units: Vec<Vec<i64>> = runs
+            .units()
+            .map(|unit| {
+                unit.iter()
+                    .map(|&i| runs.all()[i as usize].start_ns)
+                    .collect()
+            })
+            .collect();
+        assert_eq!(units, [vec![10, 20, 5, 30], vec![100, 90]]);
+        let one = runs.label_id("1").unwrap_or(NO_LABEL);
+        let a = runs.name_id("a").unwrap_or(0);
+        let starts: Vec<i64> = runs.of(NO_LABEL, one, a).map(|r| r.start_ns).collect();
+        assert_eq!(starts, [5, 10]);
+        let b = runs.name_id("b").unwrap_or(0);
+        let two = runs.label_id("2").unwrap_or(NO_LABEL);
+        assert_eq!(
+            runs.of(NO_LABEL, two, b)
+                .map(|r| r.start_ns)
+                .collect::<Vec<_>>(),
+            [100]
+        );
     }
 
     #[test]
