@@ -148,19 +148,35 @@ impl<R: Read> Records<R> {
             }
             let end = self.record_end();
             let mut start = at;
-            // Fields are a few bytes apart: a plain scan beats a vector search's setup.
-            let commas = self.buf[at..end]
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b',');
-            for (comma, _) in commas {
-                let comma = at + comma;
-                self.fields.push(span(start, comma));
-                start = comma + 1;
-                if self.buf.get(start) == Some(&b'"') {
-                    at = start;
-                    continue 'fields;
+            // Fields are a few bytes apart: eight bytes are searched at once, without a vector
+            // search's setup for each field.
+            let mut chunk = at;
+            while chunk < end {
+                let word = match self.buf.get(chunk..chunk + 8) {
+                    Some(eight) => eight.try_into().map_or(0, u64::from_le_bytes),
+                    None => {
+                        let mut word = [0u8; 8];
+                        word[..end - chunk].copy_from_slice(&self.buf[chunk..end]);
+                        u64::from_le_bytes(word)
+                    }
+                };
+                // Bytes past the record's end are no fields'.
+                let inside = match end - chunk {
+                    8.. => u64::MAX,
+                    n => (1u64 << (8 * n)) - 1,
+                };
+                let mut commas = commas_in(word) & inside;
+                while commas != 0 {
+                    let comma = chunk + (commas.trailing_zeros() / 8) as usize;
+                    commas &= commas - 1;
+                    self.fields.push(span(start, comma));
+                    start = comma + 1;
+                    if self.buf.get(start) == Some(&b'"') {
+                        at = start;
+                        continue 'fields;
+                    }
                 }
+                chunk += 8;
             }
             self.fields.push(span(start, end));
             return Ok(());
@@ -231,8 +247,18 @@ impl<R: Read> Records<R> {
     }
 }
 
+/// The high bit of each byte of `word` that is a comma, and no other bit: the bytes equal to
+/// `,` are zero after the `xor`, and only a zero byte keeps its high bit clear through the
+/// `add` and the `or` (no carry crosses bytes, as each holds at most 0x7f + 0x7f).
+fn commas_in(word: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let x = word ^ 0x2c2c_2c2c_2c2c_2c2c;
+    !((x & LOW7).wrapping_add(LOW7) | x | LOW7)
+}
+
 /// A field's place in the buffer. A record is at most [`MAX_RECORD`] (16 MiB) plus a line:
 /// positions fit in `u32` unless one line is over 4 GiB, which the field then ends at.
+#[inline]
 fn span(start: usize, end: usize) -> (u32, u32) {
     let clamp = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
     (clamp(start), clamp(end.max(start)))
@@ -269,6 +295,20 @@ mod tests {
             (8, vec!["4".into()]),
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn commas_are_found_in_every_byte_and_nothing_else() {
+        for at in 0..8 {
+            let mut word = *b"ab\x00\xff\x7f\x80-.";
+            word[at] = b',';
+            assert_eq!(commas_in(u64::from_le_bytes(word)), 0x80 << (8 * at));
+        }
+        assert_eq!(
+            commas_in(u64::from_le_bytes(*b",,,,,,,,")),
+            0x8080_8080_8080_8080
+        );
+        assert_eq!(commas_in(u64::from_le_bytes(*b"+-+-\xac\xad\x2d\x0c")), 0);
     }
 
     #[test]
