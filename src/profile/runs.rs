@@ -109,9 +109,11 @@ pub struct Runs {
     /// The steps and devices in order, found by [`Runs::index`].
     step_list: Vec<u32>,
     device_list: Vec<u32>,
-    /// Per name: where in `by_name` its runs on each (device, step) are, as (device, step,
-    /// first, count), built by [`Runs::index`].
-    places: Vec<Vec<(u32, u32, u32, u32)>>,
+    /// Each (device, step, name) group of `by_name`, in order: its name and where it starts;
+    /// each step's groups by name.
+    groups: Vec<(u32, u32)>,
+    /// Each (device, step) in order, with where its groups start in `groups`.
+    unit_groups: Vec<(u32, u32, u32)>,
     /// True when the file gave start times (intervals and gaps can be measured).
     pub has_starts: bool,
     /// True when the file gave `Step Id` (or `Iteration Id`).
@@ -388,21 +390,11 @@ impl Runs {
         }
         let runs = &self.runs;
         let order = by_unit(runs);
-        let by_name = by_unit_and_name(runs, &order, self.infos.len());
-        // Counted first, so each name's places take the room they need and no more: grown
-        // by doubling, they held half again as much as the runs themselves.
-        let mut counts = vec![0usize; self.infos.len()];
-        for (r, _, _) in groups(runs, &by_name) {
-            counts[r.name as usize] += 1;
-        }
-        let mut places: Vec<Vec<(u32, u32, u32, u32)>> =
-            counts.into_iter().map(Vec::with_capacity).collect();
-        for (r, at, len) in groups(runs, &by_name) {
-            places[r.name as usize].push((r.device, r.step, at as u32, len as u32));
-        }
+        let grouped = by_unit_and_name(runs, &order, self.infos.len());
         self.order = order;
-        self.by_name = by_name;
-        self.places = places;
+        self.by_name = grouped.by_name;
+        self.groups = grouped.groups;
+        self.unit_groups = grouped.units;
         if self.has_starts && !self.has_waits {
             self.measure_waits();
         }
@@ -442,14 +434,33 @@ impl Runs {
     /// The runs of kernel `name` on `device` in `step`, by start ([`Runs::index`] first; none
     /// before it).
     pub fn of(&self, device: u32, step: u32, name: u32) -> impl Iterator<Item = &Run> + '_ {
-        let (from, len) = self
-            .places
-            .get(name as usize)
-            .and_then(|p| p.iter().find(|(d, s, _, _)| (*d, *s) == (device, step)))
-            .map_or((0, 0), |&(_, _, from, len)| (from as usize, len as usize));
-        self.by_name[from..from + len]
+        let (from, to) = self.place(device, step, name).unwrap_or((0, 0));
+        self.by_name[from..to]
             .iter()
             .map(|&i| &self.runs[i as usize])
+    }
+
+    /// Where in `by_name` the runs of `name` on `device` in `step` are.
+    fn place(&self, device: u32, step: u32, name: u32) -> Option<(usize, usize)> {
+        let unit = self
+            .unit_groups
+            .binary_search_by_key(&(device, step), |&(d, s, _)| (d, s))
+            .ok()?;
+        let first = self.unit_groups[unit].2 as usize;
+        let last = self
+            .unit_groups
+            .get(unit + 1)
+            .map_or(self.groups.len(), |u| u.2 as usize);
+        let group = first
+            + self.groups[first..last]
+                .binary_search_by_key(&name, |&(n, _)| n)
+                .ok()?;
+        // A group ends where the next one (maybe the next step's) starts.
+        let end = self
+            .groups
+            .get(group + 1)
+            .map_or(self.by_name.len(), |g| g.1 as usize);
+        Some((self.groups[group].1 as usize, end))
     }
 }
 
@@ -492,11 +503,25 @@ fn by_unit(runs: &[Run]) -> Vec<u32> {
     order
 }
 
-/// `order` (from [`by_unit`]) with each unit's runs grouped by name, in the order the names
-/// first run in it, each name's runs by (start, index): a counting sort within each unit, the
-/// counts kept for the names it touched only.
-fn by_unit_and_name(runs: &[Run], order: &[u32], names: usize) -> Vec<u32> {
+/// The runs grouped by (device, step), then name, as [`by_unit_and_name`] finds them.
+struct Grouped {
+    /// Run indices by (device, step), then name, then start.
+    by_name: Vec<u32>,
+    /// Each (device, step, name) group in `by_name`, in order: its name and where it starts.
+    groups: Vec<(u32, u32)>,
+    /// Each (device, step) in order, with where its groups start in `groups`.
+    units: Vec<(u32, u32, u32)>,
+}
+
+/// `order` (from [`by_unit`]) with each unit's runs grouped by name, each name's runs by
+/// (start, index): a counting sort within each unit, the counts kept for the names it touched
+/// only. The groups are listed as they are made, so finding one reads no run: the names of a
+/// step, found in the order they ran, are in the order of their ids already (ids are given in
+/// the order names first run), so putting them in order costs one pass.
+fn by_unit_and_name(runs: &[Run], order: &[u32], names: usize) -> Grouped {
     let mut out = vec![0u32; order.len()];
+    let mut groups = Vec::new();
+    let mut units = Vec::new();
     let mut count = vec![0u32; names];
     let mut present: Vec<u32> = Vec::new();
     let mut from = 0;
@@ -512,10 +537,14 @@ fn by_unit_and_name(runs: &[Run], order: &[u32], names: usize) -> Vec<u32> {
             }
             count[n] += 1;
         }
+        present.sort_unstable();
+        let (device, step) = unit_of(unit[0]);
+        units.push((device, step, groups.len() as u32));
         // Counts become each name's next place.
         let mut at = from as u32;
         for &n in &present {
             let c = count[n as usize];
+            groups.push((n, at));
             count[n as usize] = at;
             at += c;
         }
@@ -524,40 +553,26 @@ fn by_unit_and_name(runs: &[Run], order: &[u32], names: usize) -> Vec<u32> {
             out[count[n] as usize] = i;
             count[n] += 1;
         }
-        let slice = &mut out[from..from + unit.len()];
-        for group in slice.chunk_by_mut(|&a, &b| runs[a as usize].name == runs[b as usize].name) {
+        let mut rest = &mut out[from..from + unit.len()];
+        for &n in &present {
+            let (group, after) = rest.split_at_mut(count[n as usize] as usize - from);
             let key = |&i: &u32| (runs[i as usize].start_ns, i);
             if !group.is_sorted_by_key(key) {
                 group.sort_unstable_by_key(key);
             }
+            from += group.len();
+            rest = after;
         }
         for &n in &present {
             count[n as usize] = 0;
         }
         present.clear();
-        from += unit.len();
     }
-    out
-}
-
-/// Each (device, step, name) group of `by_name` (run indices into `runs`, ordered by those):
-/// its first run, where in `by_name` it starts, and how many runs it holds.
-fn groups<'a>(
-    runs: &'a [Run],
-    by_name: &'a [u32],
-) -> impl Iterator<Item = (&'a Run, usize, usize)> {
-    let key = |i: u32| {
-        let r = &runs[i as usize];
-        (r.device, r.step, r.name)
-    };
-    let mut at = 0;
-    by_name
-        .chunk_by(move |&a, &b| key(a) == key(b))
-        .map(move |group| {
-            let start = at;
-            at += group.len();
-            (&runs[group[0] as usize], start, group.len())
-        })
+    Grouped {
+        by_name: out,
+        groups,
+        units,
+    }
 }
 
 #[cfg(test)]
