@@ -47,8 +47,15 @@ impl Steps {
         // Per step: kernel time, first start, last end, runs.
         let mut sums = vec![(0i64, i64::MAX, i64::MIN, 0usize); order.len()];
         let mut counts: Vec<Option<bool>> = vec![None; runs.names()];
+        // A run's step is mostly the run before's: looked up only when it changes.
+        let mut before: Option<(u32, Option<usize>)> = None;
         for r in runs.all() {
-            let Some(&i) = at.get(&r.step) else { continue };
+            let step = match before {
+                Some((step, i)) if step == r.step => i,
+                _ => at.get(&r.step).copied(),
+            };
+            before = Some((r.step, step));
+            let Some(i) = step else { continue };
             let counts_in =
                 *counts[r.name as usize].get_or_insert_with(|| counted(runs.name(r.name)));
             let s = &mut sums[i];
