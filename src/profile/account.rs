@@ -146,14 +146,17 @@ pub struct Account {
     /// Base → new as parts that add up exactly: `Σ base_ns = base.mean_ns`, `Σ new_ns =
     /// new.mean_ns`. Empty without kernel files.
     pub waterfall: Vec<Part>,
+    /// Each SuperKernel's part's place in `waterfall`, by its node: looked up for every payoff,
+    /// by the layers, the outputs and each row the profile view draws (12,500 SuperKernels
+    /// searched one after the other were 156 M comparisons).
+    #[serde(skip)]
+    superkernels: foldhash::HashMap<String, usize>,
 }
 
 impl Account {
     /// The part of the SuperKernel `fused_node`.
     pub fn superkernel(&self, fused_node: &str) -> Option<&Part> {
-        self.waterfall
-            .iter()
-            .find(|p| p.fused_node.as_deref() == Some(fused_node))
+        self.waterfall.get(*self.superkernels.get(fused_node)?)
     }
 
     /// The difference of the means, `new − base`, ns.
@@ -244,6 +247,7 @@ pub fn account(
             base,
             new,
             waterfall: Vec::new(),
+            superkernels: foldhash::HashMap::default(),
         };
     };
     let measure = if base.has_starts && new.has_starts {
@@ -350,8 +354,20 @@ pub fn account(
         change_pct: change(base_side.mean_ns, new_side.mean_ns),
         base: base_side,
         new: new_side,
+        superkernels: places_of_superkernels(&waterfall),
         waterfall,
     }
+}
+
+/// Each SuperKernel's place in `waterfall`, by its node (the first, should one come twice).
+fn places_of_superkernels(waterfall: &[Part]) -> foldhash::HashMap<String, usize> {
+    let mut places = foldhash::HashMap::default();
+    for (i, part) in waterfall.iter().enumerate() {
+        if let Some(node) = &part.fused_node {
+            places.entry(node.clone()).or_insert(i);
+        }
+    }
+    places
 }
 
 /// One profile's steps alone, as the account of any pair it is in counts them: what the

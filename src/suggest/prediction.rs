@@ -123,6 +123,10 @@ pub struct Checked {
     /// Of the SuperKernels judged by the run, how many were judged as predicted, and how many
     /// were judged.
     pub classes_right: (usize, usize),
+    /// Each SuperKernel's place in `superkernels`, by its node: looked up for each row the
+    /// profile view draws.
+    #[serde(skip)]
+    places: foldhash::HashMap<String, usize>,
 }
 
 /// One SuperKernel's prediction beside its measurement.
@@ -255,9 +259,7 @@ impl Checked {
 
     /// The row of the SuperKernel whose kernel is `fused_node`.
     pub fn of(&self, fused_node: &str) -> Option<&CheckedSuperKernel> {
-        self.superkernels
-            .iter()
-            .find(|c| c.predicted.fused_node == fused_node)
+        self.superkernels.get(*self.places.get(fused_node)?)
     }
 }
 
@@ -268,12 +270,17 @@ pub fn check(
     account: &Account,
     payoffs: Option<&Payoffs>,
 ) -> Checked {
+    // Each payoff by its SuperKernel (the first, should one come twice).
+    let mut payoff_of: foldhash::HashMap<&str, &crate::profile::payoff::Payoff> =
+        foldhash::HashMap::default();
+    for x in payoffs.iter().flat_map(|list| &list.list) {
+        payoff_of.entry(x.fused_node.as_str()).or_insert(x);
+    }
     let superkernels: Vec<CheckedSuperKernel> = prediction
         .superkernels
         .iter()
         .map(|p| {
-            let judged =
-                payoffs.and_then(|list| list.list.iter().find(|x| x.fused_node == p.fused_node));
+            let judged = payoff_of.get(p.fused_node.as_str()).copied();
             // A SuperKernel the run did not build has no measurement, only its sub-ops' time.
             let built = judged.is_none_or(|x| x.new.is_some_and(|n| n.count > 0));
             let measured_us = account
@@ -308,6 +315,12 @@ pub fn check(
             .then(|| errors.iter().sum::<f64>() / errors.len() as f64),
         measurable: errors.len(),
         classes_right: (right, judged.len()),
+        places: superkernels
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, c)| (c.predicted.fused_node.clone(), i))
+            .collect(),
         superkernels,
     }
 }
