@@ -267,6 +267,21 @@ fn the_command_line_digests_a_rank_and_diff_reads_a_folder_of_them() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("which this command reads"));
     assert_eq!(std::fs::read(&kernels).unwrap(), before);
+    // Nor the profiler's notes beside the profile, which it reads the level from.
+    let rank = root.join("no_sk_model/rank0_ascend_pt");
+    let info = rank.join("profiler_info_0.json");
+    let notes = br#"{"config": {"experimental_config": {"_profiler_level": "Level1"}}}"#;
+    std::fs::write(&info, notes).unwrap();
+    let out = crate::common::skope(&[
+        "digest",
+        &rank.to_string_lossy(),
+        "-o",
+        &info.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("which this command reads"));
+    assert_eq!(std::fs::read(&info).unwrap(), notes);
+    std::fs::remove_file(&info).unwrap();
     let out = crate::common::skope(&["digest", &root.to_string_lossy(), "-o", "/dev/null"]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("digest each side's ranks on their own"),

@@ -2,10 +2,9 @@
 //! it, for `diff`, the explorer's `--profiles` and the ledger to compare anywhere with the same
 //! figures as the profile itself ([`crate::profile::digest`]).
 
-use crate::own_files::{self, Durability, Links};
 use crate::profile::{Found, digest, discover};
 use crate::text::sanitize;
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 /// What `skope digest` is asked.
@@ -38,14 +37,17 @@ pub fn run(asked: &DigestRequest, say: &mut dyn FnMut(&str)) -> Result<()> {
             discover::NEW_DIR
         ),
     };
+    // The profile's files, and the profiler's notes beside them (its level is read there).
+    let infos = discover::profiler_infos(&files.root);
     let inputs: Vec<&Path> = std::iter::once(profile)
         .chain(files.kernels.iter().map(PathBuf::as_path))
         .chain(files.op_statistic.iter().map(PathBuf::as_path))
+        .chain(infos.iter().map(PathBuf::as_path))
         .collect();
-    own_files::refuse_input_as_output(asked.output, &inputs)?;
+    // Refused before the profile is read, not after the wait.
+    crate::own_files::refuse_input_as_output(asked.output, &inputs)?;
     let (bytes, digested) = digest::digest(&files, rank, device)?;
-    own_files::replace(asked.output, &bytes, Durability::Synced, Links::Follow)
-        .with_context(|| format!("cannot write {}", asked.output.display()))?;
+    super::write_apart(asked.output, &inputs, &bytes)?;
     let of_rank = digested.rank.map_or_else(
         || " (rank not known)".to_string(),
         |r| format!(" of rank {r}"),

@@ -167,12 +167,17 @@ pub fn open(request: &Request, file: &Path, say: &mut dyn FnMut(&str)) -> Result
     Ok(ws)
 }
 
-/// Writes `bytes` to `output`, a file the user named with `-o`: as one step (synced), through a
-/// link the user made, and never over one of the command's inputs — the dump `file`, the plan
-/// file, a rules file — however it is named.
+/// Writes `bytes` to `output` for a command on a graph: [`write_apart`] from its inputs — the
+/// dump `file`, the plan file, a rules file.
 pub fn write_output(output: &Path, request: &Request, file: &Path, bytes: &[u8]) -> Result<()> {
+    write_apart(output, &request.inputs(file), bytes)
+}
+
+/// Writes `bytes` to `output`, a file the user named with `-o`: as one step (synced), through a
+/// link the user made, and never over one of the command's `inputs`, however it is named.
+pub fn write_apart(output: &Path, inputs: &[&Path], bytes: &[u8]) -> Result<()> {
     use crate::own_files::{self, Durability, Links};
-    own_files::refuse_input_as_output(output, &request.inputs(file))?;
+    own_files::refuse_input_as_output(output, inputs)?;
     own_files::replace(output, bytes, Durability::Synced, Links::Follow)
         .with_context(|| format!("cannot write {}", output.display()))
 }

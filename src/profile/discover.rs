@@ -586,41 +586,49 @@ fn sniff(path: &Path) -> Result<Kind, ProfileError> {
     }
 }
 
-/// The profiler level of the profile found from `root` (`Level0`, `Level1`, `Level2`…) as
-/// torch_npu's `profiler_info*.json` records it (`config.experimental_config._profiler_level`),
-/// looked for in `root` and the folders above it up to the `*_ascend_pt` one; `None` when no
-/// such file says.
-pub fn profiler_level(root: &Path) -> Option<String> {
-    const MAX_INFO: u64 = 4 << 20;
+/// The `profiler_info*.json` files torch_npu writes beside a profile, looked for in `root` and
+/// the folders above it up to the `*_ascend_pt` one, nearest first: what [`profiler_level`]
+/// reads, and so what a command reading a profile must never write over.
+pub fn profiler_infos(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
     for dir in root.ancestors().take(4) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if !(name.starts_with("profiler_info") && name.ends_with(".json")) {
-                continue;
-            }
-            let small = entry
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.len() <= MAX_INFO);
-            let Some(text) = small
-                .then(|| std::fs::read_to_string(entry.path()).ok())
-                .flatten()
-            else {
-                continue;
-            };
-            let level = serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| {
-                    v.pointer("/config/experimental_config/_profiler_level")?
-                        .as_str()
-                        .map(|s| crate::text::sanitize(s).into_owned())
-                });
-            if level.is_some() {
-                return level;
-            }
+        let mut here: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|entry| {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("profiler_info") && name.ends_with(".json")
+            })
+            .map(|entry| entry.path())
+            .collect();
+        here.sort();
+        found.extend(here);
+    }
+    found
+}
+
+/// The profiler level of the profile found from `root` (`Level0`, `Level1`, `Level2`…) as
+/// torch_npu's `profiler_info*.json` records it (`config.experimental_config._profiler_level`),
+/// from the first of [`profiler_infos`] that says; `None` when none does.
+pub fn profiler_level(root: &Path) -> Option<String> {
+    const MAX_INFO: u64 = 4 << 20;
+    for info in profiler_infos(root) {
+        let small = std::fs::metadata(&info).is_ok_and(|m| m.is_file() && m.len() <= MAX_INFO);
+        let Some(text) = small.then(|| std::fs::read_to_string(&info).ok()).flatten() else {
+            continue;
+        };
+        let level = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v.pointer("/config/experimental_config/_profiler_level")?
+                    .as_str()
+                    .map(|s| crate::text::sanitize(s).into_owned())
+            });
+        if level.is_some() {
+            return level;
         }
     }
     None
