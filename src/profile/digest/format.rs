@@ -239,11 +239,15 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
+/// True when the µs figure `us` is exactly `ns` divided by 1,000, as the readers make it.
+fn micros_of(ns: i64, us: f64) -> bool {
+    (ns as f64 / 1000.0).to_bits() == us.to_bits()
+}
+
 /// The µs figure `us` as ns, when it is exactly those ns divided by 1,000.
 fn exact_ns(us: f64) -> Option<i64> {
     let ns = (us * 1000.0).round();
-    (ns.abs() < 9.0e15 && ((ns as i64) as f64 / 1000.0).to_bits() == us.to_bits())
-        .then_some(ns as i64)
+    (ns.abs() < 9.0e15 && micros_of(ns as i64, us)).then_some(ns as i64)
 }
 
 /// Writes rows: strings interned in the order they first come.
@@ -283,7 +287,10 @@ impl RowWriter {
                 flags |= bit;
             }
         }
-        let derived = |ns: Option<i64>, us: Option<f64>| matches!((ns, us), (Some(ns), Some(us)) if (ns as f64 / 1000.0).to_bits() == us.to_bits());
+        let derived = |ns: Option<i64>, us: Option<f64>| matches!((ns, us), (Some(ns), Some(us)) if micros_of(ns, us));
+        // Each figure in µs with its exact ns, when it has them.
+        let wait = row.wait_us.map(|w| (w, exact_ns(w)));
+        let core = row.core_us.map(|c| (c, exact_ns(c)));
         let mut set = |present: bool, bit: u32| {
             if present {
                 flags |= bit;
@@ -301,16 +308,10 @@ impl RowWriter {
             row.duration_us.is_some() && !derived(row.duration_ns, row.duration_us),
             flag::DURATION_US_BITS,
         );
-        set(row.wait_us.is_some(), flag::WAIT);
-        set(
-            row.wait_us.is_some_and(|w| exact_ns(w).is_none()),
-            flag::WAIT_BITS,
-        );
-        set(row.core_us.is_some(), flag::CORE);
-        set(
-            row.core_us.is_some_and(|c| exact_ns(c).is_none()),
-            flag::CORE_BITS,
-        );
+        set(wait.is_some(), flag::WAIT);
+        set(wait.is_some_and(|w| w.1.is_none()), flag::WAIT_BITS);
+        set(core.is_some(), flag::CORE);
+        set(core.is_some_and(|c| c.1.is_none()), flag::CORE_BITS);
         set(row.block_num.is_some(), flag::BLOCK);
         varint(&mut self.out, u64::from(flags));
         self.string(row.name);
@@ -334,8 +335,8 @@ impl RowWriter {
                 self.out.extend_from_slice(&v.to_bits().to_le_bytes());
             }
         }
-        for value in [row.wait_us, row.core_us].into_iter().flatten() {
-            match exact_ns(value) {
+        for (value, exact) in [wait, core].into_iter().flatten() {
+            match exact {
                 Some(ns) => varint(&mut self.out, zigzag(ns)),
                 None => self.out.extend_from_slice(&value.to_bits().to_le_bytes()),
             }
