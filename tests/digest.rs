@@ -181,7 +181,10 @@ fn a_damaged_or_newer_digest_is_a_clear_error_naming_the_file() {
     std::fs::write(&path, &bytes).unwrap();
     let whole = read_back(&path).unwrap_or_else(|e| panic!("{e}"));
     assert!(whole.runs.is_some() && !whole.stats_from_kernels);
-    // Cut anywhere: an error that names the file and says to make it again.
+    // Cut anywhere: an error that names the file and says to make it again; cut in its rows,
+    // the byte where a row stops short (at or before the cut) and that row.
+    let header_end = 16 + u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+    let mut placed = 0;
     for cut in (9..bytes.len()).step_by(bytes.len() / 40) {
         std::fs::write(&path, &bytes[..cut]).unwrap();
         let e = read_back(&path)
@@ -193,7 +196,22 @@ fn a_damaged_or_newer_digest_is_a_clear_error_naming_the_file() {
             "cut at {cut}: {words} / {}",
             e.hint()
         );
+        let Some((_, at)) = words.split_once(" at byte ") else {
+            continue;
+        };
+        let (byte, row) = at.split_once(" (row ").unwrap_or_else(|| panic!("{words}"));
+        let byte: usize = byte.parse().unwrap_or_else(|_| panic!("{words}"));
+        let row: u64 = row
+            .trim_end_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .unwrap_or_else(|_| panic!("{words}"));
+        assert!(
+            cut > header_end && (header_end..=cut).contains(&byte) && row >= 1,
+            "cut at {cut} (header to {header_end}): {words}"
+        );
+        placed += 1;
     }
+    assert!(placed > 10, "{placed} cuts named their byte and row");
     // A byte more after the end.
     let mut longer = bytes.clone();
     longer.push(7);

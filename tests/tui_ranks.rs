@@ -142,16 +142,30 @@ fn a_thousand_ranks_read_at_a_glance() {
 
 #[test]
 fn without_several_ranks_it_says_why() {
+    let status = |app: &App| {
+        app.status
+            .as_ref()
+            .map(|s| s.text.clone())
+            .unwrap_or_default()
+    };
     let mut app = app(120, 40);
     (skope::tui::ranks_view::VIEW.open)(&mut app);
     assert_ne!(app.up(), Some("ranks"));
     assert!(
-        app.status
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("no profiles read"),
-        "{:?}",
-        app.status
+        status(&app).contains("no profiles read"),
+        "{}",
+        status(&app)
+    );
+    // Profiles of one rank: the view is not opened on them either.
+    let (mut app, rx) = app_with_events(120, 40);
+    let bundled = crate::common::repo("assets/examples/prof_result");
+    crate::tui_profiles::open(&mut app, &rx, &bundled.to_string_lossy());
+    assert_eq!(app.up(), Some("profiles"), "{}", status(&app));
+    (skope::tui::ranks_view::VIEW.open)(&mut app);
+    assert_eq!(app.up(), Some("profiles"));
+    assert!(
+        status(&app).contains("the profiles hold one rank"),
+        "{}",
+        status(&app)
     );
 }
