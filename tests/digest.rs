@@ -91,8 +91,10 @@ fn an_8_rank_pair_digested_gives_every_figure_and_verdict_the_profiles_give() {
     );
     let all: Vec<u32> = (0..8).collect();
     let compare = |root: &Path| {
+        let sides = skope::profile::Sides::find(root, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", root.display()));
         compare_ranks(
-            (root, None),
+            &sides,
             &all,
             Some(&plan),
             Default::default(),

@@ -287,7 +287,7 @@ fn without_kernel_files_payoffs_are_not_guessed() {
 #[test]
 fn every_rank_is_compared_and_the_straggler_is_named() {
     use crate::common::profile_pair::write_ranks;
-    use skope::profile::ranks::{compare_ranks, ranks_of};
+    use skope::profile::ranks::compare_ranks;
     let rank = |slow: bool| {
         workload(vec![
             Seg::new("attn", "attn", 6, 4.0, 1.5, Sk::SavesGaps),
@@ -304,11 +304,12 @@ fn every_rank_is_compared_and_the_straggler_is_named() {
     let ranks: Vec<Workload> = (0..4).map(|r| rank(r == 2)).collect();
     let dir = crate::common::scratch("payoff-ranks");
     let (root, plan) = write_ranks(&ranks, &dir);
-    let found = ranks_of(&root, None).unwrap_or_else(|e| panic!("{e}"));
+    let sides = skope::profile::Sides::find(&root, None).unwrap_or_else(|e| panic!("{e}"));
+    let found = sides.ranks().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(found.as_deref(), Some(&[0, 1, 2, 3][..]));
     let progress = skope::profile::ranks::RankProgress::default();
     let r = compare_ranks(
-        (&root, None),
+        &sides,
         &[0, 1, 2, 3],
         Some(&plan),
         Default::default(),

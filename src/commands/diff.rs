@@ -54,12 +54,17 @@ pub fn run(
     say: &mut dyn FnMut(&str),
     out: &mut Printer<impl Write>,
 ) -> Result<bool> {
+    // The sides are found once, for every rank or for the one pair.
+    let sides = crate::profile::Sides::find(base, new)?;
     if rank.is_none()
-        && let Some(ranks) = crate::profile::ranks::ranks_of(base, new)?
+        && let Some(ranks) = sides.ranks()?
     {
-        return every_rank(request, (base, new, &ranks), graph, asked, say, out);
+        return every_rank(request, (&sides, &ranks), graph, asked, say, out);
     }
-    let pair = crate::profile::load_pair(base, new, rank).map_err(|e| {
+    let picked = sides.pick(rank).and_then(|picked| {
+        crate::profile::load_picked_within(picked, rank, crate::memory::available())
+    });
+    let pair = picked.map_err(|e| {
         let what = match &e {
             ProfileError::SeveralRanks { .. } => "choose a rank",
             _ => "cannot compare the profiles",
@@ -161,7 +166,7 @@ fn planned(
 /// SuperKernel across the ranks. False when `asked` denies a regression on any rank.
 fn every_rank(
     request: &Request,
-    (base, new, ranks): (&Path, Option<&Path>, &[u32]),
+    (sides, ranks): (&crate::profile::Sides, &[u32]),
     graph: Option<&Path>,
     asked: &DiffRequest,
     say: &mut dyn FnMut(&str),
@@ -170,12 +175,12 @@ fn every_rank(
     if asked.output == OutputForm::Csv {
         anyhow::bail!(
             "{}: holds {} ranks; --csv writes one rank's rows: give --rank N",
-            base.display(),
+            sides.path().display(),
             ranks.len()
         );
     }
     let planned = planned(request, graph, say)?;
-    let result = compare_ranks_saying((base, new), ranks, planned.as_ref(), asked.rule, say)
+    let result = compare_ranks_saying(sides, ranks, planned.as_ref(), asked.rule, say)
         .map_err(|e| anyhow::Error::new(e).context("cannot compare the ranks"))?;
     match asked.output {
         OutputForm::Json => out.json(&result)?,
@@ -202,7 +207,7 @@ fn every_rank(
 /// telling `say` how far it has come every tenth of the ranks, and at the end (with four or
 /// more).
 fn compare_ranks_saying(
-    pair: (&Path, Option<&Path>),
+    sides: &crate::profile::Sides,
     ranks: &[u32],
     planned: Option<&PlannedFusion>,
     rule: PayoffRule,
@@ -212,7 +217,7 @@ fn compare_ranks_saying(
     let progress = RankProgress::default();
     let tenth = |(done, total): (usize, usize)| (done * 10).checked_div(total).unwrap_or(0);
     std::thread::scope(|threads| {
-        let work = threads.spawn(|| compare_ranks(pair, ranks, planned, rule, &progress));
+        let work = threads.spawn(|| compare_ranks(sides, ranks, planned, rule, &progress));
         let mut told = 0;
         while !work.is_finished() {
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -229,7 +234,7 @@ fn compare_ranks_saying(
         }
         work.join().unwrap_or_else(|payload| {
             Err(ProfileError::Pairing {
-                path: pair.0.to_path_buf(),
+                path: sides.path().to_path_buf(),
                 message: format!(
                     "comparing the ranks stopped: {} (a bug in skope; please report it)",
                     crate::worker::panic_message(payload.as_ref())

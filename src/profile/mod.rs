@@ -210,6 +210,22 @@ impl Sides {
         })
     }
 
+    /// The path that names the pair in errors: the base's.
+    pub fn path(&self) -> &Path {
+        &self.base.1
+    }
+
+    /// The ranks the sides hold, when they hold several.
+    pub fn ranks(&self) -> Result<Option<Vec<u32>>, ProfileError> {
+        match self.pick(None) {
+            Ok(_) => Ok(None),
+            Err(ProfileError::SeveralRanks { ranks, .. }) => {
+                Ok(Some(ranks.iter().map(|r| r.rank).collect()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The files of each side, rank `rank` of several (and whether either has several).
     pub fn pick(
         &self,

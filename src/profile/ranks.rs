@@ -10,11 +10,10 @@ use super::error::ProfileError;
 use super::payoff::{PayoffClass, PayoffRule};
 use super::planned::PlannedFusion;
 use super::spread::Spread;
-use super::{Sides, load_picked_within, locate_pair};
+use super::{Sides, load_picked_within};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One SuperKernel on one rank.
@@ -103,17 +102,6 @@ impl RanksDiff {
     }
 }
 
-/// The ranks the pair holds, when it holds several.
-pub fn ranks_of(base: &Path, new: Option<&Path>) -> Result<Option<Vec<u32>>, ProfileError> {
-    match locate_pair(base, new, None) {
-        Ok(_) => Ok(None),
-        Err(ProfileError::SeveralRanks { ranks, .. }) => {
-            Ok(Some(ranks.iter().map(|r| r.rank).collect()))
-        }
-        Err(e) => Err(e),
-    }
-}
-
 /// How far a comparison of ranks has come, for whoever shows it while it runs.
 #[derive(Debug, Default)]
 pub struct RankProgress {
@@ -144,12 +132,12 @@ fn ranks_at_once(ranks: usize, free: Option<u64>) -> usize {
     cores.min(fit).min(ranks).max(1)
 }
 
-/// Compares rank by rank the pair at `base` (and `new`) holding `ranks`, against `plan`: as
+/// Compares rank by rank the pair `sides` (found once) holding `ranks`, against `plan`: as
 /// many ranks at once as there are cores and memory for, each within its share of the memory
 /// free; a rank that needs more than its share is read again alone at the end. `progress`
 /// counts the ranks done.
 pub fn compare_ranks(
-    (base, new): (&Path, Option<&Path>),
+    sides: &Sides,
     ranks: &[u32],
     plan: Option<&PlannedFusion>,
     rule: PayoffRule,
@@ -160,8 +148,7 @@ pub fn compare_ranks(
     let free = crate::memory::available();
     let at_once = ranks_at_once(ranks.len(), free);
     let share = free.map(|f| f / at_once as u64);
-    // Found once: each rank's files are then picked without looking at the folders again.
-    let sides = Sides::find(base, new)?;
+    let base = sides.path();
     let compare = |rank: u32, memory: Option<u64>| {
         // A panic is this rank's error, never dropped nor the pool's end.
         let run = std::panic::AssertUnwindSafe(|| {

@@ -164,10 +164,12 @@ pub fn load(
 ) -> Result<Box<LoadedProfiles>, ProfileError> {
     let (base, new) = (&request.base, request.new.as_deref());
     let planned = snapshot.planned();
-    let (ranks, rank) = match (request.rank, profile::ranks::ranks_of(base, new)?) {
+    // The sides are found once, for every rank and for the pair shown.
+    let sides = profile::Sides::find(base, new)?;
+    let (ranks, rank) = match (request.rank, sides.ranks()?) {
         (None, Some(list)) => {
             let all = profile::ranks::compare_ranks(
-                (base, new),
+                &sides,
                 &list,
                 Some(&planned),
                 PayoffRule::default(),
@@ -178,7 +180,7 @@ pub fn load(
         }
         (rank, _) => (None, rank),
     };
-    let pair = profile::load_pair(base, new, rank)?;
+    let pair = profile::load_picked_within(sides.pick(rank)?, rank, crate::memory::available())?;
     let compared = Compared::new(&pair, &planned);
     let foresight = request.made_with.as_deref().and_then(|plan| {
         let (dir, record) = crate::compile::record::run_of(Some(plan), base)?;
