@@ -37,6 +37,16 @@ fn ensure(path: PathBuf, generate: fn() -> String) -> PathBuf {
     path
 }
 
+/// Resets this process's peak memory: a child's peak starts from it (the kernel carries it over
+/// the exec), and the generated files must not count as skope's.
+fn reset_peak() {
+    if std::fs::write("/proc/self/clear_refs", "5").is_err() {
+        eprintln!(
+            "cannot reset this process's peak memory: the peaks below may be the generator's"
+        );
+    }
+}
+
 /// One run of `skope args`: its wall time and peak resident memory in bytes.
 #[expect(
     clippy::zombie_processes,
@@ -216,6 +226,7 @@ fn timed_diff(root: &Path, times: usize) -> (Duration, Duration, f64) {
 fn ranks() {
     let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks");
     let bytes = big_ranks(&root);
+    reset_peak();
     let (best, median, peak) = timed_diff(&root, 2);
     println!(
         "diff of {RANKS} ranks, {:.0} MB + {:.0} MB of kernel files (about {:.0} MB a rank and \
@@ -254,6 +265,7 @@ fn database() {
         std::fs::create_dir_all(dir).expect("create the database's directory");
     }
     common::profiler_db::ensure_large(&path, kernels);
+    reset_peak();
     let file = path.to_string_lossy();
     let args = ["diff", file.as_ref(), file.as_ref(), "--json"];
     run_once(&args);
@@ -298,9 +310,8 @@ fn digest_all(root: &Path, out: &Path, ranks: usize) -> (Duration, u64, u64) {
 }
 
 /// `skope diff DIGESTS --json` on digests of 1,024 small ranks (merge ≤ 2 s), then on digests of
-/// the 16 ranks (made here, a process per rank and side). The small ones come first: a child's
-/// peak counts from this process's own at its start, which generating the 16 ranks raises to
-/// about 220 MB.
+/// the 16 ranks (made here, a process per rank and side), each after the files are generated
+/// and this process's peak is reset.
 fn digests() {
     let small = RankShape {
         steps: 3,
@@ -323,6 +334,7 @@ fn digests() {
     {
         digest_all(&many, &merged, MANY);
     }
+    reset_peak();
     let (best, median, peak) = timed_diff(&merged, 3);
     println!(
         "diff of {MANY} ranks' digests: best {:.2} s  median {:.2} s  peak {:.0} MB   bar: ≤ 2 s",
@@ -334,6 +346,7 @@ fn digests() {
     big_ranks(&root);
     let big = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-digests-16");
     let (slowest, digests, raw) = digest_all(&root, &big, RANKS);
+    reset_peak();
     let (best, median, peak) = timed_diff(&big, 3);
     println!(
         "digests of {RANKS} ranks: slowest rank and side digested in {:.2} s ({:.0} MB/s); {:.0} MB          of digests for {:.0} MB of kernel files ({:.1}%); diff of the digests: best {:.2} s           median {:.2} s  peak {:.0} MB",
@@ -365,13 +378,7 @@ fn main() {
         .iter()
         .map(|dump| ensure((dump.path)(), dump.generate))
         .collect();
-    // A child's peak starts from this process's (the kernel carries it over the exec): the
-    // generated text must not count as skope's.
-    if std::fs::write("/proc/self/clear_refs", "5").is_err() {
-        eprintln!(
-            "cannot reset this process's peak memory: the peaks below may be the generator's"
-        );
-    }
+    reset_peak();
     for (dump, path) in dumps::ALL.iter().zip(&paths) {
         info(dump.bench, path, bar(dump.bench));
     }
