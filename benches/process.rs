@@ -2,7 +2,8 @@
 //! generated dumps ([`dumps`]; wall time and peak memory over several runs), the time from
 //! starting the explorer on the ~100 MB GE text to its first screen showing the graph, and
 //! `skope diff --json` on a generated pair of 16 ranks with a ~200 MB kernel file per rank and
-//! side (every rank compared in one pass).
+//! side (every rank compared in one pass), in the nine columns a comparison reads and in the
+//! profiler's 46.
 //!
 //! `cargo bench --bench process` prints one line per measure with the issue's bar beside it;
 //! the figures are recorded in docs/PERFORMANCE.md. The files stay in the page cache between
@@ -143,13 +144,45 @@ struct RankShape {
     segments: usize,
     /// Kernels outside every segment, per step.
     others: usize,
+    /// Its columns.
+    layout: Layout,
 }
+
+/// The columns of a generated kernel file.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    /// The nine a comparison reads: ~70 bytes a row.
+    Narrow,
+    /// The profiler's Level1 export with the PipeUtilization metrics: 46 columns (the 23 of
+    /// reference/profiling_and_dumps.md §1.3's sample, then the metric set), ~330 bytes a row.
+    Profiler,
+}
+
+/// The header of a [`Layout::Profiler`] file.
+const PROFILER_HEADER: &str = "Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,\
+    Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num,Mix Block Num,HF32 \
+    Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,Output Data Types,Output \
+    Formats,Context ID,aicore_time(us),aic_total_cycles,aic_mac_time(us),aic_mac_ratio,\
+    aic_scalar_time(us),aic_scalar_ratio,aic_mte1_time(us),aic_mte1_ratio,aic_mte2_time(us),\
+    aic_mte2_ratio,aic_fixpipe_time(us),aic_fixpipe_ratio,aic_icache_miss_rate,aiv_time(us),\
+    aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,\
+    aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,\
+    cube_utilization(%)";
 
 /// The 16 ranks' shape: ~200 MB without SuperKernel.
 const BIG_RANK: RankShape = RankShape {
     steps: 120,
     segments: 500,
     others: 20_000,
+    layout: Layout::Narrow,
+};
+
+/// The 16 ranks' shape in the profiler's own columns: ~200 MB without SuperKernel.
+const WIDE_RANK: RankShape = RankShape {
+    steps: 34,
+    segments: 500,
+    others: 20_000,
+    layout: Layout::Profiler,
 };
 
 /// Writes one rank's side under `dir`, unless a file of the same size is there already.
@@ -160,16 +193,44 @@ fn rank_side(dir: &Path, rank: usize, with_sk: bool, shape: RankShape) -> u64 {
     let path = out.join("kernel_details.csv");
     std::fs::create_dir_all(&out).expect("create the rank directory");
     let mut text = String::with_capacity(256 << 20);
-    text.push_str(
-        "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Stream ID\n",
-    );
+    match shape.layout {
+        Layout::Narrow => text.push_str(
+            "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Stream ID\n",
+        ),
+        Layout::Profiler => {
+            text.push_str(PROFILER_HEADER);
+            text.push('\n');
+        }
+    }
     let mut t = 1_736_413_971_558_000.0f64;
+    let mut task = 0u64;
     let mut row =
         |text: &mut String, step: usize, name: &dyn std::fmt::Display, ty: &str, d: f64| {
-            let _ = writeln!(
-                text,
-                "{step},{rank},{name},{ty},AI_VECTOR_CORE,\"{t:.3}\t\",{d:.3},1.000,2"
-            );
+            match shape.layout {
+                Layout::Narrow => {
+                    let _ = writeln!(
+                        text,
+                        "{step},{rank},{name},{ty},AI_VECTOR_CORE,\"{t:.3}\t\",{d:.3},1.000,2"
+                    );
+                }
+                Layout::Profiler => {
+                    let aiv = d * 0.97;
+                    let cycles = (aiv * 1850.0) as u64;
+                    let _ = writeln!(
+                        text,
+                        "{step},4294967295,{task},2,{name},{ty},dynamic,AI_VECTOR_CORE,\
+                         \"{t:.3}\t\",{d:.3},1.000,48,0,NO,\"\"\"8,4096;8,4096\"\"\",\
+                         DT_BF16;DT_BF16,ND;ND,\"\"\"8,4096\"\"\",DT_BF16,ND,N/A,0,0,0,0,0,0,\
+                         0,0,0,0,0,0,0,{aiv:.3},{cycles},{:.3},0.412,{:.3},0.118,{:.3},0.301,\
+                         {:.3},0.169,0.002,0.000",
+                        aiv * 0.412,
+                        aiv * 0.118,
+                        aiv * 0.301,
+                        aiv * 0.169,
+                    );
+                    task += 1;
+                }
+            }
             t += d + 1.0;
         };
     for step in 1..=shape.steps {
@@ -199,13 +260,13 @@ fn rank_side(dir: &Path, rank: usize, with_sk: bool, shape: RankShape) -> u64 {
     text.len() as u64
 }
 
-/// Writes the 16 ranks (unless there already) under `root`; each side's bytes.
-fn big_ranks(root: &Path) -> [u64; 2] {
+/// Writes the 16 ranks of `shape` (unless there already) under `root`; each side's bytes.
+fn big_ranks(root: &Path, shape: RankShape) -> [u64; 2] {
     let mut bytes = [0u64; 2];
     for rank in 0..RANKS {
         for (side, with_sk) in [("no_sk_model", false), ("sk_model", true)] {
             let dir = root.join(side).join(format!("rank{rank}_ascend_pt"));
-            bytes[usize::from(with_sk)] += rank_side(&dir, rank, with_sk, BIG_RANK);
+            bytes[usize::from(with_sk)] += rank_side(&dir, rank, with_sk, shape);
         }
     }
     bytes
@@ -222,15 +283,20 @@ fn timed_diff(root: &Path, times: usize) -> (Duration, Duration, f64) {
     (best, median, peak)
 }
 
-/// `skope diff ROOT --json` on the generated ranks, after one untimed run.
-fn ranks() {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks");
-    let bytes = big_ranks(&root);
+/// `skope diff ROOT --json` on the generated ranks of `shape`, after one untimed run.
+fn ranks(shape: RankShape) {
+    let (folder, columns) = match shape.layout {
+        Layout::Narrow => ("skope-bench-ranks", 9),
+        Layout::Profiler => ("skope-bench-ranks-wide", 46),
+    };
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(folder);
+    let bytes = big_ranks(&root, shape);
     reset_peak();
     let (best, median, peak) = timed_diff(&root, 2);
     println!(
-        "diff of {RANKS} ranks, {:.0} MB + {:.0} MB of kernel files (about {:.0} MB a rank and \
-         side): best {:.2} s  median {:.2} s  peak {:.0} MB   bar: ≤ 30 s, ≤ 1 GB",
+        "diff of {RANKS} ranks of {columns} columns, {:.0} MB + {:.0} MB of kernel files (about \
+         {:.0} MB a rank and side): best {:.2} s  median {:.2} s  peak {:.0} MB   bar: ≤ 8 s, \
+         ≤ 1 GB",
         bytes[0] as f64 / 1e6,
         bytes[1] as f64 / 1e6,
         (bytes[0] + bytes[1]) as f64 / 1e6 / (2 * RANKS) as f64,
@@ -317,6 +383,7 @@ fn digests() {
         steps: 3,
         segments: 20,
         others: 100,
+        layout: Layout::Narrow,
     };
     let many = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks-1024");
     const MANY: usize = 1024;
@@ -343,7 +410,7 @@ fn digests() {
         peak / 1e6
     );
     let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-ranks");
-    big_ranks(&root);
+    big_ranks(&root, BIG_RANK);
     let big = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skope-bench-digests-16");
     let (slowest, digests, raw) = digest_all(&root, &big, RANKS);
     reset_peak();
@@ -362,11 +429,15 @@ fn digests() {
 }
 
 fn main() {
-    // `cargo bench --bench process -- ranks` times the ranks alone, `-- digests` the ranks'
+    // `cargo bench --bench process -- ranks` times the ranks alone (`-- ranks-wide` the same
+    // ranks in the profiler's 46 columns), `-- digests` the ranks'
     // digests, `-- database` the profiler database; `cargo bench` passes `--bench`, and other
     // arguments select nothing.
     if std::env::args().any(|a| a == "ranks") {
-        return ranks();
+        return ranks(BIG_RANK);
+    }
+    if std::env::args().any(|a| a == "ranks-wide") {
+        return ranks(WIDE_RANK);
     }
     if std::env::args().any(|a| a == "digests") {
         return digests();
@@ -393,5 +464,6 @@ fn main() {
         seconds(best),
         seconds(median)
     );
-    ranks();
+    ranks(BIG_RANK);
+    ranks(WIDE_RANK);
 }
