@@ -405,6 +405,12 @@ impl<R: Read> Table<R> {
         })
     }
 
+    /// Cuts only the first `columns` columns of each row apart from now on (see
+    /// [`Records::want`]): a column past them must not be asked for.
+    pub fn want_columns(&mut self, columns: usize) {
+        self.records.want(columns);
+    }
+
     /// The file's header.
     pub fn header(&self) -> &Header {
         &self.header

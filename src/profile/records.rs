@@ -30,6 +30,9 @@ pub struct Records<R: Read> {
     /// so no field needs checking again); the buffer is then empty until the next read.
     text: Option<String>,
     fields: Vec<(u32, u32)>,
+    /// Fields past this many are not cut apart (the rest of the record is one last field)
+    /// when no quote follows: a reader that needs the first columns only.
+    wanted: usize,
     /// The line the current record starts on (1-based), and the next one's.
     line: u64,
     next_line: u64,
@@ -43,9 +46,17 @@ impl<R: Read> Records<R> {
             buf: Vec::with_capacity(1 << 12),
             text: None,
             fields: Vec::with_capacity(64),
+            wanted: usize::MAX,
             line: 0,
             next_line: 1,
         }
+    }
+
+    /// Cuts only the first `fields` fields of each record from now on: the rest of a record is
+    /// one last field, unless a quote in it could hold a line break (then every field is cut,
+    /// so the record still ends where it does).
+    pub fn want(&mut self, fields: usize) {
+        self.wanted = fields.max(1);
     }
 
     /// The line the current record starts on.
@@ -136,7 +147,9 @@ impl<R: Read> Records<R> {
     /// commas of a run of plain fields are found in one pass.
     fn split(&mut self) -> Result<(), RecordError> {
         let mut at = 0usize;
-        'fields: loop {
+        // Whether the fields past the wanted ones were looked at for a quote.
+        let mut looked = false;
+        let rest = 'fields: loop {
             if self.buf.get(at) == Some(&b'"') {
                 at = self.quoted(at)?;
                 // `at` is now on the comma after the field, or at the record's end.
@@ -171,6 +184,12 @@ impl<R: Read> Records<R> {
                     commas &= commas - 1;
                     self.fields.push(span(start, comma));
                     start = comma + 1;
+                    if !looked && self.fields.len() >= self.wanted {
+                        looked = true;
+                        if memchr::memchr(b'"', &self.buf[start..end]).is_none() {
+                            break 'fields start;
+                        }
+                    }
                     if self.buf.get(start) == Some(&b'"') {
                         at = start;
                         continue 'fields;
@@ -180,7 +199,10 @@ impl<R: Read> Records<R> {
             }
             self.fields.push(span(start, end));
             return Ok(());
-        }
+        };
+        // The rest of the record, uncut.
+        self.fields.push(span(rest, self.record_end()));
+        Ok(())
     }
 
     /// Where the record's bytes end: before its `\n` or `\r\n`.
@@ -203,7 +225,7 @@ impl<R: Read> Records<R> {
         let mut search = start;
         let mut write = start;
         loop {
-            let Some(q) = memchr::memchr(b'"', &self.buf[search..]).map(|i| search + i) else {
+            let Some(q) = near(b'"', &self.buf[search..]).map(|i| search + i) else {
                 // The field runs on to the next line.
                 if self.buf.len() > MAX_RECORD {
                     return Err(RecordError::Unclosed);
@@ -231,7 +253,7 @@ impl<R: Read> Records<R> {
             let stop = if after >= end {
                 end
             } else {
-                memchr::memchr(b',', &self.buf[after..end]).map_or(end, |i| after + i)
+                near(b',', &self.buf[after..end]).map_or(end, |i| after + i)
             };
             if stop > after {
                 self.buf.copy_within(after..stop, write);
@@ -244,6 +266,19 @@ impl<R: Read> Records<R> {
 
     fn push(&mut self, start: usize, end: usize) {
         self.fields.push(span(start, end));
+    }
+}
+
+/// Where `byte` first is in `bytes`: looked for a byte at a time over the first few, where a
+/// quoted field's next quote or comma mostly is (a vector search's setup cost more than the
+/// search), then by `memchr`.
+fn near(byte: u8, bytes: &[u8]) -> Option<usize> {
+    const NEAR: usize = 16;
+    let head = &bytes[..bytes.len().min(NEAR)];
+    match head.iter().position(|&b| b == byte) {
+        Some(at) => Some(at),
+        None if bytes.len() > NEAR => memchr::memchr(byte, &bytes[NEAR..]).map(|at| NEAR + at),
+        None => None,
     }
 }
 
@@ -309,6 +344,28 @@ mod tests {
             0x8080_8080_8080_8080
         );
         assert_eq!(commas_in(u64::from_le_bytes(*b"+-+-\xac\xad\x2d\x0c")), 0);
+    }
+
+    #[test]
+    fn past_the_wanted_fields_a_record_is_one_field_unless_a_quote_follows() {
+        let mut r = Records::new("a,b,c,d\n1,2,3,4\n5,6,\"x\ny\",8\n9\n".as_bytes());
+        r.want(2);
+        let mut got = Vec::new();
+        while r.read().expect("reads") {
+            let fields: Vec<String> = r
+                .iter()
+                .map(|f| String::from_utf8_lossy(f).into())
+                .collect();
+            got.push((r.line(), fields));
+        }
+        let want: Vec<(u64, Vec<String>)> = vec![
+            (1, vec!["a".into(), "b".into(), "c,d".into()]),
+            (2, vec!["1".into(), "2".into(), "3,4".into()]),
+            // A quote after the wanted fields may hold a line break: every field is cut.
+            (3, vec!["5".into(), "6".into(), "x\ny".into(), "8".into()]),
+            (5, vec!["9".into()]),
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]
