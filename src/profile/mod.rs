@@ -304,26 +304,35 @@ pub fn load_pair_within(
     load_picked_within(locate_pair(base, new, rank)?, rank, free)
 }
 
+/// Reads the pair `picked` (rank `rank`, as [`Sides::pick`] gave it) a side after the other, as
+/// one would read them, the second within what the first left of `free` bytes (`None`: no
+/// limit): for when the cores are busy with other pairs already.
+pub fn load_in_turn(
+    (b, n, several): (ProfileFiles, ProfileFiles, bool),
+    rank: Option<u32>,
+    free: Option<u64>,
+) -> Result<Pair, ProfileError> {
+    let device = if several { None } else { rank };
+    let left = || match (free, crate::memory::available()) {
+        (Some(f), Some(a)) => Some(f.min(a)),
+        (f, a) => f.or(a),
+    };
+    Ok(Pair {
+        base: Profile::load_within(b, device, left())?,
+        new: Profile::load_within(n, device, left())?,
+    })
+}
+
 /// Reads the pair `picked` (rank `rank`, as [`Sides::pick`] gave it) within `free` bytes
-/// (`None`: no limit).
+/// (`None`: no limit), both sides at once when it can.
 pub fn load_picked_within(
     (b, n, several): (ProfileFiles, ProfileFiles, bool),
     rank: Option<u32>,
     free: Option<u64>,
 ) -> Result<Pair, ProfileError> {
     let device = if several { None } else { rank };
-    // In turn, as one would read them: the second within what the first left.
-    let left = || match (free, crate::memory::available()) {
-        (Some(f), Some(a)) => Some(f.min(a)),
-        (f, a) => f.or(a),
-    };
-    let in_turn = |b: ProfileFiles, n: ProfileFiles| -> Result<Pair, ProfileError> {
-        Ok(Pair {
-            base: Profile::load_within(b, device, left())?,
-            new: Profile::load_within(n, device, left())?,
-        })
-    };
-    // Else both sides at once, each within half the memory free — but in turn under an
+    let in_turn = |b: ProfileFiles, n: ProfileFiles| load_in_turn((b, n, several), rank, free);
+    // Both sides at once, each within half the memory free — but in turn under an
     // address-space limit (a second thread's allocator costs address space of its own), and
     // when a side needs more than its half.
     if crate::memory::address_space_limited() {
