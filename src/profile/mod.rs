@@ -332,10 +332,12 @@ pub fn load_picked_within(
 ) -> Result<Pair, ProfileError> {
     let device = if several { None } else { rank };
     let in_turn = |b: ProfileFiles, n: ProfileFiles| load_in_turn((b, n, several), rank, free);
-    // Both sides at once, each within half the memory free — but in turn under an
-    // address-space limit (a second thread's allocator costs address space of its own), and
-    // when a side needs more than its half.
-    if crate::memory::address_space_limited() {
+    // Both sides at once, each within half the memory free — but in turn on one core (two
+    // threads would only share it, evicting each other's caches), under an address-space
+    // limit (a second thread's allocator costs address space of its own), and when a side
+    // needs more than its half.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cores < 2 || crate::memory::address_space_limited() {
         return in_turn(b, n);
     }
     let half = free.map(|f| f / 2);
