@@ -269,6 +269,12 @@ impl Header {
         })
     }
 
+    /// The position of the last column the header knows, when it knows one: a reader finds
+    /// every column it reads here, so none reads past it.
+    pub fn last_known(&self) -> Option<usize> {
+        self.index.iter().flatten().max().copied()
+    }
+
     /// The header's names as found.
     pub fn names(&self) -> &[String] {
         &self.names

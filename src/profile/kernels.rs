@@ -56,34 +56,6 @@ struct Cols {
     aiv: Option<(usize, f64)>,
 }
 
-impl Cols {
-    /// The last column read.
-    fn last(&self) -> usize {
-        let timed = |c: Option<(usize, f64)>| c.map(|c| c.0);
-        [
-            self.step,
-            Some(self.name),
-            self.op_type,
-            self.core,
-            self.start.map(|c| c.0),
-            Some(self.duration.0),
-            self.device,
-            self.model,
-            self.iteration,
-            timed(self.wait),
-            self.block,
-            self.shapes,
-            self.stream,
-            timed(self.aicore),
-            timed(self.aiv),
-        ]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap_or(0)
-    }
-}
-
 /// Where the rows of the current file come from.
 enum Source {
     Csv(Box<(Table<File>, Cols)>),
@@ -209,7 +181,9 @@ fn open_source(path: &Path) -> Result<Source, ProfileError> {
     let mut table = Table::open(path)?;
     let cols = columns(&table)?;
     // The profiler's wide files end in metric columns no row needs cut apart.
-    table.want_columns(cols.last() + 1);
+    if let Some(last) = table.header().last_known() {
+        table.want_columns(last + 1);
+    }
     Ok(Source::Csv(Box::new((table, cols))))
 }
 
