@@ -354,20 +354,11 @@ pub fn account(
         change_pct: change(base_side.mean_ns, new_side.mean_ns),
         base: base_side,
         new: new_side,
-        superkernels: places_of_superkernels(&waterfall),
+        superkernels: super::first_places(
+            (waterfall.iter().enumerate()).filter_map(|(i, p)| Some((i, p.fused_node.clone()?))),
+        ),
         waterfall,
     }
-}
-
-/// Each SuperKernel's place in `waterfall`, by its node (the first, should one come twice).
-fn places_of_superkernels(waterfall: &[Part]) -> foldhash::HashMap<String, usize> {
-    let mut places = foldhash::HashMap::default();
-    for (i, part) in waterfall.iter().enumerate() {
-        if let Some(node) = &part.fused_node {
-            places.entry(node.clone()).or_insert(i);
-        }
-    }
-    places
 }
 
 /// One profile's steps alone, as the account of any pair it is in counts them: what the
@@ -479,8 +470,8 @@ fn units<'r>(
                     unit.busy = unit.busy.saturating_add(r.dur_ns);
                 }
             }
-            let first_met = members.iter().copied().min().unwrap_or(0);
-            (first_met, unit)
+            // A step's runs come in file order: its first is the one met first.
+            (members[0], unit)
         })
         .collect();
     out.sort_by_key(|(first_met, _)| *first_met);

@@ -304,6 +304,19 @@ pub fn load_pair_within(
     load_picked_within(locate_pair(base, new, rank)?, rank, free)
 }
 
+/// Each key's first place among `keyed` (places with their keys): what a list looked up by name
+/// (a SuperKernel's part, its payoff, its prediction) keeps beside it, instead of being
+/// searched one item after another.
+pub fn first_places<K: Eq + std::hash::Hash>(
+    keyed: impl IntoIterator<Item = (usize, K)>,
+) -> foldhash::HashMap<K, usize> {
+    let mut places = foldhash::HashMap::default();
+    for (i, key) in keyed {
+        places.entry(key).or_insert(i);
+    }
+    places
+}
+
 /// Reads the pair `picked` (rank `rank`, as [`Sides::pick`] gave it) a side after the other, as
 /// one would read them, the second within what the first left of `free` bytes (`None`: no
 /// limit): for when the cores are busy with other pairs already.

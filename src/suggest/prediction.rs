@@ -270,17 +270,17 @@ pub fn check(
     account: &Account,
     payoffs: Option<&Payoffs>,
 ) -> Checked {
-    // Each payoff by its SuperKernel (the first, should one come twice).
-    let mut payoff_of: foldhash::HashMap<&str, &crate::profile::payoff::Payoff> =
-        foldhash::HashMap::default();
-    for x in payoffs.iter().flat_map(|list| &list.list) {
-        payoff_of.entry(x.fused_node.as_str()).or_insert(x);
-    }
+    let judged_list = payoffs.map_or(&[][..], |list| &list.list[..]);
+    let payoff_at = crate::profile::first_places(
+        (judged_list.iter().enumerate()).map(|(i, x)| (i, x.fused_node.as_str())),
+    );
     let superkernels: Vec<CheckedSuperKernel> = prediction
         .superkernels
         .iter()
         .map(|p| {
-            let judged = payoff_of.get(p.fused_node.as_str()).copied();
+            let judged = payoff_at
+                .get(p.fused_node.as_str())
+                .map(|&i| &judged_list[i]);
             // A SuperKernel the run did not build has no measurement, only its sub-ops' time.
             let built = judged.is_none_or(|x| x.new.is_some_and(|n| n.count > 0));
             let measured_us = account
@@ -315,12 +315,9 @@ pub fn check(
             .then(|| errors.iter().sum::<f64>() / errors.len() as f64),
         measurable: errors.len(),
         classes_right: (right, judged.len()),
-        places: superkernels
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, c)| (c.predicted.fused_node.clone(), i))
-            .collect(),
+        places: crate::profile::first_places(
+            (superkernels.iter().enumerate()).map(|(i, c)| (i, c.predicted.fused_node.clone())),
+        ),
         superkernels,
     }
 }
