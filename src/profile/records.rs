@@ -1,15 +1,22 @@
-//! A CSV file's records, split at the speed of the bytes: a record is read a line at a time into
-//! one reused buffer and cut into fields with `memchr`, quoted fields decoded in place (`""` to
-//! `"`), so a row costs no allocation and no pass over bytes no field needs. The profiler's
-//! kernel files run to gigabytes and quote a few fields per row (shapes, the start time with its
-//! trailing tab); everything else is plain. RFC 4180 as the profiler writes it: `,` between
-//! fields, `"` around a field with a comma, a quote or a line break in it, `\n` or `\r\n` at the
-//! end of a record; a line with nothing on it is no record.
+//! A CSV file's records, split at the speed of the bytes: the stream is read a block of
+//! complete lines at a time, each block checked as UTF-8 once, and a record is cut into fields
+//! where it lies in the block (commas found eight bytes at a time, a quoted field taken between
+//! its quotes), so a row costs no copy, no allocation and no pass over bytes no field needs. A
+//! record the block cannot give as it is (a `""` to decode, bytes after a closing quote, a
+//! quoted line break past the block, a block that is not UTF-8) is copied out and decoded
+//! there. The profiler's kernel files run to gigabytes and quote a few fields per row (shapes,
+//! the start time with its trailing tab); everything else is plain. RFC 4180 as the profiler
+//! writes it: `,` between fields, `"` around a field with a comma, a quote or a line break in
+//! it, `\n` or `\r\n` at the end of a record; a line with nothing on it is no record.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 
 /// The longest record read: a quote never closed would otherwise take the rest of the file.
 pub const MAX_RECORD: usize = 16 << 20;
+
+/// Bytes read from the stream at a time: a block stays in the core's cache while it is checked
+/// and its records cut.
+const BLOCK: usize = 128 << 10;
 
 /// Why a record could not be read.
 #[derive(Debug)]
@@ -22,12 +29,101 @@ pub enum RecordError {
     Unclosed,
 }
 
+/// A block of complete lines, as text when it is UTF-8.
+enum Block {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Block {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Block::Text(text) => text.as_bytes(),
+            Block::Bytes(bytes) => bytes,
+        }
+    }
+}
+
+/// The lines of a stream, read ahead a block at a time.
+struct Lines<R: Read> {
+    reader: R,
+    /// Complete lines (the last may lack its `\n` at the end of the stream).
+    block: Block,
+    /// Where the lines not yet taken start in the block.
+    at: usize,
+    /// Bytes read after the block's last line break: the start of the next block.
+    tail: Vec<u8>,
+    /// True once the stream has ended.
+    ended: bool,
+}
+
+impl<R: Read> Lines<R> {
+    /// True when a line is left to take, reading the next block when this one is used up.
+    fn ready(&mut self) -> std::io::Result<bool> {
+        if self.at < self.block.bytes().len() {
+            return Ok(true);
+        }
+        let mut bytes = match std::mem::replace(&mut self.block, Block::Bytes(Vec::new())) {
+            Block::Text(text) => text.into_bytes(),
+            Block::Bytes(bytes) => bytes,
+        };
+        bytes.clear();
+        bytes.append(&mut self.tail);
+        self.at = 0;
+        // Read until the block holds a line break (a line may be longer than a block).
+        while !self.ended {
+            let before = bytes.len();
+            bytes.reserve(BLOCK);
+            let read = (&mut self.reader)
+                .take(BLOCK as u64)
+                .read_to_end(&mut bytes)?;
+            self.ended = read < BLOCK;
+            if let Some(last) = memchr::memrchr(b'\n', &bytes[before..]) {
+                let cut = before + last + 1;
+                self.tail.extend_from_slice(&bytes[cut..]);
+                bytes.truncate(cut);
+                break;
+            }
+        }
+        let any = !bytes.is_empty();
+        self.block = match String::from_utf8(bytes) {
+            Ok(text) => Block::Text(text),
+            Err(e) => Block::Bytes(e.into_bytes()),
+        };
+        Ok(any)
+    }
+
+    /// Where the line starting at `from` ends: after its `\n`, or at the block's end.
+    fn line_end(&self, from: usize) -> usize {
+        line_end_of(self.block.bytes(), from)
+    }
+}
+
+/// Where the line of `bytes` starting at `from` ends: after its `\n`, or at the end.
+fn line_end_of(bytes: &[u8], from: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i + 1)
+}
+
+/// Where a record's bytes end: before its `\n` or `\r\n` (`end` is after them).
+fn content_end(bytes: &[u8], start: usize, mut end: usize) -> usize {
+    if end > start && bytes[end - 1] == b'\n' {
+        end -= 1;
+    }
+    if end > start && bytes[end - 1] == b'\r' {
+        end -= 1;
+    }
+    end
+}
+
 /// The records of one CSV stream.
 pub struct Records<R: Read> {
-    reader: BufReader<R>,
+    lines: Lines<R>,
+    /// True when the current record's fields lie in the block as read; false when the record
+    /// was copied out to `buf` (and, once known to be text, `text`).
+    in_block: bool,
     buf: Vec<u8>,
-    /// The current record once it is known to be text (the buffer, checked once as a whole,
-    /// so no field needs checking again); the buffer is then empty until the next read.
+    /// A copied record once it is known to be text (the buffer, checked once as a whole, so no
+    /// field needs checking again); the buffer is then empty until the next copy.
     text: Option<String>,
     fields: Vec<(u32, u32)>,
     /// Fields past this many are not cut apart (the rest of the record is one last field)
@@ -42,7 +138,14 @@ impl<R: Read> Records<R> {
     /// Records read from `reader`.
     pub fn new(reader: R) -> Records<R> {
         Records {
-            reader: BufReader::with_capacity(1 << 16, reader),
+            lines: Lines {
+                reader,
+                block: Block::Bytes(Vec::new()),
+                at: 0,
+                tail: Vec::new(),
+                ended: false,
+            },
+            in_block: false,
             buf: Vec::with_capacity(1 << 12),
             text: None,
             fields: Vec::with_capacity(64),
@@ -74,13 +177,24 @@ impl<R: Read> Records<R> {
         self.fields.is_empty()
     }
 
+    /// Where the current record's fields lie: text, or bytes that are not UTF-8.
+    fn current(&self) -> Result<&str, &[u8]> {
+        if self.in_block {
+            return match &self.lines.block {
+                Block::Text(text) => Ok(text),
+                Block::Bytes(bytes) => Err(bytes),
+            };
+        }
+        match &self.text {
+            Some(text) => Ok(text),
+            None => Err(&self.buf),
+        }
+    }
+
     /// Field `i` of the current record, decoded.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         let &(start, end) = self.fields.get(i)?;
-        let bytes = match &self.text {
-            Some(text) => text.as_bytes(),
-            None => &self.buf,
-        };
+        let bytes = self.current().map_or_else(|bytes| bytes, str::as_bytes);
         bytes.get(start as usize..end as usize)
     }
 
@@ -89,10 +203,10 @@ impl<R: Read> Records<R> {
     pub fn get_text(&self, i: usize) -> Option<Result<&str, &[u8]>> {
         let &(start, end) = self.fields.get(i)?;
         let range = start as usize..end as usize;
-        match &self.text {
+        match self.current() {
             // Fields end at commas, quotes and line ends, all ASCII: char boundaries.
-            Some(text) => text.get(range).map(Ok),
-            None => self.buf.get(range).map(Err),
+            Ok(text) => text.get(range).map(Ok),
+            Err(bytes) => bytes.get(range).map(Err),
         }
     }
 
@@ -107,15 +221,36 @@ impl<R: Read> Records<R> {
             self.buf = text.into_bytes();
         }
         loop {
-            self.buf.clear();
             self.fields.clear();
             self.line = self.next_line;
-            if !self.read_line()? {
+            if !self.lines.ready().map_err(RecordError::Io)? {
                 return Ok(false);
             }
-            if self.line_is_blank() {
+            let start = self.lines.at;
+            let end = self.lines.line_end(start);
+            let line = &self.lines.block.bytes()[start..end];
+            let ends_line = line.last() == Some(&b'\n');
+            if matches!(line, b"\n" | b"\r\n" | b"\r") {
+                self.lines.at = end;
+                self.next_line += u64::from(ends_line);
                 continue;
             }
+            if let Block::Text(text) = &self.lines.block
+                && let Some((after, lines)) =
+                    split_in_block(text.as_bytes(), start, end, self.wanted, &mut self.fields)
+            {
+                self.lines.at = after;
+                self.next_line += lines;
+                self.in_block = true;
+                return Ok(true);
+            }
+            // Copied out: cut and decoded in the copy, reading on while a quoted field runs.
+            self.fields.clear();
+            self.in_block = false;
+            self.buf.clear();
+            self.buf.extend_from_slice(line);
+            self.lines.at = end;
+            self.next_line += u64::from(ends_line);
             self.split()?;
             // One check of the whole record (a line of a few hundred bytes) instead of one per
             // field; the buffer's allocation moves, it is not copied.
@@ -127,29 +262,28 @@ impl<R: Read> Records<R> {
         }
     }
 
-    /// Appends the next line (with its `\n`) to the buffer; false at the end of the stream.
+    /// Appends the next line (with its `\n`) to the copy; false at the end of the stream.
     fn read_line(&mut self) -> Result<bool, RecordError> {
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.buf)
-            .map_err(RecordError::Io)?;
-        if n > 0 && self.buf.last() == Some(&b'\n') {
+        if !self.lines.ready().map_err(RecordError::Io)? {
+            return Ok(false);
+        }
+        let start = self.lines.at;
+        let end = self.lines.line_end(start);
+        let line = &self.lines.block.bytes()[start..end];
+        self.buf.extend_from_slice(line);
+        if line.last() == Some(&b'\n') {
             self.next_line += 1;
         }
-        Ok(n > 0)
+        self.lines.at = end;
+        Ok(true)
     }
 
-    fn line_is_blank(&self) -> bool {
-        matches!(self.buf.as_slice(), b"\n" | b"\r\n" | b"\r")
-    }
-
-    /// Cuts the buffer into fields, reading more lines while a quoted field runs on. The
-    /// commas of a run of plain fields are found in one pass.
+    /// Cuts the copied record into fields, reading more lines while a quoted field runs on.
     fn split(&mut self) -> Result<(), RecordError> {
         let mut at = 0usize;
         // Whether the fields past the wanted ones were looked at for a quote.
         let mut looked = false;
-        let rest = 'fields: loop {
+        loop {
             if self.buf.get(at) == Some(&b'"') {
                 at = self.quoted(at)?;
                 // `at` is now on the comma after the field, or at the record's end.
@@ -160,61 +294,27 @@ impl<R: Read> Records<R> {
                 return Ok(());
             }
             let end = self.record_end();
-            let mut start = at;
-            // Fields are a few bytes apart: eight bytes are searched at once, without a vector
-            // search's setup for each field.
-            let mut chunk = at;
-            while chunk < end {
-                let word = match self.buf.get(chunk..chunk + 8) {
-                    Some(eight) => eight.try_into().map_or(0, u64::from_le_bytes),
-                    None => {
-                        let mut word = [0u8; 8];
-                        word[..end - chunk].copy_from_slice(&self.buf[chunk..end]);
-                        u64::from_le_bytes(word)
-                    }
-                };
-                // Bytes past the record's end are no fields'.
-                let inside = match end - chunk {
-                    8.. => u64::MAX,
-                    n => (1u64 << (8 * n)) - 1,
-                };
-                let mut commas = commas_in(word) & inside;
-                while commas != 0 {
-                    let comma = chunk + (commas.trailing_zeros() / 8) as usize;
-                    commas &= commas - 1;
-                    self.fields.push(span(start, comma));
-                    start = comma + 1;
-                    if !looked && self.fields.len() >= self.wanted {
-                        looked = true;
-                        if memchr::memchr(b'"', &self.buf[start..end]).is_none() {
-                            break 'fields start;
-                        }
-                    }
-                    if self.buf.get(start) == Some(&b'"') {
-                        at = start;
-                        continue 'fields;
-                    }
+            match cut_plain(
+                &self.buf,
+                at,
+                end,
+                self.wanted,
+                &mut looked,
+                &mut self.fields,
+            ) {
+                Plain::End => return Ok(()),
+                Plain::Quote(open) => at = open,
+                Plain::Rest(rest) => {
+                    self.fields.push(span(rest, end));
+                    return Ok(());
                 }
-                chunk += 8;
             }
-            self.fields.push(span(start, end));
-            return Ok(());
-        };
-        // The rest of the record, uncut.
-        self.fields.push(span(rest, self.record_end()));
-        Ok(())
+        }
     }
 
-    /// Where the record's bytes end: before its `\n` or `\r\n`.
+    /// Where the copied record's bytes end: before its `\n` or `\r\n`.
     fn record_end(&self) -> usize {
-        let mut end = self.buf.len();
-        if end > 0 && self.buf[end - 1] == b'\n' {
-            end -= 1;
-        }
-        if end > 0 && self.buf[end - 1] == b'\r' {
-            end -= 1;
-        }
-        end
+        content_end(&self.buf, 0, self.buf.len())
     }
 
     /// Reads the quoted field opening at `open`, decoding it in place; returns where it ends
@@ -267,6 +367,116 @@ impl<R: Read> Records<R> {
     fn push(&mut self, start: usize, end: usize) {
         self.fields.push(span(start, end));
     }
+}
+
+/// Cuts the record of `bytes` starting at `start`, whose first line ends at `line_end`, where
+/// it lies: its fields pushed to `fields`; where it ends (after its last line break) and the
+/// lines it spans. `None` when it must be copied out to be decoded: a `""` in a quoted field,
+/// bytes after a closing quote, a quote not closed in `bytes` or only past [`MAX_RECORD`].
+fn split_in_block(
+    bytes: &[u8],
+    start: usize,
+    mut line_end: usize,
+    wanted: usize,
+    fields: &mut Vec<(u32, u32)>,
+) -> Option<(usize, u64)> {
+    let mut at = start;
+    let mut looked = false;
+    // The line breaks of the record: its first line's, and those of the lines after it a
+    // quoted field runs on to.
+    let mut breaks = u64::from(bytes[..line_end].last() == Some(&b'\n'));
+    loop {
+        let end = content_end(bytes, start, line_end);
+        if at < end && bytes[at] == b'"' {
+            let close = at + 1 + near(b'"', &bytes[at + 1..])?;
+            if close >= line_end {
+                // The field holds line breaks: the record runs on to the line the quote closes.
+                if close - start > MAX_RECORD {
+                    return None;
+                }
+                let next_end = line_end_of(bytes, close);
+                breaks += memchr::memchr_iter(b'\n', &bytes[line_end..next_end]).count() as u64;
+                line_end = next_end;
+            }
+            fields.push(span(at + 1, close));
+            let end = content_end(bytes, start, line_end);
+            match bytes.get(close + 1) {
+                _ if close + 1 >= end => break,
+                Some(b',') => at = close + 2,
+                _ => return None,
+            }
+            continue;
+        }
+        match cut_plain(bytes, at, end, wanted, &mut looked, fields) {
+            Plain::End => break,
+            Plain::Quote(open) => at = open,
+            Plain::Rest(rest) => {
+                fields.push(span(rest, end));
+                break;
+            }
+        }
+    }
+    Some((line_end, breaks))
+}
+
+/// How a run of plain fields ended.
+enum Plain {
+    /// At the record's end, its last field cut.
+    End,
+    /// At a field that opens with a quote, here.
+    Quote(usize),
+    /// With the wanted fields cut and no quote in the rest, which starts here (not cut).
+    Rest(usize),
+}
+
+/// Cuts the plain fields of `bytes[at..end]` at their commas into `fields`, up to the record's
+/// end, a field that opens with a quote, or the rest past the `wanted` fields when no quote is
+/// in it (`looked`: whether that rest was looked at). Fields are a few bytes apart: eight bytes
+/// are searched at once, without a vector search's setup for each field.
+fn cut_plain(
+    bytes: &[u8],
+    at: usize,
+    end: usize,
+    wanted: usize,
+    looked: &mut bool,
+    fields: &mut Vec<(u32, u32)>,
+) -> Plain {
+    let mut start = at;
+    let mut chunk = at;
+    while chunk < end {
+        let word = match bytes.get(chunk..chunk + 8) {
+            Some(eight) => eight.try_into().map_or(0, u64::from_le_bytes),
+            None => {
+                let mut word = [0u8; 8];
+                word[..end - chunk].copy_from_slice(&bytes[chunk..end]);
+                u64::from_le_bytes(word)
+            }
+        };
+        // Bytes past the record's end are no fields'.
+        let inside = match end - chunk {
+            8.. => u64::MAX,
+            n => (1u64 << (8 * n)) - 1,
+        };
+        let mut commas = commas_in(word) & inside;
+        while commas != 0 {
+            let comma = chunk + (commas.trailing_zeros() / 8) as usize;
+            commas &= commas - 1;
+            fields.push(span(start, comma));
+            start = comma + 1;
+            if !*looked && fields.len() >= wanted {
+                *looked = true;
+                if memchr::memchr(b'"', &bytes[start..end]).is_none() {
+                    return Plain::Rest(start);
+                }
+            }
+            if bytes.get(start) == Some(&b'"') {
+                return Plain::Quote(start);
+            }
+        }
+        chunk += 8;
+    }
+    fields.push(span(start, end));
+    Plain::End
 }
 
 /// Where `byte` first is in `bytes`: looked for a byte at a time over the first few, where a
@@ -378,5 +588,175 @@ mod tests {
         let mut r = Records::new(long.as_bytes());
         assert!(r.read().unwrap());
         assert!(matches!(r.read(), Err(RecordError::Unclosed)));
+    }
+
+    /// A record: the line it starts on, and each field with whether it opened with a quote.
+    type Record = (u64, Vec<(Vec<u8>, bool)>);
+
+    /// Each record as an RFC 4180 reader takes it, a byte at a time.
+    fn reference(text: &[u8]) -> Vec<Record> {
+        let (mut out, mut i, mut line) = (Vec::new(), 0usize, 1u64);
+        while i < text.len() {
+            match &text[i..] {
+                [b'\n', ..] | [b'\r', b'\n', ..] => {
+                    i += if text[i] == b'\n' { 1 } else { 2 };
+                    line += 1;
+                    continue;
+                }
+                [b'\r'] => break,
+                _ => {}
+            }
+            let first = line;
+            let mut fields = Vec::new();
+            let (mut field, mut quoted) = (Vec::new(), false);
+            let mut at_start = true;
+            loop {
+                if at_start && text.get(i) == Some(&b'"') {
+                    quoted = true;
+                    i += 1;
+                    loop {
+                        match (text[i], text.get(i + 1)) {
+                            (b'"', Some(b'"')) => {
+                                field.push(b'"');
+                                i += 2;
+                            }
+                            (b'"', _) => {
+                                i += 1;
+                                break;
+                            }
+                            (c, _) => {
+                                line += u64::from(c == b'\n');
+                                field.push(c);
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+                at_start = false;
+                let ends = match &text[i..] {
+                    [] => Some(0),
+                    [b'\n', ..] => Some(1),
+                    [b'\r', b'\n', ..] => Some(2),
+                    _ => None,
+                };
+                if let Some(skip) = ends {
+                    i += skip;
+                    line += u64::from(skip > 0);
+                    fields.push((field, quoted));
+                    break;
+                }
+                if text[i] == b',' {
+                    fields.push((std::mem::take(&mut field), quoted));
+                    quoted = false;
+                    at_start = true;
+                } else {
+                    field.push(text[i]);
+                }
+                i += 1;
+            }
+            out.push((first, fields));
+        }
+        out
+    }
+
+    /// A file of every shape a record takes, over several blocks: plain, empty and quoted
+    /// fields, `""`, quoted line breaks and commas, bytes after a closing quote, `\r\n`, blank
+    /// lines, text that is not UTF-8 and fields longer than a block.
+    fn varied_file(seed: u64) -> Vec<u8> {
+        let mut state = seed;
+        let mut next = move |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let pieces: [&[u8]; 12] = [
+            b"12.5",
+            b"",
+            b"MatMul_12",
+            b"\"8,16\"",
+            b"\"1736413971558000.125\t\"",
+            b"\"\"\"8,4096\"\"\"",
+            b"\"two\nlines\"",
+            b"\"q\"tail",
+            b"caf\xc3\xa9",
+            b"bad\xff",
+            b"\"x\r\ny\"",
+            b"N/A",
+        ];
+        let mut text = Vec::new();
+        while text.len() < 3 * BLOCK {
+            if next(20) == 0 {
+                text.extend_from_slice(if next(2) == 0 { b"\n" } else { b"\r\n" });
+            }
+            for f in 0..1 + next(9) {
+                if f > 0 {
+                    text.push(b',');
+                }
+                match next(400) {
+                    0 => text.extend(std::iter::repeat_n(b'z', BLOCK + 7)),
+                    1 => {
+                        text.push(b'"');
+                        text.extend(std::iter::repeat_n(b'\n', 3));
+                        text.extend(std::iter::repeat_n(b'y', BLOCK / 2));
+                        text.push(b'"');
+                    }
+                    _ => text.extend_from_slice(pieces[next(12) as usize]),
+                }
+            }
+            text.extend_from_slice(if next(3) == 0 { b"\r\n" } else { b"\n" });
+        }
+        text
+    }
+
+    #[test]
+    fn records_read_from_blocks_as_a_byte_at_a_time_reader_takes_them() {
+        for seed in 0..4 {
+            let text = varied_file(seed);
+            let want = reference(&text);
+            let mut r = Records::new(text.as_slice());
+            for (line, fields) in &want {
+                assert!(
+                    r.read().expect("reads"),
+                    "seed {seed}: ends before line {line}"
+                );
+                assert_eq!(r.line(), *line, "seed {seed}");
+                assert_eq!(r.len(), fields.len(), "seed {seed}, line {line}");
+                for (i, (field, _)) in fields.iter().enumerate() {
+                    assert_eq!(r.get(i), Some(field.as_slice()), "seed {seed}, line {line}");
+                    match r.get_text(i) {
+                        Some(Ok(t)) => assert_eq!(t.as_bytes(), field.as_slice()),
+                        Some(Err(b)) => assert_eq!(b, field.as_slice()),
+                        None => panic!("seed {seed}, line {line}: field {i} missing"),
+                    }
+                }
+            }
+            assert!(!r.read().expect("reads"), "seed {seed}: a record too many");
+        }
+    }
+
+    #[test]
+    fn past_the_wanted_fields_blocks_leave_only_a_rest_without_quotes_uncut() {
+        let text = varied_file(7);
+        let mut r = Records::new(text.as_slice());
+        r.want(3);
+        for (line, fields) in reference(&text) {
+            assert!(r.read().expect("reads"));
+            assert_eq!(r.line(), line);
+            let got: Vec<&[u8]> = r.iter().collect();
+            let all: Vec<&[u8]> = fields.iter().map(|(f, _)| f.as_slice()).collect();
+            // The wanted fields are cut; a rest may be left one field where it is not quoted
+            // and holds no quote.
+            let n = got.len();
+            assert!(n >= all.len().min(3) && n <= all.len(), "line {line}");
+            assert_eq!(got[..n - 1], all[..n - 1], "line {line}");
+            assert_eq!(got[n - 1], all[n - 1..].join(&b','), "line {line}");
+            let joined = &fields[n - 1..];
+            assert!(
+                joined.len() == 1 || joined.iter().all(|(f, q)| !q && !f.contains(&b'"')),
+                "line {line}"
+            );
+        }
+        assert!(!r.read().expect("reads"));
     }
 }
