@@ -464,7 +464,24 @@ impl<R: Read> Table<R> {
     }
 
     /// The cleaned text of field `i` of the current row (`""` when the row is short).
+    #[inline]
     pub fn text(&self, i: usize) -> Result<&str, ProfileError> {
+        // Most fields are text that starts and ends in plain ASCII: nothing to cut. Kept
+        // apart from the rest, this is a few instructions in the caller, for every field.
+        let plain = |b: &u8| b.is_ascii_graphic() && *b != b'"';
+        if let Some(Ok(field)) = self.records.get_text(i) {
+            let bytes = field.as_bytes();
+            if bytes.first().is_none_or(plain) && bytes.last().is_none_or(plain) {
+                return Ok(field);
+            }
+        }
+        self.text_to_clean(i)
+    }
+
+    /// [`Table::text`] of a field that may need cutting (each row's start time, with its
+    /// trailing tab), or checking as UTF-8.
+    #[inline(never)]
+    fn text_to_clean(&self, i: usize) -> Result<&str, ProfileError> {
         let field = match self.records.get_text(i) {
             None => return Ok(""),
             Some(Ok(text)) => text,
@@ -481,14 +498,9 @@ impl<R: Read> Table<R> {
                 }
             },
         };
-        // Most fields start and end in plain ASCII: nothing to cut.
-        let plain = |b: &u8| b.is_ascii_graphic() && *b != b'"';
-        let bytes = field.as_bytes();
-        if bytes.first().is_none_or(plain) && bytes.last().is_none_or(plain) {
-            return Ok(field);
-        }
         // The padding is ASCII, so the cut falls on char boundaries; Unicode padding (a
         // no-break space) is rare: only a field that starts or ends outside ASCII can hold it.
+        let bytes = field.as_bytes();
         let kept = clean_field(bytes);
         let from = kept.as_ptr() as usize - bytes.as_ptr() as usize;
         let s = field.get(from..from + kept.len()).unwrap_or(field);
