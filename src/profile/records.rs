@@ -1,13 +1,14 @@
 //! A CSV file's records, split at the speed of the bytes: the stream is read a block of
 //! complete lines at a time, each block checked as UTF-8 once, and a record is cut into fields
 //! where it lies in the block (commas found eight bytes at a time, a quoted field taken between
-//! its quotes), so a row costs no copy, no allocation and no pass over bytes no field needs. A
-//! record the block cannot give as it is (a `""` to decode, bytes after a closing quote, a
-//! quoted line break past the block, a block that is not UTF-8) is copied out and decoded
-//! there. The profiler's kernel files run to gigabytes and quote a few fields per row (shapes,
-//! the start time with its trailing tab); everything else is plain. RFC 4180 as the profiler
-//! writes it: `,` between fields, `"` around a field with a comma, a quote or a line break in
-//! it, `\n` or `\r\n` at the end of a record; a line with nothing on it is no record.
+//! its quotes, a field with `""` in it decoded to a buffer of its own), so a row costs no copy,
+//! no allocation and no pass over bytes no field needs. A record the block cannot give as it is
+//! (bytes after a closing quote, a quoted line break past the block, a block that is not UTF-8)
+//! is copied out and decoded there. The profiler's kernel files run to gigabytes and quote a
+//! few fields per row (shapes, the start time with its trailing tab); everything else is
+//! plain. RFC 4180 as the profiler writes it: `,` between fields, `"` around a field with a
+//! comma, a quote or a line break in it, `\n` or `\r\n` at the end of a record; a line with
+//! nothing on it is no record.
 
 use std::io::Read;
 
@@ -126,6 +127,8 @@ pub struct Records<R: Read> {
     /// field needs checking again); the buffer is then empty until the next copy.
     text: Option<String>,
     fields: Vec<(u32, u32)>,
+    /// The fields of a record in the block that had to be decoded (a `""` in them).
+    decoded: String,
     /// Fields past this many are not cut apart (the rest of the record is one last field)
     /// when no quote follows: a reader that needs the first columns only.
     wanted: usize,
@@ -149,6 +152,7 @@ impl<R: Read> Records<R> {
             buf: Vec::with_capacity(1 << 12),
             text: None,
             fields: Vec::with_capacity(64),
+            decoded: String::new(),
             wanted: usize::MAX,
             line: 0,
             next_line: 1,
@@ -193,15 +197,20 @@ impl<R: Read> Records<R> {
 
     /// Field `i` of the current record, decoded.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
-        let &(start, end) = self.fields.get(i)?;
-        let bytes = self.current().map_or_else(|bytes| bytes, str::as_bytes);
-        bytes.get(start as usize..end as usize)
+        match self.get_text(i)? {
+            Ok(text) => Some(text.as_bytes()),
+            Err(bytes) => Some(bytes),
+        }
     }
 
     /// Field `i` of the current record as text: `Err` with its bytes when the record is not
     /// UTF-8.
     pub fn get_text(&self, i: usize) -> Option<Result<&str, &[u8]>> {
         let &(start, end) = self.fields.get(i)?;
+        if self.in_block && start & DECODED != 0 {
+            let range = (start & !DECODED) as usize..(end & !DECODED) as usize;
+            return self.decoded.get(range).map(Ok);
+        }
         let range = start as usize..end as usize;
         match self.current() {
             // Fields end at commas, quotes and line ends, all ASCII: char boundaries.
@@ -235,9 +244,16 @@ impl<R: Read> Records<R> {
                 self.next_line += u64::from(ends_line);
                 continue;
             }
+            self.decoded.clear();
             if let Block::Text(text) = &self.lines.block
-                && let Some((after, lines)) =
-                    split_in_block(text.as_bytes(), start, end, self.wanted, &mut self.fields)
+                && let Some((after, lines)) = split_in_block(
+                    text,
+                    start,
+                    end,
+                    self.wanted,
+                    &mut self.fields,
+                    &mut self.decoded,
+                )
             {
                 self.lines.at = after;
                 self.next_line += lines;
@@ -369,17 +385,27 @@ impl<R: Read> Records<R> {
     }
 }
 
-/// Cuts the record of `bytes` starting at `start`, whose first line ends at `line_end`, where
-/// it lies: its fields pushed to `fields`; where it ends (after its last line break) and the
-/// lines it spans. `None` when it must be copied out to be decoded: a `""` in a quoted field,
-/// bytes after a closing quote, a quote not closed in `bytes` or only past [`MAX_RECORD`].
+/// Marks a field's place as one in [`Records`]'s `decoded`, not in the block (a block's places
+/// are below it: a block of 2 GiB or more is copied out instead).
+const DECODED: u32 = 1 << 31;
+
+/// Cuts the record of `text` starting at `start`, whose first line ends at `line_end`, where
+/// it lies: its fields pushed to `fields`, those with a `""` decoded into `decoded` (their
+/// places marked [`DECODED`]); where it ends (after its last line break) and the lines it
+/// spans. `None` when it must be copied out to be decoded: bytes after a closing quote, a quote
+/// not closed in `text` or only past [`MAX_RECORD`], a block too long to mark places in.
 fn split_in_block(
-    bytes: &[u8],
+    text: &str,
     start: usize,
     mut line_end: usize,
     wanted: usize,
     fields: &mut Vec<(u32, u32)>,
+    decoded: &mut String,
 ) -> Option<(usize, u64)> {
+    let bytes = text.as_bytes();
+    if bytes.len() >= DECODED as usize {
+        return None;
+    }
     let mut at = start;
     let mut looked = false;
     // The line breaks of the record: its first line's, and those of the lines after it a
@@ -388,7 +414,21 @@ fn split_in_block(
     loop {
         let end = content_end(bytes, start, line_end);
         if at < end && bytes[at] == b'"' {
-            let close = at + 1 + near(b'"', &bytes[at + 1..])?;
+            let mut close = at + 1 + near(b'"', &bytes[at + 1..])?;
+            if bytes.get(close + 1) == Some(&b'"') {
+                // `""` stands for a quote (the profiler's shapes: `"""8,4096"""`).
+                let from = decoded.len();
+                let mut piece = at + 1;
+                while bytes.get(close + 1) == Some(&b'"') {
+                    decoded.push_str(text.get(piece..=close)?);
+                    piece = close + 2;
+                    close = piece + near(b'"', &bytes[piece..])?;
+                }
+                decoded.push_str(text.get(piece..close)?);
+                fields.push(marked(span(from, decoded.len())));
+            } else {
+                fields.push(span(at + 1, close));
+            }
             if close >= line_end {
                 // The field holds line breaks: the record runs on to the line the quote closes.
                 if close - start > MAX_RECORD {
@@ -398,7 +438,6 @@ fn split_in_block(
                 breaks += memchr::memchr_iter(b'\n', &bytes[line_end..next_end]).count() as u64;
                 line_end = next_end;
             }
-            fields.push(span(at + 1, close));
             let end = content_end(bytes, start, line_end);
             match bytes.get(close + 1) {
                 _ if close + 1 >= end => break,
@@ -417,6 +456,11 @@ fn split_in_block(
         }
     }
     Some((line_end, breaks))
+}
+
+/// A place in `decoded`, marked as one.
+fn marked((start, end): (u32, u32)) -> (u32, u32) {
+    (start | DECODED, end | DECODED)
 }
 
 /// How a run of plain fields ended.
