@@ -182,6 +182,7 @@ impl<R: Read> Records<R> {
     }
 
     /// Where the current record's fields lie: text, or bytes that are not UTF-8.
+    #[inline]
     fn current(&self) -> Result<&str, &[u8]> {
         if self.in_block {
             return match &self.lines.block {
@@ -205,11 +206,11 @@ impl<R: Read> Records<R> {
 
     /// Field `i` of the current record as text: `Err` with its bytes when the record is not
     /// UTF-8.
+    #[inline]
     pub fn get_text(&self, i: usize) -> Option<Result<&str, &[u8]>> {
         let &(start, end) = self.fields.get(i)?;
-        if self.in_block && start & DECODED != 0 {
-            let range = (start & !DECODED) as usize..(end & !DECODED) as usize;
-            return self.decoded.get(range).map(Ok);
+        if start & DECODED != 0 && self.in_block {
+            return self.decoded_field(start, end);
         }
         let range = start as usize..end as usize;
         match self.current() {
@@ -217,6 +218,13 @@ impl<R: Read> Records<R> {
             Ok(text) => text.get(range).map(Ok),
             Err(bytes) => bytes.get(range).map(Err),
         }
+    }
+
+    /// The field decoded to `decoded` at the marked place `start..end`.
+    #[cold]
+    fn decoded_field(&self, start: u32, end: u32) -> Option<Result<&str, &[u8]>> {
+        let range = (start & !DECODED) as usize..(end & !DECODED) as usize;
+        self.decoded.get(range).map(Ok)
     }
 
     /// Every field of the current record, decoded.
