@@ -794,6 +794,27 @@ mod tests {
             plain_nanos(b"1736413971558000.125", 1000),
             Some(1_736_413_971_558_000_125)
         );
+        // Every digit in every place of a whole part as long as a start time's, and any other
+        // byte anywhere in it (the bytes either side of the digits and far from them).
+        for length in [8, 9, 15, 16, 17, 18] {
+            for place in 0..length {
+                for d in b'0'..=b'9' {
+                    let mut whole = vec![b'7'; length];
+                    whole[place] = d;
+                    let text = format!("{}.5", String::from_utf8_lossy(&whole));
+                    assert_eq!(
+                        plain_nanos(text.as_bytes(), 1000),
+                        any_decimal_nanos(&text, 1000),
+                        "{text}"
+                    );
+                }
+                for junk in [b'/', b':', b'?', b' ', b'-', 0x00, 0x36 + 0x80, 0xF9, 0xFF] {
+                    let mut whole = vec![b'3'; length];
+                    whole[place] = junk;
+                    assert_eq!(plain_nanos(&whole, 1000), None, "{whole:?}");
+                }
+            }
+        }
     }
 
     #[test]
