@@ -272,9 +272,7 @@ impl<R: Read> Records<R> {
             self.fields.clear();
             self.in_block = false;
             self.buf.clear();
-            self.buf.extend_from_slice(line);
-            self.lines.at = end;
-            self.next_line += u64::from(ends_line);
+            self.read_line()?;
             self.split()?;
             // One check of the whole record (a line of a few hundred bytes) instead of one per
             // field; the buffer's allocation moves, it is not copied.
