@@ -61,10 +61,7 @@ pub fn run(
     {
         return every_rank(request, (&sides, &ranks), graph, asked, say, out);
     }
-    let picked = sides.pick(rank).and_then(|picked| {
-        crate::profile::load_picked_within(picked, rank, crate::memory::available())
-    });
-    let pair = picked.map_err(|e| {
+    let pair = sides.load(rank).map_err(|e| {
         let what = match &e {
             ProfileError::SeveralRanks { .. } => "choose a rank",
             _ => "cannot compare the profiles",

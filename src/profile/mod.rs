@@ -215,6 +215,11 @@ impl Sides {
         &self.base.1
     }
 
+    /// Reads rank `rank` of the sides (`None`: the one pair) within the memory free now.
+    pub fn load(&self, rank: Option<u32>) -> Result<Pair, ProfileError> {
+        load_picked_within(self.pick(rank)?, rank, crate::memory::available())
+    }
+
     /// The ranks the sides hold, when they hold several.
     pub fn ranks(&self) -> Result<Option<Vec<u32>>, ProfileError> {
         match self.pick(None) {

@@ -180,7 +180,7 @@ pub fn load(
         }
         (rank, _) => (None, rank),
     };
-    let pair = profile::load_picked_within(sides.pick(rank)?, rank, crate::memory::available())?;
+    let pair = sides.load(rank)?;
     let compared = Compared::new(&pair, &planned);
     let foresight = request.made_with.as_deref().and_then(|plan| {
         let (dir, record) = crate::compile::record::run_of(Some(plan), base)?;
