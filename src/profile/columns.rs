@@ -8,7 +8,7 @@
 //! reference/profiling_and_dumps.md §1.2–§1.4, §6.
 
 use super::error::ProfileError;
-use super::records::{RecordError, Records};
+use super::records::{InPlace, RecordError, Records};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -445,6 +445,12 @@ impl<R: Read> Table<R> {
         }
     }
 
+    /// The current record as [`PlainFields`], when it lies in the block read.
+    #[inline]
+    pub fn plain(&self) -> Option<PlainFields<'_>> {
+        self.records.in_place().map(PlainFields)
+    }
+
     /// The current data row, from 1.
     pub fn row(&self) -> u64 {
         self.row
@@ -513,32 +519,14 @@ impl<R: Read> Table<R> {
         }
     }
 
-    /// Field `i` of the current row as a number scaled by `scale`; `None` when the writer left
-    /// it empty or wrote `N/A`.
+    /// Field `i` of the current row as a number scaled by `scale` (see [`Fields::number`]).
     pub fn number(&self, i: usize, scale: f64) -> Result<Option<f64>, ProfileError> {
-        let s = self.text(i)?;
-        if is_missing(s) {
-            return Ok(None);
-        }
-        match plain_decimal(s).map_or_else(|| s.parse::<f64>().ok(), Some) {
-            Some(v) if v.is_finite() => Ok(Some(v * scale)),
-            _ => Err(self.bad(i, s, "a number")),
-        }
+        Fields::number(&self, i, scale)
     }
 
-    /// Field `i` of the current row as a time in integer nanoseconds, its unit `unit_ns`
-    /// nanoseconds (1000 for µs), read exactly from its decimal text (an epoch start in µs
-    /// held in an `f64` is good only to a quarter of a µs); `None` when the writer left it
-    /// empty or wrote `N/A`.
+    /// Field `i` of the current row as a time in integer nanoseconds (see [`Fields::nanos`]).
     pub fn nanos(&self, i: usize, unit_ns: i64) -> Result<Option<i64>, ProfileError> {
-        let s = self.text(i)?;
-        if is_missing(s) {
-            return Ok(None);
-        }
-        match decimal_nanos(s, unit_ns) {
-            Some(ns) => Ok(Some(ns)),
-            None => Err(self.bad(i, s, "a time (a number)")),
-        }
+        Fields::nanos(&self, i, unit_ns)
     }
 
     /// Field `i` as a number that must be there.
@@ -560,6 +548,61 @@ impl<R: Read> Table<R> {
 
     /// The error for field `i` holding `value` where `expected` was.
     pub fn bad(&self, i: usize, value: &str, expected: &'static str) -> ProfileError {
+        Fields::bad(&self, i, value, expected)
+    }
+}
+
+/// A row's fields by column, as cleaned text and as the numbers and times they hold: a table's
+/// current record ([`Table`]), or one that lies plainly in the block read ([`PlainFields`]).
+pub trait Fields<'t> {
+    /// What a field that cannot be read gives.
+    type Error;
+
+    /// The cleaned text of field `i` (`""` when the row is short).
+    fn text(&self, i: usize) -> Result<&'t str, Self::Error>;
+
+    /// The error for field `i` holding `value` where `expected` was.
+    fn bad(&self, i: usize, value: &str, expected: &'static str) -> Self::Error;
+
+    /// Field `i` as a number scaled by `scale`; `None` when the writer left it empty or wrote
+    /// `N/A`.
+    #[inline]
+    fn number(&self, i: usize, scale: f64) -> Result<Option<f64>, Self::Error> {
+        let s = self.text(i)?;
+        if is_missing(s) {
+            return Ok(None);
+        }
+        match plain_decimal(s).map_or_else(|| s.parse::<f64>().ok(), Some) {
+            Some(v) if v.is_finite() => Ok(Some(v * scale)),
+            _ => Err(self.bad(i, s, "a number")),
+        }
+    }
+
+    /// Field `i` as a time in integer nanoseconds, its unit `unit_ns` nanoseconds (1000 for
+    /// µs), read exactly from its decimal text (an epoch start in µs held in an `f64` is good
+    /// only to a quarter of a µs); `None` when the writer left it empty or wrote `N/A`.
+    #[inline]
+    fn nanos(&self, i: usize, unit_ns: i64) -> Result<Option<i64>, Self::Error> {
+        let s = self.text(i)?;
+        if is_missing(s) {
+            return Ok(None);
+        }
+        match decimal_nanos(s, unit_ns) {
+            Some(ns) => Ok(Some(ns)),
+            None => Err(self.bad(i, s, "a time (a number)")),
+        }
+    }
+}
+
+impl<'t, R: Read> Fields<'t> for &'t Table<R> {
+    type Error = ProfileError;
+
+    #[inline]
+    fn text(&self, i: usize) -> Result<&'t str, ProfileError> {
+        Table::text(*self, i)
+    }
+
+    fn bad(&self, i: usize, value: &str, expected: &'static str) -> ProfileError {
         ProfileError::BadValue {
             path: self.path.clone(),
             row: self.row,
@@ -569,6 +612,43 @@ impl<R: Read> Table<R> {
             value: value.chars().take(40).collect(),
             expected,
         }
+    }
+}
+
+/// The current record of a table where it lies in the block read, each field read without the
+/// table's checks of where it lies, for a reader that asks for many fields of millions of
+/// rows. A field the table would have to clean beyond its ASCII whitespace (quotes, Unicode
+/// padding), and one that does not read as asked, is [`NotPlain`]: the table reads it, and
+/// reports it.
+#[derive(Clone, Copy)]
+pub struct PlainFields<'t>(InPlace<'t>);
+
+/// A field [`PlainFields`] leaves to the table.
+#[derive(Debug)]
+pub struct NotPlain;
+
+impl<'t> Fields<'t> for PlainFields<'t> {
+    type Error = NotPlain;
+
+    #[inline]
+    fn text(&self, i: usize) -> Result<&'t str, NotPlain> {
+        let field = self.0.field(i);
+        let bytes = field.as_bytes();
+        let plain = |b: &u8| b.is_ascii_graphic() && *b != b'"';
+        if bytes.first().is_none_or(plain) && bytes.last().is_none_or(plain) {
+            return Ok(field);
+        }
+        // Cut as `Table::text` cuts it, when no Unicode padding can be left around the text.
+        let kept = clean_field(bytes);
+        if !kept.first().is_none_or(u8::is_ascii) || !kept.last().is_none_or(u8::is_ascii) {
+            return Err(NotPlain);
+        }
+        let from = kept.as_ptr() as usize - bytes.as_ptr() as usize;
+        field.get(from..from + kept.len()).ok_or(NotPlain)
+    }
+
+    fn bad(&self, _: usize, _: &str, _: &'static str) -> NotPlain {
+        NotPlain
     }
 }
 

@@ -227,6 +227,21 @@ impl<R: Read> Records<R> {
         self.decoded.get(range).map(Ok)
     }
 
+    /// The current record's fields where they lie in a block of text, `None` for a record
+    /// copied out or a block that is not UTF-8: where the record lies is checked once, not for
+    /// each field asked for.
+    #[inline]
+    pub fn in_place(&self) -> Option<InPlace<'_>> {
+        match &self.lines.block {
+            Block::Text(text) if self.in_block => Some(InPlace {
+                text,
+                decoded: &self.decoded,
+                fields: &self.fields,
+            }),
+            _ => None,
+        }
+    }
+
     /// Every field of the current record, decoded.
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
         (0..self.fields.len()).filter_map(|i| self.get(i))
@@ -388,6 +403,33 @@ impl<R: Read> Records<R> {
 
     fn push(&mut self, start: usize, end: usize) {
         self.fields.push(span(start, end));
+    }
+}
+
+/// A record's fields as they lie in a block of text (see [`Records::in_place`]).
+#[derive(Clone, Copy)]
+pub struct InPlace<'r> {
+    text: &'r str,
+    decoded: &'r str,
+    fields: &'r [(u32, u32)],
+}
+
+impl<'r> InPlace<'r> {
+    /// Field `i`, decoded (`""` past the record's last field).
+    #[inline]
+    pub fn field(&self, i: usize) -> &'r str {
+        let Some(&(start, end)) = self.fields.get(i) else {
+            return "";
+        };
+        let (from, range) = match start & DECODED {
+            0 => (self.text, start as usize..end as usize),
+            _ => (
+                self.decoded,
+                (start & !DECODED) as usize..(end & !DECODED) as usize,
+            ),
+        };
+        // Fields end at commas, quotes and line ends, all ASCII: char boundaries.
+        from.get(range).unwrap_or("")
     }
 }
 
