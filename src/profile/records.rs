@@ -536,20 +536,7 @@ fn cut_plain(
     let mut start = at;
     let mut chunk = at;
     while chunk < end {
-        let word = match bytes.get(chunk..chunk + 8) {
-            Some(eight) => eight.try_into().map_or(0, u64::from_le_bytes),
-            None => {
-                let mut word = [0u8; 8];
-                word[..end - chunk].copy_from_slice(&bytes[chunk..end]);
-                u64::from_le_bytes(word)
-            }
-        };
-        // Bytes past the record's end are no fields'.
-        let inside = match end - chunk {
-            8.. => u64::MAX,
-            n => (1u64 << (8 * n)) - 1,
-        };
-        let mut commas = commas_in(word) & inside;
+        let mut commas = found_in(word_at(&bytes[..end], chunk), b',');
         while commas != 0 {
             let comma = chunk + (commas.trailing_zeros() / 8) as usize;
             commas &= commas - 1;
@@ -571,25 +558,45 @@ fn cut_plain(
     Plain::End
 }
 
-/// Where `byte` first is in `bytes`: looked for a byte at a time over the first few, where a
-/// quoted field's next quote or comma mostly is (a vector search's setup cost more than the
+/// Where `byte` first is in `bytes`: looked for eight bytes at a time over the first few, where
+/// a quoted field's next quote or comma mostly is (a vector search's setup cost more than the
 /// search), then by `memchr`.
 fn near(byte: u8, bytes: &[u8]) -> Option<usize> {
-    const NEAR: usize = 16;
-    let head = &bytes[..bytes.len().min(NEAR)];
-    match head.iter().position(|&b| b == byte) {
-        Some(at) => Some(at),
-        None if bytes.len() > NEAR => memchr::memchr(byte, &bytes[NEAR..]).map(|at| NEAR + at),
-        None => None,
+    const NEAR: usize = 32;
+    let mut chunk = 0;
+    while chunk < bytes.len().min(NEAR) {
+        let found = found_in(word_at(bytes, chunk), byte);
+        if found != 0 {
+            return Some(chunk + (found.trailing_zeros() / 8) as usize);
+        }
+        chunk += 8;
+    }
+    let rest = bytes.get(NEAR..)?;
+    memchr::memchr(byte, rest).map(|at| NEAR + at)
+}
+
+/// The eight bytes of `bytes` from `at` as a little-endian word, zeros past its end (which
+/// [`found_in`] of any byte but zero never finds).
+#[inline]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(eight) => eight.try_into().map_or(0, u64::from_le_bytes),
+        None => {
+            let mut word = [0u8; 8];
+            let tail = bytes.get(at..).unwrap_or_default();
+            word[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(word)
+        }
     }
 }
 
-/// The high bit of each byte of `word` that is a comma, and no other bit: the bytes equal to
-/// `,` are zero after the `xor`, and only a zero byte keeps its high bit clear through the
+/// The high bit of each byte of `word` equal to `byte` (not zero), and no other bit: those
+/// bytes are zero after the `xor`, and only a zero byte keeps its high bit clear through the
 /// `add` and the `or` (no carry crosses bytes, as each holds at most 0x7f + 0x7f).
-fn commas_in(word: u64) -> u64 {
+#[inline]
+fn found_in(word: u64, byte: u8) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let x = word ^ 0x2c2c_2c2c_2c2c_2c2c;
+    let x = word ^ (u64::from(byte) * 0x0101_0101_0101_0101);
     !((x & LOW7).wrapping_add(LOW7) | x | LOW7)
 }
 
@@ -635,17 +642,32 @@ mod tests {
     }
 
     #[test]
-    fn commas_are_found_in_every_byte_and_nothing_else() {
-        for at in 0..8 {
-            let mut word = *b"ab\x00\xff\x7f\x80-.";
-            word[at] = b',';
-            assert_eq!(commas_in(u64::from_le_bytes(word)), 0x80 << (8 * at));
+    fn commas_and_quotes_are_found_in_every_byte_and_nothing_else() {
+        for byte in [b',', b'"'] {
+            for at in 0..8 {
+                let mut word = *b"ab\x00\xff\x7f\x80-.";
+                word[at] = byte;
+                assert_eq!(found_in(u64::from_le_bytes(word), byte), 0x80 << (8 * at));
+            }
+        }
+        // Near or far, in a slice of any length: where `position` finds it.
+        for len in 0..80 {
+            for at in 0..=len {
+                let mut bytes = vec![b'x'; len];
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = b'"';
+                }
+                assert_eq!(near(b'"', &bytes), bytes.iter().position(|&b| b == b'"'));
+            }
         }
         assert_eq!(
-            commas_in(u64::from_le_bytes(*b",,,,,,,,")),
+            found_in(u64::from_le_bytes(*b",,,,,,,,"), b','),
             0x8080_8080_8080_8080
         );
-        assert_eq!(commas_in(u64::from_le_bytes(*b"+-+-\xac\xad\x2d\x0c")), 0);
+        assert_eq!(
+            found_in(u64::from_le_bytes(*b"+-+-\xac\xad\x2d\x0c"), b','),
+            0
+        );
     }
 
     #[test]
