@@ -474,6 +474,11 @@ fn by_unit(runs: &[Run]) -> Vec<u32> {
             units.push((r.device, r.step));
         }
     }
+    // As profilers write them: each unit's runs together, the units in the order of their
+    // ids (given as first seen), so the file's order is the order.
+    if units.is_sorted_by(|a, b| a < b) {
+        return (0..runs.len() as u32).collect();
+    }
     units.sort_unstable();
     units.dedup();
     // Each run's unit, found again only where the unit changes from the run before.
@@ -627,9 +632,9 @@ mod tests {
 
     #[test]
     fn each_step_gives_its_runs_in_file_order_and_each_name_its_runs_by_start() {
-        let mut runs = Runs::default();
-        // Two steps interleaved, a name run twice in a step and out of start order.
-        let rows = [
+        // Two steps interleaved, then each step's runs together as profilers write them; a
+        // name run twice in a step and out of start order.
+        let interleaved = [
             ("1", "a", 10),
             ("2", "b", 100),
             ("1", "b", 20),
@@ -637,31 +642,42 @@ mod tests {
             ("2", "a", 90),
             ("1", "c", 30),
         ];
-        for (step, name, start) in rows {
-            runs.add(&row(step, name, start, 1));
+        let together = [
+            ("1", "a", 10),
+            ("1", "b", 20),
+            ("1", "a", 5),
+            ("1", "c", 30),
+            ("2", "b", 100),
+            ("2", "a", 90),
+        ];
+        for rows in [interleaved, together] {
+            let mut runs = Runs::default();
+            for (step, name, start) in rows {
+                runs.add(&row(step, name, start, 1));
+            }
+            runs.index();
+            let units: Vec<Vec<i64>> = runs
+                .units()
+                .map(|unit| {
+                    unit.iter()
+                        .map(|&i| runs.all()[i as usize].start_ns)
+                        .collect()
+                })
+                .collect();
+            assert_eq!(units, [vec![10, 20, 5, 30], vec![100, 90]]);
+            let one = runs.label_id("1").unwrap_or(NO_LABEL);
+            let a = runs.name_id("a").unwrap_or(0);
+            let starts: Vec<i64> = runs.of(NO_LABEL, one, a).map(|r| r.start_ns).collect();
+            assert_eq!(starts, [5, 10]);
+            let b = runs.name_id("b").unwrap_or(0);
+            let two = runs.label_id("2").unwrap_or(NO_LABEL);
+            assert_eq!(
+                runs.of(NO_LABEL, two, b)
+                    .map(|r| r.start_ns)
+                    .collect::<Vec<_>>(),
+                [100]
+            );
         }
-        runs.index();
-        let units: Vec<Vec<i64>> = runs
-            .units()
-            .map(|unit| {
-                unit.iter()
-                    .map(|&i| runs.all()[i as usize].start_ns)
-                    .collect()
-            })
-            .collect();
-        assert_eq!(units, [vec![10, 20, 5, 30], vec![100, 90]]);
-        let one = runs.label_id("1").unwrap_or(NO_LABEL);
-        let a = runs.name_id("a").unwrap_or(0);
-        let starts: Vec<i64> = runs.of(NO_LABEL, one, a).map(|r| r.start_ns).collect();
-        assert_eq!(starts, [5, 10]);
-        let b = runs.name_id("b").unwrap_or(0);
-        let two = runs.label_id("2").unwrap_or(NO_LABEL);
-        assert_eq!(
-            runs.of(NO_LABEL, two, b)
-                .map(|r| r.start_ns)
-                .collect::<Vec<_>>(),
-            [100]
-        );
     }
 
     #[test]
