@@ -534,7 +534,20 @@ fn by_unit_and_name(runs: &[Run], order: &[u32], names: usize) -> Grouped {
         let r = &runs[i as usize];
         (r.device, r.step)
     };
+    let name_of = |i: u32| runs[i as usize].name;
     for unit in order.chunk_by(|&a, &b| unit_of(a) == unit_of(b)) {
+        let (device, step) = unit_of(unit[0]);
+        // Each name run once in the step, in the order of their ids (as the step that first
+        // ran them ran them): the step's order is the order by name.
+        if unit.windows(2).all(|w| name_of(w[0]) < name_of(w[1])) {
+            units.push((device, step, groups.len() as u32));
+            for &i in unit {
+                groups.push((name_of(i), from as u32));
+                out[from] = i;
+                from += 1;
+            }
+            continue;
+        }
         for &i in unit {
             let n = runs[i as usize].name as usize;
             if count[n] == 0 {
@@ -543,7 +556,6 @@ fn by_unit_and_name(runs: &[Run], order: &[u32], names: usize) -> Grouped {
             count[n] += 1;
         }
         present.sort_unstable();
-        let (device, step) = unit_of(unit[0]);
         units.push((device, step, groups.len() as u32));
         // Counts become each name's next place.
         let mut at = from as u32;
@@ -678,6 +690,38 @@ mod tests {
                 [100]
             );
         }
+    }
+
+    #[test]
+    fn steps_that_run_each_kernel_once_in_the_same_order_are_found_as_any_other() {
+        // Each step runs a, b, c once (the usual graph), the last one c, b, a.
+        let mut runs = Runs::default();
+        for (step, names) in [
+            ("1", ["a", "b", "c"]),
+            ("2", ["a", "b", "c"]),
+            ("3", ["c", "b", "a"]),
+        ] {
+            for (k, name) in names.into_iter().enumerate() {
+                let start = 100 * step.parse::<i64>().unwrap_or(0) + k as i64;
+                runs.add(&row(step, name, start, 1));
+            }
+        }
+        runs.index();
+        for (step, starts) in [
+            ("1", [100, 101, 102]),
+            ("2", [200, 201, 202]),
+            ("3", [302, 301, 300]),
+        ] {
+            let step = runs.label_id(step).unwrap_or(NO_LABEL);
+            let found: Vec<i64> = ["a", "b", "c"]
+                .iter()
+                .flat_map(|n| runs.of(NO_LABEL, step, runs.name_id(n).unwrap_or(9)))
+                .map(|r| r.start_ns)
+                .collect();
+            assert_eq!(found, starts);
+        }
+        let units: Vec<usize> = runs.units().map(<[u32]>::len).collect();
+        assert_eq!(units, [3, 3, 3]);
     }
 
     #[test]
