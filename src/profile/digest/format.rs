@@ -487,8 +487,25 @@ impl DigestRows {
         Ok(b)
     }
 
+    /// A varint: a row's are mostly one or two bytes, read here when the window holds them.
     #[inline]
     fn varint(&mut self) -> Result<u64, ProfileError> {
+        match self.bytes.get(self.at..) {
+            Some(&[low, ..]) if low < 0x80 => {
+                self.at += 1;
+                Ok(u64::from(low))
+            }
+            Some(&[low, high, ..]) if high < 0x80 => {
+                self.at += 2;
+                Ok(u64::from(low & 0x7f) | u64::from(high) << 7)
+            }
+            _ => self.long_varint(),
+        }
+    }
+
+    /// [`DigestRows::varint`] of any length, reading the window on when it ends in one.
+    #[inline(never)]
+    fn long_varint(&mut self) -> Result<u64, ProfileError> {
         self.fill(10)?;
         let rest = self.bytes.get(self.at..).unwrap_or_default();
         let mut v = 0u64;
@@ -511,6 +528,12 @@ impl DigestRows {
     }
 
     fn bits(&mut self) -> Result<f64, ProfileError> {
+        if let Some(eight) = self.bytes.get(self.at..self.at + 8)
+            && let Ok(eight) = <[u8; 8]>::try_from(eight)
+        {
+            self.at += 8;
+            return Ok(f64::from_bits(u64::from_le_bytes(eight)));
+        }
         let mut bytes = [0u8; 8];
         for b in &mut bytes {
             *b = self.byte()?;
@@ -673,6 +696,10 @@ mod tests {
 
     /// Row `i` of a made-up profile: names repeating every 5,000 rows, some µs figures that are
     /// not their ns ÷ 1,000, labels and optional fields coming and going.
+    fn duration_ns(start: i64) -> i64 {
+        [1, 100, 1_250, 90_000, 40_000_000][(start % 5) as usize]
+    }
+
     fn row_text(i: u64) -> (String, String, String) {
         (
             format!("kernel_{}", i % 5_000),
@@ -699,9 +726,10 @@ mod tests {
                 op_type: "MatMul",
                 core_type: "AI_CORE",
                 start_us: Some(if r.4 { 0.1 } else { r.3 as f64 / 1000.0 }),
-                duration_us: Some(1.25),
+                duration_us: Some(duration_ns(r.3) as f64 / 1000.0),
                 start_ns: Some(r.3),
-                duration_ns: Some(1_250),
+                // Varints of one to four bytes, across the windows' ends.
+                duration_ns: Some(duration_ns(r.3)),
                 device: None,
                 model: r.4.then_some("48_1"),
                 iteration: None,
