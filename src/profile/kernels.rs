@@ -29,6 +29,7 @@ pub const MAX_DURATION_NS: i64 = 1_000_000_000_000_000;
 pub use super::row::{MAX_NAME, kept_name};
 use std::fs::File;
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 pub use super::row::KernelRow;
@@ -158,6 +159,32 @@ impl KernelReader {
             Some(Source::Trace(trace)) => Ok(trace.take()),
             Some(Source::Digest(digest)) => Ok(Some(digest.row())),
             None => Ok(None),
+        }
+    }
+}
+
+impl KernelReader {
+    /// Hands every row to `each`, in order, until it breaks: the rows
+    /// [`KernelReader::next_row`] gives, a digest's built where they are decoded and lent, not
+    /// handed out one by one (a row is some 250 bytes, and a digest millions of rows).
+    pub fn each_row(
+        &mut self,
+        mut each: impl FnMut(&KernelRow<'_>) -> ControlFlow<()>,
+    ) -> Result<(), ProfileError> {
+        loop {
+            if let Some(Source::Digest(digest)) = &mut self.current {
+                while digest.advance()? {
+                    if each(&digest.row()).is_break() {
+                        return Ok(());
+                    }
+                }
+            }
+            // The end of a digest, and every other source.
+            match self.next_row()? {
+                Some(row) if each(&row).is_break() => return Ok(()),
+                Some(_) => {}
+                None => return Ok(()),
+            }
         }
     }
 }
@@ -408,22 +435,28 @@ impl KernelTable {
             names as u64 * BYTES_PER_KERNEL + kept as u64 * BYTES_PER_RUN
         };
         let mut kept = 0;
-        while let Some(row) = reader.next_row()? {
-            if let Some(name) = table.add(&row) {
-                kept = keep(&row, name);
+        let mut too_many = false;
+        reader.each_row(|row| {
+            if let Some(name) = table.add(row) {
+                kept = keep(row, name);
             }
-            if free_memory.is_some_and(|m| bytes(table.len(), kept) > m) {
-                return Err(ProfileError::TooManyKernels {
-                    path: reader
-                        .path()
-                        .or(files.first().map(PathBuf::as_path))
-                        .unwrap_or(Path::new("kernel_details.csv"))
-                        .to_path_buf(),
-                    kernels: table.len(),
-                    runs: kept,
-                    available: free_memory.unwrap_or(0),
-                });
+            too_many = free_memory.is_some_and(|m| bytes(table.len(), kept) > m);
+            match too_many {
+                true => ControlFlow::Break(()),
+                false => ControlFlow::Continue(()),
             }
+        })?;
+        if too_many {
+            return Err(ProfileError::TooManyKernels {
+                path: reader
+                    .path()
+                    .or(files.first().map(PathBuf::as_path))
+                    .unwrap_or(Path::new("kernel_details.csv"))
+                    .to_path_buf(),
+                kernels: table.len(),
+                runs: kept,
+                available: free_memory.unwrap_or(0),
+            });
         }
         table.notes = reader.notes().to_vec();
         Ok(table)

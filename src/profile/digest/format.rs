@@ -414,6 +414,8 @@ pub struct DigestRows {
     current: Decoded,
     rows: u64,
     expected: u64,
+    /// True once the end of the rows was read: there is no row after it, however often asked.
+    done: bool,
     /// What reading the profile's kernel files said when it was digested.
     pub notes: Vec<String>,
 }
@@ -438,6 +440,7 @@ impl DigestRows {
             current: Decoded::default(),
             rows: 0,
             expected: header.rows,
+            done: false,
             notes: header.reader_notes,
         })
     }
@@ -579,6 +582,9 @@ impl DigestRows {
 
     /// Decodes the next row; false after the last.
     pub fn advance(&mut self) -> Result<bool, ProfileError> {
+        if self.done {
+            return Ok(false);
+        }
         let flags = self.varint()?;
         if flags == 0 {
             if self.rows != self.expected {
@@ -591,6 +597,7 @@ impl DigestRows {
             if self.at < self.bytes.len() {
                 return Err(self.cut("bytes after the end"));
             }
+            self.done = true;
             return Ok(false);
         }
         let Some(flags) = u32::try_from(flags)
@@ -770,6 +777,10 @@ mod tests {
             assert_eq!(read.row(), row_of(r));
         }
         assert!(!read.advance().unwrap());
+        assert!(
+            !read.advance().unwrap(),
+            "no row after the end, asked again"
+        );
         assert_eq!(read.notes, ["a note"]);
         let _ = std::fs::remove_file(&path);
     }
