@@ -896,20 +896,32 @@ fn other_workload(plan: &PlannedFusion, base: &Runs, new: &Runs) -> Option<Strin
         .collect();
     let profile = |runs: &Runs| -> HashMap<(String, String), f64> {
         let steps = runs.steps().len().max(1) as f64;
-        // Counted by (name, shapes) ids first: a million runs, a few thousand keys.
+        // Counted by (name, shapes) ids first: a million runs, a few thousand keys. A name's
+        // runs mostly share its first run's shapes, counted by the name alone; others hashed.
         let mut outside: Vec<Option<bool>> = vec![None; runs.names()];
+        let mut first: Vec<Option<(u32, u64)>> = vec![None; runs.names()];
         let mut count: foldhash::HashMap<(u32, u32), u64> = Default::default();
         for r in runs.all() {
             let keep = *outside[r.name as usize].get_or_insert_with(|| {
                 let info = runs.name(r.name);
                 *info.op_type != *SUPERKERNEL_TYPE && !fused.contains(&*info.name)
             });
-            if keep {
-                *count.entry((r.name, r.shapes)).or_default() += 1;
+            if !keep {
+                continue;
+            }
+            match &mut first[r.name as usize] {
+                Some((shapes, n)) if *shapes == r.shapes => *n += 1,
+                Some(_) => *count.entry((r.name, r.shapes)).or_default() += 1,
+                slot @ None => *slot = Some((r.shapes, 1)),
             }
         }
+        let firsts = first
+            .into_iter()
+            .enumerate()
+            .filter_map(|(name, seen)| seen.map(|(shapes, n)| ((name as u32, shapes), n)));
         count
             .into_iter()
+            .chain(firsts)
             .map(|((name, shapes), n)| {
                 let key = (
                     runs.name(name).name.to_string(),
@@ -977,4 +989,50 @@ pub fn by_layer(
         e.regressed += usize::from(p.class == PayoffClass::Regressed);
     }
     layers.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The runs of a kernel file of `rows` (name, input shapes), two steps of them.
+    fn runs_of(tag: &str, rows: &[(&str, &str)]) -> Runs {
+        let mut text = String::from("Step Id,Name,Type,Start Time(us),Duration(us),Input Shapes\n");
+        for step in 1..=2 {
+            for (k, (name, shapes)) in rows.iter().enumerate() {
+                text.push_str(&format!(
+                    "{step},{name},Add,{},1.0,\"{shapes}\"\n",
+                    step * 100 + k
+                ));
+            }
+        }
+        let path =
+            std::env::temp_dir().join(format!("skope-workload-{}-{tag}.csv", std::process::id()));
+        std::fs::write(&path, text).expect("a scratch file");
+        let (_, runs) = Runs::read(std::slice::from_ref(&path), None).expect("runs");
+        let _ = std::fs::remove_file(&path);
+        runs
+    }
+
+    #[test]
+    fn a_kernel_run_with_other_shapes_is_other_work_and_its_shapes_in_another_order_are_not() {
+        let plan = PlannedFusion {
+            source: "test".into(),
+            segments: Vec::new(),
+            breaks: Vec::new(),
+            inferred: false,
+        };
+        let base = runs_of("base", &[("mm", "8,16"), ("mm", "8,32"), ("add", "8")]);
+        let same = runs_of("same", &[("mm", "8,32"), ("add", "8"), ("mm", "8,16")]);
+        assert_eq!(other_workload(&plan, &base, &same), None);
+        let other = runs_of("other", &[("mm", "8,16"), ("mm", "8,16"), ("add", "8")]);
+        let said = other_workload(&plan, &base, &other).unwrap_or_default();
+        assert!(
+            said.contains("1 kernel(s)") && said.contains("e.g. mm"),
+            "{said}"
+        );
+        let third = runs_of("third", &[("mm", "8,16"), ("mm", "8,32"), ("add", "4")]);
+        let said = other_workload(&plan, &base, &third).unwrap_or_default();
+        assert!(said.contains("e.g. add"), "{said}");
+    }
 }
