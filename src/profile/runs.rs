@@ -344,13 +344,13 @@ impl Runs {
         &self.device_list
     }
 
-    fn distinct(&self, of: impl Fn(&Run) -> u32) -> Vec<u32> {
+    /// The labels of `ids` (in file order), each once, in order (see [`Runs::steps`]).
+    fn distinct(&self, ids: impl Iterator<Item = u32>) -> Vec<u32> {
         let mut seen = Vec::new();
         // Labels are ids below the labels' count, or NO_LABEL: marked in a vector, not hashed.
         let mut known = vec![false; self.labels.texts.len() + 1];
         let mut before = None;
-        for r in &self.runs {
-            let id = of(r);
+        for id in ids {
             if before == Some(id) {
                 continue;
             }
@@ -389,7 +389,15 @@ impl Runs {
             return;
         }
         let runs = &self.runs;
-        let order = by_unit(runs);
+        // The (device, step) of each stretch of runs that share it, in file order: a few
+        // hundred in a profiler's file, where the runs are millions.
+        let mut stretches: Vec<(u32, u32)> = Vec::new();
+        for r in runs {
+            if stretches.last() != Some(&(r.device, r.step)) {
+                stretches.push((r.device, r.step));
+            }
+        }
+        let order = by_unit(runs, &stretches);
         let grouped = by_unit_and_name(runs, &order, self.infos.len());
         self.order = order;
         self.by_name = grouped.by_name;
@@ -398,8 +406,8 @@ impl Runs {
         if self.has_starts && !self.has_waits {
             self.measure_waits();
         }
-        self.step_list = self.distinct(|r| r.step);
-        self.device_list = self.distinct(|r| r.device);
+        self.step_list = self.distinct(stretches.iter().map(|s| s.1));
+        self.device_list = self.distinct(stretches.iter().map(|s| s.0));
     }
 
     /// Each run's wait, from the start times, as the profiler measures `Wait Time`: from the
@@ -466,19 +474,15 @@ impl Runs {
 
 /// Run indices by (device, step) in id order, each unit's in file order: a counting sort, as a
 /// file holds a few hundred device steps and millions of runs (a profiler writes a step's runs
-/// in the order they started, so the account's sweep finds them nearly sorted).
-fn by_unit(runs: &[Run]) -> Vec<u32> {
-    let mut units: Vec<(u32, u32)> = Vec::new();
-    for r in runs {
-        if units.last() != Some(&(r.device, r.step)) {
-            units.push((r.device, r.step));
-        }
-    }
+/// in the order they started, so the account's sweep finds them nearly sorted). `stretches`:
+/// the (device, step) of each stretch of runs that share it, in file order.
+fn by_unit(runs: &[Run], stretches: &[(u32, u32)]) -> Vec<u32> {
     // As profilers write them: each unit's runs together, the units in the order of their
     // ids (given as first seen), so the file's order is the order.
-    if units.is_sorted_by(|a, b| a < b) {
+    if stretches.is_sorted_by(|a, b| a < b) {
         return (0..runs.len() as u32).collect();
     }
+    let mut units = stretches.to_vec();
     units.sort_unstable();
     units.dedup();
     // Each run's unit, found again only where the unit changes from the run before.
