@@ -161,9 +161,7 @@ impl KernelReader {
             None => Ok(None),
         }
     }
-}
 
-impl KernelReader {
     /// Hands every row to `each`, in order, until it breaks: the rows
     /// [`KernelReader::next_row`] gives, a digest's built where they are decoded and lent, not
     /// handed out one by one (a row is some 250 bytes, and a digest millions of rows).
