@@ -181,21 +181,6 @@ impl<R: Read> Records<R> {
         self.fields.is_empty()
     }
 
-    /// Where the current record's fields lie: text, or bytes that are not UTF-8.
-    #[inline]
-    fn current(&self) -> Result<&str, &[u8]> {
-        if self.in_block {
-            return match &self.lines.block {
-                Block::Text(text) => Ok(text),
-                Block::Bytes(bytes) => Err(bytes),
-            };
-        }
-        match &self.text {
-            Some(text) => Ok(text),
-            None => Err(&self.buf),
-        }
-    }
-
     /// Field `i` of the current record, decoded.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         match self.get_text(i)? {
@@ -208,28 +193,22 @@ impl<R: Read> Records<R> {
     /// UTF-8.
     #[inline]
     pub fn get_text(&self, i: usize) -> Option<Result<&str, &[u8]>> {
+        if let Some(place) = self.in_place() {
+            return place.get(i).map(Ok);
+        }
+        // A copied record.
         let &(start, end) = self.fields.get(i)?;
-        if start & DECODED != 0 && self.in_block {
-            return self.decoded_field(start, end);
-        }
         let range = start as usize..end as usize;
-        match self.current() {
+        match &self.text {
             // Fields end at commas, quotes and line ends, all ASCII: char boundaries.
-            Ok(text) => text.get(range).map(Ok),
-            Err(bytes) => bytes.get(range).map(Err),
+            Some(text) => text.get(range).map(Ok),
+            None => self.buf.get(range).map(Err),
         }
-    }
-
-    /// The field decoded to `decoded` at the marked place `start..end`.
-    #[cold]
-    fn decoded_field(&self, start: u32, end: u32) -> Option<Result<&str, &[u8]>> {
-        let range = (start & !DECODED) as usize..(end & !DECODED) as usize;
-        self.decoded.get(range).map(Ok)
     }
 
     /// The current record's fields where they lie in a block of text, `None` for a record
-    /// copied out or a block that is not UTF-8: where the record lies is checked once, not for
-    /// each field asked for.
+    /// copied out (as every record of a block that is not UTF-8 is): where the record lies is
+    /// checked once, not for each field asked for.
     #[inline]
     pub fn in_place(&self) -> Option<InPlace<'_>> {
         match &self.lines.block {
@@ -415,12 +394,10 @@ pub struct InPlace<'r> {
 }
 
 impl<'r> InPlace<'r> {
-    /// Field `i`, decoded (`""` past the record's last field).
+    /// Field `i`, decoded (`None` past the record's last field).
     #[inline]
-    pub fn field(&self, i: usize) -> &'r str {
-        let Some(&(start, end)) = self.fields.get(i) else {
-            return "";
-        };
+    pub fn get(&self, i: usize) -> Option<&'r str> {
+        let &(start, end) = self.fields.get(i)?;
         let (from, range) = match start & DECODED {
             0 => (self.text, start as usize..end as usize),
             _ => (
@@ -429,7 +406,7 @@ impl<'r> InPlace<'r> {
             ),
         };
         // Fields end at commas, quotes and line ends, all ASCII: char boundaries.
-        from.get(range).unwrap_or("")
+        from.get(range)
     }
 }
 
