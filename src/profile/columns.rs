@@ -301,6 +301,28 @@ fn clean_field(b: &[u8]) -> &[u8] {
     b[start..end.max(start)].trim_ascii()
 }
 
+/// `field` without the writers' ASCII padding ([`clean_field`]): `Ok` when that is all the
+/// padding there can be, `Err` with the text so far when it starts or ends outside ASCII, where
+/// Unicode padding (a no-break space) may be left for [`clean`]. Most fields start and end in
+/// plain ASCII and are returned as they are, in a few instructions.
+#[inline]
+fn ascii_cleaned(field: &str) -> Result<&str, &str> {
+    let bytes = field.as_bytes();
+    let plain = |b: &u8| b.is_ascii_graphic() && *b != b'"';
+    if bytes.first().is_none_or(plain) && bytes.last().is_none_or(plain) {
+        return Ok(field);
+    }
+    // The padding is ASCII, so the cut falls on char boundaries.
+    let kept = clean_field(bytes);
+    let from = kept.as_ptr() as usize - bytes.as_ptr() as usize;
+    let cut = field.get(from..from + kept.len()).unwrap_or(field);
+    if kept.first().is_none_or(u8::is_ascii) && kept.last().is_none_or(u8::is_ascii) {
+        Ok(cut)
+    } else {
+        Err(cut)
+    }
+}
+
 /// True for the writers' "no value" spellings: empty, `N/A`, `NA`, `-`, `NaN`.
 pub fn is_missing(s: &str) -> bool {
     s.is_empty()
@@ -472,50 +494,26 @@ impl<R: Read> Table<R> {
     /// The cleaned text of field `i` of the current row (`""` when the row is short).
     #[inline]
     pub fn text(&self, i: usize) -> Result<&str, ProfileError> {
-        // Most fields are text that starts and ends in plain ASCII: nothing to cut. Kept
-        // apart from the rest, this is a few instructions in the caller, for every field.
-        let plain = |b: &u8| b.is_ascii_graphic() && *b != b'"';
-        if let Some(Ok(field)) = self.records.get_text(i) {
-            let bytes = field.as_bytes();
-            if bytes.first().is_none_or(plain) && bytes.last().is_none_or(plain) {
-                return Ok(field);
-            }
+        match self.records.get_text(i) {
+            None => Ok(""),
+            Some(Ok(field)) => Ok(ascii_cleaned(field).unwrap_or_else(clean)),
+            Some(Err(bytes)) => self.text_of_bytes(i, bytes),
         }
-        self.text_to_clean(i)
     }
 
-    /// [`Table::text`] of a field that may need cutting (each row's start time, with its
-    /// trailing tab), or checking as UTF-8.
-    #[inline(never)]
-    fn text_to_clean(&self, i: usize) -> Result<&str, ProfileError> {
-        let field = match self.records.get_text(i) {
-            None => return Ok(""),
-            Some(Ok(text)) => text,
-            Some(Err(bytes)) => match std::str::from_utf8(bytes) {
-                Ok(text) => text,
-                Err(_) => {
-                    return Err(ProfileError::BadRow {
-                        path: self.path.clone(),
-                        row: self.row,
-                        line: self.line(),
-                        column: Some((self.column_name(i), i + 1)),
-                        message: "the field is not text (not UTF-8)".into(),
-                    });
-                }
-            },
-        };
-        // The padding is ASCII, so the cut falls on char boundaries; Unicode padding (a
-        // no-break space) is rare: only a field that starts or ends outside ASCII can hold it.
-        let bytes = field.as_bytes();
-        let kept = clean_field(bytes);
-        let from = kept.as_ptr() as usize - bytes.as_ptr() as usize;
-        let s = field.get(from..from + kept.len()).unwrap_or(field);
-        if s.as_bytes().first().is_some_and(u8::is_ascii)
-            && s.as_bytes().last().is_some_and(u8::is_ascii)
-        {
-            Ok(s)
-        } else {
-            Ok(clean(s))
+    /// [`Table::text`] of field `i` of a record that is not UTF-8 as a whole: cleaned when the
+    /// field's own `bytes` are text, else the error.
+    #[cold]
+    fn text_of_bytes<'b>(&self, i: usize, bytes: &'b [u8]) -> Result<&'b str, ProfileError> {
+        match std::str::from_utf8(bytes) {
+            Ok(field) => Ok(ascii_cleaned(field).unwrap_or_else(clean)),
+            Err(_) => Err(ProfileError::BadRow {
+                path: self.path.clone(),
+                row: self.row,
+                line: self.line(),
+                column: Some((self.column_name(i), i + 1)),
+                message: "the field is not text (not UTF-8)".into(),
+            }),
         }
     }
 
@@ -617,7 +615,7 @@ impl<'t, R: Read> Fields<'t> for &'t Table<R> {
 
 /// The current record of a table where it lies in the block read, each field read without the
 /// table's checks of where it lies, for a reader that asks for many fields of millions of
-/// rows. A field the table would have to clean beyond its ASCII whitespace (quotes, Unicode
+/// rows. A field the table would have to clean beyond the writers' ASCII padding (Unicode
 /// padding), and one that does not read as asked, is [`NotPlain`]: the table reads it, and
 /// reports it.
 #[derive(Clone, Copy)]
@@ -632,19 +630,7 @@ impl<'t> Fields<'t> for PlainFields<'t> {
 
     #[inline]
     fn text(&self, i: usize) -> Result<&'t str, NotPlain> {
-        let field = self.0.field(i);
-        let bytes = field.as_bytes();
-        let plain = |b: &u8| b.is_ascii_graphic() && *b != b'"';
-        if bytes.first().is_none_or(plain) && bytes.last().is_none_or(plain) {
-            return Ok(field);
-        }
-        // Cut as `Table::text` cuts it, when no Unicode padding can be left around the text.
-        let kept = clean_field(bytes);
-        if !kept.first().is_none_or(u8::is_ascii) || !kept.last().is_none_or(u8::is_ascii) {
-            return Err(NotPlain);
-        }
-        let from = kept.as_ptr() as usize - bytes.as_ptr() as usize;
-        field.get(from..from + kept.len()).ok_or(NotPlain)
+        ascii_cleaned(self.0.get(i).unwrap_or("")).map_err(|_| NotPlain)
     }
 
     fn bad(&self, _: usize, _: &str, _: &'static str) -> NotPlain {
